@@ -1,0 +1,9 @@
+/* SPDX-License-Identifier: MIT */
+/* The hotbridge subcommands, cxl-cli style: cmd_X(argc, argv). */
+#ifndef HB_BUILTIN_H
+#define HB_BUILTIN_H
+
+int hb_cmd_translate(int argc, char **argv);
+int hb_cmd_topology(int argc, char **argv);
+
+#endif

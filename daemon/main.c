@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+/* hotbridge: the command dispatcher (cxl-cli style). */
+#include <stdio.h>
+#include <string.h>
+
+#include "config.h"
+#include "builtin.h"
+
+struct hb_command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+};
+
+static const struct hb_command commands[] = {
+	{ "translate", hb_cmd_translate, "DPA <-> HPA, NUMA node and PFN" },
+	{ "topology", hb_cmd_topology, "print the CXL topology model as JSON" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: hotbridge [--version] [--help] COMMAND [ARGS]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\nSee 'hotbridge COMMAND --help'.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("%s\n", HB_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "hotbridge: '%s' is not a command. See 'hotbridge --help'.\n", argv[1]);
+	return 2;
+}

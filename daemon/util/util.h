@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * daemon/util: what every hotbridge folder shares.
+ *  - struct hb_err: a negative errno plus a message naming the object that
+ *    was wrong; libraries fill it, the program prints it once.
+ *  - checked number parsing (no strtol/atoi elsewhere).
+ *  - file reading with a root prefix, for sysfs fixtures.
+ */
+#ifndef HB_UTIL_H
+#define HB_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "macro.h"
+
+#define HB_ERR_MSG_MAX 256
+
+struct hb_err {
+	int code;                 /* 0 or -errno */
+	char msg[HB_ERR_MSG_MAX]; /* empty when code is 0 */
+};
+
+/* Record an error; returns code (negative errno) so callers can
+ * "return hb_err_set(err, -EINVAL, ...)". err may be NULL. */
+int hb_err_set(struct hb_err *err, int code, const char *fmt, ...) HB_PRINTF(3, 4);
+void hb_err_clear(struct hb_err *err);
+
+/*
+ * Parse an unsigned 64-bit number: decimal, or hex with 0x. The whole
+ * string must be consumed; no sign, no empty string. -EINVAL or -ERANGE.
+ */
+int hb_parse_u64(const char *s, uint64_t *ret);
+/* Same, with a base (0 = auto, 10, 16). */
+int hb_parse_u64_base(const char *s, int base, uint64_t *ret);
+int hb_parse_int(const char *s, int *ret);
+
+/*
+ * Read a small text file below root (root may be NULL or "" for "/"),
+ * strip the trailing newline. Returns length or -errno.
+ */
+int hb_read_text(const char *root, const char *path, char *buf, size_t size);
+int hb_read_u64(const char *root, const char *path, int base, uint64_t *ret);
+/* Read a whole file into a malloc'ed buffer (NUL-terminated), at most max bytes. */
+int hb_read_file(const char *path, size_t max, char **ret_buf, size_t *ret_len);
+
+static inline bool hb_is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+static inline unsigned hb_ilog2(uint64_t v)
+{
+	return 63u - (unsigned)__builtin_clzll(v);
+}
+
+#endif /* HB_UTIL_H */
