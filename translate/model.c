@@ -288,6 +288,20 @@ static int check_region_targets(struct hb_topology *t, struct hb_region *rg, int
 		if (e->region_name[0] && strcmp(e->region_name, rg->name))
 			return hb_err_set(err, -EINVAL, "%s: target %s says it belongs to %s",
 					  rg->name, e->name, e->region_name);
+		if (rg->target_memdevs[pos][0]) {
+			int md = hb_topology_find_memdev(t, rg->target_memdevs[pos]);
+
+			if (md < 0)
+				return hb_err_set(err, -EINVAL,
+						  "%s: position %u names memdev %s, which is not listed",
+						  rg->name, pos, rg->target_memdevs[pos]);
+			if (e->memdev >= 0 && e->memdev != md)
+				return hb_err_set(err, -EINVAL,
+						  "%s: position %u says %s is on %s, the decoder says %s",
+						  rg->name, pos, e->name, rg->target_memdevs[pos],
+						  t->memdevs[e->memdev].name);
+			e->memdev = md;
+		}
 		if (e->memdev < 0)
 			return hb_err_set(err, -EINVAL, "%s: target %s has no memdev", rg->name,
 					  e->name);

@@ -92,6 +92,9 @@ static int add_region(struct hb_topology *t, struct cxl_decoder *root, struct cx
 			return hb_err_set(err, -EINVAL, "%s: mapping position %u out of range",
 					  rg.name, pos);
 		snprintf(rg.target_names[pos], HB_NAME_MAX, "%s", cxl_decoder_get_devname(dec));
+		if (cxl_decoder_get_memdev(dec))
+			snprintf(rg.target_memdevs[pos], HB_NAME_MAX, "%s",
+				 cxl_memdev_get_devname(cxl_decoder_get_memdev(dec)));
 		if (rg.mode == HB_MODE_NONE)
 			rg.mode = mode_of(cxl_decoder_get_mode(dec));
 	}

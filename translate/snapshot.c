@@ -342,6 +342,9 @@ static int load_mappings(struct walker *w, json_object *o, struct hb_region *rg)
 		r = copy_name(w, rg->target_names[pos], dec, "decoder");
 		if (r < 0)
 			return r;
+		dec = get_str(m, "memdev");
+		if (dec && (r = copy_name(w, rg->target_memdevs[pos], dec, "memdev")) < 0)
+			return r;
 	}
 	return 0;
 }

@@ -146,6 +146,7 @@ struct hb_region {
 	bool committed;
 	enum hb_mode mode;
 	char target_names[HB_MAX_WAYS][HB_NAME_MAX]; /* endpoint decoder by position */
+	char target_memdevs[HB_MAX_WAYS][HB_NAME_MAX]; /* its memdev, "" if not said */
 	int targets[HB_MAX_WAYS]; /* endpoint decoder index by position */
 	struct hb_interleave il;  /* valid once finalised, for committed regions */
 };
