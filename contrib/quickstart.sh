@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# One-command set-up for a fresh Debian 12 machine (as root):
+#   contrib/quickstart.sh demo   install, build, run the translate demo
+#   contrib/quickstart.sh test   install, build with -Werror, run the unit suite
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+
+pkgs=(meson ninja-build pkg-config gcc libcxl-dev uuid-dev libpci-dev libnuma-dev
+      libevent-dev libcmocka-dev libjson-c-dev libinih-dev)
+
+install_deps() {
+	local missing=()
+	for p in "${pkgs[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+	done
+	if [ "${#missing[@]}" -gt 0 ]; then
+		echo "quickstart: installing ${missing[*]}"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq
+		apt-get install -y -qq "${missing[@]}" >/dev/null
+	fi
+}
+
+build() {
+	if [ ! -d build ]; then
+		meson setup build -Dwerror=true -Dtests=enabled
+	fi
+	ninja -C build
+}
+
+case "${1:-}" in
+demo)
+	install_deps
+	build
+	topo=tests/data/snapshots/x2-vvv-notes.json
+	if [ -e /sys/bus/cxl/devices/root0 ]; then
+		echo "== live CXL topology (libcxl)"
+		build/daemon/hotbridge topology
+	else
+		echo "== no CXL hardware here: using the saved 'cxl list -vvv' snapshot $topo"
+		build/daemon/hotbridge topology --topology "$topo"
+		echo "== batch translation (DPA and HPA queries, one JSON object a line)"
+		printf '%s\n' "mem0 0x0" "mem1 0x5123" "mem1 0xfffffff" "hpa 0x39000b123" \
+			"mem1 0x10000000" "hpa 0x1000" |
+			build/daemon/hotbridge translate --topology "$topo" --batch || true
+	fi
+	;;
+test)
+	install_deps
+	build
+	meson test -C build --suite unit --print-errorlogs
+	;;
+*)
+	echo "usage: $0 demo|test" >&2
+	exit 2
+	;;
+esac
