@@ -451,7 +451,8 @@ int hb_topology_finalize(struct hb_topology *t, struct hb_err *err)
 
 	if (t->finalized)
 		return 0;
-	qsort(t->regions, t->nr_regions, sizeof(*t->regions), cmp_region_base);
+	if (t->nr_regions)
+		qsort(t->regions, t->nr_regions, sizeof(*t->regions), cmp_region_base);
 	r = check_roots(t, err);
 	if (r < 0)
 		return r;

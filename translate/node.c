@@ -142,7 +142,7 @@ static int scan_dax(struct hb_node_map *m, const char *root)
 			continue;
 		snprintf(rel, sizeof(rel), "/sys/bus/dax/devices/%s/target_node", de->d_name);
 		dr.node = hb_read_u64(root, rel, 10, &node) < 0 || node > INT_MAX ? -1 : (int)node;
-		snprintf(dr.name, sizeof(dr.name), "%s", de->d_name);
+		memcpy(dr.name, de->d_name, strlen(de->d_name) + 1);
 		if (m->nr_dax >= HB_MAX_DAX)
 			return -E2BIG;
 		if (!m->dax) {
@@ -191,7 +191,8 @@ int hb_node_map_load(const char *root, struct hb_node_map **ret, struct hb_err *
 		if (r < 0)
 			return hb_err_set(err, r, "%s/%s: %s", path, de->d_name, strerror(-r));
 	}
-	qsort(m->blocks, m->nr_blocks, sizeof(*m->blocks), cmp_block);
+	if (m->nr_blocks)
+		qsort(m->blocks, m->nr_blocks, sizeof(*m->blocks), cmp_block);
 	for (size_t i = 0; i < m->nr_blocks; i++) {
 		char rel[128], state[32];
 
