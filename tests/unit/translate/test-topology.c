@@ -244,6 +244,33 @@ static void test_topology_json_output_round_trips(void **state)
 	}
 }
 
+
+/* HPA -> node/PFN from a fixture sysfs tree: memory blocks first, then dax */
+static void test_topology_node_map_from_sysfs_fixture(void **state)
+{
+	_hb_cleanup_node_map_ struct hb_node_map *m = NULL;
+	struct hb_node_info ni;
+	struct hb_err err = {0};
+
+	assert_int_equal(hb_node_map_load(data_path("sysfs/cxl-x2-online"), &m, &err), 0);
+	assert_int_equal(hb_node_map_block_size(m), 0x8000000);
+	assert_int_equal(hb_node_map_lookup(m, 0x39800b123ull, &ni), 0);
+	assert_int_equal(ni.node, 2);
+	assert_true(ni.online);
+	assert_string_equal(ni.source, "memory115");
+	assert_int_equal(ni.pfn, 0x39800b123ull >> 12);
+	assert_int_equal(hb_node_map_lookup(m, 0x3a8000000ull, &ni), 0);
+	assert_false(ni.online); /* block 117 is offline */
+	/* block 114 is not onlined: the dax device still names the node */
+	assert_int_equal(hb_node_map_lookup(m, 0x390001000ull, &ni), 0);
+	assert_int_equal(ni.node, 2);
+	assert_string_equal(ni.source, "dax0.0");
+	assert_int_equal(hb_node_map_lookup(m, 0x10000000, &ni), 0);
+	assert_int_equal(ni.node, 0);
+	assert_int_equal(hb_node_map_lookup(m, 0x3b0000000ull, &ni), -ENOENT);
+	assert_int_equal(hb_node_map_load(data_path("sysfs/none"), &m, &err), -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -252,6 +279,7 @@ int main(void)
 		cmocka_unit_test(test_topology_broken_documents_name_the_object),
 		cmocka_unit_test(test_topology_cedt_xor_window),
 		cmocka_unit_test(test_topology_json_output_round_trips),
+		cmocka_unit_test(test_topology_node_map_from_sysfs_fixture),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
