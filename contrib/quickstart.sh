@@ -51,7 +51,7 @@ demo)
 test)
 	install_deps
 	build
-	meson test -C build --suite unit --print-errorlogs
+	meson test -C build --suite unit --suite integration --print-errorlogs
 	;;
 *)
 	echo "usage: $0 demo|test" >&2
