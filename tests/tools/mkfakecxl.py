@@ -6,8 +6,8 @@
 # libcxl-based loader against it inside a mount namespace.
 #
 # Usage:
-#   mkfakecxl.py [--order kernfs|none] [--absolute-links] [--force] \
-#                SPEC.json OUTDIR
+#   mkfakecxl.py [--order kernfs|none] [--absolute-links] [--no-check] \
+#                [--force] SPEC.json OUTDIR
 #
 # Writes OUTDIR/sys and OUTDIR/dev.  libcxl hard-codes /sys/bus/cxl and
 # /dev/cxl, so bind them over the real ones in a private mount namespace:

@@ -271,6 +271,39 @@ static void test_topology_node_map_from_sysfs_fixture(void **state)
 	assert_int_equal(hb_node_map_load(data_path("sysfs/none"), &m, &err), -ENOENT);
 }
 
+/* Saved CEDT images (tests/tools/mkcedt.py) over the real x2-2hb snapshot:
+ * the XOR window moves mem0's DPA 0x400 from 0x...800 to 0x...900 */
+static void test_topology_saved_cedt_makes_window_xor(void **state)
+{
+	static const struct { const char *cedt; uint64_t hpa0, hpa1; } v[] = {
+		{ "cedt/x2-2hb-modulo.cedt", 0x390000800ull, 0x390000900ull },
+		{ "cedt/x2-2hb-xor.cedt", 0x390000900ull, 0x390000800ull },
+	};
+
+	for (size_t i = 0; i < 2; i++) {
+		_hb_cleanup_topology_ struct hb_topology *t = NULL;
+		struct hb_cedt *c = calloc(1, sizeof(*c));
+		struct hb_err err = {0};
+		struct hb_xlat x;
+		char snap[4096];
+
+		assert_non_null(c);
+		if (hb_cedt_load_file(data_path(v[i].cedt), c, &err) < 0)
+			fail_msg("%s: %s", v[i].cedt, err.msg);
+		assert_int_equal(c->nr_windows, 1);
+		snprintf(snap, sizeof(snap), "%s", data_path("cxl-list/x2-2hb.vvv.json"));
+		if (hb_topology_load_json_file(snap, c, &t, &err) < 0)
+			fail_msg("%s", err.msg);
+		assert_int_equal(hb_topology_dpa_to_hpa(t, hb_topology_find_memdev(t, "mem0"), 0x400,
+							&x, &err), 0);
+		assert_int_equal(x.hpa, v[i].hpa0);
+		assert_int_equal(hb_topology_dpa_to_hpa(t, hb_topology_find_memdev(t, "mem1"), 0x400,
+							&x, &err), 0);
+		assert_int_equal(x.hpa, v[i].hpa1);
+		free(c);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -280,6 +313,7 @@ int main(void)
 		cmocka_unit_test(test_topology_cedt_xor_window),
 		cmocka_unit_test(test_topology_json_output_round_trips),
 		cmocka_unit_test(test_topology_node_map_from_sysfs_fixture),
+		cmocka_unit_test(test_topology_saved_cedt_makes_window_xor),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
