@@ -23,14 +23,6 @@ struct xlat_ctx {
 	const struct hb_node_map *nodes; /* NULL: node unknown */
 };
 
-static json_object *hex(uint64_t v)
-{
-	char buf[24];
-
-	snprintf(buf, sizeof(buf), "%#" PRIx64, v);
-	return json_object_new_string(v ? buf : "0");
-}
-
 static const char *errno_name(int e)
 {
 	switch (e) {
@@ -62,14 +54,14 @@ static json_object *result_json(const struct xlat_ctx *x, const struct hb_xlat *
 	struct hb_node_info ni;
 
 	json_object_object_add(o, "memdev", json_object_new_string(md->name));
-	json_object_object_add(o, "dpa", hex(res->dpa));
+	json_object_object_add(o, "dpa", hb_json_hex(res->dpa));
 	json_object_object_add(o, "region", json_object_new_string(rg->name));
 	json_object_object_add(o, "decoder", json_object_new_string(ep->name));
 	json_object_object_add(o, "position", json_object_new_int((int)res->pos));
-	json_object_object_add(o, "hpa", hex(res->hpa));
+	json_object_object_add(o, "hpa", hb_json_hex(res->hpa));
 	if (x->nodes && hb_node_map_lookup(x->nodes, res->hpa, &ni) == 0) {
 		json_object_object_add(o, "node", ni.node >= 0 ? json_object_new_int(ni.node) : NULL);
-		json_object_object_add(o, "pfn", hex(ni.pfn));
+		json_object_object_add(o, "pfn", hb_json_hex(ni.pfn));
 		json_object_object_add(o, "online", json_object_new_boolean(ni.online));
 	} else {
 		json_object_object_add(o, "node", NULL);

@@ -11,7 +11,7 @@
 
 #include "private.h"
 
-static json_object *hex(uint64_t v)
+json_object *hb_json_hex(uint64_t v)
 {
 	char buf[24];
 
@@ -34,11 +34,11 @@ static json_object *memdevs_json(const struct hb_topology *t)
 
 		add(o, "memdev", json_object_new_string(m->name));
 		if (m->ram_size)
-			add(o, "ram_size", hex(m->ram_size));
+			add(o, "ram_size", hb_json_hex(m->ram_size));
 		if (m->pmem_size)
-			add(o, "pmem_size", hex(m->pmem_size));
+			add(o, "pmem_size", hb_json_hex(m->pmem_size));
 		if (m->serial != UINT64_MAX)
-			add(o, "serial", hex(m->serial));
+			add(o, "serial", hb_json_hex(m->serial));
 		if (m->numa_node >= 0)
 			add(o, "numa_node", json_object_new_int(m->numa_node));
 		if (m->host[0])
@@ -57,8 +57,8 @@ static json_object *roots_json(const struct hb_topology *t)
 		json_object *o = json_object_new_object();
 
 		add(o, "decoder", json_object_new_string(d->name));
-		add(o, "resource", hex(d->hpa_base));
-		add(o, "size", hex(d->hpa_size));
+		add(o, "resource", hb_json_hex(d->hpa_base));
+		add(o, "size", hb_json_hex(d->hpa_size));
 		add(o, "interleave_ways", json_object_new_int((int)d->ways));
 		add(o, "interleave_granularity", json_object_new_int((int)d->gran));
 		add(o, "interleave_arithmetic", json_object_new_string(hb_arith_to_string(d->arith)));
@@ -66,7 +66,7 @@ static json_object *roots_json(const struct hb_topology *t)
 			json_object *maps = json_object_new_array();
 
 			for (unsigned k = 0; k < d->nr_xormaps; k++)
-				json_object_array_add(maps, hex(d->xormaps[k]));
+				json_object_array_add(maps, hb_json_hex(d->xormaps[k]));
 			add(o, "xor_maps", maps);
 		}
 		json_object_array_add(a, o);
@@ -85,8 +85,8 @@ static json_object *endpoints_json(const struct hb_topology *t)
 		add(o, "decoder", json_object_new_string(e->name));
 		if (e->memdev >= 0)
 			add(o, "memdev", json_object_new_string(t->memdevs[e->memdev].name));
-		add(o, "dpa_resource", hex(e->dpa_base));
-		add(o, "dpa_size", hex(e->dpa_size));
+		add(o, "dpa_resource", hb_json_hex(e->dpa_base));
+		add(o, "dpa_size", hb_json_hex(e->dpa_size));
 		add(o, "mode", json_object_new_string(hb_mode_to_string(e->mode)));
 		if (e->region >= 0) {
 			add(o, "region", json_object_new_string(t->regions[e->region].name));
@@ -109,8 +109,8 @@ static json_object *regions_json(const struct hb_topology *t)
 		add(o, "region", json_object_new_string(rg->name));
 		if (rg->root >= 0)
 			add(o, "root_decoder", json_object_new_string(t->roots[rg->root].name));
-		add(o, "resource", hex(rg->hpa_base));
-		add(o, "size", hex(rg->hpa_size));
+		add(o, "resource", hb_json_hex(rg->hpa_base));
+		add(o, "size", hb_json_hex(rg->hpa_size));
 		add(o, "interleave_ways", json_object_new_int((int)rg->ways));
 		add(o, "interleave_granularity", json_object_new_int((int)rg->gran));
 		add(o, "decode_state", json_object_new_string(rg->committed ? "commit" : "reset"));

@@ -239,6 +239,8 @@ int hb_topology_hpa_to_dpa(const struct hb_topology *t, uint64_t hpa, struct hb_
 /* JSON of the whole model (json-c object, caller puts it). */
 struct json_object;
 struct json_object *hb_topology_to_json(const struct hb_topology *t);
+/* An address or size as JSON: "0x..." (exact in every reader), zero as "0". */
+struct json_object *hb_json_hex(uint64_t v);
 
 /* ---- HPA -> NUMA node and PFN ---- */
 struct hb_node_map;

@@ -855,12 +855,7 @@ class Builder:
             p = f"{port}/{sd['name']}"
             self.cxl_dev(p, "cxl_decoder_switch", T_NONE)
             t.attrs(p, {
-                "start": (hexs(sd["start"]), 0o400),
-                "size": hexs(sd["size"]),
-                "locked": str(sd["locked"]),
-                "interleave_granularity": str(sd["granularity"]),
-                "interleave_ways": str(sd["ways"]),
-                "target_type": "expander",
+                **hdm_decoder_attrs(sd),
                 "target_list": ",".join(str(x) for x in sd["targets"]),
                 "region": sd["region"] or ""})
 
@@ -988,16 +983,23 @@ class Builder:
             p = f"{ep}/{ed['name']}"
             self.cxl_dev(p, "cxl_decoder_endpoint", T_NONE)
             t.attrs(p, {
-                "start": (hexs(ed["start"]), 0o400),
-                "size": hexs(ed["size"]),
-                "locked": str(ed["locked"]),
-                "interleave_granularity": str(ed["granularity"]),
-                "interleave_ways": str(ed["ways"]),
-                "target_type": "expander",
+                **hdm_decoder_attrs(ed),
                 "mode": (ed["mode"], 0o644),
                 "dpa_size": (pa(ed["dpa_size"]), 0o644),
                 "dpa_resource": hexs(ed["dpa_resource"]),
                 "region": ed["region"] or ""})
+
+
+def hdm_decoder_attrs(d):
+    """Attributes every switch and endpoint HDM decoder has, in sysfs order."""
+    return {
+        "start": (hexs(d["start"]), 0o400),
+        "size": hexs(d["size"]),
+        "locked": str(d["locked"]),
+        "interleave_granularity": str(d["granularity"]),
+        "interleave_ways": str(d["ways"]),
+        "target_type": "expander",
+    }
 
 
 def main(argv=None):
