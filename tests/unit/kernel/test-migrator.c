@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The migrator backends behind one interface, with the system calls behind
+ * the seam (--wrap): status folding, dryrun, phys (chunking, whole-call
+ * errors, never called unproved) and pagemap (reverse map over a /proc
+ * tree built here, grouping per process, stale entries, rescans).
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <linux/mempolicy.h>
+
+#include "kernel.h"
+
+#define PS 4096ULL
+
+/* ---- seam ---- */
+
+static int phys_calls, phys_flags;
+static long phys_ret;
+static unsigned long phys_counts[8];
+
+long __wrap_hb_sys_move_phys_pages(long nr, unsigned long count, const uint64_t *pages,
+				   const int *nodes, int *status, int flags);
+long __wrap_hb_sys_move_phys_pages(long nr, unsigned long count, const uint64_t *pages,
+				   const int *nodes, int *status, int flags)
+{
+	assert_int_equal(nr, 451);
+	if (phys_calls < 8)
+		phys_counts[phys_calls] = count;
+	phys_calls++;
+	phys_flags = flags;
+	if (phys_ret < 0)
+		return phys_ret;
+	for (unsigned long i = 0; i < count; i++)
+		status[i] = pages[i] % (3 * PS) == 0 ? -EBUSY : nodes[i];
+	return phys_ret;
+}
+
+struct mp_call {
+	pid_t pid;
+	unsigned long count;
+	uint64_t first;
+	int flags;
+};
+static struct mp_call mp_calls[16];
+static int mp_ncalls;
+static long mp_ret;
+
+long __wrap_hb_sys_move_pages(pid_t pid, unsigned long count, void **pages, const int *nodes,
+			      int *status, int flags);
+long __wrap_hb_sys_move_pages(pid_t pid, unsigned long count, void **pages, const int *nodes,
+			      int *status, int flags)
+{
+	if (mp_ncalls < 16)
+		mp_calls[mp_ncalls] = (struct mp_call){ pid, count, (uint64_t)(uintptr_t)pages[0], flags };
+	mp_ncalls++;
+	if (mp_ret < 0)
+		return mp_ret;
+	for (unsigned long i = 0; i < count; i++)
+		status[i] = nodes[i];
+	return 0;
+}
+
+static const char *data_root(const char *name)
+{
+	static char buf[4096];
+	const char *dir = getenv("HB_TEST_DATA");
+
+	snprintf(buf, sizeof(buf), "%s/mpp-probe/%s", dir ? dir : "tests/data", name);
+	return buf;
+}
+
+/* ---- status folding ---- */
+
+static void test_status_classes_follow_move_pages_codes(void **state)
+{
+	assert_int_equal(hb_migrate_classify(0, 0, 1), HB_MIGRATE_MOVED);
+	assert_int_equal(hb_migrate_classify(0, 0, 0), HB_MIGRATE_ALREADY);
+	assert_int_equal(hb_migrate_classify(0, 0, -1), HB_MIGRATE_MOVED);
+	assert_int_equal(hb_migrate_classify(2, 0, 1), HB_MIGRATE_WRONG_NODE);
+	assert_int_equal(hb_migrate_classify(-EBUSY, 0, 1), HB_MIGRATE_RETRY);
+	assert_int_equal(hb_migrate_classify(-EAGAIN, 0, 1), HB_MIGRATE_RETRY);
+	assert_int_equal(hb_migrate_classify(-ENOMEM, 0, 1), HB_MIGRATE_BACKOFF);
+	for (int e = 1; e < 134; e++) {
+		if (e == EBUSY || e == EAGAIN || e == ENOMEM)
+			continue;
+		assert_int_equal(hb_migrate_classify(-e, 0, 1), HB_MIGRATE_DROP);
+	}
+	assert_int_equal(hb_migrate_classify(-9999, 0, 1), HB_MIGRATE_DROP);
+	assert_string_equal(hb_migrate_class_to_string(HB_MIGRATE_BACKOFF), "backoff");
+	assert_null(hb_migrate_class_to_string(_HB_MIGRATE_CLASS_MAX));
+}
+
+static void test_status_fold_counts_each_page_once(void **state)
+{
+	int st[] = { 0, 0, -EBUSY, -ENOENT, -EACCES, -ENOMEM, 1, -9999 };
+	int nodes[] = { 0, 0, 0, 0, 0, 0, 0, 0 };
+	int src[] = { 1, 0, 1, 1, 1, 1, 1, 1 };
+	struct hb_migrate_counts c = {0};
+	uint64_t total = 0;
+
+	hb_migrate_fold(&c, 8, st, nodes, src);
+	assert_int_equal(c.by_class[HB_MIGRATE_MOVED], 1);
+	assert_int_equal(c.by_class[HB_MIGRATE_ALREADY], 1);
+	assert_int_equal(c.by_class[HB_MIGRATE_RETRY], 1);
+	assert_int_equal(c.by_class[HB_MIGRATE_DROP], 3);
+	assert_int_equal(c.by_class[HB_MIGRATE_BACKOFF], 1);
+	assert_int_equal(c.by_class[HB_MIGRATE_WRONG_NODE], 1);
+	assert_int_equal(c.by_errno[ENOENT], 1);
+	assert_int_equal(c.by_errno[EACCES], 1);
+	for (int k = 0; k < _HB_MIGRATE_CLASS_MAX; k++)
+		total += c.by_class[k];
+	assert_int_equal(total, 8);
+}
+
+/* ---- dryrun ---- */
+
+static void test_dryrun_records_requests_and_moves_nothing(void **state)
+{
+	struct hb_migrator_config cfg = { .dryrun_keep = 3 };
+	struct hb_migrator *m = NULL;
+	struct hb_err err = {0};
+	const struct hb_dryrun_record *rec;
+	uint64_t hpa[] = { 1 * PS, 2 * PS, 3 * PS + 1, 4 * PS };
+	int nodes[] = { 0, 0, 2, 0 }, st[4];
+
+	phys_calls = mp_ncalls = 0;
+	assert_int_equal(hb_migrator_new(HB_MIGRATOR_DRYRUN, &cfg, &m, &err), 0);
+	assert_int_equal(hb_migrator_move(m, 4, hpa, nodes, st, HB_MIGRATE_MOVE_ALL, &err), 0);
+	assert_int_equal(st[0], 0);
+	assert_int_equal(st[2], -EINVAL);
+	assert_int_equal(hb_migrator_dryrun_records(m, &rec), 3);
+	assert_int_equal(rec[0].hpa, 2 * PS);          /* the oldest was dropped */
+	assert_int_equal(rec[1].node, 2);
+	assert_int_equal(rec[2].flags, HB_MIGRATE_MOVE_ALL);
+	assert_int_equal(phys_calls + mp_ncalls, 0);
+	assert_int_equal(hb_migrator_move(m, 1, hpa, nodes, st, 0x80, &err), -EINVAL);
+	hb_migrator_free(m);
+}
+
+/* ---- phys ---- */
+
+static void test_phys_chunks_and_passes_move_all(void **state)
+{
+	struct hb_migrator_config cfg = { .root = data_root("ported") };
+	struct hb_migrator *m = NULL;
+	struct hb_err err = {0};
+	size_t n = 5000;
+	uint64_t *hpa = calloc(n, 8);
+	int *nodes = calloc(n, sizeof(int)), *st = calloc(n, sizeof(int));
+
+	for (size_t i = 0; i < n; i++)
+		hpa[i] = (i + 1) * PS;
+	assert_int_equal(hb_migrator_new(HB_MIGRATOR_PHYS, &cfg, &m, &err), 0);
+	assert_non_null(strstr(hb_migrator_describe(m), "number 451"));
+	phys_calls = 0;
+	phys_ret = 2;   /* "pages not migrated": their status says which */
+	assert_int_equal(hb_migrator_move(m, n, hpa, nodes, st, HB_MIGRATE_MOVE_ALL, &err), 0);
+	assert_int_equal(phys_calls, 2);
+	assert_int_equal(phys_counts[0], 4096);
+	assert_int_equal(phys_counts[1], n - 4096);
+	assert_int_equal(phys_flags, MPOL_MF_MOVE | MPOL_MF_MOVE_ALL);
+	assert_int_equal(st[1], 0);
+	assert_int_equal(st[2], -EBUSY);     /* hpa 3 * PS */
+
+	/* a whole-call failure lands in every status from that chunk on */
+	phys_ret = -EPERM;
+	assert_int_equal(hb_migrator_move(m, n, hpa, nodes, st, 0, &err), -EPERM);
+	assert_int_equal(phys_flags, MPOL_MF_MOVE);
+	assert_int_equal(st[0], -EPERM);
+	assert_int_equal(st[n - 1], -EPERM);
+	assert_non_null(strstr(err.msg, "move_phys_pages"));
+	phys_ret = 0;
+	hb_migrator_free(m);
+	free(hpa);
+	free(nodes);
+	free(st);
+}
+
+static void test_phys_is_unavailable_on_a_stock_kernel(void **state)
+{
+	struct hb_migrator_config cfg = { .root = data_root("stock"), .syscall_nr = 451 };
+	struct hb_migrator *m = NULL;
+	struct hb_err err = {0};
+
+	phys_calls = 0;
+	assert_int_equal(hb_migrator_new(HB_MIGRATOR_PHYS, &cfg, &m, &err), -ENOSYS);
+	assert_null(m);
+	assert_non_null(strstr(err.msg, "does not carry kernel/patches"));
+	assert_int_equal(phys_calls, 0);
+	assert_int_equal(hb_migrator_kind_from_string("pagemap"), HB_MIGRATOR_PAGEMAP);
+	assert_int_equal(hb_migrator_kind_from_string("phys"), HB_MIGRATOR_PHYS);
+	assert_int_equal(hb_migrator_kind_from_string("physical"), -EINVAL);
+}
+
+/* ---- pagemap over a /proc tree written here ---- */
+
+static char proc_root[256];
+
+static void write_file(const char *rel, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", proc_root, rel);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void set_pte(pid_t pid, uint64_t vaddr, uint64_t pfn)
+{
+	char path[512];
+	uint64_t e = pfn ? (1ULL << 63) | pfn : 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/proc/%d/pagemap", proc_root, pid);
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, &e, 8, (off_t)(vaddr / PS * 8)), 8);
+	close(fd);
+}
+
+static void add_process(pid_t pid, const char *numa_maps, const char *maps)
+{
+	char rel[512];
+
+	snprintf(rel, sizeof(rel), "%s/proc/%d", proc_root, pid);
+	assert_int_equal(mkdir(rel, 0755), 0);
+	snprintf(rel, sizeof(rel), "proc/%d/numa_maps", pid);
+	write_file(rel, numa_maps);
+	snprintf(rel, sizeof(rel), "proc/%d/maps", pid);
+	write_file(rel, maps);
+}
+
+static int pagemap_setup(void **state)
+{
+	char path[300];
+
+	snprintf(proc_root, sizeof(proc_root), "/tmp/hb-test-pagemap-XXXXXX");
+	assert_non_null(mkdtemp(proc_root));
+	snprintf(path, sizeof(path), "%s/proc", proc_root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	/* pid 100: three pages on node 1 (a source node) */
+	add_process(100, "10000000 bind:1 anon=3 dirty=3 N1=3 kernelpagesize_kB=4\n",
+		    "10000000-10003000 rw-p 00000000 00:00 0 \n");
+	set_pte(100, 0x10000000, 0x1000);
+	set_pte(100, 0x10001000, 0x1001);
+	set_pte(100, 0x10002000, 0x1002);
+	/* pid 200: memory on node 0 only: not a candidate */
+	add_process(200, "20000000 default anon=1 dirty=1 N0=1 kernelpagesize_kB=4\n",
+		    "20000000-20001000 rw-p 00000000 00:00 0 \n");
+	set_pte(200, 0x20000000, 0x2000);
+	/* pid 300: a file mapping on node 1 plus a VMA whose page is not present */
+	add_process(300,
+		    "30000000 default file=/data/x mapped=1 N1=1 kernelpagesize_kB=4\n"
+		    "30100000 default anon=1 N1=1 kernelpagesize_kB=4\n",
+		    "30000000-30001000 r--s 00000000 08:01 42 /data/x\n"
+		    "30100000-30102000 rw-p 00000000 00:00 0 \n");
+	set_pte(300, 0x30000000, 0x3000);
+	set_pte(300, 0x30101000, 0);
+	/* not processes */
+	snprintf(path, sizeof(path), "%s/proc/sys", proc_root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	return 0;
+}
+
+static int pagemap_teardown(void **state)
+{
+	char cmd[300];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", proc_root);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static struct hb_migrator *pagemap_open(unsigned int rescan_ms)
+{
+	struct hb_migrator_config cfg = { .root = proc_root, .source_nodes = 1u << 1,
+					  .rescan_ms = rescan_ms };
+	struct hb_migrator *m = NULL;
+	struct hb_err err = {0};
+
+	assert_int_equal(hb_migrator_new(HB_MIGRATOR_PAGEMAP, &cfg, &m, &err), 0);
+	return m;
+}
+
+static void test_pagemap_moves_through_the_owning_processes(void **state)
+{
+	struct hb_migrator *m = pagemap_open(60000);
+	struct hb_pagemap_stats s;
+	struct hb_err err = {0};
+	uint64_t hpa[] = { 0x1001 * PS, 0x3000 * PS, 0x2000 * PS, 0x9999 * PS, 0x1000 * PS + 8,
+			   0x1000 * PS };
+	int nodes[] = { 0, 0, 0, 0, 0, 0 }, st[6];
+
+	mp_ncalls = 0;
+	assert_int_equal(hb_migrator_move(m, 6, hpa, nodes, st, 0, &err), 0);
+	assert_int_equal(st[0], 0);
+	assert_int_equal(st[1], 0);
+	assert_int_equal(st[2], -ENOENT);   /* pid 200's page: not on a source node */
+	assert_int_equal(st[3], -ENOENT);   /* nobody maps it */
+	assert_int_equal(st[4], -EINVAL);   /* not page-aligned */
+	assert_int_equal(st[5], 0);
+	/* one move_pages call per process, sorted by pid */
+	assert_int_equal(mp_ncalls, 2);
+	assert_int_equal(mp_calls[0].pid, 100);
+	assert_int_equal(mp_calls[0].count, 2);
+	assert_int_equal(mp_calls[1].pid, 300);
+	assert_int_equal(mp_calls[1].first, 0x30000000);
+	assert_int_equal(mp_calls[0].flags, MPOL_MF_MOVE);
+
+	assert_int_equal(hb_migrator_pagemap_stats(m, &s), 0);
+	assert_int_equal(s.full_scans, 1);   /* the miss did not rescan: too soon */
+	assert_int_equal(s.processes, 2);
+	assert_int_equal(s.pages, 1);        /* 4 indexed, 3 moved away */
+
+	/* a moved PFN is forgotten; asking again within rescan_ms is no rescan */
+	mp_ncalls = 0;
+	assert_int_equal(hb_migrator_move(m, 1, hpa, nodes, st, HB_MIGRATE_MOVE_ALL, &err), 0);
+	assert_int_equal(st[0], -ENOENT);
+	assert_int_equal(mp_ncalls, 0);
+	hb_migrator_pagemap_stats(m, &s);
+	assert_int_equal(s.full_scans, 1);
+	hb_migrator_free(m);
+}
+
+static void test_pagemap_rechecks_stale_entries_and_rescans(void **state)
+{
+	struct hb_migrator *m = pagemap_open(0);
+	struct hb_pagemap_stats s;
+	struct hb_err err = {0};
+	uint64_t hpa[2];
+	int nodes[2] = { 0, 0 }, st[2];
+
+	/* index it, then the page at 0x10002000 changes PFN behind our back */
+	hpa[0] = 0x9999 * PS;
+	assert_int_equal(hb_migrator_move(m, 1, hpa, nodes, st, 0, &err), 0);
+	set_pte(100, 0x10002000, 0x1500);
+	mp_ncalls = 0;
+	hpa[0] = 0x1002 * PS;   /* stale: must not be moved */
+	hpa[1] = 0x1500 * PS;   /* new: found by the rescan */
+	assert_int_equal(hb_migrator_move(m, 2, hpa, nodes, st, 0, &err), 0);
+	assert_int_equal(st[0], -ENOENT);
+	assert_int_equal(st[1], 0);
+	assert_int_equal(mp_ncalls, 1);
+	assert_int_equal(mp_calls[0].first, 0x10002000);
+	hb_migrator_pagemap_stats(m, &s);
+	assert_int_equal(s.stale, 1);
+	assert_true(s.full_scans >= 3);
+
+	/* the process exits between the lookup and move_pages */
+	mp_ret = -ESRCH;
+	hpa[0] = 0x1000 * PS;
+	assert_int_equal(hb_migrator_move(m, 1, hpa, nodes, st, 0, &err), 0);
+	assert_int_equal(st[0], -ENOENT);
+	mp_ret = 0;
+	set_pte(100, 0x10002000, 0x1002);
+	hb_migrator_free(m);
+}
+
+static void test_pagemap_without_pfns_says_it_needs_cap_sys_admin(void **state)
+{
+	struct hb_migrator *m = pagemap_open(0);
+	struct hb_err err = {0};
+	uint64_t hpa = 0x1000 * PS;
+	int node = 0, st;
+
+	/* what an unprivileged reader sees: present bits, PFN 0 */
+	set_pte(100, 0x10000000, 0);
+	set_pte(100, 0x10001000, 0);
+	set_pte(100, 0x10002000, 0);
+	set_pte(300, 0x30000000, 0);
+	{
+		char path[512];
+		uint64_t e = 1ULL << 63;
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/proc/100/pagemap", proc_root);
+		fd = open(path, O_WRONLY);
+		assert_int_equal(pwrite(fd, &e, 8, (off_t)(0x10000000 / PS * 8)), 8);
+		close(fd);
+	}
+	assert_int_equal(hb_migrator_move(m, 1, &hpa, &node, &st, 0, &err), -EPERM);
+	assert_non_null(strstr(err.msg, "CAP_SYS_ADMIN"));
+	hb_migrator_free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_status_classes_follow_move_pages_codes),
+		cmocka_unit_test(test_status_fold_counts_each_page_once),
+		cmocka_unit_test(test_dryrun_records_requests_and_moves_nothing),
+		cmocka_unit_test(test_phys_chunks_and_passes_move_all),
+		cmocka_unit_test(test_phys_is_unavailable_on_a_stock_kernel),
+		cmocka_unit_test_setup_teardown(test_pagemap_moves_through_the_owning_processes,
+						pagemap_setup, pagemap_teardown),
+		cmocka_unit_test_setup_teardown(test_pagemap_rechecks_stale_entries_and_rescans,
+						pagemap_setup, pagemap_teardown),
+		cmocka_unit_test_setup_teardown(test_pagemap_without_pfns_says_it_needs_cap_sys_admin,
+						pagemap_setup, pagemap_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,37 @@
+#!/bin/sh
+# /init of the hotbridge test initramfs (busybox). The kernel command line
+# says what to run: hb.run=<program>,<arg>,<arg>... (commas become spaces).
+# Output goes to the serial console and to /share (the host's 9p folder);
+# the exit status leaves through isa-debug-exit.
+/bin/busybox --install -s /bin
+export PATH=/bin:/hb
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+mkdir -p /dev/shm /tmp /share
+mount -t tmpfs tmpfs /dev/shm
+mount -t tmpfs tmpfs /tmp
+mount -t 9p -o trans=virtio,version=9p2000.L hbshare /share 2>/dev/null || echo "hb-init: no 9p share"
+run=$(sed -n 's/.*hb\.run=\([^ ]*\).*/\1/p' /proc/cmdline | tr ',' ' ')
+echo "hb-init: kernel $(uname -r), running: $run"
+if [ -z "$run" ]; then
+	rc=2
+else
+	# shellcheck disable=SC2086
+	/hb/$run >/tmp/out 2>&1
+	rc=$?
+	cat /tmp/out
+	cp /tmp/out /share/output 2>/dev/null
+fi
+dmesg >/share/dmesg 2>/dev/null
+if dmesg | grep -E "BUG:|WARNING:|Oops|kernel BUG|bad page" >/tmp/bugs; then
+	echo "hb-init: kernel reported problems:"
+	cat /tmp/bugs
+	[ "$rc" -eq 0 ] && rc=3
+fi
+echo "hb-init: exit $rc"
+sync
+/hb/hb-vm-exit "$rc"
+echo "hb-init: isa-debug-exit did not stop the machine"
+poweroff -f

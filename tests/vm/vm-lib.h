@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers for the programs that run inside the test guest (tests/vm/):
+ * TAP output, node-bound memory, PFNs from pagemap, page flags, and a
+ * workload child that owns memory while the parent moves it.
+ */
+#ifndef HB_VM_LIB_H
+#define HB_VM_LIB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* TAP */
+void tap_ok(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tap_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void tap_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int tap_done(void);
+
+uint64_t vm_page_size(void);
+double vm_now(void);
+
+/* mmap (anonymous, or shared on fd >= 0) and bind to node; NULL on error */
+void *vm_map_on_node(size_t len, int node, int fd, bool huge);
+
+/* PFN of vaddr in pid (0 = self); 0 if not present; -errno on error */
+int64_t vm_pfn(pid_t pid, uint64_t vaddr);
+/* /proc/kpageflags of pfn, or 0 */
+uint64_t vm_kpageflags(uint64_t pfn);
+#define KPF_SLAB 7
+#define KPF_BUDDY 10
+#define KPF_COMPOUND_HEAD 15
+#define KPF_COMPOUND_TAIL 16
+#define KPF_HUGE 17
+#define KPF_LRU 5
+#define KPF_THP 22
+#define KPF_ZERO_PAGE 24
+
+/* node of each page of pid, by move_pages(pid, ..., NULL, status) */
+int vm_nodes_of(pid_t pid, size_t n, void **addrs, int *status);
+
+/* fill/checksum pages with a per-page tag */
+void vm_fill(void *base, size_t npages, uint64_t seed);
+uint64_t vm_sum(const void *page);
+
+/* first PFN on node with all of the given kpageflags bits set and none of
+ * the clear bits; 0 if none found */
+uint64_t vm_find_pfn(int node, uint64_t set, uint64_t clear);
+
+/* A child process owning npages on a node; the parent drives it. */
+struct vm_child {
+	pid_t pid;
+	int cmd, res;
+	size_t n;
+	uint64_t *vaddr;      /* shared with the child */
+	uint64_t *sum;        /* checksums at fill time */
+	uint64_t *sum_now;    /* checksums at the last verify */
+	int *node_now;        /* nodes at the last verify */
+};
+
+enum vm_child_kind { VM_CHILD_ANON, VM_CHILD_THP, VM_CHILD_SHMEM, VM_CHILD_HUGETLB };
+
+int vm_child_start(struct vm_child *c, enum vm_child_kind kind, size_t npages, int node,
+		   uint64_t seed);
+/* the child re-reads its nodes and checksums; returns 0 */
+int vm_child_verify(struct vm_child *c);
+/* the child forks a grandchild that maps the same pages (COW-shared) */
+int vm_child_share(struct vm_child *c);
+void vm_child_stop(struct vm_child *c);
+/* PFNs of the child's pages (as root) */
+int vm_child_pfns(const struct vm_child *c, uint64_t *pfn);
+
+#endif

@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: MIT
+/*
+ * hb-vmtest: runs inside the test guest, as root, and proves that pages
+ * named by physical address really move.
+ *
+ *   hb-vmtest mpp      on our kernel: the phys backend, its refusals, the
+ *                      unusual pages, then the pagemap backend
+ *   hb-vmtest stock    on a stock kernel: phys must report itself
+ *                      unavailable without calling anything; pagemap moves
+ *
+ * Node 1 has memory and no CPUs (the CXL stand-in); node 0 is "DRAM".
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/mempolicy.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kernel.h"
+#include "vm-lib.h"
+
+#define SRC 1
+#define DST 0
+
+static struct hb_mpp mpp;
+
+static long raw_mpp(unsigned long n, const uint64_t *pa, const int *nodes, int *st, int flags)
+{
+	return hb_mpp_move(&mpp, n, pa, nodes, st, flags);
+}
+
+static int count_status(const int *st, size_t n, int want)
+{
+	int k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		k += st[i] == want;
+	return k;
+}
+
+/* Moves every page of a child with migrator m, then checks it all. */
+static void check_move(struct hb_migrator *m, enum vm_child_kind kind, size_t n, const char *what)
+{
+	struct hb_err err = {0};
+	struct vm_child c;
+	uint64_t *pfn = calloc(n, 8), *hpa = calloc(n, 8), ps = vm_page_size();
+	int *st = calloc(n, sizeof(int)), *nodes = calloc(n, sizeof(int));
+	size_t unit = kind == VM_CHILD_THP || kind == VM_CHILD_HUGETLB ? (2u << 20) / ps : 1;
+	size_t nreq = 0, same = 0, moved_pfn = 0;
+	double t;
+	int r;
+
+	if (kind == VM_CHILD_HUGETLB) {
+		FILE *f = fopen("/sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages", "w");
+
+		if (f) {
+			fprintf(f, "%zu\n", n / unit + 1);
+			fclose(f);
+		}
+	}
+	r = vm_child_start(&c, kind, n, SRC, 0x4842000000000000ULL + n);
+	if (r < 0) {
+		tap_skip("%s: %s: could not allocate %zu pages on node %d (%s)", hb_migrator_describe(m),
+			 what, n, SRC, strerror(-r));
+		goto out;
+	}
+	r = vm_child_verify(&c);
+	if (vm_child_pfns(&c, pfn) < 0 || r < 0 || count_status(c.node_now, n, SRC) != (int)n) {
+		tap_skip("%s: %s: pages not all on node %d before the move", hb_migrator_describe(m),
+			 what, SRC);
+		goto out_stop;
+	}
+	if (unit > 1) {
+		uint64_t f = vm_kpageflags(pfn[0]);
+		bool ok = kind == VM_CHILD_THP ? (f >> KPF_THP) & 1 : (f >> KPF_HUGE) & 1;
+
+		if (!ok || !((f >> KPF_COMPOUND_HEAD) & 1)) {
+			tap_skip("%s: %s: no huge page formed (kpageflags %#llx)", hb_migrator_describe(m),
+				 what, (unsigned long long)f);
+			goto out_stop;
+		}
+	}
+	/* one request per folio: the head page's physical address */
+	for (size_t i = 0; i < n; i += unit) {
+		hpa[nreq] = pfn[i] * ps;
+		nodes[nreq++] = DST;
+	}
+	t = vm_now();
+	r = hb_migrator_move(m, nreq, hpa, nodes, st, 0, &err);
+	t = vm_now() - t;
+	tap_ok(r == 0 && count_status(st, nreq, DST) == (int)nreq,
+	       "%s: %s: %zu requests, status %d for each (%d were; first status %d; %.3f s)",
+	       hb_migrator_kind_to_string(hb_migrator_kind(m)), what, nreq, DST,
+	       count_status(st, nreq, DST), st[0], t);
+	if (r)
+		tap_diag("%s", err.msg);
+
+	r = vm_child_verify(&c);
+	tap_ok(r == 0 && count_status(c.node_now, n, DST) == (int)n,
+	       "%s: %s: the process's own move_pages(NULL) query says node %d for %d of %zu pages",
+	       hb_migrator_kind_to_string(hb_migrator_kind(m)), what, DST,
+	       count_status(c.node_now, n, DST), n);
+	for (size_t i = 0; i < n; i++) {
+		int64_t now = vm_pfn(c.pid, c.vaddr[i]);
+
+		same += c.sum_now[i] == c.sum[i];
+		moved_pfn += now > 0 && (uint64_t)now != pfn[i];
+	}
+	tap_ok(same == n, "%s: %s: checksums of %zu/%zu pages unchanged (tags and contents)",
+	       hb_migrator_kind_to_string(hb_migrator_kind(m)), what, same, n);
+	tap_ok(moved_pfn == n, "%s: %s: %zu/%zu pages now at a different PFN",
+	       hb_migrator_kind_to_string(hb_migrator_kind(m)), what, moved_pfn, n);
+out_stop:
+	vm_child_stop(&c);
+out:
+	free(pfn);
+	free(hpa);
+	free(st);
+	free(nodes);
+}
+
+/* A COW-shared page: EACCES without MOVE_ALL, moved with it. */
+static void check_shared(struct hb_migrator *m)
+{
+	const char *name = hb_migrator_kind_to_string(hb_migrator_kind(m));
+	struct hb_err err = {0};
+	struct vm_child c;
+	uint64_t pfn[4], hpa[4];
+	int st[4], nodes[4] = { DST, DST, DST, DST };
+
+	if (vm_child_start(&c, VM_CHILD_ANON, 4, SRC, 77) < 0 || vm_child_share(&c) < 0 ||
+	    vm_child_pfns(&c, pfn) < 0) {
+		tap_ok(false, "%s: shared pages: set-up failed", name);
+		vm_child_stop(&c);
+		return;
+	}
+	for (int i = 0; i < 4; i++)
+		hpa[i] = pfn[i] * vm_page_size();
+	hb_migrator_move(m, 4, hpa, nodes, st, 0, &err);
+	tap_ok(count_status(st, 4, -EACCES) == 4,
+	       "%s: pages mapped by two processes, no MOVE_ALL: -EACCES for 4/4 (got %d)", name,
+	       st[0]);
+	hb_migrator_move(m, 4, hpa, nodes, st, HB_MIGRATE_MOVE_ALL, &err);
+	vm_child_verify(&c);
+	tap_ok(count_status(st, 4, DST) == 4 && count_status(c.node_now, 4, DST) == 4 &&
+		       !memcmp(c.sum, c.sum_now, sizeof(uint64_t) * 4),
+	       "%s: with MOVE_ALL: moved (status %d), the owner sees node %d, contents equal", name,
+	       st[0], c.node_now[0]);
+	vm_child_stop(&c);
+}
+
+static void check_probe_mpp(void)
+{
+	struct hb_err err = {0};
+	int r = hb_mpp_probe(NULL, 0, &mpp, &err);
+
+	tap_ok(r == 0 && mpp.available, "probe: move_phys_pages available: %s",
+	       r == 0 ? mpp.why : err.msg);
+	r = hb_mpp_probe(NULL, 454, &(struct hb_mpp){0}, &err);
+	tap_ok(r == -EINVAL, "probe: a configured 454 (futex_wake upstream) is refused: %s", err.msg);
+}
+
+static void check_refusals(void)
+{
+	uint64_t ps = vm_page_size(), pa[4];
+	int st[4], nodes[4] = { DST, DST, DST, DST };
+	struct vm_child c;
+	uint64_t pfn[2];
+	long r;
+
+	/* flags, privilege */
+	r = raw_mpp(0, NULL, NULL, NULL, MPOL_MF_STRICT);
+	tap_ok(r == -EINVAL, "refusal: flags MPOL_MF_STRICT -> %ld (want -EINVAL)", r);
+	r = raw_mpp(0, NULL, NULL, NULL, 1 << 8);
+	tap_ok(r == -EINVAL, "refusal: unknown flag bit 8 -> %ld (want -EINVAL)", r);
+	{
+		pid_t p = fork();
+		int ws;
+
+		if (p == 0) {
+			if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+				_exit(100);
+			_exit(raw_mpp(0, NULL, NULL, NULL, 0) == -EPERM ? 0 : 1);
+		}
+		waitpid(p, &ws, 0);
+		tap_ok(WIFEXITED(ws) && WEXITSTATUS(ws) == 0,
+		       "refusal: an unprivileged caller (uid 65534) gets -EPERM");
+	}
+
+	/* addresses */
+	if (vm_child_start(&c, VM_CHILD_ANON, 2, SRC, 5) < 0 || vm_child_pfns(&c, pfn) < 0) {
+		tap_ok(false, "refusal: set-up failed");
+		return;
+	}
+	pa[0] = pfn[0] * ps + 8;            /* not the first byte of the page */
+	pa[1] = 1ULL << 46;                 /* far beyond memory */
+	pa[2] = pfn[1] * ps;                /* valid */
+	pa[3] = pfn[1] * ps;                /* the same page again */
+	r = raw_mpp(4, pa, nodes, st, MPOL_MF_MOVE);
+	tap_ok(r == 0 && st[0] == -EINVAL && st[1] == -EFAULT && st[2] == DST && st[3] == -EBUSY,
+	       "refusal: one batch, own status each: unaligned %d (-EINVAL), beyond memory %d "
+	       "(-EFAULT), valid %d (%d), duplicate %d (-EBUSY); returned %ld",
+	       st[0], st[1], st[2], DST, st[3], r);
+	r = raw_mpp(2, (uint64_t[]){ pfn[0] * ps, 1ULL << 46 }, NULL, st, 0);
+	tap_ok(r == 0 && st[0] == SRC && st[1] == -EFAULT,
+	       "query: nodes == NULL reports node %d for a node-%d page, %d (-EFAULT) beyond memory",
+	       st[0], SRC, st[1]);
+	vm_child_stop(&c);
+
+	r = raw_mpp(2, (uint64_t[]){ 0, 0 }, (int[]){ 7, 0 }, st, 0);
+	tap_ok(r == -ENODEV, "refusal: a node with no memory fails the call with -ENODEV (%ld)", r);
+}
+
+static void check_tail_and_offline(void)
+{
+	uint64_t ps = vm_page_size(), pa[1];
+	int st[1], node[1] = { DST };
+	struct vm_child c;
+	uint64_t pfn[512];
+	char path[128];
+	long r;
+
+	if (vm_child_start(&c, VM_CHILD_THP, 512, SRC, 9) == 0 && vm_child_pfns(&c, pfn) == 0 &&
+	    ((vm_kpageflags(pfn[1]) >> KPF_COMPOUND_TAIL) & 1)) {
+		pa[0] = pfn[1] * ps;
+		r = raw_mpp(1, pa, node, st, 0);
+		tap_ok(r == 0 && st[0] == -EINVAL,
+		       "refusal: a THP tail page's address -> %d (want -EINVAL)", st[0]);
+	} else {
+		tap_skip("refusal: tail page: no THP formed on node %d", SRC);
+	}
+	vm_child_stop(&c);
+
+	/* take the last memory block of node 1 offline, ask about its first PFN */
+	for (int b = 200; b >= 0; b--) {
+		FILE *f;
+		uint64_t block_pages = 0;
+		char buf[64];
+		int fd;
+
+		snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/memory%d", SRC, b);
+		if (access(path, F_OK))
+			continue;
+		fd = open("/sys/devices/system/memory/block_size_bytes", O_RDONLY);
+		if (fd >= 0) {
+			ssize_t k = read(fd, buf, sizeof(buf) - 1);
+
+			buf[k > 0 ? k : 0] = 0;
+			block_pages = strtoull(buf, NULL, 16) / ps;
+			close(fd);
+		}
+		snprintf(path, sizeof(path), "/sys/devices/system/memory/memory%d/state", b);
+		f = fopen(path, "w");
+		if (!f || fputs("offline", f) < 0 || fclose(f) != 0) {
+			tap_skip("refusal: offline PFN: memory%d would not go offline", b);
+			break;
+		}
+		pa[0] = (uint64_t)b * block_pages * ps;
+		r = raw_mpp(1, pa, node, st, 0);
+		tap_ok(r == 0 && st[0] == -EFAULT,
+		       "refusal: the first PFN of offlined memory%d -> %d (want -EFAULT)", b, st[0]);
+		r = raw_mpp(1, pa, NULL, st, 0);
+		tap_ok(r == 0 && st[0] == -EFAULT, "query: offlined memory%d -> %d (want -EFAULT)", b,
+		       st[0]);
+		f = fopen(path, "w");
+		if (f) {
+			fputs("online_movable", f);
+			fclose(f);
+		}
+		break;
+	}
+}
+
+/* Pages that are not a process's: free, slab, the zero page. */
+static void check_unusual(void)
+{
+	uint64_t ps = vm_page_size();
+	uint64_t free_pfn = vm_find_pfn(SRC, 1ULL << KPF_BUDDY, 0);
+	uint64_t slab_pfn = vm_find_pfn(DST, 1ULL << KPF_SLAB, 0);
+	int st[3], nodes[3] = { DST, SRC, DST };
+	uint64_t pa[3];
+	volatile char *zp;
+	int64_t zpfn;
+	long r;
+
+	/* a never-written anonymous page maps the shared zero page on read */
+	zp = mmap(NULL, ps, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	(void)zp[0];
+	zpfn = vm_pfn(0, (uint64_t)(uintptr_t)zp);
+	if (!free_pfn || !slab_pfn || zpfn <= 0) {
+		tap_skip("unusual pages: could not find free %llu / slab %llu / zero %lld PFNs",
+			 (unsigned long long)free_pfn, (unsigned long long)slab_pfn, (long long)zpfn);
+		return;
+	}
+	pa[0] = free_pfn * ps;
+	pa[1] = slab_pfn * ps;
+	pa[2] = (uint64_t)zpfn * ps;
+	r = raw_mpp(3, pa, nodes, st, MPOL_MF_MOVE_ALL);
+	tap_ok(r == 0 && st[0] == -ENOENT && st[1] == -ENOENT && st[2] == -ENOENT,
+	       "unusual: free page %d, slab page %d, zero page %d: all -ENOENT, nothing moved",
+	       st[0], st[1], st[2]);
+}
+
+static struct hb_migrator *open_migrator(enum hb_migrator_kind k)
+{
+	struct hb_migrator_config cfg = { .rescan_ms = 0, .source_nodes = 1ULL << SRC };
+	struct hb_migrator *m = NULL;
+	struct hb_err err = {0};
+	int r = hb_migrator_new(k, &cfg, &m, &err);
+
+	if (r < 0)
+		tap_diag("%s: %s", hb_migrator_kind_to_string(k), err.msg);
+	return m;
+}
+
+static void run_pagemap(void)
+{
+	struct hb_migrator *m = open_migrator(HB_MIGRATOR_PAGEMAP);
+	struct hb_pagemap_stats s;
+
+	tap_ok(m != NULL, "pagemap backend opens");
+	if (!m)
+		return;
+	check_move(m, VM_CHILD_ANON, 2048, "2048 anonymous pages");
+	check_move(m, VM_CHILD_THP, 1024, "2 THPs");
+	check_shared(m);
+	hb_migrator_pagemap_stats(m, &s);
+	tap_diag("pagemap index: %llu full scans, %llu processes, %llu PFNs, %llu stale, "
+		 "%llu move_pages calls", (unsigned long long)s.full_scans,
+		 (unsigned long long)s.processes, (unsigned long long)s.pages,
+		 (unsigned long long)s.stale, (unsigned long long)s.move_pages_calls);
+	hb_migrator_free(m);
+}
+
+static int run_mpp(void)
+{
+	struct hb_migrator *m;
+
+	check_probe_mpp();
+	if (!mpp.available)
+		return tap_done();
+	m = open_migrator(HB_MIGRATOR_PHYS);
+	tap_ok(m != NULL, "phys backend opens: %s", m ? hb_migrator_describe(m) : "failed");
+	if (m) {
+		check_move(m, VM_CHILD_ANON, 2048, "2048 anonymous pages");
+		check_move(m, VM_CHILD_THP, 1024, "2 THPs");
+		check_move(m, VM_CHILD_SHMEM, 256, "256 shmem (file-backed) pages");
+		check_move(m, VM_CHILD_HUGETLB, 1024, "2 hugetlb pages");
+		check_shared(m);
+		hb_migrator_free(m);
+	}
+	check_refusals();
+	check_tail_and_offline();
+	check_unusual();
+	run_pagemap();
+	return tap_done();
+}
+
+static int run_stock(void)
+{
+	struct hb_migrator *m = NULL;
+	struct hb_err err = {0};
+	int r;
+
+	r = hb_mpp_probe(NULL, 451, &mpp, &err);
+	tap_ok(r < 0 && !mpp.available, "probe on a stock kernel: unavailable: %s", err.msg);
+	r = hb_migrator_new(HB_MIGRATOR_PHYS, &(struct hb_migrator_config){ .syscall_nr = 451 },
+			    &m, &err);
+	tap_ok(r == -ENOSYS && !m, "phys backend refuses to open (%d): %s", r, err.msg);
+	run_pagemap();
+	return tap_done();
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 2 && !strcmp(argv[1], "mpp"))
+		return run_mpp();
+	if (argc == 2 && !strcmp(argv[1], "stock"))
+		return run_stock();
+	fprintf(stderr, "usage: hb-vmtest mpp|stock\n");
+	return 2;
+}
