@@ -125,7 +125,9 @@ size_t hb_migrator_dryrun_records(const struct hb_migrator *m, const struct hb_d
 struct hb_pagemap_stats {
 	uint64_t full_scans;      /* times every candidate process was read */
 	uint64_t processes;       /* candidate processes in the index */
-	uint64_t pages;           /* PFNs indexed */
+	uint64_t pages;           /* PFNs in the index now */
+	uint64_t scanned_pages;   /* PFNs the last full scan found */
+	uint64_t scan_us;         /* time spent in full scans, in all */
 	uint64_t stale;           /* index hits that no longer mapped the PFN */
 	uint64_t move_pages_calls;
 };

@@ -69,6 +69,14 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+static uint64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
 static size_t slot_of(const struct pm_index *x, uint64_t key)
 {
 	return (size_t)((key * 0x9E3779B97F4A7C15ULL) >> 17) & (x->cap - 1);
@@ -295,7 +303,7 @@ static int full_scan(struct pagemap *pm, const char *root, struct hb_err *err)
 	struct dirent *de;
 	DIR *d;
 	bool saw_zero_pfn = false;
-	uint64_t procs = 0;
+	uint64_t procs = 0, t0 = now_us();
 
 	snprintf(path, sizeof(path), "%s/proc", root);
 	d = opendir(path);
@@ -321,6 +329,8 @@ static int full_scan(struct pagemap *pm, const char *root, struct hb_err *err)
 	pm->st.full_scans++;
 	pm->st.processes = procs;
 	pm->st.pages = pm->idx.len;
+	pm->st.scanned_pages = pm->idx.len;
+	pm->st.scan_us += now_us() - t0;
 	pm->last_scan_ms = now_ms();
 	pm->scanned = true;
 	if (saw_zero_pfn && pm->idx.len == 0)

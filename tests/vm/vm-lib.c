@@ -219,6 +219,8 @@ uint64_t vm_find_pfn(int node, uint64_t set, uint64_t clear)
 
 /* ---- workload child ---- */
 
+bool vm_child_light;
+
 struct shared_hdr {
 	pid_t grandchild;
 };
@@ -270,10 +272,15 @@ static void child_main(struct vm_child *c, struct shared_hdr *hdr, enum vm_child
 
 	if (!p || !addrs)
 		_exit(2);
-	vm_fill(p, c->n, seed);
+	if (vm_child_light) {
+		for (size_t i = 0; i < c->n; i++)
+			*(uint64_t *)(p + i * ps) = seed + i;
+	} else {
+		vm_fill(p, c->n, seed);
+	}
 	for (size_t i = 0; i < c->n; i++) {
 		c->vaddr[i] = (uint64_t)(uintptr_t)(p + i * ps);
-		c->sum[i] = vm_sum(p + i * ps);
+		c->sum[i] = vm_child_light ? seed + i : vm_sum(p + i * ps);
 		addrs[i] = p + i * ps;
 	}
 	if (write(c->res, "r", 1) != 1)
@@ -283,7 +290,8 @@ static void child_main(struct vm_child *c, struct shared_hdr *hdr, enum vm_child
 			if (vm_nodes_of(0, c->n, addrs, c->node_now) < 0)
 				memset(c->node_now, 0xff, c->n * sizeof(int));
 			for (size_t i = 0; i < c->n; i++)
-				c->sum_now[i] = vm_sum(p + i * ps);
+				c->sum_now[i] = vm_child_light ? *(uint64_t *)(p + i * ps)
+							       : vm_sum(p + i * ps);
 		} else if (cmd == 's') {
 			pid_t g = fork();
 
@@ -372,6 +380,25 @@ void vm_child_stop(struct vm_child *c)
 		close(c->res);
 	}
 	c->pid = 0;
+}
+
+int vm_pfn_range(pid_t pid, uint64_t vaddr, size_t n, uint64_t *pfn)
+{
+	char path[64];
+	ssize_t r;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = pread(fd, pfn, n * 8, (off_t)(vaddr / vm_page_size() * 8));
+	close(fd);
+	if (r != (ssize_t)(n * 8))
+		return -EIO;
+	for (size_t i = 0; i < n; i++)
+		pfn[i] = (pfn[i] >> 63) ? pfn[i] & ((1ULL << 55) - 1) : 0;
+	return 0;
 }
 
 int vm_child_pfns(const struct vm_child *c, uint64_t *pfn)

@@ -61,6 +61,9 @@ struct vm_child {
 
 enum vm_child_kind { VM_CHILD_ANON, VM_CHILD_THP, VM_CHILD_SHMEM, VM_CHILD_HUGETLB };
 
+/* benchmarks: write only each page's tag word, and checksum only the tag */
+extern bool vm_child_light;
+
 int vm_child_start(struct vm_child *c, enum vm_child_kind kind, size_t npages, int node,
 		   uint64_t seed);
 /* the child re-reads its nodes and checksums; returns 0 */
@@ -68,6 +71,8 @@ int vm_child_verify(struct vm_child *c);
 /* the child forks a grandchild that maps the same pages (COW-shared) */
 int vm_child_share(struct vm_child *c);
 void vm_child_stop(struct vm_child *c);
+/* PFNs of n consecutive pages from vaddr in pid (0 where not present) */
+int vm_pfn_range(pid_t pid, uint64_t vaddr, size_t n, uint64_t *pfn);
 /* PFNs of the child's pages (as root) */
 int vm_child_pfns(const struct vm_child *c, uint64_t *pfn);
 
