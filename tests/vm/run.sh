@@ -2,8 +2,11 @@
 # tests/vm/run.sh: boot a guest kernel with hotbridge's test binaries and
 # run one of them; the guest's exit status becomes ours.
 #
-#   run.sh [--kernel mpp|stock] [--node-mem MiB] [--timeout s] \
+#   run.sh [--tap] [--kernel mpp|stock] [--node-mem MiB] [--timeout s] \
 #          --bindir DIR PROGRAM [ARG...]
+#
+# --tap: the program speaks TAP; console lines that are not TAP are passed
+# on as "# " comments, and a skip is reported as "1..0 # SKIP" (exit 0).
 #
 # The guest: qemu-system-x86_64 (KVM if it works, else TCG), two NUMA nodes
 # of --node-mem MiB each (default 1024), CPUs only on node 0, a busybox
@@ -16,9 +19,10 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-kernel=mpp node_mem=1024 timeout=600 bindir=
+kernel=mpp node_mem=1024 timeout=600 bindir= tap=0
 while [ $# -gt 0 ]; do
 	case $1 in
+	--tap) tap=1; shift ;;
 	--kernel) kernel=$2; shift 2 ;;
 	--node-mem) node_mem=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
@@ -31,7 +35,26 @@ done
 [ $# -ge 1 ] || { echo "run.sh: no program to run" >&2; exit 2; }
 [ -n "$bindir" ] || { echo "run.sh: --bindir missing" >&2; exit 2; }
 
-skip() { echo "SKIP: $*"; exit 77; }
+skip() {
+	if [ $tap -eq 1 ]; then
+		echo "1..0 # SKIP $*"
+		exit 0
+	fi
+	echo "SKIP: $*"
+	exit 77
+}
+
+# Serial output: drop CRs and terminal escapes; under --tap, anything that
+# is not a TAP line becomes a comment.
+console() {
+	if [ $tap -eq 1 ]; then
+		sed -u -e 's/\r//g' -e 's/\x1b\[[0-9;?]*[a-zA-Z]//g' -e 's/\x1bc//g' \
+			-e '/^\(ok\|not ok\|1\.\.\|#\)/!s/^/# /'
+	else
+		sed -u -e 's/\r//g' -e 's/\x1b\[[0-9;?]*[a-zA-Z]//g' -e 's/\x1bc//g'
+	fi
+}
+say() { if [ $tap -eq 1 ]; then echo "# $*"; else echo "$*"; fi; }
 
 qemu=$(command -v qemu-system-x86_64) || skip "qemu-system-x86_64 not installed (apt-get install qemu-system-x86)"
 busybox=$(command -v busybox) || skip "busybox not installed (apt-get install busybox-static)"
@@ -75,18 +98,19 @@ timeout "$timeout" "$qemu" -accel "$accel" -cpu "$cpu" -M pc -smp 2 -m "${mem}M"
 	-append "console=ttyS0 quiet rdinit=/init panic=-1 transparent_hugepage=madvise hb.run=$run" \
 	-virtfs local,path="$work/share",mount_tag=hbshare,security_model=none,id=hbshare \
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
-	-nographic -no-reboot -nodefaults -serial stdio
-status=$?
+	-nographic -no-reboot -nodefaults -serial stdio </dev/null | console
+status=${PIPESTATUS[0]}
 set -e
-echo "run.sh: $kernel kernel, $accel, $(( $(date +%s) - start )) s, qemu status $status"
+say "run.sh: $kernel kernel, $accel, $(( $(date +%s) - start )) s, qemu status $status"
 if [ -n "${HB_VM_KEEP:-}" ]; then
 	mkdir -p "$HB_VM_KEEP" && cp -r "$work/share/." "$HB_VM_KEEP/"
 fi
-[ $status -eq 124 ] && { echo "run.sh: guest timed out after $timeout s"; exit 1; }
+[ $status -eq 124 ] && { say "run.sh: guest timed out after $timeout s"; exit 1; }
 # isa-debug-exit: qemu status = (guest status << 1) | 1; anything else means
 # the guest died (panic, reboot) before reporting.
 if [ $((status & 1)) -eq 1 ] && [ $status -gt 0 ]; then
 	exit $((status >> 1))
 fi
-echo "run.sh: guest stopped without reporting a status"
+say "run.sh: guest stopped without reporting a status"
+[ $tap -eq 1 ] && echo "not ok - the guest died before reporting (panic or reboot)"
 exit 1
