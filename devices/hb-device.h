@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hb-device.h: the hotbridge device-source plugin ABI.
+ *
+ * The only header a hotness source (built in or a vendor plugin) includes.
+ * A plugin is a shared object exporting one function,
+ *
+ *     const struct hb_device_ops *hb_device_entry_v1(void);
+ *
+ * which returns a static ops table. The host checks abi_major (must equal
+ * its own), abi_minor and size before it touches any op: structs only ever
+ * grow at the end, and an op added in minor N is used only when the
+ * plugin's abi_minor >= N and size covers it. Plugins never see the
+ * daemon's event loop, libcxl or internal structs: what they may do is in
+ * struct hb_host_ops, injected at open().
+ *
+ * Sources report what they measure: device physical addresses (DPA, per
+ * memdev) or host physical addresses (HPA). Nothing here translates.
+ *
+ * C99, no dependencies beyond <stdint.h> and <stddef.h>.
+ */
+#ifndef HB_DEVICE_H
+#define HB_DEVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HB_DEVICE_ABI_MAJOR 1   /* changed only by a breaking change */
+#define HB_DEVICE_ABI_MINOR 0   /* bumped when something is appended */
+
+#define HB_DEVICE_ENTRY_SYMBOL "hb_device_entry_v1"
+
+/* Address space of a record. */
+#define HB_SPACE_DPA 1u         /* addr is a DPA on record.memdev */
+#define HB_SPACE_HPA 2u         /* addr is a host physical address */
+
+#define HB_MEMDEV_NAME_MAX 16   /* "mem0".."mem99999999999", NUL included */
+
+/* What a source submits: addr..addr+len was accessed count times. */
+struct hb_hot_record {
+	uint32_t space;                    /* HB_SPACE_DPA or HB_SPACE_HPA */
+	uint32_t flags;                    /* 0; reserved */
+	char memdev[HB_MEMDEV_NAME_MAX];   /* DPA: the memdev ("mem0"); HPA: "" */
+	uint64_t addr;
+	uint64_t len;                      /* bytes, > 0 */
+	uint64_t count;                    /* accesses (epoch mode) or threshold
+					      crossings (always-on mode) */
+	uint64_t timestamp_ns;             /* CLOCK_MONOTONIC; 0 = "now" */
+};
+
+/* Capabilities (struct hb_device_ops.caps). */
+#define HB_DEV_CAP_POLL  (1ull << 0)   /* poll() is called on a timer */
+#define HB_DEV_CAP_FD    (1ull << 1)   /* watches fds via host watch_fd() */
+#define HB_DEV_CAP_DPA   (1ull << 2)   /* submits DPA records */
+#define HB_DEV_CAP_HPA   (1ull << 3)   /* submits HPA records */
+#define HB_DEV_CAP_ALL_V1 (HB_DEV_CAP_POLL | HB_DEV_CAP_FD | HB_DEV_CAP_DPA | HB_DEV_CAP_HPA)
+
+/* Log priorities: syslog's. */
+#define HB_LOG_ERR 3
+#define HB_LOG_WARNING 4
+#define HB_LOG_NOTICE 5
+#define HB_LOG_INFO 6
+#define HB_LOG_DEBUG 7
+
+/* fd events for watch_fd(). */
+#define HB_FD_READ 1u
+#define HB_FD_WRITE 2u
+#define HB_FD_HUP 4u            /* only ever reported, never asked for */
+
+struct hb_host;                 /* opaque: the daemon's handle */
+
+/* Services the host offers a source. All return 0 or a negative errno. */
+struct hb_host_ops {
+	uint32_t abi_major, abi_minor;
+	uint32_t size;                     /* sizeof(struct hb_host_ops) of the host */
+	uint32_t reserved;
+	void (*log)(struct hb_host *h, int prio, const char *fmt, ...)
+#if defined(__GNUC__)
+		__attribute__((format(printf, 3, 4)))
+#endif
+		;
+	/* cb runs on the daemon's loop when fd has one of the events */
+	int (*watch_fd)(struct hb_host *h, int fd, uint32_t events,
+			void (*cb)(void *priv, int fd, uint32_t revents), void *priv);
+	int (*unwatch_fd)(struct hb_host *h, int fd);
+	/* one-shot; re-arm from cb for periodic work */
+	int (*arm_timer)(struct hb_host *h, uint64_t after_ns, void (*cb)(void *priv),
+			 void *priv);
+	/* copies the records; may be called from poll() and fd/timer callbacks */
+	int (*submit)(struct hb_host *h, const struct hb_hot_record *r, size_t n);
+};
+
+/* What the host knows about one configured source instance. */
+struct hb_dev_info {
+	uint32_t size;                     /* sizeof(struct hb_dev_info) of the host */
+	uint32_t reserved;
+	const char *name;                  /* instance name from the config */
+	const char *memdev;                /* "mem0", or NULL */
+	const char *pci_bdf;               /* "0000:0d:00.0", or NULL */
+	const char *const *params;         /* "key=value" strings, NULL-terminated */
+};
+
+struct hb_device_ops {
+	uint32_t abi_major, abi_minor;
+	uint32_t size;                     /* sizeof(struct hb_device_ops) of the plugin */
+	uint32_t reserved;
+	const char *name;                  /* "chmu", "replay", "acme-telemetry" */
+	uint64_t caps;                     /* HB_DEV_CAP_* */
+	/* 1: this source can serve info, 0: not here, < 0: -errno. Optional. */
+	int (*probe)(const struct hb_dev_info *info);
+	int (*open)(const struct hb_host_ops *ops, struct hb_host *h,
+		    const struct hb_dev_info *info, void **ret_priv);
+	/* required iff HB_DEV_CAP_POLL: gather and submit(); 0 or -errno */
+	int (*poll)(void *priv);
+	void (*close)(void *priv);
+	/* 1.1+: append here only */
+};
+
+const struct hb_device_ops *hb_device_entry_v1(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

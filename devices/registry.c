@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The built-in sources: an explicit table (constructor-registered objects
+ * would vanish from a static library). External plugins come from
+ * loader.c. Sources are appended here as they land.
+ */
+#include <string.h>
+
+#include "devices.h"
+#include "macro.h"
+
+static const struct hb_device_ops *const builtins[] = {
+	NULL,
+};
+
+size_t hb_builtin_sources(const struct hb_device_ops *const **ret)
+{
+	*ret = builtins;
+	return HB_ARRAY_SIZE(builtins) - 1;
+}
+
+const struct hb_device_ops *hb_builtin_find(const char *name)
+{
+	for (size_t i = 0; builtins[i]; i++)
+		if (!strcmp(builtins[i]->name, name))
+			return builtins[i];
+	return NULL;
+}

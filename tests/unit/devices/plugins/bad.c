@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Plugins that must be refused, one per -DBAD_<kind> build (tests/meson.build):
+ * ABI major 2, NULL ops, a table smaller than v1, POLL without poll(),
+ * no entry symbol at all.
+ */
+#include <stddef.h>
+
+#include "hb-device.h"
+
+static int bad_open(const struct hb_host_ops *ops, struct hb_host *h,
+		    const struct hb_dev_info *info, void **ret_priv)
+{
+	(void)ops; (void)h; (void)info;
+	*ret_priv = NULL;
+	return 0;
+}
+
+__attribute__((unused)) static int bad_poll(void *priv)
+{
+	(void)priv;
+	return 0;
+}
+
+static void bad_close(void *priv)
+{
+	(void)priv;
+}
+
+static const struct hb_device_ops bad_ops = {
+#if defined(BAD_ABI)
+	2, 0,
+#else
+	HB_DEVICE_ABI_MAJOR, HB_DEVICE_ABI_MINOR,
+#endif
+#if defined(BAD_SIZE)
+	offsetof(struct hb_device_ops, poll),
+#else
+	sizeof(struct hb_device_ops),
+#endif
+	0, "bad", HB_DEV_CAP_POLL | HB_DEV_CAP_DPA, NULL, bad_open,
+#if defined(BAD_NOPOLL)
+	NULL,
+#else
+	bad_poll,
+#endif
+	bad_close,
+};
+
+#if !defined(BAD_NOENTRY)
+__attribute__((visibility("default")))
+const struct hb_device_ops *hb_device_entry_v1(void)
+{
+#if defined(BAD_NULL)
+	return bad_ops.size ? NULL : NULL;
+#else
+	return &bad_ops;
+#endif
+}
+#else
+__attribute__((visibility("default"))) int hb_device_entry_v0(void);
+int hb_device_entry_v0(void)
+{
+	return bad_ops.size != 0;
+}
+#endif
