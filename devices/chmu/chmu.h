@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * devices/chmu/: the CXL Hotness Monitoring Unit.
+ *
+ *   register window   16/32/64-bit reads and writes at an offset; backed by
+ *                     a PCI BAR (mmio.c) or by the emulator (emul.c)
+ *   driver (chmu.c)   decodes capabilities, programs within them (refusing
+ *                     what they do not allow, naming what they do), drains
+ *                     the hotlist ring into DPA records
+ *   emulator          the same registers over an in-process device model,
+ *                     fed by a workload generator (workload.c); the driver
+ *                     runs unchanged against it and learns hot units only
+ *                     through the registers
+ */
+#ifndef HB_CHMU_H
+#define HB_CHMU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hb-device.h"
+#include "util.h"
+
+/* ---- register window ---- */
+
+struct hb_regwin {
+	/* width in bytes: 2, 4 or 8; 0 or -errno */
+	int (*read)(void *priv, uint64_t off, unsigned int width, uint64_t *val);
+	int (*write)(void *priv, uint64_t off, unsigned int width, uint64_t val);
+	void *priv;
+	uint64_t size;
+};
+
+/* Maps size bytes at offset of a sysfs PCI resource file (needs root). */
+int hb_regwin_mmio_open(const char *resource, uint64_t offset, uint64_t size,
+			struct hb_regwin *ret, struct hb_err *err);
+void hb_regwin_mmio_close(struct hb_regwin *w);
+
+/* ---- driver ---- */
+
+struct hb_chmu_caps {
+	unsigned int version, instances, instance_len;
+	/* of the opened instance */
+	unsigned int hotlist_size;
+	uint32_t unit_sizes;          /* bit n: 2^(n+8) bytes */
+	uint16_t ds_factors;          /* bit n: factor 2^n */
+	bool epoch_based, always_on, randomized_ds, overlapping, postponed;
+	bool overflow_int, level_int;
+	unsigned int epoch_type, msi_n, m2s;
+	uint64_t min_epoch_ns, max_epoch_ns;
+	uint64_t range_off, hotlist_off;
+	unsigned int counter_width;   /* from STATUS */
+};
+
+#define HB_CHMU_MODE_EPOCH 0
+#define HB_CHMU_MODE_ALWAYS_ON 1
+
+struct hb_chmu_range {
+	uint64_t start, len;          /* DPA */
+};
+
+struct hb_chmu_config {
+	uint64_t unit_size;           /* bytes, a power of two the caps allow */
+	uint64_t epoch_ns;            /* epoch mode */
+	uint32_t threshold;           /* hotness threshold, >= 1 */
+	uint32_t ds_factor;           /* down-sampling factor the caps allow */
+	unsigned int mode;            /* HB_CHMU_MODE_* */
+	uint16_t fill_threshold;      /* 0 = hotlist size / 2 */
+	const struct hb_chmu_range *ranges;   /* the memdev's decoded DPA */
+	size_t nranges;
+};
+
+struct hb_chmu_stats {
+	uint64_t drains, entries, overflows, fill_events, out_of_range;
+};
+
+struct hb_chmu;
+
+/* Reads and validates the capabilities of one instance; memdev names records. */
+int hb_chmu_open(const struct hb_regwin *w, unsigned int instance, const char *memdev,
+		 struct hb_chmu **ret, struct hb_err *err);
+struct hb_chmu *hb_chmu_free(struct hb_chmu *c);
+const struct hb_chmu_caps *hb_chmu_caps(const struct hb_chmu *c);
+const struct hb_chmu_stats *hb_chmu_stats(const struct hb_chmu *c);
+/* "4096,8192" style lists of what the caps allow, for messages and `list` */
+void hb_chmu_format_sizes(uint32_t bitmap, unsigned int base_shift, char *buf, size_t size);
+
+/* Disables, programs, sets the range bitmap, resets and enables. */
+int hb_chmu_configure(struct hb_chmu *c, const struct hb_chmu_config *cfg, struct hb_err *err);
+int hb_chmu_disable(struct hb_chmu *c, struct hb_err *err);
+
+/*
+ * Copies up to max hotlist entries [head, tail) into records (DPA =
+ * unit index x unit size, len = unit size, count = the entry's count),
+ * advances HEAD past them, and clears and counts overflow / fill status.
+ * A head or tail outside the ring is -EIO; entries beyond the tracked
+ * ranges are dropped and counted.
+ */
+int hb_chmu_drain(struct hb_chmu *c, struct hb_hot_record *out, size_t max, size_t *ret_n,
+		  struct hb_err *err);
+
+/* ---- emulator ---- */
+
+struct hb_chmu_emul_params {
+	uint64_t capacity;            /* DPA bytes the device has */
+	unsigned int hotlist_size;    /* ring entries (one slot stays empty) */
+	uint32_t unit_sizes;          /* CAP1 bitmap */
+	uint16_t ds_factors;          /* CAP1 bitmap */
+	unsigned int counter_width;   /* 1..63 */
+	bool epoch_based, always_on;
+	unsigned int min_epoch_scale, min_epoch_val, max_epoch_scale, max_epoch_val;
+	unsigned int instances;       /* 1 unless testing */
+	/* hostile-device knobs, for tests and fuzzing */
+	unsigned int bad_counter_width;   /* reported instead, if nonzero */
+	bool bad_head_tail;               /* report a tail outside the ring */
+};
+
+/* QEMU's emulated capabilities (notes/chmu.md), on 1 GiB of capacity. */
+void hb_chmu_emul_params_default(struct hb_chmu_emul_params *p);
+
+struct hb_chmu_emul;
+
+int hb_chmu_emul_new(const struct hb_chmu_emul_params *p, struct hb_chmu_emul **ret,
+		     struct hb_err *err);
+struct hb_chmu_emul *hb_chmu_emul_free(struct hb_chmu_emul *e);
+/* the emulator's registers, for the driver */
+void hb_chmu_emul_window(struct hb_chmu_emul *e, struct hb_regwin *ret);
+/* n accesses to dpa (counted when enabled, tracked, after down-sampling) */
+void hb_chmu_emul_access(struct hb_chmu_emul *e, uint64_t dpa, uint64_t n);
+/* advances device time; ends epochs that are due */
+void hb_chmu_emul_advance(struct hb_chmu_emul *e, uint64_t ns);
+/* ground truth: every access per unit since enable, before down-sampling */
+size_t hb_chmu_emul_truth(const struct hb_chmu_emul *e, const uint64_t **ret);
+uint64_t hb_chmu_emul_unit_size(const struct hb_chmu_emul *e);
+
+/* ---- workload ---- */
+
+enum hb_workload_kind {
+	HB_WORKLOAD_UNIFORM,
+	HB_WORKLOAD_ZIPF,
+	HB_WORKLOAD_MOVING,           /* Zipf whose hot set shifts every move_every epochs */
+};
+
+struct hb_workload_params {
+	enum hb_workload_kind kind;
+	uint64_t base, size;          /* DPA span */
+	uint64_t granule;             /* bytes per item (e.g. 4096) */
+	double skew;                  /* Zipf exponent s > 0 */
+	unsigned int move_every;      /* epochs, MOVING */
+	uint64_t seed;
+};
+
+struct hb_workload;
+
+int hb_workload_new(const struct hb_workload_params *p, struct hb_workload **ret,
+		    struct hb_err *err);
+struct hb_workload *hb_workload_free(struct hb_workload *w);
+uint64_t hb_workload_next(struct hb_workload *w);   /* a DPA */
+void hb_workload_epoch(struct hb_workload *w);      /* MOVING: count epochs */
+int hb_workload_kind_from_string(const char *s, double *ret_skew);
+
+#endif

@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The CHMU driver against the emulated CHMU: capability decoding,
+ * programming refusals, hotlist ring wrap and overflow, counter widths,
+ * unit sizes from 4 KiB to 256 MiB, always-on mode, a hostile device, and
+ * the recall of the hottest units on a Zipf workload against the
+ * emulator's ground truth.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "chmu.h"
+
+#define MS 1000000ULL
+#define GIB (1ULL << 30)
+
+struct rig {
+	struct hb_chmu_emul *emu;
+	struct hb_chmu *drv;
+	struct hb_regwin win;
+	struct hb_err err;
+};
+
+static void rig_open(struct rig *r, const struct hb_chmu_emul_params *p)
+{
+	memset(r, 0, sizeof(*r));
+	assert_int_equal(hb_chmu_emul_new(p, &r->emu, &r->err), 0);
+	hb_chmu_emul_window(r->emu, &r->win);
+	assert_int_equal(hb_chmu_open(&r->win, 0, "mem0", &r->drv, &r->err), 0);
+}
+
+static void rig_close(struct rig *r)
+{
+	hb_chmu_free(r->drv);
+	hb_chmu_emul_free(r->emu);
+}
+
+static const struct hb_chmu_range whole = { 0, GIB };
+
+static struct hb_chmu_config cfg_default(void)
+{
+	return (struct hb_chmu_config){
+		.unit_size = 4096, .epoch_ns = 100 * MS, .threshold = 1, .ds_factor = 1,
+		.mode = HB_CHMU_MODE_EPOCH, .ranges = &whole, .nranges = 1,
+	};
+}
+
+/* QEMU's capabilities, but with down-sampling factor 1 allowed too */
+static struct hb_chmu_emul_params params(void)
+{
+	struct hb_chmu_emul_params p;
+
+	hb_chmu_emul_params_default(&p);
+	p.ds_factors |= 1;
+	return p;
+}
+
+static void test_chmu_decodes_the_capabilities(void **state)
+{
+	struct hb_chmu_emul_params p;
+	const struct hb_chmu_caps *k;
+	struct rig r;
+	char buf[64];
+
+	hb_chmu_emul_params_default(&p);
+	rig_open(&r, &p);
+	k = hb_chmu_caps(r.drv);
+	assert_int_equal(k->version, 1);
+	assert_int_equal(k->instances, 1);
+	assert_int_equal(k->hotlist_size, 1024);
+	assert_int_equal(k->unit_sizes, 0x30);
+	assert_int_equal(k->ds_factors, 0x20);
+	assert_int_equal(k->min_epoch_ns, 100 * MS);
+	assert_int_equal(k->max_epoch_ns, 100000 * MS);
+	assert_int_equal(k->counter_width, 16);
+	assert_true(k->epoch_based);
+	assert_false(k->always_on);
+	assert_int_equal(k->m2s, 0x3f);
+	assert_int_equal(k->range_off, 0x70);
+	assert_int_equal(k->hotlist_off, 0x78);
+	hb_chmu_format_sizes(k->unit_sizes, 8, buf, sizeof(buf));
+	assert_string_equal(buf, "4096,8192");
+	rig_close(&r);
+}
+
+static void expect_refusal(struct rig *r, const struct hb_chmu_config *c, const char *needle)
+{
+	int ret = hb_chmu_configure(r->drv, c, &r->err);
+
+	if (ret != -EINVAL)
+		fail_msg("configure returned %d, not -EINVAL, where '%s' was expected", ret, needle);
+	if (!strstr(r->err.msg, needle))
+		fail_msg("'%s' does not contain '%s'", r->err.msg, needle);
+}
+
+static void test_chmu_refuses_what_the_capabilities_do_not_allow(void **state)
+{
+	struct hb_chmu_emul_params p;
+	struct hb_chmu_config c;
+	struct hb_chmu_range far = { 20 * GIB, 4096 };
+	struct rig r;
+
+	hb_chmu_emul_params_default(&p);     /* ds 32 only, epoch mode only */
+	rig_open(&r, &p);
+	c = cfg_default(), c.ds_factor = 32;
+	assert_int_equal(hb_chmu_configure(r.drv, &c, &r.err), 0);
+	c.unit_size = 16384;
+	expect_refusal(&r, &c, "unit size 16384 not supported (allowed: 4096,8192)");
+	c = cfg_default();
+	expect_refusal(&r, &c, "down-sampling factor 1 not supported (allowed: 32)");
+	c = cfg_default(), c.ds_factor = 32, c.epoch_ns = 50 * MS;
+	expect_refusal(&r, &c, "epoch 50000000 ns not supported (allowed: 100000000..100000000000");
+	c.epoch_ns = 100 * MS + 1;
+	expect_refusal(&r, &c, "epoch 100000001 ns");
+	c = cfg_default(), c.ds_factor = 32, c.mode = HB_CHMU_MODE_ALWAYS_ON;
+	expect_refusal(&r, &c, "always-on mode not supported");
+	c = cfg_default(), c.ds_factor = 32, c.threshold = 0;
+	expect_refusal(&r, &c, "at least 1");
+	c.threshold = 70000;
+	expect_refusal(&r, &c, "exceeds the 16-bit counters (max 65535)");
+	c = cfg_default(), c.ds_factor = 32, c.ranges = &far;
+	expect_refusal(&r, &c, "beyond the 16 GiB");
+	c.nranges = 0;
+	expect_refusal(&r, &c, "no DPA ranges");
+	c = cfg_default(), c.ds_factor = 32, c.fill_threshold = 1024;
+	expect_refusal(&r, &c, "fill threshold 1024");
+	rig_close(&r);
+}
+
+static size_t drain_all(struct rig *r, struct hb_hot_record *out, size_t max)
+{
+	size_t n = 0, got;
+
+	do {
+		assert_int_equal(hb_chmu_drain(r->drv, out + n, max - n > 7 ? 7 : max - n, &got,
+					       &r->err), 0);
+		n += got;
+	} while (got && n < max);
+	return n;
+}
+
+static void test_chmu_ring_wraps_and_partial_drains_lose_nothing(void **state)
+{
+	struct hb_chmu_emul_params p = params();
+	struct hb_chmu_config c = cfg_default();
+	struct hb_hot_record rec[64];
+	uint64_t seen = 0;
+	struct rig r;
+
+	p.hotlist_size = 16;
+	rig_open(&r, &p);
+	assert_int_equal(hb_chmu_configure(r.drv, &c, &r.err), 0);
+	for (int epoch = 0; epoch < 6; epoch++) {
+		size_t n;
+
+		for (int u = 0; u < 10; u++)
+			hb_chmu_emul_access(r.emu, (uint64_t)(epoch * 10 + u) * 4096 + 100,
+					    (uint64_t)u + 1);
+		hb_chmu_emul_advance(r.emu, 100 * MS);
+		n = drain_all(&r, rec, 64);
+		assert_int_equal(n, 10);
+		for (size_t i = 0; i < n; i++) {
+			uint64_t unit = rec[i].addr / 4096;
+
+			assert_string_equal(rec[i].memdev, "mem0");
+			assert_int_equal(rec[i].space, HB_SPACE_DPA);
+			assert_int_equal(rec[i].len, 4096);
+			assert_int_equal(unit / 10, epoch);
+			assert_int_equal(rec[i].count, unit % 10 + 1);
+			seen |= 1ULL << unit;
+		}
+	}
+	/* 60 entries through a 16-slot ring: it wrapped three times */
+	assert_int_equal(seen, (1ULL << 60) - 1);
+	assert_int_equal(hb_chmu_stats(r.drv)->overflows, 0);
+	assert_int_equal(hb_chmu_stats(r.drv)->entries, 60);
+	rig_close(&r);
+}
+
+static void test_chmu_overflow_is_reported_and_counted(void **state)
+{
+	struct hb_chmu_emul_params p = params();
+	struct hb_chmu_config c = cfg_default();
+	struct hb_hot_record rec[64];
+	struct rig r;
+	size_t n;
+
+	p.hotlist_size = 16;
+	rig_open(&r, &p);
+	assert_int_equal(hb_chmu_configure(r.drv, &c, &r.err), 0);
+	for (int u = 0; u < 40; u++)
+		hb_chmu_emul_access(r.emu, (uint64_t)u * 4096, 3);
+	hb_chmu_emul_advance(r.emu, 100 * MS);
+	n = drain_all(&r, rec, 64);
+	assert_int_equal(n, 15);    /* one slot stays empty */
+	assert_int_equal(hb_chmu_stats(r.drv)->overflows, 1);
+	assert_true(hb_chmu_stats(r.drv)->fill_events >= 1);
+	/* the status was cleared: a quiet epoch adds no overflow */
+	hb_chmu_emul_advance(r.emu, 100 * MS);
+	n = drain_all(&r, rec, 64);
+	assert_int_equal(n, 0);
+	assert_int_equal(hb_chmu_stats(r.drv)->overflows, 1);
+	rig_close(&r);
+}
+
+static void test_chmu_counter_widths_8_16_32(void **state)
+{
+	static const unsigned int widths[] = { 8, 16, 32 };
+
+	for (size_t i = 0; i < 3; i++) {
+		struct hb_chmu_emul_params p = params();
+		struct hb_chmu_config c = cfg_default();
+		struct hb_hot_record rec[4];
+		uint64_t max = (1ULL << widths[i]) - 1;
+		struct rig r;
+		size_t n;
+
+		p.counter_width = widths[i];
+		rig_open(&r, &p);
+		assert_int_equal(hb_chmu_caps(r.drv)->counter_width, widths[i]);
+		assert_int_equal(hb_chmu_configure(r.drv, &c, &r.err), 0);
+		/* the last unit of 1 GiB: the index needs 18 bits above the count */
+		hb_chmu_emul_access(r.emu, GIB - 4096, 300);
+		hb_chmu_emul_access(r.emu, 5 * 4096, 7);
+		hb_chmu_emul_advance(r.emu, 100 * MS);
+		assert_int_equal(hb_chmu_drain(r.drv, rec, 4, &n, &r.err), 0);
+		assert_int_equal(n, 2);
+		for (size_t k = 0; k < n; k++) {
+			if (rec[k].addr == GIB - 4096)
+				assert_int_equal(rec[k].count, 300 > max ? max : 300);
+			else
+				assert_true(rec[k].addr == 5 * 4096 && rec[k].count == 7);
+		}
+		rig_close(&r);
+	}
+}
+
+static void test_chmu_unit_sizes_4k_to_256m(void **state)
+{
+	struct hb_chmu_emul_params p = params();
+	struct rig r;
+
+	p.unit_sizes = ((1u << 21) - 1) & ~((1u << 4) - 1);   /* 4 KiB (bit 4) .. 256 MiB (bit 20) */
+	rig_open(&r, &p);
+	for (unsigned int shift = 12; shift <= 28; shift++) {
+		struct hb_chmu_config c = cfg_default();
+		struct hb_hot_record rec[4];
+		uint64_t unit = 1ULL << shift, dpa = 0x2345678 + 3 * (1ULL << 28) / 2;
+		size_t n;
+
+		c.unit_size = unit;
+		assert_int_equal(hb_chmu_configure(r.drv, &c, &r.err), 0);
+		assert_int_equal(hb_chmu_emul_unit_size(r.emu), unit);
+		hb_chmu_emul_access(r.emu, dpa, 2);
+		hb_chmu_emul_advance(r.emu, 100 * MS);
+		assert_int_equal(hb_chmu_drain(r.drv, rec, 4, &n, &r.err), 0);
+		assert_int_equal(n, 1);
+		assert_int_equal(rec[0].addr, dpa & ~(unit - 1));
+		assert_int_equal(rec[0].len, unit);
+		assert_int_equal(rec[0].count, 2);
+	}
+	rig_close(&r);
+}
+
+static void test_chmu_always_on_reports_each_threshold_crossing(void **state)
+{
+	struct hb_chmu_emul_params p = params();
+	struct hb_chmu_config c = cfg_default();
+	struct hb_hot_record rec[8];
+	struct rig r;
+	size_t n;
+
+	p.always_on = true;
+	p.epoch_based = false;
+	rig_open(&r, &p);
+	c.mode = HB_CHMU_MODE_ALWAYS_ON;
+	c.threshold = 10;
+	expect_refusal(&r, &(struct hb_chmu_config){ .unit_size = 4096, .epoch_ns = 100 * MS,
+						     .threshold = 1, .ds_factor = 1,
+						     .mode = HB_CHMU_MODE_EPOCH,
+						     .ranges = &whole, .nranges = 1 },
+		       "epoch mode not supported");
+	assert_int_equal(hb_chmu_configure(r.drv, &c, &r.err), 0);
+	hb_chmu_emul_access(r.emu, 0x1000, 25);   /* crosses 10 twice */
+	hb_chmu_emul_access(r.emu, 0x9000, 9);    /* never */
+	assert_int_equal(hb_chmu_drain(r.drv, rec, 8, &n, &r.err), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(rec[0].addr, 0x1000);
+	assert_int_equal(rec[0].count, 10);
+	assert_int_equal(rec[1].count, 10);
+	rig_close(&r);
+}
+
+static void test_chmu_tracks_only_the_programmed_ranges(void **state)
+{
+	struct hb_chmu_emul_params p = params();
+	struct hb_chmu_config c = cfg_default();
+	struct hb_chmu_range half = { 256ULL << 20, 128ULL << 20 };
+	struct hb_hot_record rec[8];
+	struct rig r;
+	size_t n;
+
+	rig_open(&r, &p);
+	c.ranges = &half;
+	assert_int_equal(hb_chmu_configure(r.drv, &c, &r.err), 0);
+	hb_chmu_emul_access(r.emu, 0x1000, 5);                   /* granule 0: untracked */
+	hb_chmu_emul_access(r.emu, (256ULL << 20) + 0x1000, 5);  /* in the range */
+	hb_chmu_emul_access(r.emu, (448ULL << 20), 5);           /* granule 1, past the range */
+	hb_chmu_emul_advance(r.emu, 100 * MS);
+	assert_int_equal(hb_chmu_drain(r.drv, rec, 8, &n, &r.err), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(rec[0].addr, (256ULL << 20) + 0x1000);
+	assert_int_equal(hb_chmu_stats(r.drv)->out_of_range, 1);
+	rig_close(&r);
+}
+
+static void test_chmu_hostile_device_is_refused_not_trusted(void **state)
+{
+	struct hb_chmu_emul_params p = params();
+	struct hb_chmu_config c = cfg_default();
+	struct hb_chmu_emul *emu;
+	struct hb_hot_record rec[4];
+	struct hb_regwin w;
+	struct hb_chmu *drv = NULL;
+	struct hb_err err = {0};
+	size_t n;
+
+	p.bad_counter_width = 64;
+	assert_int_equal(hb_chmu_emul_new(&p, &emu, &err), 0);
+	hb_chmu_emul_window(emu, &w);
+	assert_int_equal(hb_chmu_open(&w, 0, "mem0", &drv, &err), -EPROTO);
+	assert_non_null(strstr(err.msg, "counter width 64"));
+	assert_int_equal(hb_chmu_open(&w, 1, "mem0", &drv, &err), -EPROTO);
+	assert_non_null(strstr(err.msg, "no instance 1"));
+	hb_chmu_emul_free(emu);
+
+	p = params();
+	p.bad_head_tail = true;
+	assert_int_equal(hb_chmu_emul_new(&p, &emu, &err), 0);
+	hb_chmu_emul_window(emu, &w);
+	assert_int_equal(hb_chmu_open(&w, 0, "mem0", &drv, &err), 0);
+	assert_int_equal(hb_chmu_configure(drv, &c, &err), 0);
+	assert_int_equal(hb_chmu_drain(drv, rec, 4, &n, &err), -EIO);
+	assert_int_equal(n, 0);
+	assert_non_null(strstr(err.msg, "outside a ring of 1024"));
+	hb_chmu_free(drv);
+	hb_chmu_emul_free(emu);
+}
+
+struct unit_count {
+	uint64_t unit, count;
+};
+
+static int by_count_desc(const void *a, const void *b)
+{
+	const struct unit_count *x = a, *y = b;
+
+	return x->count < y->count ? 1 : x->count > y->count ? -1 : (x->unit > y->unit) -
+								      (x->unit < y->unit);
+}
+
+static void zipf_recall(uint32_t ds, uint32_t threshold)
+{
+	struct hb_chmu_emul_params p = params();
+	struct hb_chmu_config c = cfg_default();
+	struct hb_workload_params wp = { .kind = HB_WORKLOAD_ZIPF, .base = 0, .size = 256ULL << 20,
+					 .granule = 4096, .skew = 1.1, .seed = 7 };
+	struct hb_workload *w;
+	const uint64_t *truth;
+	struct hb_hot_record *rec = calloc(1024, sizeof(*rec));
+	struct unit_count *drv, *tru;
+	size_t nunits, top = 100, hits = 0;
+	struct rig r;
+
+	rig_open(&r, &p);
+	c.threshold = threshold;
+	c.ds_factor = ds;
+	assert_int_equal(hb_chmu_configure(r.drv, &c, &r.err), 0);
+	assert_int_equal(hb_workload_new(&wp, &w, &r.err), 0);
+	nunits = hb_chmu_emul_truth(r.emu, &truth);
+	drv = calloc(nunits, sizeof(*drv));
+	tru = calloc(nunits, sizeof(*tru));
+	for (size_t u = 0; u < nunits; u++)
+		drv[u].unit = tru[u].unit = u;
+	for (int epoch = 0; epoch < 10; epoch++) {
+		size_t n;
+
+		for (int i = 0; i < 200000; i++)
+			hb_chmu_emul_access(r.emu, hb_workload_next(w), 1);
+		hb_chmu_emul_advance(r.emu, 100 * MS);
+		do {
+			assert_int_equal(hb_chmu_drain(r.drv, rec, 1024, &n, &r.err), 0);
+			for (size_t i = 0; i < n; i++)
+				drv[rec[i].addr / 4096].count += rec[i].count;
+		} while (n);
+	}
+	for (size_t u = 0; u < nunits; u++)
+		tru[u].count = truth[u];
+	qsort(drv, nunits, sizeof(*drv), by_count_desc);
+	qsort(tru, nunits, sizeof(*tru), by_count_desc);
+	for (size_t i = 0; i < top; i++)
+		for (size_t j = 0; j < top; j++)
+			hits += drv[i].unit == tru[j].unit;
+	print_message("# Zipf 1.1, 2M accesses, down-sampling %u, threshold %u: recall of the top "
+		      "%zu units %.3f (overflows %llu)\n", ds, threshold, top,
+		      (double)hits / (double)top,
+		      (unsigned long long)hb_chmu_stats(r.drv)->overflows);
+	assert_true(hits >= 95);
+	assert_int_equal(hb_chmu_stats(r.drv)->overflows, 0);
+	free(rec);
+	free(drv);
+	free(tru);
+	hb_workload_free(w);
+	rig_close(&r);
+}
+
+static void test_chmu_zipf_top_units_recalled(void **state)
+{
+	zipf_recall(1, 16);
+	zipf_recall(32, 2);   /* QEMU's only factor */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_chmu_decodes_the_capabilities),
+		cmocka_unit_test(test_chmu_refuses_what_the_capabilities_do_not_allow),
+		cmocka_unit_test(test_chmu_ring_wraps_and_partial_drains_lose_nothing),
+		cmocka_unit_test(test_chmu_overflow_is_reported_and_counted),
+		cmocka_unit_test(test_chmu_counter_widths_8_16_32),
+		cmocka_unit_test(test_chmu_unit_sizes_4k_to_256m),
+		cmocka_unit_test(test_chmu_always_on_reports_each_threshold_crossing),
+		cmocka_unit_test(test_chmu_tracks_only_the_programmed_ranges),
+		cmocka_unit_test(test_chmu_hostile_device_is_refused_not_trusted),
+		cmocka_unit_test(test_chmu_zipf_top_units_recalled),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
