@@ -52,6 +52,13 @@ int hb_plugins_load(const char *dir, uid_t owner, struct hb_plugin_set *set,
 		    struct hb_err *err);
 void hb_plugin_set_done(struct hb_plugin_set *set);
 
+/* Parameters ("key=value") of a source instance (params.c). */
+const char *hb_dev_param(const struct hb_dev_info *info, const char *key);
+int hb_dev_params_check(const struct hb_dev_info *info, const char *const *allowed,
+			struct hb_err *err);
+int hb_dev_param_u64(const struct hb_dev_info *info, const char *key, uint64_t def,
+		     uint64_t *ret, struct hb_err *err);
+
 /* Built-in sources, in a fixed table (registry.c). */
 size_t hb_builtin_sources(const struct hb_device_ops *const **ret);
 const struct hb_device_ops *hb_builtin_find(const char *name);

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The "emul-chmu" source: an emulated CHMU driven by a workload, read by the
+ * real CHMU driver through its registers. For tests and `hotbridge demo`
+ * on hosts without CXL hardware. Each poll is one epoch: `accesses` draws
+ * from the workload, the epoch ends, the hotlist is drained and submitted.
+ *
+ * Parameters: capacity (bytes, multiple of 256 MiB; default 1 GiB),
+ * workload (uniform | zipf:<s> | moving:<s>; default zipf:1.1),
+ * accesses (per epoch; default 200000), unit (bytes; 4096), threshold (16),
+ * ds (down-sampling factor; 1), move_every (epochs; 10), seed.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chmu.h"
+#include "devices.h"
+
+struct emul_src {
+	const struct hb_host_ops *ops;
+	struct hb_host *host;
+	struct hb_chmu_emul *emu;
+	struct hb_chmu *drv;
+	struct hb_workload *wl;
+	uint64_t accesses, epoch_ns;
+	struct hb_hot_record rec[1024];
+};
+
+static void emul_close(void *priv)
+{
+	struct emul_src *s = priv;
+
+	hb_chmu_free(s->drv);
+	hb_chmu_emul_free(s->emu);
+	hb_workload_free(s->wl);
+	free(s);
+}
+
+static int emul_open(const struct hb_host_ops *ops, struct hb_host *h,
+		     const struct hb_dev_info *info, void **ret_priv)
+{
+	static const char *const allowed[] = { "capacity", "workload", "accesses", "unit",
+					       "threshold", "ds", "move_every", "seed", NULL };
+	struct hb_chmu_emul_params ep;
+	struct hb_workload_params wp = { .granule = 4096, .move_every = 10 };
+	struct hb_chmu_range range;
+	struct hb_chmu_config cfg = { .epoch_ns = 100000000, .mode = HB_CHMU_MODE_EPOCH };
+	const char *wls = hb_dev_param(info, "workload");
+	uint64_t unit, thr, ds, move, seed;
+	struct hb_err err = { 0 };
+	struct emul_src *s;
+	int kind, r;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->ops = ops;
+	s->host = h;
+	hb_chmu_emul_params_default(&ep);
+	ep.ds_factors = 0xffff;
+	ep.unit_sizes = 0x1ffff0;           /* 4 KiB .. 256 MiB */
+	if ((r = hb_dev_params_check(info, allowed, &err)) < 0 ||
+	    (r = hb_dev_param_u64(info, "capacity", 1ULL << 30, &ep.capacity, &err)) < 0 ||
+	    (r = hb_dev_param_u64(info, "accesses", 200000, &s->accesses, &err)) < 0 ||
+	    (r = hb_dev_param_u64(info, "unit", 4096, &unit, &err)) < 0 ||
+	    (r = hb_dev_param_u64(info, "threshold", 16, &thr, &err)) < 0 ||
+	    (r = hb_dev_param_u64(info, "ds", 1, &ds, &err)) < 0 ||
+	    (r = hb_dev_param_u64(info, "move_every", 10, &move, &err)) < 0 ||
+	    (r = hb_dev_param_u64(info, "seed", 1, &seed, &err)) < 0)
+		goto fail;
+	kind = hb_workload_kind_from_string(wls ? wls : "zipf:1.1", &wp.skew);
+	if (kind < 0) {
+		r = hb_err_set(&err, -EINVAL, "%s: workload=%s: use uniform, zipf:<s> or moving:<s>",
+			       info->name ? info->name : "emul-chmu", wls);
+		goto fail;
+	}
+	wp.kind = kind;
+	wp.size = ep.capacity;
+	wp.granule = unit < 4096 ? unit : 4096;
+	wp.move_every = (unsigned int)move;
+	wp.seed = seed;
+	if ((r = hb_chmu_emul_new(&ep, &s->emu, &err)) < 0)
+		goto fail;
+	{
+		struct hb_regwin w;
+
+		hb_chmu_emul_window(s->emu, &w);
+		r = hb_chmu_open(&w, 0, info->memdev ? info->memdev : "mem0", &s->drv, &err);
+		if (r < 0)
+			goto fail;
+	}
+	range = (struct hb_chmu_range){ 0, ep.capacity };
+	cfg.unit_size = unit;
+	cfg.threshold = (uint32_t)thr;
+	cfg.ds_factor = (uint32_t)ds;
+	cfg.ranges = &range;
+	cfg.nranges = 1;
+	if ((r = hb_chmu_configure(s->drv, &cfg, &err)) < 0 ||
+	    (r = hb_workload_new(&wp, &s->wl, &err)) < 0)
+		goto fail;
+	s->epoch_ns = cfg.epoch_ns;
+	*ret_priv = s;
+	return 0;
+fail:
+	ops->log(h, HB_LOG_ERR, "%s", err.msg);
+	emul_close(s);
+	return r;
+}
+
+static int emul_poll(void *priv)
+{
+	struct emul_src *s = priv;
+	struct hb_err err = { 0 };
+	size_t n;
+	int r;
+
+	for (uint64_t i = 0; i < s->accesses; i++)
+		hb_chmu_emul_access(s->emu, hb_workload_next(s->wl), 1);
+	hb_chmu_emul_advance(s->emu, s->epoch_ns);
+	hb_workload_epoch(s->wl);
+	do {
+		r = hb_chmu_drain(s->drv, s->rec, HB_ARRAY_SIZE(s->rec), &n, &err);
+		if (r < 0) {
+			s->ops->log(s->host, HB_LOG_ERR, "%s", err.msg);
+			return r;
+		}
+		if (n && (r = s->ops->submit(s->host, s->rec, n)) < 0)
+			return r;
+	} while (n == HB_ARRAY_SIZE(s->rec));
+	return 0;
+}
+
+const struct hb_device_ops hb_source_emul_chmu = {
+	.abi_major = HB_DEVICE_ABI_MAJOR,
+	.abi_minor = HB_DEVICE_ABI_MINOR,
+	.size = sizeof(struct hb_device_ops),
+	.name = "emul-chmu",
+	.caps = HB_DEV_CAP_POLL | HB_DEV_CAP_DPA,
+	.open = emul_open,
+	.poll = emul_poll,
+	.close = emul_close,
+};

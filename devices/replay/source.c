@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The "replay" source: records from a regular file (read to its end on each
+ * poll, so appended lines arrive later), a FIFO (path=, watched; opened
+ * read-write so writers may come and go) or a UNIX stream socket
+ * (socket=, mode 0600, one parser per client, up to 64 clients).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "devices.h"
+#include "replay.h"
+
+#define MAX_CLIENTS 64
+#define READ_CHUNK 65536
+#define FILE_POLL_MAX (16u << 20)
+
+struct client {
+	int fd;
+	struct hb_replay_parser *parser;
+	struct replay *owner;
+};
+
+struct replay {
+	const struct hb_host_ops *ops;
+	struct hb_host *host;
+	char name[128], path[108];
+	int fd;                       /* file, FIFO or listening socket */
+	bool is_file, is_socket;
+	struct hb_replay_parser *parser;
+	struct client clients[MAX_CLIENTS];
+	uint8_t buf[READ_CHUNK];
+};
+
+static int emit(void *ud, const struct hb_hot_record *r, size_t n)
+{
+	struct replay *s = ud;
+
+	return s->ops->submit(s->host, r, n);
+}
+
+static void report(void *ud, const char *msg)
+{
+	struct replay *s = ud;
+
+	s->ops->log(s->host, HB_LOG_WARNING, "%s", msg);
+}
+
+/* Reads what fd has now; 1 at EOF, 0 otherwise, -errno on error. */
+static int pump(struct replay *s, int fd, struct hb_replay_parser *p, size_t max)
+{
+	size_t total = 0;
+
+	while (total < max) {
+		ssize_t n = read(fd, s->buf, sizeof(s->buf));
+
+		if (n < 0)
+			return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+		if (n == 0)
+			return 1;
+		total += (size_t)n;
+		(void)hb_replay_parser_feed(p, s->buf, (size_t)n);
+	}
+	return 0;
+}
+
+static void on_client(void *priv, int fd, uint32_t revents)
+{
+	struct client *c = priv;
+	int r = pump(c->owner, fd, c->parser, FILE_POLL_MAX);
+
+	if (r != 0 || (revents & HB_FD_HUP)) {
+		hb_replay_parser_finish(c->parser);
+		c->owner->ops->unwatch_fd(c->owner->host, fd);
+		close(fd);
+		c->parser = hb_replay_parser_free(c->parser);
+		c->fd = -1;
+	}
+}
+
+static void on_listen(void *priv, int fd, uint32_t revents)
+{
+	struct replay *s = priv;
+	int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	struct client *c = NULL;
+	char name[160];
+
+	if (cfd < 0)
+		return;
+	for (int i = 0; i < MAX_CLIENTS && !c; i++)
+		if (s->clients[i].fd < 0)
+			c = &s->clients[i];
+	if (!c) {
+		s->ops->log(s->host, HB_LOG_WARNING, "%s: %d clients already, refusing another",
+			    s->name, MAX_CLIENTS);
+		close(cfd);
+		return;
+	}
+	snprintf(name, sizeof(name), "%s[client %d]", s->path, cfd);
+	c->parser = hb_replay_parser_new(name, emit, report, s);
+	if (!c->parser || s->ops->watch_fd(s->host, cfd, HB_FD_READ, on_client, c) < 0) {
+		c->parser = hb_replay_parser_free(c->parser);
+		close(cfd);
+		return;
+	}
+	c->fd = cfd;
+	c->owner = s;
+}
+
+static void on_fifo(void *priv, int fd, uint32_t revents)
+{
+	struct replay *s = priv;
+
+	(void)pump(s, fd, s->parser, FILE_POLL_MAX);
+}
+
+static int open_socket(struct replay *s, const char *path, struct hb_err *err)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct stat st;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return hb_err_set(err, -ENAMETOOLONG, "%s: socket=%s too long", s->name, path);
+	strcpy(sa.sun_path, path);
+	if (lstat(path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode))
+			return hb_err_set(err, -EEXIST, "%s: %s exists and is not a socket", s->name,
+					  path);
+		unlink(path);
+	}
+	s->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (s->fd < 0)
+		return hb_err_set(err, -errno, "%s: socket: %s", s->name, strerror(errno));
+	if (bind(s->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || chmod(path, 0600) < 0 ||
+	    listen(s->fd, 16) < 0)
+		return hb_err_set(err, -errno, "%s: %s: %s", s->name, path, strerror(errno));
+	return s->ops->watch_fd(s->host, s->fd, HB_FD_READ, on_listen, s);
+}
+
+static int replay_open(const struct hb_host_ops *ops, struct hb_host *h,
+		       const struct hb_dev_info *info, void **ret_priv)
+{
+	static const char *const allowed[] = { "path", "socket", NULL };
+	const char *path = hb_dev_param(info, "path"), *sock = hb_dev_param(info, "socket");
+	struct hb_err err = { 0 };
+	struct replay *s;
+	struct stat st;
+	int r;
+
+	if (hb_dev_params_check(info, allowed, &err) < 0 || (!path == !sock)) {
+		ops->log(h, HB_LOG_ERR, "%s", err.code ? err.msg :
+			 "replay: give exactly one of path= (file or FIFO) and socket=");
+		return err.code ? err.code : -EINVAL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->ops = ops;
+	s->host = h;
+	s->fd = -1;
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		s->clients[i].fd = -1;
+	snprintf(s->name, sizeof(s->name), "%s", info->name ? info->name : "replay");
+	snprintf(s->path, sizeof(s->path), "%s", path ? path : sock);
+	if (sock) {
+		s->is_socket = true;
+		r = open_socket(s, sock, &err);
+		if (r < 0)
+			goto fail;
+	} else {
+		s->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (s->fd < 0 || fstat(s->fd, &st) < 0) {
+			r = hb_err_set(&err, -errno, "%s: %s: %s", s->name, path, strerror(errno));
+			goto fail;
+		}
+		s->parser = hb_replay_parser_new(path, emit, report, s);
+		if (!s->parser) {
+			r = -ENOMEM;
+			goto fail;
+		}
+		if (S_ISFIFO(st.st_mode)) {
+			/* O_RDWR: no EOF when the last writer closes */
+			close(s->fd);
+			s->fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+			r = s->fd < 0 ? -errno : ops->watch_fd(h, s->fd, HB_FD_READ, on_fifo, s);
+			if (r < 0) {
+				hb_err_set(&err, r, "%s: %s: %s", s->name, path, strerror(-r));
+				goto fail;
+			}
+		} else if (S_ISREG(st.st_mode)) {
+			s->is_file = true;
+		} else {
+			r = hb_err_set(&err, -EINVAL, "%s: %s is neither a file nor a FIFO", s->name,
+				       path);
+			goto fail;
+		}
+	}
+	*ret_priv = s;
+	return 0;
+fail:
+	ops->log(h, HB_LOG_ERR, "%s", err.msg[0] ? err.msg : strerror(-r));
+	if (s->fd >= 0)
+		close(s->fd);
+	hb_replay_parser_free(s->parser);
+	free(s);
+	return r;
+}
+
+static int replay_poll(void *priv)
+{
+	struct replay *s = priv;
+	int r;
+
+	if (!s->is_file)
+		return 0;     /* FIFO and socket input arrives through watch_fd */
+	r = pump(s, s->fd, s->parser, FILE_POLL_MAX);
+	return r < 0 ? r : 0;
+}
+
+static void replay_close(void *priv)
+{
+	struct replay *s = priv;
+
+	for (int i = 0; i < MAX_CLIENTS; i++) {
+		if (s->clients[i].fd < 0)
+			continue;
+		hb_replay_parser_finish(s->clients[i].parser);
+		s->ops->unwatch_fd(s->host, s->clients[i].fd);
+		close(s->clients[i].fd);
+		hb_replay_parser_free(s->clients[i].parser);
+	}
+	if (s->parser)
+		hb_replay_parser_finish(s->parser);
+	if (s->fd >= 0) {
+		if (!s->is_file)
+			s->ops->unwatch_fd(s->host, s->fd);
+		close(s->fd);
+	}
+	if (s->is_socket)
+		unlink(s->path);
+	hb_replay_parser_free(s->parser);
+	free(s);
+}
+
+const struct hb_device_ops hb_source_replay = {
+	.abi_major = HB_DEVICE_ABI_MAJOR,
+	.abi_minor = HB_DEVICE_ABI_MINOR,
+	.size = sizeof(struct hb_device_ops),
+	.name = "replay",
+	.caps = HB_DEV_CAP_POLL | HB_DEV_CAP_FD | HB_DEV_CAP_DPA | HB_DEV_CAP_HPA,
+	.open = replay_open,
+	.poll = replay_poll,
+	.close = replay_close,
+};

@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The replay formats and the replay source: good, bad and truncated text
+ * and binary input (bad lines are skipped, counted and reported once per
+ * burst with file:line; the good ones around them are kept), streaming in
+ * arbitrary chunks, and the source over a file, a FIFO and a UNIX socket
+ * through a host that implements watch_fd with poll(2). The emul-chmu
+ * source runs through the same host.
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "devices.h"
+#include "replay.h"
+
+static struct hb_hot_record got[4096];
+static size_t ngot;
+static char reports[16][512];
+static int nreports;
+
+static int emit(void *ud, const struct hb_hot_record *r, size_t n)
+{
+	for (size_t i = 0; i < n && ngot < 4096; i++)
+		got[ngot++] = r[i];
+	return 0;
+}
+
+static void report(void *ud, const char *msg)
+{
+	if (nreports < 16)
+		snprintf(reports[nreports], sizeof(reports[0]), "%s", msg);
+	nreports++;
+}
+
+static void reset(void)
+{
+	ngot = 0;
+	nreports = 0;
+}
+
+static char *slurp(const char *rel, size_t *len)
+{
+	char path[4096];
+	FILE *f;
+	char *buf = calloc(1, 1 << 16);
+
+	snprintf(path, sizeof(path), "%s/%s", getenv("HB_TEST_DATA"), rel);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	*len = fread(buf, 1, (1 << 16) - 1, f);
+	fclose(f);
+	return buf;
+}
+
+static void check_mixed(void)
+{
+	assert_int_equal(ngot, 5);
+	assert_string_equal(got[0].memdev, "mem0");
+	assert_int_equal(got[0].space, HB_SPACE_DPA);
+	assert_int_equal(got[0].addr, 0x1000);
+	assert_int_equal(got[0].count, 12);
+	assert_int_equal(got[1].timestamp_ns, 123456789);
+	assert_int_equal(got[2].space, HB_SPACE_HPA);
+	assert_int_equal(got[2].addr, 0x39000b000);
+	assert_string_equal(got[2].memdev, "");
+	assert_int_equal(got[3].len, 0x200000);
+	assert_string_equal(got[4].memdev, "mem2");
+}
+
+static void test_replay_text_keeps_good_lines_around_bad_ones(void **state)
+{
+	size_t len;
+	char *buf = slurp("replay/mixed.txt", &len);
+	struct hb_replay_parser *p = hb_replay_parser_new("mixed.txt", emit, report, NULL);
+
+	reset();
+	assert_int_equal(hb_replay_parser_feed(p, buf, len), 0);
+	hb_replay_parser_finish(p);
+	check_mixed();
+	assert_int_equal(hb_replay_parser_stats(p)->bad, 4);
+	assert_int_equal(nreports, 2);
+	assert_non_null(strstr(reports[0], "mixed.txt:7: missing count="));
+	assert_non_null(strstr(reports[1], "3 more bad lines in this burst (the last at 10)"));
+	hb_replay_parser_free(p);
+
+	/* the same bytes one at a time: every line is its own burst */
+	p = hb_replay_parser_new("mixed.txt", emit, report, NULL);
+	reset();
+	for (size_t i = 0; i < len; i++)
+		assert_int_equal(hb_replay_parser_feed(p, buf + i, 1), 0);
+	hb_replay_parser_finish(p);
+	check_mixed();
+	assert_int_equal(nreports, 4);
+	assert_non_null(strstr(reports[1], "mixed.txt:8: dpa: not a number"));
+	assert_non_null(strstr(reports[2], "mixed.txt:9: a second address (dpa=)"));
+	assert_non_null(strstr(reports[3], "mixed.txt:10: unknown key 'colour'"));
+	hb_replay_parser_free(p);
+	free(buf);
+}
+
+static void test_replay_text_reasons(void **state)
+{
+	static const struct {
+		const char *line, *why;
+	} cases[] = {
+		{ "mem0 dpa=0x1000 len=0 count=1", "empty or wraps" },
+		{ "mem0 dpa=0xffffffffffffffff len=2 count=1", "wraps" },
+		{ "mem0 dpa=0x1 dpa=0x2 len=1 count=1", "a second address (dpa=)" },
+		{ "mem0 dpa=0x1 len=1 len=2 count=1", "repeated key 'len'" },
+		{ "mem0 dpa=99999999999999999999 len=1 count=1", "not a number" },
+		{ "mem0 hpa=0x1 len=1 count=1", "hpa= takes no memdev" },
+		{ "len=1 count=1", "expected a memdev name or hpa= first" },
+		{ "mem0123456789abcdef dpa=0x1 len=1 count=1", "longer than 15" },
+		{ "mem0 dpa=0x1 len=1 count=1 junk", "'junk' is not key=value" },
+		{ "mem0 len=1 count=1", "missing dpa=" },
+	};
+	struct hb_hot_record r;
+	char why[160];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int rc = hb_replay_parse_line(cases[i].line, strlen(cases[i].line), &r, why,
+					      sizeof(why));
+
+		if (rc != -EINVAL || !strstr(why, cases[i].why))
+			fail_msg("'%s': rc %d, '%s' (want '%s')", cases[i].line, rc, why, cases[i].why);
+	}
+	assert_int_equal(hb_replay_parse_line("  # only a comment", 18, &r, why, sizeof(why)), 1);
+	assert_int_equal(hb_replay_parse_line("", 0, &r, why, sizeof(why)), 1);
+}
+
+static void test_replay_oversized_lines_are_bad_input(void **state)
+{
+	char *big = malloc(5000);
+	struct hb_replay_parser *p = hb_replay_parser_new("big", emit, report, NULL);
+	const char *ok = "mem0 dpa=0x1000 len=4096 count=1\n";
+
+	reset();
+	memset(big, 'x', 5000);
+	big[4999] = '\n';
+	assert_int_equal(hb_replay_parser_feed(p, ok, strlen(ok)), 0);
+	/* an oversized line, split over feeds */
+	assert_int_equal(hb_replay_parser_feed(p, big, 2500), 0);
+	assert_int_equal(hb_replay_parser_feed(p, big + 2500, 2500), 0);
+	assert_int_equal(hb_replay_parser_feed(p, ok, strlen(ok)), 0);
+	/* and one in a single feed */
+	assert_int_equal(hb_replay_parser_feed(p, big, 5000), 0);
+	assert_int_equal(hb_replay_parser_feed(p, ok, strlen(ok)), 0);
+	hb_replay_parser_finish(p);
+	assert_int_equal(ngot, 3);
+	assert_int_equal(hb_replay_parser_stats(p)->bad, 2);
+	assert_non_null(strstr(reports[0], "big:2: line longer than 512 bytes"));
+	hb_replay_parser_free(p);
+	free(big);
+}
+
+static size_t make_binary(uint8_t *out, size_t nrec)
+{
+	size_t off = HB_REPLAY_HEADER_LEN;
+
+	hb_replay_binary_header(out);
+	for (size_t i = 0; i < nrec; i++) {
+		struct hb_hot_record r = { .space = HB_SPACE_DPA, .addr = i * 4096, .len = 4096,
+					   .count = i + 1, .timestamp_ns = 1000 + i };
+
+		snprintf(r.memdev, sizeof(r.memdev), "mem%zu", i % 3);
+		hb_replay_binary_record(&r, out + off);
+		off += HB_REPLAY_RECORD_LEN;
+	}
+	return off;
+}
+
+static void test_replay_binary_good_bad_truncated(void **state)
+{
+	uint8_t buf[16 + 56 * 10];
+	size_t len = make_binary(buf, 10);
+	struct hb_replay_parser *p = hb_replay_parser_new("feed.bin", emit, report, NULL);
+
+	buf[16 + 56 * 3] = 9;          /* record 4: space 9 */
+	memset(buf + 16 + 56 * 6 + 8, 'a', 16);   /* record 7: memdev not terminated */
+	reset();
+	/* in chunks of 7 bytes, leaving the last record 20 bytes short */
+	for (size_t off = 0; off < len - 20; off += 7)
+		assert_int_equal(hb_replay_parser_feed(p, buf + off,
+						       off + 7 > len - 20 ? len - 20 - off : 7), 0);
+	hb_replay_parser_finish(p);
+	assert_int_equal(ngot, 7);
+	assert_int_equal(got[0].addr, 0);
+	assert_string_equal(got[1].memdev, "mem1");
+	assert_int_equal(got[3].count, 5);      /* record 4 was dropped */
+	assert_int_equal(hb_replay_parser_stats(p)->bad, 3);
+	assert_non_null(strstr(reports[0], "feed.bin:record 4: address space"));
+	assert_non_null(strstr(reports[1], "feed.bin:record 7: memdev name not NUL-terminated"));
+	assert_non_null(strstr(reports[2], "record 10: truncated record (36 of 56 bytes)"));
+	hb_replay_parser_free(p);
+
+	/* a header from the future: the stream is refused, nothing is made up */
+	make_binary(buf, 2);
+	buf[4] = 2;
+	p = hb_replay_parser_new("v2.bin", emit, report, NULL);
+	reset();
+	assert_int_equal(hb_replay_parser_feed(p, buf, 16 + 112), 0);
+	hb_replay_parser_finish(p);
+	assert_int_equal(ngot, 0);
+	assert_non_null(strstr(reports[0], "binary header: version 2"));
+	hb_replay_parser_free(p);
+
+	/* a truncated header */
+	p = hb_replay_parser_new("short.bin", emit, report, NULL);
+	reset();
+	assert_int_equal(hb_replay_parser_feed(p, buf, 9), 0);
+	hb_replay_parser_finish(p);
+	assert_int_equal(ngot, 0);
+	assert_non_null(strstr(reports[0], "truncated binary header"));
+	hb_replay_parser_free(p);
+}
+
+/* ---- a host: watch_fd over poll(2), submit into got[] ---- */
+
+struct watch {
+	int fd;
+	void (*cb)(void *priv, int fd, uint32_t revents);
+	void *priv;
+};
+static struct watch watches[80];
+static int nwatches;
+static char logs[8][512];
+static int nlogs;
+
+static void host_log(struct hb_host *h, int prio, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (nlogs >= 8)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(logs[nlogs++], sizeof(logs[0]), fmt, ap);
+	va_end(ap);
+}
+
+static int host_watch(struct hb_host *h, int fd, uint32_t ev,
+		      void (*cb)(void *priv, int fd, uint32_t revents), void *priv)
+{
+	watches[nwatches++] = (struct watch){ fd, cb, priv };
+	return 0;
+}
+
+static int host_unwatch(struct hb_host *h, int fd)
+{
+	for (int i = 0; i < nwatches; i++)
+		if (watches[i].fd == fd)
+			watches[i] = watches[--nwatches];
+	return 0;
+}
+
+static int host_submit(struct hb_host *h, const struct hb_hot_record *r, size_t n)
+{
+	return emit(NULL, r, n);
+}
+
+static const struct hb_host_ops host = {
+	.abi_major = 1, .size = sizeof(host), .log = host_log, .watch_fd = host_watch,
+	.unwatch_fd = host_unwatch, .submit = host_submit,
+};
+
+static void run_loop(int rounds)
+{
+	for (int k = 0; k < rounds; k++) {
+		struct pollfd pfd[80];
+		int n = nwatches;
+
+		for (int i = 0; i < n; i++)
+			pfd[i] = (struct pollfd){ .fd = watches[i].fd, .events = POLLIN };
+		if (poll(pfd, (nfds_t)n, 50) <= 0)
+			continue;
+		for (int i = n - 1; i >= 0; i--)
+			if (pfd[i].revents && i < nwatches && watches[i].fd == pfd[i].fd)
+				watches[i].cb(watches[i].priv, pfd[i].fd,
+					      (pfd[i].revents & POLLHUP) ? HB_FD_HUP | HB_FD_READ
+									  : HB_FD_READ);
+	}
+}
+
+static void test_replay_source_file_fifo_socket(void **state)
+{
+	const struct hb_device_ops *ops = hb_builtin_find("replay");
+	char dir[] = "/tmp/hb-test-replay-XXXXXX", path[256], param[300];
+	const char *params[2] = { param, NULL };
+	struct hb_dev_info info = { .size = sizeof(info), .name = "feed", .params = params };
+	const char *line = "mem0 dpa=0x1000 len=4096 count=2\n";
+	void *priv;
+	int fd;
+
+	assert_non_null(ops);
+	assert_non_null(mkdtemp(dir));
+
+	/* a regular file: read on poll, appended lines come with later polls */
+	snprintf(path, sizeof(path), "%s/feed.txt", dir);
+	fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0600);
+	assert_int_equal(write(fd, line, strlen(line)), (ssize_t)strlen(line));
+	snprintf(param, sizeof(param), "path=%s", path);
+	reset();
+	assert_int_equal(ops->open(&host, NULL, &info, &priv), 0);
+	assert_int_equal(ops->poll(priv), 0);
+	assert_int_equal(ngot, 1);
+	assert_int_equal(write(fd, line, strlen(line)), (ssize_t)strlen(line));
+	assert_int_equal(ops->poll(priv), 0);
+	assert_int_equal(ngot, 2);
+	close(fd);
+	ops->close(priv);
+
+	/* a FIFO: watched; writers may come and go */
+	snprintf(path, sizeof(path), "%s/feed.fifo", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	snprintf(param, sizeof(param), "path=%s", path);
+	reset();
+	nwatches = 0;
+	assert_int_equal(ops->open(&host, NULL, &info, &priv), 0);
+	assert_int_equal(nwatches, 1);
+	for (int w = 0; w < 2; w++) {
+		fd = open(path, O_WRONLY);
+		assert_int_equal(write(fd, line, strlen(line)), (ssize_t)strlen(line));
+		close(fd);
+		run_loop(2);
+	}
+	assert_int_equal(ngot, 2);
+	ops->close(priv);
+	assert_int_equal(nwatches, 0);
+
+	/* a UNIX socket: two clients, one sends a bad line first */
+	snprintf(path, sizeof(path), "%s/feed.sock", dir);
+	snprintf(param, sizeof(param), "socket=%s", path);
+	reset();
+	nlogs = 0;
+	assert_int_equal(ops->open(&host, NULL, &info, &priv), 0);
+	{
+		struct sockaddr_un sa = { .sun_family = AF_UNIX };
+		struct stat st;
+		int c[2];
+
+		assert_int_equal(stat(path, &st), 0);
+		assert_int_equal(st.st_mode & 0777, 0600);
+		strcpy(sa.sun_path, path);
+		for (int i = 0; i < 2; i++) {
+			c[i] = socket(AF_UNIX, SOCK_STREAM, 0);
+			assert_int_equal(connect(c[i], (struct sockaddr *)&sa, sizeof(sa)), 0);
+			run_loop(1);
+		}
+		assert_int_equal(write(c[0], "garbage\n", 8), 8);
+		assert_int_equal(write(c[0], line, strlen(line)), (ssize_t)strlen(line));
+		assert_int_equal(write(c[1], "hpa=0x2000 len=4096 count=9\n", 28), 28);
+		run_loop(3);
+		close(c[0]);
+		close(c[1]);
+		run_loop(3);
+	}
+	assert_int_equal(ngot, 2);
+	assert_true(nlogs >= 1);
+	assert_non_null(strstr(logs[0], "feed.sock[client"));
+	assert_non_null(strstr(logs[0], ":1: missing dpa="));
+	ops->close(priv);
+	assert_int_equal(access(path, F_OK), -1);
+
+	/* bad parameters */
+	params[0] = "path=/nonexistent/feed";
+	assert_true(ops->open(&host, NULL, &info, &priv) < 0);
+	params[0] = "colour=blue";
+	assert_int_equal(ops->open(&host, NULL, &info, &priv), -EINVAL);
+	snprintf(param, sizeof(param), "rm -rf %s", dir);
+	assert_int_equal(system(param), 0);
+}
+
+static void test_replay_emul_chmu_source_submits_hot_units(void **state)
+{
+	const struct hb_device_ops *ops = hb_builtin_find("emul-chmu");
+	const char *params[] = { "capacity=268435456", "accesses=50000", "workload=zipf:1.2",
+				 NULL };
+	struct hb_dev_info info = { .size = sizeof(info), .name = "emu", .memdev = "mem7",
+				    .params = params };
+	void *priv;
+
+	reset();
+	assert_int_equal(ops->open(&host, NULL, &info, &priv), 0);
+	assert_int_equal(ops->poll(priv), 0);
+	assert_true(ngot > 10);
+	for (size_t i = 0; i < ngot; i++) {
+		assert_string_equal(got[i].memdev, "mem7");
+		assert_int_equal(got[i].len, 4096);
+		assert_true(got[i].addr < 268435456);
+		assert_true(got[i].count >= 16);
+	}
+	ops->close(priv);
+	params[2] = "workload=pareto";
+	nlogs = 0;
+	assert_int_equal(ops->open(&host, NULL, &info, &priv), -EINVAL);
+	assert_non_null(strstr(logs[0], "workload=pareto"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_replay_text_keeps_good_lines_around_bad_ones),
+		cmocka_unit_test(test_replay_text_reasons),
+		cmocka_unit_test(test_replay_oversized_lines_are_bad_input),
+		cmocka_unit_test(test_replay_binary_good_bad_truncated),
+		cmocka_unit_test(test_replay_source_file_fifo_socket),
+		cmocka_unit_test(test_replay_emul_chmu_source_submits_hot_units),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
