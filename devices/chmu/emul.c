@@ -92,6 +92,13 @@ int hb_chmu_emul_new(const struct hb_chmu_emul_params *p, struct hb_chmu_emul **
 	e->range_off = 0x70;
 	e->hotlist_off = e->range_off + e->bitmap_words * 8;
 	e->inst_len = e->hotlist_off + (uint64_t)p->hotlist_size * 8;
+	if (e->inst_len > 0xffff) {
+		free(e);
+		return hb_err_set(err, -EINVAL, "emulated CHMU: an instance of %llu bytes does not fit "
+				  "the 16-bit INSTANCE_LENGTH (hotlist at most 8176 entries on 1 GiB)",
+				  (unsigned long long)((0x70 + ((p->capacity / CHMU_RANGE_GRANULE + 63) / 64) * 8) +
+						       (uint64_t)p->hotlist_size * 8));
+	}
 	e->inst = calloc(e->ninst, sizeof(*e->inst));
 	if (!e->inst)
 		goto oom;
