@@ -3,7 +3,11 @@
 # run one of them; the guest's exit status becomes ours.
 #
 #   run.sh [--tap] [--kernel mpp|stock] [--node-mem MiB] [--timeout s] \
-#          --bindir DIR PROGRAM [ARG...]
+#          [--cxl N] --bindir DIR PROGRAM [ARG...]
+#
+# --cxl N: a q35 machine with cxl=on, one pxb-cxl host bridge with two root
+# ports (a bridge with one port loses every write on 6.1 + QEMU 7.2) and N
+# (1 or 2) cxl-type3 devices of 512 MiB each, backed by sparse files.
 #
 # --tap: the program speaks TAP; console lines that are not TAP are passed
 # on as "# " comments, and a skip is reported as "1..0 # SKIP" (exit 0).
@@ -19,10 +23,11 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-kernel=mpp node_mem=1024 timeout=600 bindir= tap=0
+kernel=mpp node_mem=1024 timeout=600 bindir= tap=0 cxl=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--tap) tap=1; shift ;;
+	--cxl) cxl=$2; shift 2 ;;
 	--kernel) kernel=$2; shift 2 ;;
 	--node-mem) node_mem=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
@@ -88,16 +93,32 @@ if [ -w /dev/kvm ] && grep -qE 'vmx|svm' /proc/cpuinfo; then
 fi
 run=$(IFS=,; echo "$*")
 mem=$((node_mem * 2))
+machine=(-M pc)
+cxl_args=()
+if [ "$cxl" -gt 0 ]; then
+	machine=(-M q35,cxl=on)
+	cxl_args=(-device pxb-cxl,bus_nr=12,bus=pcie.0,id=cxl.1
+		-device cxl-rp,port=0,bus=cxl.1,id=rp0,chassis=0,slot=2
+		-device cxl-rp,port=1,bus=cxl.1,id=rp1,chassis=0,slot=3)
+	for i in $(seq 0 $((cxl - 1))); do
+		truncate -s 512M "$work/cxl-mem$i"
+		truncate -s 1M "$work/cxl-lsa$i"
+		cxl_args+=(-object memory-backend-file,id=cxl-mem$i,share=on,mem-path="$work/cxl-mem$i",size=512M
+			-object memory-backend-file,id=cxl-lsa$i,share=on,mem-path="$work/cxl-lsa$i",size=1M
+			-device cxl-type3,bus=rp$i,memdev=cxl-mem$i,lsa=cxl-lsa$i,id=cxl-pmem$i,sn=$((0x1000 + i)))
+	done
+	cxl_args+=(-M cxl-fmw.0.targets.0=cxl.1,cxl-fmw.0.size=4G)
+fi
 start=$(date +%s)
 set +e
-timeout "$timeout" "$qemu" -accel "$accel" -cpu "$cpu" -M pc -smp 2 -m "${mem}M" \
+timeout "$timeout" "$qemu" -accel "$accel" -cpu "$cpu" "${machine[@]}" -smp 2 -m "${mem}M" \
 	-object memory-backend-ram,id=m0,size="${node_mem}M" \
 	-object memory-backend-ram,id=m1,size="${node_mem}M" \
 	-numa node,nodeid=0,cpus=0-1,memdev=m0 -numa node,nodeid=1,memdev=m1 \
 	-kernel "$image" -initrd "$work/initramfs.cpio.gz" \
 	-append "console=ttyS0 quiet rdinit=/init panic=-1 transparent_hugepage=madvise hb.run=$run" \
 	-virtfs local,path="$work/share",mount_tag=hbshare,security_model=none,id=hbshare \
-	-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
+	-device isa-debug-exit,iobase=0xf4,iosize=0x04 "${cxl_args[@]}" \
 	-nographic -no-reboot -nodefaults -serial stdio </dev/null | console
 status=${PIPESTATUS[0]}
 set -e

@@ -11,6 +11,7 @@
  * Node 1 has memory and no CPUs (the CXL stand-in); node 0 is "DRAM".
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/mempolicy.h>
@@ -285,6 +286,57 @@ static void check_tail_and_offline(void)
 	}
 }
 
+/*
+ * Config space of every CXL memory device (class 0x0502), in the format of
+ * `lspci -xxxx` that libpci's dump access method reads (hb-vmtest pci-dump).
+ */
+static int run_pci_dump(void)
+{
+	DIR *d = opendir("/sys/bus/pci/devices");
+	struct dirent *de;
+	int found = 0;
+
+	while (d && (de = readdir(d))) {
+		char path[512], cls[16] = "";
+		unsigned char cfg[4096];
+		unsigned int dom, bus, dev, fn;
+		ssize_t n;
+		int fd;
+
+		if (sscanf(de->d_name, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4)
+			continue;
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/class", de->d_name);
+		fd = open(path, O_RDONLY);
+		if (fd < 0 || read(fd, cls, sizeof(cls) - 1) <= 0 || strncmp(cls, "0x0502", 6)) {
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		close(fd);
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/config", de->d_name);
+		fd = open(path, O_RDONLY);
+		n = fd >= 0 ? read(fd, cfg, sizeof(cfg)) : -1;
+		if (fd >= 0)
+			close(fd);
+		if (n < 256)
+			continue;
+		printf("%02x:%02x.%x CXL memory device (class %.8s), %zd bytes of config space\n", bus,
+		       dev, fn, cls, n);
+		for (ssize_t off = 0; off < n; off += 16) {
+			printf(off < 0x100 ? "%02zx:" : "%03zx:", off);
+			for (int k = 0; k < 16; k++)
+				printf(" %02x", cfg[off + k]);
+			printf("\n");
+		}
+		printf("\n");
+		found++;
+	}
+	if (d)
+		closedir(d);
+	fprintf(stderr, "hb-vmtest: %d CXL memory device(s)\n", found);
+	return found ? 0 : 1;
+}
+
 /* What the probe sees, for tests/data/mpp-probe (hb-vmtest capture). */
 static int run_capture(void)
 {
@@ -427,6 +479,8 @@ int main(int argc, char **argv)
 		return run_stock();
 	if (argc == 2 && !strcmp(argv[1], "capture"))
 		return run_capture();
-	fprintf(stderr, "usage: hb-vmtest mpp|stock|capture\n");
+	if (argc == 2 && !strcmp(argv[1], "pci-dump"))
+		return run_pci_dump();
+	fprintf(stderr, "usage: hb-vmtest mpp|stock|capture|pci-dump\n");
 	return 2;
 }

@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: MIT
+/*
+ * hotbridge list: the hotness sources on this host, as JSON (cxl list
+ * style): built-in sources, CXL memory devices with their register blocks
+ * and CHMU capabilities, CHMU perf PMUs the kernel offers, and the vendor
+ * plugins of the plugin directory (with the reason for each one refused).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "builtin.h"
+#include "chmu.h"
+#include "config.h"
+#include "cxlpci.h"
+#include "devices.h"
+#include "translate.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: hotbridge list [--plugin-dir DIR] [--pci-dump FILE] [--sysfs-root DIR]\n"
+		"  -p, --plugin-dir DIR  vendor plugins (default: %s)\n"
+		"  -d, --pci-dump FILE   read PCI config space from an `lspci -xxxx` dump\n"
+		"  -s, --sysfs-root DIR  prefix before /sys (tests)\n",
+		HB_PLUGINDIR);
+}
+
+static json_object *caps_array(uint64_t caps)
+{
+	static const char *const names[] = { "poll", "fd", "dpa", "hpa" };
+	json_object *a = json_object_new_array();
+
+	for (unsigned int i = 0; i < 4; i++)
+		if (caps & (1ULL << i))
+			json_object_array_add(a, json_object_new_string(names[i]));
+	return a;
+}
+
+static json_object *source_json(const struct hb_device_ops *ops, const char *origin)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "source", json_object_new_string(ops->name));
+	json_object_object_add(o, "origin", json_object_new_string(origin));
+	json_object_object_add(o, "abi", json_object_new_string_len("1.0", 3));
+	json_object_object_add(o, "capabilities", caps_array(ops->caps));
+	return o;
+}
+
+/* the memdev whose sysfs device path runs through this PCI function */
+static void memdev_of(const char *sysroot, const char *bdf, char *out, size_t size)
+{
+	char dir[PATH_MAX], link[PATH_MAX], target[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+
+	out[0] = '\0';
+	snprintf(dir, sizeof(dir), "%s/sys/bus/cxl/devices", sysroot);
+	d = opendir(dir);
+	while (d && (de = readdir(d))) {
+		ssize_t n;
+
+		size_t len = strlen(de->d_name);
+
+		if (strncmp(de->d_name, "mem", 3) || len >= size || strlen(dir) + len + 2 > sizeof(link))
+			continue;
+		memcpy(link, dir, strlen(dir));
+		link[strlen(dir)] = '/';
+		memcpy(link + strlen(dir) + 1, de->d_name, len + 1);
+		n = readlink(link, target, sizeof(target) - 1);
+		if (n <= 0)
+			continue;
+		target[n] = '\0';
+		if (strstr(target, bdf)) {
+			memcpy(out, de->d_name, len + 1);
+			break;
+		}
+	}
+	if (d)
+		closedir(d);
+}
+
+static json_object *chmu_caps_json(const struct hb_chmu_caps *k)
+{
+	json_object *o = json_object_new_object();
+	char buf[256];
+
+	json_object_object_add(o, "version", json_object_new_int((int)k->version));
+	json_object_object_add(o, "instances", json_object_new_int((int)k->instances));
+	json_object_object_add(o, "hotlist_size", json_object_new_int((int)k->hotlist_size));
+	json_object_object_add(o, "counter_width", json_object_new_int((int)k->counter_width));
+	hb_chmu_format_sizes(k->unit_sizes, 8, buf, sizeof(buf));
+	json_object_object_add(o, "unit_sizes", json_object_new_string(buf));
+	hb_chmu_format_sizes(k->ds_factors, 0, buf, sizeof(buf));
+	json_object_object_add(o, "downsampling_factors", json_object_new_string(buf));
+	json_object_object_add(o, "epoch_based", json_object_new_boolean(k->epoch_based));
+	json_object_object_add(o, "always_on", json_object_new_boolean(k->always_on));
+	json_object_object_add(o, "min_epoch_ns", json_object_new_int64((int64_t)k->min_epoch_ns));
+	json_object_object_add(o, "max_epoch_ns", json_object_new_int64((int64_t)k->max_epoch_ns));
+	return o;
+}
+
+/* Map the CHMU block (root only) and read its capabilities. */
+static void chmu_probe(const char *sysroot, const struct hb_cxl_pcidev *d, const char *memdev,
+		       json_object *o)
+{
+	char res[PATH_MAX];
+	struct hb_regwin w;
+	struct hb_chmu *c = NULL;
+	struct hb_err err = { 0 };
+	uint64_t size = d->bar_size[d->chmu.bir];
+
+	snprintf(res, sizeof(res), "%s/sys/bus/pci/devices/%s/resource%u", sysroot, d->bdf,
+		 d->chmu.bir);
+	if (!size || d->chmu.offset >= size) {
+		json_object_object_add(o, "chmu_error", json_object_new_string(
+			"BAR size unknown (a dump has none) or block offset beyond it"));
+		return;
+	}
+	size -= d->chmu.offset;
+	if (size > (1u << 20))
+		size = 1u << 20;
+	if (hb_regwin_mmio_open(res, d->chmu.offset, size, &w, &err) < 0) {
+		json_object_object_add(o, "chmu_error", json_object_new_string(err.msg));
+		return;
+	}
+	if (hb_chmu_open(&w, 0, memdev, &c, &err) < 0)
+		json_object_object_add(o, "chmu_error", json_object_new_string(err.msg));
+	else
+		json_object_object_add(o, "chmu_capabilities", chmu_caps_json(hb_chmu_caps(c)));
+	hb_chmu_free(c);
+	hb_regwin_mmio_close(&w);
+}
+
+static json_object *pmus(const char *sysroot)
+{
+	json_object *a = json_object_new_array();
+	char dir[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s/sys/bus/event_source/devices", sysroot);
+	d = opendir(dir);
+	while (d && (de = readdir(d)))
+		if (!strncmp(de->d_name, "cxl_hmu", 7))
+			json_object_array_add(a, json_object_new_string(de->d_name));
+	if (d)
+		closedir(d);
+	return a;
+}
+
+struct refusals {
+	json_object *a;
+};
+
+static void on_refused(void *ud, const char *path, const char *why)
+{
+	struct refusals *r = ud;
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "path", json_object_new_string(path));
+	json_object_object_add(o, "refused", json_object_new_string(why));
+	json_object_array_add(r->a, o);
+}
+
+int hb_cmd_list(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "plugin-dir", required_argument, NULL, 'p' },
+		{ "pci-dump", required_argument, NULL, 'd' },
+		{ "sysfs-root", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	const char *plugindir = HB_PLUGINDIR, *dump = NULL, *sysroot = "";
+	const struct hb_device_ops *const *builtins;
+	struct hb_cxl_pcidev *devs = NULL;
+	struct hb_plugin_set set = { 0 };
+	struct refusals ref;
+	struct hb_err err = { 0 };
+	json_object *top, *srcs, *chmus, *plugins;
+	size_t n, ndev = 0;
+	int c, rc = 0;
+
+	while ((c = getopt_long(argc, argv, "p:d:s:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p': plugindir = optarg; break;
+		case 'd': dump = optarg; break;
+		case 's': sysroot = optarg; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "hotbridge list: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	top = json_object_new_object();
+	srcs = json_object_new_array();
+	n = hb_builtin_sources(&builtins);
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(srcs, source_json(builtins[i], "built-in"));
+
+	chmus = json_object_new_array();
+	if (hb_cxl_pci_scan(dump, &devs, &ndev, &err) < 0) {
+		fprintf(stderr, "hotbridge list: PCI scan: %s\n", err.msg);
+		rc = 1;
+	}
+	for (size_t i = 0; i < ndev; i++) {
+		const struct hb_cxl_pcidev *d = &devs[i];
+		json_object *o = json_object_new_object(), *blocks = json_object_new_array();
+		char memdev[64], hex[32];
+
+		memdev_of(sysroot, d->bdf, memdev, sizeof(memdev));
+		json_object_object_add(o, "pci", json_object_new_string(d->bdf));
+		if (memdev[0])
+			json_object_object_add(o, "memdev", json_object_new_string(memdev));
+		snprintf(hex, sizeof(hex), "%#06x", d->vendor);
+		json_object_object_add(o, "vendor", json_object_new_string(hex));
+		snprintf(hex, sizeof(hex), "%#06x", d->device);
+		json_object_object_add(o, "device", json_object_new_string(hex));
+		for (unsigned int k = 0; k < d->nblocks; k++) {
+			json_object *b = json_object_new_object();
+
+			json_object_object_add(b, "id", json_object_new_int((int)d->blocks[k].id));
+			json_object_object_add(b, "type", json_object_new_string(
+				hb_cxl_regblock_name(d->blocks[k].id)));
+			json_object_object_add(b, "bar", json_object_new_int((int)d->blocks[k].bir));
+			json_object_object_add(b, "offset", hb_json_hex(d->blocks[k].offset));
+			json_object_array_add(blocks, b);
+		}
+		json_object_object_add(o, "register_blocks", blocks);
+		json_object_object_add(o, "chmu", json_object_new_boolean(d->has_chmu));
+		if (d->has_chmu && !dump)
+			chmu_probe(sysroot, d, memdev[0] ? memdev : d->bdf, o);
+		json_object_array_add(chmus, o);
+	}
+	free(devs);
+
+	plugins = json_object_new_array();
+	ref.a = plugins;
+	if (hb_plugins_load(plugindir, 0, &set, on_refused, &ref, &err) < 0 && err.code != -ENOENT) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "path", json_object_new_string(plugindir));
+		json_object_object_add(o, "refused", json_object_new_string(err.msg));
+		json_object_array_add(plugins, o);
+	}
+	for (size_t i = 0; i < set.n; i++) {
+		json_object *o = source_json(set.v[i].ops, "plugin");
+
+		json_object_object_add(o, "path", json_object_new_string(set.v[i].path));
+		json_object_array_add(srcs, o);
+	}
+	hb_plugin_set_done(&set);
+
+	json_object_object_add(top, "sources", srcs);
+	json_object_object_add(top, "cxl_memdevs", chmus);
+	json_object_object_add(top, "chmu_perf_pmus", pmus(sysroot));
+	json_object_object_add(top, "plugin_dir", json_object_new_string(plugindir));
+	json_object_object_add(top, "plugins_refused", plugins);
+	puts(json_object_to_json_string_ext(top, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+						 JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(top);
+	return rc;
+}

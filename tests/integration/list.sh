@@ -1,0 +1,35 @@
+#!/bin/bash
+# hotbridge list over saved PCI config space (a real QEMU 7.2 cxl-type3
+# device, and the same with a CHMU register block added) and a plugin
+# directory holding the sample plugin and a bad one.
+#   list.sh HOTBRIDGE DATA_DIR PLUGIN_BUILD_DIR
+set -euo pipefail
+hb=$1 data=$2 plugins=$3
+[ "$(id -u)" -eq 0 ] || { echo "SKIP: the plugin directory must be root-owned: run as root"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -m 0755 "$tmp/plugins"
+cp "$plugins/libhb-sample.so" "$tmp/plugins/10-sample.so"
+cp "$plugins/libbad-abi.so" "$tmp/plugins/20-bad-abi.so"
+chmod 0755 "$tmp"/plugins/*.so
+
+"$hb" list --pci-dump "$data/pci/qemu72-cxl-type3.lspci" --plugin-dir "$tmp/plugins" >"$tmp/plain.json"
+"$hb" list --pci-dump "$data/pci/qemu72-cxl-type3-chmu.lspci" --plugin-dir "$tmp/plugins" >"$tmp/chmu.json"
+python3 - "$tmp" <<'PY'
+import json, sys
+d = sys.argv[1]
+plain = json.load(open(d + "/plain.json"))
+chmu = json.load(open(d + "/chmu.json"))
+def check(cond, what):
+    print(("ok - " if cond else "not ok - ") + what)
+    if not cond:
+        sys.exit(1)
+names = [s["source"] for s in plain["sources"]]
+check(names[:2] == ["emul-chmu", "replay"] and "sample" in names, "sources: built-ins and the sample plugin %s" % names)
+check(any("20-bad-abi.so" in r["path"] and "plugin ABI 2.0" in r["refused"] for r in plain["plugins_refused"]), "the bad plugin is refused with its reason")
+m = plain["cxl_memdevs"]
+check(len(m) == 1 and m[0]["pci"] == "0000:0d:00.0" and m[0]["vendor"] == "0x8086", "one CXL memdev at 0000:0d:00.0 (QEMU 7.2 cxl-type3)")
+check([b["id"] for b in m[0]["register_blocks"]] == [1, 3] and m[0]["chmu"] is False, "QEMU 7.2: component and device blocks, no CHMU")
+c = chmu["cxl_memdevs"][0]
+check(c["chmu"] is True and {"id": 5, "type": "chmu", "bar": 2, "offset": "0x10000"} in c["register_blocks"], "with a CHMU block: found at BAR 2 + 0x10000")
+PY
