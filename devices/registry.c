@@ -9,10 +9,12 @@
 #include "devices.h"
 #include "macro.h"
 
+extern const struct hb_device_ops hb_source_chmu;
 extern const struct hb_device_ops hb_source_emul_chmu;
 extern const struct hb_device_ops hb_source_replay;
 
 static const struct hb_device_ops *const builtins[] = {
+	&hb_source_chmu,
 	&hb_source_emul_chmu,
 	&hb_source_replay,
 	NULL,

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "chmu.h"
+#include "devices.h"
 
 #define MS 1000000ULL
 #define GIB (1ULL << 30)
@@ -426,6 +427,105 @@ static void test_chmu_zipf_top_units_recalled(void **state)
 	zipf_recall(32, 2);   /* QEMU's only factor */
 }
 
+/* ---- the hardware source over a BAR image: discovery + mmap + driver ---- */
+
+static struct hb_hot_record hw_got[16];
+static size_t hw_ngot;
+static char hw_log[512];
+
+static int hw_submit(struct hb_host *h, const struct hb_hot_record *r, size_t n)
+{
+	for (size_t i = 0; i < n && hw_ngot < 16; i++)
+		hw_got[hw_ngot++] = r[i];
+	return 0;
+}
+
+static void hw_logf(struct hb_host *h, int prio, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(hw_log, sizeof(hw_log), fmt, ap);
+	va_end(ap);
+}
+
+static void test_chmu_hardware_source_maps_the_bar_it_discovers(void **state)
+{
+	static const struct hb_host_ops host = { .abi_major = 1, .size = sizeof(host),
+						 .log = hw_logf, .submit = hw_submit };
+	const struct hb_device_ops *ops = hb_builtin_find("chmu");
+	struct hb_chmu_emul_params p = params();
+	struct hb_chmu_config c = cfg_default();
+	char root[] = "/tmp/hb-test-bar-XXXXXX", path[512], dump[512], sysroot[300];
+	const char *prm[] = { dump, sysroot, "dpa_ranges=0x0+0x40000000", "unit=4096",
+			      "ds=1", "threshold=1", NULL };
+	struct hb_dev_info info = { .size = sizeof(info), .name = "cxl0", .memdev = "mem0",
+				    .pci_bdf = "0000:0d:00.0", .params = prm };
+	uint8_t *img = calloc(1, 1u << 20);
+	struct rig r;
+	void *priv;
+	FILE *f;
+
+	/* a device state: the emulator, programmed, with three hot units waiting */
+	rig_open(&r, &p);
+	assert_int_equal(hb_chmu_configure(r.drv, &c, &r.err), 0);
+	hb_chmu_emul_access(r.emu, 0x5000, 3);
+	hb_chmu_emul_access(r.emu, 0x9000, 4);
+	hb_chmu_emul_access(r.emu, 0x20000000, 5);
+	hb_chmu_emul_advance(r.emu, 100 * MS);
+	for (uint64_t off = 0; off + 8 <= r.win.size; off += 8) {
+		uint64_t v = 0, h16 = 0, t16 = 0;
+
+		if ((off - 0x10) % 0x10000 == 0x68 || off == 0x10 + 0x68) {
+			r.win.read(r.win.priv, off, 2, &h16);
+			r.win.read(r.win.priv, off + 2, 2, &t16);
+			v = h16 | t16 << 16;
+		} else {
+			r.win.read(r.win.priv, off, 8, &v);
+		}
+		memcpy(img + off, &v, 8);
+	}
+	rig_close(&r);
+
+	/* the BAR: resource2 of 0000:0d:00.0 holds it at 0x10000 (the dump's CHMU block) */
+	assert_non_null(mkdtemp(root));
+	snprintf(path, sizeof(path), "mkdir -p %s/sys/bus/pci/devices/0000:0d:00.0", root);
+	assert_int_equal(system(path), 0);
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/0000:0d:00.0/resource2", root);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0x10000, SEEK_SET), 0);
+	assert_int_equal(fwrite(img, 1, 1u << 20, f), 1u << 20);
+	fclose(f);
+	snprintf(dump, sizeof(dump), "pci_dump=%s/pci/qemu72-cxl-type3-chmu.lspci",
+		 getenv("HB_TEST_DATA"));
+	snprintf(sysroot, sizeof(sysroot), "sysfs_root=%s", root);
+
+	hw_ngot = 0;
+	assert_non_null(ops);
+	if (ops->open(&host, NULL, &info, &priv) != 0)
+		fail_msg("open: %s", hw_log);
+	assert_int_equal(ops->poll(priv), 0);
+	assert_int_equal(hw_ngot, 3);
+	assert_int_equal(hw_got[0].addr, 0x5000);
+	assert_int_equal(hw_got[1].count, 4);
+	assert_int_equal(hw_got[2].addr, 0x20000000);
+	assert_string_equal(hw_got[2].memdev, "mem0");
+	ops->close(priv);
+
+	/* the same function in QEMU 7.2's real config space has no CHMU block */
+	snprintf(dump, sizeof(dump), "pci_dump=%s/pci/qemu72-cxl-type3.lspci",
+		 getenv("HB_TEST_DATA"));
+	assert_int_equal(ops->open(&host, NULL, &info, &priv), -ENODEV);
+	assert_non_null(strstr(hw_log, "without a CHMU register block"));
+	prm[2] = "unit=4096";
+	assert_int_equal(ops->open(&host, NULL, &info, &priv), -EINVAL);
+	assert_non_null(strstr(hw_log, "dpa_ranges= is required"));
+	snprintf(path, sizeof(path), "rm -rf %s", root);
+	assert_int_equal(system(path), 0);
+	free(img);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -439,6 +539,7 @@ int main(void)
 		cmocka_unit_test(test_chmu_tracks_only_the_programmed_ranges),
 		cmocka_unit_test(test_chmu_hostile_device_is_refused_not_trusted),
 		cmocka_unit_test(test_chmu_zipf_top_units_recalled),
+		cmocka_unit_test(test_chmu_hardware_source_maps_the_bar_it_discovers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

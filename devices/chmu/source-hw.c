@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The "chmu" source: a CXL memory device's own Hotness Monitoring Unit,
+ * found through its Register Locator DVSEC and mapped from the BAR's sysfs
+ * resource file (root only), programmed from the parameters and polled.
+ *
+ * Parameters: pci=<bdf> (or the instance's pci_bdf), dpa_ranges=<start>+<len>[,...]
+ * (the memdev's decoded DPA; the daemon fills it from the topology),
+ * unit (bytes; the smallest the CHMU allows), epoch_ms (100), threshold (16),
+ * ds (the smallest allowed factor), mode (epoch | always-on), instance (0).
+ * For tests: pci_dump=<lspci -xxxx file>, sysfs_root=<dir>.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chmu.h"
+#include "cxlpci.h"
+#include "devices.h"
+
+#define MAX_RANGES 16
+
+struct hw_src {
+	const struct hb_host_ops *ops;
+	struct hb_host *host;
+	struct hb_regwin win;
+	struct hb_chmu *drv;
+	struct hb_hot_record rec[1024];
+};
+
+static int parse_ranges(const char *s, struct hb_chmu_range *r, size_t *n, struct hb_err *err)
+{
+	char buf[1024], *save = NULL, *tok;
+
+	*n = 0;
+	if (!s)
+		return hb_err_set(err, -EINVAL, "chmu: dpa_ranges= is required (the memdev's decoded "
+				  "DPA, e.g. dpa_ranges=0x0+0x20000000)");
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *plus = strchr(tok, '+');
+
+		if (!plus || *n == MAX_RANGES)
+			return hb_err_set(err, -EINVAL, "chmu: dpa_ranges: '%s' is not <start>+<len> "
+					  "(at most %d ranges)", tok, MAX_RANGES);
+		*plus = '\0';
+		if (hb_parse_u64_base(tok, 0, &r[*n].start) < 0 ||
+		    hb_parse_u64_base(plus + 1, 0, &r[*n].len) < 0 || !r[*n].len)
+			return hb_err_set(err, -EINVAL, "chmu: dpa_ranges: bad number in '%s+%s'", tok,
+					  plus + 1);
+		(*n)++;
+	}
+	return 0;
+}
+
+static void hw_close(void *priv)
+{
+	struct hw_src *s = priv;
+
+	if (s->drv)
+		hb_chmu_disable(s->drv, NULL);
+	hb_chmu_free(s->drv);
+	if (s->win.priv)
+		hb_regwin_mmio_close(&s->win);
+	free(s);
+}
+
+static int hw_open(const struct hb_host_ops *ops, struct hb_host *h,
+		   const struct hb_dev_info *info, void **ret_priv)
+{
+	static const char *const allowed[] = { "pci", "dpa_ranges", "unit", "epoch_ms",
+					       "threshold", "ds", "mode", "instance", "pci_dump",
+					       "sysfs_root", NULL };
+	const char *bdf = hb_dev_param(info, "pci"), *mode = hb_dev_param(info, "mode");
+	const char *sysroot = hb_dev_param(info, "sysfs_root");
+	struct hb_chmu_range ranges[MAX_RANGES];
+	struct hb_chmu_config cfg = { 0 };
+	struct hb_cxl_pcidev *devs = NULL, *d = NULL;
+	struct hb_err err = { 0 };
+	uint64_t unit, epoch_ms, thr, ds, inst, size;
+	char res[PATH_MAX];
+	struct hw_src *s;
+	size_t ndev = 0, nr;
+	int r;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->ops = ops;
+	s->host = h;
+	if (!bdf)
+		bdf = info->pci_bdf;
+	if ((r = hb_dev_params_check(info, allowed, &err)) < 0 ||
+	    (r = parse_ranges(hb_dev_param(info, "dpa_ranges"), ranges, &nr, &err)) < 0 ||
+	    (r = hb_dev_param_u64(info, "unit", 0, &unit, &err)) < 0 ||
+	    (r = hb_dev_param_u64(info, "epoch_ms", 100, &epoch_ms, &err)) < 0 ||
+	    (r = hb_dev_param_u64(info, "threshold", 16, &thr, &err)) < 0 ||
+	    (r = hb_dev_param_u64(info, "ds", 0, &ds, &err)) < 0 ||
+	    (r = hb_dev_param_u64(info, "instance", 0, &inst, &err)) < 0)
+		goto fail;
+	if (!bdf) {
+		r = hb_err_set(&err, -EINVAL, "chmu: no PCI function (pci=<bdf>)");
+		goto fail;
+	}
+	if (mode && strcmp(mode, "epoch") && strcmp(mode, "always-on")) {
+		r = hb_err_set(&err, -EINVAL, "chmu: mode=%s: use epoch or always-on", mode);
+		goto fail;
+	}
+	r = hb_cxl_pci_scan(hb_dev_param(info, "pci_dump"), &devs, &ndev, &err);
+	if (r < 0)
+		goto fail;
+	for (size_t i = 0; i < ndev && !d; i++)
+		if (!strcmp(devs[i].bdf, bdf))
+			d = &devs[i];
+	if (!d || !d->has_chmu) {
+		r = hb_err_set(&err, -ENODEV, "chmu: %s is %s", bdf,
+			       !d ? "not a CXL memory device" :
+			       "a CXL memory device without a CHMU register block");
+		goto fail;
+	}
+	size = d->bar_size[d->chmu.bir];
+	if (!size && sysroot)
+		size = d->chmu.offset + (1u << 20);     /* a test image: no BAR sizes in dumps */
+	if (size <= d->chmu.offset) {
+		r = hb_err_set(&err, -EPROTO, "chmu: %s: CHMU block at BAR %u + %#llx lies beyond the "
+			       "BAR (%llu bytes)", bdf, d->chmu.bir,
+			       (unsigned long long)d->chmu.offset, (unsigned long long)size);
+		goto fail;
+	}
+	size -= d->chmu.offset;
+	snprintf(res, sizeof(res), "%s/sys/bus/pci/devices/%s/resource%u", sysroot ? sysroot : "",
+		 bdf, d->chmu.bir);
+	if ((r = hb_regwin_mmio_open(res, d->chmu.offset, size < (1u << 20) ? size : (1u << 20),
+				     &s->win, &err)) < 0 ||
+	    (r = hb_chmu_open(&s->win, (unsigned int)inst, info->memdev ? info->memdev : "",
+			      &s->drv, &err)) < 0)
+		goto fail;
+	cfg.unit_size = unit ? unit : 1ULL << (8 + __builtin_ctz(hb_chmu_caps(s->drv)->unit_sizes));
+	cfg.ds_factor = ds ? (uint32_t)ds : 1u << __builtin_ctz(hb_chmu_caps(s->drv)->ds_factors);
+	cfg.epoch_ns = epoch_ms * 1000000;
+	cfg.threshold = (uint32_t)thr;
+	cfg.mode = mode && !strcmp(mode, "always-on") ? HB_CHMU_MODE_ALWAYS_ON : HB_CHMU_MODE_EPOCH;
+	cfg.ranges = ranges;
+	cfg.nranges = nr;
+	if ((r = hb_chmu_configure(s->drv, &cfg, &err)) < 0)
+		goto fail;
+	free(devs);
+	*ret_priv = s;
+	return 0;
+fail:
+	free(devs);
+	ops->log(h, HB_LOG_ERR, "%s%s%s", info->name ? info->name : "", info->name ? ": " : "",
+		 err.msg);
+	hw_close(s);
+	return r;
+}
+
+static int hw_poll(void *priv)
+{
+	struct hw_src *s = priv;
+	struct hb_err err = { 0 };
+	size_t n;
+	int r;
+
+	do {
+		r = hb_chmu_drain(s->drv, s->rec, HB_ARRAY_SIZE(s->rec), &n, &err);
+		if (r < 0) {
+			s->ops->log(s->host, HB_LOG_ERR, "%s", err.msg);
+			return r;
+		}
+		if (n && (r = s->ops->submit(s->host, s->rec, n)) < 0)
+			return r;
+	} while (n == HB_ARRAY_SIZE(s->rec));
+	return 0;
+}
+
+const struct hb_device_ops hb_source_chmu = {
+	.abi_major = HB_DEVICE_ABI_MAJOR,
+	.abi_minor = HB_DEVICE_ABI_MINOR,
+	.size = sizeof(struct hb_device_ops),
+	.name = "chmu",
+	.caps = HB_DEV_CAP_POLL | HB_DEV_CAP_DPA,
+	.open = hw_open,
+	.poll = hw_poll,
+	.close = hw_close,
+};
