@@ -25,7 +25,7 @@ def check(cond, what):
     if not cond:
         sys.exit(1)
 names = [s["source"] for s in plain["sources"]]
-check(names[:2] == ["emul-chmu", "replay"] and "sample" in names, "sources: built-ins and the sample plugin %s" % names)
+check(names[:3] == ["chmu", "emul-chmu", "replay"] and "sample" in names, "sources: built-ins and the sample plugin %s" % names)
 check(any("20-bad-abi.so" in r["path"] and "plugin ABI 2.0" in r["refused"] for r in plain["plugins_refused"]), "the bad plugin is refused with its reason")
 m = plain["cxl_memdevs"]
 check(len(m) == 1 and m[0]["pci"] == "0000:0d:00.0" and m[0]["vendor"] == "0x8086", "one CXL memdev at 0000:0d:00.0 (QEMU 7.2 cxl-type3)")
