@@ -59,6 +59,15 @@ int hb_dev_params_check(const struct hb_dev_info *info, const char *const *allow
 int hb_dev_param_u64(const struct hb_dev_info *info, const char *key, uint64_t def,
 		     uint64_t *ret, struct hb_err *err);
 
+/*
+ * probe (when the source has one: 0 = not here) and open one instance.
+ * A failure is -errno with err naming origin (the plugin file or
+ * "built-in"), the source and the instance; nothing is left open.
+ */
+int hb_source_open(const struct hb_device_ops *ops, const char *origin,
+		   const struct hb_host_ops *host, struct hb_host *h,
+		   const struct hb_dev_info *info, void **ret_priv, struct hb_err *err);
+
 /* Built-in sources, in a fixed table (registry.c). */
 size_t hb_builtin_sources(const struct hb_device_ops *const **ret);
 const struct hb_device_ops *hb_builtin_find(const char *name);

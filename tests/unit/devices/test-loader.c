@@ -149,6 +149,30 @@ static void test_loader_refuses_an_unsafe_directory(void **state)
 	assert_non_null(strstr(err.msg, "/nonexistent/plugins"));
 }
 
+static void test_loader_a_plugin_that_fails_to_open_is_named(void **state)
+{
+	struct hb_host_ops host = { .abi_major = 1, .size = sizeof(host) };
+	struct hb_dev_info info = { .size = sizeof(info), .name = "acme0" };
+	struct hb_plugin_set set;
+	struct hb_err err = {0};
+	void *priv = (void *)1;
+
+	copy_plugin("libbad-openfail.so", "10-acme.so", 0755);
+	copy_plugin("libhb-sample.so", "20-sample.so", 0755);
+	assert_int_equal(hb_plugins_load(dir, getuid(), &set, on_refused, NULL, &err), 0);
+	assert_int_equal(set.n, 2);
+	assert_int_equal(hb_source_open(set.v[0].ops, set.v[0].path, &host, NULL, &info, &priv,
+					&err), -ENXIO);
+	assert_null(priv);
+	assert_non_null(strstr(err.msg, "10-acme.so (bad): open of 'acme0' failed: No such device or address"));
+	/* the other plugin is unaffected: the sample refuses only for want of a memdev */
+	info.memdev = "mem0";
+	assert_int_equal(hb_source_open(set.v[1].ops, set.v[1].path, &host, NULL, &info, &priv,
+					&err), 0);
+	set.v[1].ops->close(priv);
+	hb_plugin_set_done(&set);
+}
+
 static int submitted;
 
 static int host_submit(struct hb_host *h, const struct hb_hot_record *r, size_t n)
@@ -198,6 +222,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_loader_refuses_an_unsafe_directory, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_loader_sample_plugin_runs_through_its_ops,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_loader_a_plugin_that_fails_to_open_is_named,
 						setup, teardown),
 	};
 

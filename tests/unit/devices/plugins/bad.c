@@ -2,8 +2,9 @@
 /*
  * Plugins that must be refused, one per -DBAD_<kind> build (tests/meson.build):
  * ABI major 2, NULL ops, a table smaller than v1, POLL without poll(),
- * no entry symbol at all.
+ * no entry symbol at all; and one that loads but fails to open (ENXIO).
  */
+#include <errno.h>
 #include <stddef.h>
 
 #include "hb-device.h"
@@ -13,7 +14,11 @@ static int bad_open(const struct hb_host_ops *ops, struct hb_host *h,
 {
 	(void)ops; (void)h; (void)info;
 	*ret_priv = NULL;
+#if defined(BAD_OPENFAIL)
+	return -ENXIO;
+#else
 	return 0;
+#endif
 }
 
 __attribute__((unused)) static int bad_poll(void *priv)
