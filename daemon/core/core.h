@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * daemon/core/: what the daemon decides with, all pure (no I/O):
+ *   heat.c    the page-granular hotness table: exponential decay per cycle
+ *             (applied lazily, O(1) per update), a fixed entry budget, the
+ *             coldest of a random sample evicted when full
+ *   policy.c  promotion rules: threshold, top-K, hysteresis, per-node rate
+ *             limit (token bucket), DRAM free-memory watermark, the target
+ *             node (explicit, else the nearest node with CPUs)
+ */
+#ifndef HB_CORE_H
+#define HB_CORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util.h"
+
+/* ---- hotness table ---- */
+
+struct hb_heat_stats {
+	uint64_t updates, inserts, evictions, forgotten;
+};
+
+struct hb_heat_table;
+
+/*
+ * max_entries: the budget (memory is a fixed 24 bytes x the next power of
+ * two >= 2 x max_entries, allocated up front). decay: the factor applied
+ * per cycle, in (0, 1]. page_shift: log2 of the page size.
+ */
+int hb_heat_new(size_t max_entries, double decay, unsigned int page_shift,
+		struct hb_heat_table **ret, struct hb_err *err);
+struct hb_heat_table *hb_heat_free(struct hb_heat_table *t);
+
+/*
+ * count accesses to [hpa, hpa + len) on node: a range larger than a page
+ * is split (each page gets its share), a smaller one counts whole for its
+ * page. Returns the number of pages touched.
+ */
+size_t hb_heat_add(struct hb_heat_table *t, uint64_t hpa, uint64_t len, double count, int node);
+void hb_heat_tick(struct hb_heat_table *t);      /* one cycle passes */
+double hb_heat_get(const struct hb_heat_table *t, uint64_t hpa, int *ret_node);
+bool hb_heat_forget(struct hb_heat_table *t, uint64_t hpa);
+size_t hb_heat_len(const struct hb_heat_table *t);
+size_t hb_heat_bytes(const struct hb_heat_table *t);
+const struct hb_heat_stats *hb_heat_stats(const struct hb_heat_table *t);
+
+struct hb_candidate {
+	uint64_t hpa;            /* page address */
+	double heat;
+	int node;                /* where the page is now */
+};
+
+/* Pages with heat >= threshold, hottest first, at most max. */
+size_t hb_heat_collect(const struct hb_heat_table *t, double threshold,
+		       struct hb_candidate *out, size_t max);
+
+/* ---- policy ---- */
+
+enum hb_reason {
+	HB_REASON_PROMOTE,
+	HB_REASON_BELOW_THRESHOLD,
+	HB_REASON_NOT_TOP_K,
+	HB_REASON_HYSTERESIS,      /* promoted or refused recently */
+	HB_REASON_RATE_LIMIT,      /* the target's token bucket is empty */
+	HB_REASON_WATERMARK,       /* the target is below its free-memory watermark */
+	HB_REASON_NOT_SOURCE,      /* the page is not on a source (CXL) node */
+	HB_REASON_NO_TARGET,       /* no target node */
+	_HB_REASON_MAX,
+};
+
+const char *hb_reason_to_string(enum hb_reason r);
+
+#define HB_MAX_NODES 64
+
+struct hb_node_info {
+	bool present, has_cpus, is_source;   /* is_source: a CXL node to promote from */
+	uint64_t free_bytes;
+};
+
+struct hb_policy_config {
+	double threshold;          /* heat needed */
+	size_t top_k;              /* promotions per cycle at most; 0 = no limit */
+	uint64_t hysteresis_ns;    /* no retry of a page for this long */
+	double rate_mbps;          /* per target node; 0 = no limit */
+	double burst_mb;           /* token bucket depth */
+	uint64_t watermark_bytes;  /* stop promoting to a node with less free */
+	int target_node;           /* -1: the nearest node with CPUs */
+	uint64_t page_size;
+};
+
+struct hb_policy;
+
+int hb_policy_new(size_t hysteresis_cap, struct hb_policy **ret, struct hb_err *err);
+struct hb_policy *hb_policy_free(struct hb_policy *p);
+
+/*
+ * The target for pages on src: cfg->target_node if >= 0 (and present),
+ * else the node with CPUs nearest to src by distance[src][n] (ties: the
+ * lower node). -1 if none.
+ */
+int hb_policy_target(const struct hb_policy_config *cfg, const struct hb_node_info *nodes,
+		     const uint8_t distance[HB_MAX_NODES][HB_MAX_NODES], int src);
+
+struct hb_decision {
+	uint64_t hpa;
+	double heat;
+	int src, target;
+	enum hb_reason reason;
+};
+
+/*
+ * One decision per candidate (hottest first), in out[0..n). Promotions
+ * take tokens from their target's bucket; free memory is debited as pages
+ * are promoted, so a cycle cannot push a node below its watermark.
+ * Returns the number of HB_REASON_PROMOTE decisions.
+ */
+size_t hb_policy_decide(struct hb_policy *p, const struct hb_policy_config *cfg,
+			const struct hb_node_info *nodes,
+			const uint8_t distance[HB_MAX_NODES][HB_MAX_NODES],
+			const struct hb_candidate *c, size_t n, uint64_t now_ns,
+			struct hb_decision *out);
+
+/* After migration: the page is not reconsidered until now + hysteresis. */
+void hb_policy_hold(struct hb_policy *p, const struct hb_policy_config *cfg, uint64_t hpa,
+		    uint64_t now_ns);
+
+#endif

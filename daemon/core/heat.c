@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The hotness table. Open addressing on the page number, linear probing,
+ * removal by backward shift. Decay is lazy: an entry keeps its heat and
+ * the cycle it was last brought up to date; reading or updating multiplies
+ * by decay^(now - then) from a table of powers. When the budget is full,
+ * the coldest of 8 randomly sampled entries makes room (an approximation
+ * of "coldest first" that keeps every update O(1)).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core.h"
+
+#define SAMPLE 8
+#define POW_TABLE 256
+
+struct entry {
+	uint64_t key;            /* page number + 1; 0 = empty */
+	float heat;
+	uint32_t cycle;
+	int32_t node;
+	uint32_t pad;
+};
+
+struct hb_heat_table {
+	struct entry *e;
+	size_t cap, len, max;
+	unsigned int shift;
+	uint32_t cycle;
+	uint64_t rng;
+	float pow[POW_TABLE];
+	struct hb_heat_stats st;
+};
+
+_Static_assert(sizeof(struct entry) == 24, "entry is 24 bytes");
+
+int hb_heat_new(size_t max_entries, double decay, unsigned int page_shift,
+		struct hb_heat_table **ret, struct hb_err *err)
+{
+	struct hb_heat_table *t;
+	size_t cap = 16;
+
+	if (!max_entries || max_entries > (1u << 30))
+		return hb_err_set(err, -EINVAL, "heat table: %zu entries not in 1..2^30", max_entries);
+	if (!(decay > 0 && decay <= 1))
+		return hb_err_set(err, -EINVAL, "heat table: decay %g not in (0, 1]", decay);
+	if (page_shift < 12 || page_shift > 30)
+		return hb_err_set(err, -EINVAL, "heat table: page shift %u", page_shift);
+	while (cap < 2 * max_entries)
+		cap *= 2;
+	t = calloc(1, sizeof(*t));
+	if (!t || !(t->e = calloc(cap, sizeof(*t->e)))) {
+		free(t);
+		return hb_err_set(err, -ENOMEM, "heat table: no memory for %zu entries", cap);
+	}
+	t->cap = cap;
+	t->max = max_entries;
+	t->shift = page_shift;
+	t->rng = 0x9E3779B97F4A7C15ULL;
+	for (int i = 0; i < POW_TABLE; i++)
+		t->pow[i] = (float)pow(decay, i);
+	*ret = t;
+	return 0;
+}
+
+struct hb_heat_table *hb_heat_free(struct hb_heat_table *t)
+{
+	if (t) {
+		free(t->e);
+		free(t);
+	}
+	return NULL;
+}
+
+static size_t slot(const struct hb_heat_table *t, uint64_t key)
+{
+	return (size_t)((key * 0x9E3779B97F4A7C15ULL) >> 20) & (t->cap - 1);
+}
+
+static float decayed(const struct hb_heat_table *t, const struct entry *e)
+{
+	uint32_t age = t->cycle - e->cycle;
+
+	return age < POW_TABLE ? e->heat * t->pow[age] : 0.0f;
+}
+
+static struct entry *find(const struct hb_heat_table *t, uint64_t key)
+{
+	for (size_t s = slot(t, key);; s = (s + 1) & (t->cap - 1)) {
+		if (t->e[s].key == key)
+			return &t->e[s];
+		if (!t->e[s].key)
+			return NULL;
+	}
+}
+
+static void del(struct hb_heat_table *t, struct entry *x)
+{
+	size_t hole = (size_t)(x - t->e);
+
+	t->e[hole].key = 0;
+	t->len--;
+	for (size_t s = (hole + 1) & (t->cap - 1); t->e[s].key; s = (s + 1) & (t->cap - 1)) {
+		size_t home = slot(t, t->e[s].key);
+
+		if ((s > hole && (home <= hole || home > s)) || (s < hole && home <= hole && home > s)) {
+			t->e[hole] = t->e[s];
+			t->e[s].key = 0;
+			hole = s;
+		}
+	}
+}
+
+static uint64_t rnd(struct hb_heat_table *t)
+{
+	t->rng ^= t->rng << 13;
+	t->rng ^= t->rng >> 7;
+	t->rng ^= t->rng << 17;
+	return t->rng;
+}
+
+static void evict_one(struct hb_heat_table *t)
+{
+	struct entry *victim = NULL;
+	float coldest = 0;
+	int seen = 0;
+
+	for (int tries = 0; seen < SAMPLE && tries < 64 * SAMPLE; tries++) {
+		struct entry *e = &t->e[rnd(t) & (t->cap - 1)];
+		float h;
+
+		if (!e->key)
+			continue;
+		seen++;
+		h = decayed(t, e);
+		if (!victim || h < coldest) {
+			victim = e;
+			coldest = h;
+		}
+	}
+	if (victim) {
+		del(t, victim);
+		t->st.evictions++;
+	}
+}
+
+static void add_page(struct hb_heat_table *t, uint64_t page, float count, int node)
+{
+	uint64_t key = page + 1;
+	size_t s;
+
+	for (s = slot(t, key); t->e[s].key; s = (s + 1) & (t->cap - 1)) {
+		struct entry *e = &t->e[s];
+
+		if (e->key == key) {
+			e->heat = decayed(t, e) + count;
+			e->cycle = t->cycle;
+			e->node = node;
+			t->st.updates++;
+			return;
+		}
+	}
+	if (t->len >= t->max) {
+		evict_one(t);
+		/* the backward shift may have moved entries: find the slot again */
+		for (s = slot(t, key); t->e[s].key; s = (s + 1) & (t->cap - 1))
+			;
+	}
+	t->e[s] = (struct entry){ .key = key, .heat = count, .cycle = t->cycle, .node = node };
+	t->len++;
+	t->st.inserts++;
+}
+
+size_t hb_heat_add(struct hb_heat_table *t, uint64_t hpa, uint64_t len, double count, int node)
+{
+	uint64_t psize = 1ULL << t->shift, first = hpa >> t->shift;
+	uint64_t last = len ? (hpa + len - 1) >> t->shift : first;
+	uint64_t pages = last - first + 1;
+	float share = (float)(count / (double)pages);
+
+	for (uint64_t p = first; p <= last; p++)
+		add_page(t, p, share, node);
+	(void)psize;
+	return (size_t)pages;
+}
+
+void hb_heat_tick(struct hb_heat_table *t)
+{
+	t->cycle++;
+}
+
+double hb_heat_get(const struct hb_heat_table *t, uint64_t hpa, int *ret_node)
+{
+	const struct entry *e = find(t, (hpa >> t->shift) + 1);
+
+	if (ret_node)
+		*ret_node = e ? e->node : -1;
+	return e ? decayed(t, e) : 0.0;
+}
+
+bool hb_heat_forget(struct hb_heat_table *t, uint64_t hpa)
+{
+	struct entry *e = find(t, (hpa >> t->shift) + 1);
+
+	if (!e)
+		return false;
+	del(t, e);
+	t->st.forgotten++;
+	return true;
+}
+
+size_t hb_heat_len(const struct hb_heat_table *t)
+{
+	return t->len;
+}
+
+size_t hb_heat_bytes(const struct hb_heat_table *t)
+{
+	return sizeof(*t) + t->cap * sizeof(*t->e);
+}
+
+const struct hb_heat_stats *hb_heat_stats(const struct hb_heat_table *t)
+{
+	return &t->st;
+}
+
+static int by_heat_desc(const void *a, const void *b)
+{
+	const struct hb_candidate *x = a, *y = b;
+
+	if (x->heat != y->heat)
+		return x->heat < y->heat ? 1 : -1;
+	return (x->hpa > y->hpa) - (x->hpa < y->hpa);
+}
+
+/* out[0..n) as a min-heap on heat: out[0] is the coldest kept */
+static void sift_down(struct hb_candidate *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < n && by_heat_desc(&h[l], &h[m]) > 0)
+			m = l;
+		if (r < n && by_heat_desc(&h[r], &h[m]) > 0)
+			m = r;
+		if (m == i)
+			return;
+		struct hb_candidate tmp = h[i];
+		h[i] = h[m];
+		h[m] = tmp;
+		i = m;
+	}
+}
+
+static void sift_up(struct hb_candidate *h, size_t i)
+{
+	while (i > 0) {
+		size_t parent = (i - 1) / 2;
+
+		if (by_heat_desc(&h[i], &h[parent]) <= 0)
+			return;
+		struct hb_candidate tmp = h[i];
+		h[i] = h[parent];
+		h[parent] = tmp;
+		i = parent;
+	}
+}
+
+size_t hb_heat_collect(const struct hb_heat_table *t, double threshold,
+		       struct hb_candidate *out, size_t max)
+{
+	size_t n = 0;
+
+	if (!max)
+		return 0;
+	/* the hottest max pages: a min-heap of size max, then sorted */
+	for (size_t i = 0; i < t->cap; i++) {
+		const struct entry *e = &t->e[i];
+		struct hb_candidate c;
+		double h;
+
+		if (!e->key || (h = decayed(t, e)) < threshold)
+			continue;
+		c = (struct hb_candidate){ .hpa = (e->key - 1) << t->shift, .heat = h, .node = e->node };
+		if (n < max) {
+			out[n] = c;
+			sift_up(out, n++);
+		} else if (by_heat_desc(&c, &out[0]) < 0) {
+			out[0] = c;
+			sift_down(out, n, 0);
+		}
+	}
+	if (n > 1)
+		qsort(out, n, sizeof(*out), by_heat_desc);
+	return n;
+}
