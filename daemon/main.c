@@ -15,6 +15,7 @@ struct hb_command {
 static const struct hb_command commands[] = {
 	{ "translate", hb_cmd_translate, "DPA <-> HPA, NUMA node and PFN" },
 	{ "topology", hb_cmd_topology, "print the CXL topology model as JSON" },
+	{ "check-config", hb_cmd_check_config, "parse the configuration; print it, or the first error" },
 	{ "list", hb_cmd_list, "hotness sources on this host: built-ins, CHMUs, plugins (JSON)" },
 };
 

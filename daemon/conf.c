@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: MIT
+/* Configuration: one key table for parsing, defaults, ranges and output. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <ini.h>
+
+#include "config.h"
+#include "conf.h"
+#include "macro.h"
+
+enum type { T_U64, T_I64, T_DOUBLE, T_BOOL, T_STR, T_ENUM };
+
+struct key {
+	const char *section, *name;
+	enum type type;
+	size_t off, size;            /* into struct hb_config; size for strings */
+	const char *def;
+	double min, max;
+	const char *choices;         /* T_ENUM: "a|b|c" */
+	const char *help;
+};
+
+#define K(sec, nm, ty, field, def, lo, hi, ch, help)                                      \
+	{ sec, nm, ty, offsetof(struct hb_config, field),                                   \
+	  sizeof(((struct hb_config *)0)->field), def, lo, hi, ch, help }
+
+static const struct key keys[] = {
+	K("daemon", "interval_ms", T_U64, interval_ms, "1000", 10, 3600000, NULL,
+	  "cycle length: poll sources, decay, decide, migrate"),
+	K("daemon", "dry_run", T_BOOL, dry_run, "false", 0, 0, NULL,
+	  "decide and report, never migrate"),
+	K("daemon", "log_level", T_ENUM, log_level, "info", 0, 0, "err|warning|notice|info|debug",
+	  "messages at this level and above"),
+	K("daemon", "plugin_dir", T_STR, plugin_dir, HB_PLUGINDIR, 0, 0, NULL,
+	  "vendor source plugins (root-owned, not group/world-writable)"),
+	K("daemon", "control_socket", T_STR, control_socket, "/run/hotbridge/control", 0, 0, NULL,
+	  "UNIX socket for hotbridge status/stats/explain (mode 0600, root only)"),
+	K("daemon", "metrics_textfile", T_STR, metrics_textfile, "", 0, 0, NULL,
+	  "Prometheus textfile rewritten each cycle; empty = none"),
+	K("table", "max_entries", T_U64, max_entries, "1000000", 1, 1 << 30, NULL,
+	  "hotness table budget in pages (about 50 bytes each); the coldest are evicted"),
+	K("table", "decay", T_DOUBLE, decay, "0.8", 0.001, 1, NULL,
+	  "heat multiplier per cycle"),
+	K("policy", "threshold", T_DOUBLE, threshold, "8", 0, 1e18, NULL,
+	  "heat a page needs to be promoted"),
+	K("policy", "top_k", T_U64, top_k, "4096", 0, 1 << 24, NULL,
+	  "promotions per cycle at most; 0 = no limit"),
+	K("policy", "hysteresis_ms", T_U64, hysteresis_ms, "60000", 0, 86400000, NULL,
+	  "a page promoted or refused is not retried for this long"),
+	K("policy", "rate_mbps", T_DOUBLE, rate_mbps, "256", 0, 1e6, NULL,
+	  "promotion rate limit per target node in MB/s; 0 = none"),
+	K("policy", "burst_mb", T_DOUBLE, burst_mb, "64", 0, 1e6, NULL,
+	  "token bucket depth per target node in MB"),
+	K("policy", "watermark_mb", T_U64, watermark_mb, "1024", 0, 1 << 30, NULL,
+	  "stop promoting to a node with less free memory than this"),
+	K("policy", "target_node", T_I64, target_node, "-1", -1, 63, NULL,
+	  "DRAM node to promote to; -1 = the nearest node with CPUs"),
+	K("policy", "source_nodes", T_STR, source_nodes, "", 0, 0, NULL,
+	  "CXL nodes to promote from, e.g. 2,3; empty = the topology's CXL nodes"),
+	K("migrate", "backend", T_ENUM, backend, "auto", 0, 0, "auto|phys|pagemap|dryrun",
+	  "auto = phys when the kernel proves it has move_phys_pages, else pagemap"),
+	K("migrate", "syscall_nr", T_I64, syscall_nr, "0", 0, 4095, NULL,
+	  "move_phys_pages number; 0 = the kernel's /sys/kernel/mm/move_phys_pages/syscall_nr"),
+	K("migrate", "rescan_ms", T_U64, rescan_ms, "1000", 0, 3600000, NULL,
+	  "pagemap: minimum time between full reverse-map rescans"),
+	K("topology", "snapshot", T_STR, topology, "", 0, 0, NULL,
+	  "a saved `cxl list` JSON file; empty = live through libcxl"),
+	K("topology", "cedt", T_STR, cedt, "", 0, 0, NULL,
+	  "ACPI CEDT image for XOR windows; empty = /sys/firmware/acpi/tables/CEDT when readable"),
+};
+
+static const struct key *key_find(const char *section, const char *name)
+{
+	for (size_t i = 0; i < HB_ARRAY_SIZE(keys); i++)
+		if (!strcmp(keys[i].section, section) && !strcmp(keys[i].name, name))
+			return &keys[i];
+	return NULL;
+}
+
+static int set_value(struct hb_config *c, const struct key *k, const char *v, char *why,
+		     size_t why_size)
+{
+	void *p = (char *)c + k->off;
+	char *end;
+
+	switch (k->type) {
+	case T_U64: {
+		uint64_t x;
+
+		if (hb_parse_u64_base(v, 0, &x) < 0 || (double)x < k->min || (double)x > k->max) {
+			snprintf(why, why_size, "%s.%s=%s: want an integer in %.0f..%.0f", k->section,
+				 k->name, v, k->min, k->max);
+			return -EINVAL;
+		}
+		*(uint64_t *)p = x;
+		return 0;
+	}
+	case T_I64: {
+		long long x;
+
+		errno = 0;
+		x = strtoll(v, &end, 0);
+		if (errno || end == v || *end || (double)x < k->min || (double)x > k->max) {
+			snprintf(why, why_size, "%s.%s=%s: want an integer in %.0f..%.0f", k->section,
+				 k->name, v, k->min, k->max);
+			return -EINVAL;
+		}
+		*(int64_t *)p = x;
+		return 0;
+	}
+	case T_DOUBLE: {
+		double x;
+
+		errno = 0;
+		x = strtod(v, &end);
+		if (errno || end == v || *end || !(x >= k->min && x <= k->max)) {
+			snprintf(why, why_size, "%s.%s=%s: want a number in %g..%g", k->section, k->name,
+				 v, k->min, k->max);
+			return -EINVAL;
+		}
+		*(double *)p = x;
+		return 0;
+	}
+	case T_BOOL:
+		if (!strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "1"))
+			*(bool *)p = true;
+		else if (!strcmp(v, "false") || !strcmp(v, "no") || !strcmp(v, "0"))
+			*(bool *)p = false;
+		else {
+			snprintf(why, why_size, "%s.%s=%s: want true or false", k->section, k->name, v);
+			return -EINVAL;
+		}
+		return 0;
+	case T_ENUM: {
+		size_t len = strlen(v);
+		const char *s = k->choices;
+		bool ok = false;
+
+		while (s && *s && !ok) {
+			const char *bar = strchr(s, '|');
+			size_t l = bar ? (size_t)(bar - s) : strlen(s);
+
+			ok = l == len && !strncmp(s, v, l);
+			s = bar ? bar + 1 : NULL;
+		}
+		if (!ok) {
+			snprintf(why, why_size, "%s.%s=%s: want one of %s", k->section, k->name, v,
+				 k->choices);
+			return -EINVAL;
+		}
+	}
+		/* fall through */
+	case T_STR:
+		if (strlen(v) >= k->size) {
+			snprintf(why, why_size, "%s.%s: longer than %zu characters", k->section, k->name,
+				 k->size - 1);
+			return -EINVAL;
+		}
+		memcpy(p, v, strlen(v) + 1);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+void hb_config_defaults(struct hb_config *c)
+{
+	char why[256];
+
+	memset(c, 0, sizeof(*c));
+	for (size_t i = 0; i < HB_ARRAY_SIZE(keys); i++)
+		(void)set_value(c, &keys[i], keys[i].def, why, sizeof(why));
+}
+
+void hb_config_done(struct hb_config *c)
+{
+	for (size_t i = 0; i < c->nsources; i++)
+		for (size_t k = 0; k < c->sources[i].nparams; k++)
+			free(c->sources[i].params[k]);
+	c->nsources = 0;
+}
+
+/* a deep copy (the params are heap strings) */
+static int config_copy(struct hb_config *dst, const struct hb_config *src)
+{
+	*dst = *src;
+	for (size_t i = 0; i < src->nsources; i++) {
+		for (size_t k = 0; k < src->sources[i].nparams; k++) {
+			dst->sources[i].params[k] = strdup(src->sources[i].params[k]);
+			if (!dst->sources[i].params[k]) {
+				dst->sources[i].nparams = k;
+				dst->nsources = i + 1;
+				hb_config_done(dst);
+				return -ENOMEM;
+			}
+		}
+	}
+	return 0;
+}
+
+struct parse {
+	struct hb_config *c;
+	const char *file;
+	FILE *f;
+	int line;
+	struct hb_err *err;
+	char last_section[128];
+};
+
+static char *reader(char *buf, int size, void *stream)
+{
+	struct parse *p = stream;
+	char *r = fgets(buf, size, p->f);
+
+	if (r)
+		p->line++;
+	return r;
+}
+
+static struct hb_source_config *source_for(struct parse *p, const char *section, char *why,
+					   size_t why_size)
+{
+	const char *name = section + 7;   /* "source " */
+	struct hb_config *c = p->c;
+
+	for (size_t i = 0; i < c->nsources; i++)
+		if (!strcmp(c->sources[i].name, name))
+			return &c->sources[i];
+	if (!*name || strlen(name) >= sizeof(c->sources[0].name)) {
+		snprintf(why, why_size, "[%s]: a source needs a name of 1..63 characters", section);
+		return NULL;
+	}
+	if (c->nsources == HB_MAX_SOURCES) {
+		snprintf(why, why_size, "[%s]: more than %d sources", section, HB_MAX_SOURCES);
+		return NULL;
+	}
+	c->sources[c->nsources] = (struct hb_source_config){ 0 };
+	strcpy(c->sources[c->nsources].name, name);
+	snprintf(c->sources[c->nsources].where, sizeof(c->sources[0].where), "%s:%d", p->file,
+		 p->line);
+	return &c->sources[c->nsources++];
+}
+
+static int handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct parse *p = user;
+	char why[256];
+	const struct key *k;
+
+	if (!strncmp(section, "source ", 7)) {
+		struct hb_source_config *s = source_for(p, section, why, sizeof(why));
+		char *kv;
+
+		if (!s)
+			goto bad;
+		if (!strcmp(name, "type") || !strcmp(name, "memdev") || !strcmp(name, "pci")) {
+			char *dst = !strcmp(name, "type") ? s->type : !strcmp(name, "memdev") ? s->memdev
+											     : s->pci;
+			size_t cap = !strcmp(name, "type") ? sizeof(s->type) : sizeof(s->memdev);
+
+			if (strlen(value) >= cap) {
+				snprintf(why, sizeof(why), "%s: %s too long", section, name);
+				goto bad;
+			}
+			strcpy(dst, value);
+			return 1;
+		}
+		if (s->nparams == HB_MAX_SOURCE_PARAMS) {
+			snprintf(why, sizeof(why), "[%s]: more than %d parameters", section,
+				 HB_MAX_SOURCE_PARAMS);
+			goto bad;
+		}
+		kv = malloc(strlen(name) + strlen(value) + 2);
+		if (!kv) {
+			snprintf(why, sizeof(why), "out of memory");
+			goto bad;
+		}
+		sprintf(kv, "%s=%s", name, value);
+		s->params[s->nparams++] = kv;
+		return 1;
+	}
+	k = key_find(section, name);
+	if (!k) {
+		bool known_section = false;
+
+		for (size_t i = 0; i < HB_ARRAY_SIZE(keys); i++)
+			known_section |= !strcmp(keys[i].section, section);
+		snprintf(why, sizeof(why), known_section ? "unknown key '%s' in [%s]"
+							 : "unknown key '%s' in unknown section [%s]",
+			 name, section);
+		goto bad;
+	}
+	if (set_value(p->c, k, value, why, sizeof(why)) == 0)
+		return 1;
+bad:
+	if (!p->err->code)
+		hb_err_set(p->err, -EINVAL, "%s:%d: %s", p->file, p->line, why);
+	return 0;
+}
+
+static int parse_file(struct hb_config *c, const char *path, struct hb_err *err)
+{
+	struct parse p = { .c = c, .file = path, .err = err };
+	struct stat st;
+	int r;
+
+	p.f = fopen(path, "re");
+	if (!p.f)
+		return hb_err_set(err, -errno, "%s: %s", path, strerror(errno));
+	if (fstat(fileno(p.f), &st) == 0 && (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		fclose(p.f);
+		return hb_err_set(err, -EPERM, "%s: group- or world-writable (mode %04o); refusing it",
+				  path, (unsigned)(st.st_mode & 07777));
+	}
+	r = ini_parse_stream(reader, &p, handler, &p);
+	fclose(p.f);
+	if (r > 0 && !err->code)
+		return hb_err_set(err, -EINVAL, "%s:%d: syntax error", path, r);
+	if (r < 0 && !err->code)
+		return hb_err_set(err, -EIO, "%s: cannot parse", path);
+	return err->code ? err->code : 0;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int parse_dropins(struct hb_config *c, const char *path, struct hb_err *err)
+{
+	char dir[4096], *names[256];
+	size_t n = 0;
+	struct dirent *de;
+	DIR *d;
+	int r = 0;
+
+	snprintf(dir, sizeof(dir), "%s.d", path);
+	d = opendir(dir);
+	if (!d)
+		return errno == ENOENT ? 0 : hb_err_set(err, -errno, "%s: %s", dir, strerror(errno));
+	while ((de = readdir(d)) && n < HB_ARRAY_SIZE(names)) {
+		size_t len = strlen(de->d_name);
+
+		if (de->d_name[0] != '.' && len > 5 && !strcmp(de->d_name + len - 5, ".conf"))
+			names[n++] = strdup(de->d_name);
+	}
+	closedir(d);
+	if (n > 1)
+		qsort(names, n, sizeof(*names), name_cmp);
+	for (size_t i = 0; i < n; i++) {
+		char file[4096 * 2];
+
+		if (!names[i]) {
+			r = hb_err_set(err, -ENOMEM, "out of memory");
+			continue;
+		}
+		snprintf(file, sizeof(file), "%s/%s", dir, names[i]);
+		if (!r)
+			r = parse_file(c, file, err);
+		free(names[i]);
+	}
+	return r;
+}
+
+int hb_config_load(struct hb_config *c, const char *path, bool dropins, struct hb_err *err)
+{
+	struct hb_config *next = malloc(sizeof(*next));
+	int r;
+
+	if (!next)
+		return hb_err_set(err, -ENOMEM, "out of memory");
+	hb_err_clear(err);
+	r = config_copy(next, c);
+	if (r == 0)
+		r = parse_file(next, path, err);
+	if (r == 0 && dropins)
+		r = parse_dropins(next, path, err);
+	for (size_t i = 0; r == 0 && i < next->nsources; i++)
+		if (!next->sources[i].type[0])
+			r = hb_err_set(err, -EINVAL, "%s: [source %s] has no type=",
+				       next->sources[i].where, next->sources[i].name);
+	if (r < 0) {
+		hb_config_done(next);
+		free(next);
+		return r;
+	}
+	hb_config_done(c);
+	*c = *next;
+	free(next);
+	return 0;
+}
+
+int hb_config_set(struct hb_config *c, const char *assignment, struct hb_err *err)
+{
+	const char *dot = strchr(assignment, '.'), *eq = strchr(assignment, '=');
+	char section[64], name[64], why[256];
+	const struct key *k;
+
+	if (!dot || !eq || dot > eq || (size_t)(dot - assignment) >= sizeof(section) ||
+	    (size_t)(eq - dot - 1) >= sizeof(name))
+		return hb_err_set(err, -EINVAL, "command line: '%s' is not section.key=value",
+				  assignment);
+	memcpy(section, assignment, (size_t)(dot - assignment));
+	section[dot - assignment] = '\0';
+	memcpy(name, dot + 1, (size_t)(eq - dot - 1));
+	name[eq - dot - 1] = '\0';
+	k = key_find(section, name);
+	if (!k)
+		return hb_err_set(err, -EINVAL, "command line: unknown key %s.%s", section, name);
+	if (set_value(c, k, eq + 1, why, sizeof(why)) < 0)
+		return hb_err_set(err, -EINVAL, "command line: %s", why);
+	return 0;
+}
+
+void hb_config_write(const struct hb_config *c, FILE *f)
+{
+	const char *section = "";
+
+	for (size_t i = 0; i < HB_ARRAY_SIZE(keys); i++) {
+		const struct key *k = &keys[i];
+		const void *p = (const char *)c + k->off;
+
+		if (strcmp(section, k->section))
+			fprintf(f, "%s[%s]\n", i ? "\n" : "", section = k->section);
+		fprintf(f, "# %s (default %s)\n%s = ", k->help, k->def, k->name);
+		switch (k->type) {
+		case T_U64: fprintf(f, "%llu\n", (unsigned long long)*(const uint64_t *)p); break;
+		case T_I64: fprintf(f, "%lld\n", (long long)*(const int64_t *)p); break;
+		case T_DOUBLE: fprintf(f, "%g\n", *(const double *)p); break;
+		case T_BOOL: fprintf(f, "%s\n", *(const bool *)p ? "true" : "false"); break;
+		case T_STR:
+		case T_ENUM: fprintf(f, "%s\n", (const char *)p); break;
+		}
+	}
+	for (size_t i = 0; i < c->nsources; i++) {
+		const struct hb_source_config *s = &c->sources[i];
+
+		fprintf(f, "\n# from %s\n[source %s]\ntype = %s\n", s->where, s->name, s->type);
+		if (s->memdev[0])
+			fprintf(f, "memdev = %s\n", s->memdev);
+		if (s->pci[0])
+			fprintf(f, "pci = %s\n", s->pci);
+		for (size_t k = 0; k < s->nparams; k++) {
+			const char *eq = strchr(s->params[k], '=');
+
+			fprintf(f, "%.*s = %s\n", (int)(eq - s->params[k]), s->params[k], eq + 1);
+		}
+	}
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The daemon's configuration: INI (Debian's inih), /etc/hotbridge/hotbridge.conf
+ * then hotbridge.conf.d/ (*.conf) in lexical order. One key table drives
+ * parsing, defaults, ranges and `hotbridge check-config`. Unknown keys and
+ * out-of-range values are errors naming file:line; a file that is group-
+ * or world-writable is refused. [source NAME] sections configure sources:
+ * `type=` picks the source, `memdev=`/`pci=` name the device, every other
+ * key is passed to the source as a parameter.
+ */
+#ifndef HB_CONF_H
+#define HB_CONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "util.h"
+
+#define HB_CONFIG_DEFAULT "/etc/hotbridge/hotbridge.conf"
+#define HB_MAX_SOURCES 32
+#define HB_MAX_SOURCE_PARAMS 24
+
+struct hb_source_config {
+	char name[64];
+	char type[64];
+	char memdev[32];
+	char pci[32];
+	char *params[HB_MAX_SOURCE_PARAMS + 1];   /* "key=value", NULL-terminated */
+	size_t nparams;
+	char where[300];                         /* file:line of its first key */
+};
+
+struct hb_config {
+	/* [daemon] */
+	uint64_t interval_ms;
+	bool dry_run;
+	char log_level[16];
+	char plugin_dir[256];
+	char control_socket[108];
+	char metrics_textfile[256];
+	/* [table] */
+	uint64_t max_entries;
+	double decay;
+	/* [policy] */
+	double threshold;
+	uint64_t top_k;
+	uint64_t hysteresis_ms;
+	double rate_mbps;
+	double burst_mb;
+	uint64_t watermark_mb;
+	int64_t target_node;         /* -1: nearest node with CPUs */
+	char source_nodes[128];      /* "" = the CXL nodes of the topology; else "2,3" */
+	/* [migrate] */
+	char backend[16];            /* auto | phys | pagemap | dryrun */
+	int64_t syscall_nr;          /* 0 = from the kernel's sysfs */
+	uint64_t rescan_ms;
+	/* [topology] */
+	char topology[256];          /* "" = live (libcxl) */
+	char cedt[256];
+	/* [source NAME] */
+	struct hb_source_config sources[HB_MAX_SOURCES];
+	size_t nsources;
+};
+
+void hb_config_defaults(struct hb_config *c);
+void hb_config_done(struct hb_config *c);
+
+/*
+ * Reads path, then path's ".d" directory (*.conf, lexical order). On error
+ * c is left as it was before the call (a reload keeps the old config).
+ */
+int hb_config_load(struct hb_config *c, const char *path, bool dropins, struct hb_err *err);
+/* one "section.key=value" from the command line (file "command line") */
+int hb_config_set(struct hb_config *c, const char *assignment, struct hb_err *err);
+/* the effective configuration as INI, with each key's help as a comment */
+void hb_config_write(const struct hb_config *c, FILE *f);
+
+#endif
