@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # One-command set-up for a fresh Debian 12 machine (as root):
-#   contrib/quickstart.sh demo   install, build, run the translate demo
+#   contrib/quickstart.sh demo   install, build, translate a batch, run hotbridge demo
 #   contrib/quickstart.sh test   install, build with -Werror, run the unit, integration
 #                                and vm suites (vm boots Debian's stock kernel; the
 #                                move_phys_pages kernel's tests skip unless it is built)
@@ -45,14 +45,16 @@ demo)
 	if [ -e /sys/bus/cxl/devices/root0 ]; then
 		echo "== live CXL topology (libcxl)"
 		build/daemon/hotbridge topology
+		echo "== hotness sources on this host"
+		build/daemon/hotbridge list || true
 	else
-		echo "== no CXL hardware here: using the saved 'cxl list -vvv' snapshot $topo"
-		build/daemon/hotbridge topology --topology "$topo"
-		echo "== batch translation (DPA and HPA queries, one JSON object a line)"
+		echo "== no CXL hardware here: translating with the saved 'cxl list -vvv' snapshot $topo"
 		printf '%s\n' "mem0 0x0" "mem1 0x5123" "mem1 0xfffffff" "hpa 0x39000b123" \
 			"mem1 0x10000000" "hpa 0x1000" |
 			build/daemon/hotbridge translate --topology "$topo" --batch || true
 	fi
+	echo "== the daemon on the built-in emulated CXL host (hotbridge demo)"
+	build/daemon/hotbridge demo
 	;;
 test)
 	install_deps "${vm_pkgs[@]}"

@@ -71,6 +71,8 @@ static const struct key keys[] = {
 	  "a saved `cxl list` JSON file; empty = live through libcxl"),
 	K("topology", "cedt", T_STR, cedt, "", 0, 0, NULL,
 	  "ACPI CEDT image for XOR windows; empty = /sys/firmware/acpi/tables/CEDT when readable"),
+	K("topology", "emulated", T_BOOL, emulated, "false", 0, 0, NULL,
+	  "use the built-in emulated CXL host (hotbridge demo's) instead of this machine's"),
 };
 
 static const struct key *key_find(const char *section, const char *name)

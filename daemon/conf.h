@@ -59,6 +59,7 @@ struct hb_config {
 	/* [topology] */
 	char topology[256];          /* "" = live (libcxl) */
 	char cedt[256];
+	bool emulated;               /* the built-in emulated CXL host instead */
 	/* [source NAME] */
 	struct hb_source_config sources[HB_MAX_SOURCES];
 	size_t nsources;

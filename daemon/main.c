@@ -15,6 +15,8 @@ struct hb_command {
 static const struct hb_command commands[] = {
 	{ "translate", hb_cmd_translate, "DPA <-> HPA, NUMA node and PFN" },
 	{ "topology", hb_cmd_topology, "print the CXL topology model as JSON" },
+	{ "run", hb_cmd_run, "the service: sources -> translation -> policy -> migration" },
+	{ "demo", hb_cmd_demo, "the service on a built-in emulated CXL host, with a summary" },
 	{ "check-config", hb_cmd_check_config, "parse the configuration; print it, or the first error" },
 	{ "list", hb_cmd_list, "hotness sources on this host: built-ins, CHMUs, plugins (JSON)" },
 };

@@ -68,6 +68,13 @@ int hb_source_open(const struct hb_device_ops *ops, const char *origin,
 		   const struct hb_host_ops *host, struct hb_host *h,
 		   const struct hb_dev_info *info, void **ret_priv, struct hb_err *err);
 
+/*
+ * The emulated CHMU's ground truth (every access per unit since enable),
+ * for tests and `hotbridge demo` to score what the daemon did. priv is an
+ * open emul-chmu instance.
+ */
+size_t hb_source_emul_truth(void *priv, const uint64_t **ret, uint64_t *ret_unit);
+
 /* Built-in sources, in a fixed table (registry.c). */
 size_t hb_builtin_sources(const struct hb_device_ops *const **ret);
 const struct hb_device_ops *hb_builtin_find(const char *name);

@@ -75,7 +75,7 @@ const char *hb_reason_to_string(enum hb_reason r);
 
 #define HB_MAX_NODES 64
 
-struct hb_node_info {
+struct hb_numa_node {
 	bool present, has_cpus, is_source;   /* is_source: a CXL node to promote from */
 	uint64_t free_bytes;
 };
@@ -101,7 +101,7 @@ struct hb_policy *hb_policy_free(struct hb_policy *p);
  * else the node with CPUs nearest to src by distance[src][n] (ties: the
  * lower node). -1 if none.
  */
-int hb_policy_target(const struct hb_policy_config *cfg, const struct hb_node_info *nodes,
+int hb_policy_target(const struct hb_policy_config *cfg, const struct hb_numa_node *nodes,
 		     const uint8_t distance[HB_MAX_NODES][HB_MAX_NODES], int src);
 
 struct hb_decision {
@@ -118,7 +118,7 @@ struct hb_decision {
  * Returns the number of HB_REASON_PROMOTE decisions.
  */
 size_t hb_policy_decide(struct hb_policy *p, const struct hb_policy_config *cfg,
-			const struct hb_node_info *nodes,
+			const struct hb_numa_node *nodes,
 			const uint8_t distance[HB_MAX_NODES][HB_MAX_NODES],
 			const struct hb_candidate *c, size_t n, uint64_t now_ns,
 			struct hb_decision *out);

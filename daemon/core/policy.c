@@ -65,7 +65,7 @@ struct hb_policy *hb_policy_free(struct hb_policy *p)
 	return NULL;
 }
 
-int hb_policy_target(const struct hb_policy_config *cfg, const struct hb_node_info *nodes,
+int hb_policy_target(const struct hb_policy_config *cfg, const struct hb_numa_node *nodes,
 		     const uint8_t distance[HB_MAX_NODES][HB_MAX_NODES], int src)
 {
 	int best = -1;
@@ -175,7 +175,7 @@ static bool take_tokens(struct hb_policy *p, const struct hb_policy_config *cfg,
 }
 
 size_t hb_policy_decide(struct hb_policy *p, const struct hb_policy_config *cfg,
-			const struct hb_node_info *nodes,
+			const struct hb_numa_node *nodes,
 			const uint8_t distance[HB_MAX_NODES][HB_MAX_NODES],
 			const struct hb_candidate *c, size_t n, uint64_t now_ns,
 			struct hb_decision *out)

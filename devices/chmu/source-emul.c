@@ -141,3 +141,11 @@ const struct hb_device_ops hb_source_emul_chmu = {
 	.poll = emul_poll,
 	.close = emul_close,
 };
+
+size_t hb_source_emul_truth(void *priv, const uint64_t **ret, uint64_t *ret_unit)
+{
+	struct emul_src *s = priv;
+
+	*ret_unit = hb_chmu_emul_unit_size(s->emu);
+	return hb_chmu_emul_truth(s->emu, ret);
+}

@@ -40,7 +40,7 @@ static uint64_t page(void)
 
 int main(void)
 {
-	static struct hb_node_info nodes[HB_MAX_NODES];
+	static struct hb_numa_node nodes[HB_MAX_NODES];
 	static uint8_t dist[HB_MAX_NODES][HB_MAX_NODES];
 	static struct hb_candidate cand[4096];
 	static struct hb_decision dec[4096];
@@ -54,8 +54,8 @@ int main(void)
 	double t0, base, full;
 
 	memset(dist, 20, sizeof(dist));
-	nodes[0] = (struct hb_node_info){ .present = true, .has_cpus = true, .free_bytes = 1ULL << 34 };
-	nodes[1] = (struct hb_node_info){ .present = true, .is_source = true };
+	nodes[0] = (struct hb_numa_node){ .present = true, .has_cpus = true, .free_bytes = 1ULL << 34 };
+	nodes[1] = (struct hb_numa_node){ .present = true, .is_source = true };
 	if (hb_heat_new(1000000, 0.8, 12, &t, &err) < 0 || hb_policy_new(65536, &p, &err) < 0) {
 		fprintf(stderr, "%s\n", err.msg);
 		return 1;

@@ -17,7 +17,7 @@
 #define PAGE 4096ULL
 #define MS 1000000ULL
 
-static struct hb_node_info nodes[HB_MAX_NODES];
+static struct hb_numa_node nodes[HB_MAX_NODES];
 static uint8_t dist[HB_MAX_NODES][HB_MAX_NODES];
 
 /* nodes 0 and 1 have CPUs (DRAM), 2 and 3 are CXL; 3 is nearer node 1 */

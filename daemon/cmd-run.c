@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+/* hotbridge run: the service, in the foreground. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "builtin.h"
+#include "daemon.h"
+#include "emulated-host.h"
+#include "topology-source.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: hotbridge run [--config FILE] [--once] [--dry-run] [--set SECTION.KEY=VALUE]...\n"
+		"  -c, --config FILE  default %s (and FILE.d/*.conf)\n"
+		"  -1, --once         one cycle, print the counters, exit\n"
+		"  -n, --dry-run      decide and report, never migrate\n"
+		"  -s, --set A=V      override a key of the configuration\n"
+		"Runs in the foreground (systemd does the rest). SIGTERM/SIGINT finish the current\n"
+		"cycle and exit 0; SIGHUP re-reads the policy settings.\n", HB_CONFIG_DEFAULT);
+}
+
+int hb_cmd_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "once", no_argument, NULL, '1' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "set", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	const char *path = HB_CONFIG_DEFAULT, *sets[64];
+	struct hb_topology_source ts = { 0 };
+	struct hb_daemon_env env = { 0 };
+	struct hb_daemon *d = NULL;
+	struct hb_emulated_host emu = { .dram_free = 8ULL << 30 };
+	struct hb_config cfg;
+	struct hb_err err = { 0 };
+	bool once = false, dry = false;
+	size_t nsets = 0;
+	int o, rc = 1;
+
+	while ((o = getopt_long(argc, argv, "c:1ns:h", opts, NULL)) != -1) {
+		switch (o) {
+		case 'c': path = optarg; break;
+		case '1': once = true; break;
+		case 'n': dry = true; break;
+		case 's':
+			if (nsets < 64)
+				sets[nsets++] = optarg;
+			break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "hotbridge run: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	hb_config_defaults(&cfg);
+	if (hb_config_load(&cfg, path, true, &err) < 0) {
+		fprintf(stderr, "hotbridge run: %s\n", err.msg);
+		return 1;
+	}
+	for (size_t i = 0; i < nsets; i++) {
+		if (hb_config_set(&cfg, sets[i], &err) < 0) {
+			fprintf(stderr, "hotbridge run: %s\n", err.msg);
+			goto out;
+		}
+	}
+	if (dry)
+		cfg.dry_run = true;
+	if (!cfg.nsources) {
+		fprintf(stderr, "hotbridge run: %s configures no [source NAME] section: nothing to "
+			"listen to\n", path);
+		goto out;
+	}
+	ts.topology = cfg.topology[0] ? cfg.topology : NULL;
+	ts.cedt = cfg.cedt[0] ? cfg.cedt : NULL;
+	if (cfg.emulated) {
+		hb_emulated_host_env(&emu, &env);
+		if (hb_emulated_topology(&env.topology, &err) < 0) {
+			fprintf(stderr, "hotbridge run: %s\n", err.msg);
+			goto out;
+		}
+	} else if (hb_topology_source_load(&ts, &env.topology, &err) < 0 ||
+		   hb_node_map_load(NULL, &env.node_map, &err) < 0) {
+		fprintf(stderr, "hotbridge run: %s\n", err.msg);
+		hb_topology_free(env.topology);
+		goto out;
+	}
+	if (hb_daemon_new(&cfg, &env, &d, &err) < 0) {
+		fprintf(stderr, "hotbridge run: %s\n", err.msg);
+		goto out;
+	}
+	emu.d = d;
+	if (once) {
+		rc = hb_daemon_cycle(d) < 0;
+		hb_daemon_print_stats(d, stdout);
+	} else {
+		rc = hb_daemon_run(d, path) < 0;
+	}
+out:
+	hb_daemon_free(d);
+	hb_config_done(&cfg);
+	return rc;
+}

@@ -1,0 +1,757 @@
+// SPDX-License-Identifier: MIT
+/* The daemon: sources in, translation, table, policy, migration, counters. */
+#include <errno.h>
+#include <limits.h>
+#include <numa.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "daemon.h"
+#include "devices.h"
+#include "macro.h"
+
+#define MAX_WATCHES 160
+#define MAX_CANDIDATES 65536
+#define SOURCE_MAX_ERRORS 10
+
+struct hb_host {
+	struct hb_daemon *d;
+	struct source *src;
+};
+
+struct source {
+	const struct hb_device_ops *ops;
+	char origin[PATH_MAX];
+	void *priv;
+	struct hb_dev_info info;
+	struct hb_host host;
+	char name[64], memdev[32], pci[32];
+	uint64_t records, errors;
+	bool disabled;
+};
+
+struct watch {
+	int fd;
+	struct event *ev;
+	void (*cb)(void *priv, int fd, uint32_t revents);
+	void *priv;
+};
+
+struct hb_daemon {
+	struct hb_config cfg;
+	struct hb_daemon_env env;
+	struct event_base *base;
+	struct event *timer, *sig[3];
+	struct hb_heat_table *heat;
+	struct hb_policy *policy;
+	struct hb_policy_config pcfg;
+	struct hb_migrator *mig;
+	struct hb_plugin_set plugins;
+	struct source src[HB_MAX_SOURCES];
+	size_t nsrc;
+	struct watch watch[MAX_WATCHES];
+	struct hb_numa_node nodes[HB_MAX_NODES];
+	uint8_t dist[HB_MAX_NODES][HB_MAX_NODES];
+	uint64_t source_mask;          /* from config or topology */
+	struct hb_candidate *cand;
+	struct hb_decision *dec;
+	uint64_t *hpa;
+	int *tnode, *snode, *status;
+	struct hb_daemon_stats st;
+	const char *config_path;
+	bool journal;
+	int rc;
+};
+
+static const char *const drop_names[_HB_DROP_MAX] = {
+	[HB_DROP_UNKNOWN_MEMDEV] = "unknown_memdev",
+	[HB_DROP_UNMAPPED] = "unmapped",
+	[HB_DROP_NO_NODE] = "no_node",
+	[HB_DROP_BAD_RECORD] = "bad_record",
+};
+
+const char *hb_drop_to_string(enum hb_drop r)
+{
+	return (unsigned int)r < _HB_DROP_MAX ? drop_names[r] : NULL;
+}
+
+static int level_of(const char *s)
+{
+	static const char *const names[] = { "err", "warning", "notice", "info", "debug" };
+
+	for (int i = 0; i < 5; i++)
+		if (!strcmp(s, names[i]))
+			return i + 3;
+	return 6;
+}
+
+HB_PRINTF(3, 0)
+static void vlog(const struct hb_daemon *d, int prio, const char *fmt, va_list ap)
+{
+	if (prio > level_of(d->cfg.log_level))
+		return;
+	if (d->journal)
+		fprintf(stderr, "<%d>", prio);
+	else
+		fprintf(stderr, "hotbridge: ");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+HB_PRINTF(3, 4)
+static void logf_(const struct hb_daemon *d, int prio, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(d, prio, fmt, ap);
+	va_end(ap);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- host services for sources ---- */
+
+HB_PRINTF(3, 4)
+static void host_log(struct hb_host *h, int prio, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	logf_(h->d, prio, "source %s: %s", h->src->name, msg);
+}
+
+static void on_fd(evutil_socket_t fd, short what, void *arg)
+{
+	struct watch *w = arg;
+
+	w->cb(w->priv, (int)fd, ((what & EV_READ) ? HB_FD_READ : 0) |
+				((what & EV_WRITE) ? HB_FD_WRITE : 0));
+}
+
+static int host_watch(struct hb_host *h, int fd, uint32_t events,
+		      void (*cb)(void *priv, int fd, uint32_t revents), void *priv)
+{
+	struct hb_daemon *d = h->d;
+
+	for (int i = 0; i < MAX_WATCHES; i++) {
+		struct watch *w = &d->watch[i];
+
+		if (w->ev)
+			continue;
+		w->fd = fd;
+		w->cb = cb;
+		w->priv = priv;
+		w->ev = event_new(d->base, fd, EV_PERSIST | ((events & HB_FD_READ) ? EV_READ : 0) |
+					      ((events & HB_FD_WRITE) ? EV_WRITE : 0), on_fd, w);
+		if (!w->ev || event_add(w->ev, NULL) < 0) {
+			if (w->ev)
+				event_free(w->ev);
+			w->ev = NULL;
+			return -ENOMEM;
+		}
+		return 0;
+	}
+	return -EMFILE;
+}
+
+static int host_unwatch(struct hb_host *h, int fd)
+{
+	for (int i = 0; i < MAX_WATCHES; i++) {
+		struct watch *w = &h->d->watch[i];
+
+		if (w->ev && w->fd == fd) {
+			event_free(w->ev);
+			w->ev = NULL;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+struct timer_arg {
+	struct event *ev;
+	void (*cb)(void *priv);
+	void *priv;
+};
+
+static void on_timer_once(evutil_socket_t fd, short what, void *arg)
+{
+	struct timer_arg *t = arg;
+
+	event_free(t->ev);
+	t->cb(t->priv);
+	free(t);
+}
+
+static int host_timer(struct hb_host *h, uint64_t after_ns, void (*cb)(void *priv), void *priv)
+{
+	struct timer_arg *t = calloc(1, sizeof(*t));
+	struct timeval tv = { .tv_sec = (time_t)(after_ns / 1000000000ULL),
+			      .tv_usec = (suseconds_t)(after_ns % 1000000000ULL / 1000) };
+
+	if (!t)
+		return -ENOMEM;
+	t->cb = cb;
+	t->priv = priv;
+	t->ev = evtimer_new(h->d->base, on_timer_once, t);
+	if (!t->ev || evtimer_add(t->ev, &tv) < 0) {
+		if (t->ev)
+			event_free(t->ev);
+		free(t);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int node_of(struct hb_daemon *d, uint64_t hpa)
+{
+	struct hb_node_info ni;
+
+	if (!d->env.node_map)
+		return d->env.node_of ? d->env.node_of(d->env.ud, hpa) : -1;
+	if (hb_node_map_lookup(d->env.node_map, hpa, &ni) < 0 || !ni.online)
+		return -1;
+	return ni.node;
+}
+
+static void add_hpa(struct hb_daemon *d, uint64_t hpa, uint64_t len, double count)
+{
+	int node = node_of(d, hpa);
+
+	if (node < 0) {
+		d->st.dropped[HB_DROP_NO_NODE]++;
+		return;
+	}
+	d->st.pages += hb_heat_add(d->heat, hpa, len, count, node);
+}
+
+/* A DPA range maps to one HPA piece per interleave granule. */
+static void add_record(struct hb_daemon *d, const struct hb_hot_record *r)
+{
+	struct hb_err err = { 0 };
+	int md;
+
+	d->st.records++;
+	if (!r->len || (r->space != HB_SPACE_DPA && r->space != HB_SPACE_HPA)) {
+		d->st.dropped[HB_DROP_BAD_RECORD]++;
+		return;
+	}
+	if (r->space == HB_SPACE_HPA) {
+		d->st.translated++;
+		add_hpa(d, r->addr, r->len, (double)r->count);
+		return;
+	}
+	md = hb_topology_find_memdev(d->env.topology, r->memdev);
+	if (md < 0) {
+		d->st.dropped[HB_DROP_UNKNOWN_MEMDEV]++;
+		return;
+	}
+	for (uint64_t off = 0; off < r->len;) {
+		struct hb_xlat x;
+		uint64_t piece;
+
+		if (hb_topology_dpa_to_hpa(d->env.topology, md, r->addr + off, &x, &err) < 0) {
+			d->st.dropped[HB_DROP_UNMAPPED]++;
+			return;
+		}
+		piece = hb_topology_region(d->env.topology, (size_t)x.region)->gran;
+		piece -= (r->addr + off) % piece;
+		if (piece > r->len - off)
+			piece = r->len - off;
+		add_hpa(d, x.hpa, piece, (double)r->count * (double)piece / (double)r->len);
+		off += piece;
+	}
+	d->st.translated++;
+}
+
+static int host_submit(struct hb_host *h, const struct hb_hot_record *r, size_t n)
+{
+	h->src->records += n;
+	for (size_t i = 0; i < n; i++)
+		add_record(h->d, &r[i]);
+	return 0;
+}
+
+static const struct hb_host_ops host_ops = {
+	.abi_major = HB_DEVICE_ABI_MAJOR,
+	.abi_minor = HB_DEVICE_ABI_MINOR,
+	.size = sizeof(struct hb_host_ops),
+	.log = host_log,
+	.watch_fd = host_watch,
+	.unwatch_fd = host_unwatch,
+	.arm_timer = host_timer,
+	.submit = host_submit,
+};
+
+/* ---- set-up ---- */
+
+static const struct hb_device_ops *find_source(struct hb_daemon *d, const char *type,
+					       const char **origin)
+{
+	const struct hb_device_ops *ops = hb_builtin_find(type);
+
+	*origin = "built-in";
+	if (ops)
+		return ops;
+	for (size_t i = 0; i < d->plugins.n; i++) {
+		if (!strcmp(d->plugins.v[i].ops->name, type)) {
+			*origin = d->plugins.v[i].path;
+			return d->plugins.v[i].ops;
+		}
+	}
+	return NULL;
+}
+
+static void plugin_refused(void *ud, const char *path, const char *why)
+{
+	logf_(ud, 4, "plugin %s refused: %s", path, why);
+}
+
+static int open_sources(struct hb_daemon *d)
+{
+	struct hb_err err = { 0 };
+
+	if (d->cfg.plugin_dir[0] &&
+	    hb_plugins_load(d->cfg.plugin_dir, 0, &d->plugins, plugin_refused, d, &err) < 0 &&
+	    err.code != -ENOENT)
+		logf_(d, 4, "plugins: %s, ignoring", err.msg);
+	for (size_t i = 0; i < d->cfg.nsources; i++) {
+		const struct hb_source_config *sc = &d->cfg.sources[i];
+		struct source *s = &d->src[d->nsrc];
+		const char *origin;
+
+		s->ops = find_source(d, sc->type, &origin);
+		if (!s->ops) {
+			logf_(d, 3, "%s: [source %s]: no source of type '%s' (built-in or plugin), "
+			      "skipping it", sc->where, sc->name, sc->type);
+			continue;
+		}
+		snprintf(s->origin, sizeof(s->origin), "%s", origin);
+		snprintf(s->name, sizeof(s->name), "%s", sc->name);
+		snprintf(s->memdev, sizeof(s->memdev), "%s", sc->memdev);
+		snprintf(s->pci, sizeof(s->pci), "%s", sc->pci);
+		s->info = (struct hb_dev_info){ .size = sizeof(s->info), .name = s->name,
+						.memdev = s->memdev[0] ? s->memdev : NULL,
+						.pci_bdf = s->pci[0] ? s->pci : NULL,
+						.params = (const char *const *)sc->params };
+		s->host = (struct hb_host){ .d = d, .src = s };
+		if (hb_source_open(s->ops, s->origin, &host_ops, &s->host, &s->info, &s->priv,
+				   &err) < 0) {
+			logf_(d, 3, "%s: %s; going on without it", sc->where, err.msg);
+			continue;
+		}
+		logf_(d, 6, "source %s: %s (%s) open", s->name, s->ops->name, s->origin);
+		d->nsrc++;
+	}
+	return 0;
+}
+
+static uint64_t parse_node_list(const char *s)
+{
+	uint64_t mask = 0;
+	char *end;
+
+	while (s && *s) {
+		unsigned long n = strtoul(s, &end, 10);
+
+		if (end == s || n >= 64)
+			return 0;
+		mask |= 1ULL << n;
+		s = *end == ',' ? end + 1 : end;
+		if (*end && *end != ',')
+			return 0;
+	}
+	return mask;
+}
+
+/* the nodes the topology's committed regions lie on */
+static uint64_t topology_nodes(struct hb_daemon *d)
+{
+	uint64_t mask = 0;
+
+	for (size_t i = 0; i < hb_topology_nr_regions(d->env.topology); i++) {
+		const struct hb_region *r = hb_topology_region(d->env.topology, i);
+
+		if (!r->committed)
+			continue;
+		for (uint64_t k = 0; k < 16; k++) {
+			int n = node_of(d, r->hpa_base + r->hpa_size / 16 * k);
+
+			if (n >= 0 && n < 64)
+				mask |= 1ULL << n;
+		}
+	}
+	return mask;
+}
+
+static int refresh_nodes(struct hb_daemon *d)
+{
+	int r = d->env.nodes(d->env.ud, d->nodes, d->dist);
+
+	for (int n = 0; n < HB_MAX_NODES; n++)
+		d->nodes[n].is_source = d->nodes[n].present && (d->source_mask >> n) & 1;
+	return r;
+}
+
+static int open_migrator(struct hb_daemon *d, struct hb_err *err)
+{
+	struct hb_migrator_config mc = { .syscall_nr = d->cfg.syscall_nr,
+					 .source_nodes = d->source_mask,
+					 .rescan_ms = (unsigned int)d->cfg.rescan_ms,
+					 .dryrun_keep = 1u << 20 };
+	const char *b = d->cfg.dry_run ? "dryrun" : d->cfg.backend;
+	int r;
+
+	if (!strcmp(b, "auto")) {
+		struct hb_err why = { 0 };
+
+		r = hb_migrator_new(HB_MIGRATOR_PHYS, &mc, &d->mig, &why);
+		if (r == 0)
+			return 0;
+		logf_(d, 6, "%s; using pagemap", why.msg);
+		b = "pagemap";
+	}
+	return hb_migrator_new(hb_migrator_kind_from_string(b), &mc, &d->mig, err);
+}
+
+int hb_daemon_new(const struct hb_config *cfg, struct hb_daemon_env *env,
+		  struct hb_daemon **ret, struct hb_err *err)
+{
+	struct hb_daemon *d = calloc(1, sizeof(*d));
+	long ps = sysconf(_SC_PAGESIZE);
+	int r;
+
+	if (!d)
+		return hb_err_set(err, -ENOMEM, "out of memory");
+	d->cfg = *cfg;
+	d->cfg.nsources = cfg->nsources;   /* params stay owned by the caller's config */
+	d->env = *env;
+	memset(env, 0, sizeof(*env));      /* taken */
+	if (!d->env.nodes)
+		d->env.nodes = hb_numa_nodes;
+	d->journal = getenv("JOURNAL_STREAM") || getenv("INVOCATION_ID");
+	d->pcfg = (struct hb_policy_config){
+		.threshold = cfg->threshold, .top_k = cfg->top_k,
+		.hysteresis_ns = cfg->hysteresis_ms * 1000000ULL, .rate_mbps = cfg->rate_mbps,
+		.burst_mb = cfg->burst_mb, .watermark_bytes = cfg->watermark_mb << 20,
+		.target_node = (int)cfg->target_node, .page_size = ps > 0 ? (uint64_t)ps : 4096,
+	};
+	d->base = event_base_new();
+	d->cand = calloc(MAX_CANDIDATES, sizeof(*d->cand));
+	d->dec = calloc(MAX_CANDIDATES, sizeof(*d->dec));
+	d->hpa = calloc(MAX_CANDIDATES, sizeof(*d->hpa));
+	d->tnode = calloc(MAX_CANDIDATES, sizeof(int));
+	d->snode = calloc(MAX_CANDIDATES, sizeof(int));
+	d->status = calloc(MAX_CANDIDATES, sizeof(int));
+	if (!d->base || !d->cand || !d->dec || !d->hpa || !d->tnode || !d->snode || !d->status) {
+		r = hb_err_set(err, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	if ((r = hb_heat_new(cfg->max_entries, cfg->decay, (unsigned int)__builtin_ctzll(d->pcfg.page_size),
+			     &d->heat, err)) < 0 ||
+	    (r = hb_policy_new(cfg->top_k ? cfg->top_k * 64 : 65536, &d->policy, err)) < 0)
+		goto fail;
+	d->source_mask = cfg->source_nodes[0] ? parse_node_list(cfg->source_nodes)
+					      : topology_nodes(d);
+	if (cfg->source_nodes[0] && !d->source_mask) {
+		r = hb_err_set(err, -EINVAL, "policy.source_nodes=%s: want node numbers 0-63, "
+			       "comma-separated", cfg->source_nodes);
+		goto fail;
+	}
+	if (!d->mig && (r = open_migrator(d, err)) < 0)
+		goto fail;
+	refresh_nodes(d);
+	open_sources(d);
+	logf_(d, 6, "%zu source(s), migrator %s, source nodes %#llx, threshold %g, every %llu ms",
+	      d->nsrc, hb_migrator_describe(d->mig), (unsigned long long)d->source_mask,
+	      cfg->threshold, (unsigned long long)cfg->interval_ms);
+	*ret = d;
+	return 0;
+fail:
+	hb_daemon_free(d);
+	return r;
+}
+
+struct hb_daemon *hb_daemon_free(struct hb_daemon *d)
+{
+	if (!d)
+		return NULL;
+	for (size_t i = 0; i < d->nsrc; i++)
+		d->src[i].ops->close(d->src[i].priv);
+	for (int i = 0; i < MAX_WATCHES; i++)
+		if (d->watch[i].ev)
+			event_free(d->watch[i].ev);
+	hb_plugin_set_done(&d->plugins);
+	if (d->timer)
+		event_free(d->timer);
+	for (int i = 0; i < 3; i++)
+		if (d->sig[i])
+			event_free(d->sig[i]);
+	if (d->base)
+		event_base_free(d->base);
+	hb_heat_free(d->heat);
+	hb_policy_free(d->policy);
+	hb_migrator_free(d->mig);
+	hb_topology_free(d->env.topology);
+	hb_node_map_free(d->env.node_map);
+	free(d->cand);
+	free(d->dec);
+	free(d->hpa);
+	free(d->tnode);
+	free(d->snode);
+	free(d->status);
+	free(d);
+	return NULL;
+}
+
+/* ---- one cycle ---- */
+
+int hb_daemon_cycle(struct hb_daemon *d)
+{
+	uint64_t t0 = now_ns();
+	struct hb_daemon_stats before = d->st;
+	struct hb_migrate_counts mc = { 0 };
+	struct hb_err err = { 0 };
+	size_t n, np = 0;
+
+	/* 1. sources (fd-driven ones were fed by the loop already) */
+	for (size_t i = 0; i < d->nsrc; i++) {
+		struct source *s = &d->src[i];
+		int r;
+
+		if (s->disabled || !(s->ops->caps & HB_DEV_CAP_POLL))
+			continue;
+		r = s->ops->poll(s->priv);
+		if (r < 0) {
+			d->st.source_errors++;
+			if (++s->errors == SOURCE_MAX_ERRORS) {
+				s->disabled = true;
+				logf_(d, 3, "source %s: %d polls failed (last: %s); disabled", s->name,
+				      SOURCE_MAX_ERRORS, strerror(-r));
+			}
+		} else {
+			s->errors = 0;
+		}
+	}
+	/* 2. decide */
+	refresh_nodes(d);
+	n = hb_heat_collect(d->heat, d->pcfg.threshold, d->cand, MAX_CANDIDATES);
+	hb_policy_decide(d->policy, &d->pcfg, d->nodes, d->dist, d->cand, n, t0, d->dec);
+	for (size_t i = 0; i < n; i++) {
+		d->st.decisions[d->dec[i].reason]++;
+		if (d->dec[i].reason != HB_REASON_PROMOTE)
+			continue;
+		d->hpa[np] = d->dec[i].hpa;
+		d->tnode[np] = d->dec[i].target;
+		d->snode[np] = d->dec[i].src;
+		np++;
+	}
+	/* 3. migrate */
+	if (np && hb_migrator_move(d->mig, np, d->hpa, d->tnode, d->status, 0, &err) < 0)
+		logf_(d, 3, "migration of %zu pages failed: %s", np, err.msg);
+	if (np) {
+		hb_migrate_fold(&mc, np, d->status, d->tnode, d->snode);
+		hb_migrate_fold(&d->st.migrated, np, d->status, d->tnode, d->snode);
+	}
+	for (size_t i = 0; i < np; i++) {
+		enum hb_migrate_class c = hb_migrate_classify(d->status[i], d->tnode[i], d->snode[i]);
+
+		if (c == HB_MIGRATE_MOVED)
+			d->st.promoted_bytes += d->pcfg.page_size;
+		if (c != HB_MIGRATE_RETRY)
+			hb_heat_forget(d->heat, d->hpa[i]);
+		if (c != HB_MIGRATE_RETRY || d->pcfg.hysteresis_ns)
+			hb_policy_hold(d->policy, &d->pcfg, d->hpa[i], t0);
+	}
+	/* 4. decay, report */
+	hb_heat_tick(d->heat);
+	d->st.cycles++;
+	d->st.last_cycle_ms = (double)(now_ns() - t0) / 1e6;
+	if (!d->env.quiet)
+		logf_(d, 6, "cycle %llu: %llu records (%llu dropped), %zu hot pages, %zu to promote: "
+		      "%llu moved, %llu already there, %llu retry, %llu backoff, %llu dropped; "
+		      "%llu rate-limited, %llu below watermark; table %zu pages; %.1f ms",
+		      (unsigned long long)d->st.cycles,
+		      (unsigned long long)(d->st.records - before.records),
+		      (unsigned long long)(d->st.records - before.records -
+					   (d->st.translated - before.translated)),
+		      n, np, (unsigned long long)mc.by_class[HB_MIGRATE_MOVED],
+		      (unsigned long long)mc.by_class[HB_MIGRATE_ALREADY],
+		      (unsigned long long)mc.by_class[HB_MIGRATE_RETRY],
+		      (unsigned long long)mc.by_class[HB_MIGRATE_BACKOFF],
+		      (unsigned long long)mc.by_class[HB_MIGRATE_DROP],
+		      (unsigned long long)(d->st.decisions[HB_REASON_RATE_LIMIT] -
+					   before.decisions[HB_REASON_RATE_LIMIT]),
+		      (unsigned long long)(d->st.decisions[HB_REASON_WATERMARK] -
+					   before.decisions[HB_REASON_WATERMARK]),
+		      hb_heat_len(d->heat), d->st.last_cycle_ms);
+	return 0;
+}
+
+/* ---- the loop ---- */
+
+static void on_cycle(evutil_socket_t fd, short what, void *arg)
+{
+	struct hb_daemon *d = arg;
+
+	hb_daemon_cycle(d);
+	if (d->env.after_cycle)
+		d->env.after_cycle(d->env.ud, d);
+	if (d->env.stop_cycles && d->st.cycles >= d->env.stop_cycles)
+		event_base_loopexit(d->base, NULL);
+}
+
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+	struct hb_daemon *d = arg;
+
+	if (sig == SIGHUP) {
+		struct hb_config next = d->cfg;
+		struct hb_err err = { 0 };
+
+		next.nsources = 0;   /* sources are not re-read on reload (yet) */
+		if (!d->config_path || hb_config_load(&next, d->config_path, true, &err) < 0) {
+			logf_(d, 3, "reload refused, keeping the running configuration: %s",
+			      d->config_path ? err.msg : "no configuration file");
+			return;
+		}
+		d->pcfg.threshold = next.threshold;
+		d->pcfg.top_k = next.top_k;
+		d->pcfg.hysteresis_ns = next.hysteresis_ms * 1000000ULL;
+		d->pcfg.rate_mbps = next.rate_mbps;
+		d->pcfg.burst_mb = next.burst_mb;
+		d->pcfg.watermark_bytes = next.watermark_mb << 20;
+		d->pcfg.target_node = (int)next.target_node;
+		snprintf(d->cfg.log_level, sizeof(d->cfg.log_level), "%s", next.log_level);
+		hb_config_done(&next);
+		logf_(d, 6, "reloaded policy settings from %s", d->config_path);
+		return;
+	}
+	logf_(d, 6, "signal %d: finishing", (int)sig);
+	event_base_loopexit(d->base, NULL);
+}
+
+static void notify_ready(void)
+{
+	const char *path = getenv("NOTIFY_SOCKET");
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (!path || !*path || strlen(path) >= sizeof(sa.sun_path))
+		return;
+	strcpy(sa.sun_path, path);
+	if (sa.sun_path[0] == '@')
+		sa.sun_path[0] = '\0';
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	(void)sendto(fd, "READY=1", 7, 0, (struct sockaddr *)&sa,
+		     (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(path)));
+	close(fd);
+}
+
+int hb_daemon_run(struct hb_daemon *d, const char *config_path)
+{
+	struct timeval tv = { .tv_sec = (time_t)(d->cfg.interval_ms / 1000),
+			      .tv_usec = (suseconds_t)(d->cfg.interval_ms % 1000 * 1000) };
+	static const int sigs[3] = { SIGTERM, SIGINT, SIGHUP };
+
+	d->config_path = config_path;
+	d->timer = event_new(d->base, -1, EV_PERSIST, on_cycle, d);
+	if (!d->timer || event_add(d->timer, &tv) < 0)
+		return -ENOMEM;
+	for (int i = 0; i < 3; i++) {
+		d->sig[i] = evsignal_new(d->base, sigs[i], on_signal, d);
+		if (!d->sig[i] || event_add(d->sig[i], NULL) < 0)
+			return -ENOMEM;
+	}
+	notify_ready();
+	event_base_dispatch(d->base);
+	return d->rc;
+}
+
+const struct hb_daemon_stats *hb_daemon_stats(const struct hb_daemon *d)
+{
+	return &d->st;
+}
+
+struct hb_migrator *hb_daemon_migrator(struct hb_daemon *d)
+{
+	return d->mig;
+}
+
+void *hb_daemon_source_priv(struct hb_daemon *d, const char *name)
+{
+	for (size_t i = 0; i < d->nsrc; i++)
+		if (!strcmp(d->src[i].name, name))
+			return d->src[i].priv;
+	return NULL;
+}
+
+void hb_daemon_print_stats(const struct hb_daemon *d, FILE *f)
+{
+	const struct hb_daemon_stats *s = &d->st;
+
+	fprintf(f, "cycles %llu, records %llu, translated %llu, pages added %llu\n",
+		(unsigned long long)s->cycles, (unsigned long long)s->records,
+		(unsigned long long)s->translated, (unsigned long long)s->pages);
+	for (int i = 0; i < _HB_DROP_MAX; i++)
+		if (s->dropped[i])
+			fprintf(f, "dropped %s %llu\n", drop_names[i], (unsigned long long)s->dropped[i]);
+	for (int i = 0; i < _HB_REASON_MAX; i++)
+		if (s->decisions[i])
+			fprintf(f, "decision %s %llu\n", hb_reason_to_string(i),
+				(unsigned long long)s->decisions[i]);
+	for (int i = 0; i < _HB_MIGRATE_CLASS_MAX; i++)
+		if (s->migrated.by_class[i])
+			fprintf(f, "migrated %s %llu\n", hb_migrate_class_to_string(i),
+				(unsigned long long)s->migrated.by_class[i]);
+}
+
+/* ---- libnuma ---- */
+
+int hb_numa_nodes(void *ud, struct hb_numa_node *nodes,
+		  uint8_t distance[HB_MAX_NODES][HB_MAX_NODES])
+{
+	int max;
+
+	memset(nodes, 0, sizeof(*nodes) * HB_MAX_NODES);
+	if (numa_available() < 0)
+		return -ENOSYS;
+	max = numa_max_node();
+	for (int n = 0; n <= max && n < HB_MAX_NODES; n++) {
+		struct bitmask *cpus = numa_allocate_cpumask();
+		long long freeb = 0;
+
+		if (numa_node_size64(n, &freeb) < 0) {
+			numa_free_cpumask(cpus);
+			continue;
+		}
+		nodes[n].present = true;
+		nodes[n].free_bytes = freeb > 0 ? (uint64_t)freeb : 0;
+		nodes[n].has_cpus = numa_node_to_cpus(n, cpus) == 0 && numa_bitmask_weight(cpus) > 0;
+		numa_free_cpumask(cpus);
+		for (int m = 0; m <= max && m < HB_MAX_NODES; m++)
+			distance[n][m] = (uint8_t)numa_distance(n, m);
+	}
+	return 0;
+}

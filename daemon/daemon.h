@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The hotbridge service: struct hb_daemon owns the event loop, the
+ * configuration, the topology, the sources, the hotness table, the policy
+ * and the migrator. One cycle: poll the sources (records are translated to
+ * HPA pages and added to the table as they are submitted), decide, migrate,
+ * fold the per-page status into counters, decay.
+ */
+#ifndef HB_DAEMON_H
+#define HB_DAEMON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "conf.h"
+#include "core.h"
+#include "kernel.h"
+#include "translate.h"
+
+enum hb_drop {
+	HB_DROP_UNKNOWN_MEMDEV,   /* memdev not in the topology */
+	HB_DROP_UNMAPPED,         /* DPA/HPA in no committed region */
+	HB_DROP_NO_NODE,          /* HPA on no NUMA node (not online as RAM) */
+	HB_DROP_BAD_RECORD,       /* space or length the host cannot use */
+	_HB_DROP_MAX,
+};
+
+struct hb_daemon_stats {
+	uint64_t cycles, records, translated, pages;
+	uint64_t dropped[_HB_DROP_MAX];
+	uint64_t decisions[_HB_REASON_MAX];
+	struct hb_migrate_counts migrated;
+	uint64_t promoted_bytes, source_errors;
+	double last_cycle_ms;
+};
+
+struct hb_daemon;
+
+/*
+ * Where the daemon's facts come from. The live host: libcxl/snapshot
+ * topology, sysfs memory blocks and libnuma. The demo host: a built-in
+ * topology and a fixed node layout (cmd-demo.c).
+ */
+struct hb_daemon_env {
+	struct hb_topology *topology;        /* taken */
+	struct hb_node_map *node_map;        /* taken; NULL: use node_of */
+	int (*node_of)(void *ud, uint64_t hpa);
+	/* fills nodes[] (presence, CPUs, free memory) and distances */
+	int (*nodes)(void *ud, struct hb_numa_node *nodes,
+		     uint8_t distance[HB_MAX_NODES][HB_MAX_NODES]);
+	void *ud;
+	struct hb_migrator *migrator;        /* taken; NULL: from the config */
+	bool quiet;                          /* no per-cycle log line */
+	/* called after each cycle of hb_daemon_run(); stop after stop_cycles (0 = never) */
+	void (*after_cycle)(void *ud, struct hb_daemon *d);
+	uint64_t stop_cycles;
+};
+
+int hb_daemon_new(const struct hb_config *cfg, struct hb_daemon_env *env,
+		  struct hb_daemon **ret, struct hb_err *err);
+struct hb_daemon *hb_daemon_free(struct hb_daemon *d);
+
+/* One cycle now (what --once runs). */
+int hb_daemon_cycle(struct hb_daemon *d);
+/*
+ * The loop: a cycle every interval_ms until SIGTERM/SIGINT (0), an error,
+ * or env.stop_cycles. The configuration must outlive the daemon (sources
+ * keep pointers to its parameters); SIGHUP re-reads config_path's policy
+ * settings and keeps the running ones if the file is bad.
+ */
+int hb_daemon_run(struct hb_daemon *d, const char *config_path);
+
+const struct hb_daemon_stats *hb_daemon_stats(const struct hb_daemon *d);
+struct hb_migrator *hb_daemon_migrator(struct hb_daemon *d);
+/* the open instance of source `name`, or NULL (for the demo's ground truth) */
+void *hb_daemon_source_priv(struct hb_daemon *d, const char *name);
+void hb_daemon_print_stats(const struct hb_daemon *d, FILE *f);
+
+const char *hb_drop_to_string(enum hb_drop r);
+
+/* libnuma: presence, CPUs, free memory, numa_distance() */
+int hb_numa_nodes(void *ud, struct hb_numa_node *nodes,
+		  uint8_t distance[HB_MAX_NODES][HB_MAX_NODES]);
+
+#endif

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/* The built-in emulated CXL host (emulated-host.c). */
+#ifndef HB_EMULATED_HOST_H
+#define HB_EMULATED_HOST_H
+
+#include "daemon.h"
+
+#define HB_EMU_REGION_BASE 0x390000000ULL
+#define HB_EMU_CXL_NODE 2
+
+struct hb_emulated_host {
+	uint64_t dram_free;          /* node 0's free bytes at the start */
+	struct hb_daemon *d;         /* set once created: promoted bytes debit node 0 */
+};
+
+/* region0 = mem0 + mem1 (2-way x 4 KiB) */
+int hb_emulated_topology(struct hb_topology **ret, struct hb_err *err);
+/* node layout and HPA -> node of the emulated host, into env */
+void hb_emulated_host_env(struct hb_emulated_host *h, struct hb_daemon_env *env);
+
+#endif
