@@ -189,6 +189,7 @@ int hb_cmd_demo(int argc, char **argv)
 	       "  threshold %g, rate limit %g MB/s per node, watermark %llu MiB with 32 MiB of "
 	       "room above it\n", REGION_BASE, CXL_NODE, cfg.threshold, cfg.rate_mbps,
 	       (unsigned long long)cfg.watermark_mb);
+	fflush(stdout);
 	if (hb_daemon_run(dm.d, NULL) < 0)
 		goto out;
 	if (isatty(2))
