@@ -9,5 +9,12 @@ int hb_cmd_list(int argc, char **argv);
 int hb_cmd_check_config(int argc, char **argv);
 int hb_cmd_run(int argc, char **argv);
 int hb_cmd_demo(int argc, char **argv);
+int hb_cmd_status(int argc, char **argv);
+int hb_cmd_stats(int argc, char **argv);
+int hb_cmd_sources(int argc, char **argv);
+int hb_cmd_explain(int argc, char **argv);
+int hb_cmd_pause(int argc, char **argv);
+int hb_cmd_resume(int argc, char **argv);
+int hb_cmd_reload(int argc, char **argv);
 
 #endif

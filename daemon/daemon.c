@@ -14,7 +14,9 @@
 #include <unistd.h>
 
 #include <event2/event.h>
+#include <json-c/json.h>
 
+#include "control.h"
 #include "daemon.h"
 #include "devices.h"
 #include "macro.h"
@@ -68,7 +70,9 @@ struct hb_daemon {
 	int *tnode, *snode, *status;
 	struct hb_daemon_stats st;
 	const char *config_path;
-	bool journal;
+	bool journal, paused;
+	uint64_t started_ns;
+	struct hb_control *control;
 	int rc;
 };
 
@@ -449,6 +453,7 @@ int hb_daemon_new(const struct hb_config *cfg, struct hb_daemon_env *env,
 	if (!d->env.nodes)
 		d->env.nodes = hb_numa_nodes;
 	d->journal = getenv("JOURNAL_STREAM") || getenv("INVOCATION_ID");
+	d->started_ns = now_ns();
 	d->pcfg = (struct hb_policy_config){
 		.threshold = cfg->threshold, .top_k = cfg->top_k,
 		.hysteresis_ns = cfg->hysteresis_ms * 1000000ULL, .rate_mbps = cfg->rate_mbps,
@@ -495,6 +500,7 @@ struct hb_daemon *hb_daemon_free(struct hb_daemon *d)
 {
 	if (!d)
 		return NULL;
+	hb_control_free(d->control);
 	for (size_t i = 0; i < d->nsrc; i++)
 		d->src[i].ops->close(d->src[i].priv);
 	for (int i = 0; i < MAX_WATCHES; i++)
@@ -552,9 +558,9 @@ int hb_daemon_cycle(struct hb_daemon *d)
 			s->errors = 0;
 		}
 	}
-	/* 2. decide */
+	/* 2. decide (not while paused: the table keeps learning) */
 	refresh_nodes(d);
-	n = hb_heat_collect(d->heat, d->pcfg.threshold, d->cand, MAX_CANDIDATES);
+	n = d->paused ? 0 : hb_heat_collect(d->heat, d->pcfg.threshold, d->cand, MAX_CANDIDATES);
 	hb_policy_decide(d->policy, &d->pcfg, d->nodes, d->dist, d->cand, n, t0, d->dec);
 	for (size_t i = 0; i < n; i++) {
 		d->st.decisions[d->dec[i].reason]++;
@@ -620,30 +626,37 @@ static void on_cycle(evutil_socket_t fd, short what, void *arg)
 		event_base_loopexit(d->base, NULL);
 }
 
+int hb_daemon_reload(struct hb_daemon *d, struct hb_err *err)
+{
+	struct hb_config next = d->cfg;
+
+	next.nsources = 0;   /* sources are not re-read on reload (yet) */
+	if (!d->config_path)
+		return hb_err_set(err, -ENOENT, "no configuration file");
+	if (hb_config_load(&next, d->config_path, true, err) < 0)
+		return err->code;
+	d->pcfg.threshold = next.threshold;
+	d->pcfg.top_k = next.top_k;
+	d->pcfg.hysteresis_ns = next.hysteresis_ms * 1000000ULL;
+	d->pcfg.rate_mbps = next.rate_mbps;
+	d->pcfg.burst_mb = next.burst_mb;
+	d->pcfg.watermark_bytes = next.watermark_mb << 20;
+	d->pcfg.target_node = (int)next.target_node;
+	snprintf(d->cfg.log_level, sizeof(d->cfg.log_level), "%s", next.log_level);
+	hb_config_done(&next);
+	logf_(d, 6, "reloaded policy settings from %s", d->config_path);
+	return 0;
+}
+
 static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
 	struct hb_daemon *d = arg;
 
 	if (sig == SIGHUP) {
-		struct hb_config next = d->cfg;
 		struct hb_err err = { 0 };
 
-		next.nsources = 0;   /* sources are not re-read on reload (yet) */
-		if (!d->config_path || hb_config_load(&next, d->config_path, true, &err) < 0) {
-			logf_(d, 3, "reload refused, keeping the running configuration: %s",
-			      d->config_path ? err.msg : "no configuration file");
-			return;
-		}
-		d->pcfg.threshold = next.threshold;
-		d->pcfg.top_k = next.top_k;
-		d->pcfg.hysteresis_ns = next.hysteresis_ms * 1000000ULL;
-		d->pcfg.rate_mbps = next.rate_mbps;
-		d->pcfg.burst_mb = next.burst_mb;
-		d->pcfg.watermark_bytes = next.watermark_mb << 20;
-		d->pcfg.target_node = (int)next.target_node;
-		snprintf(d->cfg.log_level, sizeof(d->cfg.log_level), "%s", next.log_level);
-		hb_config_done(&next);
-		logf_(d, 6, "reloaded policy settings from %s", d->config_path);
+		if (hb_daemon_reload(d, &err) < 0)
+			logf_(d, 3, "reload refused, keeping the running configuration: %s", err.msg);
 		return;
 	}
 	logf_(d, 6, "signal %d: finishing", (int)sig);
@@ -683,6 +696,12 @@ int hb_daemon_run(struct hb_daemon *d, const char *config_path)
 		d->sig[i] = evsignal_new(d->base, sigs[i], on_signal, d);
 		if (!d->sig[i] || event_add(d->sig[i], NULL) < 0)
 			return -ENOMEM;
+	}
+	if (d->cfg.control_socket[0]) {
+		struct hb_err err = { 0 };
+
+		if (hb_control_listen(d, d->cfg.control_socket, &err) < 0)
+			logf_(d, 4, "control socket: %s; going on without it", err.msg);
 	}
 	notify_ready();
 	event_base_dispatch(d->base);
@@ -754,4 +773,141 @@ int hb_numa_nodes(void *ud, struct hb_numa_node *nodes,
 			distance[n][m] = (uint8_t)numa_distance(n, m);
 	}
 	return 0;
+}
+
+/* ---- for the control socket ---- */
+
+struct event_base *hb_daemon_base(struct hb_daemon *d)
+{
+	return d->base;
+}
+
+void hb_daemon_set_control(struct hb_daemon *d, struct hb_control *c)
+{
+	d->control = c;
+}
+
+void hb_daemon_pause(struct hb_daemon *d, bool paused)
+{
+	d->paused = paused;
+	logf_(d, 6, "%s", paused ? "paused: still gathering, not promoting" : "resumed");
+}
+
+static json_object *u64(uint64_t v)
+{
+	return json_object_new_int64(v > INT64_MAX ? INT64_MAX : (int64_t)v);
+}
+
+json_object *hb_daemon_status_json(struct hb_daemon *d)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "state", json_object_new_string(d->paused ? "paused" : "running"));
+	json_object_object_add(o, "uptime_s", json_object_new_double((double)(now_ns() - d->started_ns) / 1e9));
+	json_object_object_add(o, "cycles", u64(d->st.cycles));
+	json_object_object_add(o, "interval_ms", u64(d->cfg.interval_ms));
+	json_object_object_add(o, "migrator", json_object_new_string(hb_migrator_describe(d->mig)));
+	json_object_object_add(o, "dry_run", json_object_new_boolean(d->cfg.dry_run));
+	json_object_object_add(o, "sources", u64(d->nsrc));
+	json_object_object_add(o, "table_pages", u64(hb_heat_len(d->heat)));
+	json_object_object_add(o, "table_bytes", u64(hb_heat_bytes(d->heat)));
+	json_object_object_add(o, "source_nodes", hb_json_hex(d->source_mask));
+	json_object_object_add(o, "last_cycle_ms", json_object_new_double(d->st.last_cycle_ms));
+	return o;
+}
+
+json_object *hb_daemon_stats_json(struct hb_daemon *d)
+{
+	json_object *o = json_object_new_object(), *x;
+
+	json_object_object_add(o, "cycles", u64(d->st.cycles));
+	json_object_object_add(o, "records", u64(d->st.records));
+	json_object_object_add(o, "translated", u64(d->st.translated));
+	json_object_object_add(o, "pages_added", u64(d->st.pages));
+	x = json_object_new_object();
+	for (int i = 0; i < _HB_DROP_MAX; i++)
+		json_object_object_add(x, drop_names[i], u64(d->st.dropped[i]));
+	json_object_object_add(o, "dropped", x);
+	x = json_object_new_object();
+	for (int i = 0; i < _HB_REASON_MAX; i++)
+		json_object_object_add(x, hb_reason_to_string(i), u64(d->st.decisions[i]));
+	json_object_object_add(o, "decisions", x);
+	x = json_object_new_object();
+	for (int i = 0; i < _HB_MIGRATE_CLASS_MAX; i++)
+		json_object_object_add(x, hb_migrate_class_to_string(i), u64(d->st.migrated.by_class[i]));
+	json_object_object_add(o, "migrated", x);
+	json_object_object_add(o, "promoted_bytes", u64(d->st.promoted_bytes));
+	json_object_object_add(o, "source_errors", u64(d->st.source_errors));
+	return o;
+}
+
+json_object *hb_daemon_sources_json(struct hb_daemon *d)
+{
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < d->nsrc; i++) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "name", json_object_new_string(d->src[i].name));
+		json_object_object_add(o, "source", json_object_new_string(d->src[i].ops->name));
+		json_object_object_add(o, "origin", json_object_new_string(d->src[i].origin));
+		if (d->src[i].memdev[0])
+			json_object_object_add(o, "memdev", json_object_new_string(d->src[i].memdev));
+		json_object_object_add(o, "records", u64(d->src[i].records));
+		json_object_object_add(o, "consecutive_errors", u64(d->src[i].errors));
+		json_object_object_add(o, "disabled", json_object_new_boolean(d->src[i].disabled));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+/* What would happen to this page now (the rate limit is not charged). */
+int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, struct hb_err *err)
+{
+	struct hb_policy_config pc = d->pcfg;
+	struct hb_candidate c;
+	struct hb_decision dec;
+	json_object *o;
+	int node;
+
+	hpa &= ~(d->pcfg.page_size - 1);
+	c = (struct hb_candidate){ .hpa = hpa, .heat = hb_heat_get(d->heat, hpa, &node) };
+	c.node = node >= 0 ? node : node_of(d, hpa);
+	pc.rate_mbps = 0;
+	{
+		struct hb_policy *scratch = NULL;
+
+		if (hb_policy_new(16, &scratch, err) < 0)
+			return err->code;
+		/* hysteresis lives in the real policy: check it there, decide in scratch */
+		hb_policy_decide(scratch, &pc, d->nodes, d->dist, &c, 1, now_ns(), &dec);
+		hb_policy_free(scratch);
+	}
+	{
+		struct hb_decision held;
+
+		pc.threshold = 0;
+		pc.watermark_bytes = 0;
+		pc.top_k = 0;
+		hb_policy_decide(d->policy, &pc, d->nodes, d->dist, &c, 1, now_ns(), &held);
+		if (held.reason == HB_REASON_HYSTERESIS)
+			dec.reason = HB_REASON_HYSTERESIS;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "hpa", hb_json_hex(hpa));
+	json_object_object_add(o, "node", c.node >= 0 ? json_object_new_int(c.node) : NULL);
+	json_object_object_add(o, "heat", json_object_new_double(c.heat));
+	json_object_object_add(o, "threshold", json_object_new_double(d->pcfg.threshold));
+	json_object_object_add(o, "source_node", json_object_new_boolean(
+		c.node >= 0 && c.node < HB_MAX_NODES && d->nodes[c.node].is_source));
+	json_object_object_add(o, "target", dec.target >= 0 ? json_object_new_int(dec.target) : NULL);
+	json_object_object_add(o, "decision", json_object_new_string(hb_reason_to_string(dec.reason)));
+	json_object_object_add(o, "rate_limit", json_object_new_string("not evaluated by explain"));
+	*ret = o;
+	return 0;
+}
+
+const struct hb_topology *hb_daemon_topology(const struct hb_daemon *d)
+{
+	return d->env.topology;
 }

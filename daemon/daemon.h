@@ -78,6 +78,22 @@ void hb_daemon_print_stats(const struct hb_daemon *d, FILE *f);
 
 const char *hb_drop_to_string(enum hb_drop r);
 
+/* for the control socket (control.c) */
+struct event_base;
+struct json_object;
+struct hb_control;
+struct event_base *hb_daemon_base(struct hb_daemon *d);
+void hb_daemon_set_control(struct hb_daemon *d, struct hb_control *c);
+void hb_control_free(struct hb_control *c);
+void hb_daemon_pause(struct hb_daemon *d, bool paused);
+int hb_daemon_reload(struct hb_daemon *d, struct hb_err *err);
+struct json_object *hb_daemon_status_json(struct hb_daemon *d);
+struct json_object *hb_daemon_stats_json(struct hb_daemon *d);
+struct json_object *hb_daemon_sources_json(struct hb_daemon *d);
+int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, struct json_object **ret,
+		      struct hb_err *err);
+const struct hb_topology *hb_daemon_topology(const struct hb_daemon *d);
+
 /* libnuma: presence, CPUs, free memory, numa_distance() */
 int hb_numa_nodes(void *ud, struct hb_numa_node *nodes,
 		  uint8_t distance[HB_MAX_NODES][HB_MAX_NODES]);

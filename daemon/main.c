@@ -17,6 +17,13 @@ static const struct hb_command commands[] = {
 	{ "topology", hb_cmd_topology, "print the CXL topology model as JSON" },
 	{ "run", hb_cmd_run, "the service: sources -> translation -> policy -> migration" },
 	{ "demo", hb_cmd_demo, "the service on a built-in emulated CXL host, with a summary" },
+	{ "status", hb_cmd_status, "ask the running daemon: state, migrator, table" },
+	{ "stats", hb_cmd_stats, "ask the running daemon: counters" },
+	{ "sources", hb_cmd_sources, "ask the running daemon: its sources" },
+	{ "explain", hb_cmd_explain, "ask the running daemon: what it would do with a page" },
+	{ "pause", hb_cmd_pause, "stop promoting (sources keep feeding the table)" },
+	{ "resume", hb_cmd_resume, "promote again" },
+	{ "reload", hb_cmd_reload, "re-read the policy settings (as SIGHUP)" },
 	{ "check-config", hb_cmd_check_config, "parse the configuration; print it, or the first error" },
 	{ "list", hb_cmd_list, "hotness sources on this host: built-ins, CHMUs, plugins (JSON)" },
 };

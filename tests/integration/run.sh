@@ -3,11 +3,14 @@
 # region0 = mem0 + mem1 2-way on CPU-less node 2), dry-run migrator:
 #  1. --once: every record translates, and what it promotes is exactly what
 #     it decided to promote;
-#  2. the loop: SIGHUP with a broken config file is refused naming file:line
+#  2. the loop: the control socket (status, explain, pause/resume, error
+#     replies to oversized and malformed requests, EPERM for a non-root
+#     peer); SIGHUP with a broken config file is refused naming file:line
 #     and the daemon keeps going; SIGTERM ends it with status 0.
 #   run.sh HOTBRIDGE
 set -euo pipefail
 hb=$1
+[ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP needs root (the control socket serves root only)"; exit 0; }
 tmp=$(mktemp -d)
 trap 'kill "$pid" 2>/dev/null || true; rm -rf "$tmp"' EXIT
 pid=
@@ -34,6 +37,7 @@ memdev = mem1
 capacity = 536870912
 seed = 2
 CONF
+sed -i "2a control_socket = $tmp/ctl.sock" "$tmp/hb.conf"
 chmod 0644 "$tmp/hb.conf"
 
 "$hb" run --once --config "$tmp/hb.conf" >"$tmp/once.out" 2>"$tmp/once.err"
@@ -50,6 +54,47 @@ grep -q "source nodes 0x4" "$tmp/once.err" && ok "source node: node 2 (CPU-less,
 "$hb" run --config "$tmp/hb.conf" 2>"$tmp/loop.err" &
 pid=$!
 sleep 1
+"$hb" status --socket "$tmp/ctl.sock" >"$tmp/status.json" && grep -q '"state": "running"' "$tmp/status.json" && ok "hotbridge status: running" || bad "status"
+"$hb" explain --socket "$tmp/ctl.sock" mem1:0x0 >"$tmp/explain.json" && grep -q '"hpa": "0x390001000"' "$tmp/explain.json" && grep -q '"decision"' "$tmp/explain.json" && ok "hotbridge explain mem1:0x0 -> HPA 0x390001000 with a decision" || { cat "$tmp/explain.json"; bad "explain"; }
+"$hb" pause --socket "$tmp/ctl.sock" >/dev/null && ok "pause" || bad "pause"
+sleep 0.7
+"$hb" stats --socket "$tmp/ctl.sock" >"$tmp/s1.json"
+sleep 0.7
+"$hb" stats --socket "$tmp/ctl.sock" >"$tmp/s2.json"
+m1=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["stats"]["migrated"]["moved"])' "$tmp/s1.json")
+m2=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["stats"]["migrated"]["moved"])' "$tmp/s2.json")
+[ "$m1" = "$m2" ] && ok "paused: nothing promoted ($m1 before and after)" || bad "promoted while paused: $m1 -> $m2"
+"$hb" resume --socket "$tmp/ctl.sock" >/dev/null && ok "resume" || bad "resume"
+python3 - "$tmp/ctl.sock" <<'PY' && ok "oversized and malformed requests get error replies" || bad "oversized/malformed"
+import socket, sys, json
+def ask(data):
+    s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(data)
+    r = b""
+    while not r.endswith(b"\n"):
+        c = s.recv(65536)
+        if not c: break
+        r += c
+    s.close()
+    return json.loads(r.decode().splitlines()[0])
+a = ask(b"x" * 5000)
+b = ask(b"{not json}\n")
+assert a["ok"] is False and a["errno"] == "E2BIG", a
+assert b["ok"] is False and b["errno"] == "EINVAL", b
+PY
+chmod 0711 "$tmp"; chmod 0666 "$tmp/ctl.sock"
+python3 - "$tmp/ctl.sock" <<'PY' && ok "a non-root peer is refused with EPERM" || bad "non-root peer"
+import os, socket, sys, json
+pid = os.fork()
+if pid == 0:
+    os.setgid(65534); os.setuid(65534)
+    s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+    s.sendall(b'{"command":"status"}\n')
+    r = json.loads(s.recv(4096).decode().splitlines()[0])
+    os._exit(0 if r["ok"] is False and r["errno"] == "EPERM" else 1)
+_, st = os.waitpid(pid, 0)
+sys.exit(os.WEXITSTATUS(st))
+PY
+kill -0 "$pid" && ok "the daemon is still running" || bad "daemon died"
 printf '[policy]\nthreshold = oops\n' >"$tmp/hb.conf"
 kill -HUP "$pid"
 sleep 1

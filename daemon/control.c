@@ -1,0 +1,435 @@
+// SPDX-License-Identifier: MIT
+/* The control socket: server (in the daemon's loop), request parser, client. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <json-c/json.h>
+
+#include "control.h"
+#include "daemon.h"
+#include "macro.h"
+
+#define MAX_CLIENTS 64
+#define CLIENT_TIMEOUT_S 5
+
+static const char *const cmd_names[_HB_CTL_MAX] = {
+	[HB_CTL_STATUS] = "status", [HB_CTL_STATS] = "stats", [HB_CTL_SOURCES] = "sources",
+	[HB_CTL_EXPLAIN] = "explain", [HB_CTL_PAUSE] = "pause", [HB_CTL_RESUME] = "resume",
+	[HB_CTL_RELOAD] = "reload",
+};
+
+const char *hb_control_cmd_to_string(enum hb_control_cmd c)
+{
+	return (unsigned int)c < _HB_CTL_MAX ? cmd_names[c] : NULL;
+}
+
+static int hex_field(json_object *o, const char *key, uint64_t *ret, char *why, size_t why_size)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v))
+		return 0;
+	if (!json_object_is_type(v, json_type_string) ||
+	    hb_parse_u64_base(json_object_get_string(v), 0, ret) < 0) {
+		snprintf(why, why_size, "\"%s\" must be a number in a string, e.g. \"0x1000\"", key);
+		return -EINVAL;
+	}
+	return 1;
+}
+
+int hb_control_parse(const char *line, size_t len, struct hb_control_req *req, char *why,
+		     size_t why_size)
+{
+	struct json_tokener *tok;
+	json_object *o, *v;
+	const char *cmd;
+	int r = -EINVAL;
+
+	memset(req, 0, sizeof(*req));
+	if (len > HB_CONTROL_LINE_MAX) {
+		snprintf(why, why_size, "request longer than %d bytes", HB_CONTROL_LINE_MAX);
+		return -E2BIG;
+	}
+	tok = json_tokener_new_ex(8);
+	if (!tok) {
+		snprintf(why, why_size, "out of memory");
+		return -ENOMEM;
+	}
+	o = json_tokener_parse_ex(tok, line, (int)len);
+	if (!o || json_tokener_get_error(tok) != json_tokener_success ||
+	    json_tokener_get_parse_end(tok) < len) {
+		size_t end = json_tokener_get_parse_end(tok);
+		bool trailing_ws = o != NULL;
+
+		for (size_t i = end; trailing_ws && i < len; i++)
+			trailing_ws = line[i] == ' ' || line[i] == '\t' || line[i] == '\r';
+		if (!trailing_ws) {
+			snprintf(why, why_size, "not one JSON object: %s",
+				 o ? "trailing bytes" : json_tokener_error_desc(json_tokener_get_error(tok)));
+			goto out;
+		}
+	}
+	if (!json_object_is_type(o, json_type_object) ||
+	    !json_object_object_get_ex(o, "command", &v) || !json_object_is_type(v, json_type_string)) {
+		snprintf(why, why_size, "want {\"command\": \"...\"}");
+		goto out;
+	}
+	cmd = json_object_get_string(v);
+	for (r = 0; r < _HB_CTL_MAX && strcmp(cmd, cmd_names[r]); r++)
+		;
+	if (r == _HB_CTL_MAX) {
+		snprintf(why, why_size, "unknown command \"%.40s\"", cmd);
+		r = -EINVAL;
+		goto out;
+	}
+	req->cmd = (enum hb_control_cmd)r;
+	r = 0;
+	if (req->cmd == HB_CTL_EXPLAIN) {
+		int h = hex_field(o, "hpa", &req->hpa, why, why_size), dp;
+
+		if (h < 0) {
+			r = h;
+			goto out;
+		}
+		req->has_hpa = h == 1;
+		dp = hex_field(o, "dpa", &req->dpa, why, why_size);
+		if (dp < 0) {
+			r = dp;
+			goto out;
+		}
+		if (json_object_object_get_ex(o, "memdev", &v)) {
+			if (!json_object_is_type(v, json_type_string) ||
+			    strlen(json_object_get_string(v)) >= sizeof(req->memdev)) {
+				snprintf(why, why_size, "\"memdev\" must be a name like \"mem0\"");
+				r = -EINVAL;
+				goto out;
+			}
+			strcpy(req->memdev, json_object_get_string(v));
+		}
+		if (!((req->has_hpa && !req->memdev[0] && dp == 0) ||
+		      (!req->has_hpa && req->memdev[0] && dp == 1))) {
+			snprintf(why, why_size, "explain wants \"hpa\", or \"memdev\" and \"dpa\"");
+			r = -EINVAL;
+		}
+	}
+out:
+	json_object_put(o);
+	json_tokener_free(tok);
+	return r;
+}
+
+/* ---- server ---- */
+
+struct client {
+	int fd;
+	struct event *ev;
+	char buf[HB_CONTROL_LINE_MAX + 2];
+	size_t len;
+	struct hb_control *ctl;
+};
+
+struct hb_control {
+	struct hb_daemon *d;
+	char path[108];
+	int fd;
+	struct event *ev;
+	struct client clients[MAX_CLIENTS];
+	uint64_t refused, malformed;
+};
+
+static void client_close(struct client *c)
+{
+	if (c->fd < 0)
+		return;
+	event_free(c->ev);
+	close(c->fd);
+	c->fd = -1;
+	c->len = 0;
+}
+
+static void reply(int fd, json_object *o)
+{
+	const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+							  JSON_C_TO_STRING_NOSLASHESCAPE);
+	size_t len = strlen(s);
+
+	/* best effort, non-blocking: a peer that does not read loses the reply */
+	if (send(fd, s, len, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)len)
+		(void)send(fd, "\n", 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+	json_object_put(o);
+}
+
+static void reply_error(int fd, int code, const char *msg)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "ok", json_object_new_boolean(false));
+	json_object_object_add(o, "error", json_object_new_string(msg));
+	json_object_object_add(o, "errno", json_object_new_string(strerrorname_np(-code) ?
+								   strerrorname_np(-code) : "EIO"));
+	reply(fd, o);
+}
+
+static void handle(struct hb_control *ctl, int fd, const char *line, size_t len)
+{
+	struct hb_control_req req;
+	struct hb_err err = { 0 };
+	json_object *o, *answer = NULL;
+	char why[256];
+	int r = hb_control_parse(line, len, &req, why, sizeof(why));
+
+	if (r < 0) {
+		ctl->malformed++;
+		reply_error(fd, r, why);
+		return;
+	}
+	switch (req.cmd) {
+	case HB_CTL_STATUS: answer = hb_daemon_status_json(ctl->d); break;
+	case HB_CTL_STATS: answer = hb_daemon_stats_json(ctl->d); break;
+	case HB_CTL_SOURCES: answer = hb_daemon_sources_json(ctl->d); break;
+	case HB_CTL_PAUSE:
+	case HB_CTL_RESUME:
+		hb_daemon_pause(ctl->d, req.cmd == HB_CTL_PAUSE);
+		break;
+	case HB_CTL_RELOAD:
+		if (hb_daemon_reload(ctl->d, &err) < 0) {
+			reply_error(fd, err.code, err.msg);
+			return;
+		}
+		break;
+	case HB_CTL_EXPLAIN: {
+		uint64_t hpa = req.hpa;
+
+		if (!req.has_hpa) {
+			const struct hb_topology *t = hb_daemon_topology(ctl->d);
+			int md = hb_topology_find_memdev(t, req.memdev);
+			struct hb_xlat x;
+
+			if (md < 0) {
+				reply_error(fd, -ENODEV, "unknown memdev");
+				return;
+			}
+			if (hb_topology_dpa_to_hpa(t, md, req.dpa, &x, &err) < 0) {
+				reply_error(fd, err.code, err.msg);
+				return;
+			}
+			hpa = x.hpa;
+		}
+		if (hb_daemon_explain(ctl->d, hpa, &answer, &err) < 0) {
+			reply_error(fd, err.code, err.msg);
+			return;
+		}
+		break;
+	}
+	default:
+		break;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "ok", json_object_new_boolean(true));
+	json_object_object_add(o, "command", json_object_new_string(cmd_names[req.cmd]));
+	if (answer)
+		json_object_object_add(o, cmd_names[req.cmd], answer);
+	reply(fd, o);
+}
+
+static void on_client(evutil_socket_t fd, short what, void *arg)
+{
+	struct client *c = arg;
+	ssize_t n;
+	char *nl;
+
+	if (what & EV_TIMEOUT) {
+		reply_error((int)fd, -ETIMEDOUT, "no complete request within 5 s");
+		client_close(c);
+		return;
+	}
+	n = recv((int)fd, c->buf + c->len, sizeof(c->buf) - 1 - c->len, 0);
+	if (n <= 0) {
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return;
+		client_close(c);
+		return;
+	}
+	c->len += (size_t)n;
+	while ((nl = memchr(c->buf, '\n', c->len))) {
+		size_t line = (size_t)(nl - c->buf);
+
+		handle(c->ctl, (int)fd, c->buf, line);
+		memmove(c->buf, nl + 1, c->len - line - 1);
+		c->len -= line + 1;
+	}
+	if (c->len >= sizeof(c->buf) - 1) {
+		c->ctl->malformed++;
+		reply_error((int)fd, -E2BIG, "request longer than 4096 bytes");
+		client_close(c);
+	}
+}
+
+static void on_accept(evutil_socket_t fd, short what, void *arg)
+{
+	struct hb_control *ctl = arg;
+	struct timeval tv = { .tv_sec = CLIENT_TIMEOUT_S };
+	struct ucred cred;
+	socklen_t clen = sizeof(cred);
+	struct client *c = NULL;
+	int cfd = accept4((int)fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+	if (cfd < 0)
+		return;
+	if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) < 0 || cred.uid != 0) {
+		ctl->refused++;
+		reply_error(cfd, -EPERM, "permission denied: the control socket serves root only");
+		close(cfd);
+		return;
+	}
+	for (int i = 0; i < MAX_CLIENTS && !c; i++)
+		if (ctl->clients[i].fd < 0)
+			c = &ctl->clients[i];
+	if (!c) {
+		ctl->refused++;
+		reply_error(cfd, -EBUSY, "too many control clients");
+		close(cfd);
+		return;
+	}
+	c->fd = cfd;
+	c->len = 0;
+	c->ctl = ctl;
+	c->ev = event_new(hb_daemon_base(ctl->d), cfd, EV_READ | EV_PERSIST, on_client, c);
+	if (!c->ev || event_add(c->ev, &tv) < 0) {
+		if (c->ev)
+			event_free(c->ev);
+		close(cfd);
+		c->fd = -1;
+	}
+}
+
+int hb_control_listen(struct hb_daemon *d, const char *path, struct hb_err *err)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct hb_control *ctl;
+	char dir[108], *slash;
+	struct stat st;
+	mode_t old;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return hb_err_set(err, -ENAMETOOLONG, "%s: too long for a UNIX socket", path);
+	ctl = calloc(1, sizeof(*ctl));
+	if (!ctl)
+		return hb_err_set(err, -ENOMEM, "out of memory");
+	ctl->d = d;
+	ctl->fd = -1;
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		ctl->clients[i].fd = -1;
+	strcpy(ctl->path, path);
+	strcpy(sa.sun_path, path);
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		(void)mkdir(dir, 0700);
+	}
+	if (lstat(path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode)) {
+			free(ctl);
+			return hb_err_set(err, -EEXIST, "%s exists and is not a socket", path);
+		}
+		unlink(path);
+	}
+	ctl->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	old = umask(0177);
+	if (ctl->fd < 0 || bind(ctl->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    listen(ctl->fd, 128) < 0) {
+		int e = errno;
+
+		umask(old);
+		if (ctl->fd >= 0)
+			close(ctl->fd);
+		free(ctl);
+		return hb_err_set(err, -e, "%s: %s", path, strerror(e));
+	}
+	umask(old);
+	chmod(path, 0600);
+	ctl->ev = event_new(hb_daemon_base(d), ctl->fd, EV_READ | EV_PERSIST, on_accept, ctl);
+	if (!ctl->ev || event_add(ctl->ev, NULL) < 0) {
+		close(ctl->fd);
+		free(ctl);
+		return hb_err_set(err, -ENOMEM, "out of memory");
+	}
+	hb_daemon_set_control(d, ctl);
+	return 0;
+}
+
+void hb_control_free(struct hb_control *ctl)
+{
+	if (!ctl)
+		return;
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		client_close(&ctl->clients[i]);
+	if (ctl->ev)
+		event_free(ctl->ev);
+	if (ctl->fd >= 0) {
+		close(ctl->fd);
+		unlink(ctl->path);
+	}
+	free(ctl);
+}
+
+/* ---- client ---- */
+
+int hb_control_client(const char *path, const char *request)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char buf[1 << 16];
+	size_t len = 0;
+	json_object *o, *ok;
+	int fd, rc;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		fprintf(stderr, "hotbridge: %s: path too long\n", path);
+		return 2;
+	}
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		fprintf(stderr, "hotbridge: cannot reach the daemon at %s: %s%s\n", path,
+			strerror(errno), errno == ENOENT ? " (is `hotbridge run` running?)" : "");
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	if (write(fd, request, strlen(request)) < 0 || write(fd, "\n", 1) < 0) {
+		fprintf(stderr, "hotbridge: %s: %s\n", path, strerror(errno));
+		close(fd);
+		return 1;
+	}
+	for (;;) {
+		ssize_t n = read(fd, buf + len, sizeof(buf) - 1 - len);
+
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		if (memchr(buf, '\n', len) || len == sizeof(buf) - 1)
+			break;
+	}
+	close(fd);
+	buf[len] = '\0';
+	o = json_tokener_parse(buf);
+	if (!o) {
+		fprintf(stderr, "hotbridge: no reply from the daemon\n");
+		return 1;
+	}
+	rc = json_object_object_get_ex(o, "ok", &ok) && json_object_get_boolean(ok) ? 0 : 1;
+	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+						JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+	return rc;
+}

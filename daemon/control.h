@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The control socket: one JSON request a line, one JSON reply a line, over
+ * a UNIX stream socket (mode 0600; peers other than root are refused by
+ * their SO_PEERCRED uid). Requests:
+ *   {"command":"status"} | "stats" | "sources" | "pause" | "resume" | "reload"
+ *   {"command":"explain","hpa":"0x..."}
+ *   {"command":"explain","memdev":"mem0","dpa":"0x..."}
+ * Replies carry "ok": true and the answer, or "ok": false with "error" and
+ * "errno". Lines longer than HB_CONTROL_LINE_MAX are refused.
+ */
+#ifndef HB_CONTROL_H
+#define HB_CONTROL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define HB_CONTROL_LINE_MAX 4096
+
+enum hb_control_cmd {
+	HB_CTL_STATUS,
+	HB_CTL_STATS,
+	HB_CTL_SOURCES,
+	HB_CTL_EXPLAIN,
+	HB_CTL_PAUSE,
+	HB_CTL_RESUME,
+	HB_CTL_RELOAD,
+	_HB_CTL_MAX,
+};
+
+struct hb_control_req {
+	enum hb_control_cmd cmd;
+	/* explain */
+	bool has_hpa;
+	uint64_t hpa;
+	char memdev[32];
+	uint64_t dpa;
+};
+
+/* Parses one request line; -EINVAL with why on anything malformed. */
+int hb_control_parse(const char *line, size_t len, struct hb_control_req *req, char *why,
+		     size_t why_size);
+const char *hb_control_cmd_to_string(enum hb_control_cmd c);
+
+struct hb_daemon;
+/* Starts listening (called by hb_daemon_run); -errno with err. */
+struct hb_err;
+int hb_control_listen(struct hb_daemon *d, const char *path, struct hb_err *err);
+
+/* The CLI side: send one request, print the reply; returns the exit status. */
+int hb_control_client(const char *path, const char *request);
+
+#endif

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+/* Control requests: every command, and the malformed, oversized and odd ones. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "control.h"
+
+static int parse(const char *s, struct hb_control_req *r, char *why)
+{
+	return hb_control_parse(s, strlen(s), r, why, 256);
+}
+
+static void test_control_parses_every_command(void **state)
+{
+	static const char *const names[] = { "status", "stats", "sources", "pause", "resume",
+					     "reload" };
+	struct hb_control_req r;
+	char why[256], line[128];
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(line, sizeof(line), "{\"command\": \"%s\"}", names[i]);
+		assert_int_equal(parse(line, &r, why), 0);
+		assert_string_equal(hb_control_cmd_to_string(r.cmd), names[i]);
+	}
+	assert_int_equal(parse("{\"command\":\"explain\",\"hpa\":\"0x390001000\"}", &r, why), 0);
+	assert_true(r.has_hpa);
+	assert_int_equal(r.hpa, 0x390001000);
+	assert_int_equal(parse("{\"command\":\"explain\",\"memdev\":\"mem1\",\"dpa\":\"4096\"} ",
+			       &r, why), 0);
+	assert_false(r.has_hpa);
+	assert_string_equal(r.memdev, "mem1");
+	assert_int_equal(r.dpa, 4096);
+}
+
+static void expect_bad(const char *line, int code, const char *needle)
+{
+	struct hb_control_req r;
+	char why[256];
+	int rc = parse(line, &r, why);
+
+	if (rc != code || !strstr(why, needle))
+		fail_msg("'%s': %d '%s' (want %d '%s')", line, rc, why, code, needle);
+}
+
+static void test_control_refuses_malformed_requests(void **state)
+{
+	char *big = malloc(HB_CONTROL_LINE_MAX + 10);
+
+	expect_bad("", -EINVAL, "not one JSON object");
+	expect_bad("{\"command\":", -EINVAL, "not one JSON object");
+	expect_bad("[1,2]", -EINVAL, "want {\"command\"");
+	expect_bad("{\"cmd\":\"status\"}", -EINVAL, "want {\"command\"");
+	expect_bad("{\"command\":7}", -EINVAL, "want {\"command\"");
+	expect_bad("{\"command\":\"reboot\"}", -EINVAL, "unknown command \"reboot\"");
+	expect_bad("{\"command\":\"status\"} {\"command\":\"stats\"}", -EINVAL, "trailing bytes");
+	expect_bad("{\"command\":\"explain\"}", -EINVAL, "explain wants");
+	expect_bad("{\"command\":\"explain\",\"hpa\":4096}", -EINVAL, "\"hpa\" must be a number in a string");
+	expect_bad("{\"command\":\"explain\",\"hpa\":\"0x1\",\"memdev\":\"mem0\",\"dpa\":\"0\"}", -EINVAL,
+		   "explain wants");
+	expect_bad("{\"command\":\"explain\",\"memdev\":\"mem0\"}", -EINVAL, "explain wants");
+	expect_bad("{\"command\":\"explain\",\"memdev\":\"a-memdev-name-far-too-long-to-be-real\",\"dpa\":\"0\"}",
+		   -EINVAL, "\"memdev\" must be");
+	memset(big, ' ', HB_CONTROL_LINE_MAX + 9);
+	big[HB_CONTROL_LINE_MAX + 9] = '\0';
+	expect_bad(big, -E2BIG, "longer than 4096");
+	/* deep nesting stops at the tokener's depth limit, not the stack */
+	memset(big, '[', 3000);
+	big[3000] = '\0';
+	expect_bad(big, -EINVAL, "not one JSON object");
+	free(big);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_control_parses_every_command),
+		cmocka_unit_test(test_control_refuses_malformed_requests),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
