@@ -67,3 +67,4 @@ int hb_cmd_explain(int argc, char **argv) { return ask(argc, argv, "explain"); }
 int hb_cmd_pause(int argc, char **argv) { return ask(argc, argv, "pause"); }
 int hb_cmd_resume(int argc, char **argv) { return ask(argc, argv, "resume"); }
 int hb_cmd_reload(int argc, char **argv) { return ask(argc, argv, "reload"); }
+int hb_cmd_metrics(int argc, char **argv) { return ask(argc, argv, "metrics"); }

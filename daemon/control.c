@@ -24,7 +24,7 @@
 static const char *const cmd_names[_HB_CTL_MAX] = {
 	[HB_CTL_STATUS] = "status", [HB_CTL_STATS] = "stats", [HB_CTL_SOURCES] = "sources",
 	[HB_CTL_EXPLAIN] = "explain", [HB_CTL_PAUSE] = "pause", [HB_CTL_RESUME] = "resume",
-	[HB_CTL_RELOAD] = "reload",
+	[HB_CTL_RELOAD] = "reload", [HB_CTL_METRICS] = "metrics",
 };
 
 const char *hb_control_cmd_to_string(enum hb_control_cmd c)
@@ -196,6 +196,21 @@ static void handle(struct hb_control *ctl, int fd, const char *line, size_t len)
 	case HB_CTL_STATUS: answer = hb_daemon_status_json(ctl->d); break;
 	case HB_CTL_STATS: answer = hb_daemon_stats_json(ctl->d); break;
 	case HB_CTL_SOURCES: answer = hb_daemon_sources_json(ctl->d); break;
+	case HB_CTL_METRICS: {
+		char *text = NULL;
+		size_t tlen = 0;
+		FILE *m = open_memstream(&text, &tlen);
+
+		if (!m) {
+			reply_error(fd, -ENOMEM, "out of memory");
+			return;
+		}
+		hb_daemon_metrics(ctl->d, m);
+		fclose(m);
+		answer = json_object_new_string_len(text, (int)tlen);
+		free(text);
+		break;
+	}
 	case HB_CTL_PAUSE:
 	case HB_CTL_RESUME:
 		hb_daemon_pause(ctl->d, req.cmd == HB_CTL_PAUSE);
@@ -428,6 +443,16 @@ int hb_control_client(const char *path, const char *request)
 		return 1;
 	}
 	rc = json_object_object_get_ex(o, "ok", &ok) && json_object_get_boolean(ok) ? 0 : 1;
+	{
+		json_object *m;
+
+		if (rc == 0 && json_object_object_get_ex(o, "metrics", &m) &&
+		    json_object_is_type(m, json_type_string)) {
+			fputs(json_object_get_string(m), stdout);
+			json_object_put(o);
+			return 0;
+		}
+	}
 	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 						JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);

@@ -3,7 +3,7 @@
  * The control socket: one JSON request a line, one JSON reply a line, over
  * a UNIX stream socket (mode 0600; peers other than root are refused by
  * their SO_PEERCRED uid). Requests:
- *   {"command":"status"} | "stats" | "sources" | "pause" | "resume" | "reload"
+ *   {"command":"status"} | "stats" | "sources" | "pause" | "resume" | "reload" | "metrics"
  *   {"command":"explain","hpa":"0x..."}
  *   {"command":"explain","memdev":"mem0","dpa":"0x..."}
  * Replies carry "ok": true and the answer, or "ok": false with "error" and
@@ -26,6 +26,7 @@ enum hb_control_cmd {
 	HB_CTL_PAUSE,
 	HB_CTL_RESUME,
 	HB_CTL_RELOAD,
+	HB_CTL_METRICS,
 	_HB_CTL_MAX,
 };
 

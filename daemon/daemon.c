@@ -529,6 +529,70 @@ struct hb_daemon *hb_daemon_free(struct hb_daemon *d)
 	return NULL;
 }
 
+/* ---- metrics ---- */
+
+void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
+{
+	const struct hb_daemon_stats *s = &d->st;
+
+#define METRIC(name, type, help) fprintf(f, "# HELP hotbridge_" name " " help "\n# TYPE hotbridge_" name " " type "\n")
+	METRIC("cycles_total", "counter", "Daemon cycles run.");
+	fprintf(f, "hotbridge_cycles_total %llu\n", (unsigned long long)s->cycles);
+	METRIC("records_total", "counter", "Hotness records received from sources.");
+	fprintf(f, "hotbridge_records_total %llu\n", (unsigned long long)s->records);
+	METRIC("records_translated_total", "counter", "Records translated to host physical pages.");
+	fprintf(f, "hotbridge_records_translated_total %llu\n", (unsigned long long)s->translated);
+	METRIC("records_dropped_total", "counter", "Records (or pieces) dropped, by reason.");
+	for (int i = 0; i < _HB_DROP_MAX; i++)
+		fprintf(f, "hotbridge_records_dropped_total{reason=\"%s\"} %llu\n", drop_names[i],
+			(unsigned long long)s->dropped[i]);
+	METRIC("decisions_total", "counter", "Policy decisions, by reason.");
+	for (int i = 0; i < _HB_REASON_MAX; i++)
+		fprintf(f, "hotbridge_decisions_total{reason=\"%s\"} %llu\n", hb_reason_to_string(i),
+			(unsigned long long)s->decisions[i]);
+	METRIC("pages_migrated_total", "counter", "Pages handed to the migrator, by outcome.");
+	for (int i = 0; i < _HB_MIGRATE_CLASS_MAX; i++)
+		fprintf(f, "hotbridge_pages_migrated_total{status=\"%s\"} %llu\n",
+			hb_migrate_class_to_string(i), (unsigned long long)s->migrated.by_class[i]);
+	METRIC("pages_promoted_total", "counter", "Pages promoted, by target node.");
+	for (int n = 0; n < HB_MAX_NODES; n++)
+		if (s->promoted_pages_by_node[n] || (d->nodes[n].present && d->nodes[n].has_cpus))
+			fprintf(f, "hotbridge_pages_promoted_total{node=\"%d\"} %llu\n", n,
+				(unsigned long long)s->promoted_pages_by_node[n]);
+	METRIC("promoted_bytes_total", "counter", "Bytes promoted (rate: take its derivative).");
+	fprintf(f, "hotbridge_promoted_bytes_total %llu\n", (unsigned long long)s->promoted_bytes);
+	METRIC("source_errors_total", "counter", "Failed source polls.");
+	fprintf(f, "hotbridge_source_errors_total %llu\n", (unsigned long long)s->source_errors);
+	METRIC("cycle_seconds_last", "gauge", "Duration of the last cycle.");
+	fprintf(f, "hotbridge_cycle_seconds_last %.6f\n", s->last_cycle_ms / 1e3);
+	METRIC("cycle_seconds_total", "counter", "Time spent in cycles.");
+	fprintf(f, "hotbridge_cycle_seconds_total %.6f\n", s->cycle_ms_total / 1e3);
+	METRIC("table_pages", "gauge", "Pages in the hotness table.");
+	fprintf(f, "hotbridge_table_pages %zu\n", hb_heat_len(d->heat));
+	METRIC("paused", "gauge", "1 while promotion is paused.");
+	fprintf(f, "hotbridge_paused %d\n", d->paused);
+#undef METRIC
+}
+
+/* rewritten atomically: a new file, then rename over the old one */
+static void write_textfile(struct hb_daemon *d)
+{
+	char tmp[300];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", d->cfg.metrics_textfile);
+	f = fopen(tmp, "we");
+	if (!f) {
+		logf_(d, 4, "metrics: %s: %s, ignoring", tmp, strerror(errno));
+		return;
+	}
+	hb_daemon_metrics(d, f);
+	if (fclose(f) != 0 || rename(tmp, d->cfg.metrics_textfile) < 0) {
+		logf_(d, 4, "metrics: %s: %s, ignoring", d->cfg.metrics_textfile, strerror(errno));
+		unlink(tmp);
+	}
+}
+
 /* ---- one cycle ---- */
 
 int hb_daemon_cycle(struct hb_daemon *d)
@@ -581,8 +645,10 @@ int hb_daemon_cycle(struct hb_daemon *d)
 	for (size_t i = 0; i < np; i++) {
 		enum hb_migrate_class c = hb_migrate_classify(d->status[i], d->tnode[i], d->snode[i]);
 
-		if (c == HB_MIGRATE_MOVED)
+		if (c == HB_MIGRATE_MOVED) {
 			d->st.promoted_bytes += d->pcfg.page_size;
+			d->st.promoted_pages_by_node[d->tnode[i]]++;
+		}
 		if (c != HB_MIGRATE_RETRY)
 			hb_heat_forget(d->heat, d->hpa[i]);
 		if (c != HB_MIGRATE_RETRY || d->pcfg.hysteresis_ns)
@@ -592,6 +658,9 @@ int hb_daemon_cycle(struct hb_daemon *d)
 	hb_heat_tick(d->heat);
 	d->st.cycles++;
 	d->st.last_cycle_ms = (double)(now_ns() - t0) / 1e6;
+	d->st.cycle_ms_total += d->st.last_cycle_ms;
+	if (d->cfg.metrics_textfile[0])
+		write_textfile(d);
 	if (!d->env.quiet)
 		logf_(d, 6, "cycle %llu: %llu records (%llu dropped), %zu hot pages, %zu to promote: "
 		      "%llu moved, %llu already there, %llu retry, %llu backoff, %llu dropped; "

@@ -31,7 +31,8 @@ struct hb_daemon_stats {
 	uint64_t decisions[_HB_REASON_MAX];
 	struct hb_migrate_counts migrated;
 	uint64_t promoted_bytes, source_errors;
-	double last_cycle_ms;
+	uint64_t promoted_pages_by_node[HB_MAX_NODES];
+	double last_cycle_ms, cycle_ms_total;
 };
 
 struct hb_daemon;
@@ -90,6 +91,8 @@ int hb_daemon_reload(struct hb_daemon *d, struct hb_err *err);
 struct json_object *hb_daemon_status_json(struct hb_daemon *d);
 struct json_object *hb_daemon_stats_json(struct hb_daemon *d);
 struct json_object *hb_daemon_sources_json(struct hb_daemon *d);
+/* Prometheus text exposition of the counters (no addresses in it) */
+void hb_daemon_metrics(const struct hb_daemon *d, FILE *f);
 int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, struct json_object **ret,
 		      struct hb_err *err);
 const struct hb_topology *hb_daemon_topology(const struct hb_daemon *d);

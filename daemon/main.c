@@ -24,6 +24,7 @@ static const struct hb_command commands[] = {
 	{ "pause", hb_cmd_pause, "stop promoting (sources keep feeding the table)" },
 	{ "resume", hb_cmd_resume, "promote again" },
 	{ "reload", hb_cmd_reload, "re-read the policy settings (as SIGHUP)" },
+	{ "metrics", hb_cmd_metrics, "ask the running daemon: Prometheus text exposition" },
 	{ "check-config", hb_cmd_check_config, "parse the configuration; print it, or the first error" },
 	{ "list", hb_cmd_list, "hotness sources on this host: built-ins, CHMUs, plugins (JSON)" },
 };

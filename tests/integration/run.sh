@@ -37,7 +37,7 @@ memdev = mem1
 capacity = 536870912
 seed = 2
 CONF
-sed -i "2a control_socket = $tmp/ctl.sock" "$tmp/hb.conf"
+sed -i "2a control_socket = $tmp/ctl.sock\nmetrics_textfile = $tmp/hotbridge.prom" "$tmp/hb.conf"
 chmod 0644 "$tmp/hb.conf"
 
 "$hb" run --once --config "$tmp/hb.conf" >"$tmp/once.out" 2>"$tmp/once.err"
@@ -95,6 +95,11 @@ _, st = os.waitpid(pid, 0)
 sys.exit(os.WEXITSTATUS(st))
 PY
 kill -0 "$pid" && ok "the daemon is still running" || bad "daemon died"
+"$hb" metrics --socket "$tmp/ctl.sock" >"$tmp/metrics.txt"
+grep -q '^hotbridge_records_total [1-9]' "$tmp/metrics.txt" && grep -q '^hotbridge_pages_migrated_total{status="moved"} [1-9]' "$tmp/metrics.txt" && ok "hotbridge metrics: Prometheus text with records and moved pages" || { cat "$tmp/metrics.txt"; bad "metrics"; }
+grep -q '0x' "$tmp/metrics.txt" "$tmp/hotbridge.prom" && bad "an address in the metrics" || ok "no physical address in the metrics"
+grep -q '^hotbridge_cycles_total [1-9]' "$tmp/hotbridge.prom" && ok "the textfile is written each cycle" || bad "textfile"
+
 printf '[policy]\nthreshold = oops\n' >"$tmp/hb.conf"
 kill -HUP "$pid"
 sleep 1

@@ -21,7 +21,7 @@ static int parse(const char *s, struct hb_control_req *r, char *why)
 static void test_control_parses_every_command(void **state)
 {
 	static const char *const names[] = { "status", "stats", "sources", "pause", "resume",
-					     "reload" };
+					     "reload", "metrics" };
 	struct hb_control_req r;
 	char why[256], line[128];
 
