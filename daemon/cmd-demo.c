@@ -137,7 +137,8 @@ int hb_cmd_demo(int argc, char **argv)
 		{}
 	};
 	struct demo dm = { .host.dram_free = (1024ULL + 32) << 20, .cycles = 30 };
-	struct hb_daemon_env env = { .quiet = true, .after_cycle = progress };
+	struct hb_daemon_env env = { .quiet = true, .after_cycle = progress,
+				     .keep_capabilities = true };
 	const struct hb_daemon_stats *s;
 	const struct hb_dryrun_record *rec;
 	struct hb_topology *copy = NULL;

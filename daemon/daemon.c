@@ -2,6 +2,7 @@
 /* The daemon: sources in, translation, table, policy, migration, counters. */
 #include <errno.h>
 #include <limits.h>
+#include <cap-ng.h>
 #include <numa.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -751,6 +752,31 @@ static void notify_ready(void)
 	close(fd);
 }
 
+/*
+ * After start-up (sources open, BARs mapped, socket bound) keep only what
+ * the migrator needs: CAP_SYS_ADMIN (move_phys_pages; PFNs in pagemap),
+ * CAP_SYS_NICE (MPOL_MF_MOVE_ALL), CAP_SYS_PTRACE (other processes'
+ * pagemap and move_pages). The dry-run migrator needs none.
+ */
+static void drop_capabilities(struct hb_daemon *d)
+{
+	bool dry = hb_migrator_kind(d->mig) == HB_MIGRATOR_DRYRUN;
+	int r;
+
+	if (geteuid() != 0)
+		return;
+	capng_clear(CAPNG_SELECT_BOTH);
+	if (!dry)
+		capng_updatev(CAPNG_ADD, CAPNG_EFFECTIVE | CAPNG_PERMITTED, CAP_SYS_ADMIN,
+			      CAP_SYS_NICE, CAP_SYS_PTRACE, -1);
+	r = capng_apply(CAPNG_SELECT_BOTH);
+	if (r < 0)
+		logf_(d, 4, "could not drop capabilities (capng_apply: %d), keeping them", r);
+	else
+		logf_(d, 6, "capabilities now: %s", dry ? "none" :
+		      "cap_sys_admin, cap_sys_nice, cap_sys_ptrace");
+}
+
 int hb_daemon_run(struct hb_daemon *d, const char *config_path)
 {
 	struct timeval tv = { .tv_sec = (time_t)(d->cfg.interval_ms / 1000),
@@ -772,6 +798,8 @@ int hb_daemon_run(struct hb_daemon *d, const char *config_path)
 		if (hb_control_listen(d, d->cfg.control_socket, &err) < 0)
 			logf_(d, 4, "control socket: %s; going on without it", err.msg);
 	}
+	if (!d->env.keep_capabilities)
+		drop_capabilities(d);
 	notify_ready();
 	event_base_dispatch(d->base);
 	return d->rc;

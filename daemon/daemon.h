@@ -52,6 +52,7 @@ struct hb_daemon_env {
 	void *ud;
 	struct hb_migrator *migrator;        /* taken; NULL: from the config */
 	bool quiet;                          /* no per-cycle log line */
+	bool keep_capabilities;              /* the demo: nothing to protect */
 	/* called after each cycle of hb_daemon_run(); stop after stop_cycles (0 = never) */
 	void (*after_cycle)(void *ud, struct hb_daemon *d);
 	uint64_t stop_cycles;

@@ -95,6 +95,8 @@ _, st = os.waitpid(pid, 0)
 sys.exit(os.WEXITSTATUS(st))
 PY
 kill -0 "$pid" && ok "the daemon is still running" || bad "daemon died"
+capeff=$(sed -n 's/^CapEff:\t//p' "/proc/$pid/status")
+[ "$capeff" = "0000000000000000" ] && ok "dry run: no capabilities left after start-up (CapEff $capeff)" || bad "CapEff $capeff"
 "$hb" metrics --socket "$tmp/ctl.sock" >"$tmp/metrics.txt"
 grep -q '^hotbridge_records_total [1-9]' "$tmp/metrics.txt" && grep -q '^hotbridge_pages_migrated_total{status="moved"} [1-9]' "$tmp/metrics.txt" && ok "hotbridge metrics: Prometheus text with records and moved pages" || { cat "$tmp/metrics.txt"; bad "metrics"; }
 grep -q '0x' "$tmp/metrics.txt" "$tmp/hotbridge.prom" && bad "an address in the metrics" || ok "no physical address in the metrics"
