@@ -274,8 +274,8 @@ size_t hb_heat_collect(const struct hb_heat_table *t, double threshold,
 {
 	size_t n = 0;
 
-	if (!max)
-		return 0;
+	if (!max || !t->len)
+		return 0;    /* an idle daemon does not sweep its table */
 	/* the hottest max pages: a min-heap of size max, then sorted */
 	for (size_t i = 0; i < t->cap; i++) {
 		const struct entry *e = &t->e[i];
