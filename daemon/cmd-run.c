@@ -10,6 +10,23 @@
 #include "emulated-host.h"
 #include "topology-source.h"
 
+/* After uevents: the same topology source again, and the node map. */
+static int reload_live(void *ud, struct hb_topology **ret_t, struct hb_node_map **ret_m,
+		       struct hb_err *err)
+{
+	const struct hb_topology_source *ts = ud;
+	int r = hb_topology_source_load(ts, ret_t, err);
+
+	if (r < 0)
+		return r;
+	r = hb_node_map_load(NULL, ret_m, err);
+	if (r < 0) {
+		*ret_t = hb_topology_free(*ret_t);
+		return r;
+	}
+	return 0;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -86,11 +103,16 @@ int hb_cmd_run(int argc, char **argv)
 			fprintf(stderr, "hotbridge run: %s\n", err.msg);
 			goto out;
 		}
-	} else if (hb_topology_source_load(&ts, &env.topology, &err) < 0 ||
-		   hb_node_map_load(NULL, &env.node_map, &err) < 0) {
-		fprintf(stderr, "hotbridge run: %s\n", err.msg);
-		hb_topology_free(env.topology);
-		goto out;
+	} else {
+		/* live topologies change (uevents); a saved snapshot does not */
+		env.ud = &ts;
+		env.reload_topology = ts.topology ? NULL : reload_live;
+		if (hb_topology_source_load(&ts, &env.topology, &err) < 0 ||
+		    hb_node_map_load(NULL, &env.node_map, &err) < 0) {
+			fprintf(stderr, "hotbridge run: %s\n", err.msg);
+			hb_topology_free(env.topology);
+			goto out;
+		}
 	}
 	if (hb_daemon_new(&cfg, &env, &d, &err) < 0) {
 		fprintf(stderr, "hotbridge run: %s\n", err.msg);

@@ -19,6 +19,7 @@
 
 #include "control.h"
 #include "daemon.h"
+#include "uevent.h"
 #include "devices.h"
 #include "macro.h"
 
@@ -74,6 +75,7 @@ struct hb_daemon {
 	bool journal, paused;
 	uint64_t started_ns;
 	struct hb_control *control;
+	struct event *uevent_ev, *debounce_ev;
 	int rc;
 };
 
@@ -502,6 +504,12 @@ struct hb_daemon *hb_daemon_free(struct hb_daemon *d)
 	if (!d)
 		return NULL;
 	hb_control_free(d->control);
+	if (d->uevent_ev)
+		event_free(d->uevent_ev);
+	if (d->debounce_ev)
+		event_free(d->debounce_ev);
+	if (d->env.uevent_fd > 0)
+		close(d->env.uevent_fd);
 	for (size_t i = 0; i < d->nsrc; i++)
 		d->src[i].ops->close(d->src[i].priv);
 	for (int i = 0; i < MAX_WATCHES; i++)
@@ -777,6 +785,74 @@ static void drop_capabilities(struct hb_daemon *d)
 		      "cap_sys_admin, cap_sys_nice, cap_sys_ptrace");
 }
 
+static void on_debounced(evutil_socket_t fd, short what, void *arg)
+{
+	struct hb_daemon *d = arg;
+	struct hb_topology *t = NULL;
+	struct hb_node_map *m = NULL;
+	struct hb_err err = { 0 };
+
+	if (d->env.reload_topology(d->env.ud, &t, &m, &err) < 0) {
+		d->st.topology_reload_failures++;
+		logf_(d, 3, "topology changed, but rebuilding it failed: %s; keeping the old one",
+		      err.msg);
+		return;
+	}
+	hb_topology_free(d->env.topology);
+	hb_node_map_free(d->env.node_map);
+	d->env.topology = t;
+	d->env.node_map = m;
+	if (!d->cfg.source_nodes[0])
+		d->source_mask = topology_nodes(d);
+	d->st.topology_reloads++;
+	logf_(d, 6, "topology rebuilt: %zu regions, %zu memdevs, source nodes %#llx; %zu hot pages kept",
+	      hb_topology_nr_regions(t), hb_topology_nr_memdevs(t),
+	      (unsigned long long)d->source_mask, hb_heat_len(d->heat));
+}
+
+static void on_uevent(evutil_socket_t fd, short what, void *arg)
+{
+	struct hb_daemon *d = arg;
+	struct timeval tv = { .tv_sec = d->env.debounce_ms / 1000,
+			      .tv_usec = (suseconds_t)(d->env.debounce_ms % 1000) * 1000 };
+	char buf[8192];
+
+	for (;;) {
+		struct hb_uevent ev;
+		ssize_t n = recv((int)fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+		if (n <= 0)
+			return;
+		if (hb_uevent_parse(buf, (size_t)n, &ev) != 1)
+			continue;
+		d->st.uevents++;
+		logf_(d, 7, "uevent %s %s (%s)", ev.action, ev.devpath, ev.subsystem);
+		evtimer_add(d->debounce_ev, &tv);     /* re-arming pushes it back */
+	}
+}
+
+static void watch_uevents(struct hb_daemon *d)
+{
+	int fd = d->env.uevent_fd;
+
+	if (!d->env.reload_topology || fd < 0)
+		return;
+	if (fd == 0) {
+		fd = hb_uevent_open();
+		if (fd < 0) {
+			logf_(d, 4, "uevents: %s; topology changes will not be noticed", strerror(-fd));
+			return;
+		}
+		d->env.uevent_fd = fd;
+	}
+	if (!d->env.debounce_ms)
+		d->env.debounce_ms = 500;
+	d->uevent_ev = event_new(d->base, fd, EV_READ | EV_PERSIST, on_uevent, d);
+	d->debounce_ev = evtimer_new(d->base, on_debounced, d);
+	if (!d->uevent_ev || !d->debounce_ev || event_add(d->uevent_ev, NULL) < 0)
+		logf_(d, 4, "uevents: out of memory; topology changes will not be noticed");
+}
+
 int hb_daemon_run(struct hb_daemon *d, const char *config_path)
 {
 	struct timeval tv = { .tv_sec = (time_t)(d->cfg.interval_ms / 1000),
@@ -798,6 +874,7 @@ int hb_daemon_run(struct hb_daemon *d, const char *config_path)
 		if (hb_control_listen(d, d->cfg.control_socket, &err) < 0)
 			logf_(d, 4, "control socket: %s; going on without it", err.msg);
 	}
+	watch_uevents(d);
 	if (!d->env.keep_capabilities)
 		drop_capabilities(d);
 	notify_ready();
@@ -935,6 +1012,9 @@ json_object *hb_daemon_stats_json(struct hb_daemon *d)
 	json_object_object_add(o, "migrated", x);
 	json_object_object_add(o, "promoted_bytes", u64(d->st.promoted_bytes));
 	json_object_object_add(o, "source_errors", u64(d->st.source_errors));
+	json_object_object_add(o, "uevents", u64(d->st.uevents));
+	json_object_object_add(o, "topology_reloads", u64(d->st.topology_reloads));
+	json_object_object_add(o, "topology_reload_failures", u64(d->st.topology_reload_failures));
 	return o;
 }
 

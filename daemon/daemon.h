@@ -32,6 +32,7 @@ struct hb_daemon_stats {
 	struct hb_migrate_counts migrated;
 	uint64_t promoted_bytes, source_errors;
 	uint64_t promoted_pages_by_node[HB_MAX_NODES];
+	uint64_t uevents, topology_reloads, topology_reload_failures;
 	double last_cycle_ms, cycle_ms_total;
 };
 
@@ -53,6 +54,16 @@ struct hb_daemon_env {
 	struct hb_migrator *migrator;        /* taken; NULL: from the config */
 	bool quiet;                          /* no per-cycle log line */
 	bool keep_capabilities;              /* the demo: nothing to protect */
+	/*
+	 * Topology changes: uevent_fd (a netlink uevent socket, or -1 for none;
+	 * 0 means "open one" when reload_topology is set) triggers, after
+	 * debounce_ms of quiet, reload_topology() for a new topology and node
+	 * map. The hotness table is kept: its keys are host addresses.
+	 */
+	int uevent_fd;
+	unsigned int debounce_ms;
+	int (*reload_topology)(void *ud, struct hb_topology **ret_topology,
+			       struct hb_node_map **ret_node_map, struct hb_err *err);
 	/* called after each cycle of hb_daemon_run(); stop after stop_cycles (0 = never) */
 	void (*after_cycle)(void *ud, struct hb_daemon *d);
 	uint64_t stop_cycles;
