@@ -13,6 +13,7 @@ static void usage(FILE *f)
 		"  -c, --config FILE   default %s (then FILE.d/*.conf)\n"
 		"  -n, --no-dropins    do not read FILE.d/\n"
 		"  -s, --set A=V       override one key, as `hotbridge run` would\n"
+		"  -m, --man           print hotbridge.conf(5), from the key table\n"
 		"Prints the effective configuration, each key with its meaning and default;\n"
 		"exits 1 naming file:line on the first error.\n", HB_CONFIG_DEFAULT);
 }
@@ -23,6 +24,7 @@ int hb_cmd_check_config(int argc, char **argv)
 		{ "config", required_argument, NULL, 'c' },
 		{ "no-dropins", no_argument, NULL, 'n' },
 		{ "set", required_argument, NULL, 's' },
+		{ "man", no_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -33,8 +35,9 @@ int hb_cmd_check_config(int argc, char **argv)
 	size_t nsets = 0;
 	int o;
 
-	while ((o = getopt_long(argc, argv, "c:ns:h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "c:ns:mh", opts, NULL)) != -1) {
 		switch (o) {
+		case 'm': hb_config_write_man(stdout); return 0;
 		case 'c': path = optarg; break;
 		case 'n': dropins = false; break;
 		case 's':

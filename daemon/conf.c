@@ -35,6 +35,8 @@ static const struct key keys[] = {
 	  "decide and report, never migrate"),
 	K("daemon", "log_level", T_ENUM, log_level, "info", 0, 0, "err|warning|notice|info|debug",
 	  "messages at this level and above"),
+	K("daemon", "log_target", T_ENUM, log_target, "stderr", 0, 0, "stderr|syslog",
+	  "stderr (journald reads its <N> level prefixes under systemd) or syslog(3)"),
 	K("daemon", "plugin_dir", T_STR, plugin_dir, HB_PLUGINDIR, 0, 0, NULL,
 	  "vendor source plugins (root-owned, not group/world-writable)"),
 	K("daemon", "control_socket", T_STR, control_socket, "/run/hotbridge/control", 0, 0, NULL,
@@ -451,4 +453,57 @@ void hb_config_write(const struct hb_config *c, FILE *f)
 			fprintf(f, "%.*s = %s\n", (int)(eq - s->params[k]), s->params[k], eq + 1);
 		}
 	}
+}
+
+static void roff(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\e", f);
+		else if (*s == '-')
+			fputs("\\-", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+void hb_config_write_man(FILE *f)
+{
+	const char *section = "";
+
+	fputs(".TH HOTBRIDGE.CONF 5 \"\" \"hotbridge " HB_VERSION "\" \"File formats\"\n"
+	      ".SH NAME\nhotbridge.conf \\- configuration of the hotbridge daemon\n"
+	      ".SH SYNOPSIS\n/etc/hotbridge/hotbridge.conf, /etc/hotbridge/hotbridge.conf.d/*.conf\n"
+	      ".SH DESCRIPTION\nINI files read by \\fBhotbridge run\\fR and "
+	      "\\fBhotbridge check\\-config\\fR: the main file, then the drop\\-ins in lexical "
+	      "order, then \\fB\\-\\-set\\fR \\fISECTION.KEY=VALUE\\fR options. An unknown key, "
+	      "a value out of range, or a group\\- or world\\-writable file is an error naming "
+	      "the file and line; a running daemon keeps its configuration when a reload fails.\n"
+	      ".PP\n\\fB[source \\fINAME\\fB]\\fR sections open hotness sources: "
+	      "\\fBtype\\fR (chmu, emul\\-chmu, replay or a plugin's name), \\fBmemdev\\fR, "
+	      "\\fBpci\\fR; every other key is passed to the source as a parameter "
+	      "(see \\fBhotbridge list\\fR and the sources' documentation).\n", f);
+	for (size_t i = 0; i < HB_ARRAY_SIZE(keys); i++) {
+		const struct key *k = &keys[i];
+
+		if (strcmp(section, k->section)) {
+			section = k->section;
+			fprintf(f, ".SH [%s]\n", section);
+		}
+		fprintf(f, ".TP\n\\fB%s\\fR = ", k->name);
+		switch (k->type) {
+		case T_U64:
+		case T_I64: fprintf(f, "\\fIinteger\\fR (%.0f..%.0f)", k->min, k->max); break;
+		case T_DOUBLE: fprintf(f, "\\fInumber\\fR (%g..%g)", k->min, k->max); break;
+		case T_BOOL: fputs("\\fBtrue\\fR|\\fBfalse\\fR", f); break;
+		case T_STR: fputs("\\fIstring\\fR", f); break;
+		case T_ENUM: roff(f, k->choices); break;
+		}
+		fputs("\n", f);
+		roff(f, k->help);
+		fputs(". Default: ", f);
+		roff(f, k->def[0] ? k->def : "(empty)");
+		fputs(".\n", f);
+	}
+	fputs(".SH SEE ALSO\n\\fBhotbridge\\fR(8)\n", f);
 }

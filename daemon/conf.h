@@ -37,6 +37,7 @@ struct hb_config {
 	uint64_t interval_ms;
 	bool dry_run;
 	char log_level[16];
+	char log_target[16];         /* stderr | syslog */
 	char plugin_dir[256];
 	char control_socket[108];
 	char metrics_textfile[256];
@@ -77,5 +78,7 @@ int hb_config_load(struct hb_config *c, const char *path, bool dropins, struct h
 int hb_config_set(struct hb_config *c, const char *assignment, struct hb_err *err);
 /* the effective configuration as INI, with each key's help as a comment */
 void hb_config_write(const struct hb_config *c, FILE *f);
+/* hotbridge.conf(5) in roff, from the same key table */
+void hb_config_write_man(FILE *f);
 
 #endif

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <syslog.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -66,6 +67,7 @@ struct hb_daemon {
 	struct hb_numa_node nodes[HB_MAX_NODES];
 	uint8_t dist[HB_MAX_NODES][HB_MAX_NODES];
 	uint64_t source_mask;          /* from config or topology */
+	uint64_t backoff_until[HB_MAX_NODES];   /* ENOMEM on a target: rest it */
 	struct hb_candidate *cand;
 	struct hb_decision *dec;
 	uint64_t *hpa;
@@ -106,6 +108,10 @@ static void vlog(const struct hb_daemon *d, int prio, const char *fmt, va_list a
 {
 	if (prio > level_of(d->cfg.log_level))
 		return;
+	if (!strcmp(d->cfg.log_target, "syslog")) {
+		vsyslog(prio, fmt, ap);
+		return;
+	}
 	if (d->journal)
 		fprintf(stderr, "<%d>", prio);
 	else
@@ -414,8 +420,13 @@ static int refresh_nodes(struct hb_daemon *d)
 {
 	int r = d->env.nodes(d->env.ud, d->nodes, d->dist);
 
-	for (int n = 0; n < HB_MAX_NODES; n++)
+	uint64_t now = now_ns();
+
+	for (int n = 0; n < HB_MAX_NODES; n++) {
 		d->nodes[n].is_source = d->nodes[n].present && (d->source_mask >> n) & 1;
+		if (now < d->backoff_until[n])
+			d->nodes[n].free_bytes = 0;   /* the watermark rule holds it off */
+	}
 	return r;
 }
 
@@ -456,6 +467,8 @@ int hb_daemon_new(const struct hb_config *cfg, struct hb_daemon_env *env,
 	if (!d->env.nodes)
 		d->env.nodes = hb_numa_nodes;
 	d->journal = getenv("JOURNAL_STREAM") || getenv("INVOCATION_ID");
+	if (!strcmp(cfg->log_target, "syslog"))
+		openlog("hotbridge", LOG_PID, LOG_DAEMON);
 	d->started_ns = now_ns();
 	d->pcfg = (struct hb_policy_config){
 		.threshold = cfg->threshold, .top_k = cfg->top_k,
@@ -658,6 +671,8 @@ int hb_daemon_cycle(struct hb_daemon *d)
 			d->st.promoted_bytes += d->pcfg.page_size;
 			d->st.promoted_pages_by_node[d->tnode[i]]++;
 		}
+		if (c == HB_MIGRATE_BACKOFF)
+			d->backoff_until[d->tnode[i]] = t0 + 10 * d->cfg.interval_ms * 1000000ULL;
 		if (c != HB_MIGRATE_RETRY)
 			hb_heat_forget(d->heat, d->hpa[i]);
 		if (c != HB_MIGRATE_RETRY || d->pcfg.hysteresis_ns)
