@@ -51,9 +51,17 @@ moved=$(sed -n 's/^migrated moved //p' "$tmp/once.out")
 [ -n "$promote" ] && [ "$promote" -gt 0 ] && [ "$promote" = "$moved" ] && ok "promoted $moved pages, as many as decided" || bad "promote '$promote' moved '$moved'"
 grep -q "source nodes 0x4" "$tmp/once.err" && ok "source node: node 2 (CPU-less, from the topology)" || bad "source nodes"
 
-"$hb" run --config "$tmp/hb.conf" 2>"$tmp/loop.err" &
+python3 - "$tmp/notify.sock" >"$tmp/notify.out" <<'PY' &
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.bind(sys.argv[1]); s.settimeout(10)
+print(s.recv(256).decode())
+PY
+npid=$!
+sleep 0.3
+NOTIFY_SOCKET=$tmp/notify.sock "$hb" run --config "$tmp/hb.conf" 2>"$tmp/loop.err" &
 pid=$!
 sleep 1
+wait "$npid" && grep -qx "READY=1" "$tmp/notify.out" && ok "READY=1 sent to NOTIFY_SOCKET" || bad "no readiness notification"
 "$hb" status --socket "$tmp/ctl.sock" >"$tmp/status.json" && grep -q '"state": "running"' "$tmp/status.json" && ok "hotbridge status: running" || bad "status"
 "$hb" explain --socket "$tmp/ctl.sock" mem1:0x0 >"$tmp/explain.json" && grep -q '"hpa": "0x390001000"' "$tmp/explain.json" && grep -q '"decision"' "$tmp/explain.json" && ok "hotbridge explain mem1:0x0 -> HPA 0x390001000 with a decision" || { cat "$tmp/explain.json"; bad "explain"; }
 "$hb" pause --socket "$tmp/ctl.sock" >/dev/null && ok "pause" || bad "pause"
