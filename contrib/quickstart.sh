@@ -15,7 +15,7 @@ cd "$top"
 pkgs=(meson ninja-build pkg-config gcc make libcxl-dev uuid-dev libpci-dev libnuma-dev
       libevent-dev libcmocka-dev libjson-c-dev libinih-dev libcap-ng-dev)
 # the vm suite's guest: QEMU, a static busybox, cpio for the initramfs
-vm_pkgs=(qemu-system-x86 busybox-static cpio file)
+vm_pkgs=(qemu-system-x86 busybox-static cpio file ndctl daxctl kmod)
 
 install_deps() {
 	local missing=()
@@ -60,13 +60,13 @@ test)
 	install_deps "${vm_pkgs[@]}"
 	build
 	[ -f "$(kernel/build --print | sed -n 's/^stock=//p')" ] || kernel/build --stock-only
-	meson test -C build --suite unit --suite integration --suite vm --print-errorlogs
+	meson test -C build --suite unit --suite integration --suite vm --suite e2e --print-errorlogs
 	;;
 vm)
 	install_deps "${vm_pkgs[@]}"
 	build
 	kernel/build --stock
-	meson test -C build --suite vm --print-errorlogs
+	meson test -C build --suite vm --suite e2e --print-errorlogs
 	meson test -C build --suite bench vm-promote -v
 	;;
 *)

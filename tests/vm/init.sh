@@ -4,7 +4,7 @@
 # Output goes to the serial console and to /share (the host's 9p folder);
 # the exit status leaves through isa-debug-exit.
 /bin/busybox --install -s /bin
-export PATH=/bin:/hb
+export PATH=/bin:/usr/bin:/hb
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null

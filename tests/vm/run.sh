@@ -3,7 +3,11 @@
 # run one of them; the guest's exit status becomes ours.
 #
 #   run.sh [--tap] [--kernel mpp|stock] [--node-mem MiB] [--timeout s] \
-#          [--cxl N] --bindir DIR PROGRAM [ARG...]
+#          [--cxl N] [--host-bin NAME]... [--extra FILE]... --bindir DIR PROGRAM [ARG...]
+#
+# --host-bin NAME: copy the host's NAME (from PATH) with the shared
+# libraries it needs into the initramfs (/usr/bin); --extra FILE: copy FILE
+# into /hb next to the test programs.
 #
 # --cxl N: a q35 machine with cxl=on, one pxb-cxl host bridge with two root
 # ports (a bridge with one port loses every write on 6.1 + QEMU 7.2) and N
@@ -24,10 +28,13 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 kernel=mpp node_mem=1024 timeout=600 bindir= tap=0 cxl=0
+host_bins=() extras=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--tap) tap=1; shift ;;
 	--cxl) cxl=$2; shift 2 ;;
+	--host-bin) host_bins+=("$2"); shift 2 ;;
+	--extra) extras+=("$2"); shift 2 ;;
 	--kernel) kernel=$2; shift 2 ;;
 	--node-mem) node_mem=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
@@ -84,6 +91,30 @@ chmod 755 "$work/root/init"
 for b in "$bindir"/hb-vm*; do
 	[ -x "$b" ] && [ -f "$b" ] && cp "$b" "$work/root/hb/"
 done
+for f in "${extras[@]}"; do
+	cp "$f" "$work/root/hb/"
+done
+if [ ${#host_bins[@]} -gt 0 ]; then
+	mkdir -p "$work/root/usr/bin" "$work/root/lib64" "$work/root/etc"
+	for b in "${host_bins[@]}"; do
+		path=$(command -v "$b") || skip "$b not installed on the host"
+		cp "$path" "$work/root/usr/bin/"
+		for lib in $(ldd "$path" | awk '/=> \// {print $3} /^\t\/lib64/ {print $1}'); do
+			mkdir -p "$work/root$(dirname "$lib")"
+			cp -nL "$lib" "$work/root$lib"
+		done
+	done
+	cp -nL /lib64/ld-linux-x86-64.so.2 "$work/root/lib64/"
+	# libkmod (daxctl, ndctl) asks whether drivers are built in: give it the
+	# kernel's modules.builtin and the indexes depmod makes of it
+	rel=$(cat "$cache/release-$kernel" 2>/dev/null || true)
+	if [ -n "$rel" ] && [ -d "$cache/modules-$kernel" ] && command -v depmod >/dev/null; then
+		mkdir -p "$work/root/lib/modules/$rel"
+		cp "$cache/modules-$kernel"/* "$work/root/lib/modules/$rel/"
+		: >"$work/root/lib/modules/$rel/modules.order"
+		depmod -b "$work/root" "$rel" 2>/dev/null || true
+	fi
+fi
 [ -x "$work/root/hb/$1" ] || { echo "run.sh: $1 not found in $bindir" >&2; exit 2; }
 (cd "$work/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initramfs.cpio.gz"
 
@@ -125,6 +156,9 @@ set -e
 say "run.sh: $kernel kernel, $accel, $(( $(date +%s) - start )) s, qemu status $status"
 if [ -n "${HB_VM_KEEP:-}" ]; then
 	mkdir -p "$HB_VM_KEEP" && cp -r "$work/share/." "$HB_VM_KEEP/"
+	for i in $(seq 0 $((cxl - 1))); do
+		cp --sparse=always "$work/cxl-mem$i" "$HB_VM_KEEP/"
+	done
 fi
 [ $status -eq 124 ] && { say "run.sh: guest timed out after $timeout s"; exit 1; }
 # isa-debug-exit: qemu status = (guest status << 1) | 1; anything else means

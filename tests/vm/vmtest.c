@@ -337,6 +337,45 @@ static int run_pci_dump(void)
 	return found ? 0 : 1;
 }
 
+/*
+ * hb-vmtest tag N NODE: N pages bound to NODE, each stamped at offset 0 with
+ * a unique tag (0x4842544147000000 + i, "HBTAG") and its complement, so the
+ * host can find each page in the CXL device's backing file: that offset is
+ * the page's DPA. Prints "<tag> <hpa>" a line; the pages stay put (the
+ * program exits, the guest powers off, the backing file keeps the bytes).
+ */
+static int run_tag(size_t n, int node)
+{
+	uint64_t ps = vm_page_size();
+	char *p = vm_map_on_node(n * ps, node, -1, false);
+	int bad = 0;
+
+	if (!p) {
+		fprintf(stderr, "hb-vmtest tag: cannot map %zu pages on node %d\n", n, node);
+		return 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t *w = (uint64_t *)(p + i * ps), tag = 0x4842544147000000ULL + i;
+
+		w[0] = tag;
+		w[1] = ~tag;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int64_t pfn = vm_pfn(0, (uint64_t)(uintptr_t)(p + i * ps));
+		void *addr = p + i * ps;
+		int st = -1;
+
+		vm_nodes_of(0, 1, &addr, &st);
+		if (pfn <= 0 || st != node)
+			bad++;
+		printf("%#llx %#llx %d\n", (unsigned long long)(0x4842544147000000ULL + i),
+		       (unsigned long long)pfn * ps, st);
+	}
+	fflush(stdout);
+	fprintf(stderr, "hb-vmtest tag: %zu pages on node %d, %d not there\n", n, node, bad);
+	return bad ? 1 : 0;
+}
+
 /* What the probe sees, for tests/data/mpp-probe (hb-vmtest capture). */
 static int run_capture(void)
 {
@@ -481,6 +520,8 @@ int main(int argc, char **argv)
 		return run_capture();
 	if (argc == 2 && !strcmp(argv[1], "pci-dump"))
 		return run_pci_dump();
-	fprintf(stderr, "usage: hb-vmtest mpp|stock|capture|pci-dump\n");
+	if (argc == 4 && !strcmp(argv[1], "tag"))
+		return run_tag(strtoul(argv[2], NULL, 10), atoi(argv[3]));
+	fprintf(stderr, "usage: hb-vmtest mpp|stock|capture|pci-dump|tag N NODE\n");
 	return 2;
 }

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The e2e oracle: ground truth from the CXL devices' own bytes.
+
+The guest stamped each page with a tag and wrote "<tag> <hpa> <node>" lines.
+A tag's offset in a type-3 device's backing file is that page's DPA on that
+device (the file is the device's memory). This checks hotbridge's answers,
+computed from the guest's `cxl list -vvv` (the kernel's region and decoder
+programming, read by libcxl), both ways: DPA -> HPA must give the guest's HPA,
+and HPA -> DPA must give the file's memdev and offset.
+
+    oracle.py DIR HOTBRIDGE      (DIR: tags, cxl-list.json, cxl-mem0..N)
+Prints TAP; exits 1 on any disagreement.
+"""
+import json
+import mmap
+import os
+import struct
+import subprocess
+import sys
+
+MAGIC = 0x4842544147000000
+MASK = 0xFFFFFFFFFF000000
+
+
+def main():
+    d, hb = sys.argv[1], sys.argv[2]
+    tags = {}
+    for line in open(os.path.join(d, "tags")):
+        t, hpa, node = line.split()
+        tags[int(t, 16)] = (int(hpa, 16), int(node))
+    listing = json.load(open(os.path.join(d, "cxl-list.json")))
+    serial_to_memdev = {}
+
+    def walk(o):
+        if isinstance(o, dict):
+            if "memdev" in o and "serial" in o:
+                serial_to_memdev[int(str(o["serial"]), 0)] = o["memdev"]
+            for v in o.values():
+                walk(v)
+        elif isinstance(o, list):
+            for v in o:
+                walk(v)
+    walk(listing)
+
+    found = {}
+    i = 0
+    while os.path.exists(os.path.join(d, "cxl-mem%d" % i)):
+        memdev = serial_to_memdev.get(0x1000 + i)
+        with open(os.path.join(d, "cxl-mem%d" % i), "rb") as f:
+            mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+            for off in range(0, len(mm), 4096):
+                w0, w1 = struct.unpack_from("<QQ", mm, off)
+                if w0 & MASK == MAGIC and w1 == (~w0 & 0xFFFFFFFFFFFFFFFF):
+                    found[w0] = (memdev, off)
+            mm.close()
+        i += 1
+    n = 0
+
+    def ok(cond, what):
+        nonlocal n
+        n += 1
+        print(("ok %d - " if cond else "not ok %d - ") % n + what)
+        return cond
+
+    good = ok(len(found) == len(tags) and all(t in found for t in tags),
+              "%d of %d tagged pages found in %d backing file(s) (sn 0x1000..: %s)"
+              % (sum(t in found for t in tags), len(tags), i,
+                 ", ".join("%#x=%s" % kv for kv in sorted(serial_to_memdev.items()))))
+    order = sorted(t for t in tags if t in found)
+    fwd = "".join("%s %#x\n" % found[t] for t in order)
+    rev = "".join("hpa %#x\n" % tags[t][0] for t in order)
+    snap = os.path.join(d, "cxl-list.json")
+    out_f = subprocess.run([hb, "translate", "--topology", snap, "--batch"], input=fwd,
+                           capture_output=True, text=True).stdout.splitlines()
+    out_r = subprocess.run([hb, "translate", "--topology", snap, "--batch"], input=rev,
+                           capture_output=True, text=True).stdout.splitlines()
+    agree_f = sum(1 for t, l in zip(order, out_f)
+                  if int(json.loads(l).get("hpa", "-1"), 0) == tags[t][0])
+    agree_r = sum(1 for t, l in zip(order, out_r)
+                  if json.loads(l).get("memdev") == found[t][0]
+                  and int(json.loads(l).get("dpa", "-1"), 0) == found[t][1])
+    good &= ok(agree_f == len(order) and len(order) > 0,
+               "DPA -> HPA: %d of %d agree with the guest's PFNs (%.1f %%)"
+               % (agree_f, len(order), 100.0 * agree_f / max(1, len(order))))
+    good &= ok(agree_r == len(order) and len(order) > 0,
+               "HPA -> DPA: %d of %d agree with the backing files (%.1f %%)"
+               % (agree_r, len(order), 100.0 * agree_r / max(1, len(order))))
+    per = {}
+    for t in order:
+        per[found[t][0]] = per.get(found[t][0], 0) + 1
+    print("# tagged pages per memdev: %s" % per)
+    print("1..%d" % n)
+    return 0 if good else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
