@@ -3,7 +3,11 @@
 # run one of them; the guest's exit status becomes ours.
 #
 #   run.sh [--tap] [--kernel mpp|stock] [--node-mem MiB] [--timeout s] \
-#          [--cxl N] [--host-bin NAME]... [--extra FILE]... --bindir DIR PROGRAM [ARG...]
+#          [--cxl N] [--host-bin NAME]... [--extra FILE]... [--state DIR] \
+#          --bindir DIR PROGRAM [ARG...]
+#
+# --state DIR: keep the 9p share (DIR/share) and the CXL backing files
+# (DIR/cxl-memN) there, so a host-side oracle can work while the guest runs.
 #
 # --host-bin NAME: copy the host's NAME (from PATH) with the shared
 # libraries it needs into the initramfs (/usr/bin); --extra FILE: copy FILE
@@ -28,13 +32,14 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 kernel=mpp node_mem=1024 timeout=600 bindir= tap=0 cxl=0
-host_bins=() extras=()
+host_bins=() extras=() state=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--tap) tap=1; shift ;;
 	--cxl) cxl=$2; shift 2 ;;
 	--host-bin) host_bins+=("$2"); shift 2 ;;
 	--extra) extras+=("$2"); shift 2 ;;
+	--state) state=$2; shift 2 ;;
 	--kernel) kernel=$2; shift 2 ;;
 	--node-mem) node_mem=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
@@ -84,6 +89,13 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/root/bin" "$work/root/hb" "$work/root/proc" "$work/root/sys" \
 	"$work/root/dev" "$work/share"
+files=$work
+if [ -n "$state" ]; then
+	mkdir -p "$state/share"
+	files=$state
+	rmdir "$work/share"
+	ln -s "$state/share" "$work/share"
+fi
 cp "$busybox" "$work/root/bin/busybox"
 ln -s busybox "$work/root/bin/sh"
 cp "$here/init.sh" "$work/root/init"
@@ -97,7 +109,10 @@ done
 if [ ${#host_bins[@]} -gt 0 ]; then
 	mkdir -p "$work/root/usr/bin" "$work/root/lib64" "$work/root/etc"
 	for b in "${host_bins[@]}"; do
-		path=$(command -v "$b") || skip "$b not installed on the host"
+		case $b in
+		*/*) path=$b ;;
+		*) path=$(command -v "$b") || skip "$b not installed on the host" ;;
+		esac
 		cp "$path" "$work/root/usr/bin/"
 		for lib in $(ldd "$path" | awk '/=> \// {print $3} /^\t\/lib64/ {print $1}'); do
 			mkdir -p "$work/root$(dirname "$lib")"
@@ -132,10 +147,10 @@ if [ "$cxl" -gt 0 ]; then
 		-device cxl-rp,port=0,bus=cxl.1,id=rp0,chassis=0,slot=2
 		-device cxl-rp,port=1,bus=cxl.1,id=rp1,chassis=0,slot=3)
 	for i in $(seq 0 $((cxl - 1))); do
-		truncate -s 512M "$work/cxl-mem$i"
-		truncate -s 1M "$work/cxl-lsa$i"
-		cxl_args+=(-object memory-backend-file,id=cxl-mem$i,share=on,mem-path="$work/cxl-mem$i",size=512M
-			-object memory-backend-file,id=cxl-lsa$i,share=on,mem-path="$work/cxl-lsa$i",size=1M
+		truncate -s 512M "$files/cxl-mem$i"
+		truncate -s 1M "$files/cxl-lsa$i"
+		cxl_args+=(-object memory-backend-file,id=cxl-mem$i,share=on,mem-path="$files/cxl-mem$i",size=512M
+			-object memory-backend-file,id=cxl-lsa$i,share=on,mem-path="$files/cxl-lsa$i",size=1M
 			-device cxl-type3,bus=rp$i,memdev=cxl-mem$i,lsa=cxl-lsa$i,id=cxl-pmem$i,sn=$((0x1000 + i)))
 	done
 	cxl_args+=(-M cxl-fmw.0.targets.0=cxl.1,cxl-fmw.0.size=4G)
@@ -148,7 +163,7 @@ timeout "$timeout" "$qemu" -accel "$accel" -cpu "$cpu" "${machine[@]}" -smp 2 -m
 	-numa node,nodeid=0,cpus=0-1,memdev=m0 -numa node,nodeid=1,memdev=m1 \
 	-kernel "$image" -initrd "$work/initramfs.cpio.gz" \
 	-append "console=ttyS0 quiet rdinit=/init panic=-1 transparent_hugepage=madvise hb.run=$run" \
-	-virtfs local,path="$work/share",mount_tag=hbshare,security_model=none,id=hbshare \
+	-virtfs local,path="$(readlink -f "$work/share")",mount_tag=hbshare,security_model=none,id=hbshare \
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04 "${cxl_args[@]}" \
 	-nographic -no-reboot -nodefaults -serial stdio </dev/null | console
 status=${PIPESTATUS[0]}
@@ -157,7 +172,7 @@ say "run.sh: $kernel kernel, $accel, $(( $(date +%s) - start )) s, qemu status $
 if [ -n "${HB_VM_KEEP:-}" ]; then
 	mkdir -p "$HB_VM_KEEP" && cp -r "$work/share/." "$HB_VM_KEEP/"
 	for i in $(seq 0 $((cxl - 1))); do
-		cp --sparse=always "$work/cxl-mem$i" "$HB_VM_KEEP/"
+		cp --sparse=always "$files/cxl-mem$i" "$HB_VM_KEEP/"
 	done
 fi
 [ $status -eq 124 ] && { say "run.sh: guest timed out after $timeout s"; exit 1; }

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -376,6 +377,63 @@ static int run_tag(size_t n, int node)
 	return bad ? 1 : 0;
 }
 
+/*
+ * hb-vmtest hold N NODE TAGS VERIFY: N pages on NODE, each filled with a
+ * per-page pattern whose first word is a unique tag and whose second is its
+ * complement; "<tag> <hpa> <node>" lines go to TAGS (then TAGS.done). The
+ * process keeps the pages until SIGUSR1, then writes "<tag> <node>
+ * <checksum ok 0|1>" lines to VERIFY: where each page is now, and whether
+ * its bytes survived.
+ */
+static volatile sig_atomic_t got_usr1;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	got_usr1 = 1;
+}
+
+static int run_hold(size_t n, int node, const char *tags, const char *verify)
+{
+	uint64_t ps = vm_page_size(), *sum = calloc(n, 8);
+	char *p = vm_map_on_node(n * ps, node, -1, false), done[512];
+	void **addrs = calloc(n, sizeof(*addrs));
+	int *st = calloc(n, sizeof(int));
+	FILE *f;
+
+	if (!p || !sum || !addrs || !st)
+		return 1;
+	signal(SIGUSR1, on_usr1);
+	vm_fill(p, n, 0x4842544147000000ULL);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t *w = (uint64_t *)(p + i * ps);
+
+		w[1] = ~w[0];
+		sum[i] = vm_sum(w);
+		addrs[i] = w;
+	}
+	f = fopen(tags, "w");
+	if (!f)
+		return 1;
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%#llx %#llx %d\n", (unsigned long long)(0x4842544147000000ULL + i),
+			(unsigned long long)vm_pfn(0, (uint64_t)(uintptr_t)addrs[i]) * ps, node);
+	fclose(f);
+	snprintf(done, sizeof(done), "%s.done", tags);
+	fclose(fopen(done, "w"));
+	while (!got_usr1)
+		pause();
+	vm_nodes_of(0, n, addrs, st);
+	f = fopen(verify, "w");
+	if (!f)
+		return 1;
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%#llx %d %d\n", (unsigned long long)(0x4842544147000000ULL + i), st[i],
+			vm_sum(addrs[i]) == sum[i]);
+	fclose(f);
+	return 0;
+}
+
 /* What the probe sees, for tests/data/mpp-probe (hb-vmtest capture). */
 static int run_capture(void)
 {
@@ -520,6 +578,8 @@ int main(int argc, char **argv)
 		return run_capture();
 	if (argc == 2 && !strcmp(argv[1], "pci-dump"))
 		return run_pci_dump();
+	if (argc == 6 && !strcmp(argv[1], "hold"))
+		return run_hold(strtoul(argv[2], NULL, 10), atoi(argv[3]), argv[4], argv[5]);
 	if (argc == 4 && !strcmp(argv[1], "tag"))
 		return run_tag(strtoul(argv[2], NULL, 10), atoi(argv[3]));
 	fprintf(stderr, "usage: hb-vmtest mpp|stock|capture|pci-dump|tag N NODE\n");

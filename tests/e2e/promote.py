@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The e2e promotion oracle, outside the guest.
+
+feed STATE:  wait for the guest's tagged pages (STATE/share/tags.done), find
+             each tag in the live CXL backing files (its DPA), choose every
+             8th page as hot and write the hot DPAs to STATE/share/feed.txt in
+             the replay format, as a device would report them.
+check STATE: after the guest ran `hotbridge run --once`: every hot page is on
+             a DRAM node (0), no cold page moved, every page's bytes are
+             intact, and the daemon's counters agree with what moved.
+"""
+import mmap
+import os
+import struct
+import sys
+import time
+
+MAGIC = 0x4842544147000000
+MASK = 0xFFFFFFFFFF000000
+HOT_EVERY = 8
+
+
+def tags_of(share):
+    tags = {}
+    for line in open(os.path.join(share, "tags")):
+        t, hpa, node = line.split()
+        tags[int(t, 16)] = (int(hpa, 16), int(node))
+    return tags
+
+
+def feed(state):
+    share = os.path.join(state, "share")
+    done = os.path.join(share, "tags.done")
+    for _ in range(1800):
+        if os.path.exists(done):
+            break
+        time.sleep(0.1)
+    else:
+        print("not ok 1 - the guest never tagged its pages")
+        return 1
+    tags = tags_of(share)
+    found = {}
+    i = 0
+    while os.path.exists(os.path.join(state, "cxl-mem%d" % i)):
+        with open(os.path.join(state, "cxl-mem%d" % i), "rb") as f:
+            mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+            for off in range(0, len(mm), 4096):
+                w0, w1 = struct.unpack_from("<QQ", mm, off)
+                if w0 & MASK == MAGIC and w1 == (~w0 & 0xFFFFFFFFFFFFFFFF):
+                    # serials are 0x1000 + i; the guest's cxl list maps them to memN
+                    found[w0] = (i, off)
+            mm.close()
+        i += 1
+    serial = {}
+    import json
+
+    def walk(o):
+        if isinstance(o, dict):
+            if "memdev" in o and "serial" in o:
+                serial[int(str(o["serial"]), 0) - 0x1000] = o["memdev"]
+            for v in o.values():
+                walk(v)
+        elif isinstance(o, list):
+            for v in o:
+                walk(v)
+    walk(json.load(open(os.path.join(share, "cxl-list.json"))))
+    lines = ["# hot pages as a CXL device would report them: DPA per memdev"]
+    hot = 0
+    for t in sorted(tags):
+        if (t - MAGIC) % HOT_EVERY == 0 and t in found:
+            dev, dpa = found[t]
+            lines.append("%s dpa=%#x len=4096 count=100" % (serial[dev], dpa))
+            hot += 1
+    tmp = os.path.join(share, "feed.tmp")
+    with open(tmp, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    os.rename(tmp, os.path.join(share, "feed.txt"))
+    print("# fed %d hot DPAs of %d tagged pages (%d found in the backing files)"
+          % (hot, len(tags), len(found)))
+    return 0 if len(found) == len(tags) else 1
+
+
+def check(state):
+    share = os.path.join(state, "share")
+    tags = tags_of(share)
+    where = {}
+    for line in open(os.path.join(share, "verify")):
+        t, node, ok = line.split()
+        where[int(t, 16)] = (int(node), ok == "1")
+    stats = {}
+    for line in open(os.path.join(share, "stats.txt")):
+        k, _, v = line.rpartition(" ")
+        stats[k] = v
+    hot = [t for t in tags if (t - MAGIC) % HOT_EVERY == 0]
+    cold = [t for t in tags if (t - MAGIC) % HOT_EVERY != 0]
+    src = {n for _, n in tags.values()}
+    n = 0
+    good = True
+
+    def ok(cond, what):
+        nonlocal n, good
+        n += 1
+        good &= bool(cond)
+        print(("ok %d - " if cond else "not ok %d - ") % n + what)
+
+    hot_dram = sum(1 for t in hot if where[t][0] == 0)
+    ok(hot_dram == len(hot), "%d of %d hot pages are on DRAM node 0 now" % (hot_dram, len(hot)))
+    cold_stayed = sum(1 for t in cold if where[t][0] in src)
+    ok(cold_stayed == len(cold), "%d of %d cold pages stayed on the CXL node %s"
+       % (cold_stayed, len(cold), sorted(src)))
+    intact = sum(1 for t in tags if where[t][1])
+    ok(intact == len(tags), "%d of %d pages have their bytes intact (tag and checksum)"
+       % (intact, len(tags)))
+    moved = int(stats.get("migrated moved", "0"))
+    ok(moved == len(hot), "hotbridge counted %d pages moved, %d did" % (moved, hot_dram))
+    print("1..%d" % n)
+    return 0 if good else 1
+
+
+if __name__ == "__main__":
+    sys.exit(feed(sys.argv[2]) if sys.argv[1] == "feed" else check(sys.argv[2]))
