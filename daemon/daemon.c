@@ -1059,6 +1059,7 @@ int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, stru
 	struct hb_policy_config pc = d->pcfg;
 	struct hb_candidate c;
 	struct hb_decision dec;
+	uint64_t exact = hpa;
 	json_object *o;
 	int node;
 
@@ -1086,7 +1087,8 @@ int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, stru
 			dec.reason = HB_REASON_HYSTERESIS;
 	}
 	o = json_object_new_object();
-	json_object_object_add(o, "hpa", hb_json_hex(hpa));
+	json_object_object_add(o, "hpa", hb_json_hex(exact));
+	json_object_object_add(o, "page", hb_json_hex(hpa));
 	json_object_object_add(o, "node", c.node >= 0 ? json_object_new_int(c.node) : NULL);
 	json_object_object_add(o, "heat", json_object_new_double(c.heat));
 	json_object_object_add(o, "threshold", json_object_new_double(d->pcfg.threshold));

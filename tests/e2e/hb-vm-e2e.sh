@@ -5,8 +5,18 @@
 #   promote: also keep them mapped, wait for the host's replay feed of hot
 #            DPAs (/share/feed.txt), run `hotbridge run --once` (BACKEND),
 #            and record where every page ended up (/share/verify).
+#   reload:  (WAYS 2) hotbridge run in the background; destroy the region and
+#            make it again at 256-byte granularity; explain before and after.
 #   hb-vm-e2e.sh MODE WAYS PAGES [BACKEND]
 mode=$1 ways=${2:-1} pages=${3:-2048} backend=${4:-phys}
+# CXL ports and endpoints probe asynchronously: wait until every device has
+# its endpoint (seen: create-region failing when run too early)
+want=$( [ "$ways" = 2 ] && echo 2 || echo 1 )
+i=0
+while [ "$(ls -d /sys/bus/cxl/devices/endpoint* 2>/dev/null | wc -l)" -lt "$want" ] && [ $i -lt 100 ]; do
+	sleep 0.1; i=$((i + 1))
+done
+echo "hb-vm-e2e: $(ls -d /sys/bus/cxl/devices/endpoint* 2>/dev/null | wc -l) CXL endpoint(s) after $i waits"
 set -x
 cxl list -M -u || exit 10
 if [ "$ways" = 2 ]; then
@@ -20,6 +30,40 @@ node=$(cat /sys/bus/dax/devices/dax0.0/target_node)
 set +x
 echo "hb-vm-e2e: CXL memory is node $node"
 cxl list -vvv >/share/cxl-list.json || exit 14
+if [ "$mode" = reload ]; then
+	# the daemon runs; the region is torn down and made again with another
+	# granularity; its uevents must make it translate against the new decoders
+	cat >/tmp/hb.conf <<CONF
+[daemon]
+interval_ms = 300
+dry_run = true
+control_socket = /tmp/ctl.sock
+plugin_dir =
+log_level = info
+[source idle-feed]
+type = replay
+path = /tmp/empty-feed
+CONF
+	: >/tmp/empty-feed
+	hotbridge run --config /tmp/hb.conf 2>/share/daemon.log &
+	daemon=$!
+	sleep 2
+	hotbridge explain --socket /tmp/ctl.sock mem1:0x0 >/share/explain-before.json || exit 20
+	daxctl offline-memory dax0.0 || exit 21
+	daxctl reconfigure-device --mode=devdax --force dax0.0 || exit 22
+	ndctl destroy-namespace -f all || exit 23
+	cxl disable-region region0 && cxl destroy-region region0 || exit 24
+	cxl create-region -m -t pmem -d decoder0.0 -w 2 -g 256 mem0 mem1 || exit 25
+	cxl list -vvv >/share/cxl-list-after.json || exit 26
+	sleep 3
+	hotbridge explain --socket /tmp/ctl.sock mem1:0x0 >/share/explain-after.json || exit 27
+	hotbridge stats --socket /tmp/ctl.sock >/share/stats-after.json
+	kill -0 $daemon || exit 28
+	kill -TERM $daemon
+	wait $daemon || exit 29
+	cat /share/daemon.log
+	exit 0
+fi
 if [ "$mode" = tag ]; then
 	/hb/hb-vmtest tag "$pages" "$node" >/share/tags || exit 15
 	echo "hb-vm-e2e: $(wc -l </share/tags) tagged pages on node $node"

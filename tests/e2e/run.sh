@@ -25,7 +25,10 @@ guest=("$here/../vm/run.sh" --tap --cxl "$ways" --kernel mpp --node-mem 1024
 	--host-bin cxl --host-bin ndctl --host-bin daxctl --host-bin "$hb"
 	--extra "$here/hb-vm-e2e.sh" --bindir "$bindir")
 set +e
-if [ "$mode" = promote ]; then
+if [ "$mode" = reload ]; then
+	HB_VM_KEEP=$out "${guest[@]}" hb-vm-e2e.sh reload "$ways" >"$out/guest.log" 2>&1
+	rc=$?
+elif [ "$mode" = promote ]; then
 	"${guest[@]}" --state "$out" hb-vm-e2e.sh promote "$ways" "$pages" "$backend" \
 		>"$out/guest.log" 2>&1 &
 	gpid=$!
@@ -43,7 +46,34 @@ if grep -q "^1..0 # SKIP" "$out/guest.log"; then
 fi
 sed 's/^/# /; s/^# # /# /' "$out/guest.log" | grep -E "hb-vm-e2e|hb-vmtest|run.sh|error|Error" || true
 [ $rc -eq 0 ] || { echo "not ok 1 - the guest failed (status $rc); its log:"; sed 's/^/# /' "$out/guest.log" | tail -40; exit 1; }
-if [ "$mode" = promote ]; then
+if [ "$mode" = reload ]; then
+	python3 - "$out" "$hb" <<'PY'
+import json, subprocess, sys
+d, hb = sys.argv[1], sys.argv[2]
+def explain(name):
+    return int(json.load(open("%s/%s" % (d, name)))["explain"]["hpa"], 16)
+def translate(snap):
+    out = subprocess.run([hb, "translate", "--topology", "%s/%s" % (d, snap), "--memdev", "mem1",
+                          "--dpa", "0x0"], capture_output=True, text=True, check=True).stdout
+    return int(json.loads(out)["hpa"], 16)
+before, after = explain("explain-before.json"), explain("explain-after.json")
+want_before, want_after = translate("cxl-list.json"), translate("cxl-list-after.json")
+log = open("%s/daemon.log" % d).read()
+stats = json.load(open("%s/stats-after.json" % d))["stats"]
+n = 0
+def ok(c, what):
+    global n
+    n += 1
+    print(("ok %d - " if c else "not ok %d - ") % n + what)
+    return c
+g = ok(before == want_before, "before: the daemon puts mem1:0x0 at %#x (4 KiB granularity: %#x)" % (before, want_before))
+g &= ok("topology rebuilt" in log and stats["topology_reloads"] >= 1,
+        "the region's uevents made it rebuild (%d rebuilds, %d uevents)" % (stats["topology_reloads"], stats["uevents"]))
+g &= ok(after == want_after and after != before, "after: mem1:0x0 at %#x, as the new 256-byte decoders say (%#x)" % (after, want_after))
+print("1..%d" % n)
+sys.exit(0 if g else 1)
+PY
+elif [ "$mode" = promote ]; then
 	grep -E "hotbridge: (cycle|[0-9]+ source)" "$out/guest.log" | sed "s/^# //; s/^/# /" || true
 	python3 "$here/promote.py" check "$out"
 else

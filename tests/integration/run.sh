@@ -63,7 +63,7 @@ pid=$!
 sleep 1
 wait "$npid" && grep -qx "READY=1" "$tmp/notify.out" && ok "READY=1 sent to NOTIFY_SOCKET" || bad "no readiness notification"
 "$hb" status --socket "$tmp/ctl.sock" >"$tmp/status.json" && grep -q '"state": "running"' "$tmp/status.json" && ok "hotbridge status: running" || bad "status"
-"$hb" explain --socket "$tmp/ctl.sock" mem1:0x0 >"$tmp/explain.json" && grep -q '"hpa": "0x390001000"' "$tmp/explain.json" && grep -q '"decision"' "$tmp/explain.json" && ok "hotbridge explain mem1:0x0 -> HPA 0x390001000 with a decision" || { cat "$tmp/explain.json"; bad "explain"; }
+"$hb" explain --socket "$tmp/ctl.sock" mem1:0x0 >"$tmp/explain.json" && grep -q '"page": "0x390001000"' "$tmp/explain.json" && grep -q '"decision"' "$tmp/explain.json" && ok "hotbridge explain mem1:0x0 -> HPA 0x390001000 with a decision" || { cat "$tmp/explain.json"; bad "explain"; }
 "$hb" pause --socket "$tmp/ctl.sock" >/dev/null && ok "pause" || bad "pause"
 sleep 0.7
 "$hb" stats --socket "$tmp/ctl.sock" >"$tmp/s1.json"
