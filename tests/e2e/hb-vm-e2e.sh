@@ -80,6 +80,7 @@ cat >/tmp/hb.conf <<CONF
 [daemon]
 control_socket =
 plugin_dir =
+log_level = info
 [policy]
 threshold = 1
 rate_mbps = 0

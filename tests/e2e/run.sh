@@ -6,14 +6,14 @@
 # pages on the new CPU-less node; then the oracle (oracle.py) checks
 # hotbridge's DPA <-> HPA against the devices' backing files.
 #   run.sh tag WAYS PAGES HOTBRIDGE BINDIR
-#   run.sh promote WAYS PAGES HOTBRIDGE BINDIR BACKEND
+#   run.sh promote WAYS PAGES HOTBRIDGE BINDIR BACKEND [KERNEL]   (mpp | stock)
 # promote: the guest keeps the tagged pages mapped; the host finds them in
 # the live backing files, feeds every 8th page's DPA to the guest's
 # `hotbridge run --once` (replay source) as device telemetry, and checks
 # where every page ended up (promote.py).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-mode=$1 ways=$2 pages=$3 hb=$4 bindir=$5 backend=${6:-phys}
+mode=$1 ways=$2 pages=$3 hb=$4 bindir=$5 backend=${6:-phys} kernel=${7:-mpp}
 skip() { echo "1..0 # SKIP $*"; exit 0; }
 for t in cxl ndctl daxctl qemu-system-x86_64; do
 	command -v "$t" >/dev/null || skip "$t not installed (apt-get install ndctl daxctl qemu-system-x86)"
@@ -21,7 +21,7 @@ done
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 start=$(date +%s)
-guest=("$here/../vm/run.sh" --tap --cxl "$ways" --kernel mpp --node-mem 1024
+guest=("$here/../vm/run.sh" --tap --cxl "$ways" --kernel "$kernel" --node-mem 1024
 	--host-bin cxl --host-bin ndctl --host-bin daxctl --host-bin "$hb"
 	--extra "$here/hb-vm-e2e.sh" --bindir "$bindir")
 set +e
@@ -74,9 +74,16 @@ print("1..%d" % n)
 sys.exit(0 if g else 1)
 PY
 elif [ "$mode" = promote ]; then
-	grep -E "hotbridge: (cycle|[0-9]+ source)" "$out/guest.log" | sed "s/^# //; s/^/# /" || true
+	grep -E "hotbridge: (cycle|[0-9]+ source|move_phys_pages unavailable)" "$out/guest.log" |
+		sed "s/^# //; s/^/# /" || true
+	if [ "$backend" = auto ] && [ "$kernel" = stock ]; then
+		grep -q "move_phys_pages unavailable: no __x64_sys_move_phys_pages" "$out/guest.log" &&
+			grep -q "migrator pagemap" "$out/guest.log" &&
+			echo "# stock kernel: phys reported itself unavailable, pagemap ran" ||
+			{ echo "not ok - auto on the stock kernel did not fall back to pagemap"; exit 1; }
+	fi
 	python3 "$here/promote.py" check "$out"
 else
 	python3 "$here/oracle.py" "$out" "$hb"
 fi
-echo "# scenario $mode $ways-way $backend: $(( $(date +%s) - start )) s wall"
+echo "# scenario $mode $ways-way $backend on $kernel: $(( $(date +%s) - start )) s wall"

@@ -130,6 +130,24 @@ if [ ${#host_bins[@]} -gt 0 ]; then
 		depmod -b "$work/root" "$rel" 2>/dev/null || true
 	fi
 fi
+# a modular kernel (Debian's): the modules the guests need, in load order
+rel=$(cat "$cache/release-$kernel" 2>/dev/null || true)
+mods=$cache/$kernel-root
+if [ -n "$rel" ] && [ -d "$mods/lib/modules/$rel" ] && command -v modprobe >/dev/null; then
+	: >"$work/root/etc-modules"
+	for m in virtio_pci 9pnet_virtio 9p cxl_acpi cxl_pci cxl_mem cxl_pmem nd_pmem dax_pmem \
+		device_dax kmem; do
+		modprobe -C /dev/null -d "$mods" -S "$rel" --ignore-install --show-depends "$m" 2>/dev/null |
+			awk '$1 == "insmod" {print $2}'
+	done | awk '!seen[$0]++' | while read -r ko; do
+		mkdir -p "$work/root$(dirname "${ko#"$mods"}")"
+		cp "$ko" "$work/root${ko#"$mods"}"
+		echo "${ko#"$mods"}" >>"$work/root/etc-modules"
+	done
+	cp "$mods/lib/modules/$rel"/modules.builtin* "$mods/lib/modules/$rel/modules.order" \
+		"$work/root/lib/modules/$rel/" 2>/dev/null || true
+	depmod -b "$work/root" "$rel" 2>/dev/null || true
+fi
 [ -x "$work/root/hb/$1" ] || { echo "run.sh: $1 not found in $bindir" >&2; exit 2; }
 (cd "$work/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initramfs.cpio.gz"
 
