@@ -18,6 +18,10 @@ skip() { echo "1..0 # SKIP $*"; exit 0; }
 for t in cxl ndctl daxctl qemu-system-x86_64; do
 	command -v "$t" >/dev/null || skip "$t not installed (apt-get install ndctl daxctl qemu-system-x86)"
 done
+eval "$("$here/../../kernel/build" --print)"
+image=$mpp
+[ "$kernel" = stock ] && image=$stock
+[ -f "$image" ] || skip "no $kernel kernel at $image (run: kernel/build --stock)"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 start=$(date +%s)
