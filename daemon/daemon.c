@@ -464,6 +464,8 @@ int hb_daemon_new(const struct hb_config *cfg, struct hb_daemon_env *env,
 	d->cfg.nsources = cfg->nsources;   /* params stay owned by the caller's config */
 	d->env = *env;
 	memset(env, 0, sizeof(*env));      /* taken */
+	d->mig = d->env.migrator;          /* NULL: opened from the config below */
+	d->env.migrator = NULL;
 	if (!d->env.nodes)
 		d->env.nodes = hb_numa_nodes;
 	d->journal = getenv("JOURNAL_STREAM") || getenv("INVOCATION_ID");

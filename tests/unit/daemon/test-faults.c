@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Fault injection at the migration seam: the daemon runs its real cycle
+ * (emulated host, emulated CHMU, phys migrator over a probed fixture) while
+ * the wrapped move_phys_pages answers each page (by bits 13+ of its address:
+ * only mem0 reports, so its pages are the even ones) with EBUSY, ENOMEM, EACCES,
+ * EFAULT or ENOENT by pattern, or fails the whole call. Every failure is
+ * counted by class, ENOMEM rests the target node, and no page is ever sent
+ * to a node other than the target.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "daemon.h"
+#include "emulated-host.h"
+
+static int calls, wrong_node, pattern_on = 1;
+static long whole_call;
+static uint64_t pages_asked;
+
+long __wrap_hb_sys_move_phys_pages(long nr, unsigned long count, const uint64_t *pages,
+				   const int *nodes, int *status, int flags);
+long __wrap_hb_sys_move_phys_pages(long nr, unsigned long count, const uint64_t *pages,
+				   const int *nodes, int *status, int flags)
+{
+	static const int pattern[] = { 0, -EBUSY, -ENOMEM, -EACCES, -EFAULT, -ENOENT, 0, 0 };
+
+	calls++;
+	if (whole_call)
+		return whole_call;
+	for (unsigned long i = 0; i < count; i++) {
+		pages_asked++;
+		if (nodes[i] != 0)
+			wrong_node++;
+		status[i] = pattern_on ? (pattern[(pages[i] >> 13) % 8] ? pattern[(pages[i] >> 13) % 8]
+									: nodes[i])
+				       : nodes[i];
+	}
+	return 0;
+}
+
+static const char *probe_root(void)
+{
+	static char buf[4096];
+
+	snprintf(buf, sizeof(buf), "%s/mpp-probe/ported", getenv("HB_TEST_DATA"));
+	return buf;
+}
+
+static struct hb_daemon *daemon_with_faults(struct hb_emulated_host *host, struct hb_config *cfg)
+{
+	struct hb_migrator_config mc = { .root = probe_root() };
+	struct hb_daemon_env env = { .quiet = true, .keep_capabilities = true };
+	static const char *const params[] = { "capacity=536870912", "accesses=50000", NULL };
+	struct hb_daemon *d = NULL;
+	struct hb_err err = { 0 };
+
+	hb_config_defaults(cfg);
+	cfg->threshold = 4;
+	cfg->rate_mbps = 0;
+	cfg->hysteresis_ms = 0;
+	cfg->watermark_mb = 0;
+	cfg->control_socket[0] = cfg->plugin_dir[0] = '\0';
+	snprintf(cfg->log_level, sizeof(cfg->log_level), "err");
+	cfg->nsources = 1;
+	memset(&cfg->sources[0], 0, sizeof(cfg->sources[0]));
+	strcpy(cfg->sources[0].name, "emu");
+	strcpy(cfg->sources[0].type, "emul-chmu");
+	strcpy(cfg->sources[0].memdev, "mem0");
+	cfg->sources[0].params[0] = (char *)params[0];
+	cfg->sources[0].params[1] = (char *)params[1];
+	hb_emulated_host_env(host, &env);
+	assert_int_equal(hb_emulated_topology(&env.topology, &err), 0);
+	assert_int_equal(hb_migrator_new(HB_MIGRATOR_PHYS, &mc, &env.migrator, &err), 0);
+	assert_int_equal(hb_daemon_new(cfg, &env, &d, &err), 0);
+	host->d = d;
+	return d;
+}
+
+static void test_faults_every_status_is_counted_by_class(void **state)
+{
+	struct hb_emulated_host host = { .dram_free = 8ULL << 30 };
+	struct hb_config cfg;
+	struct hb_daemon *d = daemon_with_faults(&host, &cfg);
+	const struct hb_daemon_stats *s;
+	uint64_t total = 0;
+
+	calls = wrong_node = 0;
+	pages_asked = 0;
+	pattern_on = 1;
+	assert_int_equal(hb_daemon_cycle(d), 0);
+	s = hb_daemon_stats(d);
+	assert_true(calls >= 1);
+	assert_int_equal(wrong_node, 0);
+	for (int c = 0; c < _HB_MIGRATE_CLASS_MAX; c++)
+		total += s->migrated.by_class[c];
+	assert_int_equal(total, pages_asked);
+	assert_true(s->migrated.by_class[HB_MIGRATE_MOVED] > 0);
+	assert_true(s->migrated.by_class[HB_MIGRATE_RETRY] > 0);
+	assert_true(s->migrated.by_class[HB_MIGRATE_BACKOFF] > 0);
+	assert_true(s->migrated.by_class[HB_MIGRATE_DROP] > 0);
+	assert_true(s->migrated.by_errno[EACCES] > 0 && s->migrated.by_errno[EFAULT] > 0 &&
+		    s->migrated.by_errno[ENOENT] > 0 && s->migrated.by_errno[EBUSY] > 0);
+	print_message("# cycle 1: %llu pages asked: %llu moved, %llu retry, %llu backoff, %llu drop\n",
+		      (unsigned long long)pages_asked,
+		      (unsigned long long)s->migrated.by_class[HB_MIGRATE_MOVED],
+		      (unsigned long long)s->migrated.by_class[HB_MIGRATE_RETRY],
+		      (unsigned long long)s->migrated.by_class[HB_MIGRATE_BACKOFF],
+		      (unsigned long long)s->migrated.by_class[HB_MIGRATE_DROP]);
+
+	/* ENOMEM rested node 0: the next cycles promote nothing and say why */
+	pages_asked = 0;
+	pattern_on = 0;
+	assert_int_equal(hb_daemon_cycle(d), 0);
+	assert_int_equal(pages_asked, 0);
+	assert_true(hb_daemon_stats(d)->decisions[HB_REASON_WATERMARK] > 0);
+	assert_int_equal(wrong_node, 0);
+	hb_daemon_free(d);
+}
+
+static void test_faults_a_failed_call_is_counted_and_survived(void **state)
+{
+	struct hb_emulated_host host = { .dram_free = 8ULL << 30 };
+	struct hb_config cfg;
+	struct hb_daemon *d = daemon_with_faults(&host, &cfg);
+	const struct hb_daemon_stats *s;
+
+	whole_call = -EPERM;
+	calls = 0;
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(hb_daemon_cycle(d), 0);
+	s = hb_daemon_stats(d);
+	assert_true(calls >= 3);
+	assert_true(s->migrated.by_errno[EPERM] > 0);
+	assert_int_equal(s->migrated.by_class[HB_MIGRATE_MOVED], 0);
+	assert_int_equal(s->cycles, 3);
+	whole_call = 0;
+	hb_daemon_free(d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_faults_every_status_is_counted_by_class),
+		cmocka_unit_test(test_faults_a_failed_call_is_counted_and_survived),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
