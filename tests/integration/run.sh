@@ -103,6 +103,49 @@ _, st = os.waitpid(pid, 0)
 sys.exit(os.WEXITSTATUS(st))
 PY
 kill -0 "$pid" && ok "the daemon is still running" || bad "daemon died"
+# a flood: 1000 clients at once, a third send garbage, a third stall, the
+# rest ask for status; then the daemon must still answer and stay small
+python3 - "$tmp/ctl.sock" >"$tmp/flood.out" <<'PY' && ok "flood of 1000 control clients: $(cat "$tmp/flood.out")" || bad "flood: $(cat "$tmp/flood.out")"
+import socket, sys, time
+path = sys.argv[1]
+socks, answered, refused, errors = [], 0, 0, 0
+for i in range(1000):
+    s = socket.socket(socket.AF_UNIX)
+    try:
+        s.connect(path)
+    except OSError:
+        errors += 1
+        continue
+    s.settimeout(10)
+    kind = i % 3
+    try:
+        if kind == 0:
+            s.sendall(b"\x00\xff garbage {{{\n")
+        elif kind == 2:
+            s.sendall(b'{"command":"status"}\n')
+    except OSError:
+        pass
+    socks.append((kind, s))
+for kind, s in socks:
+    if kind == 1:
+        continue
+    try:
+        r = s.recv(65536)
+        if b'"ok":true' in r:
+            answered += 1
+        elif b'"ok":false' in r:
+            refused += 1
+    except OSError:
+        errors += 1
+for kind, s in socks:
+    s.close()
+print("%d answered, %d error replies (garbage or too many clients), %d connect errors" % (answered, refused, errors))
+sys.exit(0 if answered + refused > 0 else 1)
+PY
+sleep 6
+"$hb" status --socket "$tmp/ctl.sock" >/dev/null && ok "after the flood and the stalled clients' 5 s timeout, status answers" || bad "status after the flood"
+hwm=$(sed -n 's/^VmHWM:[[:space:]]*//p' "/proc/$pid/status")
+ok "peak RSS of the daemon: $hwm"
 capeff=$(sed -n 's/^CapEff:\t//p' "/proc/$pid/status")
 [ "$capeff" = "0000000000000000" ] && ok "dry run: no capabilities left after start-up (CapEff $capeff)" || bad "CapEff $capeff"
 "$hb" metrics --socket "$tmp/ctl.sock" >"$tmp/metrics.txt"
