@@ -17,6 +17,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+#include <json-c/json.h>
+
 #include "daemon.h"
 #include "emulated-host.h"
 
@@ -144,11 +148,62 @@ static void test_faults_a_failed_call_is_counted_and_survived(void **state)
 	hb_daemon_free(d);
 }
 
+/* A plugin whose poll always fails: disabled after 10 tries, the rest goes on. */
+static void test_faults_a_failing_plugin_is_disabled_not_fatal(void **state)
+{
+	struct hb_emulated_host host = { .dram_free = 8ULL << 30 };
+	struct hb_daemon_env env = { .quiet = true, .keep_capabilities = true };
+	char dir[] = "/tmp/hb-test-faults-XXXXXX", cmd[1024];
+	static const char *const params[] = { "capacity=536870912", "accesses=20000", NULL };
+	struct hb_config cfg;
+	struct hb_daemon *d = NULL;
+	struct hb_err err = { 0 };
+	json_object *o;
+
+	if (geteuid() != 0)
+		skip();   /* the plugin directory must be root-owned */
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chmod(dir, 0755), 0);
+	snprintf(cmd, sizeof(cmd), "cp %s/libbad-pollfail.so %s/bad.so && chmod 0755 %s/bad.so",
+		 getenv("HB_TEST_PLUGINS"), dir, dir);
+	assert_int_equal(system(cmd), 0);
+	hb_config_defaults(&cfg);
+	cfg.dry_run = true;
+	cfg.control_socket[0] = '\0';
+	snprintf(cfg.plugin_dir, sizeof(cfg.plugin_dir), "%s", dir);
+	snprintf(cfg.log_level, sizeof(cfg.log_level), "err");
+	cfg.nsources = 2;
+	memset(cfg.sources, 0, 2 * sizeof(cfg.sources[0]));
+	strcpy(cfg.sources[0].name, "vendor");
+	strcpy(cfg.sources[0].type, "bad");
+	strcpy(cfg.sources[1].name, "emu");
+	strcpy(cfg.sources[1].type, "emul-chmu");
+	strcpy(cfg.sources[1].memdev, "mem0");
+	cfg.sources[1].params[0] = (char *)params[0];
+	cfg.sources[1].params[1] = (char *)params[1];
+	hb_emulated_host_env(&host, &env);
+	assert_int_equal(hb_emulated_topology(&env.topology, &err), 0);
+	assert_int_equal(hb_daemon_new(&cfg, &env, &d, &err), 0);
+	host.d = d;
+	for (int i = 0; i < 15; i++)
+		assert_int_equal(hb_daemon_cycle(d), 0);
+	assert_int_equal(hb_daemon_stats(d)->source_errors, 10);
+	assert_true(hb_daemon_stats(d)->records > 0);          /* emu kept feeding */
+	o = hb_daemon_sources_json(d);
+	assert_non_null(strstr(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), "\"name\":\"vendor\",\"source\":\"bad\""));
+	assert_non_null(strstr(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), "\"disabled\":true"));
+	json_object_put(o);
+	hb_daemon_free(d);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_faults_every_status_is_counted_by_class),
 		cmocka_unit_test(test_faults_a_failed_call_is_counted_and_survived),
+		cmocka_unit_test(test_faults_a_failing_plugin_is_disabled_not_fatal),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

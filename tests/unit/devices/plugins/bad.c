@@ -2,7 +2,8 @@
 /*
  * Plugins that must be refused, one per -DBAD_<kind> build (tests/meson.build):
  * ABI major 2, NULL ops, a table smaller than v1, POLL without poll(),
- * no entry symbol at all; and one that loads but fails to open (ENXIO).
+ * no entry symbol at all; one that loads but fails to open (ENXIO); one
+ * whose every poll fails (EIO).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -24,7 +25,11 @@ static int bad_open(const struct hb_host_ops *ops, struct hb_host *h,
 __attribute__((unused)) static int bad_poll(void *priv)
 {
 	(void)priv;
+#if defined(BAD_POLLFAIL)
+	return -EIO;
+#else
 	return 0;
+#endif
 }
 
 static void bad_close(void *priv)
