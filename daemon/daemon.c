@@ -73,6 +73,9 @@ struct hb_daemon {
 	uint64_t *hpa;
 	int *tnode, *snode, *status;
 	struct hb_daemon_stats st;
+	char last_memdev[HB_MEMDEV_NAME_MAX];   /* memdev lookup cache */
+	int last_md;
+	const struct hb_topology *last_topo;
 	const char *config_path;
 	bool journal, paused;
 	uint64_t started_ns;
@@ -273,7 +276,14 @@ static void add_record(struct hb_daemon *d, const struct hb_hot_record *r)
 		add_hpa(d, r->addr, r->len, (double)r->count);
 		return;
 	}
-	md = hb_topology_find_memdev(d->env.topology, r->memdev);
+	if (d->last_topo == d->env.topology && !strncmp(d->last_memdev, r->memdev, HB_MEMDEV_NAME_MAX)) {
+		md = d->last_md;
+	} else {
+		md = hb_topology_find_memdev(d->env.topology, r->memdev);
+		memcpy(d->last_memdev, r->memdev, HB_MEMDEV_NAME_MAX);
+		d->last_md = md;
+		d->last_topo = d->env.topology;
+	}
 	if (md < 0) {
 		d->st.dropped[HB_DROP_UNKNOWN_MEMDEV]++;
 		return;
@@ -819,6 +829,7 @@ static void on_debounced(evutil_socket_t fd, short what, void *arg)
 	hb_node_map_free(d->env.node_map);
 	d->env.topology = t;
 	d->env.node_map = m;
+	d->last_topo = NULL;   /* the new topology may reuse the old one's address */
 	if (!d->cfg.source_nodes[0])
 		d->source_mask = topology_nodes(d);
 	d->st.topology_reloads++;
