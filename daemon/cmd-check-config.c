@@ -52,17 +52,9 @@ int hb_cmd_check_config(int argc, char **argv)
 		fprintf(stderr, "hotbridge check-config: unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
-	hb_config_defaults(&c);
-	if (hb_config_load(&c, path, dropins, &err) < 0) {
+	if (hb_config_read(&c, path, dropins, sets, nsets, &err) < 0) {
 		fprintf(stderr, "hotbridge check-config: %s\n", err.msg);
 		return 1;
-	}
-	for (size_t i = 0; i < nsets; i++) {
-		if (hb_config_set(&c, sets[i], &err) < 0) {
-			fprintf(stderr, "hotbridge check-config: %s\n", err.msg);
-			hb_config_done(&c);
-			return 1;
-		}
 	}
 	hb_config_write(&c, stdout);
 	hb_config_done(&c);

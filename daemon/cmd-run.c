@@ -77,16 +77,9 @@ int hb_cmd_run(int argc, char **argv)
 		fprintf(stderr, "hotbridge run: unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
-	hb_config_defaults(&cfg);
-	if (hb_config_load(&cfg, path, true, &err) < 0) {
+	if (hb_config_read(&cfg, path, true, sets, nsets, &err) < 0) {
 		fprintf(stderr, "hotbridge run: %s\n", err.msg);
 		return 1;
-	}
-	for (size_t i = 0; i < nsets; i++) {
-		if (hb_config_set(&cfg, sets[i], &err) < 0) {
-			fprintf(stderr, "hotbridge run: %s\n", err.msg);
-			goto out;
-		}
 	}
 	if (dry)
 		cfg.dry_run = true;

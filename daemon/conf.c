@@ -419,6 +419,20 @@ int hb_config_set(struct hb_config *c, const char *assignment, struct hb_err *er
 	return 0;
 }
 
+int hb_config_read(struct hb_config *c, const char *path, bool dropins,
+		   const char *const *sets, size_t nsets, struct hb_err *err)
+{
+	int r;
+
+	hb_config_defaults(c);
+	r = hb_config_load(c, path, dropins, err);
+	for (size_t i = 0; r == 0 && i < nsets; i++)
+		r = hb_config_set(c, sets[i], err);
+	if (r < 0)
+		hb_config_done(c);
+	return r;
+}
+
 void hb_config_write(const struct hb_config *c, FILE *f)
 {
 	const char *section = "";

@@ -76,6 +76,12 @@ void hb_config_done(struct hb_config *c);
 int hb_config_load(struct hb_config *c, const char *path, bool dropins, struct hb_err *err);
 /* one "section.key=value" from the command line (file "command line") */
 int hb_config_set(struct hb_config *c, const char *assignment, struct hb_err *err);
+/*
+ * What the commands do: defaults, then path (and its drop-ins), then each
+ * --set assignment. On error c holds nothing to free.
+ */
+int hb_config_read(struct hb_config *c, const char *path, bool dropins,
+		   const char *const *sets, size_t nsets, struct hb_err *err);
 /* the effective configuration as INI, with each key's help as a comment */
 void hb_config_write(const struct hb_config *c, FILE *f);
 /* hotbridge.conf(5) in roff, from the same key table */

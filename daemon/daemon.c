@@ -674,7 +674,10 @@ int hb_daemon_cycle(struct hb_daemon *d)
 		logf_(d, 3, "migration of %zu pages failed: %s", np, err.msg);
 	if (np) {
 		hb_migrate_fold(&mc, np, d->status, d->tnode, d->snode);
-		hb_migrate_fold(&d->st.migrated, np, d->status, d->tnode, d->snode);
+		for (int k = 0; k < _HB_MIGRATE_CLASS_MAX; k++)
+			d->st.migrated.by_class[k] += mc.by_class[k];
+		for (size_t k = 0; k < HB_ARRAY_SIZE(mc.by_errno); k++)
+			d->st.migrated.by_errno[k] += mc.by_errno[k];
 	}
 	for (size_t i = 0; i < np; i++) {
 		enum hb_migrate_class c = hb_migrate_classify(d->status[i], d->tnode[i], d->snode[i]);

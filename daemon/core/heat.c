@@ -176,14 +176,13 @@ static void add_page(struct hb_heat_table *t, uint64_t page, float count, int no
 
 size_t hb_heat_add(struct hb_heat_table *t, uint64_t hpa, uint64_t len, double count, int node)
 {
-	uint64_t psize = 1ULL << t->shift, first = hpa >> t->shift;
+	uint64_t first = hpa >> t->shift;
 	uint64_t last = len ? (hpa + len - 1) >> t->shift : first;
 	uint64_t pages = last - first + 1;
 	float share = (float)(count / (double)pages);
 
 	for (uint64_t p = first; p <= last; p++)
 		add_page(t, p, share, node);
-	(void)psize;
 	return (size_t)pages;
 }
 

@@ -363,3 +363,22 @@ int hb_chmu_drain(struct hb_chmu *c, struct hb_hot_record *out, size_t max, size
 	*ret_n = n;
 	return 0;
 }
+
+int hb_chmu_drain_submit(struct hb_chmu *c, struct hb_hot_record *buf, size_t max,
+			 const struct hb_host_ops *ops, struct hb_host *h)
+{
+	struct hb_err err = { 0 };
+	size_t n;
+	int r;
+
+	do {
+		r = hb_chmu_drain(c, buf, max, &n, &err);
+		if (r < 0) {
+			ops->log(h, HB_LOG_ERR, "%s", err.msg);
+			return r;
+		}
+		if (n && (r = ops->submit(h, buf, n)) < 0)
+			return r;
+	} while (n == max);
+	return 0;
+}

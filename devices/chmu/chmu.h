@@ -100,6 +100,13 @@ int hb_chmu_disable(struct hb_chmu *c, struct hb_err *err);
 int hb_chmu_drain(struct hb_chmu *c, struct hb_hot_record *out, size_t max, size_t *ret_n,
 		  struct hb_err *err);
 
+/*
+ * Drains everything the hotlist holds, in batches of max records through
+ * buf, into the host's submit(); drain errors are logged through the host.
+ */
+int hb_chmu_drain_submit(struct hb_chmu *c, struct hb_hot_record *buf, size_t max,
+			 const struct hb_host_ops *ops, struct hb_host *h);
+
 /* ---- emulator ---- */
 
 struct hb_chmu_emul_params {

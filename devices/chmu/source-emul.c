@@ -111,24 +111,12 @@ fail:
 static int emul_poll(void *priv)
 {
 	struct emul_src *s = priv;
-	struct hb_err err = { 0 };
-	size_t n;
-	int r;
 
 	for (uint64_t i = 0; i < s->accesses; i++)
 		hb_chmu_emul_access(s->emu, hb_workload_next(s->wl), 1);
 	hb_chmu_emul_advance(s->emu, s->epoch_ns);
 	hb_workload_epoch(s->wl);
-	do {
-		r = hb_chmu_drain(s->drv, s->rec, HB_ARRAY_SIZE(s->rec), &n, &err);
-		if (r < 0) {
-			s->ops->log(s->host, HB_LOG_ERR, "%s", err.msg);
-			return r;
-		}
-		if (n && (r = s->ops->submit(s->host, s->rec, n)) < 0)
-			return r;
-	} while (n == HB_ARRAY_SIZE(s->rec));
-	return 0;
+	return hb_chmu_drain_submit(s->drv, s->rec, HB_ARRAY_SIZE(s->rec), s->ops, s->host);
 }
 
 const struct hb_device_ops hb_source_emul_chmu = {

@@ -160,20 +160,8 @@ fail:
 static int hw_poll(void *priv)
 {
 	struct hw_src *s = priv;
-	struct hb_err err = { 0 };
-	size_t n;
-	int r;
 
-	do {
-		r = hb_chmu_drain(s->drv, s->rec, HB_ARRAY_SIZE(s->rec), &n, &err);
-		if (r < 0) {
-			s->ops->log(s->host, HB_LOG_ERR, "%s", err.msg);
-			return r;
-		}
-		if (n && (r = s->ops->submit(s->host, s->rec, n)) < 0)
-			return r;
-	} while (n == HB_ARRAY_SIZE(s->rec));
-	return 0;
+	return hb_chmu_drain_submit(s->drv, s->rec, HB_ARRAY_SIZE(s->rec), s->ops, s->host);
 }
 
 const struct hb_device_ops hb_source_chmu = {

@@ -13,48 +13,20 @@ and HPA -> DPA must give the file's memdev and offset.
 Prints TAP; exits 1 on any disagreement.
 """
 import json
-import mmap
 import os
-import struct
 import subprocess
 import sys
 
-MAGIC = 0x4842544147000000
-MASK = 0xFFFFFFFFFF000000
+from cxlfiles import find_tags, memdevs_by_device, read_tags, SERIAL_BASE
 
 
 def main():
     d, hb = sys.argv[1], sys.argv[2]
-    tags = {}
-    for line in open(os.path.join(d, "tags")):
-        t, hpa, node = line.split()
-        tags[int(t, 16)] = (int(hpa, 16), int(node))
-    listing = json.load(open(os.path.join(d, "cxl-list.json")))
-    serial_to_memdev = {}
-
-    def walk(o):
-        if isinstance(o, dict):
-            if "memdev" in o and "serial" in o:
-                serial_to_memdev[int(str(o["serial"]), 0)] = o["memdev"]
-            for v in o.values():
-                walk(v)
-        elif isinstance(o, list):
-            for v in o:
-                walk(v)
-    walk(listing)
-
-    found = {}
-    i = 0
-    while os.path.exists(os.path.join(d, "cxl-mem%d" % i)):
-        memdev = serial_to_memdev.get(0x1000 + i)
-        with open(os.path.join(d, "cxl-mem%d" % i), "rb") as f:
-            mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-            for off in range(0, len(mm), 4096):
-                w0, w1 = struct.unpack_from("<QQ", mm, off)
-                if w0 & MASK == MAGIC and w1 == (~w0 & 0xFFFFFFFFFFFFFFFF):
-                    found[w0] = (memdev, off)
-            mm.close()
-        i += 1
+    tags = read_tags(os.path.join(d, "tags"))
+    by_device = memdevs_by_device(os.path.join(d, "cxl-list.json"))
+    hits, i = find_tags(d)
+    found = {t: (by_device.get(dev), off) for t, (dev, off) in hits.items()}
+    serial_to_memdev = {SERIAL_BASE + k: v for k, v in by_device.items()}
     n = 0
 
     def ok(cond, what):

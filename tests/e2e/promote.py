@@ -10,23 +10,17 @@ check STATE: after the guest ran `hotbridge run --once`: every hot page is on
              a DRAM node (0), no cold page moved, every page's bytes are
              intact, and the daemon's counters agree with what moved.
 """
-import mmap
 import os
-import struct
 import sys
 import time
 
-MAGIC = 0x4842544147000000
-MASK = 0xFFFFFFFFFF000000
+from cxlfiles import MAGIC, find_tags, memdevs_by_device, read_tags
+
 HOT_EVERY = 8
 
 
 def tags_of(share):
-    tags = {}
-    for line in open(os.path.join(share, "tags")):
-        t, hpa, node = line.split()
-        tags[int(t, 16)] = (int(hpa, 16), int(node))
-    return tags
+    return read_tags(os.path.join(share, "tags"))
 
 
 def feed(state):
@@ -40,31 +34,8 @@ def feed(state):
         print("not ok 1 - the guest never tagged its pages")
         return 1
     tags = tags_of(share)
-    found = {}
-    i = 0
-    while os.path.exists(os.path.join(state, "cxl-mem%d" % i)):
-        with open(os.path.join(state, "cxl-mem%d" % i), "rb") as f:
-            mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-            for off in range(0, len(mm), 4096):
-                w0, w1 = struct.unpack_from("<QQ", mm, off)
-                if w0 & MASK == MAGIC and w1 == (~w0 & 0xFFFFFFFFFFFFFFFF):
-                    # serials are 0x1000 + i; the guest's cxl list maps them to memN
-                    found[w0] = (i, off)
-            mm.close()
-        i += 1
-    serial = {}
-    import json
-
-    def walk(o):
-        if isinstance(o, dict):
-            if "memdev" in o and "serial" in o:
-                serial[int(str(o["serial"]), 0) - 0x1000] = o["memdev"]
-            for v in o.values():
-                walk(v)
-        elif isinstance(o, list):
-            for v in o:
-                walk(v)
-    walk(json.load(open(os.path.join(share, "cxl-list.json"))))
+    found, _ = find_tags(state)
+    serial = memdevs_by_device(os.path.join(share, "cxl-list.json"))
     lines = ["# hot pages as a CXL device would report them: DPA per memdev"]
     hot = 0
     for t in sorted(tags):
