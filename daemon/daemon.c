@@ -73,6 +73,7 @@ struct hb_daemon {
 	uint64_t *hpa;
 	int *tnode, *snode, *status;
 	struct hb_daemon_stats st;
+	struct hb_latency lat;
 	char last_memdev[HB_MEMDEV_NAME_MAX];   /* memdev lookup cache */
 	int last_md;
 	const struct hb_topology *last_topo;
@@ -308,9 +309,18 @@ static void add_record(struct hb_daemon *d, const struct hb_hot_record *r)
 
 static int host_submit(struct hb_host *h, const struct hb_hot_record *r, size_t n)
 {
+	uint64_t now = now_ns();
+	size_t run = 0;
+
 	h->src->records += n;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		add_record(h->d, &r[i]);
+		if (i + 1 == n || r[i + 1].timestamp_ns != r[run].timestamp_ns) {
+			hb_latency_note(&h->d->lat, r[run].timestamp_ns ? r[run].timestamp_ns : now,
+					i + 1 - run, now);
+			run = i + 1;
+		}
+	}
 	return 0;
 }
 
@@ -601,6 +611,12 @@ void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
 	fprintf(f, "hotbridge_cycle_seconds_last %.6f\n", s->last_cycle_ms / 1e3);
 	METRIC("cycle_seconds_total", "counter", "Time spent in cycles.");
 	fprintf(f, "hotbridge_cycle_seconds_total %.6f\n", s->cycle_ms_total / 1e3);
+	METRIC("record_to_decision_seconds", "summary", "Time from a record being made to the decision that considered it.");
+	for (int i = 0; i < 2; i++)
+		fprintf(f, "hotbridge_record_to_decision_seconds{quantile=\"%s\"} %.6f\n", i ? "0.99" : "0.5",
+			(double)hb_latency_quantile(&d->lat.to_decision, i ? 0.99 : 0.5) / 1e9);
+	fprintf(f, "hotbridge_record_to_decision_seconds_count %llu\n",
+		(unsigned long long)d->lat.to_decision.count);
 	METRIC("table_pages", "gauge", "Pages in the hotness table.");
 	fprintf(f, "hotbridge_table_pages %zu\n", hb_heat_len(d->heat));
 	METRIC("paused", "gauge", "1 while promotion is paused.");
@@ -660,6 +676,8 @@ int hb_daemon_cycle(struct hb_daemon *d)
 	refresh_nodes(d);
 	n = d->paused ? 0 : hb_heat_collect(d->heat, d->pcfg.threshold, d->cand, MAX_CANDIDATES);
 	hb_policy_decide(d->policy, &d->pcfg, d->nodes, d->dist, d->cand, n, t0, d->dec);
+	if (!d->paused)
+		hb_latency_decide(&d->lat, now_ns());
 	for (size_t i = 0; i < n; i++) {
 		d->st.decisions[d->dec[i].reason]++;
 		if (d->dec[i].reason != HB_REASON_PROMOTE)
@@ -1021,6 +1039,17 @@ json_object *hb_daemon_status_json(struct hb_daemon *d)
 	return o;
 }
 
+static json_object *latency_json(const struct hb_latency_hist *h)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "records", u64(h->count));
+	json_object_object_add(o, "p50", u64(hb_latency_quantile(h, 0.50) / 1000));
+	json_object_object_add(o, "p99", u64(hb_latency_quantile(h, 0.99) / 1000));
+	json_object_object_add(o, "max", u64(h->max_ns / 1000));
+	return o;
+}
+
 json_object *hb_daemon_stats_json(struct hb_daemon *d)
 {
 	json_object *o = json_object_new_object(), *x;
@@ -1046,6 +1075,10 @@ json_object *hb_daemon_stats_json(struct hb_daemon *d)
 	json_object_object_add(o, "uevents", u64(d->st.uevents));
 	json_object_object_add(o, "topology_reloads", u64(d->st.topology_reloads));
 	json_object_object_add(o, "topology_reload_failures", u64(d->st.topology_reload_failures));
+	x = json_object_new_object();
+	json_object_object_add(x, "record_to_table", latency_json(&d->lat.to_table));
+	json_object_object_add(x, "record_to_decision", latency_json(&d->lat.to_decision));
+	json_object_object_add(o, "latency_us", x);
 	return o;
 }
 

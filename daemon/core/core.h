@@ -7,6 +7,7 @@
  *   policy.c  promotion rules: threshold, top-K, hysteresis, per-node rate
  *             limit (token bucket), DRAM free-memory watermark, the target
  *             node (explicit, else the nearest node with CPUs)
+ *   latency.c record -> table and record -> decision latency histograms
  */
 #ifndef HB_CORE_H
 #define HB_CORE_H
@@ -126,5 +127,36 @@ size_t hb_policy_decide(struct hb_policy *p, const struct hb_policy_config *cfg,
 /* After migration: the page is not reconsidered until now + hysteresis. */
 void hb_policy_hold(struct hb_policy *p, const struct hb_policy_config *cfg, uint64_t hpa,
 		    uint64_t now_ns);
+
+/* ---- latency ---- */
+
+/*
+ * How long records wait. A record was made at its timestamp (the source's
+ * CLOCK_MONOTONIC), else when it was submitted. hb_latency_note() is told of
+ * n records made at made_ns and taken into the table at now_ns; the next
+ * hb_latency_decide() is the decision that considers them. Pending records
+ * are kept as runs of one timestamp, at most HB_LATENCY_RUNS: beyond that
+ * neighbouring runs merge, keeping the older stamp (latency is then over-,
+ * never under-stated). Histograms are log-linear: 16 buckets per power of
+ * two, a quantile is its bucket's upper bound (at most 6.25 % high).
+ */
+#define HB_LATENCY_RUNS 1024
+#define HB_LATENCY_BUCKETS (61 * 16)
+
+struct hb_latency_hist {
+	uint64_t bucket[HB_LATENCY_BUCKETS];
+	uint64_t count, max_ns;
+};
+
+struct hb_latency {
+	struct hb_latency_hist to_table, to_decision;
+	uint64_t run_ts[HB_LATENCY_RUNS], run_n[HB_LATENCY_RUNS];
+	size_t nruns;
+};
+
+void hb_latency_note(struct hb_latency *l, uint64_t made_ns, uint64_t n, uint64_t now_ns);
+void hb_latency_decide(struct hb_latency *l, uint64_t now_ns);
+/* the q-quantile (0 < q <= 1) in ns; 0 when empty */
+uint64_t hb_latency_quantile(const struct hb_latency_hist *h, double q);
 
 #endif

@@ -4,24 +4,27 @@
 # directory holding the sample plugin and a bad one.
 #   list.sh HOTBRIDGE DATA_DIR PLUGIN_BUILD_DIR
 set -euo pipefail
-hb=$1 data=$2 plugins=$3
-[ "$(id -u)" -eq 0 ] || { echo "SKIP: the plugin directory must be root-owned: run as root"; exit 77; }
-tmp=$(mktemp -d)
+data=$2 plugins=$3
+[ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP the plugin directory must be root-owned: run as root"; exit 0; }
+. "$(dirname "$0")/lib.sh"
 trap 'rm -rf "$tmp"' EXIT
 mkdir -m 0755 "$tmp/plugins"
 cp "$plugins/libhb-sample.so" "$tmp/plugins/10-sample.so"
 cp "$plugins/libbad-abi.so" "$tmp/plugins/20-bad-abi.so"
 chmod 0755 "$tmp"/plugins/*.so
 
-"$hb" list --pci-dump "$data/pci/qemu72-cxl-type3.lspci" --plugin-dir "$tmp/plugins" >"$tmp/plain.json"
-"$hb" list --pci-dump "$data/pci/qemu72-cxl-type3-chmu.lspci" --plugin-dir "$tmp/plugins" >"$tmp/chmu.json"
-python3 - "$tmp" <<'PY'
+"${hb[@]}" list --pci-dump "$data/pci/qemu72-cxl-type3.lspci" --plugin-dir "$tmp/plugins" >"$tmp/plain.json"
+"${hb[@]}" list --pci-dump "$data/pci/qemu72-cxl-type3-chmu.lspci" --plugin-dir "$tmp/plugins" >"$tmp/chmu.json"
+python3 - "$tmp" >"$tmp/tap" <<'PY' || { cat "$tmp/tap"; exit 1; }
 import json, sys
 d = sys.argv[1]
 plain = json.load(open(d + "/plain.json"))
 chmu = json.load(open(d + "/chmu.json"))
+n = 0
 def check(cond, what):
-    print(("ok - " if cond else "not ok - ") + what)
+    global n
+    n += 1
+    print(("ok %d - " if cond else "not ok %d - ") % n + what)
     if not cond:
         sys.exit(1)
 names = [s["source"] for s in plain["sources"]]
@@ -33,3 +36,7 @@ check([b["id"] for b in m[0]["register_blocks"]] == [1, 3] and m[0]["chmu"] is F
 c = chmu["cxl_memdevs"][0]
 check(c["chmu"] is True and {"id": 5, "type": "chmu", "bar": 2, "offset": "0x10000"} in c["register_blocks"], "with a CHMU block: found at BAR 2 + 0x10000")
 PY
+cat "$tmp/tap"
+n=$(grep -c '^ok' "$tmp/tap")
+hb_reports_ok
+echo "1..$n"

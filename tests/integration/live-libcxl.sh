@@ -6,15 +6,15 @@
 # decoders must be identical. Needs unprivileged or root user namespaces
 # (unshare -Urm); exits 77 (skip) where they are not allowed.
 set -euo pipefail
-hb=$1
 data=$2
 gen=$3
 command -v python3 >/dev/null || { echo "no python3"; exit 77; }
 unshare -Urm true 2>/dev/null || { echo "unshare -Urm not permitted here"; exit 77; }
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-n=0
+. "$(dirname "$0")/lib.sh"
+work=$tmp
+trap 'rm -rf "$tmp"' EXIT
+hbq=$(printf '%q ' "${hb[@]}")
 for spec in "$data"/cxl-list/*.spec.json; do
 	name=$(basename "$spec" .spec.json)
 	snap="$data/cxl-list/$name.vvv.json"
@@ -22,8 +22,8 @@ for spec in "$data"/cxl-list/*.spec.json; do
 	mkdir -p "$work/$name"
 	unshare -Urm sh -c "mount -t tmpfs tmpfs '$work/$name' && python3 '$gen' '$spec' '$work/$name' >/dev/null &&
 		mount --bind '$work/$name/sys' /sys && mount --bind '$work/$name/dev' /dev &&
-		'$hb' topology" > "$work/$name.live.json"
-	"$hb" topology --topology "$snap" > "$work/$name.snap.json"
+		$hbq topology" > "$work/$name.live.json"
+	"${hb[@]}" topology --topology "$snap" > "$work/$name.snap.json"
 	python3 - "$work/$name.live.json" "$work/$name.snap.json" "$name" <<'PY'
 import json, sys
 def parts(path):
@@ -53,3 +53,4 @@ if [ "$n" -eq 0 ]; then
 	exit 1
 fi
 echo "$n topologies compared"
+hb_reports_ok
