@@ -51,6 +51,20 @@ struct watch {
 	void *priv;
 };
 
+/*
+ * A translated piece waits in d->pend until PEND_MAX are ready or the submit
+ * ends; meanwhile its table slot is prefetched, so a batch's cache misses
+ * overlap instead of following one another.
+ */
+#define PEND_MAX 32
+#define PREFETCH_AHEAD 8
+
+struct piece {
+	uint64_t hpa, len;
+	double count;
+	int node;
+};
+
 struct hb_daemon {
 	struct hb_config cfg;
 	struct hb_daemon_env env;
@@ -74,6 +88,8 @@ struct hb_daemon {
 	int *tnode, *snode, *status;
 	struct hb_daemon_stats st;
 	struct hb_latency lat;
+	struct piece pend[PEND_MAX];   /* translated, not yet in the table */
+	size_t npend;
 	char last_memdev[HB_MEMDEV_NAME_MAX];   /* memdev lookup cache */
 	int last_md;
 	const struct hb_topology *last_topo;
@@ -250,6 +266,18 @@ static int node_of(struct hb_daemon *d, uint64_t hpa)
 	return ni.node;
 }
 
+static void flush_pending(struct hb_daemon *d)
+{
+	for (size_t i = 0; i < d->npend; i++) {
+		const struct piece *p = &d->pend[i];
+
+		if (i + PREFETCH_AHEAD < d->npend)
+			hb_heat_prefetch(d->heat, d->pend[i + PREFETCH_AHEAD].hpa);
+		d->st.pages += hb_heat_add(d->heat, p->hpa, p->len, p->count, p->node);
+	}
+	d->npend = 0;
+}
+
 static void add_hpa(struct hb_daemon *d, uint64_t hpa, uint64_t len, double count)
 {
 	int node = node_of(d, hpa);
@@ -258,7 +286,11 @@ static void add_hpa(struct hb_daemon *d, uint64_t hpa, uint64_t len, double coun
 		d->st.dropped[HB_DROP_NO_NODE]++;
 		return;
 	}
-	d->st.pages += hb_heat_add(d->heat, hpa, len, count, node);
+	if (d->npend < PREFETCH_AHEAD)
+		hb_heat_prefetch(d->heat, hpa);
+	d->pend[d->npend++] = (struct piece){ .hpa = hpa, .len = len, .count = count, .node = node };
+	if (d->npend == PEND_MAX)
+		flush_pending(d);
 }
 
 /* A DPA range maps to one HPA piece per interleave granule. */
@@ -321,6 +353,7 @@ static int host_submit(struct hb_host *h, const struct hb_hot_record *r, size_t 
 			run = i + 1;
 		}
 	}
+	flush_pending(h->d);
 	return 0;
 }
 

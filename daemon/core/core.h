@@ -41,6 +41,8 @@ struct hb_heat_table *hb_heat_free(struct hb_heat_table *t);
  * page. Returns the number of pages touched.
  */
 size_t hb_heat_add(struct hb_heat_table *t, uint64_t hpa, uint64_t len, double count, int node);
+/* A hint: hpa's slot will be updated soon (batches overlap their cache misses). */
+void hb_heat_prefetch(const struct hb_heat_table *t, uint64_t hpa);
 void hb_heat_tick(struct hb_heat_table *t);      /* one cycle passes */
 double hb_heat_get(const struct hb_heat_table *t, uint64_t hpa, int *ret_node);
 bool hb_heat_forget(struct hb_heat_table *t, uint64_t hpa);

@@ -174,6 +174,11 @@ static void add_page(struct hb_heat_table *t, uint64_t page, float count, int no
 	t->st.inserts++;
 }
 
+void hb_heat_prefetch(const struct hb_heat_table *t, uint64_t hpa)
+{
+	__builtin_prefetch(&t->e[slot(t, (hpa >> t->shift) + 1)], 1);
+}
+
 size_t hb_heat_add(struct hb_heat_table *t, uint64_t hpa, uint64_t len, double count, int node)
 {
 	uint64_t first = hpa >> t->shift;

@@ -20,7 +20,8 @@
 #include "replay.h"
 
 #define MAX_CLIENTS 64
-#define READ_CHUNK 65536
+#define READ_CHUNK (256u << 10)
+#define FIFO_PIPE_SIZE (1 << 20)
 #define FILE_POLL_MAX (16u << 20)
 
 struct client {
@@ -190,6 +191,10 @@ static int replay_open(const struct hb_host_ops *ops, struct hb_host *h,
 			/* O_RDWR: no EOF when the last writer closes */
 			close(s->fd);
 			s->fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+			/* a deeper pipe: fewer wake-ups at millions of records/s
+			   (best effort: pipe-max-size may forbid it) */
+			if (s->fd >= 0)
+				(void)fcntl(s->fd, F_SETPIPE_SZ, FIFO_PIPE_SIZE);
 			r = s->fd < 0 ? -errno : ops->watch_fd(h, s->fd, HB_FD_READ, on_fifo, s);
 			if (r < 0) {
 				hb_err_set(&err, r, "%s: %s: %s", s->name, path, strerror(-r));
