@@ -866,18 +866,24 @@ static void drop_capabilities(struct hb_daemon *d)
 		      "cap_sys_admin, cap_sys_nice, cap_sys_ptrace");
 }
 
-static void on_debounced(evutil_socket_t fd, short what, void *arg)
+static int node_of_ud(void *ud, uint64_t hpa)
 {
-	struct hb_daemon *d = arg;
+	return node_of(ud, hpa);
+}
+
+int hb_daemon_rebuild_topology(struct hb_daemon *d, struct hb_err *err)
+{
 	struct hb_topology *t = NULL;
 	struct hb_node_map *m = NULL;
-	struct hb_err err = { 0 };
+	size_t gone;
 
-	if (d->env.reload_topology(d->env.ud, &t, &m, &err) < 0) {
+	if (!d->env.reload_topology)
+		return hb_err_set(err, -EOPNOTSUPP, "this host cannot rebuild its topology");
+	if (d->env.reload_topology(d->env.ud, &t, &m, err) < 0) {
 		d->st.topology_reload_failures++;
 		logf_(d, 3, "topology changed, but rebuilding it failed: %s; keeping the old one",
-		      err.msg);
-		return;
+		      err->msg);
+		return err->code ? err->code : -EIO;
 	}
 	hb_topology_free(d->env.topology);
 	hb_node_map_free(d->env.node_map);
@@ -886,10 +892,22 @@ static void on_debounced(evutil_socket_t fd, short what, void *arg)
 	d->last_topo = NULL;   /* the new topology may reuse the old one's address */
 	if (!d->cfg.source_nodes[0])
 		d->source_mask = topology_nodes(d);
+	/* pages taken in under the old topology: their node may have changed */
+	gone = hb_heat_revalidate(d->heat, node_of_ud, d);
+	d->st.topology_pages_dropped += gone;
 	d->st.topology_reloads++;
-	logf_(d, 6, "topology rebuilt: %zu regions, %zu memdevs, source nodes %#llx; %zu hot pages kept",
+	logf_(d, 6, "topology rebuilt: %zu regions, %zu memdevs, source nodes %#llx; %zu hot pages "
+	      "kept, %zu on no node any more dropped",
 	      hb_topology_nr_regions(t), hb_topology_nr_memdevs(t),
-	      (unsigned long long)d->source_mask, hb_heat_len(d->heat));
+	      (unsigned long long)d->source_mask, hb_heat_len(d->heat), gone);
+	return 0;
+}
+
+static void on_debounced(evutil_socket_t fd, short what, void *arg)
+{
+	struct hb_err err = { 0 };
+
+	(void)hb_daemon_rebuild_topology(arg, &err);
 }
 
 static void on_uevent(evutil_socket_t fd, short what, void *arg)
@@ -1108,6 +1126,7 @@ json_object *hb_daemon_stats_json(struct hb_daemon *d)
 	json_object_object_add(o, "uevents", u64(d->st.uevents));
 	json_object_object_add(o, "topology_reloads", u64(d->st.topology_reloads));
 	json_object_object_add(o, "topology_reload_failures", u64(d->st.topology_reload_failures));
+	json_object_object_add(o, "topology_pages_dropped", u64(d->st.topology_pages_dropped));
 	x = json_object_new_object();
 	json_object_object_add(x, "record_to_table", latency_json(&d->lat.to_table));
 	json_object_object_add(x, "record_to_decision", latency_json(&d->lat.to_decision));

@@ -32,7 +32,7 @@ struct hb_daemon_stats {
 	struct hb_migrate_counts migrated;
 	uint64_t promoted_bytes, source_errors;
 	uint64_t promoted_pages_by_node[HB_MAX_NODES];
-	uint64_t uevents, topology_reloads, topology_reload_failures;
+	uint64_t uevents, topology_reloads, topology_reload_failures, topology_pages_dropped;
 	double last_cycle_ms, cycle_ms_total;
 };
 
@@ -58,7 +58,8 @@ struct hb_daemon_env {
 	 * Topology changes: uevent_fd (a netlink uevent socket, or -1 for none;
 	 * 0 means "open one" when reload_topology is set) triggers, after
 	 * debounce_ms of quiet, reload_topology() for a new topology and node
-	 * map. The hotness table is kept: its keys are host addresses.
+	 * map. The hotness table is kept (its keys are host addresses), less the
+ * pages the new node map puts on no node.
 	 */
 	int uevent_fd;
 	unsigned int debounce_ms;
@@ -84,6 +85,12 @@ int hb_daemon_cycle(struct hb_daemon *d);
 int hb_daemon_run(struct hb_daemon *d, const char *config_path);
 
 const struct hb_daemon_stats *hb_daemon_stats(const struct hb_daemon *d);
+/*
+ * Asks env.reload_topology() for the topology now (what a debounced uevent
+ * burst does); on success pages in the table are re-checked against the new
+ * node map and those on no node are dropped. On failure the old one stays.
+ */
+int hb_daemon_rebuild_topology(struct hb_daemon *d, struct hb_err *err);
 struct hb_migrator *hb_daemon_migrator(struct hb_daemon *d);
 /* the open instance of source `name`, or NULL (for the demo's ground truth) */
 void *hb_daemon_source_priv(struct hb_daemon *d, const char *name);

@@ -16,7 +16,7 @@
 #define MEMDEV_SIZE (512ULL << 20)
 #define CXL_NODE 2
 
-int hb_emulated_topology(struct hb_topology **ret, struct hb_err *err)
+static int emu_topology(bool with_region, struct hb_topology **ret, struct hb_err *err)
 {
 	struct hb_topology *t = NULL;
 	struct hb_root_decoder root = { .name = "decoder0.0", .hpa_base = REGION_BASE,
@@ -42,7 +42,7 @@ int hb_emulated_topology(struct hb_topology **ret, struct hb_err *err)
 		if (r == 0)
 			r = hb_topology_add_endpoint(t, &e, err);
 	}
-	if (r == 0)
+	if (r == 0 && with_region)
 		r = hb_topology_add_region(t, &rg, err);
 	if (r == 0)
 		r = hb_topology_finalize(t, err);
@@ -54,8 +54,26 @@ int hb_emulated_topology(struct hb_topology **ret, struct hb_err *err)
 	return 0;
 }
 
+int hb_emulated_topology(struct hb_topology **ret, struct hb_err *err)
+{
+	return emu_topology(true, ret, err);
+}
+
+static int emu_reload(void *ud, struct hb_topology **ret_topology, struct hb_node_map **ret_map,
+		      struct hb_err *err)
+{
+	const struct hb_emulated_host *h = ud;
+
+	*ret_map = NULL;
+	return emu_topology(!h->region_offline, ret_topology, err);
+}
+
 static int emu_node_of(void *ud, uint64_t hpa)
 {
+	const struct hb_emulated_host *h = ud;
+
+	if (h->region_offline)
+		return -1;
 	return hpa >= REGION_BASE && hpa < REGION_BASE + 2 * MEMDEV_SIZE ? CXL_NODE : -1;
 }
 
@@ -85,5 +103,7 @@ void hb_emulated_host_env(struct hb_emulated_host *h, struct hb_daemon_env *env)
 {
 	env->node_of = emu_node_of;
 	env->nodes = emu_nodes;
+	env->reload_topology = emu_reload;
+	env->uevent_fd = -1;    /* no host uevent concerns it: it changes when a test says */
 	env->ud = h;
 }

@@ -11,11 +11,13 @@
 struct hb_emulated_host {
 	uint64_t dram_free;          /* node 0's free bytes at the start */
 	struct hb_daemon *d;         /* set once created: promoted bytes debit node 0 */
+	bool region_offline;         /* region0 destroyed: its memory on no node */
 };
 
 /* region0 = mem0 + mem1 (2-way x 4 KiB) */
 int hb_emulated_topology(struct hb_topology **ret, struct hb_err *err);
-/* node layout and HPA -> node of the emulated host, into env */
+/* node layout, HPA -> node and the topology rebuild of the emulated host,
+ * into env (a rebuild gives region0 unless region_offline) */
 void hb_emulated_host_env(struct hb_emulated_host *h, struct hb_daemon_env *env);
 
 #endif

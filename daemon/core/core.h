@@ -46,6 +46,12 @@ void hb_heat_prefetch(const struct hb_heat_table *t, uint64_t hpa);
 void hb_heat_tick(struct hb_heat_table *t);      /* one cycle passes */
 double hb_heat_get(const struct hb_heat_table *t, uint64_t hpa, int *ret_node);
 bool hb_heat_forget(struct hb_heat_table *t, uint64_t hpa);
+/*
+ * After a topology change: each page's node is asked again; pages on no
+ * node any more are forgotten (returned: how many). O(table size).
+ */
+size_t hb_heat_revalidate(struct hb_heat_table *t, int (*node_of)(void *ud, uint64_t hpa),
+			  void *ud);
 size_t hb_heat_len(const struct hb_heat_table *t);
 size_t hb_heat_bytes(const struct hb_heat_table *t);
 const struct hb_heat_stats *hb_heat_stats(const struct hb_heat_table *t);

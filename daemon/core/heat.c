@@ -216,6 +216,32 @@ bool hb_heat_forget(struct hb_heat_table *t, uint64_t hpa)
 	return true;
 }
 
+size_t hb_heat_revalidate(struct hb_heat_table *t, int (*node_of)(void *ud, uint64_t hpa), void *ud)
+{
+	size_t removed = 0;
+
+	for (size_t s = 0; s < t->cap;) {
+		struct entry *e = &t->e[s];
+		int node;
+
+		if (!e->key) {
+			s++;
+			continue;
+		}
+		node = node_of(ud, (e->key - 1) << t->shift);
+		if (node < 0) {
+			/* the backward shift may pull a later entry into s: look again */
+			del(t, e);
+			removed++;
+			continue;
+		}
+		e->node = node;
+		s++;
+	}
+	t->st.forgotten += removed;
+	return removed;
+}
+
 size_t hb_heat_len(const struct hb_heat_table *t)
 {
 	return t->len;

@@ -6,7 +6,9 @@
  * only mem0 reports, so its pages are the even ones) with EBUSY, ENOMEM, EACCES,
  * EFAULT or ENOENT by pattern, or fails the whole call. Every failure is
  * counted by class, ENOMEM rests the target node, and no page is ever sent
- * to a node other than the target.
+ * to a node other than the target. Also: the topology changes between the
+ * records' intake and their decision; the target node is below its
+ * watermark; a plugin's poll keeps failing.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -57,7 +59,8 @@ static const char *probe_root(void)
 	return buf;
 }
 
-static struct hb_daemon *daemon_with_faults(struct hb_emulated_host *host, struct hb_config *cfg)
+static struct hb_daemon *daemon_with_watermark(struct hb_emulated_host *host, struct hb_config *cfg,
+					       uint64_t watermark_mb)
 {
 	struct hb_migrator_config mc = { .root = probe_root() };
 	struct hb_daemon_env env = { .quiet = true, .keep_capabilities = true };
@@ -69,7 +72,7 @@ static struct hb_daemon *daemon_with_faults(struct hb_emulated_host *host, struc
 	cfg->threshold = 4;
 	cfg->rate_mbps = 0;
 	cfg->hysteresis_ms = 0;
-	cfg->watermark_mb = 0;
+	cfg->watermark_mb = watermark_mb;
 	cfg->control_socket[0] = cfg->plugin_dir[0] = '\0';
 	snprintf(cfg->log_level, sizeof(cfg->log_level), "err");
 	cfg->nsources = 1;
@@ -85,6 +88,11 @@ static struct hb_daemon *daemon_with_faults(struct hb_emulated_host *host, struc
 	assert_int_equal(hb_daemon_new(cfg, &env, &d, &err), 0);
 	host->d = d;
 	return d;
+}
+
+static struct hb_daemon *daemon_with_faults(struct hb_emulated_host *host, struct hb_config *cfg)
+{
+	return daemon_with_watermark(host, cfg, 0);
 }
 
 static void test_faults_every_status_is_counted_by_class(void **state)
@@ -148,6 +156,90 @@ static void test_faults_a_failed_call_is_counted_and_survived(void **state)
 	hb_daemon_free(d);
 }
 
+static uint64_t moved(const struct hb_daemon *d)
+{
+	return hb_daemon_stats(d)->migrated.by_class[HB_MIGRATE_MOVED];
+}
+
+/*
+ * Records taken in under region0, then region0 is destroyed before their
+ * decision: nothing of it is migrated, its pages leave the table, records
+ * arriving meanwhile are counted as unmapped; re-created, it promotes again.
+ */
+static void test_faults_topology_change_between_intake_and_decision(void **state)
+{
+	struct hb_emulated_host host = { .dram_free = 8ULL << 30 };
+	struct hb_config cfg;
+	struct hb_daemon *d = daemon_with_faults(&host, &cfg);
+	struct hb_err err = { 0 };
+	const struct hb_daemon_stats *s = hb_daemon_stats(d);
+	json_object *st;
+	uint64_t table;
+
+	pattern_on = 0;
+	calls = wrong_node = 0;
+	pages_asked = 0;
+	hb_daemon_pause(d, true);                   /* cycle 1: intake only */
+	assert_int_equal(hb_daemon_cycle(d), 0);
+	assert_int_equal(pages_asked, 0);
+	st = hb_daemon_status_json(d);
+	table = (uint64_t)json_object_get_int64(json_object_object_get(st, "table_pages"));
+	json_object_put(st);
+	assert_true(table > 100);
+
+	host.region_offline = true;                 /* cxl destroy-region */
+	assert_int_equal(hb_daemon_rebuild_topology(d, &err), 0);
+	assert_int_equal(s->topology_pages_dropped, table);
+	hb_daemon_pause(d, false);
+	assert_int_equal(hb_daemon_cycle(d), 0);    /* its records now: unmapped */
+	assert_int_equal(pages_asked, 0);
+	assert_true(s->dropped[HB_DROP_UNMAPPED] > 100);
+	assert_int_equal(moved(d), 0);
+
+	host.region_offline = false;                /* cxl create-region */
+	assert_int_equal(hb_daemon_rebuild_topology(d, &err), 0);
+	assert_int_equal(hb_daemon_cycle(d), 0);
+	assert_true(pages_asked > 0);
+	assert_int_equal(moved(d), pages_asked);
+	assert_int_equal(wrong_node, 0);
+	assert_int_equal(s->topology_reloads, 2);
+	print_message("# %llu pages dropped with region0, %llu records unmapped meanwhile, "
+		      "%llu promoted after it came back\n", (unsigned long long)table,
+		      (unsigned long long)s->dropped[HB_DROP_UNMAPPED], (unsigned long long)moved(d));
+	hb_daemon_free(d);
+}
+
+/* Node 0 below its watermark: no promotion until it has room, then only down to it. */
+static void test_faults_target_below_watermark_promotes_nothing(void **state)
+{
+	struct hb_emulated_host host = { .dram_free = 200ULL << 20 };
+	struct hb_config cfg;
+	struct hb_daemon *d = daemon_with_watermark(&host, &cfg, 256);
+	const struct hb_daemon_stats *s;
+
+	pattern_on = 0;
+	calls = wrong_node = 0;
+	pages_asked = 0;
+	s = hb_daemon_stats(d);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(hb_daemon_cycle(d), 0);
+	assert_int_equal(pages_asked, 0);
+	assert_true(s->decisions[HB_REASON_WATERMARK] > 100);
+	/* memory freed on node 0: 8 MiB above the watermark, promoted up to it */
+	host.dram_free = (256ULL + 8) << 20;
+	for (int i = 0; i < 12; i++)
+		assert_int_equal(hb_daemon_cycle(d), 0);
+	assert_true(pages_asked > 0);
+	assert_true(s->promoted_bytes <= 8ULL << 20);
+	assert_true(s->promoted_bytes > 6ULL << 20);
+	assert_int_equal(wrong_node, 0);
+	print_message("# below the watermark: %llu watermark decisions, 0 pages asked; with 8 MiB "
+		      "of room: %llu KiB promoted\n",
+		      (unsigned long long)s->decisions[HB_REASON_WATERMARK],
+		      (unsigned long long)(s->promoted_bytes >> 10));
+	hb_daemon_free(d);
+}
+
 /* A plugin whose poll always fails: disabled after 10 tries, the rest goes on. */
 static void test_faults_a_failing_plugin_is_disabled_not_fatal(void **state)
 {
@@ -204,6 +296,8 @@ int main(void)
 		cmocka_unit_test(test_faults_every_status_is_counted_by_class),
 		cmocka_unit_test(test_faults_a_failed_call_is_counted_and_survived),
 		cmocka_unit_test(test_faults_a_failing_plugin_is_disabled_not_fatal),
+		cmocka_unit_test(test_faults_topology_change_between_intake_and_decision),
+		cmocka_unit_test(test_faults_target_below_watermark_promotes_nothing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

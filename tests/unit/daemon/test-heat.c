@@ -112,9 +112,40 @@ static void test_heat_refuses_bad_parameters(void **state)
 	assert_non_null(strstr(err.msg, "decay 1.5"));
 }
 
+static int odd_pages_on_node_5(void *ud, uint64_t hpa)
+{
+	(void)ud;
+	return (hpa / PAGE) % 2 ? 5 : -1;
+}
+
+static void test_heat_revalidate_drops_pages_on_no_node_and_renodes_the_rest(void **state)
+{
+	struct hb_heat_table *t = table(4096, 1.0);
+	int node;
+
+	/* 3000 pages in 8192 slots: long probe runs, so removals shift entries */
+	for (uint64_t p = 0; p < 3000; p++)
+		hb_heat_add(t, p * PAGE, PAGE, 1 + (double)p, 2);
+	assert_int_equal(hb_heat_revalidate(t, odd_pages_on_node_5, NULL), 1500);
+	assert_int_equal(hb_heat_len(t), 1500);
+	for (uint64_t p = 0; p < 3000; p++) {
+		double h = hb_heat_get(t, p * PAGE, &node);
+
+		if (p % 2) {
+			assert_true(fabs(h - (1 + (double)p)) < 1e-3);
+			assert_int_equal(node, 5);
+		} else {
+			assert_int_equal(node, -1);
+		}
+	}
+	hb_heat_free(t);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_heat_revalidate_drops_pages_on_no_node_and_renodes_the_rest),
 		cmocka_unit_test(test_heat_splits_large_units_and_merges_small_ones),
 		cmocka_unit_test(test_heat_decays_per_cycle),
 		cmocka_unit_test(test_heat_budget_evicts_the_coldest),

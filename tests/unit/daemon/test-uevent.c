@@ -52,7 +52,7 @@ static void test_uevent_burst_rebuilds_the_topology_once(void **state)
 {
 	struct hb_emulated_host host = { .dram_free = 8ULL << 30 };
 	struct hb_daemon_env env = { .quiet = true, .keep_capabilities = true, .stop_cycles = 4,
-				     .reload_topology = reload, .debounce_ms = 30 };
+				     .debounce_ms = 30 };
 	static const char *const params[] = { "capacity=536870912", "accesses=20000", NULL };
 	struct hb_config cfg;
 	struct hb_daemon *d = NULL;
@@ -74,6 +74,7 @@ static void test_uevent_burst_rebuilds_the_topology_once(void **state)
 	cfg.sources[0].params[0] = (char *)params[0];
 	cfg.sources[0].params[1] = (char *)params[1];
 	hb_emulated_host_env(&host, &env);
+	env.reload_topology = reload;    /* counted */
 	env.uevent_fd = sv[0];
 	assert_int_equal(hb_emulated_topology(&env.topology, &err), 0);
 	assert_int_equal(hb_daemon_new(&cfg, &env, &d, &err), 0);
