@@ -842,28 +842,38 @@ static void notify_ready(void)
 }
 
 /*
- * After start-up (sources open, BARs mapped, socket bound) keep only what
- * the migrator needs: CAP_SYS_ADMIN (move_phys_pages; PFNs in pagemap),
- * CAP_SYS_NICE (MPOL_MF_MOVE_ALL), CAP_SYS_PTRACE (other processes'
- * pagemap and move_pages). The dry-run migrator needs none.
+ * After start-up (sources open, BARs mapped, sockets bound) keep only what
+ * the migrator in use needs; the daemon never passes MPOL_MF_MOVE_ALL, so
+ * CAP_SYS_NICE is never among them:
+ *   phys     CAP_SYS_ADMIN        move_phys_pages checks it on every call
+ *   pagemap  CAP_SYS_ADMIN        PFNs in /proc/<pid>/pagemap read as 0 without
+ *            CAP_SYS_PTRACE       numa_maps, pagemap and move_pages(2) of
+ *                                 processes of other users (ptrace read mode)
+ *            CAP_DAC_READ_SEARCH  pagemap is mode 0400, owned by the task's uid
+ *   dryrun   none
  */
 static void drop_capabilities(struct hb_daemon *d)
 {
-	bool dry = hb_migrator_kind(d->mig) == HB_MIGRATOR_DRYRUN;
+	enum hb_migrator_kind kind = hb_migrator_kind(d->mig);
+	const char *kept = "none";
 	int r;
 
 	if (geteuid() != 0)
 		return;
 	capng_clear(CAPNG_SELECT_BOTH);
-	if (!dry)
+	if (kind == HB_MIGRATOR_PHYS) {
+		capng_update(CAPNG_ADD, CAPNG_EFFECTIVE | CAPNG_PERMITTED, CAP_SYS_ADMIN);
+		kept = "cap_sys_admin";
+	} else if (kind == HB_MIGRATOR_PAGEMAP) {
 		capng_updatev(CAPNG_ADD, CAPNG_EFFECTIVE | CAPNG_PERMITTED, CAP_SYS_ADMIN,
-			      CAP_SYS_NICE, CAP_SYS_PTRACE, -1);
+			      CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH, -1);
+		kept = "cap_sys_admin, cap_sys_ptrace, cap_dac_read_search";
+	}
 	r = capng_apply(CAPNG_SELECT_BOTH);
 	if (r < 0)
 		logf_(d, 4, "could not drop capabilities (capng_apply: %d), keeping them", r);
 	else
-		logf_(d, 6, "capabilities now: %s", dry ? "none" :
-		      "cap_sys_admin, cap_sys_nice, cap_sys_ptrace");
+		logf_(d, 6, "capabilities now: %s", kept);
 }
 
 static int node_of_ud(void *ud, uint64_t hpa)

@@ -164,6 +164,10 @@ wait_until 10 grep -q "reload refused" "$tmp/loop.err"
 kill -0 "$pid" && ok "alive after SIGHUP with a broken config" || bad "died on SIGHUP"
 grep -q "reload refused, keeping the running configuration: $tmp/hb.conf:2: policy.threshold=oops" "$tmp/loop.err" && ok "the refusal names file:line" || { cat "$tmp/loop.err"; bad "no refusal message"; }
 wait_for_cycles 2 && ok "still cycling" || bad "stopped cycling"
+# the log at the default level (info) carries counts, never an address:
+# no hex of 6+ digits, no decimal of 7+ (the region's PFNs start at 3735552)
+leaks=$(grep -Eo '0x[0-9a-fA-F]{6,}|\b[0-9]{7,}\b' "$tmp/loop.err" | head -3 || true)
+[ -z "$leaks" ] && ok "no physical address in $(wc -l <"$tmp/loop.err") log lines at the default level" || bad "addresses in the log: $leaks"
 kill -TERM "$pid"
 wait "$pid" && ok "SIGTERM: exit status 0" || bad "exit status $?"
 pid=
