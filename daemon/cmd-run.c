@@ -113,6 +113,7 @@ int hb_cmd_run(int argc, char **argv)
 	}
 	emu.d = d;
 	if (once) {
+		hb_daemon_drop_capabilities(d);
 		rc = hb_daemon_cycle(d) < 0;
 		hb_daemon_print_stats(d, stdout);
 	} else {

@@ -852,13 +852,13 @@ static void notify_ready(void)
  *            CAP_DAC_READ_SEARCH  pagemap is mode 0400, owned by the task's uid
  *   dryrun   none
  */
-static void drop_capabilities(struct hb_daemon *d)
+void hb_daemon_drop_capabilities(struct hb_daemon *d)
 {
 	enum hb_migrator_kind kind = hb_migrator_kind(d->mig);
 	const char *kept = "none";
 	int r;
 
-	if (geteuid() != 0)
+	if (d->env.keep_capabilities || geteuid() != 0)
 		return;
 	capng_clear(CAPNG_SELECT_BOTH);
 	if (kind == HB_MIGRATOR_PHYS) {
@@ -985,8 +985,7 @@ int hb_daemon_run(struct hb_daemon *d, const char *config_path)
 			logf_(d, 4, "control socket: %s; going on without it", err.msg);
 	}
 	watch_uevents(d);
-	if (!d->env.keep_capabilities)
-		drop_capabilities(d);
+	hb_daemon_drop_capabilities(d);
 	notify_ready();
 	event_base_dispatch(d->base);
 	return d->rc;

@@ -84,6 +84,12 @@ int hb_daemon_cycle(struct hb_daemon *d);
  */
 int hb_daemon_run(struct hb_daemon *d, const char *config_path);
 
+/*
+ * Keep only the capabilities the migrator needs (see daemon.c); done by
+ * hb_daemon_run() once set up, and by `run --once` before its cycle.
+ * Nothing when env.keep_capabilities or not root.
+ */
+void hb_daemon_drop_capabilities(struct hb_daemon *d);
 const struct hb_daemon_stats *hb_daemon_stats(const struct hb_daemon *d);
 /*
  * Asks env.reload_topology() for the topology now (what a debounced uevent

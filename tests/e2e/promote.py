@@ -85,6 +85,11 @@ def check(state):
        % (intact, len(tags)))
     moved = int(stats.get("migrated moved", "0"))
     ok(moved == len(hot), "hotbridge counted %d pages moved, %d did" % (moved, hot_dram))
+    # it moved them holding only its migrator's capabilities (daemon/README.md)
+    caps = [l.split("capabilities now: ", 1)[1].strip()
+            for l in open(os.path.join(share, "run.log")) if "capabilities now: " in l]
+    ok(caps and caps[0] in ("cap_sys_admin", "cap_sys_admin, cap_sys_ptrace, cap_dac_read_search"),
+       "the moves were made with capabilities %s only" % (caps[0] if caps else "(none logged)"))
     print("1..%d" % n)
     return 0 if good else 1
 
