@@ -7,21 +7,8 @@ set -euo pipefail
 hb=$1 secs=${2:-30}
 tmp=$(mktemp -d)
 trap 'kill "$pid" 2>/dev/null || true; rm -rf "$tmp"' EXIT
-mkfifo "$tmp/feed"
-cat >"$tmp/hb.conf" <<CONF
-[daemon]
-dry_run = true
-interval_ms = 1000
-control_socket = $tmp/ctl.sock
-[topology]
-emulated = true
-[source feed]
-type = replay
-path = $tmp/feed
-CONF
-chmod 0644 "$tmp/hb.conf"
-"$hb" run --config "$tmp/hb.conf" 2>"$tmp/log" &
-pid=$!
+. "$(dirname "$0")/fifo-daemon.sh"
+fifo_daemon "$hb" 1000
 sleep 2
 hz=$(getconf CLK_TCK)
 t0=$(awk '{print $14 + $15}' "/proc/$pid/stat")

@@ -13,23 +13,8 @@ hb=$1 feed=$2 secs=${3:-20} rate=${4:-5000000} interval=${5:-1000}
 tmp=$(mktemp -d)
 trap 'kill $pid $feeder 2>/dev/null || true; rm -rf "$tmp"' EXIT
 pid= feeder=
-mkfifo "$tmp/feed"
-cat >"$tmp/hb.conf" <<CONF
-[daemon]
-dry_run = true
-interval_ms = $interval
-control_socket = $tmp/ctl.sock
-log_level = warning
-[topology]
-emulated = true
-[source feed]
-type = replay
-path = $tmp/feed
-CONF
-chmod 0644 "$tmp/hb.conf"
-"$hb" run --config "$tmp/hb.conf" 2>"$tmp/log" &
-pid=$!
-for _ in $(seq 50); do [ -S "$tmp/ctl.sock" ] && break; sleep 0.1; done
+. "$(dirname "$0")/fifo-daemon.sh"
+fifo_daemon "$hb" "$interval" "log_level = warning"
 stat() { "$hb" stats --socket "$tmp/ctl.sock" | python3 -c "import json,sys; s=json.load(sys.stdin)['stats']; print($1)"; }
 "$feed" "$tmp/feed" "$rate" "$secs" >"$tmp/feed.out" &
 feeder=$!
