@@ -9,14 +9,32 @@
 #            make it again at 256-byte granularity; explain before and after.
 #   hb-vm-e2e.sh MODE WAYS PAGES [BACKEND]
 mode=$1 ways=${2:-1} pages=${3:-2048} backend=${4:-phys}
-# CXL ports and endpoints probe asynchronously: wait until every device has
-# its endpoint (seen: create-region failing when run too early)
+# CXL ports and endpoints probe asynchronously, and slowly on a loaded TCG
+# host: wait until every memdev is bound to cxl_mem and its endpoint port has
+# enumerated its decoders, which is what create-region needs. Seen under load
+# (1 boot in 16): mem0 never bound at all (its probe deferred, nothing
+# re-triggered it in 300 s); a memdev still unbound after 10 s is enabled
+# with `cxl enable-memdev`, as an operator would.
 want=$( [ "$ways" = 2 ] && echo 2 || echo 1 )
+cxl_ready() {
+	[ "$(ls -d /sys/bus/cxl/devices/mem*/driver 2>/dev/null | wc -l)" -ge "$want" ] &&
+		[ "$(ls -d /sys/bus/cxl/devices/endpoint*/decoder* 2>/dev/null | wc -l)" -ge "$want" ]
+}
 i=0
-while [ "$(ls -d /sys/bus/cxl/devices/endpoint* 2>/dev/null | wc -l)" -lt "$want" ] && [ $i -lt 100 ]; do
+until cxl_ready || [ $i -ge 1800 ]; do
 	sleep 0.1; i=$((i + 1))
+	[ $((i % 100)) -eq 0 ] || continue
+	for m in /sys/bus/cxl/devices/mem*; do
+		[ -e "$m/driver" ] && continue
+		echo "hb-vm-e2e: ${m##*/} not bound after $i waits: cxl enable-memdev ${m##*/}"
+		cxl enable-memdev "${m##*/}"
+	done
 done
-echo "hb-vm-e2e: $(ls -d /sys/bus/cxl/devices/endpoint* 2>/dev/null | wc -l) CXL endpoint(s) after $i waits"
+if ! cxl_ready; then
+	echo "hb-vm-e2e: the CXL devices did not probe after $i waits: $(ls /sys/bus/cxl/devices | tr '\n' ' ')"
+	exit 10
+fi
+echo "hb-vm-e2e: $want memdev(s) bound, endpoint decoders: $(cd /sys/bus/cxl/devices && ls -d endpoint*/decoder* | tr '\n' ' ')after $i waits"
 set -x
 cxl list -M -u || exit 10
 if [ "$ways" = 2 ]; then
@@ -47,7 +65,10 @@ CONF
 	: >/tmp/empty-feed
 	hotbridge run --config /tmp/hb.conf 2>/share/daemon.log &
 	daemon=$!
-	sleep 2
+	# polled, not slept: a loaded TCG guest is many times slower
+	i=0
+	until hotbridge explain --socket /tmp/ctl.sock mem1:0x0 >/share/explain-before.json 2>/dev/null ||
+		[ $i -ge 300 ]; do sleep 0.2; i=$((i + 1)); done
 	hotbridge explain --socket /tmp/ctl.sock mem1:0x0 >/share/explain-before.json || exit 20
 	daxctl offline-memory dax0.0 || exit 21
 	daxctl reconfigure-device --mode=devdax --force dax0.0 || exit 22
@@ -55,7 +76,14 @@ CONF
 	cxl disable-region region0 && cxl destroy-region region0 || exit 24
 	cxl create-region -m -t pmem -d decoder0.0 -w 2 -g 256 mem0 mem1 || exit 25
 	cxl list -vvv >/share/cxl-list-after.json || exit 26
-	sleep 3
+	# until the daemon has rebuilt from the new region: mem1:0x0 translates
+	# again, elsewhere (the host checks where against cxl-list-after.json)
+	hpa() { sed -n 's/.*"hpa": *"\(0x[0-9a-f]*\)".*/\1/p' "$1"; }
+	i=0
+	until hotbridge explain --socket /tmp/ctl.sock mem1:0x0 >/share/explain-after.json 2>/dev/null &&
+		[ "$(hpa /share/explain-after.json)" != "$(hpa /share/explain-before.json)" ] ||
+		[ $i -ge 300 ]; do sleep 0.2; i=$((i + 1)); done
+	echo "hb-vm-e2e: mem1:0x0 at $(hpa /share/explain-before.json) before, $(hpa /share/explain-after.json) after ($i polls)"
 	hotbridge explain --socket /tmp/ctl.sock mem1:0x0 >/share/explain-after.json || exit 27
 	hotbridge stats --socket /tmp/ctl.sock >/share/stats-after.json
 	kill -0 $daemon || exit 28

@@ -15,6 +15,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 mode=$1 ways=$2 pages=$3 hb=$4 bindir=$5 backend=${6:-phys} kernel=${7:-mpp}
 skip() { echo "1..0 # SKIP $*"; exit 0; }
+# a failure before the checks: one numbered TAP line and the plan
+fail() { echo "not ok 1 - $*"; echo "1..1"; exit 1; }
 for t in cxl ndctl daxctl qemu-system-x86_64; do
 	command -v "$t" >/dev/null || skip "$t not installed (apt-get install ndctl daxctl qemu-system-x86)"
 done
@@ -33,12 +35,14 @@ if [ "$mode" = reload ]; then
 	HB_VM_KEEP=$out "${guest[@]}" hb-vm-e2e.sh reload "$ways" >"$out/guest.log" 2>&1
 	rc=$?
 elif [ "$mode" = promote ]; then
-	"${guest[@]}" --state "$out" hb-vm-e2e.sh promote "$ways" "$pages" "$backend" \
-		>"$out/guest.log" 2>&1 &
+	# guest.rc tells the feed the guest is gone (it stops waiting for tags)
+	( "${guest[@]}" --state "$out" hb-vm-e2e.sh promote "$ways" "$pages" "$backend" \
+		>"$out/guest.log" 2>&1; echo $? >"$out/guest.rc" ) &
 	gpid=$!
 	python3 "$here/promote.py" feed "$out"
+	frc=$?
 	wait $gpid
-	rc=$?
+	rc=$(cat "$out/guest.rc")
 else
 	HB_VM_KEEP=$out "${guest[@]}" hb-vm-e2e.sh tag "$ways" "$pages" >"$out/guest.log" 2>&1
 	rc=$?
@@ -49,7 +53,11 @@ if grep -q "^1..0 # SKIP" "$out/guest.log"; then
 	exit 0
 fi
 sed 's/^/# /; s/^# # /# /' "$out/guest.log" | grep -E "hb-vm-e2e|hb-vmtest|run.sh|error|Error" || true
-[ $rc -eq 0 ] || { echo "not ok 1 - the guest failed (status $rc); its log:"; sed 's/^/# /' "$out/guest.log" | tail -40; exit 1; }
+if [ "$rc" -ne 0 ]; then
+	sed 's/^/# /' "$out/guest.log" | tail -40
+	fail "the guest failed (status $rc); the end of its log is above"
+fi
+[ "$mode" != promote ] || [ "$frc" -eq 0 ] || fail "the host's feed of hot DPAs failed (see above)"
 if [ "$mode" = reload ]; then
 	python3 - "$out" "$hb" <<'PY'
 import json, subprocess, sys
@@ -84,7 +92,7 @@ elif [ "$mode" = promote ]; then
 		grep -q "move_phys_pages unavailable: no __x64_sys_move_phys_pages" "$out/guest.log" &&
 			grep -q "migrator pagemap" "$out/guest.log" &&
 			echo "# stock kernel: phys reported itself unavailable, pagemap ran" ||
-			{ echo "not ok - auto on the stock kernel did not fall back to pagemap"; exit 1; }
+			fail "auto on the stock kernel did not fall back to pagemap"
 	fi
 	python3 "$here/promote.py" check "$out"
 else

@@ -180,7 +180,7 @@ timeout "$timeout" "$qemu" -accel "$accel" -cpu "$cpu" "${machine[@]}" -smp 2 -m
 	-object memory-backend-ram,id=m1,size="${node_mem}M" \
 	-numa node,nodeid=0,cpus=0-1,memdev=m0 -numa node,nodeid=1,memdev=m1 \
 	-kernel "$image" -initrd "$work/initramfs.cpio.gz" \
-	-append "console=ttyS0 quiet rdinit=/init panic=-1 transparent_hugepage=madvise hb.run=$run" \
+	-append "console=ttyS0 quiet rdinit=/init panic=-1 no_timer_check transparent_hugepage=madvise hb.run=$run" \
 	-virtfs local,path="$(readlink -f "$work/share")",mount_tag=hbshare,security_model=none,id=hbshare \
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04 "${cxl_args[@]}" \
 	-nographic -no-reboot -nodefaults -serial stdio </dev/null | console
