@@ -421,7 +421,10 @@ static int run_hold(size_t n, int node, const char *tags, const char *verify)
 			(unsigned long long)vm_pfn(0, (uint64_t)(uintptr_t)addrs[i]) * ps, node);
 	fclose(f);
 	snprintf(done, sizeof(done), "%s.done", tags);
-	fclose(fopen(done, "w"));
+	f = fopen(done, "w");
+	if (!f)
+		return 1;
+	fclose(f);
 	/* keep touching the hot subset (every 8th page) until told to verify */
 	while (!got_usr1) {
 		volatile uint64_t sink = 0;
