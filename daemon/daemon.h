@@ -59,7 +59,7 @@ struct hb_daemon_env {
 	 * 0 means "open one" when reload_topology is set) triggers, after
 	 * debounce_ms of quiet, reload_topology() for a new topology and node
 	 * map. The hotness table is kept (its keys are host addresses), less the
- * pages the new node map puts on no node.
+	 * pages the new node map puts on no node.
 	 */
 	int uevent_fd;
 	unsigned int debounce_ms;

@@ -12,7 +12,7 @@ mode=$1 ways=${2:-1} pages=${3:-2048} backend=${4:-phys}
 # CXL ports and endpoints probe asynchronously, and slowly on a loaded TCG
 # host: wait until every memdev is bound to cxl_mem and its endpoint port has
 # enumerated its decoders, which is what create-region needs. Seen under load
-# (1 boot in 16): mem0 never bound at all (its probe deferred, nothing
+# (2 boots in 16): mem0 never bound at all (its probe deferred, nothing
 # re-triggered it in 300 s); a memdev still unbound after 10 s is enabled
 # with `cxl enable-memdev`, as an operator would.
 want=$( [ "$ways" = 2 ] && echo 2 || echo 1 )
