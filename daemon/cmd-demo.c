@@ -41,7 +41,7 @@ static void progress(void *ud, struct hb_daemon *d)
 		return;
 	fprintf(stderr, isatty(2) ? "\rhotbridge demo: cycle" : "hotbridge demo: cycle %llu/%llu, %llu records, %llu pages promoted   %s",
 		(unsigned long long)s->cycles, (unsigned long long)dm->cycles,
-		(unsigned long long)s->records,
+		(unsigned long long)s->in.records,
 		(unsigned long long)s->migrated.by_class[HB_MIGRATE_MOVED], isatty(2) ? "" : "\n");
 }
 
@@ -202,8 +202,8 @@ int hb_cmd_demo(int argc, char **argv)
 		hit += bsearch(&rec[i].hpa, hot, nhot, sizeof(*hot), by_hpa) != NULL;
 	printf("\n%-44s %12s\n", "", "value");
 	printf("%-44s %12llu\n", "cycles", (unsigned long long)s->cycles);
-	printf("%-44s %12llu\n", "hotness records from the CHMUs", (unsigned long long)s->records);
-	printf("%-44s %12llu\n", "  translated DPA -> HPA", (unsigned long long)s->translated);
+	printf("%-44s %12llu\n", "hotness records from the CHMUs", (unsigned long long)s->in.records);
+	printf("%-44s %12llu\n", "  translated DPA -> HPA", (unsigned long long)s->in.translated);
 	printf("%-44s %12llu\n", "pages promoted (dry run)",
 	       (unsigned long long)s->migrated.by_class[HB_MIGRATE_MOVED]);
 	printf("%-44s %12llu\n", "  held back by the rate limit (decisions)",

@@ -20,6 +20,7 @@
 
 #include "control.h"
 #include "daemon.h"
+#include "ingest.h"
 #include "uevent.h"
 #include "devices.h"
 #include "macro.h"
@@ -45,6 +46,7 @@ struct source {
 };
 
 struct watch {
+	struct hb_daemon *d;
 	int fd;
 	struct event *ev;
 	void (*cb)(void *priv, int fd, uint32_t revents);
@@ -52,18 +54,10 @@ struct watch {
 };
 
 /*
- * A translated piece waits in d->pend until PEND_MAX are ready or the submit
- * ends; meanwhile its table slot is prefetched, so a batch's cache misses
- * overlap instead of following one another.
+ * Ingestion works in slices of this length per loop turn; what is left waits
+ * in its backlog, and the sources' fds are not read until it is worked off.
  */
-#define PEND_MAX 32
-#define PREFETCH_AHEAD 8
-
-struct piece {
-	uint64_t hpa, len;
-	double count;
-	int node;
-};
+#define INGEST_SLICE_NS (5ULL * 1000 * 1000)
 
 struct hb_daemon {
 	struct hb_config cfg;
@@ -88,11 +82,12 @@ struct hb_daemon {
 	int *tnode, *snode, *status;
 	struct hb_daemon_stats st;
 	struct hb_latency lat;
-	struct piece pend[PEND_MAX];   /* translated, not yet in the table */
-	size_t npend;
-	char last_memdev[HB_MEMDEV_NAME_MAX];   /* memdev lookup cache */
-	int last_md;
-	const struct hb_topology *last_topo;
+	struct hb_ingest *ingest;
+	struct event *drain_ev;        /* works the ingestion backlog off */
+	uint64_t turn_deadline;        /* this loop turn's ingestion slice ends */
+	bool throttled;                /* source fds paused for the backlog */
+	bool looping;                  /* in hb_daemon_run() */
+	struct source *submitting;     /* whose records are being taken in */
 	const char *config_path;
 	bool journal, paused;
 	uint64_t started_ns;
@@ -101,17 +96,6 @@ struct hb_daemon {
 	int rc;
 };
 
-static const char *const drop_names[_HB_DROP_MAX] = {
-	[HB_DROP_UNKNOWN_MEMDEV] = "unknown_memdev",
-	[HB_DROP_UNMAPPED] = "unmapped",
-	[HB_DROP_NO_NODE] = "no_node",
-	[HB_DROP_BAD_RECORD] = "bad_record",
-};
-
-const char *hb_drop_to_string(enum hb_drop r)
-{
-	return (unsigned int)r < _HB_DROP_MAX ? drop_names[r] : NULL;
-}
 
 static int level_of(const char *s)
 {
@@ -172,12 +156,69 @@ static void host_log(struct hb_host *h, int prio, const char *fmt, ...)
 	logf_(h->d, prio, "source %s: %s", h->src->name, msg);
 }
 
+/*
+ * Around every callback into a source: its records get one slice of
+ * ingestion; a backlog left behind pauses the sources' fds (the kernel's
+ * buffers hold what they have, and writers feel the back-pressure) until
+ * on_drain() has worked it off, one slice per loop turn.
+ */
+static void turn_begin(struct hb_daemon *d)
+{
+	d->turn_deadline = d->looping ? now_ns() + INGEST_SLICE_NS : 0;
+}
+
+static void throttle(struct hb_daemon *d, bool on)
+{
+	if (d->throttled == on)
+		return;
+	d->throttled = on;
+	for (int i = 0; i < MAX_WATCHES; i++)
+		if (d->watch[i].ev)
+			(void)(on ? event_del(d->watch[i].ev) : event_add(d->watch[i].ev, NULL));
+}
+
+/*
+ * A zero timeout, not event_active(): libevent runs what is activated during
+ * its active queue in the same pass, which would starve the control socket;
+ * timers come after the next poll of every fd.
+ */
+static void drain_later(struct hb_daemon *d)
+{
+	static const struct timeval now = { 0, 0 };
+
+	(void)evtimer_add(d->drain_ev, &now);
+}
+
+static void turn_end(struct hb_daemon *d)
+{
+	if (!hb_ingest_backlog(d->ingest))
+		return;
+	if (!d->looping) {
+		(void)hb_ingest_drain(d->ingest, 0);
+		return;
+	}
+	throttle(d, true);
+	drain_later(d);
+}
+
+static void on_drain(evutil_socket_t fd, short what, void *arg)
+{
+	struct hb_daemon *d = arg;
+
+	if (hb_ingest_drain(d->ingest, now_ns() + INGEST_SLICE_NS))
+		drain_later(d);
+	else
+		throttle(d, false);
+}
+
 static void on_fd(evutil_socket_t fd, short what, void *arg)
 {
 	struct watch *w = arg;
 
+	turn_begin(w->d);
 	w->cb(w->priv, (int)fd, ((what & EV_READ) ? HB_FD_READ : 0) |
 				((what & EV_WRITE) ? HB_FD_WRITE : 0));
+	turn_end(w->d);
 }
 
 static int host_watch(struct hb_host *h, int fd, uint32_t events,
@@ -190,12 +231,13 @@ static int host_watch(struct hb_host *h, int fd, uint32_t events,
 
 		if (w->ev)
 			continue;
+		w->d = d;
 		w->fd = fd;
 		w->cb = cb;
 		w->priv = priv;
 		w->ev = event_new(d->base, fd, EV_PERSIST | ((events & HB_FD_READ) ? EV_READ : 0) |
 					      ((events & HB_FD_WRITE) ? EV_WRITE : 0), on_fd, w);
-		if (!w->ev || event_add(w->ev, NULL) < 0) {
+		if (!w->ev || (!d->throttled && event_add(w->ev, NULL) < 0)) {
 			if (w->ev)
 				event_free(w->ev);
 			w->ev = NULL;
@@ -221,6 +263,7 @@ static int host_unwatch(struct hb_host *h, int fd)
 }
 
 struct timer_arg {
+	struct hb_daemon *d;
 	struct event *ev;
 	void (*cb)(void *priv);
 	void *priv;
@@ -229,9 +272,12 @@ struct timer_arg {
 static void on_timer_once(evutil_socket_t fd, short what, void *arg)
 {
 	struct timer_arg *t = arg;
+	struct hb_daemon *d = t->d;
 
 	event_free(t->ev);
+	turn_begin(d);
 	t->cb(t->priv);
+	turn_end(d);
 	free(t);
 }
 
@@ -243,6 +289,7 @@ static int host_timer(struct hb_host *h, uint64_t after_ns, void (*cb)(void *pri
 
 	if (!t)
 		return -ENOMEM;
+	t->d = h->d;
 	t->cb = cb;
 	t->priv = priv;
 	t->ev = evtimer_new(h->d->base, on_timer_once, t);
@@ -266,95 +313,25 @@ static int node_of(struct hb_daemon *d, uint64_t hpa)
 	return ni.node;
 }
 
-static void flush_pending(struct hb_daemon *d)
-{
-	for (size_t i = 0; i < d->npend; i++) {
-		const struct piece *p = &d->pend[i];
-
-		if (i + PREFETCH_AHEAD < d->npend)
-			hb_heat_prefetch(d->heat, d->pend[i + PREFETCH_AHEAD].hpa);
-		d->st.pages += hb_heat_add(d->heat, p->hpa, p->len, p->count, p->node);
-	}
-	d->npend = 0;
-}
-
-static void add_hpa(struct hb_daemon *d, uint64_t hpa, uint64_t len, double count)
-{
-	int node = node_of(d, hpa);
-
-	if (node < 0) {
-		d->st.dropped[HB_DROP_NO_NODE]++;
-		return;
-	}
-	if (d->npend < PREFETCH_AHEAD)
-		hb_heat_prefetch(d->heat, hpa);
-	d->pend[d->npend++] = (struct piece){ .hpa = hpa, .len = len, .count = count, .node = node };
-	if (d->npend == PEND_MAX)
-		flush_pending(d);
-}
-
-/* A DPA range maps to one HPA piece per interleave granule. */
-static void add_record(struct hb_daemon *d, const struct hb_hot_record *r)
-{
-	struct hb_err err = { 0 };
-	int md;
-
-	d->st.records++;
-	if (!r->len || (r->space != HB_SPACE_DPA && r->space != HB_SPACE_HPA)) {
-		d->st.dropped[HB_DROP_BAD_RECORD]++;
-		return;
-	}
-	if (r->space == HB_SPACE_HPA) {
-		d->st.translated++;
-		add_hpa(d, r->addr, r->len, (double)r->count);
-		return;
-	}
-	if (d->last_topo == d->env.topology && !strncmp(d->last_memdev, r->memdev, HB_MEMDEV_NAME_MAX)) {
-		md = d->last_md;
-	} else {
-		md = hb_topology_find_memdev(d->env.topology, r->memdev);
-		memcpy(d->last_memdev, r->memdev, HB_MEMDEV_NAME_MAX);
-		d->last_md = md;
-		d->last_topo = d->env.topology;
-	}
-	if (md < 0) {
-		d->st.dropped[HB_DROP_UNKNOWN_MEMDEV]++;
-		return;
-	}
-	for (uint64_t off = 0; off < r->len;) {
-		struct hb_xlat x;
-		uint64_t piece;
-
-		if (hb_topology_dpa_to_hpa(d->env.topology, md, r->addr + off, &x, &err) < 0) {
-			d->st.dropped[HB_DROP_UNMAPPED]++;
-			return;
-		}
-		piece = hb_topology_region(d->env.topology, (size_t)x.region)->gran;
-		piece -= (r->addr + off) % piece;
-		if (piece > r->len - off)
-			piece = r->len - off;
-		add_hpa(d, x.hpa, piece, (double)r->count * (double)piece / (double)r->len);
-		off += piece;
-	}
-	d->st.translated++;
-}
-
 static int host_submit(struct hb_host *h, const struct hb_hot_record *r, size_t n)
 {
-	uint64_t now = now_ns();
-	size_t run = 0;
+	int ret;
 
 	h->src->records += n;
-	for (size_t i = 0; i < n; i++) {
-		add_record(h->d, &r[i]);
-		if (i + 1 == n || r[i + 1].timestamp_ns != r[run].timestamp_ns) {
-			hb_latency_note(&h->d->lat, r[run].timestamp_ns ? r[run].timestamp_ns : now,
-					i + 1 - run, now);
-			run = i + 1;
-		}
-	}
-	flush_pending(h->d);
-	return 0;
+	h->d->submitting = h->src;
+	ret = hb_ingest_submit(h->d->ingest, r, n, h->d->turn_deadline);
+	if (ret == -ENOBUFS)
+		logf_(h->d, 4, "source %s: the ingestion backlog is full (%u records): records "
+		      "dropped, counted in backlog_full", h->src->name, HB_INGEST_BACKLOG_MAX);
+	return ret;
+}
+
+/* bad records: once per burst, not once per record */
+static void ingest_report(void *ud, const char *msg)
+{
+	struct hb_daemon *d = ud;
+
+	logf_(d, 4, "source %s: %s", d->submitting ? d->submitting->name : "?", msg);
 }
 
 static const struct hb_host_ops host_ops = {
@@ -483,6 +460,18 @@ static int refresh_nodes(struct hb_daemon *d)
 	return r;
 }
 
+static int node_of_ud(void *ud, uint64_t hpa)
+{
+	return node_of(ud, hpa);
+}
+
+/* what ingestion checks records against: the regions, source nodes, blocks */
+static int set_ingest_topology(struct hb_daemon *d)
+{
+	return hb_ingest_set_topology(d->ingest, d->env.topology, d->source_mask,
+				      d->env.node_map ? hb_node_map_block_size(d->env.node_map) : 0);
+}
+
 static int open_migrator(struct hb_daemon *d, struct hb_err *err)
 {
 	struct hb_migrator_config mc = { .syscall_nr = d->cfg.syscall_nr,
@@ -553,6 +542,29 @@ int hb_daemon_new(const struct hb_config *cfg, struct hb_daemon_env *env,
 			       "comma-separated", cfg->source_nodes);
 		goto fail;
 	}
+	{
+		struct hb_ingest_env ie = {
+			.heat = d->heat, .lat = &d->lat, .stats = &d->st.in,
+			.page_size = d->pcfg.page_size, .node_of = node_of_ud, .ud = d,
+			.report = ingest_report, .report_ud = d,
+		};
+
+		if ((r = hb_ingest_new(&ie, &d->ingest, err)) < 0 ||
+		    (r = set_ingest_topology(d)) < 0)
+			goto fail;
+		d->drain_ev = evtimer_new(d->base, on_drain, d);
+		if (!d->drain_ev) {
+			r = hb_err_set(err, -ENOMEM, "out of memory");
+			goto fail;
+		}
+	}
+	if (!d->mig && d->env.emulated && !cfg->dry_run) {
+		/* its HPAs name whatever real pages sit there: never hand them over */
+		r = hb_err_set(err, -EPERM, "[topology] emulated = true: the emulated host's "
+			       "addresses are not this machine's memory, so it runs with the dry-run "
+			       "migrator only (--dry-run, or [daemon] dry_run = true)");
+		goto fail;
+	}
 	if (!d->mig && (r = open_migrator(d, err)) < 0)
 		goto fail;
 	refresh_nodes(d);
@@ -572,6 +584,8 @@ struct hb_daemon *hb_daemon_free(struct hb_daemon *d)
 	if (!d)
 		return NULL;
 	hb_control_free(d->control);
+	if (d->drain_ev)
+		event_free(d->drain_ev);
 	if (d->uevent_ev)
 		event_free(d->uevent_ev);
 	if (d->debounce_ev)
@@ -591,6 +605,7 @@ struct hb_daemon *hb_daemon_free(struct hb_daemon *d)
 			event_free(d->sig[i]);
 	if (d->base)
 		event_base_free(d->base);
+	hb_ingest_free(d->ingest);
 	hb_heat_free(d->heat);
 	hb_policy_free(d->policy);
 	hb_migrator_free(d->mig);
@@ -616,13 +631,13 @@ void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
 	METRIC("cycles_total", "counter", "Daemon cycles run.");
 	fprintf(f, "hotbridge_cycles_total %llu\n", (unsigned long long)s->cycles);
 	METRIC("records_total", "counter", "Hotness records received from sources.");
-	fprintf(f, "hotbridge_records_total %llu\n", (unsigned long long)s->records);
+	fprintf(f, "hotbridge_records_total %llu\n", (unsigned long long)s->in.records);
 	METRIC("records_translated_total", "counter", "Records translated to host physical pages.");
-	fprintf(f, "hotbridge_records_translated_total %llu\n", (unsigned long long)s->translated);
+	fprintf(f, "hotbridge_records_translated_total %llu\n", (unsigned long long)s->in.translated);
 	METRIC("records_dropped_total", "counter", "Records (or pieces) dropped, by reason.");
 	for (int i = 0; i < _HB_DROP_MAX; i++)
-		fprintf(f, "hotbridge_records_dropped_total{reason=\"%s\"} %llu\n", drop_names[i],
-			(unsigned long long)s->dropped[i]);
+		fprintf(f, "hotbridge_records_dropped_total{reason=\"%s\"} %llu\n", hb_drop_to_string(i),
+			(unsigned long long)s->in.dropped[i]);
 	METRIC("decisions_total", "counter", "Policy decisions, by reason.");
 	for (int i = 0; i < _HB_REASON_MAX; i++)
 		fprintf(f, "hotbridge_decisions_total{reason=\"%s\"} %llu\n", hb_reason_to_string(i),
@@ -686,14 +701,19 @@ int hb_daemon_cycle(struct hb_daemon *d)
 	struct hb_err err = { 0 };
 	size_t n, np = 0;
 
-	/* 1. sources (fd-driven ones were fed by the loop already) */
-	for (size_t i = 0; i < d->nsrc; i++) {
+	/*
+	 * 1. sources (fd-driven ones were fed by the loop already); none while
+	 * the ingestion backlog is being worked off: it holds what they sent
+	 */
+	for (size_t i = 0; i < d->nsrc && !hb_ingest_backlog(d->ingest); i++) {
 		struct source *s = &d->src[i];
 		int r;
 
 		if (s->disabled || !(s->ops->caps & HB_DEV_CAP_POLL))
 			continue;
+		turn_begin(d);
 		r = s->ops->poll(s->priv);
+		turn_end(d);
 		if (r < 0) {
 			d->st.source_errors++;
 			if (++s->errors == SOURCE_MAX_ERRORS) {
@@ -756,9 +776,9 @@ int hb_daemon_cycle(struct hb_daemon *d)
 		      "%llu moved, %llu already there, %llu retry, %llu backoff, %llu dropped; "
 		      "%llu rate-limited, %llu below watermark; table %zu pages; %.1f ms",
 		      (unsigned long long)d->st.cycles,
-		      (unsigned long long)(d->st.records - before.records),
-		      (unsigned long long)(d->st.records - before.records -
-					   (d->st.translated - before.translated)),
+		      (unsigned long long)(d->st.in.records - before.in.records),
+		      (unsigned long long)(d->st.in.records - before.in.records -
+					   (d->st.in.translated - before.in.translated)),
 		      n, np, (unsigned long long)mc.by_class[HB_MIGRATE_MOVED],
 		      (unsigned long long)mc.by_class[HB_MIGRATE_ALREADY],
 		      (unsigned long long)mc.by_class[HB_MIGRATE_RETRY],
@@ -876,11 +896,6 @@ void hb_daemon_drop_capabilities(struct hb_daemon *d)
 		logf_(d, 6, "capabilities now: %s", kept);
 }
 
-static int node_of_ud(void *ud, uint64_t hpa)
-{
-	return node_of(ud, hpa);
-}
-
 int hb_daemon_rebuild_topology(struct hb_daemon *d, struct hb_err *err)
 {
 	struct hb_topology *t = NULL;
@@ -899,9 +914,14 @@ int hb_daemon_rebuild_topology(struct hb_daemon *d, struct hb_err *err)
 	hb_node_map_free(d->env.node_map);
 	d->env.topology = t;
 	d->env.node_map = m;
-	d->last_topo = NULL;   /* the new topology may reuse the old one's address */
 	if (!d->cfg.source_nodes[0])
 		d->source_mask = topology_nodes(d);
+	if (set_ingest_topology(d) < 0) {
+		/* without the new regions nothing could be checked: take nothing in */
+		(void)hb_ingest_set_topology(d->ingest, NULL, 0, 0);
+		logf_(d, 3, "topology rebuilt, but out of memory for its region list: "
+		      "records are dropped until the next rebuild");
+	}
 	/* pages taken in under the old topology: their node may have changed */
 	gone = hb_heat_revalidate(d->heat, node_of_ud, d);
 	d->st.topology_pages_dropped += gone;
@@ -970,6 +990,7 @@ int hb_daemon_run(struct hb_daemon *d, const char *config_path)
 	static const int sigs[3] = { SIGTERM, SIGINT, SIGHUP };
 
 	d->config_path = config_path;
+	d->looping = true;
 	d->timer = event_new(d->base, -1, EV_PERSIST, on_cycle, d);
 	if (!d->timer || event_add(d->timer, &tv) < 0)
 		return -ENOMEM;
@@ -988,6 +1009,7 @@ int hb_daemon_run(struct hb_daemon *d, const char *config_path)
 	hb_daemon_drop_capabilities(d);
 	notify_ready();
 	event_base_dispatch(d->base);
+	d->looping = false;
 	return d->rc;
 }
 
@@ -1014,11 +1036,11 @@ void hb_daemon_print_stats(const struct hb_daemon *d, FILE *f)
 	const struct hb_daemon_stats *s = &d->st;
 
 	fprintf(f, "cycles %llu, records %llu, translated %llu, pages added %llu\n",
-		(unsigned long long)s->cycles, (unsigned long long)s->records,
-		(unsigned long long)s->translated, (unsigned long long)s->pages);
+		(unsigned long long)s->cycles, (unsigned long long)s->in.records,
+		(unsigned long long)s->in.translated, (unsigned long long)s->in.pages);
 	for (int i = 0; i < _HB_DROP_MAX; i++)
-		if (s->dropped[i])
-			fprintf(f, "dropped %s %llu\n", drop_names[i], (unsigned long long)s->dropped[i]);
+		if (s->in.dropped[i])
+			fprintf(f, "dropped %s %llu\n", hb_drop_to_string(i), (unsigned long long)s->in.dropped[i]);
 	for (int i = 0; i < _HB_REASON_MAX; i++)
 		if (s->decisions[i])
 			fprintf(f, "decision %s %llu\n", hb_reason_to_string(i),
@@ -1115,12 +1137,15 @@ json_object *hb_daemon_stats_json(struct hb_daemon *d)
 	json_object *o = json_object_new_object(), *x;
 
 	json_object_object_add(o, "cycles", u64(d->st.cycles));
-	json_object_object_add(o, "records", u64(d->st.records));
-	json_object_object_add(o, "translated", u64(d->st.translated));
-	json_object_object_add(o, "pages_added", u64(d->st.pages));
+	json_object_object_add(o, "records", u64(d->st.in.records));
+	json_object_object_add(o, "translated", u64(d->st.in.translated));
+	json_object_object_add(o, "partial", u64(d->st.in.partial));
+	json_object_object_add(o, "pages_added", u64(d->st.in.pages));
+	json_object_object_add(o, "deferred", u64(d->st.in.deferred));
+	json_object_object_add(o, "backlog", u64(hb_ingest_backlog(d->ingest)));
 	x = json_object_new_object();
 	for (int i = 0; i < _HB_DROP_MAX; i++)
-		json_object_object_add(x, drop_names[i], u64(d->st.dropped[i]));
+		json_object_object_add(x, hb_drop_to_string(i), u64(d->st.in.dropped[i]));
 	json_object_object_add(o, "dropped", x);
 	x = json_object_new_object();
 	for (int i = 0; i < _HB_REASON_MAX; i++)

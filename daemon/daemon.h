@@ -14,20 +14,13 @@
 
 #include "conf.h"
 #include "core.h"
+#include "ingest.h"
 #include "kernel.h"
 #include "translate.h"
 
-enum hb_drop {
-	HB_DROP_UNKNOWN_MEMDEV,   /* memdev not in the topology */
-	HB_DROP_UNMAPPED,         /* DPA/HPA in no committed region */
-	HB_DROP_NO_NODE,          /* HPA on no NUMA node (not online as RAM) */
-	HB_DROP_BAD_RECORD,       /* space or length the host cannot use */
-	_HB_DROP_MAX,
-};
-
 struct hb_daemon_stats {
-	uint64_t cycles, records, translated, pages;
-	uint64_t dropped[_HB_DROP_MAX];
+	uint64_t cycles;
+	struct hb_ingest_stats in;   /* records, translated, pages, dropped[] */
 	uint64_t decisions[_HB_REASON_MAX];
 	struct hb_migrate_counts migrated;
 	uint64_t promoted_bytes, source_errors;
@@ -52,6 +45,11 @@ struct hb_daemon_env {
 		     uint8_t distance[HB_MAX_NODES][HB_MAX_NODES]);
 	void *ud;
 	struct hb_migrator *migrator;        /* taken; NULL: from the config */
+	/*
+	 * The host's addresses are not this machine's memory (the emulated
+	 * host): a migrator from the config must be the dry-run one.
+	 */
+	bool emulated;
 	bool quiet;                          /* no per-cycle log line */
 	bool keep_capabilities;              /* the demo: nothing to protect */
 	/*
@@ -101,8 +99,6 @@ struct hb_migrator *hb_daemon_migrator(struct hb_daemon *d);
 /* the open instance of source `name`, or NULL (for the demo's ground truth) */
 void *hb_daemon_source_priv(struct hb_daemon *d, const char *name);
 void hb_daemon_print_stats(const struct hb_daemon *d, FILE *f);
-
-const char *hb_drop_to_string(enum hb_drop r);
 
 /* for the control socket (control.c) */
 struct event_base;

@@ -101,6 +101,7 @@ static int emu_nodes(void *ud, struct hb_numa_node *nodes,
 
 void hb_emulated_host_env(struct hb_emulated_host *h, struct hb_daemon_env *env)
 {
+	env->emulated = true;
 	env->node_of = emu_node_of;
 	env->nodes = emu_nodes;
 	env->reload_topology = emu_reload;

@@ -23,6 +23,12 @@
 #define READ_CHUNK (256u << 10)
 #define FIFO_PIPE_SIZE (1 << 20)
 #define FILE_POLL_MAX (16u << 20)
+/*
+ * What one callback of a FIFO or socket reads at most: the rest stays in the
+ * kernel's buffer for the next one, so one busy writer cannot hold the loop
+ * (and the host can push back by not watching the fd for a while).
+ */
+#define FD_READ_MAX (1u << 20)
 
 struct client {
 	int fd;
@@ -76,7 +82,7 @@ static int pump(struct replay *s, int fd, struct hb_replay_parser *p, size_t max
 static void on_client(void *priv, int fd, uint32_t revents)
 {
 	struct client *c = priv;
-	int r = pump(c->owner, fd, c->parser, FILE_POLL_MAX);
+	int r = pump(c->owner, fd, c->parser, FD_READ_MAX);
 
 	if (r != 0 || (revents & HB_FD_HUP)) {
 		hb_replay_parser_finish(c->parser);
@@ -120,7 +126,7 @@ static void on_fifo(void *priv, int fd, uint32_t revents)
 {
 	struct replay *s = priv;
 
-	(void)pump(s, fd, s->parser, FILE_POLL_MAX);
+	(void)pump(s, fd, s->parser, FD_READ_MAX);
 }
 
 static int open_socket(struct replay *s, const char *path, struct hb_err *err)

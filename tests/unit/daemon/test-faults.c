@@ -193,7 +193,7 @@ static void test_faults_topology_change_between_intake_and_decision(void **state
 	hb_daemon_pause(d, false);
 	assert_int_equal(hb_daemon_cycle(d), 0);    /* its records now: unmapped */
 	assert_int_equal(pages_asked, 0);
-	assert_true(s->dropped[HB_DROP_UNMAPPED] > 100);
+	assert_true(s->in.dropped[HB_DROP_UNMAPPED] > 100);
 	assert_int_equal(moved(d), 0);
 
 	host.region_offline = false;                /* cxl create-region */
@@ -205,7 +205,7 @@ static void test_faults_topology_change_between_intake_and_decision(void **state
 	assert_int_equal(s->topology_reloads, 2);
 	print_message("# %llu pages dropped with region0, %llu records unmapped meanwhile, "
 		      "%llu promoted after it came back\n", (unsigned long long)table,
-		      (unsigned long long)s->dropped[HB_DROP_UNMAPPED], (unsigned long long)moved(d));
+		      (unsigned long long)s->in.dropped[HB_DROP_UNMAPPED], (unsigned long long)moved(d));
 	hb_daemon_free(d);
 }
 
@@ -280,7 +280,7 @@ static void test_faults_a_failing_plugin_is_disabled_not_fatal(void **state)
 	for (int i = 0; i < 15; i++)
 		assert_int_equal(hb_daemon_cycle(d), 0);
 	assert_int_equal(hb_daemon_stats(d)->source_errors, 10);
-	assert_true(hb_daemon_stats(d)->records > 0);          /* emu kept feeding */
+	assert_true(hb_daemon_stats(d)->in.records > 0);          /* emu kept feeding */
 	o = hb_daemon_sources_json(d);
 	assert_non_null(strstr(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), "\"name\":\"vendor\",\"source\":\"bad\""));
 	assert_non_null(strstr(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), "\"disabled\":true"));

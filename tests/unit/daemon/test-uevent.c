@@ -89,8 +89,8 @@ static void test_uevent_burst_rebuilds_the_topology_once(void **state)
 	assert_int_equal(hb_daemon_stats(d)->topology_reloads, 1);
 	assert_int_equal(reloads, 1);
 	/* it went on translating against the new topology */
-	assert_true(hb_daemon_stats(d)->translated > 0);
-	assert_int_equal(hb_daemon_stats(d)->dropped[HB_DROP_UNMAPPED], 0);
+	assert_true(hb_daemon_stats(d)->in.translated > 0);
+	assert_int_equal(hb_daemon_stats(d)->in.dropped[HB_DROP_UNMAPPED], 0);
 	hb_daemon_free(d);
 	close(sv[1]);
 }

@@ -1,0 +1,471 @@
+// SPDX-License-Identifier: MIT
+/* Records -> pages of committed CXL regions on source nodes -> the table (ingest.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ingest.h"
+#include "macro.h"
+
+/*
+ * One step adds at most STEP_PAGES pages; the clock is read every
+ * CLOCK_EVERY steps, so a slice overruns its deadline by well under 1 ms.
+ */
+#define STEP_PAGES 256
+#define CLOCK_EVERY 16
+#define PEND_MAX 32
+#define PREFETCH_AHEAD 8
+#define BACKLOG_MIN 1024
+
+struct span {
+	uint64_t base, end;      /* a committed region's [base, end) */
+};
+
+/* A record being worked on: how far, and what happened to it so far. */
+struct work {
+	struct hb_hot_record r;
+	uint64_t off;            /* bytes of r done */
+	uint32_t drops;          /* 1 << enum hb_drop */
+	bool added;              /* a page of r entered the table */
+	bool checked;            /* its length was checked */
+};
+
+struct piece {
+	uint64_t hpa, len;
+	double count;
+	int node;
+};
+
+struct hb_ingest {
+	struct hb_ingest_env env;
+	const struct hb_topology *topo;
+	uint64_t source_mask, node_step, page_mask;
+	struct span *spans;      /* sorted by base */
+	size_t nspans;
+	uint64_t cxl_bytes;      /* sum of the committed regions' sizes */
+	/* the last node lookup: [nb_base, nb_end) is on nb_node */
+	uint64_t nb_base, nb_end;
+	int nb_node;
+	/* the last memdev lookup */
+	char last_memdev[HB_MEMDEV_NAME_MAX];
+	int last_md;
+	bool last_valid;
+	struct piece pend[PEND_MAX];
+	size_t npend;
+	struct work *q;          /* ring: q[head..head+len) modulo cap */
+	size_t qhead, qlen, qcap;
+	/* bad records of the current submit */
+	uint64_t burst_bad;
+	char burst_first[160];
+	struct hb_ingest_stats *st, own;
+};
+
+static const char *const drop_names[_HB_DROP_MAX] = {
+	[HB_DROP_UNKNOWN_MEMDEV] = "unknown_memdev",
+	[HB_DROP_UNMAPPED] = "unmapped",
+	[HB_DROP_NO_NODE] = "no_node",
+	[HB_DROP_BAD_RECORD] = "bad_record",
+	[HB_DROP_NOT_SOURCE] = "not_source",
+	[HB_DROP_BACKLOG_FULL] = "backlog_full",
+};
+
+const char *hb_drop_to_string(enum hb_drop r)
+{
+	return r >= 0 && r < _HB_DROP_MAX ? drop_names[r] : NULL;
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+int hb_ingest_new(const struct hb_ingest_env *env, struct hb_ingest **ret, struct hb_err *err)
+{
+	struct hb_ingest *in;
+
+	if (!env->heat || !env->node_of)
+		return hb_err_set(err, -EINVAL, "ingest: a table and a node lookup are needed");
+	in = calloc(1, sizeof(*in));
+	if (!in)
+		return hb_err_set(err, -ENOMEM, "out of memory");
+	in->env = *env;
+	in->page_mask = (env->page_size ? env->page_size : 4096) - 1;
+	in->st = env->stats ? env->stats : &in->own;
+	*ret = in;
+	return 0;
+}
+
+struct hb_ingest *hb_ingest_free(struct hb_ingest *in)
+{
+	if (!in)
+		return NULL;
+	free(in->spans);
+	free(in->q);
+	free(in);
+	return NULL;
+}
+
+static int span_cmp(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	return x->base < y->base ? -1 : x->base > y->base;
+}
+
+int hb_ingest_set_topology(struct hb_ingest *in, const struct hb_topology *t,
+			   uint64_t source_mask, uint64_t node_step)
+{
+	size_t nr = t ? hb_topology_nr_regions(t) : 0, n = 0;
+	struct span *s = calloc(nr ? nr : 1, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	in->cxl_bytes = 0;
+	for (size_t i = 0; i < nr; i++) {
+		const struct hb_region *r = hb_topology_region(t, i);
+
+		if (!r->committed || !r->hpa_size)
+			continue;
+		s[n++] = (struct span){ .base = r->hpa_base, .end = r->hpa_base + r->hpa_size };
+		in->cxl_bytes += r->hpa_size;
+	}
+	qsort(s, n, sizeof(*s), span_cmp);
+	free(in->spans);
+	in->spans = s;
+	in->nspans = n;
+	in->topo = t;
+	in->source_mask = source_mask;
+	in->node_step = node_step > in->page_mask ? node_step : in->page_mask + 1;
+	in->nb_base = in->nb_end = 0;      /* forget the last lookups */
+	in->last_valid = false;
+	return 0;
+}
+
+/* ---- pages into the table ---- */
+
+static void flush(struct hb_ingest *in)
+{
+	for (size_t i = 0; i < in->npend; i++) {
+		const struct piece *p = &in->pend[i];
+
+		if (i + PREFETCH_AHEAD < in->npend)
+			hb_heat_prefetch(in->env.heat, in->pend[i + PREFETCH_AHEAD].hpa);
+		in->st->pages += hb_heat_add(in->env.heat, p->hpa, p->len, p->count, p->node);
+	}
+	in->npend = 0;
+}
+
+/* the node of hpa, through a one-block cache; -1 when on none */
+static int node_at(struct hb_ingest *in, uint64_t hpa, uint64_t *ret_end)
+{
+	if (hpa < in->nb_base || hpa >= in->nb_end) {
+		in->nb_base = hpa - hpa % in->node_step;
+		in->nb_end = in->nb_base + in->node_step;
+		if (in->nb_end < in->nb_base)
+			in->nb_end = UINT64_MAX;
+		in->nb_node = in->env.node_of(in->env.ud, in->nb_base);
+	}
+	*ret_end = in->nb_end;
+	return in->nb_node;
+}
+
+/*
+ * [hpa, hpa + len) lies in one committed region and one node block: into
+ * the table if that block is online on a source node.
+ */
+static void add_piece(struct hb_ingest *in, struct work *w, uint64_t hpa, uint64_t len)
+{
+	uint64_t end;
+	int node = node_at(in, hpa, &end);
+
+	if (node < 0) {
+		w->drops |= 1u << HB_DROP_NO_NODE;
+		return;
+	}
+	if (node >= 64 || !((in->source_mask >> node) & 1)) {
+		w->drops |= 1u << HB_DROP_NOT_SOURCE;
+		return;
+	}
+	if (in->npend < PREFETCH_AHEAD)
+		hb_heat_prefetch(in->env.heat, hpa);
+	in->pend[in->npend++] = (struct piece){
+		.hpa = hpa, .len = len, .node = node,
+		.count = (double)w->r.count * (double)len / (double)w->r.len,
+	};
+	w->added = true;
+	if (in->npend == PEND_MAX)
+		flush(in);
+}
+
+/* the first span that ends after hpa, or NULL */
+static const struct span *span_after(const struct hb_ingest *in, uint64_t hpa)
+{
+	size_t lo = 0, hi = in->nspans;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (in->spans[mid].end <= hpa)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < in->nspans ? &in->spans[lo] : NULL;
+}
+
+/* one step of an HPA record: returns the bytes it dealt with (> 0) */
+static uint64_t hpa_step(struct hb_ingest *in, struct work *w)
+{
+	uint64_t p = w->r.addr + w->off, rem = w->r.len - w->off, n, block_end;
+	const struct span *s = span_after(in, p);
+
+	if (!s || s->base > p) {
+		/* a gap before the next region (or the end): skipped whole */
+		w->drops |= 1u << HB_DROP_UNMAPPED;
+		return s && s->base - p < rem ? s->base - p : rem;
+	}
+	n = min_u64(rem, s->end - p);
+	n = min_u64(n, (uint64_t)STEP_PAGES * (in->page_mask + 1));
+	(void)node_at(in, p, &block_end);
+	n = min_u64(n, block_end - p);
+	add_piece(in, w, p, n);
+	return n;
+}
+
+static int memdev_of(struct hb_ingest *in, const char *name)
+{
+	if (!in->last_valid || strncmp(in->last_memdev, name, HB_MEMDEV_NAME_MAX)) {
+		memcpy(in->last_memdev, name, HB_MEMDEV_NAME_MAX);
+		in->last_md = hb_topology_find_memdev(in->topo, in->last_memdev);
+		in->last_valid = true;
+	}
+	return in->last_md;
+}
+
+/* one step of a DPA record: one interleave granule, or the rest when unmapped */
+static uint64_t dpa_step(struct hb_ingest *in, struct work *w, int md)
+{
+	uint64_t dpa = w->r.addr + w->off, rem = w->r.len - w->off, n;
+	const struct hb_endpoint_decoder *ep;
+	struct hb_err err = { 0 };
+	struct hb_xlat x;
+
+	if (hb_topology_dpa_to_hpa(in->topo, md, dpa, &x, &err) < 0) {
+		/* past the decoder (or in none): the rest of the record */
+		w->drops |= 1u << HB_DROP_UNMAPPED;
+		return rem;
+	}
+	ep = hb_topology_endpoint(in->topo, (size_t)x.endpoint);
+	n = hb_topology_region(in->topo, (size_t)x.region)->gran;
+	n -= (dpa - ep->dpa_base) % n;
+	n = min_u64(n, rem);
+	n = min_u64(n, ep->dpa_base + ep->dpa_size - dpa);
+	add_piece(in, w, x.hpa, n);
+	return n;
+}
+
+static void bad(struct hb_ingest *in, struct work *w, const char *why)
+{
+	w->drops |= 1u << HB_DROP_BAD_RECORD;
+	w->off = w->r.len;
+	if (!in->burst_bad++) {
+		if (w->r.space == HB_SPACE_DPA)
+			snprintf(in->burst_first, sizeof(in->burst_first),
+				 "%.*s dpa=%#" PRIx64 " len=%#" PRIx64 ": %s", HB_MEMDEV_NAME_MAX,
+				 w->r.memdev, w->r.addr, w->r.len, why);
+		else
+			snprintf(in->burst_first, sizeof(in->burst_first),
+				 "space %u addr=%#" PRIx64 " len=%#" PRIx64 ": %s", w->r.space,
+				 w->r.addr, w->r.len, why);
+	}
+}
+
+/* Length and space, before any work; the record may end here. */
+static int check(struct hb_ingest *in, struct work *w)
+{
+	const struct hb_hot_record *r = &w->r;
+
+	w->checked = true;
+	if (r->space != HB_SPACE_DPA && r->space != HB_SPACE_HPA) {
+		bad(in, w, "unknown address space");
+		return -EINVAL;
+	}
+	if (!r->len || r->addr + r->len < r->addr) {
+		bad(in, w, r->len ? "the range wraps past 2^64" : "zero length");
+		return -EINVAL;
+	}
+	if (r->space == HB_SPACE_HPA) {
+		if (in->cxl_bytes && r->len > in->cxl_bytes) {
+			bad(in, w, "longer than all committed CXL regions together");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	{
+		int md = memdev_of(in, r->memdev);
+		const struct hb_memdev *m;
+
+		if (md < 0) {
+			w->drops |= 1u << HB_DROP_UNKNOWN_MEMDEV;
+			w->off = r->len;
+			return -ENODEV;
+		}
+		m = hb_topology_memdev(in->topo, (size_t)md);
+		if (m->ram_size + m->pmem_size && r->len > m->ram_size + m->pmem_size) {
+			bad(in, w, "longer than the memdev's capacity");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static void finish(struct hb_ingest *in, const struct work *w, uint64_t now)
+{
+	if (w->added) {
+		in->st->translated++;
+		if (w->drops)
+			in->st->partial++;
+	}
+	for (int i = 0; i < _HB_DROP_MAX; i++)
+		if (w->drops & (1u << i))
+			in->st->dropped[i]++;
+	if (in->env.lat)
+		hb_latency_note(in->env.lat, w->r.timestamp_ns ? w->r.timestamp_ns : now, 1, now);
+}
+
+/* Works on w until it is done (true) or the deadline passed (false). */
+static bool work(struct hb_ingest *in, struct work *w, uint64_t deadline, unsigned int *steps)
+{
+	int md = -1;
+
+	if (!w->checked && check(in, w) < 0)
+		return true;
+	if (w->r.space == HB_SPACE_DPA && w->off < w->r.len) {
+		md = memdev_of(in, w->r.memdev);
+		if (md < 0) {      /* gone with a topology change while it waited */
+			w->drops |= 1u << HB_DROP_UNKNOWN_MEMDEV;
+			return true;
+		}
+	}
+	while (w->off < w->r.len) {
+		if (deadline && ++*steps % CLOCK_EVERY == 0 && now_ns() >= deadline)
+			return false;
+		w->off += w->r.space == HB_SPACE_HPA ? hpa_step(in, w) : dpa_step(in, w, md);
+	}
+	return true;
+}
+
+/* ---- the backlog ---- */
+
+static struct work *q_at(struct hb_ingest *in, size_t i)
+{
+	return &in->q[(in->qhead + i) % in->qcap];
+}
+
+static int q_push(struct hb_ingest *in, const struct work *w)
+{
+	if (in->qlen == in->qcap) {
+		size_t cap = in->qcap ? in->qcap * 2 : BACKLOG_MIN;
+		struct work *q;
+
+		if (in->qcap >= HB_INGEST_BACKLOG_MAX)
+			return -ENOBUFS;
+		q = malloc(cap * sizeof(*q));
+		if (!q)
+			return -ENOBUFS;
+		for (size_t i = 0; i < in->qlen; i++)
+			q[i] = *q_at(in, i);
+		free(in->q);
+		in->q = q;
+		in->qcap = cap;
+		in->qhead = 0;
+	}
+	in->q[(in->qhead + in->qlen++) % in->qcap] = *w;
+	in->st->deferred++;
+	return 0;
+}
+
+static void report_burst(struct hb_ingest *in)
+{
+	char msg[256];
+
+	if (!in->burst_bad)
+		return;
+	if (in->env.report) {
+		snprintf(msg, sizeof(msg), "%" PRIu64 " bad record(s), counted in bad_record; "
+			 "the first: %s", in->burst_bad, in->burst_first);
+		in->env.report(in->env.report_ud, msg);
+	}
+	in->burst_bad = 0;
+}
+
+size_t hb_ingest_drain(struct hb_ingest *in, uint64_t deadline_ns)
+{
+	unsigned int steps = 0;
+
+	while (in->qlen) {
+		struct work *w = q_at(in, 0);
+
+		if (!work(in, w, deadline_ns, &steps))
+			break;
+		flush(in);
+		finish(in, w, now_ns());
+		in->qhead = (in->qhead + 1) % in->qcap;
+		in->qlen--;
+	}
+	flush(in);
+	report_burst(in);
+	return in->qlen;
+}
+
+int hb_ingest_submit(struct hb_ingest *in, const struct hb_hot_record *r, size_t n,
+		     uint64_t deadline_ns)
+{
+	uint64_t now = now_ns(), lost = 0;
+	unsigned int steps = 0;
+	size_t i = 0;
+
+	in->st->records += n;
+	for (; i < n && !in->qlen; i++) {
+		struct work w = { .r = r[i] };
+
+		if (!work(in, &w, deadline_ns, &steps)) {
+			if (q_push(in, &w) < 0)
+				lost++;
+			i++;
+			break;
+		}
+		finish(in, &w, now);
+	}
+	flush(in);
+	for (; i < n; i++) {
+		struct work w = { .r = r[i] };
+
+		if (q_push(in, &w) < 0)
+			lost++;
+	}
+	in->st->dropped[HB_DROP_BACKLOG_FULL] += lost;
+	report_burst(in);
+	return lost ? -ENOBUFS : 0;
+}
+
+size_t hb_ingest_backlog(const struct hb_ingest *in)
+{
+	return in->qlen;
+}
+
+const struct hb_ingest_stats *hb_ingest_stats(const struct hb_ingest *in)
+{
+	return in->st;
+}

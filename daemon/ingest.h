@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Ingestion: a source's records -> (DPA -> HPA) -> the pages that lie in a
+ * committed CXL region on a source node -> the hotness table.
+ *
+ * A record's cost is bounded by the CXL memory it overlaps, never by its
+ * length: the parts outside every committed region are skipped in O(1) each
+ * (counted `unmapped`), a length longer than the CXL memory it could name is
+ * bad input. Work is done in slices: hb_ingest_submit() stops at the caller's
+ * deadline and keeps the rest, in order, in a bounded backlog that
+ * hb_ingest_drain() works off later, so the loop stays responsive under any
+ * feed. Nothing accepted is lost unless the backlog is full (`backlog_full`).
+ *
+ * Counting (struct hb_ingest_stats): every record counts once in `records`
+ * when it is accepted; once finished, in `translated` if any of its pages
+ * entered the table, in `partial` if, besides, part of it was dropped, and
+ * once in dropped[reason] for each reason a part of it was dropped for. A
+ * record wholly dropped is `records - translated`.
+ */
+#ifndef HB_INGEST_H
+#define HB_INGEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core.h"
+#include "hb-device.h"
+#include "translate.h"
+
+enum hb_drop {
+	HB_DROP_UNKNOWN_MEMDEV,   /* memdev not in the topology */
+	HB_DROP_UNMAPPED,         /* DPA/HPA in no committed region */
+	HB_DROP_NO_NODE,          /* HPA on no NUMA node (not online as RAM) */
+	HB_DROP_BAD_RECORD,       /* space or length the host cannot use */
+	HB_DROP_NOT_SOURCE,       /* HPA online on a node that is not a source node */
+	HB_DROP_BACKLOG_FULL,     /* arrived while the backlog was full */
+	_HB_DROP_MAX,
+};
+
+const char *hb_drop_to_string(enum hb_drop r);
+
+struct hb_ingest_stats {
+	uint64_t records, translated, partial, pages;
+	uint64_t deferred;        /* records that waited in the backlog */
+	uint64_t dropped[_HB_DROP_MAX];
+};
+
+struct hb_ingest_env {
+	struct hb_heat_table *heat;          /* not taken */
+	struct hb_latency *lat;              /* record -> table latency; may be NULL */
+	struct hb_ingest_stats *stats;       /* where to count; NULL: its own */
+	uint64_t page_size;                  /* the table's; 0: 4096 */
+	int (*node_of)(void *ud, uint64_t hpa);   /* online node of hpa, or -1 */
+	void *ud;
+	/* called once per submit that carried bad records, with a message */
+	void (*report)(void *ud, const char *msg);
+	void *report_ud;
+};
+
+struct hb_ingest;
+
+int hb_ingest_new(const struct hb_ingest_env *env, struct hb_ingest **ret, struct hb_err *err);
+struct hb_ingest *hb_ingest_free(struct hb_ingest *in);
+HB_DEFINE_CLEANUP(struct hb_ingest *, hb_ingest_free)
+
+/*
+ * The topology records are translated with (not taken; must outlive its
+ * use), the nodes pages may come from (bit n: node n), and how far one
+ * node lookup holds (a memory block's size; 0: one page).
+ */
+int hb_ingest_set_topology(struct hb_ingest *in, const struct hb_topology *t,
+			   uint64_t source_mask, uint64_t node_step);
+
+/*
+ * Takes n records: works on them until deadline_ns (CLOCK_MONOTONIC; 0: no
+ * deadline), then queues the rest. While a backlog exists, new records go
+ * behind it. Returns 0, or -ENOBUFS when some were dropped as backlog_full.
+ */
+int hb_ingest_submit(struct hb_ingest *in, const struct hb_hot_record *r, size_t n,
+		     uint64_t deadline_ns);
+/* Works the backlog until deadline_ns (0: all of it); returns what is left. */
+size_t hb_ingest_drain(struct hb_ingest *in, uint64_t deadline_ns);
+size_t hb_ingest_backlog(const struct hb_ingest *in);
+const struct hb_ingest_stats *hb_ingest_stats(const struct hb_ingest *in);
+
+/* the backlog's bound, in records (memory: about 80 bytes each) */
+#define HB_INGEST_BACKLOG_MAX (1u << 18)
+
+#endif

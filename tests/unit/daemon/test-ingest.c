@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Ingestion (daemon/ingest.c): no page outside a committed region on a
+ * source node ever enters the table, a record's cost is bounded by the CXL
+ * memory it overlaps, slices and the backlog give the same table as one go,
+ * and a record partly applied is counted exactly.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "emulated-host.h"
+#include "ingest.h"
+
+#define PAGE 4096ULL
+#define BLOCK (128ULL << 20)
+#define REGION 0x390000000ULL
+#define REGION_END (REGION + (1ULL << 30))
+
+/*
+ * The test host's memory map: the emulated region0 on node 2, except its
+ * second block, which is offline (no node), and its third, which is online
+ * on node 0 (not a source node). Below the region is DRAM on node 0.
+ */
+static int node_of(void *ud, uint64_t hpa)
+{
+	(void)ud;
+	if (hpa >= REGION + BLOCK && hpa < REGION + 2 * BLOCK)
+		return -1;
+	if (hpa >= REGION + 2 * BLOCK && hpa < REGION + 3 * BLOCK)
+		return 0;
+	if (hpa >= REGION && hpa < REGION_END)
+		return 2;
+	return hpa < REGION ? 0 : -1;
+}
+
+static bool page_allowed(uint64_t hpa)
+{
+	return hpa >= REGION && hpa < REGION_END && node_of(NULL, hpa) == 2;
+}
+
+struct fixture {
+	struct hb_topology *topo;
+	struct hb_heat_table *heat;
+	struct hb_ingest *in;
+	int reports;
+	char last_report[256];
+};
+
+static void report(void *ud, const char *msg)
+{
+	struct fixture *f = ud;
+
+	f->reports++;
+	snprintf(f->last_report, sizeof(f->last_report), "%s", msg);
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct hb_err err = { 0 };
+	struct hb_ingest_env env = { .node_of = node_of, .report = report, .page_size = PAGE };
+
+	assert_non_null(f);
+	assert_int_equal(hb_emulated_topology(&f->topo, &err), 0);
+	assert_int_equal(hb_heat_new(1 << 20, 1.0, 12, &f->heat, &err), 0);
+	env.heat = f->heat;
+	env.report_ud = f;
+	assert_int_equal(hb_ingest_new(&env, &f->in, &err), 0);
+	assert_int_equal(hb_ingest_set_topology(f->in, f->topo, 1ULL << 2, BLOCK), 0);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	hb_ingest_free(f->in);
+	hb_heat_free(f->heat);
+	hb_topology_free(f->topo);
+	free(f);
+	return 0;
+}
+
+static struct hb_hot_record hpa_rec(uint64_t hpa, uint64_t len, uint64_t count)
+{
+	return (struct hb_hot_record){ .space = HB_SPACE_HPA, .addr = hpa, .len = len,
+				       .count = count };
+}
+
+static struct hb_hot_record dpa_rec(const char *memdev, uint64_t dpa, uint64_t len,
+				    uint64_t count)
+{
+	struct hb_hot_record r = { .space = HB_SPACE_DPA, .addr = dpa, .len = len,
+				   .count = count };
+
+	snprintf(r.memdev, sizeof(r.memdev), "%s", memdev);
+	return r;
+}
+
+/* every page in the table, hottest first */
+static size_t table_pages(struct fixture *f, struct hb_candidate **ret)
+{
+	size_t n = hb_heat_len(f->heat);
+	struct hb_candidate *c = calloc(n ? n : 1, sizeof(*c));
+
+	assert_non_null(c);
+	n = hb_heat_collect(f->heat, 0, c, n);
+	*ret = c;
+	return n;
+}
+
+static void assert_table_inside_regions(struct fixture *f)
+{
+	struct hb_candidate *c;
+	size_t n = table_pages(f, &c);
+
+	for (size_t i = 0; i < n; i++) {
+		if (!page_allowed(c[i].hpa) || c[i].node != 2)
+			fail_msg("page %#llx (node %d) is outside every committed region on a "
+				 "source node", (unsigned long long)c[i].hpa, c[i].node);
+	}
+	free(c);
+}
+
+/* the reported defect: hpa=0x3cfff0000 len=0x30000 ran 0x20000 past region0 */
+static void test_hpa_record_crossing_the_region_end_adds_only_region_pages(void **state)
+{
+	struct fixture *f = *state;
+	struct hb_hot_record r = hpa_rec(0x3cfff0000, 0x30000, 48);
+	const struct hb_ingest_stats *st = hb_ingest_stats(f->in);
+	int node;
+
+	assert_int_equal(hb_ingest_submit(f->in, &r, 1, 0), 0);
+	assert_int_equal(hb_heat_len(f->heat), 16);          /* 0x3cfff0000..0x3cfffffff */
+	assert_true(hb_heat_get(f->heat, 0x3cffff000, &node) > 0);
+	assert_int_equal(node, 2);
+	assert_true(hb_heat_get(f->heat, 0x3d0010000, &node) == 0);
+	assert_int_equal(node, -1);
+	assert_int_equal(st->records, 1);
+	assert_int_equal(st->translated, 1);
+	assert_int_equal(st->partial, 1);
+	assert_int_equal(st->dropped[HB_DROP_UNMAPPED], 1);
+	assert_int_equal(st->pages, 16);
+	assert_table_inside_regions(f);
+}
+
+/* a block offline, a block on a DRAM node: neither enters the table */
+static void test_pages_on_no_node_or_a_non_source_node_stay_out(void **state)
+{
+	struct fixture *f = *state;
+	struct hb_hot_record r = hpa_rec(REGION + BLOCK - 2 * PAGE, BLOCK + 4 * PAGE, 100);
+	const struct hb_ingest_stats *st = hb_ingest_stats(f->in);
+
+	assert_int_equal(hb_ingest_submit(f->in, &r, 1, 0), 0);
+	assert_int_equal(hb_heat_len(f->heat), 2);           /* the two before the hole */
+	assert_int_equal(st->dropped[HB_DROP_NO_NODE], 1);
+	assert_int_equal(st->dropped[HB_DROP_NOT_SOURCE], 1);
+	assert_int_equal(st->partial, 1);
+	assert_table_inside_regions(f);
+}
+
+/*
+ * hpa=0x390000000 len=0x2000000000 (128 GiB named, 1 GiB of CXL memory)
+ * stalled the loop 17.5 s: a record may name no more than all committed
+ * CXL memory, and what it names outside the regions is skipped, not walked.
+ */
+static void test_long_record_costs_only_the_cxl_memory_it_overlaps(void **state)
+{
+	struct fixture *f = *state;
+	struct hb_hot_record r[3] = { hpa_rec(REGION - (1ULL << 30) + (512ULL << 20), 1ULL << 30, 1),
+				      hpa_rec(REGION, 0x2000000000, 1),
+				      hpa_rec(0, 1ULL << 63, 1) };
+	const struct hb_ingest_stats *st = hb_ingest_stats(f->in);
+
+	/* 512 MiB below region0, then its first 512 MiB: 4 blocks, 1 offline, 1 DRAM */
+	assert_int_equal(hb_ingest_submit(f->in, &r[0], 1, 0), 0);
+	assert_int_equal(st->pages, 2 * BLOCK / PAGE);
+	assert_int_equal(st->partial, 1);
+	assert_table_inside_regions(f);
+	/* longer than all CXL memory: bad input, one report for the burst */
+	assert_int_equal(hb_ingest_submit(f->in, &r[1], 2, 0), 0);
+	assert_int_equal(st->dropped[HB_DROP_BAD_RECORD], 2);
+	assert_int_equal(st->pages, 2 * BLOCK / PAGE);
+	assert_int_equal(f->reports, 1);
+	assert_non_null(strstr(f->last_report, "2 bad record(s)"));
+	assert_non_null(strstr(f->last_report, "longer than all committed CXL regions"));
+}
+
+static void test_bad_records_are_reported_once_per_burst(void **state)
+{
+	struct fixture *f = *state;
+	struct hb_hot_record r[5] = { hpa_rec(REGION, 0, 1), hpa_rec(UINT64_MAX - 10, 100, 1),
+				      hpa_rec(REGION, PAGE, 1), dpa_rec("mem0", 0, 1ULL << 40, 1),
+				      { .space = 7, .addr = REGION, .len = PAGE } };
+	const struct hb_ingest_stats *st = hb_ingest_stats(f->in);
+
+	assert_int_equal(hb_ingest_submit(f->in, r, 5, 0), 0);
+	assert_int_equal(st->dropped[HB_DROP_BAD_RECORD], 4);
+	assert_int_equal(st->translated, 1);
+	assert_int_equal(f->reports, 1);
+	assert_non_null(strstr(f->last_report, "4 bad record(s)"));
+	assert_non_null(strstr(f->last_report, "zero length"));
+}
+
+/* mem0's decoder ends at 512 MiB: a record over its end keeps the part inside */
+static void test_dpa_record_crossing_the_decoder_end_keeps_only_decoded_pages(void **state)
+{
+	struct fixture *f = *state;
+	struct hb_hot_record r = dpa_rec("mem1", (512ULL << 20) - 2 * PAGE, 8 * PAGE, 80);
+	const struct hb_ingest_stats *st = hb_ingest_stats(f->in);
+	int node;
+
+	assert_int_equal(hb_ingest_submit(f->in, &r, 1, 0), 0);
+	assert_int_equal(hb_heat_len(f->heat), 2);
+	/* mem1 is position 1: its last granule is the region's last page */
+	assert_true(hb_heat_get(f->heat, REGION_END - PAGE, &node) > 0);
+	assert_int_equal(st->partial, 1);
+	assert_int_equal(st->dropped[HB_DROP_UNMAPPED], 1);
+	assert_table_inside_regions(f);
+}
+
+/* a deadline already past: everything waits in the backlog, in order */
+static void test_slices_and_the_backlog_give_the_same_table(void **state)
+{
+	struct fixture *f = *state;
+	struct hb_hot_record r[3] = { hpa_rec(REGION, 64 << 20, 1 << 20), dpa_rec("mem0", 0, 1 << 20, 9),
+				      hpa_rec(REGION_END - (8 << 20), 16 << 20, 1 << 16) };
+	const struct hb_ingest_stats *st = hb_ingest_stats(f->in);
+	struct hb_heat_table *ref = NULL;
+	struct hb_ingest *one = NULL;
+	struct hb_err err = { 0 };
+	struct hb_ingest_env env = { .node_of = node_of, .page_size = PAGE };
+	struct hb_candidate *c;
+	size_t n, left;
+
+	assert_int_equal(hb_heat_new(1 << 20, 1.0, 12, &ref, &err), 0);
+	env.heat = ref;
+	assert_int_equal(hb_ingest_new(&env, &one, &err), 0);
+	assert_int_equal(hb_ingest_set_topology(one, f->topo, 1ULL << 2, BLOCK), 0);
+	assert_int_equal(hb_ingest_submit(one, r, 3, 0), 0);
+
+	assert_int_equal(hb_ingest_submit(f->in, r, 3, 1), 0);    /* 1 ns after boot */
+	assert_true(hb_ingest_backlog(f->in) >= 2);
+	assert_int_equal(st->records, 3);
+	left = hb_ingest_backlog(f->in);
+	while ((left = hb_ingest_drain(f->in, 1)) > 0)
+		;    /* each call makes progress even with no time at all */
+	assert_int_equal(st->translated, 3);
+	assert_int_equal(st->partial, 1);
+	assert_int_equal(st->pages, hb_ingest_stats(one)->pages);
+	assert_int_equal(hb_heat_len(f->heat), hb_heat_len(ref));
+	n = table_pages(f, &c);
+	for (size_t i = 0; i < n; i++) {
+		double want = hb_heat_get(ref, c[i].hpa, NULL);
+
+		assert_true(c[i].heat > want - 1e-3 * want && c[i].heat < want + 1e-3 * want);
+	}
+	free(c);
+	hb_ingest_free(one);
+	hb_heat_free(ref);
+}
+
+/* property: random records around the region never put a page outside it */
+static void test_random_records_never_put_a_page_outside_the_regions(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t seed = 0x9e3779b97f4a7c15ULL;
+	const struct hb_ingest_stats *st;
+
+	for (int round = 0; round < 200; round++) {
+		struct hb_hot_record r[64];
+
+		for (int i = 0; i < 64; i++) {
+			uint64_t a, len;
+
+			seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+			a = REGION - (256ULL << 20) + seed % (1536ULL << 20);
+			len = 1 + (seed >> 40) % ((seed & 1) ? (64ULL << 20) : 3 * PAGE);
+			if (seed & 2)
+				r[i] = hpa_rec(a, len, 1 + seed % 1000);
+			else
+				r[i] = dpa_rec((seed & 4) ? "mem1" : "mem0",
+					       a - (REGION - (256ULL << 20)), len, 1 + seed % 1000);
+		}
+		assert_int_equal(hb_ingest_submit(f->in, r, 64, (seed & 8) ? 1 : 0), 0);
+		if (round % 10 == 9)
+			while (hb_ingest_drain(f->in, 0))
+				;
+	}
+	while (hb_ingest_drain(f->in, 0))
+		;
+	st = hb_ingest_stats(f->in);
+	assert_int_equal(st->records, 200 * 64);
+	assert_true(st->translated > 1000);
+	assert_true(st->dropped[HB_DROP_UNMAPPED] > 100);
+	assert_table_inside_regions(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_hpa_record_crossing_the_region_end_adds_only_region_pages, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pages_on_no_node_or_a_non_source_node_stay_out, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_long_record_costs_only_the_cxl_memory_it_overlaps, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_records_are_reported_once_per_burst, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dpa_record_crossing_the_decoder_end_keeps_only_decoded_pages, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_slices_and_the_backlog_give_the_same_table, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_random_records_never_put_a_page_outside_the_regions, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
