@@ -96,7 +96,7 @@ static int set_value(struct hb_config *c, const struct key *k, const char *v, ch
 		uint64_t x;
 
 		if (hb_parse_u64_base(v, 0, &x) < 0 || (double)x < k->min || (double)x > k->max) {
-			snprintf(why, why_size, "%s.%s=%s: want an integer in %.0f..%.0f", k->section,
+			snprintf(why, why_size, "%s.%s=%s: want an integer in %.0f..%.0f (decimal or 0x hex)", k->section,
 				 k->name, v, k->min, k->max);
 			return -EINVAL;
 		}
@@ -104,12 +104,10 @@ static int set_value(struct hb_config *c, const struct key *k, const char *v, ch
 		return 0;
 	}
 	case T_I64: {
-		long long x;
+		int64_t x;
 
-		errno = 0;
-		x = strtoll(v, &end, 0);
-		if (errno || end == v || *end || (double)x < k->min || (double)x > k->max) {
-			snprintf(why, why_size, "%s.%s=%s: want an integer in %.0f..%.0f", k->section,
+		if (hb_parse_i64(v, &x) < 0 || (double)x < k->min || (double)x > k->max) {
+			snprintf(why, why_size, "%s.%s=%s: want an integer in %.0f..%.0f (decimal or 0x hex)", k->section,
 				 k->name, v, k->min, k->max);
 			return -EINVAL;
 		}
