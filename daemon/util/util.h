@@ -40,6 +40,15 @@ int hb_parse_u64_base(const char *s, int base, uint64_t *ret);
 int hb_parse_i64(const char *s, int64_t *ret);
 int hb_parse_int(const char *s, int *ret);
 
+/* True when s[0..len) is well-formed UTF-8 without NUL bytes. */
+bool hb_utf8_valid(const char *s, size_t len);
+/*
+ * A malloc'ed, NUL-terminated copy of s[0..len) that is valid UTF-8: every
+ * byte that starts no well-formed sequence (and every NUL) becomes the four
+ * characters \xNN. For echoing untrusted text into JSON. 0 or -ENOMEM.
+ */
+int hb_utf8_escape(const char *s, size_t len, char **ret);
+
 /*
  * Read a small text file below root (root may be NULL or "" for "/"),
  * strip the trailing newline. Returns length or -errno.
