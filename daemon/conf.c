@@ -491,6 +491,8 @@ void hb_config_write_man(FILE *f)
 	      "order, then \\fB\\-\\-set\\fR \\fISECTION.KEY=VALUE\\fR options. An unknown key, "
 	      "a value out of range, or a group\\- or world\\-writable file is an error naming "
 	      "the file and line; a running daemon keeps its configuration when a reload fails.\n"
+	      ".PP\nAn \\fIinteger\\fR is decimal or hexadecimal with \\fB0x\\fR, never octal: "
+	      "a decimal with a leading zero (\\fB010\\fR) is refused.\n"
 	      ".PP\n\\fB[source \\fINAME\\fB]\\fR sections open hotness sources: "
 	      "\\fBtype\\fR (chmu, emul\\-chmu, replay or a plugin's name), \\fBmemdev\\fR, "
 	      "\\fBpci\\fR; every other key is passed to the source as a parameter "
