@@ -132,6 +132,13 @@ static size_t true_hot_set(struct hb_daemon *d, const struct hb_topology *t, uin
 	return hot ? k : 0;
 }
 
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: hotbridge demo [--cycles N]\n"
+		"The daemon on a built-in emulated CXL host (no hardware, no root), N "
+		"cycles of 100 ms (default 30), then a summary.\n");
+}
+
 int hb_cmd_demo(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -160,11 +167,10 @@ int hb_cmd_demo(int argc, char **argv)
 			}
 			break;
 		case 'h':
-			printf("usage: hotbridge demo [--cycles N]\n"
-			       "The daemon on a built-in emulated CXL host (no hardware, no root), N "
-			       "cycles of 100 ms (default 30), then a summary.\n");
+			usage(stdout);
 			return 0;
 		default:
+			usage(stderr);
 			return 2;
 		}
 	}

@@ -1,8 +1,9 @@
 #!/bin/bash
 # The command line in cxl-cli's manner, for every command of `hotbridge
 # --help`: `hotbridge help CMD` and `hotbridge CMD -h` print that command's
-# usage on stdout and exit 0; getopt's errors are prefixed "hotbridge CMD:"
-# and exit 2; an unknown command (also after help) exits 2 naming it.
+# usage on stdout and exit 0; getopt's errors are prefixed "hotbridge CMD:",
+# followed by the usage on stderr, and exit 2; an unknown command (also
+# after help) exits 2 naming it.
 #   cli.sh HOTBRIDGE
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -27,9 +28,10 @@ for c in "${cmds[@]}"; do
 	ok "hotbridge $c -h prints the same, exit 0"
 	rc=0
 	"${hb[@]}" "$c" --no-such-option >"$tmp/out" 2>"$tmp/err" || rc=$?
-	[ "$rc" -eq 2 ] && grep -q "^hotbridge $c: unrecognized option '--no-such-option'" "$tmp/err" ||
-		bad "hotbridge $c --no-such-option: exit $rc, $(head -1 "$tmp/err")"
-	ok "hotbridge $c: getopt error prefixed 'hotbridge $c:', exit 2"
+	[ "$rc" -eq 2 ] && grep -q "^hotbridge $c: unrecognized option '--no-such-option'" "$tmp/err" &&
+		grep -q "^usage: hotbridge $c" "$tmp/err" ||
+		bad "hotbridge $c --no-such-option: exit $rc, $(head -2 "$tmp/err")"
+	ok "hotbridge $c: getopt error prefixed 'hotbridge $c:', then the usage, exit 2"
 done
 
 rc=0
