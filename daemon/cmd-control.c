@@ -8,6 +8,12 @@
 #include "conf.h"
 #include "control.h"
 
+static void usage(FILE *f, const char *cmd, const char *sock)
+{
+	fprintf(f, "usage: hotbridge %s [--socket PATH]%s\n  default socket: %s\n", cmd,
+		strcmp(cmd, "explain") ? "" : " HPA|MEMDEV:DPA", sock);
+}
+
 static int ask(int argc, char **argv, const char *cmd)
 {
 	static const struct option opts[] = {
@@ -26,10 +32,11 @@ static int ask(int argc, char **argv, const char *cmd)
 		switch (o) {
 		case 'S': sock = optarg; break;
 		case 'h':
-			printf("usage: hotbridge %s [--socket PATH]%s\n  default socket: %s\n", cmd,
-			       strcmp(cmd, "explain") ? "" : " HPA|MEMDEV:DPA", defaults.control_socket);
+			usage(stdout, cmd, defaults.control_socket);
 			return 0;
-		default: return 2;
+		default:
+			usage(stderr, cmd, defaults.control_socket);
+			return 2;
 		}
 	}
 	if (!strcmp(cmd, "explain")) {

@@ -12,6 +12,7 @@
  * the emulators' own ground truth.
  */
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,13 +37,15 @@ static void progress(void *ud, struct hb_daemon *d)
 {
 	const struct hb_daemon_stats *s = hb_daemon_stats(d);
 	struct demo *dm = ud;
+	bool tty = isatty(2);
 
-	if (!isatty(2) && s->cycles % 10 && s->cycles != dm->cycles)
+	if (!tty && s->cycles % 10 && s->cycles != dm->cycles)
 		return;
-	fprintf(stderr, isatty(2) ? "\rhotbridge demo: cycle" : "hotbridge demo: cycle %llu/%llu, %llu records, %llu pages promoted   %s",
-		(unsigned long long)s->cycles, (unsigned long long)dm->cycles,
+	/* one format for both: a terminal gets it redrawn in place */
+	fprintf(stderr, "%shotbridge demo: cycle %llu/%llu, %llu records, %llu pages promoted%s",
+		tty ? "\r" : "", (unsigned long long)s->cycles, (unsigned long long)dm->cycles,
 		(unsigned long long)s->in.records,
-		(unsigned long long)s->migrated.by_class[HB_MIGRATE_MOVED], isatty(2) ? "" : "\n");
+		(unsigned long long)s->migrated.by_class[HB_MIGRATE_MOVED], tty ? "   " : "\n");
 }
 
 struct page_count {
@@ -129,6 +132,13 @@ static size_t true_hot_set(struct hb_daemon *d, const struct hb_topology *t, uin
 	return hot ? k : 0;
 }
 
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: hotbridge demo [--cycles N]\n"
+		"The daemon on a built-in emulated CXL host (no hardware, no root), N "
+		"cycles of 100 ms (default 30), then a summary.\n");
+}
+
 int hb_cmd_demo(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -157,11 +167,10 @@ int hb_cmd_demo(int argc, char **argv)
 			}
 			break;
 		case 'h':
-			printf("usage: hotbridge demo [--cycles N]\n"
-			       "The daemon on a built-in emulated CXL host (no hardware, no root), N "
-			       "cycles of 100 ms (default 30), then a summary.\n");
+			usage(stdout);
 			return 0;
 		default:
+			usage(stderr);
 			return 2;
 		}
 	}

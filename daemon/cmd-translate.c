@@ -2,8 +2,11 @@
 /*
  * hotbridge translate: DPA -> HPA (--memdev NAME --dpa ADDR), HPA -> DPA
  * (--hpa ADDR), or --batch: one query a line on stdin ("mem0 0x1234" or
- * "hpa 0x..."), one JSON object a line on stdout in the same order; a bad
- * or unmapped query gives an error object and the batch goes on.
+ * "hpa 0x..."), one JSON object a line on stdout in the same order. Every
+ * input line is answered, each echoing it as "query": a bad, unmapped,
+ * empty, over-long or NUL-holding line gives an error object naming what
+ * was wrong, a comment gives {"query":..,"comment":true}, and the batch
+ * goes on. Echoed text is made valid UTF-8 (invalid bytes become \xNN).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -13,10 +16,9 @@
 
 #include <json-c/json.h>
 
+#include "batch.h"
 #include "builtin.h"
 #include "topology-source.h"
-
-#define HB_BATCH_LINE_MAX 256
 
 struct xlat_ctx {
 	const struct hb_topology *t;
@@ -35,17 +37,28 @@ static const char *errno_name(int e)
 	}
 }
 
-static json_object *error_json(const char *query, int code, const char *msg)
+/* a JSON string of untrusted bytes: invalid UTF-8 and NULs become \xNN */
+static json_object *json_text(const char *s, size_t len)
+{
+	_hb_cleanup_free_ char *e = NULL;
+
+	if (hb_utf8_escape(s, len, &e) < 0)
+		return NULL;
+	return json_object_new_string(e);
+}
+
+static json_object *error_json(const char *query, size_t len, int code, const char *msg)
 {
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "query", json_object_new_string(query));
-	json_object_object_add(o, "error", json_object_new_string(msg));
+	json_object_object_add(o, "query", json_text(query, len));
+	json_object_object_add(o, "error", json_text(msg, strlen(msg)));
 	json_object_object_add(o, "errno", json_object_new_string(errno_name(-code)));
 	return o;
 }
 
-static json_object *result_json(const struct xlat_ctx *x, const struct hb_xlat *res)
+static json_object *result_json(const struct xlat_ctx *x, const char *query, size_t len,
+				const struct hb_xlat *res)
 {
 	const struct hb_region *rg = hb_topology_region(x->t, (size_t)res->region);
 	const struct hb_endpoint_decoder *ep = hb_topology_endpoint(x->t, (size_t)res->endpoint);
@@ -53,10 +66,11 @@ static json_object *result_json(const struct xlat_ctx *x, const struct hb_xlat *
 	json_object *o = json_object_new_object();
 	struct hb_node_info ni;
 
-	json_object_object_add(o, "memdev", json_object_new_string(md->name));
+	json_object_object_add(o, "query", json_text(query, len));
+	json_object_object_add(o, "memdev", json_text(md->name, strlen(md->name)));
 	json_object_object_add(o, "dpa", hb_json_hex(res->dpa));
-	json_object_object_add(o, "region", json_object_new_string(rg->name));
-	json_object_object_add(o, "decoder", json_object_new_string(ep->name));
+	json_object_object_add(o, "region", json_text(rg->name, strlen(rg->name)));
+	json_object_object_add(o, "decoder", json_text(ep->name, strlen(ep->name)));
 	json_object_object_add(o, "position", json_object_new_int((int)res->pos));
 	json_object_object_add(o, "hpa", hb_json_hex(res->hpa));
 	if (x->nodes && hb_node_map_lookup(x->nodes, res->hpa, &ni) == 0) {
@@ -64,14 +78,20 @@ static json_object *result_json(const struct xlat_ctx *x, const struct hb_xlat *
 		json_object_object_add(o, "pfn", hb_json_hex(ni.pfn));
 		json_object_object_add(o, "online", json_object_new_boolean(ni.online));
 	} else {
+		/* always present, so every answer has the same keys */
 		json_object_object_add(o, "node", NULL);
+		json_object_object_add(o, "pfn", NULL);
+		json_object_object_add(o, "online", NULL);
 	}
 	return o;
 }
 
-/* One query: "hpa ADDR" or "MEMDEV ADDR". Returns a JSON object, *ok. */
+/*
+ * One query: memdev NULL for an HPA. text[0..len) is echoed as "query".
+ * Returns a JSON object, the translation or an error; *ok says which.
+ */
 static json_object *query(const struct xlat_ctx *x, const char *memdev, const char *addr,
-			  const char *text, bool *ok)
+			  const char *text, size_t len, bool *ok)
 {
 	struct hb_err err = {0};
 	struct hb_xlat res;
@@ -81,8 +101,11 @@ static json_object *query(const struct xlat_ctx *x, const char *memdev, const ch
 	*ok = false;
 	r = hb_parse_u64(addr, &v);
 	if (r < 0) {
-		snprintf(err.msg, sizeof(err.msg), "address '%s' is not a number", addr);
-		return error_json(text, -EINVAL, err.msg);
+		snprintf(err.msg, sizeof(err.msg), "address '%s' is not a number (decimal or 0x hex)",
+			 addr);
+		if (r == -ERANGE)
+			snprintf(err.msg, sizeof(err.msg), "address '%s' is above 2^64", addr);
+		return error_json(text, len, -EINVAL, err.msg);
 	}
 	if (!memdev) {
 		r = hb_topology_hpa_to_dpa(x->t, v, &res, &err);
@@ -91,14 +114,14 @@ static json_object *query(const struct xlat_ctx *x, const char *memdev, const ch
 
 		if (md < 0) {
 			snprintf(err.msg, sizeof(err.msg), "memdev '%s' is not in the topology", memdev);
-			return error_json(text, md, err.msg);
+			return error_json(text, len, md, err.msg);
 		}
 		r = hb_topology_dpa_to_hpa(x->t, md, v, &res, &err);
 	}
 	if (r < 0)
-		return error_json(text, r, err.msg);
+		return error_json(text, len, r, err.msg);
 	*ok = true;
-	return result_json(x, &res);
+	return result_json(x, text, len, &res);
 }
 
 static void put_line(json_object *o)
@@ -107,49 +130,33 @@ static void put_line(json_object *o)
 	json_object_put(o);
 }
 
+/* One answer per input line, in order, whatever the line holds. */
 static int run_batch(const struct xlat_ctx *x, FILE *in)
 {
-	char line[HB_BATCH_LINE_MAX + 2];
-	unsigned long lineno = 0, failed = 0;
+	struct hb_batch_line line = {0};
+	unsigned long failed = 0;
+	int r;
 
-	while (fgets(line, sizeof(line), in)) {
-		char *tok[3] = {0}, *save = NULL, *p;
-		size_t len = strlen(line);
+	while ((r = hb_batch_read_line(in, &line)) > 0) {
+		struct hb_batch_query q;
+		char why[HB_ERR_MSG_MAX];
+		json_object *o;
 		bool ok;
-		int n = 0;
 
-		lineno++;
-		if (len && line[len - 1] == '\n') {
-			line[--len] = '\0';
-		} else if (!feof(in)) {
-			int ch;
-
-			while ((ch = fgetc(in)) != EOF && ch != '\n')
-				;
-			put_line(error_json("", -EINVAL, "line longer than 256 bytes"));
+		r = hb_batch_parse_line(&line, &q, why, sizeof(why));
+		if (r < 0) {
+			put_line(error_json(line.text, line.len, r, why));
 			failed++;
 			continue;
 		}
-		p = line + strspn(line, " \t");
-		if (!*p || *p == '#')
-			continue; /* blank lines and comments make no output */
-		for (char *s = strtok_r(p, " \t\r", &save); s && n < 3; s = strtok_r(NULL, " \t\r", &save))
-			tok[n++] = s;
-		if (n != 2) {
-			char msg[96];
-
-			snprintf(msg, sizeof(msg),
-				 "line %lu: expected 'MEMDEV DPA' or 'hpa HPA'", lineno);
-			put_line(error_json(p, -EINVAL, msg));
-			failed++;
+		if (r == HB_BATCH_COMMENT) {
+			o = json_object_new_object();
+			json_object_object_add(o, "query", json_text(line.text, line.len));
+			json_object_object_add(o, "comment", json_object_new_boolean(true));
+			put_line(o);
 			continue;
 		}
-		{
-			char text[HB_BATCH_LINE_MAX + 2];
-
-			snprintf(text, sizeof(text), "%s %s", tok[0], tok[1]);
-			put_line(query(x, strcmp(tok[0], "hpa") ? tok[0] : NULL, tok[1], text, &ok));
-		}
+		put_line(query(x, q.hpa ? NULL : q.memdev, q.addr, line.text, line.len, &ok));
 		if (!ok)
 			failed++;
 	}
@@ -157,8 +164,15 @@ static int run_batch(const struct xlat_ctx *x, FILE *in)
 		fprintf(stderr, "hotbridge translate: write error: %m\n");
 		return 1;
 	}
+	if (r < 0) {
+		fprintf(stderr, "hotbridge translate: reading the queries after line %lu: %s\n",
+			line.lineno, strerror(-r));
+		return 1;
+	}
 	return failed ? 1 : 0;
 }
+
+enum { OPT_DPA = 0x100 };
 
 static void usage(FILE *f)
 {
@@ -171,9 +185,10 @@ static void usage(FILE *f)
 		"  -s, --sysfs-root DIR    read memory blocks and dax devices below DIR\n"
 		"                          (default: / when live, none with --topology)\n"
 		"  -m, --memdev NAME       memdev of --dpa\n"
-		"  -d, --dpa ADDR          device physical address\n"
+		"      --dpa ADDR          device physical address\n"
 		"  -a, --hpa ADDR          host physical address\n"
-		"  -b, --batch             queries on stdin: 'mem0 0x1234' or 'hpa 0x...'\n",
+		"  -b, --batch             queries on stdin, one a line: 'mem0 0x1234' or 'hpa 0x...'\n"
+		"ADDR is decimal or 0x hex (a leading zero is refused, never octal).\n",
 		HB_DEFAULT_CEDT);
 }
 
@@ -184,7 +199,7 @@ int hb_cmd_translate(int argc, char **argv)
 		{ "cedt", required_argument, NULL, 'c' },
 		{ "sysfs-root", required_argument, NULL, 's' },
 		{ "memdev", required_argument, NULL, 'm' },
-		{ "dpa", required_argument, NULL, 'd' },
+		{ "dpa", required_argument, NULL, OPT_DPA }, /* no -d: a decoder in cxl-cli */
 		{ "hpa", required_argument, NULL, 'a' },
 		{ "batch", no_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
@@ -199,13 +214,13 @@ int hb_cmd_translate(int argc, char **argv)
 	bool batch = false, ok;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "t:c:s:m:d:a:bh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:c:s:m:a:bh", opts, NULL)) != -1) {
 		switch (c) {
 		case 't': src.topology = optarg; break;
 		case 'c': src.cedt = optarg; break;
 		case 's': root = optarg; break;
 		case 'm': memdev = optarg; break;
-		case 'd': dpa = optarg; break;
+		case OPT_DPA: dpa = optarg; break;
 		case 'a': hpa = optarg; break;
 		case 'b': batch = true; break;
 		case 'h': usage(stdout); return 0;
@@ -240,11 +255,12 @@ int hb_cmd_translate(int argc, char **argv)
 		return run_batch(&x, stdin);
 
 	{
-		char text[HB_BATCH_LINE_MAX];
+		char text[2 * HB_BATCH_LINE_MAX];
+		const char *addr = dpa ? dpa : hpa;
 		json_object *o;
 
-		snprintf(text, sizeof(text), "%s %s", memdev ? memdev : "hpa", dpa ? dpa : hpa);
-		o = query(&x, memdev, dpa ? dpa : hpa, text, &ok);
+		snprintf(text, sizeof(text), "%s %s", memdev ? memdev : "hpa", addr);
+		o = query(&x, memdev, addr, text, strlen(text), &ok);
 		if (!ok) {
 			json_object *msg;
 

@@ -96,7 +96,7 @@ static int set_value(struct hb_config *c, const struct key *k, const char *v, ch
 		uint64_t x;
 
 		if (hb_parse_u64_base(v, 0, &x) < 0 || (double)x < k->min || (double)x > k->max) {
-			snprintf(why, why_size, "%s.%s=%s: want an integer in %.0f..%.0f", k->section,
+			snprintf(why, why_size, "%s.%s=%s: want an integer in %.0f..%.0f (decimal or 0x hex)", k->section,
 				 k->name, v, k->min, k->max);
 			return -EINVAL;
 		}
@@ -104,12 +104,10 @@ static int set_value(struct hb_config *c, const struct key *k, const char *v, ch
 		return 0;
 	}
 	case T_I64: {
-		long long x;
+		int64_t x;
 
-		errno = 0;
-		x = strtoll(v, &end, 0);
-		if (errno || end == v || *end || (double)x < k->min || (double)x > k->max) {
-			snprintf(why, why_size, "%s.%s=%s: want an integer in %.0f..%.0f", k->section,
+		if (hb_parse_i64(v, &x) < 0 || (double)x < k->min || (double)x > k->max) {
+			snprintf(why, why_size, "%s.%s=%s: want an integer in %.0f..%.0f (decimal or 0x hex)", k->section,
 				 k->name, v, k->min, k->max);
 			return -EINVAL;
 		}
@@ -493,6 +491,8 @@ void hb_config_write_man(FILE *f)
 	      "order, then \\fB\\-\\-set\\fR \\fISECTION.KEY=VALUE\\fR options. An unknown key, "
 	      "a value out of range, or a group\\- or world\\-writable file is an error naming "
 	      "the file and line; a running daemon keeps its configuration when a reload fails.\n"
+	      ".PP\nAn \\fIinteger\\fR is decimal or hexadecimal with \\fB0x\\fR, never octal: "
+	      "a decimal with a leading zero (\\fB010\\fR) is refused.\n"
 	      ".PP\n\\fB[source \\fINAME\\fB]\\fR sections open hotness sources: "
 	      "\\fBtype\\fR (chmu, emul\\-chmu, replay or a plugin's name), \\fBmemdev\\fR, "
 	      "\\fBpci\\fR; every other key is passed to the source as a parameter "

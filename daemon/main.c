@@ -34,26 +34,58 @@ static void usage(FILE *f)
 	fprintf(f, "usage: hotbridge [--version] [--help] COMMAND [ARGS]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].help);
-	fprintf(f, "\nSee 'hotbridge COMMAND --help'.\n");
+	fprintf(f, "\nSee 'hotbridge help COMMAND' or 'hotbridge COMMAND --help'.\n");
+}
+
+static const struct hb_command *find_command(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(name, commands[i].name))
+			return &commands[i];
+	return NULL;
+}
+
+/* argv[0] of a command is "hotbridge CMD", so getopt's messages say so */
+static int run_command(const struct hb_command *cmd, int argc, char **argv)
+{
+	char prog[64];
+
+	snprintf(prog, sizeof(prog), "hotbridge %s", cmd->name);
+	argv[0] = prog;
+	return cmd->fn(argc, argv);
 }
 
 int main(int argc, char **argv)
 {
+	const struct hb_command *cmd;
+
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
-		usage(stdout);
-		return 0;
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		char *help_argv[] = { NULL, (char *)"--help", NULL };
+
+		if (argc < 3 || strcmp(argv[1], "help")) {
+			usage(stdout);
+			return 0;
+		}
+		/* hotbridge help CMD: that command's usage, as CMD --help */
+		cmd = find_command(argv[2]);
+		if (!cmd) {
+			fprintf(stderr, "hotbridge help: '%s' is not a command. See 'hotbridge --help'.\n",
+				argv[2]);
+			return 2;
+		}
+		return run_command(cmd, 2, help_argv);
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
 		printf("%s\n", HB_VERSION);
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
+	cmd = find_command(argv[1]);
+	if (cmd)
+		return run_command(cmd, argc - 1, argv + 1);
 	fprintf(stderr, "hotbridge: '%s' is not a command. See 'hotbridge --help'.\n", argv[1]);
 	return 2;
 }

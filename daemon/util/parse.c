@@ -6,6 +6,11 @@
 
 #include "util.h"
 
+static bool is_hex_prefix(const char *s)
+{
+	return s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+}
+
 int hb_parse_u64_base(const char *s, int base, uint64_t *ret)
 {
 	unsigned long long v;
@@ -13,7 +18,19 @@ int hb_parse_u64_base(const char *s, int base, uint64_t *ret)
 
 	if (!s || !*s || isspace((unsigned char)*s) || *s == '-' || *s == '+')
 		return -EINVAL;
-	if (base == 16 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && !s[2])
+	if (base == 0) {
+		/* decimal or 0x hex; never octal: "010" is refused, not 8 */
+		if (is_hex_prefix(s))
+			base = 16;
+		else if (s[0] == '0' && s[1])
+			return -EINVAL;
+		else
+			base = 10;
+	}
+	if (base == 16 && is_hex_prefix(s) && !s[2])
+		return -EINVAL;
+	/* strtoull skips blanks and takes a sign after a prefix: "0x -1" */
+	if (base == 16 && is_hex_prefix(s) && !isxdigit((unsigned char)s[2]))
 		return -EINVAL;
 	errno = 0;
 	v = strtoull(s, &end, base);
@@ -30,19 +47,31 @@ int hb_parse_u64(const char *s, uint64_t *ret)
 	return hb_parse_u64_base(s, 0, ret);
 }
 
+int hb_parse_i64(const char *s, int64_t *ret)
+{
+	bool neg = s && *s == '-';
+	uint64_t v;
+	int r;
+
+	r = hb_parse_u64(neg ? s + 1 : s, &v);
+	if (r < 0)
+		return r;
+	if (neg ? v > (uint64_t)INT64_MAX + 1 : v > (uint64_t)INT64_MAX)
+		return -ERANGE;
+	*ret = neg ? (int64_t)(0 - v) : (int64_t)v;
+	return 0;
+}
+
 int hb_parse_int(const char *s, int *ret)
 {
-	long v;
-	char *end;
+	int64_t v;
+	int r;
 
-	if (!s || !*s || isspace((unsigned char)*s))
-		return -EINVAL;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno == ERANGE || v < INT_MIN || v > INT_MAX)
+	r = hb_parse_i64(s, &v);
+	if (r < 0)
+		return r;
+	if (v < INT_MIN || v > INT_MAX)
 		return -ERANGE;
-	if (errno || end == s || *end)
-		return -EINVAL;
 	*ret = (int)v;
 	return 0;
 }

@@ -28,13 +28,26 @@ int hb_err_set(struct hb_err *err, int code, const char *fmt, ...) HB_PRINTF(3, 
 void hb_err_clear(struct hb_err *err);
 
 /*
- * Parse an unsigned 64-bit number: decimal, or hex with 0x. The whole
- * string must be consumed; no sign, no empty string. -EINVAL or -ERANGE.
+ * Parse an unsigned 64-bit number: decimal, or hex with 0x. Never octal: a
+ * decimal with a leading zero ("010") is refused. The whole string must be
+ * consumed; no sign, no blanks, no empty string. -EINVAL or -ERANGE. This is
+ * the number syntax of every user input (CLI, batch queries, config keys).
  */
 int hb_parse_u64(const char *s, uint64_t *ret);
-/* Same, with a base (0 = auto, 10, 16). */
+/* Same with a base: 0 = the rule above, 10 or 16 = that base only (sysfs). */
 int hb_parse_u64_base(const char *s, int base, uint64_t *ret);
+/* hb_parse_u64's syntax with an optional leading '-'. */
+int hb_parse_i64(const char *s, int64_t *ret);
 int hb_parse_int(const char *s, int *ret);
+
+/* True when s[0..len) is well-formed UTF-8 without NUL bytes. */
+bool hb_utf8_valid(const char *s, size_t len);
+/*
+ * A malloc'ed, NUL-terminated copy of s[0..len) that is valid UTF-8: every
+ * byte that starts no well-formed sequence (and every NUL) becomes the four
+ * characters \xNN. For echoing untrusted text into JSON. 0 or -ENOMEM.
+ */
+int hb_utf8_escape(const char *s, size_t len, char **ret);
 
 /*
  * Read a small text file below root (root may be NULL or "" for "/"),

@@ -121,6 +121,31 @@ static void test_conf_refuses_writable_files(void **state)
 	assert_non_null(strstr(err.msg, "/nonexistent.conf"));
 }
 
+/* config keys share the CLI's number syntax: decimal or 0x hex, never octal */
+static void test_conf_numbers_are_decimal_or_hex_never_octal(void **state)
+{
+	struct hb_config c;
+	struct hb_err err = {0};
+
+	hb_config_defaults(&c);
+	assert_int_equal(hb_config_set(&c, "daemon.interval_ms=0x64", &err), 0);
+	assert_int_equal(c.interval_ms, 100);
+	assert_int_equal(hb_config_set(&c, "daemon.interval_ms=100", &err), 0);
+	assert_int_equal(c.interval_ms, 100);
+	assert_int_equal(hb_config_set(&c, "daemon.interval_ms=0100", &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "daemon.interval_ms=0100"));
+	assert_non_null(strstr(err.msg, "decimal or 0x hex"));
+	assert_int_equal(c.interval_ms, 100);
+	assert_int_equal(hb_config_set(&c, "policy.target_node=010", &err), -EINVAL);
+	assert_int_equal(c.target_node, -1);
+	assert_int_equal(hb_config_set(&c, "policy.target_node=-1", &err), 0);
+	assert_int_equal(hb_config_set(&c, "policy.target_node=0", &err), 0);
+	assert_int_equal(c.target_node, 0);
+	assert_int_equal(hb_config_set(&c, "policy.target_node=0xa", &err), 0);
+	assert_int_equal(c.target_node, 10);
+	hb_config_done(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -128,6 +153,7 @@ int main(void)
 		cmocka_unit_test(test_conf_good_file_with_dropins),
 		cmocka_unit_test(test_conf_errors_name_file_and_line),
 		cmocka_unit_test(test_conf_refuses_writable_files),
+		cmocka_unit_test(test_conf_numbers_are_decimal_or_hex_never_octal),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

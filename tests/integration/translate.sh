@@ -1,0 +1,144 @@
+#!/bin/bash
+# hotbridge translate on the x2 snapshot (tests/data/snapshots) with the
+# batch inputs of tests/data/batch:
+#  - one answer per input line, in order, always: a NUL byte, an over-long
+#    line, an empty line each get an error object naming what was wrong,
+#    and the next query is still answered (issue 12, defect 7);
+#  - every answer echoes its whole line as "query"; bytes that are not
+#    UTF-8 come back as \xNN, so every answer is valid JSON;
+#  - numbers are decimal or 0x hex: "010" is refused, not read as octal;
+#  - "pfn" and "online" are always present (null when unknown);
+#  - a read error (a directory as stdin) exits 1 with a message.
+#   translate.sh HOTBRIDGE DATA
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+data=$2
+trap 'rm -rf "$tmp"' EXIT
+topo=(--topology "$data/snapshots/x2-vvv-notes.json")
+sysfs=(--sysfs-root "$data/sysfs/cxl-x2-online")
+echo "1..14"
+
+# check_answers INPUT OUTPUT: as many answers as lines, each valid UTF-8
+# JSON echoing its line; prints the answers as "N<TAB>json" for greps
+check_answers() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+raw = open(sys.argv[1], "rb").read()
+lines = raw.split(b"\n")
+if lines and lines[-1] == b"":
+    lines.pop()
+out = open(sys.argv[2], "rb").read().split(b"\n")
+if out and out[-1] == b"":
+    out.pop()
+def echo(b):  # the escaping promised: invalid UTF-8 and NUL as \xNN
+    s, i = "", 0
+    while i < len(b):
+        for k in (4, 3, 2, 1):
+            try:
+                c = b[i:i + k].decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+            if len(c) == 1 and c != "\0":
+                s += c
+                i += k
+                break
+        else:
+            s += "\\x%02x" % b[i]
+            i += 1
+    return s
+if len(out) != len(lines):
+    sys.exit("%d answers for %d lines" % (len(out), len(lines)))
+for n, (line, ans) in enumerate(zip(lines, out), 1):
+    try:
+        o = json.loads(ans.decode("utf-8", errors="strict"))
+    except (UnicodeDecodeError, ValueError) as e:
+        sys.exit("answer %d is not valid UTF-8 JSON (%s): %r" % (n, e, ans))
+    want = echo(line[:256])
+    if o.get("query") != want:
+        sys.exit("answer %d echoes %r, not its line %r" % (n, o.get("query"), want))
+    print("%d\t%s" % (n, json.dumps(o)))
+PY
+}
+
+run_batch() { # run_batch FILE [ARGS...]: answers in $tmp/out, status in $rc
+	local f=$1
+	shift
+	rc=0
+	"${hb[@]}" translate "${topo[@]}" "$@" --batch <"$f" >"$tmp/out" 2>"$tmp/err" || rc=$?
+	check_answers "$f" "$tmp/out" >"$tmp/ans" || bad "answers to $(basename "$f")"
+}
+answer() { sed -n "s/^$1\t//p" "$tmp/ans"; }
+
+# defect 7: the NUL line is refused by itself, the next query survives
+run_batch "$data/batch/nul.txt"
+ok "nul.txt: one answer per line, each echoing it"
+answer 2 | grep -q '"error": "line 2: NUL byte at column 10"' || bad "NUL line named: $(answer 2)"
+answer 3 | grep -q '"hpa": "0x390001010"' || bad "query after the NUL line translated: $(answer 3)"
+[ "$rc" -eq 1 ] || bad "exit 1 when a line failed, got $rc"
+ok "NUL line gets its own error, the query after it translates, exit 1"
+
+run_batch "$data/batch/long-lines.txt"
+ok "long-lines.txt: one answer per line, each echoing (the first 256 bytes of) it"
+answer 2 | grep -q '"hpa": "0x39000b123"' || bad "a 256-byte line translates: $(answer 2)"
+answer 3 | grep -q '"error": "line 3: 257 bytes, longer than the 256' || bad "257 bytes: $(answer 3)"
+answer 4 | grep -q '"error": "line 4: 5005 bytes, longer than the 256' || bad "5005 bytes: $(answer 4)"
+answer 5 | grep -q '"memdev": "mem1"' || bad "query after the long lines: $(answer 5)"
+ok "256 bytes accepted; 257 and 5005 refused with their length; the next query translates"
+
+run_batch "$data/batch/invalid-utf8.txt"
+ok "invalid-utf8.txt: every answer valid UTF-8 JSON echoing its line with \\xNN"
+answer 1 | grep -qF '"error": "memdev '"'"'mem\\xff'"'"' is not in the topology"' ||
+	bad "memdev name escaped in the message: $(answer 1)"
+answer 4 | grep -q '"hpa": "0x39000b123"' || bad "valid line among them: $(answer 4)"
+ok "invalid bytes escaped in messages too"
+
+run_batch "$data/batch/mixed.txt"
+ok "mixed.txt: one answer per line (empty, blank, comment, CRLF, no final newline)"
+answer 2 | grep -q '"error": "line 2: empty' || bad "empty line: $(answer 2)"
+answer 3 | grep -q '"error": "line 3: empty' || bad "blank line: $(answer 3)"
+answer 4 | grep -q '"comment": true' || bad "comment: $(answer 4)"
+answer 7 | grep -q '"error": "line 7: 3 words' || bad "3 words: $(answer 7)"
+answer 8 | grep -q '"error": "line 8: 1 word,' || bad "1 word: $(answer 8)"
+answer 9 | grep -q '"hpa": "0x39000b123"' || bad "CRLF line: $(answer 9)"
+answer 10 | grep -q '"hpa": "0x390001010"' || bad "last line without newline: $(answer 10)"
+ok "empty/blank lines and word counts named; comment answered; CRLF and unterminated last line translate"
+
+answer 5 | grep -q '"error": "address '"'"'010'"'"' is not a number (decimal or 0x hex)"' ||
+	bad "010 refused: $(answer 5)"
+answer 6 | grep -q '"dpa": "0xa"' || bad "10 is decimal: $(answer 6)"
+rc=0
+"${hb[@]}" translate "${topo[@]}" --memdev mem1 --dpa 010 >"$tmp/out" 2>"$tmp/err" || rc=$?
+[ "$rc" -eq 1 ] && grep -q "address '010' is not a number" "$tmp/err" || bad "--dpa 010: $rc $(cat "$tmp/err")"
+"${hb[@]}" translate "${topo[@]}" --memdev mem1 --dpa 0x10 >"$tmp/out" || bad "--dpa 0x10"
+grep -q '"dpa": "0x10"' "$tmp/out" || bad "--dpa 0x10 is hex"
+ok "010 is refused (batch and --dpa), 10 is decimal, 0x10 hex"
+
+run_batch "$data/batch/good.txt"
+[ "$rc" -eq 0 ] || bad "exit 0 when every query translates (comment included), got $rc"
+for i in 2 3 4; do
+	answer "$i" | grep -q '"node": null, "pfn": null, "online": null' ||
+		bad "node/pfn/online null without node information: $(answer "$i")"
+done
+ok "good.txt exits 0; without node information node, pfn and online are null"
+
+run_batch "$data/batch/good.txt" "${sysfs[@]}"
+answer 2 | grep -q '"node": 2, "pfn": "0x39000b", "online": false' ||
+	bad "node/pfn/online from sysfs: $(answer 2)"
+"${hb[@]}" translate "${topo[@]}" --memdev mem1 --dpa 0x5123 >"$tmp/out"
+python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); assert o["pfn"] is None and o["online"] is None and o["query"] == "mem1 0x5123", o' "$tmp/out" ||
+	bad "single query: pfn/online null, query echoed"
+ok "pfn and online from sysfs when known; always present in a single query too"
+
+rc=0
+"${hb[@]}" translate "${topo[@]}" --batch </ >"$tmp/out" 2>"$tmp/err" || rc=$?
+[ "$rc" -eq 1 ] || bad "a directory as stdin exits 1, got $rc"
+grep -q "hotbridge translate: reading the queries after line 0: Is a directory" "$tmp/err" ||
+	bad "read error named: $(cat "$tmp/err")"
+ok "read error (directory as stdin) exits 1 naming it"
+
+rc=0
+"${hb[@]}" translate "${topo[@]}" -m mem1 -d 0x5123 >"$tmp/out" 2>"$tmp/err" || rc=$?
+[ "$rc" -eq 2 ] && grep -q "^hotbridge translate: invalid option -- 'd'" "$tmp/err" ||
+	bad "-d is not --dpa (a decoder in cxl-cli): $rc $(head -1 "$tmp/err")"
+ok "-d refused with a 'hotbridge translate:' prefix, --dpa kept"
+hb_reports_ok
