@@ -371,11 +371,18 @@ static void plugin_refused(void *ud, const char *path, const char *why)
 
 static int open_sources(struct hb_daemon *d)
 {
+	const char *want[HB_MAX_SOURCES + 1];
 	struct hb_err err = { 0 };
+	size_t nwant = 0;
 
-	if (d->cfg.plugin_dir[0] &&
-	    hb_plugins_load(d->cfg.plugin_dir, 0, &d->plugins, plugin_refused, d, &err) < 0 &&
-	    err.code != -ENOENT)
+	/* only the plugins a source names are loaded: no other plugin's code runs */
+	for (size_t i = 0; i < d->cfg.nsources; i++)
+		if (!hb_builtin_find(d->cfg.sources[i].type))
+			want[nwant++] = d->cfg.sources[i].type;
+	want[nwant] = NULL;
+	if (nwant && d->cfg.plugin_dir[0] &&
+	    hb_plugins_load(d->cfg.plugin_dir, 0, want, &d->plugins, plugin_refused, d,
+			    &err) < 0 && err.code != -ENOENT)
 		logf_(d, 4, "plugins: %s, ignoring", err.msg);
 	for (size_t i = 0; i < d->cfg.nsources; i++) {
 		const struct hb_source_config *sc = &d->cfg.sources[i];
