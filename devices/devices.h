@@ -77,10 +77,12 @@ int hb_plugin_open(struct hb_plugin *p, struct hb_err *err);
  * hb_plugins_scan(), then hb_plugin_open() for each plugin whose NAME is in
  * want (NULL-terminated; NULL means every plugin, for tests): the daemon
  * loads only the plugins its sources name, so an unused plugin's code
- * never runs. A plugin that fails to open is refused(); set keeps only the
- * opened ones.
+ * never runs. With inspect_ms > 0 each of them is first inspected in a
+ * child (hb_plugin_inspect()), so one that crashes or hangs while loading
+ * is refused instead of taking the caller down. A plugin that fails either
+ * is refused(); set keeps only the opened ones.
  */
-int hb_plugins_load(const char *dir, uid_t owner, const char *const *want,
+int hb_plugins_load(const char *dir, uid_t owner, const char *const *want, int inspect_ms,
 		    struct hb_plugin_set *set,
 		    void (*refused)(void *ud, const char *path, const char *why), void *ud,
 		    struct hb_err *err);

@@ -252,7 +252,7 @@ static bool wanted(const char *name, const char *const *want)
 	return false;
 }
 
-int hb_plugins_load(const char *dir, uid_t owner, const char *const *want,
+int hb_plugins_load(const char *dir, uid_t owner, const char *const *want, int inspect_ms,
 		    struct hb_plugin_set *set,
 		    void (*refused)(void *ud, const char *path, const char *why), void *ud,
 		    struct hb_err *err)
@@ -269,6 +269,14 @@ int hb_plugins_load(const char *dir, uid_t owner, const char *const *want,
 
 		if (!wanted(p->name, want))
 			continue;
+		if (inspect_ms > 0) {
+			struct hb_plugin_desc desc;
+
+			if (hb_plugin_inspect(p, inspect_ms, &desc, &why) < 0) {
+				refuse(refused, ud, p->path, why.msg);
+				continue;
+			}
+		}
 		if (hb_plugin_open(p, &why) < 0) {
 			refuse(refused, ud, p->path, why.msg);
 			continue;

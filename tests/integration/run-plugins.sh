@@ -7,7 +7,9 @@
 #  2. with a source of the sample plugin's type, the sample is loaded and
 #     opened, and the crashing plugins still are not;
 #  3. a source whose type two plugin files claim gets neither: the refusal
-#     names both files, and run goes on with its other sources.
+#     names both files, and run goes on with its other sources;
+#  4. a source whose plugin crashes while loading: the plugin is tried in a
+#     child first, so it is refused with the signal and run goes on.
 #   run-plugins.sh HOTBRIDGE PLUGIN_BUILD_DIR
 set -euo pipefail
 plugins=$2
@@ -94,5 +96,20 @@ grep -q "no source of type 'twin'" "$tmp/twin.err" && ok "source t: neither twin
 r=$(records twin)
 [ -n "$r" ] && [ "$r" -gt 0 ] && ok "the other source goes on: $r records" || bad "no records: '$r'"
 [ ! -e "$tmp/ctor-ran" ] && ok "no crashing plugin was loaded" || bad "a crashing plugin was loaded"
+
+conf crashy "[source c]
+type = crashy
+memdev = mem0
+[source e]
+type = crashentry
+memdev = mem0"
+rc=0; once crashy || rc=$?
+[ "$rc" -eq 0 ] && ok "sources of crashing plugins: run --once exits 0" || bad "status $rc"
+grep -q "plugin $tmp/plugins/10-crashy.so refused: .*crashed (SIGSEGV)" "$tmp/crashy.err" &&
+	grep -q "plugin $tmp/plugins/15-crashentry.so refused: .*crashed (SIGSEGV)" "$tmp/crashy.err" &&
+	ok "both refused: crashed (SIGSEGV) (constructor, entry point)" || bad "no crash refusals"
+grep -q "no source of type 'crashy'" "$tmp/crashy.err" && ok "source c: not opened" || bad "source c"
+r=$(records crashy)
+[ -n "$r" ] && [ "$r" -gt 0 ] && ok "the built-in source goes on: $r records" || bad "no records: '$r'"
 hb_reports_ok
 echo "1..$n"

@@ -102,7 +102,7 @@ static void test_loader_keeps_good_plugins_and_names_each_refusal(void **state)
 		fclose(f);
 	}
 
-	assert_int_equal(hb_plugins_load(dir, getuid(), NULL, &set, on_refused, NULL, &err), 0);
+	assert_int_equal(hb_plugins_load(dir, getuid(), NULL, 0, &set, on_refused, NULL, &err), 0);
 	assert_int_equal(set.n, 1);
 	assert_string_equal(set.v[0].ops->name, "sample");
 	assert_non_null(strstr(set.v[0].path, "10-sample.so"));
@@ -134,22 +134,22 @@ static void test_loader_refuses_an_unsafe_directory(void **state)
 
 	copy_plugin("libhb-sample.so", "10-sample.so", 0755);
 	assert_int_equal(chmod(dir, 0775), 0);
-	assert_int_equal(hb_plugins_load(dir, getuid(), NULL, &set, on_refused, NULL, &err), -EPERM);
+	assert_int_equal(hb_plugins_load(dir, getuid(), NULL, 0, &set, on_refused, NULL, &err), -EPERM);
 	assert_non_null(strstr(err.msg, "group- or world-writable (mode 0775)"));
 	assert_int_equal(set.n, 0);
 
 	assert_int_equal(chmod(dir, 0755), 0);
-	assert_int_equal(hb_plugins_load(dir, getuid() + 1, NULL, &set, on_refused, NULL, &err), -EPERM);
+	assert_int_equal(hb_plugins_load(dir, getuid() + 1, NULL, 0, &set, on_refused, NULL, &err), -EPERM);
 	assert_non_null(strstr(err.msg, "not"));
 	assert_non_null(strstr(err.msg, "refusing"));
 
 	snprintf(link, sizeof(link), "%s.link", dir);
 	assert_int_equal(symlink(dir, link), 0);
-	assert_int_equal(hb_plugins_load(link, getuid(), NULL, &set, on_refused, NULL, &err), -EPERM);
+	assert_int_equal(hb_plugins_load(link, getuid(), NULL, 0, &set, on_refused, NULL, &err), -EPERM);
 	assert_non_null(strstr(err.msg, "symlink"));
 	unlink(link);
 
-	assert_int_equal(hb_plugins_load("/nonexistent/plugins", getuid(), NULL, &set, NULL, NULL, &err),
+	assert_int_equal(hb_plugins_load("/nonexistent/plugins", getuid(), NULL, 0, &set, NULL, NULL, &err),
 			 -ENOENT);
 	assert_non_null(strstr(err.msg, "/nonexistent/plugins"));
 }
@@ -164,7 +164,7 @@ static void test_loader_a_plugin_that_fails_to_open_is_named(void **state)
 
 	copy_plugin("libbad-openfail.so", "10-bad.so", 0755);
 	copy_plugin("libhb-sample.so", "20-sample.so", 0755);
-	assert_int_equal(hb_plugins_load(dir, getuid(), NULL, &set, on_refused, NULL, &err), 0);
+	assert_int_equal(hb_plugins_load(dir, getuid(), NULL, 0, &set, on_refused, NULL, &err), 0);
 	assert_int_equal(set.n, 2);
 	assert_int_equal(hb_source_open(set.v[0].ops, set.v[0].path, &host, NULL, &info, &priv,
 					&err), -ENXIO);
@@ -208,7 +208,7 @@ static void test_loader_sample_plugin_runs_through_its_ops(void **state)
 	void *priv = NULL;
 
 	copy_plugin("libhb-sample.so", "10-sample.so", 0755);
-	assert_int_equal(hb_plugins_load(dir, getuid(), NULL, &set, on_refused, NULL, &err), 0);
+	assert_int_equal(hb_plugins_load(dir, getuid(), NULL, 0, &set, on_refused, NULL, &err), 0);
 	assert_int_equal(set.n, 1);
 	assert_int_equal(set.v[0].ops->open(&host, NULL, &info, &priv), 0);
 	submitted = 0;
@@ -272,7 +272,7 @@ static void test_loader_loads_only_the_plugins_asked_for(void **state)
 	assert_string_equal(set.v[1].name, "sample");
 	hb_plugin_set_done(&set);
 	/* loading what a source names leaves the crashing plugin alone */
-	assert_int_equal(hb_plugins_load(dir, getuid(), want, &set, on_refused, NULL, &err), 0);
+	assert_int_equal(hb_plugins_load(dir, getuid(), want, 0, &set, on_refused, NULL, &err), 0);
 	assert_int_equal(set.n, 1);
 	assert_string_equal(set.v[0].ops->name, "sample");
 	assert_int_equal(nrefused, 0);
@@ -294,7 +294,7 @@ static void test_loader_refuses_builtin_and_duplicate_names_before_loading(void 
 	copy_plugin("libbad-crashctor.so", "30-sample.so", 0755);  /* would crash if loaded */
 	copy_plugin("libbad-pollfail.so", "40-bad.so", 0755);
 	copy_plugin("libhb-sample.so", "50-Bad Name.so", 0755);
-	assert_int_equal(hb_plugins_load(dir, getuid(), NULL, &set, on_refused, NULL, &err), 0);
+	assert_int_equal(hb_plugins_load(dir, getuid(), NULL, 0, &set, on_refused, NULL, &err), 0);
 	assert_int_equal(set.n, 1);
 	assert_string_equal(set.v[0].ops->name, "bad");
 	assert_int_equal(nrefused, 5);
@@ -322,7 +322,7 @@ static void test_loader_refuses_a_plugin_whose_file_name_is_not_its_source_name(
 	const char *w;
 
 	copy_plugin("libhb-sample.so", "10-acme.so", 0755);
-	assert_int_equal(hb_plugins_load(dir, getuid(), NULL, &set, on_refused, NULL, &err), 0);
+	assert_int_equal(hb_plugins_load(dir, getuid(), NULL, 0, &set, on_refused, NULL, &err), 0);
 	assert_int_equal(set.n, 0);
 	assert_non_null(w = why_for("10-acme.so"));
 	assert_non_null(strstr(w, "the file name says source 'acme' but the plugin calls itself "
@@ -389,6 +389,33 @@ static void test_inspect_reports_a_crash_or_a_hang_as_a_refusal(void **state)
 	hb_plugin_set_done(&set);
 }
 
+static void test_loader_refuses_a_wanted_plugin_that_crashes_while_loading(void **state)
+{
+	static const char *const want[] = { "crashy", "crashentry", "hang", "sample", NULL };
+	struct hb_plugin_set set;
+	struct hb_err err = {0};
+	const char *w;
+
+	copy_plugin("libbad-crashctor.so", "10-crashy.so", 0755);
+	copy_plugin("libbad-crashentry.so", "20-crashentry.so", 0755);
+	copy_plugin("libbad-hang.so", "30-hang.so", 0755);
+	copy_plugin("libhb-sample.so", "40-sample.so", 0755);
+	/* inspected in a child first: the crashes and the hang are refusals here */
+	assert_int_equal(hb_plugins_load(dir, getuid(), want, 2000, &set, on_refused, NULL, &err),
+			 0);
+	assert_int_equal(set.n, 1);
+	assert_string_equal(set.v[0].ops->name, "sample");
+	assert_non_null(set.v[0].handle);
+	assert_int_equal(nrefused, 3);
+	assert_non_null(w = why_for("10-crashy.so"));
+	assert_non_null(strstr(w, "crashed (SIGSEGV)"));
+	assert_non_null(w = why_for("20-crashentry.so"));
+	assert_non_null(strstr(w, "crashed (SIGSEGV)"));
+	assert_non_null(w = why_for("30-hang.so"));
+	assert_non_null(strstr(w, "no answer within 2000 ms"));
+	hb_plugin_set_done(&set);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -411,6 +438,9 @@ int main(void)
 			teardown),
 		cmocka_unit_test_setup_teardown(test_inspect_reports_a_crash_or_a_hang_as_a_refusal,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_loader_refuses_a_wanted_plugin_that_crashes_while_loading, setup,
+			teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
