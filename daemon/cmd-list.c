@@ -4,6 +4,8 @@
  * style): built-in sources, CXL memory devices with their register blocks
  * and CHMU capabilities, CHMU perf PMUs the kernel offers, and the vendor
  * plugins of the plugin directory (with the reason for each one refused).
+ * Plugins are inspected in a child process each; this process never loads
+ * one.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -22,6 +24,9 @@
 #include "cxlpci.h"
 #include "devices.h"
 #include "translate.h"
+
+/* a plugin whose inspection takes longer is refused */
+#define PLUGIN_INSPECT_TIMEOUT_MS 5000
 
 static void usage(FILE *f)
 {
@@ -44,15 +49,26 @@ static json_object *caps_array(uint64_t caps)
 	return a;
 }
 
-static json_object *source_json(const struct hb_device_ops *ops, const char *origin)
+static json_object *desc_json(const struct hb_plugin_desc *desc, const char *origin)
 {
 	json_object *o = json_object_new_object();
+	char abi[32];
 
-	json_object_object_add(o, "source", json_object_new_string(ops->name));
+	snprintf(abi, sizeof(abi), "%u.%u", desc->abi_major, desc->abi_minor);
+	json_object_object_add(o, "source", json_object_new_string(desc->name));
 	json_object_object_add(o, "origin", json_object_new_string(origin));
-	json_object_object_add(o, "abi", json_object_new_string_len("1.0", 3));
-	json_object_object_add(o, "capabilities", caps_array(ops->caps));
+	json_object_object_add(o, "abi", json_object_new_string(abi));
+	json_object_object_add(o, "capabilities", caps_array(desc->caps));
 	return o;
+}
+
+static json_object *source_json(const struct hb_device_ops *ops, const char *origin)
+{
+	struct hb_plugin_desc desc = { .abi_major = ops->abi_major, .abi_minor = ops->abi_minor,
+				       .caps = ops->caps };
+
+	snprintf(desc.name, sizeof(desc.name), "%s", ops->name);
+	return desc_json(&desc, origin);
 }
 
 /* the memdev whose sysfs device path runs through this PCI function */
@@ -247,16 +263,24 @@ int hb_cmd_list(int argc, char **argv)
 
 	plugins = json_object_new_array();
 	ref.a = plugins;
-	if (hb_plugins_load(plugindir, 0, &set, on_refused, &ref, &err) < 0 && err.code != -ENOENT) {
+	if (hb_plugins_scan(plugindir, 0, &set, on_refused, &ref, &err) < 0 && err.code != -ENOENT) {
 		json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "path", json_object_new_string(plugindir));
 		json_object_object_add(o, "refused", json_object_new_string(err.msg));
 		json_object_array_add(plugins, o);
 	}
+	/* each plugin is loaded in a child only: a crash there is a refusal here */
 	for (size_t i = 0; i < set.n; i++) {
-		json_object *o = source_json(set.v[i].ops, "plugin");
+		struct hb_plugin_desc desc;
+		struct hb_err why = { 0 };
+		json_object *o;
 
+		if (hb_plugin_inspect(&set.v[i], PLUGIN_INSPECT_TIMEOUT_MS, &desc, &why) < 0) {
+			on_refused(&ref, set.v[i].path, why.msg);
+			continue;
+		}
+		o = desc_json(&desc, "plugin");
 		json_object_object_add(o, "path", json_object_new_string(set.v[i].path));
 		json_object_array_add(srcs, o);
 	}

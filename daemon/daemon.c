@@ -369,13 +369,25 @@ static void plugin_refused(void *ud, const char *path, const char *why)
 	logf_(ud, 4, "plugin %s refused: %s", path, why);
 }
 
+/* a plugin a source uses that takes longer to load in a child is refused */
+#define PLUGIN_INSPECT_MS 5000
+
 static int open_sources(struct hb_daemon *d)
 {
+	const char *want[HB_MAX_SOURCES + 1];
 	struct hb_err err = { 0 };
+	size_t nwant = 0;
 
-	if (d->cfg.plugin_dir[0] &&
-	    hb_plugins_load(d->cfg.plugin_dir, 0, &d->plugins, plugin_refused, d, &err) < 0 &&
-	    err.code != -ENOENT)
+	/* only the plugins a source names are loaded: no other plugin's code
+	 * runs; those are tried in a child first, so one that crashes while
+	 * loading is refused instead of killing the daemon */
+	for (size_t i = 0; i < d->cfg.nsources; i++)
+		if (!hb_builtin_find(d->cfg.sources[i].type))
+			want[nwant++] = d->cfg.sources[i].type;
+	want[nwant] = NULL;
+	if (nwant && d->cfg.plugin_dir[0] &&
+	    hb_plugins_load(d->cfg.plugin_dir, 0, want, PLUGIN_INSPECT_MS, &d->plugins,
+			    plugin_refused, d, &err) < 0 && err.code != -ENOENT)
 		logf_(d, 4, "plugins: %s, ignoring", err.msg);
 	for (size_t i = 0; i < d->cfg.nsources; i++) {
 		const struct hb_source_config *sc = &d->cfg.sources[i];

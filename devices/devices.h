@@ -22,10 +22,14 @@
  */
 int hb_device_ops_check(const struct hb_device_ops *ops, const char *origin, struct hb_err *err);
 
+/* A plugin file's source NAME: [NN-]NAME.so, NAME of [a-z0-9][a-z0-9_-]*. */
+#define HB_PLUGIN_NAME_MAX 64
+
 struct hb_plugin {
 	char path[PATH_MAX];
-	void *handle;                      /* dlopen handle */
-	const struct hb_device_ops *ops;
+	char name[HB_PLUGIN_NAME_MAX];     /* from the file name, before any dlopen */
+	void *handle;                      /* dlopen handle; NULL until opened */
+	const struct hb_device_ops *ops;   /* NULL until opened */
 };
 
 struct hb_plugin_set {
@@ -41,16 +45,66 @@ struct hb_plugin_set {
 int hb_plugin_path_check(const char *path, bool want_dir, uid_t owner, struct hb_err *err);
 
 /*
- * dlopens every "*.so" in dir (lexical order). A file that is unsafe, does
- * not load, lacks HB_DEVICE_ENTRY_SYMBOL or returns an ops table that
- * hb_device_ops_check() refuses is skipped, and refused(ud, path, why) is
- * called for it; the others are kept. Fails as a whole (-errno, err) only
- * when dir itself is unsafe or unreadable.
+ * The source NAME a plugin file claims, from its name alone:
+ * "[NN-]NAME.so" (NN: an ordering prefix of digits), NAME of a-z, 0-9, '-'
+ * and '_', starting with a letter or digit, shorter than
+ * HB_PLUGIN_NAME_MAX. -EINVAL for anything else.
  */
-int hb_plugins_load(const char *dir, uid_t owner, struct hb_plugin_set *set,
+int hb_plugin_file_name(const char *file, char *ret_name, size_t size);
+
+/*
+ * Lists the "*.so" files of dir (lexical order) WITHOUT loading any: a
+ * file that is unsafe (hb_plugin_path_check), badly named, named like a
+ * built-in source, or whose NAME another file also claims (both are
+ * refused, each message naming the other file) is reported through
+ * refused(ud, path, why); the others land in set, unopened (path and
+ * name only). Fails as a whole (-errno, err) only when dir itself is
+ * unsafe or unreadable.
+ */
+int hb_plugins_scan(const char *dir, uid_t owner, struct hb_plugin_set *set,
+		    void (*refused)(void *ud, const char *path, const char *why), void *ud,
+		    struct hb_err *err);
+
+/*
+ * dlopens one scanned plugin in this process (its constructors run here),
+ * takes its HB_DEVICE_ENTRY_SYMBOL ops table and refuses (-errno, err)
+ * one that hb_device_ops_check() refuses or whose ops name differs from
+ * the NAME of its file.
+ */
+int hb_plugin_open(struct hb_plugin *p, struct hb_err *err);
+
+/*
+ * hb_plugins_scan(), then hb_plugin_open() for each plugin whose NAME is in
+ * want (NULL-terminated; NULL means every plugin, for tests): the daemon
+ * loads only the plugins its sources name, so an unused plugin's code
+ * never runs. With inspect_ms > 0 each of them is first inspected in a
+ * child (hb_plugin_inspect()), so one that crashes or hangs while loading
+ * is refused instead of taking the caller down. A plugin that fails either
+ * is refused(); set keeps only the opened ones.
+ */
+int hb_plugins_load(const char *dir, uid_t owner, const char *const *want, int inspect_ms,
+		    struct hb_plugin_set *set,
 		    void (*refused)(void *ud, const char *path, const char *why), void *ud,
 		    struct hb_err *err);
 void hb_plugin_set_done(struct hb_plugin_set *set);
+
+/* What a plugin inspected in a child process said about itself. */
+struct hb_plugin_desc {
+	char name[HB_PLUGIN_NAME_MAX];
+	uint32_t abi_major, abi_minor;
+	uint64_t caps;
+};
+
+/*
+ * Inspects a scanned plugin without loading it here (inspect.c): a forked
+ * child dlopens it, runs hb_plugin_open()'s checks and writes the ops
+ * table's description back over a pipe. A refusal is -errno with err
+ * naming the file and why: the child's own refusal, "crashed (SIGSEGV)"
+ * (or whichever signal killed it), an exit without an answer, or no answer
+ * within timeout_ms (the child is then killed).
+ */
+int hb_plugin_inspect(const struct hb_plugin *p, int timeout_ms, struct hb_plugin_desc *ret,
+		      struct hb_err *err);
 
 /* Parameters ("key=value") of a source instance (params.c). */
 const char *hb_dev_param(const struct hb_dev_info *info, const char *key);

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* Loading vendor plugins from a trusted directory. */
+/*
+ * Vendor plugins from a trusted directory: every check (owner, mode,
+ * symlink, the [NN-]NAME.so file name, a built-in or duplicate NAME) comes
+ * before any dlopen, and only the plugins asked for are opened.
+ */
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -32,66 +36,97 @@ int hb_plugin_path_check(const char *path, bool want_dir, uid_t owner, struct hb
 	return 0;
 }
 
+int hb_plugin_file_name(const char *file, char *ret_name, size_t size)
+{
+	const char *name = file, *end;
+	size_t len = strlen(file);
+
+	if (len <= 3 || strcmp(file + len - 3, ".so"))
+		return -EINVAL;
+	end = file + len - 3;
+	/* an optional ordering prefix: digits and a dash */
+	if (*name >= '0' && *name <= '9') {
+		const char *q = name;
+
+		while (*q >= '0' && *q <= '9')
+			q++;
+		if (*q == '-')
+			name = q + 1;
+	}
+	len = (size_t)(end - name);
+	if (!len || len >= size || len >= HB_PLUGIN_NAME_MAX)
+		return -EINVAL;
+	if (!((*name >= 'a' && *name <= 'z') || (*name >= '0' && *name <= '9')))
+		return -EINVAL;
+	for (const char *q = name; q < end; q++)
+		if (!((*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9') || *q == '-' || *q == '_'))
+			return -EINVAL;
+	memcpy(ret_name, name, len);
+	ret_name[len] = '\0';
+	return 0;
+}
+
+int hb_plugin_open(struct hb_plugin *p, struct hb_err *err)
+{
+	const struct hb_device_ops *(*entry)(void);
+	const struct hb_device_ops *ops;
+	void *h;
+	int r;
+
+	h = dlopen(p->path, RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return hb_err_set(err, -ELIBBAD, "%s: %s", p->path, dlerror());
+	*(void **)&entry = dlsym(h, HB_DEVICE_ENTRY_SYMBOL);
+	if (!entry) {
+		dlclose(h);
+		return hb_err_set(err, -ENOSYS, "%s: no %s() entry point", p->path,
+				  HB_DEVICE_ENTRY_SYMBOL);
+	}
+	ops = entry();
+	r = hb_device_ops_check(ops, p->path, err);
+	if (r < 0) {
+		dlclose(h);
+		return r;
+	}
+	if (strcmp(ops->name, p->name)) {
+		r = hb_err_set(err, -EINVAL,
+			       "%s: the file name says source '%s' but the plugin calls itself "
+			       "'%.64s'; refusing", p->path, p->name, ops->name);
+		dlclose(h);
+		return r;
+	}
+	p->handle = h;
+	p->ops = ops;
+	return 0;
+}
+
 static int name_cmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static bool is_plugin_name(const char *n)
+static void free_names(char **names, size_t n)
 {
-	size_t len = strlen(n);
-
-	return n[0] != '.' && len > 3 && !strcmp(n + len - 3, ".so");
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
 }
 
-static int load_one(const char *path, uid_t owner, struct hb_plugin *p, struct hb_err *err)
-{
-	const struct hb_device_ops *(*entry)(void);
-	void *h;
-	int r;
-
-	r = hb_plugin_path_check(path, false, owner, err);
-	if (r < 0)
-		return r;
-	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (!h)
-		return hb_err_set(err, -ELIBBAD, "%s: %s", path, dlerror());
-	*(void **)&entry = dlsym(h, HB_DEVICE_ENTRY_SYMBOL);
-	if (!entry) {
-		dlclose(h);
-		return hb_err_set(err, -ENOSYS, "%s: no %s() entry point", path,
-				  HB_DEVICE_ENTRY_SYMBOL);
-	}
-	r = hb_device_ops_check(entry(), path, err);
-	if (r < 0) {
-		dlclose(h);
-		return r;
-	}
-	snprintf(p->path, sizeof(p->path), "%s", path);
-	p->handle = h;
-	p->ops = entry();
-	return 0;
-}
-
-int hb_plugins_load(const char *dir, uid_t owner, struct hb_plugin_set *set,
-		    void (*refused)(void *ud, const char *path, const char *why), void *ud,
-		    struct hb_err *err)
+/* The "*.so" files of dir (not hidden), sorted. */
+static int list_dir(const char *dir, char ***ret, size_t *ret_n, struct hb_err *err)
 {
 	char **names = NULL;
 	size_t n = 0, cap = 0;
 	struct dirent *de;
 	DIR *d;
-	int r;
 
-	*set = (struct hb_plugin_set){ 0 };
-	r = hb_plugin_path_check(dir, true, owner, err);
-	if (r < 0)
-		return r;
 	d = opendir(dir);
 	if (!d)
 		return hb_err_set(err, -errno, "%s: %s", dir, strerror(errno));
 	while ((de = readdir(d))) {
-		if (!is_plugin_name(de->d_name))
+		size_t len = strlen(de->d_name);
+
+		if (de->d_name[0] == '.' || len <= 3 || strcmp(de->d_name + len - 3, ".so"))
 			continue;
 		if (n == cap) {
 			char **nn = realloc(names, (cap = cap ? cap * 2 : 8) * sizeof(*names));
@@ -106,36 +141,150 @@ int hb_plugins_load(const char *dir, uid_t owner, struct hb_plugin_set *set,
 		n++;
 	}
 	closedir(d);
-	d = NULL;
 	if (n > 1)
 		qsort(names, n, sizeof(*names), name_cmp);
-	set->v = calloc(n ? n : 1, sizeof(*set->v));
-	if (!set->v)
-		goto oom;
-	for (size_t i = 0; i < n; i++) {
-		struct hb_err why = { 0 };
-		char path[PATH_MAX];
+	*ret = names;
+	*ret_n = n;
+	return 0;
+oom:
+	closedir(d);
+	free_names(names, n);
+	return hb_err_set(err, -ENOMEM, "out of memory");
+}
 
-		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-		if (load_one(path, owner, &set->v[set->n], &why) < 0) {
-			if (refused)
-				refused(ud, path, why.msg);
+static void refuse(void (*refused)(void *, const char *, const char *), void *ud,
+		   const char *path, const char *why)
+{
+	if (refused)
+		refused(ud, path, why);
+}
+
+int hb_plugins_scan(const char *dir, uid_t owner, struct hb_plugin_set *set,
+		    void (*refused)(void *ud, const char *path, const char *why), void *ud,
+		    struct hb_err *err)
+{
+	char **files = NULL;
+	bool *dup;
+	size_t n = 0;
+	int r;
+
+	*set = (struct hb_plugin_set){ 0 };
+	r = hb_plugin_path_check(dir, true, owner, err);
+	if (r < 0)
+		return r;
+	r = list_dir(dir, &files, &n, err);
+	if (r < 0)
+		return r;
+	set->v = calloc(n ? n : 1, sizeof(*set->v));
+	dup = calloc(n ? n : 1, sizeof(*dup));
+	if (!set->v || !dup) {
+		free(dup);
+		free_names(files, n);
+		hb_plugin_set_done(set);
+		return hb_err_set(err, -ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct hb_plugin *p = &set->v[set->n];
+		struct hb_err why = { 0 };
+
+		*p = (struct hb_plugin){ 0 };
+		snprintf(p->path, sizeof(p->path), "%s/%s", dir, files[i]);
+		if (hb_plugin_path_check(p->path, false, owner, &why) < 0) {
+			refuse(refused, ud, p->path, why.msg);
+			continue;
+		}
+		if (hb_plugin_file_name(files[i], p->name, sizeof(p->name)) < 0) {
+			hb_err_set(&why, -EINVAL,
+				   "%s: not a plugin file name: want [NN-]NAME.so, NAME of "
+				   "a-z, 0-9, '-', '_' (at most %d characters); refusing",
+				   p->path, HB_PLUGIN_NAME_MAX - 1);
+			refuse(refused, ud, p->path, why.msg);
+			continue;
+		}
+		if (hb_builtin_find(p->name)) {
+			hb_err_set(&why, -EEXIST,
+				   "%s: source name '%s' is a built-in source's; refusing "
+				   "(a plugin never shadows a built-in)", p->path, p->name);
+			refuse(refused, ud, p->path, why.msg);
 			continue;
 		}
 		set->n++;
 	}
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+	/* two files with one NAME: neither is taken, each names the other */
+	for (size_t i = 0; i < set->n; i++)
+		for (size_t j = 0; j < set->n; j++)
+			if (i != j && !strcmp(set->v[i].name, set->v[j].name))
+				dup[i] = true;
+	for (size_t i = 0; i < set->n; i++) {
+		struct hb_err why = { 0 };
+
+		if (!dup[i])
+			continue;
+		for (size_t j = 0; j < set->n; j++)
+			if (j != i && !strcmp(set->v[i].name, set->v[j].name)) {
+				hb_err_set(&why, -EEXIST,
+					   "%s: source name '%s' is also claimed by %s; refusing both",
+					   set->v[i].path, set->v[i].name, set->v[j].path);
+				break;
+			}
+		refuse(refused, ud, set->v[i].path, why.msg);
+	}
+	{
+		size_t k = 0;
+
+		for (size_t i = 0; i < set->n; i++)
+			if (!dup[i])
+				set->v[k++] = set->v[i];
+		set->n = k;
+	}
+	free(dup);
+	free_names(files, n);
 	return 0;
-oom:
-	if (d)
-		closedir(d);
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-	hb_plugin_set_done(set);
-	return hb_err_set(err, -ENOMEM, "out of memory");
+}
+
+static bool wanted(const char *name, const char *const *want)
+{
+	if (!want)
+		return true;
+	for (; *want; want++)
+		if (!strcmp(*want, name))
+			return true;
+	return false;
+}
+
+int hb_plugins_load(const char *dir, uid_t owner, const char *const *want, int inspect_ms,
+		    struct hb_plugin_set *set,
+		    void (*refused)(void *ud, const char *path, const char *why), void *ud,
+		    struct hb_err *err)
+{
+	size_t k = 0;
+	int r;
+
+	r = hb_plugins_scan(dir, owner, set, refused, ud, err);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < set->n; i++) {
+		struct hb_plugin *p = &set->v[i];
+		struct hb_err why = { 0 };
+
+		if (!wanted(p->name, want))
+			continue;
+		if (inspect_ms > 0) {
+			struct hb_plugin_desc desc;
+
+			if (hb_plugin_inspect(p, inspect_ms, &desc, &why) < 0) {
+				refuse(refused, ud, p->path, why.msg);
+				continue;
+			}
+		}
+		if (hb_plugin_open(p, &why) < 0) {
+			refuse(refused, ud, p->path, why.msg);
+			continue;
+		}
+		set->v[k++] = *p;
+	}
+	set->n = k;
+	return 0;
 }
 
 void hb_plugin_set_done(struct hb_plugin_set *set)

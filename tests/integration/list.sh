@@ -1,7 +1,10 @@
 #!/bin/bash
 # hotbridge list over saved PCI config space (a real QEMU 7.2 cxl-type3
 # device, and the same with a CHMU register block added) and a plugin
-# directory holding the sample plugin and a bad one.
+# directory holding the sample plugin, a bad one, one whose constructor
+# crashes, one whose entry point crashes, one named like a built-in and two
+# claiming one name. list inspects each plugin in a child: a crash is a
+# refusal with the signal, and list itself goes on (it used to die, 139).
 #   list.sh HOTBRIDGE DATA_DIR PLUGIN_BUILD_DIR
 set -euo pipefail
 data=$2 plugins=$3
@@ -11,9 +14,18 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir -m 0755 "$tmp/plugins"
 cp "$plugins/libhb-sample.so" "$tmp/plugins/10-sample.so"
 cp "$plugins/libbad-abi.so" "$tmp/plugins/20-bad-abi.so"
+cp "$plugins/libbad-crashctor.so" "$tmp/plugins/30-crashy.so"
+cp "$plugins/libbad-crashentry.so" "$tmp/plugins/40-crashentry.so"
+cp "$plugins/libbad-builtin.so" "$tmp/plugins/50-replay.so"
+cp "$plugins/libhb-sample.so" "$tmp/plugins/60-twin.so"
+cp "$plugins/libhb-sample.so" "$tmp/plugins/70-twin.so"
 chmod 0755 "$tmp"/plugins/*.so
+export HB_TEST_CTOR_MARKER=$tmp/ctor-ran
 
-"${hb[@]}" list --pci-dump "$data/pci/qemu72-cxl-type3.lspci" --plugin-dir "$tmp/plugins" >"$tmp/plain.json"
+rc=0
+"${hb[@]}" list --pci-dump "$data/pci/qemu72-cxl-type3.lspci" --plugin-dir "$tmp/plugins" >"$tmp/plain.json" || rc=$?
+[ "$rc" -eq 0 ] || { echo "not ok 1 - list exited with status $rc"; exit 1; }
+[ -e "$tmp/ctor-ran" ] || { echo "not ok 1 - the crashing constructor never ran (inspected in a child, it should)"; exit 1; }
 "${hb[@]}" list --pci-dump "$data/pci/qemu72-cxl-type3-chmu.lspci" --plugin-dir "$tmp/plugins" >"$tmp/chmu.json"
 python3 - "$tmp" >"$tmp/tap" <<'PY' || { cat "$tmp/tap"; exit 1; }
 import json, sys
@@ -30,6 +42,12 @@ def check(cond, what):
 names = [s["source"] for s in plain["sources"]]
 check(names[:3] == ["chmu", "emul-chmu", "replay"] and "sample" in names, "sources: built-ins and the sample plugin %s" % names)
 check(any("20-bad-abi.so" in r["path"] and "plugin ABI 2.0" in r["refused"] for r in plain["plugins_refused"]), "the bad plugin is refused with its reason")
+why = {r["path"].rsplit("/", 1)[-1]: r["refused"] for r in plain["plugins_refused"]}
+check("crashed (SIGSEGV)" in why.get("30-crashy.so", ""), "a crashing constructor: refused, crashed (SIGSEGV): %r" % why.get("30-crashy.so"))
+check("crashed (SIGSEGV)" in why.get("40-crashentry.so", ""), "a crashing entry point: refused, crashed (SIGSEGV)")
+check("'replay' is a built-in source's" in why.get("50-replay.so", ""), "a plugin named like a built-in is refused, not shadowing it")
+check("70-twin.so" in why.get("60-twin.so", "") and "60-twin.so" in why.get("70-twin.so", ""), "two plugins with one name: both refused, each naming the other")
+check(names.count("replay") == 1 and "twin" not in names and "bad" not in names, "no refused plugin among the sources")
 m = plain["cxl_memdevs"]
 check(len(m) == 1 and m[0]["pci"] == "0000:0d:00.0" and m[0]["vendor"] == "0x8086", "one CXL memdev at 0000:0d:00.0 (QEMU 7.2 cxl-type3)")
 check([b["id"] for b in m[0]["register_blocks"]] == [1, 3] and m[0]["chmu"] is False, "QEMU 7.2: component and device blocks, no CHMU")

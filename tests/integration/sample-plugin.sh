@@ -20,5 +20,5 @@ echo "# built out of tree with $(PKG_CONFIG_PATH=$pc PKG_CONFIG_SYSROOT_DIR=$tmp
 # the out-of-tree sample in place of the in-tree one
 mkdir "$tmp/plugins"
 cp "$build"/tests/libbad-*.so "$tmp/plugins/"
-cp "$tmp/sample/hb-sample.so" "$tmp/plugins/libhb-sample.so"
+cp "$tmp/sample/sample.so" "$tmp/plugins/libhb-sample.so"
 HB_TEST_PLUGINS=$tmp/plugins CMOCKA_MESSAGE_OUTPUT=TAP "$loader"
