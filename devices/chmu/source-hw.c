@@ -2,13 +2,16 @@
 /*
  * The "chmu" source: a CXL memory device's own Hotness Monitoring Unit,
  * found through its Register Locator DVSEC and mapped from the BAR's sysfs
- * resource file (root only), programmed from the parameters and polled.
+ * resource file (root only) or, when the kernel refuses that, from the
+ * block's own pages of /dev/mem (map.c), programmed from the parameters
+ * and polled.
  *
  * Parameters: pci=<bdf> (or the instance's pci_bdf), dpa_ranges=<start>+<len>[,...]
  * (the memdev's decoded DPA; the daemon fills it from the topology),
  * unit (bytes; the smallest the CHMU allows), epoch_ms (100), threshold (16),
  * ds (the smallest allowed factor), mode (epoch | always-on), instance (0).
- * For tests: pci_dump=<lspci -xxxx file>, sysfs_root=<dir>.
+ * For tests: pci_dump=<lspci -xxxx file>, sysfs_root=<dir> (the root of sys/,
+ * proc/iomem and dev/mem).
  */
 #include <errno.h>
 #include <limits.h>
@@ -80,7 +83,8 @@ static int hw_open(const struct hb_host_ops *ops, struct hb_host *h,
 	struct hb_cxl_pcidev *devs = NULL, *d = NULL;
 	struct hb_err err = { 0 };
 	uint64_t unit, epoch_ms, thr, ds, inst, size;
-	char res[PATH_MAX];
+	struct hb_chmu_map_req req;
+	enum hb_chmu_map_via via;
 	struct hw_src *s;
 	size_t ndev = 0, nr;
 	int r;
@@ -129,12 +133,15 @@ static int hw_open(const struct hb_host_ops *ops, struct hb_host *h,
 			       (unsigned long long)d->chmu.offset, (unsigned long long)size);
 		goto fail;
 	}
-	size -= d->chmu.offset;
-	snprintf(res, sizeof(res), "%s/sys/bus/pci/devices/%s/resource%u", sysroot ? sysroot : "",
-		 bdf, d->chmu.bir);
-	if ((r = hb_regwin_mmio_open(res, d->chmu.offset, size < (1u << 20) ? size : (1u << 20),
-				     &s->win, &err)) < 0 ||
-	    (r = hb_chmu_open(&s->win, (unsigned int)inst, info->memdev ? info->memdev : "",
+	hb_chmu_map_req_init(&req, sysroot ? sysroot : "", bdf, d->chmu.bir,
+			     d->bar_base[d->chmu.bir], size, d->chmu.offset);
+	if ((r = hb_chmu_map_block(&req, &s->win, &via, &err)) < 0)
+		goto fail;
+	if (via == HB_CHMU_MAP_DEVMEM)
+		ops->log(h, HB_LOG_INFO, "%s%sCHMU block mapped from %s (%s refused the mapping)",
+			 info->name ? info->name : "", info->name ? ": " : "", req.devmem,
+			 req.resource);
+	if ((r = hb_chmu_open(&s->win, (unsigned int)inst, info->memdev ? info->memdev : "",
 			      &s->drv, &err)) < 0)
 		goto fail;
 	cfg.unit_size = unit ? unit : 1ULL << (8 + __builtin_ctz(hb_chmu_caps(s->drv)->unit_sizes));
