@@ -100,6 +100,13 @@ enum hb_chmu_map_via {
  */
 int hb_chmu_map_block(const struct hb_chmu_map_req *q, struct hb_regwin *ret,
 		      enum hb_chmu_map_via *ret_via, struct hb_err *err);
+/*
+ * For a /dev/mem mapping, before each use: a driver that claims the range
+ * later makes the kernel revoke the mapping (the next access is SIGBUS).
+ * -EBUSY (naming the claimant) once /proc/iomem shows a claim on the
+ * block's len bytes; 0 otherwise, also when /proc/iomem cannot tell.
+ */
+int hb_chmu_map_recheck(const struct hb_chmu_map_req *q, uint64_t len, struct hb_err *err);
 
 /* ---- driver ---- */
 

@@ -186,3 +186,15 @@ int hb_chmu_map_block(const struct hb_chmu_map_req *q, struct hb_regwin *ret,
 	*ret_via = HB_CHMU_MAP_DEVMEM;
 	return 0;
 }
+
+int hb_chmu_map_recheck(const struct hb_chmu_map_req *q, uint64_t len, struct hb_err *err)
+{
+	struct hb_err e = { 0 };
+	int r;
+
+	r = check_unclaimed(q, q->bar_start + q->offset, len,
+			    "it was claimed after hotbridge mapped it; not touching it again", &e);
+	if (r == -EBUSY)
+		return hb_err_set(err, r, "%s", e.msg);
+	return 0;       /* unknown is no news: the mapping was allowed when made */
+}

@@ -30,6 +30,10 @@ struct hw_src {
 	struct hb_host *host;
 	struct hb_regwin win;
 	struct hb_chmu *drv;
+	struct hb_chmu_map_req req;
+	enum hb_chmu_map_via via;
+	bool lost;                 /* claimed by a driver since: never touched again */
+	char bdf[sizeof(((struct hb_cxl_pcidev *)0)->bdf)];
 	struct hb_hot_record rec[1024];
 };
 
@@ -62,7 +66,7 @@ static void hw_close(void *priv)
 {
 	struct hw_src *s = priv;
 
-	if (s->drv)
+	if (s->drv && !s->lost)
 		hb_chmu_disable(s->drv, NULL);
 	hb_chmu_free(s->drv);
 	if (s->win.priv)
@@ -83,8 +87,6 @@ static int hw_open(const struct hb_host_ops *ops, struct hb_host *h,
 	struct hb_cxl_pcidev *devs = NULL, *d = NULL;
 	struct hb_err err = { 0 };
 	uint64_t unit, epoch_ms, thr, ds, inst, size;
-	struct hb_chmu_map_req req;
-	enum hb_chmu_map_via via;
 	struct hw_src *s;
 	size_t ndev = 0, nr;
 	int r;
@@ -133,14 +135,15 @@ static int hw_open(const struct hb_host_ops *ops, struct hb_host *h,
 			       (unsigned long long)d->chmu.offset, (unsigned long long)size);
 		goto fail;
 	}
-	hb_chmu_map_req_init(&req, sysroot ? sysroot : "", bdf, d->chmu.bir,
+	memcpy(s->bdf, d->bdf, sizeof(s->bdf));      /* the request outlives devs */
+	hb_chmu_map_req_init(&s->req, sysroot ? sysroot : "", s->bdf, d->chmu.bir,
 			     d->bar_base[d->chmu.bir], size, d->chmu.offset);
-	if ((r = hb_chmu_map_block(&req, &s->win, &via, &err)) < 0)
+	if ((r = hb_chmu_map_block(&s->req, &s->win, &s->via, &err)) < 0)
 		goto fail;
-	if (via == HB_CHMU_MAP_DEVMEM)
+	if (s->via == HB_CHMU_MAP_DEVMEM)
 		ops->log(h, HB_LOG_INFO, "%s%sCHMU block mapped from %s (%s refused the mapping)",
-			 info->name ? info->name : "", info->name ? ": " : "", req.devmem,
-			 req.resource);
+			 info->name ? info->name : "", info->name ? ": " : "", s->req.devmem,
+			 s->req.resource);
 	if ((r = hb_chmu_open(&s->win, (unsigned int)inst, info->memdev ? info->memdev : "",
 			      &s->drv, &err)) < 0)
 		goto fail;
@@ -167,7 +170,15 @@ fail:
 static int hw_poll(void *priv)
 {
 	struct hw_src *s = priv;
+	struct hb_err err = { 0 };
 
+	if (s->lost)
+		return -EBUSY;
+	if (s->via == HB_CHMU_MAP_DEVMEM && hb_chmu_map_recheck(&s->req, s->win.size, &err) < 0) {
+		s->lost = true;
+		s->ops->log(s->host, HB_LOG_ERR, "%s", err.msg);
+		return -EBUSY;
+	}
 	return hb_chmu_drain_submit(s->drv, s->rec, HB_ARRAY_SIZE(s->rec), s->ops, s->host);
 }
 

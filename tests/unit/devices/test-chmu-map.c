@@ -231,6 +231,31 @@ static void test_chmu_source_maps_only_the_block_from_devmem_when_sysfs_is_refus
 	tree_remove();
 }
 
+static void test_chmu_source_stops_touching_the_block_once_a_driver_claims_it(void **state)
+{
+	char cmd[1024];
+	void *priv = NULL;
+
+	tree_make("unclaimed");
+	refuse_sysfs = EINVAL;
+	if (source_open(&priv) != 0)
+		fail_msg("open: %s", last_log());
+	assert_int_equal(hb_builtin_find("chmu")->poll(priv), 0);
+	assert_int_equal(ngot, 3);
+	/* a CHMU driver loads: the kernel revokes /dev/mem mappings of what it claims */
+	snprintf(cmd, sizeof(cmd), "cp %s/chmu-map/claimed/proc/iomem %s/proc/iomem",
+		 getenv("HB_TEST_DATA"), root);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(hb_builtin_find("chmu")->poll(priv), -EBUSY);
+	assert_non_null(strstr(last_log(), "are claimed by " BDF " (kernel driver cxl_pci); it was "
+			       "claimed after hotbridge mapped it"));
+	nlog = 0;
+	assert_int_equal(hb_builtin_find("chmu")->poll(priv), -EBUSY);
+	assert_int_equal(nlog, 0);    /* said once */
+	hb_builtin_find("chmu")->close(priv);
+	tree_remove();
+}
+
 static void test_chmu_source_refuses_a_block_a_driver_claimed_and_names_it(void **state)
 {
 	void *priv = NULL;
@@ -406,6 +431,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_chmu_source_maps_only_the_block_from_devmem_when_sysfs_is_refused),
+		cmocka_unit_test(test_chmu_source_stops_touching_the_block_once_a_driver_claims_it),
 		cmocka_unit_test(test_chmu_source_refuses_a_block_a_driver_claimed_and_names_it),
 		cmocka_unit_test(test_chmu_source_refuses_a_claimed_block_even_when_sysfs_maps_it),
 		cmocka_unit_test(test_chmu_source_does_not_try_devmem_under_lockdown),
