@@ -41,7 +41,7 @@ void hb_regwin_mmio_close(struct hb_regwin *w);
 
 struct hb_iomem_entry {
 	uint64_t start, end;          /* inclusive, as printed */
-	unsigned int depth;           /* nesting: leading spaces / 2 */
+	unsigned int depth;           /* leading spaces / 2; the kernel prints at most 5 */
 	char name[64];
 };
 
@@ -55,8 +55,8 @@ int hb_iomem_load(const char *path, struct hb_iomem *ret, struct hb_err *err);
 void hb_iomem_done(struct hb_iomem *m);
 /*
  * The first resource nested under the BAR (the entry named bdf starting at
- * bar_start) that overlaps [start, end]: 1 and *ret, 0 when none, -ENOENT
- * when the BAR is not listed.
+ * bar_start; nested: listed after it, inside its range) that overlaps
+ * [start, end]: 1 and *ret, 0 when none, -ENOENT when the BAR is not listed.
  */
 int hb_iomem_find_claim(const struct hb_iomem *m, const char *bdf, uint64_t bar_start,
 			uint64_t start, uint64_t end, const struct hb_iomem_entry **ret);

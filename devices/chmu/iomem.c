@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * /proc/iomem as a tree (nesting by two-space indentation), the claims
- * nested under a PCI BAR, and the kernel lockdown mode. Pure reading: the
+ * /proc/iomem as a list (nesting shown by two-space indentation, capped at
+ * depth 5), the claims nested under a PCI BAR, and the kernel lockdown mode. Pure reading: the
  * decisions are in map.c.
  *
  * Facts (Linux kernel/resource.c, drivers/pci/pci-sysfs.c, drivers/cxl/core/regs.c):
@@ -117,7 +117,14 @@ int hb_iomem_find_claim(const struct hb_iomem *m, const char *bdf, uint64_t bar_
 			break;
 	if (i == m->n)
 		return -ENOENT;
-	for (size_t k = i + 1; k < m->n && m->v[k].depth > m->v[i].depth; k++) {
+	/*
+	 * Its descendants follow it, each inside its range; siblings never
+	 * overlap. Containment, not indentation, because the kernel caps the
+	 * printed depth (MAX_IORES_LEVEL, 5): behind a switch or two a claim is
+	 * printed as deep as the BAR it sits in.
+	 */
+	for (size_t k = i + 1; k < m->n && m->v[k].start >= m->v[i].start &&
+			       m->v[k].end <= m->v[i].end; k++) {
 		if (m->v[k].start <= end && m->v[k].end >= start) {
 			*ret = &m->v[k];
 			return 1;

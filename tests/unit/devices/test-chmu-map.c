@@ -344,6 +344,44 @@ static void test_chmu_iomem_claims_are_the_resources_nested_under_the_bar(void *
 	hb_iomem_done(&m);
 }
 
+/* behind two switches the kernel prints the BAR and its claims at the same depth, 5 */
+static void test_chmu_iomem_claims_are_found_below_the_printed_depth_cap(void **state)
+{
+	static const char text[] =
+		"c0000000-febfffff : PCI Bus 0000:00\n"
+		"  fe000000-fe3fffff : PCI Bus 0000:0c\n"
+		"    fe000000-fe3fffff : PCI Bus 0000:0d\n"
+		"      fe000000-fe3fffff : PCI Bus 0000:0e\n"
+		"        fe000000-fe3fffff : PCI Bus 0000:0f\n"
+		"          fe200000-fe20ffff : 0000:10:00.0\n"
+		"          fe210000-fe22ffff : 0000:10:00.0\n"
+		"          fe210080-fe21008f : 0000:10:00.0\n"
+		"          fe220000-fe22ffff : cxl_hmu\n"
+		"          fe230000-fe230fff : 0000:10:00.0\n"
+		"fec00000-fec003ff : IOAPIC 0\n";
+	char path[] = "/tmp/hb-test-iomem-XXXXXX";
+	const struct hb_iomem_entry *c = NULL;
+	struct hb_err err = { 0 };
+	struct hb_iomem m;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
+	close(fd);
+	assert_int_equal(hb_iomem_load(path, &m, &err), 0);
+	unlink(path);
+	assert_int_equal(m.v[5].depth, 5);
+	assert_int_equal(hb_iomem_find_claim(&m, "0000:10:00.0", BAR2, 0xfe220000, 0xfe220fff, &c),
+			 1);
+	assert_string_equal(c->name, "cxl_hmu");
+	assert_int_equal(hb_iomem_find_claim(&m, "0000:10:00.0", BAR2, BAR2, BAR2 + 0xfff, &c), 1);
+	assert_int_equal(c->start, 0xfe210080);
+	/* the BAR after it, at the same depth, is not nested in it */
+	assert_int_equal(hb_iomem_find_claim(&m, "0000:10:00.0", 0xfe200000, 0xfe200000,
+					     0xfe20ffff, &c), 0);
+	hb_iomem_done(&m);
+}
+
 static void test_chmu_iomem_bad_input_is_named(void **state)
 {
 	char path[] = "/tmp/hb-test-iomem-XXXXXX";
@@ -437,6 +475,7 @@ int main(void)
 		cmocka_unit_test(test_chmu_source_does_not_try_devmem_under_lockdown),
 		cmocka_unit_test(test_chmu_source_says_iomem_addresses_need_cap_sys_admin),
 		cmocka_unit_test(test_chmu_iomem_claims_are_the_resources_nested_under_the_bar),
+		cmocka_unit_test(test_chmu_iomem_claims_are_found_below_the_printed_depth_cap),
 		cmocka_unit_test(test_chmu_iomem_bad_input_is_named),
 		cmocka_unit_test(test_chmu_list_says_why_the_block_cannot_be_mapped),
 	};
