@@ -20,6 +20,7 @@
  * a block a kernel driver has claimed (a CHMU driver would claim it).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -109,6 +110,31 @@ static int check_unclaimed(const struct hb_chmu_map_req *q, uint64_t phys, uint6
 	return r;
 }
 
+/* /dev/mem at phys, with errors that say which rule refused it */
+static int devmem_window(const struct hb_chmu_map_req *q, uint64_t phys, uint64_t len,
+			 struct hb_regwin *ret, struct hb_err *err)
+{
+	struct hb_err e = { 0 };
+	int fd, r;
+
+	fd = open(q->devmem, O_RDWR | O_SYNC | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		return hb_err_set(err, r, "%s: %s%s", q->devmem, strerror(-r),
+				  r == -EPERM || r == -EACCES ?
+				  " (needs CAP_SYS_RAWIO and no lockdown)" : "");
+	}
+	close(fd);
+	r = hb_regwin_mmio_open(q->devmem, phys, len, ret, &e);
+	if (r == -EPERM)
+		return hb_err_set(err, r, "%s: the kernel refused %#llx-%#llx (STRICT_DEVMEM: a page "
+				  "of it is RAM or claimed)", q->devmem, (unsigned long long)phys,
+				  (unsigned long long)(phys + len - 1));
+	if (r < 0)
+		return hb_err_set(err, r, "%s", e.msg);
+	return 0;
+}
+
 static int map_devmem(const struct hb_chmu_map_req *q, const char *refusal, struct hb_regwin *ret,
 		      struct hb_err *err)
 {
@@ -131,19 +157,14 @@ static int map_devmem(const struct hb_chmu_map_req *q, const char *refusal, stru
 	if (r < 0)
 		return hb_err_set(err, r, "%s, and the claims on the CHMU block are unknown: %s",
 				  refusal, e.msg);
-	if ((r = hb_regwin_mmio_open(q->devmem, phys, CHMU_INST0, &w, &e)) < 0)
+	if ((r = devmem_window(q, phys, CHMU_INST0, &w, &e)) < 0)
 		return hb_err_set(err, r, "%s; %s", refusal, e.msg);
 	len = block_len(&w, window_max(q));
 	hb_regwin_mmio_close(&w);
 	r = check_unclaimed(q, phys, len, strict, &e);
 	if (r < 0)
 		return hb_err_set(err, r, "%s", e.msg);
-	r = hb_regwin_mmio_open(q->devmem, phys, len, ret, &e);
-	if (r == -EPERM)
-		return hb_err_set(err, r, "%s: the kernel refused %#llx-%#llx (a page of it is RAM or "
-				  "claimed: STRICT_DEVMEM)", q->devmem, (unsigned long long)phys,
-				  (unsigned long long)(phys + len - 1));
-	if (r < 0)
+	if ((r = devmem_window(q, phys, len, ret, &e)) < 0)
 		return hb_err_set(err, r, "%s; %s", refusal, e.msg);
 	return 0;
 }

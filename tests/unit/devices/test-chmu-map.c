@@ -37,6 +37,7 @@ void *__real_mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t o
 void *__wrap_mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off);
 
 static int refuse_sysfs;            /* errno for mmap of a resourceN file, 0: allow */
+static int refuse_devmem;           /* errno for mmap of dev/mem, 0: allow */
 static unsigned int devmem_maps;
 static off_t devmem_off;
 static size_t devmem_len;
@@ -59,6 +60,10 @@ void *__wrap_mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t o
 		path[n] = '\0';
 		if (refuse_sysfs && strstr(path, "/resource")) {
 			errno = refuse_sysfs;
+			return MAP_FAILED;
+		}
+		if (refuse_devmem && ends_with(path, "/dev/mem")) {
+			errno = refuse_devmem;
 			return MAP_FAILED;
 		}
 		if (ends_with(path, "/dev/mem")) {
@@ -148,6 +153,7 @@ static void tree_make(const char *fixture)
 	write_at(path, BAR2 + CHMU_OFF, img, n);     /* sparse: only the block's pages */
 	free(img);
 	refuse_sysfs = 0;
+	refuse_devmem = 0;
 	devmem_maps = 0;
 }
 
@@ -279,6 +285,21 @@ static void test_chmu_source_refuses_a_claimed_block_even_when_sysfs_maps_it(voi
 	assert_int_equal(source_open(&priv), -EBUSY);
 	assert_non_null(strstr(last_log(), "are claimed by " BDF " (kernel driver cxl_pci); "
 			       "refusing to drive registers a kernel driver owns"));
+	tree_remove();
+}
+
+/* /proc/iomem does not show every reason (System RAM, IORESOURCE_EXCLUSIVE) */
+static void test_chmu_source_says_when_the_kernel_refuses_the_devmem_pages(void **state)
+{
+	void *priv = NULL;
+
+	tree_make("unclaimed");
+	refuse_sysfs = EINVAL;
+	refuse_devmem = EPERM;
+	assert_int_equal(source_open(&priv), -EPERM);
+	if (!strstr(last_log(), "/dev/mem: the kernel refused 0xfe220000-0xfe22000f (STRICT_DEVMEM"))
+		fail_msg("%s", last_log());
+	assert_non_null(strstr(last_log(), "resource2: mmap refused (EINVAL"));
 	tree_remove();
 }
 
@@ -472,6 +493,7 @@ int main(void)
 		cmocka_unit_test(test_chmu_source_stops_touching_the_block_once_a_driver_claims_it),
 		cmocka_unit_test(test_chmu_source_refuses_a_block_a_driver_claimed_and_names_it),
 		cmocka_unit_test(test_chmu_source_refuses_a_claimed_block_even_when_sysfs_maps_it),
+		cmocka_unit_test(test_chmu_source_says_when_the_kernel_refuses_the_devmem_pages),
 		cmocka_unit_test(test_chmu_source_does_not_try_devmem_under_lockdown),
 		cmocka_unit_test(test_chmu_source_says_iomem_addresses_need_cap_sys_admin),
 		cmocka_unit_test(test_chmu_iomem_claims_are_the_resources_nested_under_the_bar),
