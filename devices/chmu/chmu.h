@@ -101,8 +101,10 @@ enum hb_chmu_map_via {
 int hb_chmu_map_block(const struct hb_chmu_map_req *q, struct hb_regwin *ret,
 		      enum hb_chmu_map_via *ret_via, struct hb_err *err);
 /*
- * For a /dev/mem mapping, before each use: a driver that claims the range
- * later makes the kernel revoke the mapping (the next access is SIGBUS).
+ * Before each use of the window: a driver that claims the range later
+ * makes the kernel revoke user mappings of it, /dev/mem and sysfs
+ * resource files alike (both use iomem_get_mapping(); the next access is
+ * SIGBUS) unless iomem=relaxed.
  * -EBUSY (naming the claimant) once /proc/iomem shows a claim on the
  * block's len bytes; 0 otherwise, also when /proc/iomem cannot tell.
  */

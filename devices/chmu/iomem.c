@@ -59,6 +59,7 @@ int hb_iomem_load(const char *path, struct hb_iomem *ret, struct hb_err *err)
 	struct hb_iomem m = { 0 };
 	unsigned int lineno = 0;
 	bool nonzero = false;
+	size_t cap = 0;
 	char line[512];
 	FILE *f;
 
@@ -75,13 +76,16 @@ int hb_iomem_load(const char *path, struct hb_iomem *ret, struct hb_err *err)
 			return hb_err_set(err, -E2BIG, "%s: more than %d entries", path,
 					  IOMEM_MAX_ENTRIES);
 		}
-		nv = realloc(m.v, (m.n + 1) * sizeof(*m.v));
-		if (!nv) {
-			fclose(f);
-			hb_iomem_done(&m);
-			return hb_err_set(err, -ENOMEM, "out of memory");
+		if (m.n == cap) {
+			cap = cap ? cap * 2 : 64;
+			nv = realloc(m.v, cap * sizeof(*m.v));
+			if (!nv) {
+				fclose(f);
+				hb_iomem_done(&m);
+				return hb_err_set(err, -ENOMEM, "out of memory");
+			}
+			m.v = nv;
 		}
-		m.v = nv;
 		if (parse_line(line, &m.v[m.n]) < 0) {
 			fclose(f);
 			hb_iomem_done(&m);

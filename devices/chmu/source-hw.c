@@ -174,7 +174,7 @@ static int hw_poll(void *priv)
 
 	if (s->lost)
 		return -EBUSY;
-	if (s->via == HB_CHMU_MAP_DEVMEM && hb_chmu_map_recheck(&s->req, s->win.size, &err) < 0) {
+	if (hb_chmu_map_recheck(&s->req, s->win.size, &err) < 0) {
 		s->lost = true;
 		s->ops->log(s->host, HB_LOG_ERR, "%s", err.msg);
 		return -EBUSY;
