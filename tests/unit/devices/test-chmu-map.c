@@ -372,6 +372,26 @@ static void test_chmu_iomem_claims_are_the_resources_nested_under_the_bar(void *
 	hb_iomem_done(&m);
 }
 
+/* captured from this build host's kernel (6.18, as root): a driver's claim on a BAR */
+static void test_chmu_iomem_reads_a_captured_kernel_iomem(void **state)
+{
+	const struct hb_iomem_entry *c = NULL;
+	struct hb_err err = { 0 };
+	struct hb_iomem m;
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/chmu-map/iomem-firecracker-6.18-virtio",
+		 getenv("HB_TEST_DATA"));
+	assert_int_equal(hb_iomem_load(path, &m, &err), 0);
+	assert_int_equal(m.n, 27);
+	assert_int_equal(hb_iomem_find_claim(&m, "0000:00:03.0", 0x4000100000ULL, 0x4000100000ULL,
+					     0x4000100fffULL, &c), 1);
+	assert_string_equal(c->name, "virtio-pci-modern");
+	assert_int_equal(c->end, 0x400017ffffULL);
+	assert_int_equal(c->depth, 2);
+	hb_iomem_done(&m);
+}
+
 /* behind two switches the kernel prints the BAR and its claims at the same depth, 5 */
 static void test_chmu_iomem_claims_are_found_below_the_printed_depth_cap(void **state)
 {
@@ -504,6 +524,7 @@ int main(void)
 		cmocka_unit_test(test_chmu_source_does_not_try_devmem_under_lockdown),
 		cmocka_unit_test(test_chmu_source_says_iomem_addresses_need_cap_sys_admin),
 		cmocka_unit_test(test_chmu_iomem_claims_are_the_resources_nested_under_the_bar),
+		cmocka_unit_test(test_chmu_iomem_reads_a_captured_kernel_iomem),
 		cmocka_unit_test(test_chmu_iomem_claims_are_found_below_the_printed_depth_cap),
 		cmocka_unit_test(test_chmu_iomem_bad_input_is_named),
 		cmocka_unit_test(test_chmu_list_says_why_the_block_cannot_be_mapped),
