@@ -117,7 +117,7 @@ static void chmu_probe(const char *sysroot, const struct hb_cxl_pcidev *d, const
 		       json_object *o)
 {
 	struct hb_chmu_map_req req;
-	enum hb_chmu_map_via via;
+	struct hb_chmu_mapping how;
 	struct hb_regwin w;
 	struct hb_chmu *c = NULL;
 	struct hb_err err = { 0 };
@@ -132,13 +132,18 @@ static void chmu_probe(const char *sysroot, const struct hb_cxl_pcidev *d, const
 	}
 	hb_chmu_map_req_init(&req, sysroot, d->bdf, d->chmu.bir, d->bar_base[d->chmu.bir], size,
 			     d->chmu.offset);
-	if (hb_chmu_map_block(&req, &w, &via, &err) < 0) {
+	if (hb_chmu_map_block(&req, &w, &how, &err) < 0) {
 		json_object_object_add(o, "chmu_error", json_object_new_string(err.msg));
 		return;
 	}
-	json_object_object_add(o, "chmu_mapping", json_object_new_string(
-		via == HB_CHMU_MAP_DEVMEM ? "/dev/mem (the sysfs resource mmap was refused)" :
-		"sysfs resource"));
+	if (how.via == HB_CHMU_MAP_DEVMEM) {
+		char buf[sizeof(how.why) + 16];
+
+		snprintf(buf, sizeof(buf), "/dev/mem (%s)", how.why);
+		json_object_object_add(o, "chmu_mapping", json_object_new_string(buf));
+	} else {
+		json_object_object_add(o, "chmu_mapping", json_object_new_string("sysfs resource"));
+	}
 	if (hb_chmu_open(&w, 0, memdev, &c, &err) < 0)
 		json_object_object_add(o, "chmu_error", json_object_new_string(err.msg));
 	else

@@ -98,8 +98,13 @@ enum hb_chmu_map_via {
  * the claimant. The window covers the block (common capabilities plus
  * every instance), at most 1 MiB and never past the BAR.
  */
+struct hb_chmu_mapping {
+	enum hb_chmu_map_via via;
+	char why[320];                /* HB_CHMU_MAP_DEVMEM: why sysfs was refused */
+};
+
 int hb_chmu_map_block(const struct hb_chmu_map_req *q, struct hb_regwin *ret,
-		      enum hb_chmu_map_via *ret_via, struct hb_err *err);
+		      struct hb_chmu_mapping *ret_how, struct hb_err *err);
 /*
  * Before each use of the window: a driver that claims the range later
  * makes the kernel revoke user mappings of it, /dev/mem and sysfs

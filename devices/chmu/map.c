@@ -169,13 +169,33 @@ static int map_devmem(const struct hb_chmu_map_req *q, const char *refusal, stru
 	return 0;
 }
 
-int hb_chmu_map_block(const struct hb_chmu_map_req *q, struct hb_regwin *ret,
-		      enum hb_chmu_map_via *ret_via, struct hb_err *err)
+/* "BAR 2's first page is claimed by <name> (kernel driver cxl_pci)", or "" */
+static void first_page_claim(const struct hb_chmu_map_req *q, char *buf, size_t size)
 {
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	const struct hb_iomem_entry *c = NULL;
+	struct hb_iomem m = { 0 };
+	char drv[96];
+
+	buf[0] = '\0';
+	if (hb_iomem_load(q->iomem, &m, NULL) < 0)
+		return;
+	if (hb_iomem_find_claim(&m, q->bdf, q->bar_start, q->bar_start,
+				q->bar_start + page - 1, &c) > 0) {
+		driver_of(q, drv, sizeof(drv));
+		snprintf(buf, size, "BAR %u's first page is claimed by %.63s (%.80s)", q->bar,
+			 c->name, drv);
+	}
+	hb_iomem_done(&m);
+}
+
+int hb_chmu_map_block(const struct hb_chmu_map_req *q, struct hb_regwin *ret,
+		      struct hb_chmu_mapping *ret_how, struct hb_err *err)
+{
+	char refusal[128], claim[192] = "";
 	struct hb_err e = { 0 };
-	char refusal[HB_ERR_MSG_MAX];
 	struct hb_regwin w;
-	int r;
+	int r, r_sysfs;
 
 	if (q->bar_size && q->offset >= q->bar_size)
 		return hb_err_set(err, -EPROTO, "%s: CHMU block at BAR %u + %#llx lies beyond the "
@@ -193,18 +213,27 @@ int hb_chmu_map_block(const struct hb_chmu_map_req *q, struct hb_regwin *ret,
 			return hb_err_set(err, r, "%s", e.msg);
 		}
 		*ret = w;
-		*ret_via = HB_CHMU_MAP_SYSFS;
+		ret_how->via = HB_CHMU_MAP_SYSFS;
+		ret_how->why[0] = '\0';
 		return 0;
 	}
 	if (r != -EINVAL && r != -EPERM)
 		return hb_err_set(err, r, "%s", e.msg);
+	r_sysfs = r;
 	snprintf(refusal, sizeof(refusal), "%s resource%u: mmap refused (%s: %s)", q->bdf, q->bar,
 		 r == -EINVAL ? "EINVAL" : "EPERM",
 		 r == -EINVAL ? "the BAR's first page is claimed" : "lockdown or no CAP_SYS_ADMIN");
 	r = map_devmem(q, refusal, ret, err);
 	if (r < 0)
 		return r;
-	*ret_via = HB_CHMU_MAP_DEVMEM;
+	ret_how->via = HB_CHMU_MAP_DEVMEM;
+	if (r_sysfs == -EINVAL)
+		first_page_claim(q, claim, sizeof(claim));
+	if (claim[0])
+		snprintf(ret_how->why, sizeof(ret_how->why), "%s resource%u: mmap refused (EINVAL): %s",
+			 q->bdf, q->bar, claim);
+	else
+		snprintf(ret_how->why, sizeof(ret_how->why), "%s", refusal);
 	return 0;
 }
 

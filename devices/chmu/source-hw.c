@@ -31,7 +31,7 @@ struct hw_src {
 	struct hb_regwin win;
 	struct hb_chmu *drv;
 	struct hb_chmu_map_req req;
-	enum hb_chmu_map_via via;
+	struct hb_chmu_mapping how;
 	bool lost;                 /* claimed by a driver since: never touched again */
 	char bdf[sizeof(((struct hb_cxl_pcidev *)0)->bdf)];
 	struct hb_hot_record rec[1024];
@@ -138,12 +138,12 @@ static int hw_open(const struct hb_host_ops *ops, struct hb_host *h,
 	memcpy(s->bdf, d->bdf, sizeof(s->bdf));      /* the request outlives devs */
 	hb_chmu_map_req_init(&s->req, sysroot ? sysroot : "", s->bdf, d->chmu.bir,
 			     d->bar_base[d->chmu.bir], size, d->chmu.offset);
-	if ((r = hb_chmu_map_block(&s->req, &s->win, &s->via, &err)) < 0)
+	if ((r = hb_chmu_map_block(&s->req, &s->win, &s->how, &err)) < 0)
 		goto fail;
-	if (s->via == HB_CHMU_MAP_DEVMEM)
-		ops->log(h, HB_LOG_INFO, "%s%sCHMU block mapped from %s (%s refused the mapping)",
+	if (s->how.via == HB_CHMU_MAP_DEVMEM)
+		ops->log(h, HB_LOG_INFO, "%s%sCHMU block mapped from %s (%s)",
 			 info->name ? info->name : "", info->name ? ": " : "", s->req.devmem,
-			 s->req.resource);
+			 s->how.why);
 	if ((r = hb_chmu_open(&s->win, (unsigned int)inst, info->memdev ? info->memdev : "",
 			      &s->drv, &err)) < 0)
 		goto fail;

@@ -222,6 +222,9 @@ static void test_chmu_source_maps_only_the_block_from_devmem_when_sysfs_is_refus
 	if (source_open(&priv) != 0)
 		fail_msg("open: %s", last_log());
 	assert_non_null(strstr(last_log(), "CHMU block mapped from"));
+	if (!strstr(last_log(), "/dev/mem (" BDF " resource2: mmap refused (EINVAL): BAR 2's first "
+		    "page is claimed by " BDF " (kernel driver cxl_pci))"))
+		fail_msg("%s", last_log());
 	/* the block's own pages at its physical address, nothing more */
 	assert_int_equal(devmem_maps, 2);      /* the capabilities, then the block */
 	assert_int_equal(devmem_off, BAR2 + CHMU_OFF);
@@ -507,7 +510,9 @@ static void test_chmu_list_says_why_the_block_cannot_be_mapped(void **state)
 	top = run_list();
 	assert_false(json_object_object_get_ex(memdev0(top), "chmu_error", &v));
 	assert_true(json_object_object_get_ex(memdev0(top), "chmu_mapping", &v));
-	assert_non_null(strstr(json_object_get_string(v), "/dev/mem"));
+	assert_non_null(strstr(json_object_get_string(v), "/dev/mem (" BDF " resource2: mmap "
+			       "refused (EINVAL): BAR 2's first page is claimed by " BDF
+			       " (kernel driver cxl_pci))"));
 	assert_true(json_object_object_get_ex(memdev0(top), "chmu_capabilities", &v));
 	json_object_put(top);
 	tree_remove();
