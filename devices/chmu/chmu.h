@@ -52,6 +52,12 @@ struct hb_iomem {
 
 /* Parses a /proc/iomem text; -EPERM when every address reads 0 (no CAP_SYS_ADMIN). */
 int hb_iomem_load(const char *path, struct hb_iomem *ret, struct hb_err *err);
+/*
+ * The same from an open /proc/iomem, read again from its start: the kernel
+ * shows the addresses by the credentials of whoever opened it, so a file
+ * opened at start-up still shows them after capabilities are dropped.
+ */
+int hb_iomem_load_fd(int fd, const char *path, struct hb_iomem *ret, struct hb_err *err);
 void hb_iomem_done(struct hb_iomem *m);
 /*
  * The first resource nested under the BAR (the entry named bdf starting at
@@ -78,6 +84,7 @@ struct hb_chmu_map_req {
 	char resource[HB_CHMU_MAP_PATH_MAX], iomem[HB_CHMU_MAP_PATH_MAX];
 	char devmem[HB_CHMU_MAP_PATH_MAX], lockdown[HB_CHMU_MAP_PATH_MAX];
 	char driver[HB_CHMU_MAP_PATH_MAX];
+	int iomem_fd;                 /* iomem opened by the caller, or -1 (init) */
 };
 
 /* Fills the request; root is "" on a live system, a test tree otherwise. */

@@ -12,9 +12,11 @@
  * taken as a claim. Without CAP_SYS_ADMIN every address reads as 0.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "chmu.h"
 
@@ -54,24 +56,19 @@ static int parse_line(const char *line, struct hb_iomem_entry *e)
 	return 0;
 }
 
-int hb_iomem_load(const char *path, struct hb_iomem *ret, struct hb_err *err)
+static int parse_stream(FILE *f, const char *path, struct hb_iomem *ret, struct hb_err *err)
 {
 	struct hb_iomem m = { 0 };
 	unsigned int lineno = 0;
 	bool nonzero = false;
 	size_t cap = 0;
 	char line[512];
-	FILE *f;
 
-	f = fopen(path, "re");
-	if (!f)
-		return hb_err_set(err, -errno, "%s: %s", path, strerror(errno));
 	while (fgets(line, sizeof(line), f)) {
 		struct hb_iomem_entry *nv;
 
 		lineno++;
 		if (m.n == IOMEM_MAX_ENTRIES) {
-			fclose(f);
 			hb_iomem_done(&m);
 			return hb_err_set(err, -E2BIG, "%s: more than %d entries", path,
 					  IOMEM_MAX_ENTRIES);
@@ -80,14 +77,12 @@ int hb_iomem_load(const char *path, struct hb_iomem *ret, struct hb_err *err)
 			cap = cap ? cap * 2 : 64;
 			nv = realloc(m.v, cap * sizeof(*m.v));
 			if (!nv) {
-				fclose(f);
 				hb_iomem_done(&m);
 				return hb_err_set(err, -ENOMEM, "out of memory");
 			}
 			m.v = nv;
 		}
 		if (parse_line(line, &m.v[m.n]) < 0) {
-			fclose(f);
 			hb_iomem_done(&m);
 			return hb_err_set(err, -EINVAL, "%s:%u: not '<start>-<end> : <name>'", path,
 					  lineno);
@@ -95,7 +90,6 @@ int hb_iomem_load(const char *path, struct hb_iomem *ret, struct hb_err *err)
 		nonzero |= m.v[m.n].end != 0;
 		m.n++;
 	}
-	fclose(f);
 	if (m.n && !nonzero) {
 		hb_iomem_done(&m);
 		return hb_err_set(err, -EPERM, "%s shows every address as 0 (reading them needs "
@@ -103,6 +97,38 @@ int hb_iomem_load(const char *path, struct hb_iomem *ret, struct hb_err *err)
 	}
 	*ret = m;
 	return 0;
+}
+
+int hb_iomem_load(const char *path, struct hb_iomem *ret, struct hb_err *err)
+{
+	FILE *f = fopen(path, "re");
+	int r;
+
+	if (!f)
+		return hb_err_set(err, -errno, "%s: %s", path, strerror(errno));
+	r = parse_stream(f, path, ret, err);
+	fclose(f);
+	return r;
+}
+
+int hb_iomem_load_fd(int fd, const char *path, struct hb_iomem *ret, struct hb_err *err)
+{
+	FILE *f;
+	int dfd, r;
+
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return hb_err_set(err, -errno, "%s: %s", path, strerror(errno));
+	dfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);     /* the same open file: its opener's credentials */
+	if (dfd < 0)
+		return hb_err_set(err, -errno, "%s: %s", path, strerror(errno));
+	f = fdopen(dfd, "r");
+	if (!f) {
+		close(dfd);
+		return hb_err_set(err, -ENOMEM, "out of memory");
+	}
+	r = parse_stream(f, path, ret, err);
+	fclose(f);
+	return r;
 }
 
 void hb_iomem_done(struct hb_iomem *m)

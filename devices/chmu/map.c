@@ -34,7 +34,7 @@ void hb_chmu_map_req_init(struct hb_chmu_map_req *q, const char *root, const cha
 			  unsigned int bar, uint64_t bar_start, uint64_t bar_size, uint64_t offset)
 {
 	*q = (struct hb_chmu_map_req){ .bdf = bdf, .bar = bar, .bar_start = bar_start,
-				       .bar_size = bar_size, .offset = offset };
+				       .bar_size = bar_size, .offset = offset, .iomem_fd = -1 };
 	snprintf(q->resource, sizeof(q->resource), "%s/sys/bus/pci/devices/%s/resource%u", root,
 		 bdf, bar);
 	snprintf(q->iomem, sizeof(q->iomem), "%s/proc/iomem", root);
@@ -76,6 +76,12 @@ static void driver_of(const struct hb_chmu_map_req *q, char *buf, size_t size)
 	snprintf(buf, size, "kernel driver %.64s", strrchr(link, '/') ? strrchr(link, '/') + 1 : link);
 }
 
+static int iomem_load(const struct hb_chmu_map_req *q, struct hb_iomem *m, struct hb_err *err)
+{
+	return q->iomem_fd >= 0 ? hb_iomem_load_fd(q->iomem_fd, q->iomem, m, err) :
+				  hb_iomem_load(q->iomem, m, err);
+}
+
 /*
  * 0 when /proc/iomem shows nothing nested under the BAR on the pages of
  * [phys, phys + len); -EBUSY (message set) when something does; another
@@ -91,7 +97,7 @@ static int check_unclaimed(const struct hb_chmu_map_req *q, uint64_t phys, uint6
 	char drv[96];
 	int r;
 
-	r = hb_iomem_load(q->iomem, &m, err);
+	r = iomem_load(q, &m, err);
 	if (r < 0)
 		return r;
 	r = hb_iomem_find_claim(&m, q->bdf, q->bar_start, ps, pe, &c);
@@ -178,7 +184,7 @@ static void first_page_claim(const struct hb_chmu_map_req *q, char *buf, size_t 
 	char drv[96];
 
 	buf[0] = '\0';
-	if (hb_iomem_load(q->iomem, &m, NULL) < 0)
+	if (iomem_load(q, &m, NULL) < 0)
 		return;
 	if (hb_iomem_find_claim(&m, q->bdf, q->bar_start, q->bar_start,
 				q->bar_start + page - 1, &c) > 0) {

@@ -14,10 +14,12 @@
  * proc/iomem and dev/mem).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "chmu.h"
 #include "cxlpci.h"
@@ -71,6 +73,8 @@ static void hw_close(void *priv)
 	hb_chmu_free(s->drv);
 	if (s->win.priv)
 		hb_regwin_mmio_close(&s->win);
+	if (s->req.iomem_fd >= 0)
+		close(s->req.iomem_fd);
 	free(s);
 }
 
@@ -96,6 +100,7 @@ static int hw_open(const struct hb_host_ops *ops, struct hb_host *h,
 		return -ENOMEM;
 	s->ops = ops;
 	s->host = h;
+	s->req.iomem_fd = -1;
 	if (!bdf)
 		bdf = info->pci_bdf;
 	if ((r = hb_dev_params_check(info, allowed, &err)) < 0 ||
@@ -138,6 +143,8 @@ static int hw_open(const struct hb_host_ops *ops, struct hb_host *h,
 	memcpy(s->bdf, d->bdf, sizeof(s->bdf));      /* the request outlives devs */
 	hb_chmu_map_req_init(&s->req, sysroot ? sysroot : "", s->bdf, d->chmu.bir,
 			     d->bar_base[d->chmu.bir], size, d->chmu.offset);
+	/* kept open: after start-up the daemon may lack CAP_SYS_ADMIN to see addresses */
+	s->req.iomem_fd = open(s->req.iomem, O_RDONLY | O_CLOEXEC);
 	if ((r = hb_chmu_map_block(&s->req, &s->win, &s->how, &err)) < 0)
 		goto fail;
 	if (s->how.via == HB_CHMU_MAP_DEVMEM)

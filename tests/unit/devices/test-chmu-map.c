@@ -18,8 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <cap-ng.h>
 #include <json-c/json.h>
 
 #include "builtin.h"
@@ -395,6 +397,50 @@ static void test_chmu_iomem_reads_a_captured_kernel_iomem(void **state)
 	hb_iomem_done(&m);
 }
 
+/*
+ * The kernel decides whether /proc/iomem shows addresses by the opener's
+ * credentials, so the source keeps the file it opened at start-up: after
+ * the daemon drops CAP_SYS_ADMIN a fresh open shows zeros, the kept one
+ * still shows them. Runs against this host's kernel, as root.
+ */
+static void test_chmu_iomem_kept_open_shows_addresses_after_the_capability_drop(void **state)
+{
+	int fd, status;
+	pid_t pid;
+
+	if (geteuid() != 0)
+		skip();
+	fd = open("/proc/iomem", O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct hb_err err = { 0 };
+		struct hb_iomem m;
+		int r;
+
+		capng_clear(CAPNG_SELECT_BOTH);
+		if (capng_apply(CAPNG_SELECT_BOTH) < 0)
+			_exit(77);
+		r = hb_iomem_load("/proc/iomem", &m, &err);
+		if (r != -EPERM)
+			_exit(1);            /* a fresh open must show zeros now */
+		if (hb_iomem_load_fd(fd, "/proc/iomem", &m, &err) < 0 || !m.n)
+			_exit(2);
+		hb_iomem_done(&m);
+		if (hb_iomem_load_fd(fd, "/proc/iomem", &m, &err) < 0 || !m.n)
+			_exit(3);            /* and again: it is read from the start each time */
+		hb_iomem_done(&m);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	close(fd);
+	assert_true(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 77)
+		skip();
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 /* behind two switches the kernel prints the BAR and its claims at the same depth, 5 */
 static void test_chmu_iomem_claims_are_found_below_the_printed_depth_cap(void **state)
 {
@@ -530,6 +576,7 @@ int main(void)
 		cmocka_unit_test(test_chmu_source_says_iomem_addresses_need_cap_sys_admin),
 		cmocka_unit_test(test_chmu_iomem_claims_are_the_resources_nested_under_the_bar),
 		cmocka_unit_test(test_chmu_iomem_reads_a_captured_kernel_iomem),
+		cmocka_unit_test(test_chmu_iomem_kept_open_shows_addresses_after_the_capability_drop),
 		cmocka_unit_test(test_chmu_iomem_claims_are_found_below_the_printed_depth_cap),
 		cmocka_unit_test(test_chmu_iomem_bad_input_is_named),
 		cmocka_unit_test(test_chmu_list_says_why_the_block_cannot_be_mapped),
