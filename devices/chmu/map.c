@@ -228,7 +228,7 @@ int hb_chmu_map_block(const struct hb_chmu_map_req *q, struct hb_regwin *ret,
 	r_sysfs = r;
 	snprintf(refusal, sizeof(refusal), "%s resource%u: mmap refused (%s: %s)", q->bdf, q->bar,
 		 r == -EINVAL ? "EINVAL" : "EPERM",
-		 r == -EINVAL ? "the BAR's first page is claimed" : "lockdown or no CAP_SYS_ADMIN");
+		 r == -EINVAL ? "the BAR's first page is claimed" : "kernel lockdown");
 	r = map_devmem(q, refusal, ret, err);
 	if (r < 0)
 		return r;
