@@ -102,8 +102,8 @@ enum hb_chmu_map_via {
  * IO_STRICT_DEVMEM; EPERM), the block's own pages from /dev/mem, but only
  * when /proc/iomem shows no claim on them and lockdown is none. A block
  * a kernel driver has claimed is refused (-EBUSY) on either path, naming
- * the claimant. The window covers the block (common capabilities plus
- * every instance), at most 1 MiB and never past the BAR.
+ * the claimant. Either way the window is the block's own pages (common
+ * capabilities plus every instance), at most 1 MiB and never past the BAR.
  */
 struct hb_chmu_mapping {
 	enum hb_chmu_map_via via;

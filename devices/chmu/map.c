@@ -214,11 +214,12 @@ int hb_chmu_map_block(const struct hb_chmu_map_req *q, struct hb_regwin *ret,
 		/* the sysfs check looks at the BAR's first page only */
 		r = check_unclaimed(q, q->bar_start + q->offset, len,
 				    "refusing to drive registers a kernel driver owns", &e);
-		if (r == -EBUSY) {
-			hb_regwin_mmio_close(&w);
+		hb_regwin_mmio_close(&w);
+		if (r == -EBUSY)
 			return hb_err_set(err, r, "%s", e.msg);
-		}
-		*ret = w;
+		/* the block's own pages, as from /dev/mem */
+		if ((r = hb_regwin_mmio_open(q->resource, q->offset, len, ret, &e)) < 0)
+			return hb_err_set(err, r, "%s", e.msg);
 		ret_how->via = HB_CHMU_MAP_SYSFS;
 		ret_how->why[0] = '\0';
 		return 0;

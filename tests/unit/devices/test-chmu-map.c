@@ -41,6 +41,7 @@ void *__wrap_mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t o
 static int refuse_sysfs;            /* errno for mmap of a resourceN file, 0: allow */
 static int refuse_devmem;           /* errno for mmap of dev/mem, 0: allow */
 static unsigned int devmem_maps;
+static size_t sysfs_len;
 static off_t devmem_off;
 static size_t devmem_len;
 
@@ -64,6 +65,8 @@ void *__wrap_mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t o
 			errno = refuse_sysfs;
 			return MAP_FAILED;
 		}
+		if (strstr(path, "/resource"))
+			sysfs_len = len;
 		if (refuse_devmem && ends_with(path, "/dev/mem")) {
 			errno = refuse_devmem;
 			return MAP_FAILED;
@@ -254,6 +257,8 @@ static void claimed_later(int sysfs)
 		fail_msg("open: %s", last_log());
 	assert_int_equal(hb_builtin_find("chmu")->poll(priv), 0);
 	assert_int_equal(ngot, 3);
+	if (!sysfs)
+		assert_int_equal(sysfs_len, block_bytes);   /* the block, not 1 MiB of the BAR */
 	/* a CHMU driver loads: the kernel revokes /dev/mem mappings of what it claims */
 	snprintf(cmd, sizeof(cmd), "cp %s/chmu-map/claimed/proc/iomem %s/proc/iomem",
 		 getenv("HB_TEST_DATA"), root);
