@@ -34,7 +34,7 @@ static void usage(FILE *f)
 		"usage: hotbridge list [--plugin-dir DIR] [--pci-dump FILE] [--sysfs-root DIR]\n"
 		"  -p, --plugin-dir DIR  vendor plugins (default: %s)\n"
 		"  -d, --pci-dump FILE   read PCI config space from an `lspci -xxxx` dump\n"
-		"  -s, --sysfs-root DIR  prefix before /sys (tests)\n",
+		"  -s, --sysfs-root DIR  prefix before /sys, /proc/iomem and /dev/mem (tests)\n",
 		HB_PLUGINDIR);
 }
 
@@ -124,29 +124,41 @@ static json_object *chmu_caps_json(const struct hb_chmu_caps *k)
 	return o;
 }
 
-/* Map the CHMU block (root only) and read its capabilities. */
+/*
+ * Map the CHMU block (root only; through /dev/mem when the kernel refuses
+ * the sysfs resource, see devices/chmu/map.c) and read its capabilities.
+ * Why it cannot be mapped goes to "chmu_error".
+ */
 static void chmu_probe(const char *sysroot, const struct hb_cxl_pcidev *d, const char *memdev,
 		       json_object *o)
 {
-	char res[PATH_MAX];
+	struct hb_chmu_map_req req;
+	struct hb_chmu_mapping how;
 	struct hb_regwin w;
 	struct hb_chmu *c = NULL;
 	struct hb_err err = { 0 };
 	uint64_t size = d->bar_size[d->chmu.bir];
 
-	snprintf(res, sizeof(res), "%s/sys/bus/pci/devices/%s/resource%u", sysroot, d->bdf,
-		 d->chmu.bir);
+	if (!size && sysroot[0])
+		size = d->chmu.offset + (1u << 20);     /* a test image: no BAR sizes in dumps */
 	if (!size || d->chmu.offset >= size) {
 		json_object_object_add(o, "chmu_error", json_object_new_string(
 			"BAR size unknown (a dump has none) or block offset beyond it"));
 		return;
 	}
-	size -= d->chmu.offset;
-	if (size > (1u << 20))
-		size = 1u << 20;
-	if (hb_regwin_mmio_open(res, d->chmu.offset, size, &w, &err) < 0) {
+	hb_chmu_map_req_init(&req, sysroot, d->bdf, d->chmu.bir, d->bar_base[d->chmu.bir], size,
+			     d->chmu.offset);
+	if (hb_chmu_map_block(&req, &w, &how, &err) < 0) {
 		json_object_object_add(o, "chmu_error", json_object_new_string(err.msg));
 		return;
+	}
+	if (how.via == HB_CHMU_MAP_DEVMEM) {
+		char buf[sizeof(how.why) + 16];
+
+		snprintf(buf, sizeof(buf), "/dev/mem (%s)", how.why);
+		json_object_object_add(o, "chmu_mapping", json_object_new_string(buf));
+	} else {
+		json_object_object_add(o, "chmu_mapping", json_object_new_string("sysfs resource"));
 	}
 	if (hb_chmu_open(&w, 0, memdev, &c, &err) < 0)
 		json_object_object_add(o, "chmu_error", json_object_new_string(err.msg));
@@ -255,7 +267,7 @@ int hb_cmd_list(int argc, char **argv)
 		}
 		json_object_object_add(o, "register_blocks", blocks);
 		json_object_object_add(o, "chmu", json_object_new_boolean(d->has_chmu));
-		if (d->has_chmu && !dump)
+		if (d->has_chmu && (!dump || sysroot[0]))
 			chmu_probe(sysroot, d, memdev[0] ? memdev : d->bdf, o);
 		json_object_array_add(chmus, o);
 	}

@@ -37,6 +37,91 @@ int hb_regwin_mmio_open(const char *resource, uint64_t offset, uint64_t size,
 			struct hb_regwin *ret, struct hb_err *err);
 void hb_regwin_mmio_close(struct hb_regwin *w);
 
+/* ---- /proc/iomem and lockdown (iomem.c) ---- */
+
+struct hb_iomem_entry {
+	uint64_t start, end;          /* inclusive, as printed */
+	unsigned int depth;           /* leading spaces / 2; the kernel prints at most 5 */
+	char name[64];
+};
+
+struct hb_iomem {
+	struct hb_iomem_entry *v;
+	size_t n;
+};
+
+/* Parses a /proc/iomem text; -EPERM when every address reads 0 (no CAP_SYS_ADMIN). */
+int hb_iomem_load(const char *path, struct hb_iomem *ret, struct hb_err *err);
+/*
+ * The same from an open /proc/iomem, read again from its start: the kernel
+ * shows the addresses by the credentials of whoever opened it, so a file
+ * opened at start-up still shows them after capabilities are dropped.
+ */
+int hb_iomem_load_fd(int fd, const char *path, struct hb_iomem *ret, struct hb_err *err);
+void hb_iomem_done(struct hb_iomem *m);
+/*
+ * The first resource nested under the BAR (the entry named bdf starting at
+ * bar_start; nested: listed after it, inside its range) that overlaps
+ * [start, end]: 1 and *ret, 0 when none, -ENOENT when the BAR is not listed.
+ */
+int hb_iomem_find_claim(const struct hb_iomem *m, const char *bdf, uint64_t bar_start,
+			uint64_t start, uint64_t end, const struct hb_iomem_entry **ret);
+/* The bracketed mode of /sys/kernel/security/lockdown ("none", "integrity", ...). */
+int hb_lockdown_mode(const char *path, char *mode, size_t size);
+
+/* ---- mapping the CHMU block (map.c) ---- */
+
+#define HB_CHMU_MAP_PATH_MAX 512
+
+struct hb_chmu_map_req {
+	const char *bdf;
+	unsigned int bar;
+	uint64_t bar_start, bar_size; /* physical; bar_size 0: unknown (a dump) */
+	uint64_t offset;              /* of the CHMU block in the BAR */
+	/* <root>/sys/bus/pci/devices/<bdf>/resource<bar>, <root>/proc/iomem,
+	 * <root>/dev/mem, <root>/sys/kernel/security/lockdown, and the
+	 * function's <root>/sys/bus/pci/devices/<bdf>/driver link */
+	char resource[HB_CHMU_MAP_PATH_MAX], iomem[HB_CHMU_MAP_PATH_MAX];
+	char devmem[HB_CHMU_MAP_PATH_MAX], lockdown[HB_CHMU_MAP_PATH_MAX];
+	char driver[HB_CHMU_MAP_PATH_MAX];
+	int iomem_fd;                 /* iomem opened by the caller, or -1 (init) */
+};
+
+/* Fills the request; root is "" on a live system, a test tree otherwise. */
+void hb_chmu_map_req_init(struct hb_chmu_map_req *q, const char *root, const char *bdf,
+			  unsigned int bar, uint64_t bar_start, uint64_t bar_size, uint64_t offset);
+
+enum hb_chmu_map_via {
+	HB_CHMU_MAP_SYSFS,            /* the BAR's sysfs resource file */
+	HB_CHMU_MAP_DEVMEM,           /* only the block's own pages of /dev/mem */
+};
+
+/*
+ * Maps the CHMU block: the sysfs resource file first; when the kernel
+ * refuses that (EINVAL: the BAR's first page is claimed, under
+ * IO_STRICT_DEVMEM; EPERM), the block's own pages from /dev/mem, but only
+ * when /proc/iomem shows no claim on them and lockdown is none. A block
+ * a kernel driver has claimed is refused (-EBUSY) on either path, naming
+ * the claimant. Either way the window is the block's own pages (common
+ * capabilities plus every instance), at most 1 MiB and never past the BAR.
+ */
+struct hb_chmu_mapping {
+	enum hb_chmu_map_via via;
+	char why[320];                /* HB_CHMU_MAP_DEVMEM: why sysfs was refused */
+};
+
+int hb_chmu_map_block(const struct hb_chmu_map_req *q, struct hb_regwin *ret,
+		      struct hb_chmu_mapping *ret_how, struct hb_err *err);
+/*
+ * Before each use of the window: a driver that claims the range later
+ * makes the kernel revoke user mappings of it, /dev/mem and sysfs
+ * resource files alike (both use iomem_get_mapping(); the next access is
+ * SIGBUS) unless iomem=relaxed.
+ * -EBUSY (naming the claimant) once /proc/iomem shows a claim on the
+ * block's len bytes; 0 otherwise, also when /proc/iomem cannot tell.
+ */
+int hb_chmu_map_recheck(const struct hb_chmu_map_req *q, uint64_t len, struct hb_err *err);
+
 /* ---- driver ---- */
 
 struct hb_chmu_caps {

@@ -2,19 +2,24 @@
 /*
  * The "chmu" source: a CXL memory device's own Hotness Monitoring Unit,
  * found through its Register Locator DVSEC and mapped from the BAR's sysfs
- * resource file (root only), programmed from the parameters and polled.
+ * resource file (root only) or, when the kernel refuses that, from the
+ * block's own pages of /dev/mem (map.c), programmed from the parameters
+ * and polled.
  *
  * Parameters: pci=<bdf> (or the instance's pci_bdf), dpa_ranges=<start>+<len>[,...]
  * (the memdev's decoded DPA; the daemon fills it from the topology),
  * unit (bytes; the smallest the CHMU allows), epoch_ms (100), threshold (16),
  * ds (the smallest allowed factor), mode (epoch | always-on), instance (0).
- * For tests: pci_dump=<lspci -xxxx file>, sysfs_root=<dir>.
+ * For tests: pci_dump=<lspci -xxxx file>, sysfs_root=<dir> (the root of sys/,
+ * proc/iomem and dev/mem).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "chmu.h"
 #include "cxlpci.h"
@@ -27,6 +32,10 @@ struct hw_src {
 	struct hb_host *host;
 	struct hb_regwin win;
 	struct hb_chmu *drv;
+	struct hb_chmu_map_req req;
+	struct hb_chmu_mapping how;
+	bool lost;                 /* claimed by a driver since: never touched again */
+	char bdf[sizeof(((struct hb_cxl_pcidev *)0)->bdf)];
 	struct hb_hot_record rec[1024];
 };
 
@@ -59,11 +68,13 @@ static void hw_close(void *priv)
 {
 	struct hw_src *s = priv;
 
-	if (s->drv)
+	if (s->drv && !s->lost)
 		hb_chmu_disable(s->drv, NULL);
 	hb_chmu_free(s->drv);
 	if (s->win.priv)
 		hb_regwin_mmio_close(&s->win);
+	if (s->req.iomem_fd >= 0)
+		close(s->req.iomem_fd);
 	free(s);
 }
 
@@ -80,7 +91,6 @@ static int hw_open(const struct hb_host_ops *ops, struct hb_host *h,
 	struct hb_cxl_pcidev *devs = NULL, *d = NULL;
 	struct hb_err err = { 0 };
 	uint64_t unit, epoch_ms, thr, ds, inst, size;
-	char res[PATH_MAX];
 	struct hw_src *s;
 	size_t ndev = 0, nr;
 	int r;
@@ -90,6 +100,7 @@ static int hw_open(const struct hb_host_ops *ops, struct hb_host *h,
 		return -ENOMEM;
 	s->ops = ops;
 	s->host = h;
+	s->req.iomem_fd = -1;
 	if (!bdf)
 		bdf = info->pci_bdf;
 	if ((r = hb_dev_params_check(info, allowed, &err)) < 0 ||
@@ -129,12 +140,18 @@ static int hw_open(const struct hb_host_ops *ops, struct hb_host *h,
 			       (unsigned long long)d->chmu.offset, (unsigned long long)size);
 		goto fail;
 	}
-	size -= d->chmu.offset;
-	snprintf(res, sizeof(res), "%s/sys/bus/pci/devices/%s/resource%u", sysroot ? sysroot : "",
-		 bdf, d->chmu.bir);
-	if ((r = hb_regwin_mmio_open(res, d->chmu.offset, size < (1u << 20) ? size : (1u << 20),
-				     &s->win, &err)) < 0 ||
-	    (r = hb_chmu_open(&s->win, (unsigned int)inst, info->memdev ? info->memdev : "",
+	memcpy(s->bdf, d->bdf, sizeof(s->bdf));      /* the request outlives devs */
+	hb_chmu_map_req_init(&s->req, sysroot ? sysroot : "", s->bdf, d->chmu.bir,
+			     d->bar_base[d->chmu.bir], size, d->chmu.offset);
+	/* kept open: after start-up the daemon may lack CAP_SYS_ADMIN to see addresses */
+	s->req.iomem_fd = open(s->req.iomem, O_RDONLY | O_CLOEXEC);
+	if ((r = hb_chmu_map_block(&s->req, &s->win, &s->how, &err)) < 0)
+		goto fail;
+	if (s->how.via == HB_CHMU_MAP_DEVMEM)
+		ops->log(h, HB_LOG_INFO, "%s%sCHMU block mapped from %s (%s)",
+			 info->name ? info->name : "", info->name ? ": " : "", s->req.devmem,
+			 s->how.why);
+	if ((r = hb_chmu_open(&s->win, (unsigned int)inst, info->memdev ? info->memdev : "",
 			      &s->drv, &err)) < 0)
 		goto fail;
 	cfg.unit_size = unit ? unit : 1ULL << (8 + __builtin_ctz(hb_chmu_caps(s->drv)->unit_sizes));
@@ -160,7 +177,15 @@ fail:
 static int hw_poll(void *priv)
 {
 	struct hw_src *s = priv;
+	struct hb_err err = { 0 };
 
+	if (s->lost)
+		return -EBUSY;
+	if (hb_chmu_map_recheck(&s->req, s->win.size, &err) < 0) {
+		s->lost = true;
+		s->ops->log(s->host, HB_LOG_ERR, "%s", err.msg);
+		return -EBUSY;
+	}
 	return hb_chmu_drain_submit(s->drv, s->rec, HB_ARRAY_SIZE(s->rec), s->ops, s->host);
 }
 

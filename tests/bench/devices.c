@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "chmu.h"
 #include "replay.h"
@@ -143,9 +144,44 @@ static void bench_chmu(unsigned int rounds)
 	free(src);
 }
 
+/* the per-poll claim recheck: /proc/iomem, and one of `lines` lines */
+static void bench_iomem(const char *path, size_t lines)
+{
+	static const char line[] = "      fe210000-fe22ffff : 0000:0d:00.0\n";
+	char tmp[] = "/tmp/hb-bench-iomem-XXXXXX";
+	const char *paths[2] = { path, tmp };
+	struct hb_err err = { 0 };
+	struct hb_iomem m;
+	int fd = mkstemp(tmp);
+
+	if (fd < 0)
+		return;
+	for (size_t i = 0; i < lines; i++)
+		if (write(fd, line, sizeof(line) - 1) != (ssize_t)sizeof(line) - 1)
+			break;
+	close(fd);
+	for (unsigned int k = 0; k < 2; k++) {
+		size_t n = 0;
+		double t0 = now();
+
+		for (unsigned int i = 0; i < 2000; i++) {
+			if (hb_iomem_load(paths[k], &m, &err) < 0) {
+				printf("iomem:         %s\n", err.msg);
+				break;
+			}
+			n = m.n;
+			hb_iomem_done(&m);
+		}
+		printf("iomem load:    %zu entries (%s) in %.1f us\n", n, k ? "synthetic" : path,
+		       (now() - t0) / 2000 * 1e6);
+	}
+	unlink(tmp);
+}
+
 int main(void)
 {
 	bench_replay(5000000);
 	bench_chmu(200);
+	bench_iomem("/proc/iomem", 1000);
 	return sink == 42 ? 1 : 0;
 }

@@ -27,6 +27,13 @@ rc=0
 [ "$rc" -eq 0 ] || { echo "not ok 1 - list exited with status $rc"; exit 1; }
 [ -e "$tmp/ctor-ran" ] || { echo "not ok 1 - the crashing constructor never ran (inspected in a child, it should)"; exit 1; }
 "${hb[@]}" list --pci-dump "$data/pci/qemu72-cxl-type3-chmu.lspci" --plugin-dir "$tmp/plugins" >"$tmp/chmu.json"
+# a CHMU block a kernel driver has claimed (tests/data/chmu-map/claimed): the
+# sysfs mmap works here (a plain file) but the block is refused, with the claimant
+mkdir "$tmp/claimed"
+cp -a "$data/chmu-map/claimed/." "$tmp/claimed/"
+truncate -s $((0x110000)) "$tmp/claimed/sys/bus/pci/devices/0000:0d:00.0/resource2"
+"${hb[@]}" list --pci-dump "$data/pci/qemu72-cxl-type3-chmu-128k.lspci" --sysfs-root "$tmp/claimed" \
+	--plugin-dir "$tmp/plugins" >"$tmp/claimed.json"
 python3 - "$tmp" >"$tmp/tap" <<'PY' || { cat "$tmp/tap"; exit 1; }
 import json, sys
 d = sys.argv[1]
@@ -53,6 +60,8 @@ check(len(m) == 1 and m[0]["pci"] == "0000:0d:00.0" and m[0]["vendor"] == "0x808
 check([b["id"] for b in m[0]["register_blocks"]] == [1, 3] and m[0]["chmu"] is False, "QEMU 7.2: component and device blocks, no CHMU")
 c = chmu["cxl_memdevs"][0]
 check(c["chmu"] is True and {"id": 5, "type": "chmu", "bar": 2, "offset": "0x10000"} in c["register_blocks"], "with a CHMU block: found at BAR 2 + 0x10000")
+e = json.load(open(d + "/claimed.json"))["cxl_memdevs"][0].get("chmu_error", "")
+check("CHMU registers at 0xfe220000-0xfe22000f are claimed by 0000:0d:00.0 (kernel driver cxl_pci); refusing" in e, "a CHMU block a kernel driver claimed is refused, naming it: %s" % e)
 PY
 cat "$tmp/tap"
 n=$(grep -c '^ok' "$tmp/tap")
