@@ -95,6 +95,7 @@ int hb_unix_listen(const char *path, mode_t mode, int backlog, struct hb_unix_li
 	strcpy(ret->path, path);
 	ret->dev = st.st_dev;
 	ret->ino = st.st_ino;
+	ret->ctime = st.st_ctim;
 	ret->fd = HB_TAKE_FD(fd);
 	return 0;
 }
@@ -109,6 +110,7 @@ void hb_unix_listener_close(struct hb_unix_listener *l)
 	l->fd = -1;
 	/* only the socket we bound: not a successor's, not whatever replaced it */
 	if (lstat(l->path, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_dev == l->dev &&
-	    st.st_ino == l->ino)
+	    st.st_ino == l->ino && st.st_ctim.tv_sec == l->ctime.tv_sec &&
+	    st.st_ctim.tv_nsec == l->ctime.tv_nsec)
 		(void)unlink(l->path);
 }

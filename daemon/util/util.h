@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "macro.h"
 
@@ -83,12 +84,16 @@ int hb_pid_lock_take(const char *path, int *ret_fd, pid_t *ret_holder, struct hb
 /* Drops the lock (the file stays); returns -1 for "fd = hb_pid_lock_release(fd)". */
 int hb_pid_lock_release(int fd);
 
-/* A listening UNIX stream socket and the node it bound, to remove only that. */
+/*
+ * A listening UNIX stream socket and the node it bound, to remove only that
+ * (device, inode and change time: an inode number alone may be reused).
+ */
 struct hb_unix_listener {
 	int fd;              /* -1 when closed */
 	char path[108];
 	dev_t dev;
 	ino_t ino;
+	struct timespec ctime;
 };
 /*
  * Listen on path (non-blocking, close-on-exec) with the node's mode set at
