@@ -6,8 +6,10 @@
  *   {"command":"status"} | "stats" | "sources" | "pause" | "resume" | "reload" | "metrics"
  *   {"command":"explain","hpa":"0x..."}
  *   {"command":"explain","memdev":"mem0","dpa":"0x..."}
- * Replies carry "ok": true and the answer, or "ok": false with "error" and
- * "errno". Lines longer than HB_CONTROL_LINE_MAX are refused.
+ * A request may also end at the client's EOF (shutdown(SHUT_WR)) instead of
+ * a newline; each must be complete within 5 s (a deadline for the whole
+ * request). Replies carry "ok": true and the answer, or "ok": false with
+ * "error" and "errno". Lines longer than HB_CONTROL_LINE_MAX are refused.
  */
 #ifndef HB_CONTROL_H
 #define HB_CONTROL_H
