@@ -7,30 +7,44 @@
 #include "builtin.h"
 #include "conf.h"
 #include "control.h"
+#include "util.h"
 
 static void usage(FILE *f, const char *cmd, const char *sock)
 {
-	fprintf(f, "usage: hotbridge %s [--socket PATH]%s\n  default socket: %s\n", cmd,
-		strcmp(cmd, "explain") ? "" : " HPA|MEMDEV:DPA", sock);
+	fprintf(f, "usage: hotbridge %s [--socket PATH] [--timeout SEC]%s\n"
+		"  -S, --socket PATH  the daemon's control socket, default %s\n"
+		"  -t, --timeout SEC  give up after SEC seconds (1 to 3600), default %d\n", cmd,
+		strcmp(cmd, "explain") ? "" : " HPA|MEMDEV:DPA", sock, HB_CONTROL_CLIENT_TIMEOUT_S);
 }
 
 static int ask(int argc, char **argv, const char *cmd)
 {
 	static const struct option opts[] = {
 		{ "socket", required_argument, NULL, 'S' },
+		{ "timeout", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	struct hb_config defaults;
 	char req[512];
+	unsigned int timeout_s = HB_CONTROL_CLIENT_TIMEOUT_S;
 	const char *sock;
+	uint64_t v;
 	int o;
 
 	hb_config_defaults(&defaults);
 	sock = defaults.control_socket;
-	while ((o = getopt_long(argc, argv, "S:h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "S:t:h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'S': sock = optarg; break;
+		case 't':
+			if (hb_parse_u64(optarg, &v) < 0 || v < 1 || v > 3600) {
+				fprintf(stderr, "hotbridge %s: --timeout '%s': want whole seconds "
+					"from 1 to 3600\n", cmd, optarg);
+				return 2;
+			}
+			timeout_s = (unsigned int)v;
+			break;
 		case 'h':
 			usage(stdout, cmd, defaults.control_socket);
 			return 0;
@@ -43,7 +57,8 @@ static int ask(int argc, char **argv, const char *cmd)
 		const char *colon;
 
 		if (optind + 1 != argc) {
-			fprintf(stderr, "usage: hotbridge explain [--socket PATH] HPA|MEMDEV:DPA\n");
+			fprintf(stderr, "usage: hotbridge explain [--socket PATH] [--timeout SEC] "
+				"HPA|MEMDEV:DPA\n");
 			return 2;
 		}
 		colon = strchr(argv[optind], ':');
@@ -64,7 +79,7 @@ static int ask(int argc, char **argv, const char *cmd)
 		}
 		snprintf(req, sizeof(req), "{\"command\":\"%s\"}", cmd);
 	}
-	return hb_control_client(sock, req);
+	return hb_control_client(cmd, sock, req, timeout_s);
 }
 
 int hb_cmd_status(int argc, char **argv) { return ask(argc, argv, "status"); }

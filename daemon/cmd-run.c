@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* hotbridge run: the service, in the foreground. */
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -9,6 +11,7 @@
 #include "daemon.h"
 #include "emulated-host.h"
 #include "topology-source.h"
+#include "util.h"
 
 /* After uevents: the same topology source again, and the node map. */
 static int reload_live(void *ud, struct hb_topology **ret_t, struct hb_node_map **ret_m,
@@ -25,6 +28,32 @@ static int reload_live(void *ud, struct hb_topology **ret_t, struct hb_node_map 
 		return r;
 	}
 	return 0;
+}
+
+/*
+ * One daemon per control socket: <control_socket>.lock, taken before any
+ * socket (control or source) is made, held until they are all removed.
+ */
+static int take_lock(const char *control_socket, int *ret_fd)
+{
+	struct hb_err err = { 0 };
+	char path[PATH_MAX];
+	pid_t holder = 0;
+	int r;
+
+	if (snprintf(path, sizeof(path), "%s.lock", control_socket) >= (int)sizeof(path)) {
+		fprintf(stderr, "hotbridge run: %s: path too long\n", control_socket);
+		return -ENAMETOOLONG;
+	}
+	r = hb_pid_lock_take(path, ret_fd, &holder, &err);
+	if (r == -EWOULDBLOCK && holder > 0)
+		fprintf(stderr, "hotbridge run: another hotbridge (pid %d) holds %s\n", (int)holder,
+			path);
+	else if (r == -EWOULDBLOCK)
+		fprintf(stderr, "hotbridge run: another hotbridge holds %s\n", path);
+	else if (r < 0)
+		fprintf(stderr, "hotbridge run: %s\n", err.msg);
+	return r;
 }
 
 static void usage(FILE *f)
@@ -58,7 +87,7 @@ int hb_cmd_run(int argc, char **argv)
 	struct hb_err err = { 0 };
 	bool once = false, dry = false;
 	size_t nsets = 0;
-	int o, rc = 1;
+	int o, rc = 1, lock = -1;
 
 	while ((o = getopt_long(argc, argv, "c:1ns:h", opts, NULL)) != -1) {
 		switch (o) {
@@ -88,6 +117,8 @@ int hb_cmd_run(int argc, char **argv)
 			"listen to\n", path);
 		goto out;
 	}
+	if (!once && cfg.control_socket[0] && take_lock(cfg.control_socket, &lock) < 0)
+		goto out;
 	ts.topology = cfg.topology[0] ? cfg.topology : NULL;
 	ts.cedt = cfg.cedt[0] ? cfg.cedt : NULL;
 	if (cfg.emulated) {
@@ -120,7 +151,9 @@ int hb_cmd_run(int argc, char **argv)
 		rc = hb_daemon_run(d, path) < 0;
 	}
 out:
+	/* its sockets are removed while the lock is still ours */
 	hb_daemon_free(d);
+	lock = hb_pid_lock_release(lock);
 	hb_config_done(&cfg);
 	return rc;
 }

@@ -684,23 +684,26 @@ void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
 #undef METRIC
 }
 
-/* rewritten atomically: a new file, then rename over the old one */
+/*
+ * Rewritten atomically each cycle (hb_write_file_atomic: a fresh temporary
+ * beside it, never through a planted link, then rename), mode 0644 for the
+ * node exporter.
+ */
 static void write_textfile(struct hb_daemon *d)
 {
-	char tmp[300];
-	FILE *f;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	int r = -ENOMEM;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", d->cfg.metrics_textfile);
-	f = fopen(tmp, "we");
-	if (!f) {
-		logf_(d, 4, "metrics: %s: %s, ignoring", tmp, strerror(errno));
-		return;
+	if (m) {
+		hb_daemon_metrics(d, m);
+		r = fclose(m) == 0 ? hb_write_file_atomic(d->cfg.metrics_textfile, text, len, 0644)
+				   : -ENOMEM;
 	}
-	hb_daemon_metrics(d, f);
-	if (fclose(f) != 0 || rename(tmp, d->cfg.metrics_textfile) < 0) {
-		logf_(d, 4, "metrics: %s: %s, ignoring", d->cfg.metrics_textfile, strerror(errno));
-		unlink(tmp);
-	}
+	free(text);
+	if (r < 0)
+		logf_(d, 4, "metrics: %s: %s, ignoring", d->cfg.metrics_textfile, strerror(-r));
 }
 
 /* ---- one cycle ---- */
