@@ -3,8 +3,12 @@
  * The daemon's configuration: INI (Debian's inih), /etc/hotbridge/hotbridge.conf
  * then hotbridge.conf.d/ (*.conf) in lexical order. One key table drives
  * parsing, defaults, ranges and `hotbridge check-config`. Unknown keys and
- * out-of-range values are errors naming file:line; a file that is group-
- * or world-writable is refused. [source NAME] sections configure sources:
+ * out-of-range values are errors naming file:line. Files are trusted like
+ * plugins (util.h, hb_trust_check()): no symlink, owned by root or the
+ * user running hotbridge, not group- or world-writable; conf.d likewise;
+ * the main file's directory too (unless root-owned and sticky, like /tmp).
+ * A directory, an empty main file, more than 256 drop-ins, a line, section
+ * or key name that inih would split or truncate are errors. [source NAME] sections configure sources:
  * `type=` picks the source, `memdev=`/`pci=` name the device, every other
  * key is passed to the source as a parameter.
  */

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "macro.h"
 
@@ -57,6 +58,26 @@ int hb_read_text(const char *root, const char *path, char *buf, size_t size);
 int hb_read_u64(const char *root, const char *path, int base, uint64_t *ret);
 /* Read a whole file into a malloc'ed buffer (NUL-terminated), at most max bytes. */
 int hb_read_file(const char *path, size_t max, char **ret_buf, size_t *ret_len);
+
+/*
+ * Trusted paths (trust.c): what plugins and configuration files must be
+ * before the daemon reads them. A trusted path is not a symlink, is a
+ * regular file (a directory with HB_TRUST_DIR), is owned by `owner` (or by
+ * root too with HB_TRUST_ROOT) and is not group- or world-writable; a
+ * directory with HB_TRUST_STICKY may be world-writable when it is sticky
+ * and root-owned (/tmp: others' files there fail the owner check). -EPERM
+ * (or -errno) with err naming the path and why.
+ */
+#define HB_TRUST_DIR 1u
+#define HB_TRUST_ROOT 2u
+#define HB_TRUST_STICKY 4u
+struct stat;
+int hb_trust_stat(const char *path, const struct stat *st, unsigned flags, uid_t owner,
+		  struct hb_err *err);
+/* fstat(fd) when fd >= 0 (a file opened with O_NOFOLLOW), else lstat(path) */
+int hb_trust_check(const char *path, int fd, unsigned flags, uid_t owner, struct hb_err *err);
+/* the directory path lies in (followed through symlinks), as a HB_TRUST_DIR */
+int hb_trust_parent(const char *path, unsigned flags, uid_t owner, struct hb_err *err);
 
 static inline bool hb_is_pow2(uint64_t v)
 {
