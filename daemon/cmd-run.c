@@ -49,7 +49,7 @@ int hb_cmd_run(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	const char *path = HB_CONFIG_DEFAULT, *sets[64];
+	const char *path = HB_CONFIG_DEFAULT, *sets[HB_MAX_SETS];
 	struct hb_topology_source ts = { 0 };
 	struct hb_daemon_env env = { 0 };
 	struct hb_daemon *d = NULL;
@@ -66,8 +66,12 @@ int hb_cmd_run(int argc, char **argv)
 		case '1': once = true; break;
 		case 'n': dry = true; break;
 		case 's':
-			if (nsets < 64)
-				sets[nsets++] = optarg;
+			if (nsets == HB_MAX_SETS) {
+				fprintf(stderr, "hotbridge run: more than %d --set options\n",
+					HB_MAX_SETS);
+				return 2;
+			}
+			sets[nsets++] = optarg;
 			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;

@@ -25,6 +25,7 @@
 #define HB_CONFIG_DEFAULT "/etc/hotbridge/hotbridge.conf"
 #define HB_MAX_SOURCES 32
 #define HB_MAX_SOURCE_PARAMS 24
+#define HB_MAX_SETS 64               /* --set options of run and check-config */
 
 struct hb_source_config {
 	char name[64];
