@@ -87,6 +87,9 @@ int hb_cmd_run(int argc, char **argv)
 	}
 	if (dry)
 		cfg.dry_run = true;
+	env.sets = sets;
+	env.nsets = nsets;
+	env.dry_run_forced = dry;
 	if (!cfg.nsources) {
 		fprintf(stderr, "hotbridge run: %s configures no [source NAME] section: nothing to "
 			"listen to\n", path);

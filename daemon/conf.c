@@ -527,6 +527,42 @@ int hb_config_read(struct hb_config *c, const char *path, bool dropins,
 	return r;
 }
 
+static bool source_equal(const struct hb_source_config *a, const struct hb_source_config *b)
+{
+	if (strcmp(a->name, b->name) || strcmp(a->type, b->type) || strcmp(a->memdev, b->memdev) ||
+	    strcmp(a->pci, b->pci) || a->nparams != b->nparams)
+		return false;
+	for (size_t k = 0; k < a->nparams; k++)
+		if (strcmp(a->params[k], b->params[k]))
+			return false;
+	return true;
+}
+
+void hb_config_diff(const struct hb_config *a, const struct hb_config *b,
+		    void (*changed)(void *ud, const char *section, const char *key), void *ud)
+{
+	bool sources = a->nsources != b->nsources;
+
+	for (size_t i = 0; i < HB_ARRAY_SIZE(keys); i++) {
+		const struct key *k = &keys[i];
+		const char *pa = (const char *)a + k->off, *pb = (const char *)b + k->off;
+		bool differ;
+
+		switch (k->type) {
+		case T_DOUBLE: differ = *(const double *)pa != *(const double *)pb; break;
+		case T_STR:
+		case T_ENUM: differ = strcmp(pa, pb) != 0; break;
+		default: differ = memcmp(pa, pb, k->size) != 0; break;
+		}
+		if (differ)
+			changed(ud, k->section, k->name);
+	}
+	for (size_t i = 0; !sources && i < a->nsources; i++)
+		sources = !source_equal(&a->sources[i], &b->sources[i]);
+	if (sources)
+		changed(ud, "source", NULL);
+}
+
 void hb_config_write(const struct hb_config *c, FILE *f)
 {
 	const char *section = "";

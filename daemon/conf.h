@@ -87,6 +87,12 @@ int hb_config_set(struct hb_config *c, const char *assignment, struct hb_err *er
  */
 int hb_config_read(struct hb_config *c, const char *path, bool dropins,
 		   const char *const *sets, size_t nsets, struct hb_err *err);
+/*
+ * changed(ud, section, key) for each key whose value differs between a and
+ * b, then changed(ud, "source", NULL) once if the [source] sections differ.
+ */
+void hb_config_diff(const struct hb_config *a, const struct hb_config *b,
+		    void (*changed)(void *ud, const char *section, const char *key), void *ud);
 /* the effective configuration as INI, with each key's help as a comment */
 void hb_config_write(const struct hb_config *c, FILE *f);
 /* hotbridge.conf(5) in roff, from the same key table */

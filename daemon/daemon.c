@@ -490,7 +490,7 @@ static void note_refusal(void *ud, const char *path, const char *why)
 }
 
 /* what check-config checks too (conf-check.c), with this host's facts */
-static int check_config(struct hb_daemon *d, struct hb_err *err)
+static int check_config(struct hb_daemon *d, const struct hb_config *cfg, struct hb_err *err)
 {
 	struct hb_plugin_set scanned = { 0 };
 	struct hb_config_facts f = { .nodes = d->nodes, .cxl_nodes = d->source_mask,
@@ -503,9 +503,9 @@ static int check_config(struct hb_daemon *d, struct hb_err *err)
 	if (!rf)
 		return hb_err_set(err, -ENOMEM, "out of memory");
 	/* names only: no plugin code runs to check a source's type */
-	if (d->cfg.plugin_dir[0])
-		(void)hb_plugins_scan(d->cfg.plugin_dir, 0, &scanned, note_refusal, rf, &why);
-	r = hb_config_check(&d->cfg, &f, err);
+	if (cfg->plugin_dir[0])
+		(void)hb_plugins_scan(cfg->plugin_dir, 0, &scanned, note_refusal, rf, &why);
+	r = hb_config_check(cfg, &f, err);
 	/* a source's type may be unknown because its plugin was refused: say why */
 	for (size_t i = 0; r == -ENOENT && i < rf->n; i++)
 		plugin_refused(d, rf->path[i], rf->why[i]);
@@ -589,7 +589,7 @@ int hb_daemon_new(const struct hb_config *cfg, struct hb_daemon_env *env,
 		}
 	}
 	refresh_nodes(d);
-	if ((r = check_config(d, err)) < 0)
+	if ((r = check_config(d, &d->cfg, err)) < 0)
 		goto fail;
 	if (!d->mig && (r = open_migrator(d, err)) < 0)
 		goto fail;
@@ -834,26 +834,100 @@ static void on_cycle(evutil_socket_t fd, short what, void *arg)
 		event_base_loopexit(d->base, NULL);
 }
 
+/* keys a reload applies to the running daemon; all others need a restart */
+static const char *const live_keys[] = {
+	"daemon.interval_ms", "daemon.log_level", "daemon.metrics_textfile",
+	"policy.threshold", "policy.top_k", "policy.hysteresis_ms", "policy.rate_mbps",
+	"policy.burst_mb", "policy.watermark_mb", "policy.target_node",
+};
+
+struct reload_diff {
+	char applied[512], restart[512];
+};
+
+static void list_add(char *list, size_t size, const char *item)
+{
+	size_t len = strlen(list);
+
+	snprintf(list + len, size - len, "%s%s", len ? ", " : "", item);
+}
+
+static void on_changed(void *ud, const char *section, const char *key)
+{
+	struct reload_diff *rd = ud;
+	char name[128];
+	bool live = false;
+
+	if (!key) {
+		list_add(rd->restart, sizeof(rd->restart), "[source] sections");
+		return;
+	}
+	snprintf(name, sizeof(name), "%s.%s", section, key);
+	for (size_t i = 0; i < HB_ARRAY_SIZE(live_keys); i++)
+		live |= !strcmp(live_keys[i], name);
+	if (live)
+		list_add(rd->applied, sizeof(rd->applied), name);
+	else
+		list_add(rd->restart, sizeof(rd->restart), name);
+}
+
 int hb_daemon_reload(struct hb_daemon *d, struct hb_err *err)
 {
-	struct hb_config next = d->cfg;
+	struct hb_config *next;
+	struct reload_diff rd = { "", "" };
+	uint64_t old_interval = d->cfg.interval_ms;
+	int r;
 
-	next.nsources = 0;   /* sources are not re-read on reload (yet) */
 	if (!d->config_path)
 		return hb_err_set(err, -ENOENT, "no configuration file");
-	if (hb_config_load(&next, d->config_path, true, err) < 0)
-		return err->code;
-	d->pcfg.threshold = next.threshold;
-	d->pcfg.top_k = next.top_k;
-	d->pcfg.hysteresis_ns = next.hysteresis_ms * 1000000ULL;
-	d->pcfg.rate_mbps = next.rate_mbps;
-	d->pcfg.burst_mb = next.burst_mb;
-	d->pcfg.watermark_bytes = next.watermark_mb << 20;
-	d->pcfg.target_node = (int)next.target_node;
-	snprintf(d->cfg.log_level, sizeof(d->cfg.log_level), "%s", next.log_level);
-	hb_config_done(&next);
-	logf_(d, 6, "reloaded policy settings from %s", d->config_path);
-	return 0;
+	next = malloc(sizeof(*next));
+	if (!next)
+		return hb_err_set(err, -ENOMEM, "out of memory");
+	/* from the defaults, so that a key removed from the file is reset */
+	r = hb_config_read(next, d->config_path, true, d->env.sets, d->env.nsets, err);
+	if (r < 0) {
+		free(next);
+		return r;
+	}
+	if (d->env.dry_run_forced)
+		next->dry_run = true;
+	r = check_config(d, next, err);
+	if (r < 0)
+		goto out;
+	hb_config_diff(&d->cfg, next, on_changed, &rd);
+	d->pcfg.threshold = next->threshold;
+	d->pcfg.top_k = next->top_k;
+	d->pcfg.hysteresis_ns = next->hysteresis_ms * 1000000ULL;
+	d->pcfg.rate_mbps = next->rate_mbps;
+	d->pcfg.burst_mb = next->burst_mb;
+	d->pcfg.watermark_bytes = next->watermark_mb << 20;
+	d->pcfg.target_node = (int)next->target_node;
+	d->cfg.threshold = next->threshold;
+	d->cfg.top_k = next->top_k;
+	d->cfg.hysteresis_ms = next->hysteresis_ms;
+	d->cfg.rate_mbps = next->rate_mbps;
+	d->cfg.burst_mb = next->burst_mb;
+	d->cfg.watermark_mb = next->watermark_mb;
+	d->cfg.target_node = next->target_node;
+	d->cfg.interval_ms = next->interval_ms;
+	memcpy(d->cfg.log_level, next->log_level, sizeof(d->cfg.log_level));
+	memcpy(d->cfg.metrics_textfile, next->metrics_textfile, sizeof(d->cfg.metrics_textfile));
+	if (d->timer && d->cfg.interval_ms != old_interval) {
+		struct timeval tv = { .tv_sec = (time_t)(d->cfg.interval_ms / 1000),
+				      .tv_usec = (suseconds_t)(d->cfg.interval_ms % 1000 * 1000) };
+
+		event_del(d->timer);
+		if (event_add(d->timer, &tv) < 0)
+			logf_(d, 3, "reload: cannot re-arm the cycle timer");
+	}
+	logf_(d, 6, "reloaded %s: applied: %s", d->config_path, rd.applied[0] ? rd.applied : "nothing changed");
+	if (rd.restart[0])
+		logf_(d, 4, "reload: changed but needs a restart (running values kept): %s",
+		      rd.restart);
+out:
+	hb_config_done(next);
+	free(next);
+	return r;
 }
 
 static void on_signal(evutil_socket_t sig, short what, void *arg)

@@ -113,5 +113,73 @@ sed 's/^/# /' "$tmp/dead.err" | tail -3
 [ "$rc" -eq 1 ] && grep -q "no source opened: feed-a, feed-b" "$tmp/dead.err" &&
 	ok "no source opened: exits 1 naming feed-a, feed-b" || bad "all sources failed: status $rc"
 
+# reload (SIGHUP): from the defaults, then the file, then --set again
+cat >"$tmp/live.conf" <<CONF
+[daemon]
+dry_run = true
+interval_ms = 200
+control_socket = $tmp/live.sock
+[topology]
+emulated = true
+[table]
+max_entries = 65536
+[policy]
+threshold = 50
+[source cxl0]
+type = emul-chmu
+memdev = mem0
+capacity = 536870912
+CONF
+chmod 0644 "$tmp/live.conf"
+"${hb[@]}" run --config "$tmp/live.conf" --set policy.top_k=7 2>"$tmp/live.err" &
+pid=$!
+interval() { "${hb[@]}" status --socket "$tmp/live.sock" 2>/dev/null |
+	python3 -c 'import json,sys; print(json.load(sys.stdin)["status"]["interval_ms"])'; }
+interval_is() { [ "$(interval)" = "$1" ]; }
+logged() { grep -qF -- "$1" "$tmp/live.err"; }
+wait_until 10 interval_is 200 && ok "reload: running with interval_ms 200" || bad "daemon not up"
+cat >"$tmp/live.conf" <<CONF
+[daemon]
+dry_run = true
+control_socket = $tmp/other.sock
+[topology]
+emulated = true
+[table]
+max_entries = 65536
+[source cxl0]
+type = emul-chmu
+memdev = mem0
+capacity = 536870912
+[source cxl1]
+type = emul-chmu
+memdev = mem1
+capacity = 536870912
+CONF
+kill -HUP "$pid"
+wait_until 10 logged "needs a restart" || true
+sed 's/^/# /' "$tmp/live.err" | grep -i reload || true
+wait_until 5 interval_is 1000 && ok "reload: interval_ms removed from the file is back to 1000 (applied live)" ||
+	bad "interval_ms after reload: $(interval)"
+logged "applied: daemon.interval_ms, policy.threshold" && ! logged "policy.top_k" &&
+	ok "reload: names what it applied; --set policy.top_k=7 re-applied, unchanged" ||
+	bad "reload did not name what it applied"
+logged "needs a restart (running values kept): daemon.control_socket, [source] sections" &&
+	ok "reload: control_socket and sources named as needing a restart" ||
+	bad "restart-only changes not named"
+interval_is 1000 && ok "reload: the running control socket still answers" || bad "control socket lost"
+: >"$tmp/live.conf"
+kill -HUP "$pid"
+wait_until 10 logged "live.conf: empty (no section, no key)" &&
+	ok "reload: an empty file is refused" || bad "empty file not refused"
+rm "$tmp/live.conf"; mkdir -m 0755 "$tmp/live.conf"
+kill -HUP "$pid"
+wait_until 10 logged "live.conf: is a directory, not a configuration file" &&
+	ok "reload: a directory is refused" || bad "directory not refused"
+interval_is 1000 && kill -0 "$pid" && ok "reload: refused twice, the daemon runs on" || bad "daemon gone"
+kill -TERM "$pid"
+rc=0; wait "$pid" || rc=$?
+pid=
+[ "$rc" -eq 0 ] && ok "SIGTERM: exit 0" || bad "exit $rc"
+
 hb_reports_ok
 echo "1..$n"

@@ -301,6 +301,33 @@ static void test_conf_too_many_dropins_is_an_error(void **state)
 	rm_rf(dir);
 }
 
+static void note_change(void *ud, const char *section, const char *key)
+{
+	char *list = ud;
+
+	snprintf(list + strlen(list), 256 - strlen(list), "%s%s%s ", section, key ? "." : "",
+		 key ? key : "");
+}
+
+/* what a reload compares: every changed key once, the sources as one */
+static void test_conf_diff_names_each_changed_key(void **state)
+{
+	struct hb_config a, b;
+	char list[256] = "";
+
+	hb_config_defaults(&a);
+	hb_config_defaults(&b);
+	hb_config_diff(&a, &b, note_change, list);
+	assert_string_equal(list, "");
+	b.interval_ms = 5;
+	b.decay = 0.5;
+	strcpy(b.control_socket, "/elsewhere");
+	b.nsources = 1;
+	strcpy(b.sources[0].name, "x");
+	hb_config_diff(&a, &b, note_change, list);
+	assert_string_equal(list, "daemon.interval_ms daemon.control_socket table.decay source ");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -314,6 +341,7 @@ int main(void)
 		cmocka_unit_test(test_conf_long_names_are_errors_not_merged),
 		cmocka_unit_test(test_conf_syntax_error_names_its_line),
 		cmocka_unit_test(test_conf_too_many_dropins_is_an_error),
+		cmocka_unit_test(test_conf_diff_names_each_changed_key),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
