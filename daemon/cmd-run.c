@@ -36,7 +36,8 @@ static void usage(FILE *f)
 		"  -n, --dry-run      decide and report, never migrate\n"
 		"  -s, --set A=V      override a key of the configuration\n"
 		"Runs in the foreground (systemd does the rest). SIGTERM/SIGINT finish the current\n"
-		"cycle and exit 0; SIGHUP re-reads the policy settings.\n", HB_CONFIG_DEFAULT);
+		"cycle and exit 0; SIGHUP reloads the configuration (what cannot change live is\n"
+		"logged as needing a restart).\n", HB_CONFIG_DEFAULT);
 }
 
 int hb_cmd_run(int argc, char **argv)
