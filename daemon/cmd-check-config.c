@@ -66,7 +66,7 @@ static int check_host(const struct hb_config *c, struct hb_err *err)
 			return hb_err_set(err, r, "%s", why.msg);
 		if (r == 0 && hb_node_map_load(NULL, &m, &why) == 0)
 			f.cxl_nodes = hb_topology_cxl_nodes(t, map_node_of, m);
-		else
+		else if (c->target_node >= 0 && !c->source_nodes[0])
 			fprintf(stderr, "hotbridge check-config: %s; target_node not checked "
 				"against the CXL nodes\n", why.msg);
 	}

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "conf-check.h"
 #include "conf.h"
 
 static const char *data(const char *name)
@@ -328,6 +329,65 @@ static void test_conf_diff_names_each_changed_key(void **state)
 	assert_string_equal(list, "daemon.interval_ms daemon.control_socket table.decay source ");
 }
 
+/* the checks run and check-config share (conf-check.c) */
+static void test_conf_check_refuses_what_run_cannot_use(void **state)
+{
+	struct hb_numa_node nodes[HB_MAX_NODES] = { [0] = { .present = true, .has_cpus = true },
+						    [2] = { .present = true } };
+	struct hb_config_facts f = { .nodes = nodes, .cxl_nodes = 1u << 2, .page_size = 4096 };
+	static char *params[] = { "socket=/run/x", "colour=red", NULL };
+	struct hb_config c;
+	struct hb_err err = {0};
+	uint64_t mask;
+
+	hb_config_defaults(&c);
+	assert_int_equal(hb_config_check(&c, &f, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "no [source NAME] section"));
+	c.nsources = 1;
+	strcpy(c.sources[0].name, "feed");
+	strcpy(c.sources[0].type, "replay");
+	strcpy(c.sources[0].where, "x.conf:3");
+	assert_int_equal(hb_config_check(&c, &f, &err), 0);
+	c.sources[0].params[0] = params[0];
+	c.sources[0].params[1] = params[1];
+	c.sources[0].nparams = 2;
+	assert_int_equal(hb_config_check(&c, &f, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "x.conf:3: [source feed]: type replay takes no parameter 'colour'"));
+	c.sources[0].nparams = 1;
+	c.sources[0].params[1] = NULL;
+	strcpy(c.sources[0].type, "nosuch");
+	assert_int_equal(hb_config_check(&c, &f, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "no source of type 'nosuch'"));
+	strcpy(c.sources[0].type, "replay");
+	c.target_node = 5;
+	assert_int_equal(hb_config_check(&c, &f, &err), -ENOENT);
+	c.target_node = 2;
+	assert_int_equal(hb_config_check(&c, &f, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "a CXL node"));
+	c.target_node = 0;
+	c.burst_mb = 0.004;
+	assert_int_equal(hb_config_check(&c, &f, &err), -EINVAL);
+	c.burst_mb = 0;
+	c.rate_mbps = 0.001;   /* the bucket is one second of rate: 1000 bytes */
+	assert_int_equal(hb_config_check(&c, &f, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "policy.rate_mbps=0.001"));
+	c.rate_mbps = 0;       /* no limit, no bucket */
+	assert_int_equal(hb_config_check(&c, &f, &err), 0);
+	c.emulated = true;
+	assert_int_equal(hb_config_check(&c, &f, &err), -EPERM);
+	c.dry_run = true;
+	assert_int_equal(hb_config_check(&c, &f, &err), 0);
+	for (const char *const *bad = (const char *const[]){ "banana", "2,", "2,,3", "-1", "64",
+							     " 2", NULL }; *bad; bad++) {
+		strcpy(c.source_nodes, *bad);
+		assert_int_equal(hb_config_source_nodes(&c, &mask, &err), -EINVAL);
+		assert_int_equal(hb_config_check(&c, &f, &err), -EINVAL);
+	}
+	strcpy(c.source_nodes, "2,3");
+	assert_int_equal(hb_config_source_nodes(&c, &mask, &err), 0);
+	assert_int_equal(mask, 0xc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -342,6 +402,7 @@ int main(void)
 		cmocka_unit_test(test_conf_syntax_error_names_its_line),
 		cmocka_unit_test(test_conf_too_many_dropins_is_an_error),
 		cmocka_unit_test(test_conf_diff_names_each_changed_key),
+		cmocka_unit_test(test_conf_check_refuses_what_run_cannot_use),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
