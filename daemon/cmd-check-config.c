@@ -70,9 +70,14 @@ static int check_host(const struct hb_config *c, struct hb_err *err)
 			fprintf(stderr, "hotbridge check-config: %s; target_node not checked "
 				"against the CXL nodes\n", why.msg);
 	}
-	if (c->plugin_dir[0])
-		(void)hb_plugins_scan(c->plugin_dir, 0, &scanned, NULL, NULL, &why);
+	hb_err_clear(&why);
+	if (c->plugin_dir[0] && hb_plugins_scan(c->plugin_dir, 0, &scanned, NULL, NULL, &why) < 0 &&
+	    why.code == -ENOENT)
+		hb_err_clear(&why);
 	r = hb_config_check(c, &f, err);
+	/* a type unknown because the plugin directory itself was refused */
+	if (r == -ENOENT && why.code)
+		fprintf(stderr, "hotbridge check-config: plugins: %s\n", why.msg);
 	hb_plugin_set_done(&scanned);
 	return r;
 }

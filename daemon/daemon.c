@@ -503,8 +503,10 @@ static int check_config(struct hb_daemon *d, const struct hb_config *cfg, struct
 	if (!rf)
 		return hb_err_set(err, -ENOMEM, "out of memory");
 	/* names only: no plugin code runs to check a source's type */
-	if (cfg->plugin_dir[0])
-		(void)hb_plugins_scan(cfg->plugin_dir, 0, &scanned, note_refusal, rf, &why);
+	if (cfg->plugin_dir[0] &&
+	    hb_plugins_scan(cfg->plugin_dir, 0, &scanned, note_refusal, rf, &why) < 0 &&
+	    why.code != -ENOENT)
+		note_refusal(rf, cfg->plugin_dir, why.msg);   /* the whole directory */
 	r = hb_config_check(cfg, &f, err);
 	/* a source's type may be unknown because its plugin was refused: say why */
 	for (size_t i = 0; r == -ENOENT && i < rf->n; i++)
