@@ -202,10 +202,11 @@ static void expect_load(const char *path, int r, const char *needle)
 /* defect 5: configuration files pass the plugins' owner and mode checks */
 static void test_conf_trusts_files_like_plugins(void **state)
 {
-	char *dir = scratch(), path[4096], dropin[4096];
+	char *dir, path[4096], dropin[4096];
 
 	if (geteuid() != 0)
 		skip();   /* chown to another user needs root */
+	dir = scratch();
 	snprintf(path, sizeof(path), "%s", put(dir, "hb.conf", "[daemon]\ndry_run = true\n"));
 	expect_load(path, 0, NULL);
 	/* a main file owned by nobody */
