@@ -65,7 +65,8 @@ static void usage(FILE *f)
 		"  -n, --dry-run      decide and report, never migrate\n"
 		"  -s, --set A=V      override a key of the configuration\n"
 		"Runs in the foreground (systemd does the rest). SIGTERM/SIGINT finish the current\n"
-		"cycle and exit 0; SIGHUP re-reads the policy settings.\n", HB_CONFIG_DEFAULT);
+		"cycle and exit 0; SIGHUP reloads the configuration (what cannot change live is\n"
+		"logged as needing a restart).\n", HB_CONFIG_DEFAULT);
 }
 
 int hb_cmd_run(int argc, char **argv)
@@ -78,7 +79,7 @@ int hb_cmd_run(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	const char *path = HB_CONFIG_DEFAULT, *sets[64];
+	const char *path = HB_CONFIG_DEFAULT, *sets[HB_MAX_SETS];
 	struct hb_topology_source ts = { 0 };
 	struct hb_daemon_env env = { 0 };
 	struct hb_daemon *d = NULL;
@@ -95,8 +96,12 @@ int hb_cmd_run(int argc, char **argv)
 		case '1': once = true; break;
 		case 'n': dry = true; break;
 		case 's':
-			if (nsets < 64)
-				sets[nsets++] = optarg;
+			if (nsets == HB_MAX_SETS) {
+				fprintf(stderr, "hotbridge run: more than %d --set options\n",
+					HB_MAX_SETS);
+				return 2;
+			}
+			sets[nsets++] = optarg;
 			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -112,6 +117,9 @@ int hb_cmd_run(int argc, char **argv)
 	}
 	if (dry)
 		cfg.dry_run = true;
+	env.sets = sets;
+	env.nsets = nsets;
+	env.dry_run_forced = dry;
 	if (!cfg.nsources) {
 		fprintf(stderr, "hotbridge run: %s configures no [source NAME] section: nothing to "
 			"listen to\n", path);

@@ -107,6 +107,25 @@ int hb_unix_listen(const char *path, mode_t mode, int backlog, struct hb_unix_li
 void hb_unix_listener_close(struct hb_unix_listener *l);
 /* Unlink path only if it is a socket: -ENOTSOCK for anything else. */
 int hb_unix_unlink(const char *path);
+/*
+ * Trusted paths (trust.c): what plugins and configuration files must be
+ * before the daemon reads them. A trusted path is not a symlink, is a
+ * regular file (a directory with HB_TRUST_DIR), is owned by `owner` (or by
+ * root too with HB_TRUST_ROOT) and is not group- or world-writable; a
+ * directory with HB_TRUST_STICKY may be world-writable when it is sticky
+ * and root-owned (/tmp: others' files there fail the owner check). -EPERM
+ * (or -errno) with err naming the path and why.
+ */
+#define HB_TRUST_DIR 1u
+#define HB_TRUST_ROOT 2u
+#define HB_TRUST_STICKY 4u
+struct stat;
+int hb_trust_stat(const char *path, const struct stat *st, unsigned flags, uid_t owner,
+		  struct hb_err *err);
+/* fstat(fd) when fd >= 0 (a file opened with O_NOFOLLOW), else lstat(path) */
+int hb_trust_check(const char *path, int fd, unsigned flags, uid_t owner, struct hb_err *err);
+/* the directory path lies in (followed through symlinks), as a HB_TRUST_DIR */
+int hb_trust_parent(const char *path, unsigned flags, uid_t owner, struct hb_err *err);
 
 static inline bool hb_is_pow2(uint64_t v)
 {

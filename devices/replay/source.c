@@ -141,10 +141,13 @@ static int open_socket(struct replay *s, const char *path, struct hb_err *err)
 	return s->ops->watch_fd(s->host, s->fd, HB_FD_READ, on_listen, s);
 }
 
+/* the parameters it takes (hb_builtin_params(), check-config) */
+const char *const hb_source_replay_params[] = { "path", "socket", NULL };
+
 static int replay_open(const struct hb_host_ops *ops, struct hb_host *h,
 		       const struct hb_dev_info *info, void **ret_priv)
 {
-	static const char *const allowed[] = { "path", "socket", NULL };
+	const char *const *allowed = hb_source_replay_params;
 	const char *path = hb_dev_param(info, "path"), *sock = hb_dev_param(info, "socket");
 	struct hb_err err = { 0 };
 	struct replay *s;
