@@ -391,6 +391,27 @@ static int setup_region(struct hb_topology *t, int ri, struct hb_err *err)
 	return check_region_targets(t, rg, ri, err);
 }
 
+/*
+ * Volatile then persistent capacity, each in 256 MiB units (CXL 3.1
+ * 8.2.9.9.1.1); cxl list -u prints them rounded, so round up. 0: unknown.
+ */
+static uint64_t capacity(const struct hb_memdev *m)
+{
+	uint64_t ram = (m->ram_size + SZ_256M - 1) & ~(SZ_256M - 1);
+	uint64_t pmem = (m->pmem_size + SZ_256M - 1) & ~(SZ_256M - 1);
+
+	if (ram < m->ram_size || pmem < m->pmem_size || ram + pmem < ram)
+		return UINT64_MAX;
+	return ram + pmem;
+}
+
+static bool beyond_capacity(const struct hb_memdev *m, const struct hb_endpoint_decoder *e)
+{
+	uint64_t cap = capacity(m);
+
+	return cap && (e->dpa_base >= cap || e->dpa_size > cap - e->dpa_base);
+}
+
 static int build_indexes(struct hb_topology *t, struct hb_err *err)
 {
 	size_t n = 0;
@@ -409,6 +430,13 @@ static int build_indexes(struct hb_topology *t, struct hb_err *err)
 
 			if (e->memdev != (int)m || !e->dpa_size)
 				continue;
+			if (beyond_capacity(&t->memdevs[m], e))
+				return hb_err_set(err, -EINVAL,
+						  "memdev %s: decoder %s: DPA %#" PRIx64 "-%#" PRIx64
+						  " lies beyond the device's capacity %#" PRIx64,
+						  t->memdevs[m].name, e->name, e->dpa_base,
+						  e->dpa_base + e->dpa_size - 1,
+						  capacity(&t->memdevs[m]));
 			/* insertion by dpa_base; reject overlaps on one device */
 			for (k = t->md_ep_start[m]; k < n; k++) {
 				const struct hb_endpoint_decoder *o = &t->eps[t->md_eps[k]];
