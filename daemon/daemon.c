@@ -23,6 +23,7 @@
 #include "ingest.h"
 #include "uevent.h"
 #include "devices.h"
+#include "log.h"
 #include "macro.h"
 
 #define MAX_WATCHES 160
@@ -116,12 +117,7 @@ static void vlog(const struct hb_daemon *d, int prio, const char *fmt, va_list a
 		vsyslog(prio, fmt, ap);
 		return;
 	}
-	if (d->journal)
-		fprintf(stderr, "<%d>", prio);
-	else
-		fprintf(stderr, "hotbridge: ");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	hb_log_vstderr(d->journal, prio, d->journal ? NULL : "hotbridge", fmt, ap);
 }
 
 HB_PRINTF(3, 4)
@@ -522,7 +518,7 @@ int hb_daemon_new(const struct hb_config *cfg, struct hb_daemon_env *env,
 	d->env.migrator = NULL;
 	if (!d->env.nodes)
 		d->env.nodes = hb_numa_nodes;
-	d->journal = getenv("JOURNAL_STREAM") || getenv("INVOCATION_ID");
+	d->journal = hb_log_stderr_is_journal();
 	if (!strcmp(cfg->log_target, "syslog"))
 		openlog("hotbridge", LOG_PID, LOG_DAEMON);
 	d->started_ns = now_ns();
