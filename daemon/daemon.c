@@ -1111,6 +1111,17 @@ static json_object *u64(uint64_t v)
 	return json_object_new_int64(v > INT64_MAX ? INT64_MAX : (int64_t)v);
 }
 
+/* NUMA nodes are numbers everywhere in our JSON (explain, translate, topology) */
+static json_object *nodes_json(uint64_t mask)
+{
+	json_object *a = json_object_new_array();
+
+	for (int n = 0; n < 64; n++)
+		if ((mask >> n) & 1)
+			json_object_array_add(a, json_object_new_int(n));
+	return a;
+}
+
 json_object *hb_daemon_status_json(struct hb_daemon *d)
 {
 	json_object *o = json_object_new_object();
@@ -1124,7 +1135,7 @@ json_object *hb_daemon_status_json(struct hb_daemon *d)
 	json_object_object_add(o, "sources", u64(d->nsrc));
 	json_object_object_add(o, "table_pages", u64(hb_heat_len(d->heat)));
 	json_object_object_add(o, "table_bytes", u64(hb_heat_bytes(d->heat)));
-	json_object_object_add(o, "source_nodes", hb_json_hex(d->source_mask));
+	json_object_object_add(o, "source_nodes", nodes_json(d->source_mask));
 	json_object_object_add(o, "last_cycle_ms", json_object_new_double(d->st.last_cycle_ms));
 	return o;
 }
