@@ -108,6 +108,7 @@ int hb_cmd_run(int argc, char **argv)
 			hb_topology_free(env.topology);
 			goto out;
 		}
+		hb_topology_source_check_nodes(&ts, env.topology, NULL, "hotbridge run");
 	}
 	if (hb_daemon_new(&cfg, &env, &d, &err) < 0) {
 		hb_log_early(LOG_ERR, "hotbridge run", "%s", err.msg);
