@@ -991,6 +991,26 @@ static void watch_uevents(struct hb_daemon *d)
 		logf_(d, 4, "uevents: out of memory; topology changes will not be noticed");
 }
 
+/* One line at exit: what this run did, for the journal. */
+static void log_exit_summary(const struct hb_daemon *d)
+{
+	const struct hb_daemon_stats *s = &d->st;
+	const uint64_t *c = s->migrated.by_class;
+	uint64_t dropped = 0, not_moved;
+
+	for (int i = 0; i < _HB_DROP_MAX; i++)
+		dropped += s->in.dropped[i];
+	not_moved = c[HB_MIGRATE_RETRY] + c[HB_MIGRATE_BACKOFF] + c[HB_MIGRATE_DROP] +
+		    c[HB_MIGRATE_WRONG_NODE];
+	logf_(d, 6, "exiting after %.1f s and %llu cycles: %llu records (%llu dropped), "
+	      "%llu pages promoted%s, %llu failures (%llu pages not moved, %llu source errors)",
+	      (double)(now_ns() - d->started_ns) / 1e9, (unsigned long long)s->cycles,
+	      (unsigned long long)s->in.records, (unsigned long long)dropped,
+	      (unsigned long long)c[HB_MIGRATE_MOVED], d->cfg.dry_run ? " (dry run)" : "",
+	      (unsigned long long)(not_moved + s->source_errors), (unsigned long long)not_moved,
+	      (unsigned long long)s->source_errors);
+}
+
 int hb_daemon_run(struct hb_daemon *d, const char *config_path)
 {
 	struct timeval tv = { .tv_sec = (time_t)(d->cfg.interval_ms / 1000),
@@ -1018,6 +1038,7 @@ int hb_daemon_run(struct hb_daemon *d, const char *config_path)
 	notify_ready();
 	event_base_dispatch(d->base);
 	d->looping = false;
+	log_exit_summary(d);
 	return d->rc;
 }
 
