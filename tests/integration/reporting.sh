@@ -5,7 +5,8 @@
 #  2. a snapshot whose memdevs' NUMA nodes this host lacks loads, with one
 #     warning naming the snapshot and the nodes (run and translate);
 #  3. start-up errors carry a journald priority prefix ("<3>") when stderr
-#     is the journal ($JOURNAL_STREAM = its dev:ino), and none otherwise;
+#     is the journal ($JOURNAL_STREAM = its dev:ino), and no line has one
+#     otherwise, even with INVOCATION_ID set;
 #  4. `hotbridge run` logs one summary line at exit (records, pages
 #     promoted, failures, uptime), at info level ("<6>" in the journal).
 #   reporting.sh HOTBRIDGE DATA
@@ -67,6 +68,10 @@ grep -qx "<3>hotbridge run: $tmp/bad.conf:2: policy.threshold=oops: .*" "$tmp/st
 INVOCATION_ID=x JOURNAL_STREAM=1:2 "${hb[@]}" run --config "$tmp/bad.conf" 2>"$tmp/start2.err" && bad "ran" || true
 grep -qx "hotbridge run: $tmp/bad.conf:2: policy.threshold=oops: .*" "$tmp/start2.err" &&
 	ok "no prefix when JOURNAL_STREAM names another file" || { cat "$tmp/start2.err"; bad "prefix without the journal"; }
+# a unit with StandardError=file: has INVOCATION_ID but its stderr is no journal
+INVOCATION_ID=x JOURNAL_STREAM=1:2 "${hb[@]}" run --once --config "$tmp/hb.conf" >/dev/null 2>"$tmp/file.err"
+grep -q '^hotbridge: cycle 1:' "$tmp/file.err" && ! grep -q '^<[0-7]>' "$tmp/file.err" &&
+	ok "INVOCATION_ID with stderr on a file: daemon lines without prefixes" || { head -3 "$tmp/file.err"; bad "prefixes on a file"; }
 
 # 2. a snapshot from a host with nodes 2 and 9: a warning, not an error
 snap=$data/snapshots/x2-vvv-nodes-2-9.json
