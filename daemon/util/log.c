@@ -39,7 +39,7 @@ bool hb_log_stderr_is_journal(void)
 
 void hb_log_vstderr(bool journal, int prio, const char *who, const char *fmt, va_list ap)
 {
-	char msg[1024];
+	char msg[2048];
 	int n;
 
 	n = vsnprintf(msg, sizeof(msg), fmt, ap);
