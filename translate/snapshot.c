@@ -240,30 +240,35 @@ static bool is_root_decoder(json_object *o, const struct walk_ctx *c)
 static int load_xor_maps(struct walker *w, json_object *o, struct hb_root_decoder *d)
 {
 	json_object *maps;
+	char label[HB_NAME_MAX + 16];
 	size_t n;
 
+	snprintf(label, sizeof(label), "root decoder %s", d->name);
 	if (!json_object_object_get_ex(o, "xor_maps", &maps))
 		return 0;
 	if (!json_object_is_type(maps, json_type_array))
-		return hb_err_set(w->err, -EINVAL, "%s: xor_maps is not an array", d->name);
+		return hb_err_set(w->err, -EINVAL, "root decoder %s: xor_maps is not an array", d->name);
 	n = json_object_array_length(maps);
 	if (n > HB_MAX_XORMAPS)
-		return hb_err_set(w->err, -EINVAL, "%s: %zu xor_maps, at most %d", d->name, n,
+		return hb_err_set(w->err, -EINVAL, "root decoder %s: %zu xor_maps, at most %d", d->name, n,
 				  HB_MAX_XORMAPS);
 	for (size_t i = 0; i < n; i++) {
 		json_object *wrap = json_object_new_object();
+		char key[32];
 		uint64_t v = 0;
 		int r;
 
 		if (!wrap)
 			return -ENOMEM;
-		json_object_object_add(wrap, "m", json_object_get(json_object_array_get_idx(maps, i)));
-		r = get_u64(w, wrap, d->name, "m", false, &v);
+		/* get_u64() names the key in its errors: name it as the user sees it */
+		snprintf(key, sizeof(key), "xor_maps[%zu]", i);
+		json_object_object_add(wrap, key, json_object_get(json_object_array_get_idx(maps, i)));
+		r = get_u64(w, wrap, label, key, false, &v);
 		json_object_put(wrap);
 		if (r < 0)
 			return r;
 		if (!v)
-			return hb_err_set(w->err, -EINVAL, "%s: xor_maps[%zu] is zero", d->name, i);
+			return hb_err_set(w->err, -EINVAL, "root decoder %s: xor_maps[%zu] is zero", d->name, i);
 		d->xormaps[i] = v;
 	}
 	d->nr_xormaps = (unsigned)n;
@@ -368,12 +373,14 @@ static int load_endpoint(struct walker *w, json_object *o, const char *name,
 static int load_mappings(struct walker *w, json_object *o, struct hb_region *rg)
 {
 	json_object *maps;
+	char label[HB_NAME_MAX + 16];
 	size_t n;
 
+	snprintf(label, sizeof(label), "region %s", rg->name);
 	if (!json_object_object_get_ex(o, "mappings", &maps))
 		return 0;
 	if (!json_object_is_type(maps, json_type_array))
-		return hb_err_set(w->err, -EINVAL, "%s: mappings is not an array", rg->name);
+		return hb_err_set(w->err, -EINVAL, "region %s: mappings is not an array", rg->name);
 	n = json_object_array_length(maps);
 	for (size_t i = 0; i < n; i++) {
 		json_object *m = json_object_array_get_idx(maps, i);
@@ -382,21 +389,21 @@ static int load_mappings(struct walker *w, json_object *o, struct hb_region *rg)
 		int r;
 
 		if (!json_object_is_type(m, json_type_object))
-			return hb_err_set(w->err, -EINVAL, "%s: mappings[%zu] is not an object",
+			return hb_err_set(w->err, -EINVAL, "region %s: mappings[%zu] is not an object",
 					  rg->name, i);
-		r = get_uint(w, m, rg->name, "position", &pos);
+		r = get_uint(w, m, label, "position", &pos);
 		if (r < 0)
 			return r;
 		dec = get_str(m, "decoder");
 		if (r == 0 || !dec)
 			return hb_err_set(w->err, -EINVAL,
-					  "%s: mappings[%zu] lacks position or decoder", rg->name, i);
+					  "region %s: mappings[%zu] lacks position or decoder", rg->name, i);
 		if (pos >= HB_MAX_WAYS || pos >= rg->ways)
 			return hb_err_set(w->err, -EINVAL,
-					  "%s: mapping position %u but %u interleave ways",
+					  "region %s: mapping position %u but %u interleave ways",
 					  rg->name, pos, rg->ways);
 		if (rg->target_names[pos][0])
-			return hb_err_set(w->err, -EINVAL, "%s: position %u is mapped twice",
+			return hb_err_set(w->err, -EINVAL, "region %s: position %u is mapped twice",
 					  rg->name, pos);
 		r = copy_name(w, rg->target_names[pos], dec, "decoder");
 		if (r < 0)

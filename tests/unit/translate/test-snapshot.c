@@ -67,7 +67,7 @@ static void test_snapshot_top_level_scalar_is_not_called_truncated(void **state)
 		       "expected a JSON array or object (cxl list output), got a number");
 }
 
-/* the same checks on documents in memory: what -u may print, and empties */
+/* documents in memory: what -u may print, empties, keys named as written */
 static void test_snapshot_sizes_and_empty_documents(void **state)
 {
 	static const struct { const char *json, *msg; } bad[] = {
@@ -83,6 +83,13 @@ static void test_snapshot_sizes_and_empty_documents(void **state)
 		{ "[{\"decoder\":\"decoder2.0\",\"memdev\":\"mem0\",\"dpa_resource\":0,"
 		  "\"dpa_size\":4096}]",
 		  "memdev mem0: decoder decoder2.0: dpa_size 0x1000 not aligned to 256 MiB" },
+		/* the key as the user wrote it, not the loader's scratch name */
+		{ "[{\"decoder\":\"decoder0.0\",\"resource\":0,\"size\":268435456,"
+		  "\"interleave_ways\":1,\"pmem_capable\":true,\"xor_maps\":[\"0x100\",\"zz\"]}]",
+		  "root decoder decoder0.0: xor_maps[1] \"zz\" is not a number or size" },
+		{ "[{\"region\":\"region0\",\"resource\":0,\"size\":268435456,\"interleave_ways\":1,"
+		  "\"interleave_granularity\":256,\"mappings\":[{\"position\":-1,\"decoder\":\"d\"}]}]",
+		  "region region0: position is negative" },
 	};
 
 	(void)state;
