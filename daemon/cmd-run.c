@@ -5,11 +5,13 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "builtin.h"
 #include "daemon.h"
 #include "emulated-host.h"
+#include "log.h"
 #include "topology-source.h"
 #include "util.h"
 
@@ -108,11 +110,11 @@ int hb_cmd_run(int argc, char **argv)
 		}
 	}
 	if (optind != argc) {
-		fprintf(stderr, "hotbridge run: unexpected argument '%s'\n", argv[optind]);
+		hb_log_early(LOG_ERR, "hotbridge run", "unexpected argument '%s'", argv[optind]);
 		return 2;
 	}
 	if (hb_config_read(&cfg, path, true, sets, nsets, &err) < 0) {
-		fprintf(stderr, "hotbridge run: %s\n", err.msg);
+		hb_log_early(LOG_ERR, "hotbridge run", "%s", err.msg);
 		return 1;
 	}
 	if (dry)
@@ -121,8 +123,8 @@ int hb_cmd_run(int argc, char **argv)
 	env.nsets = nsets;
 	env.dry_run_forced = dry;
 	if (!cfg.nsources) {
-		fprintf(stderr, "hotbridge run: %s configures no [source NAME] section: nothing to "
-			"listen to\n", path);
+		hb_log_early(LOG_ERR, "hotbridge run", "%s configures no [source NAME] section: "
+			     "nothing to listen to", path);
 		goto out;
 	}
 	if (!once && cfg.control_socket[0] && take_lock(cfg.control_socket, &lock) < 0)
@@ -132,7 +134,7 @@ int hb_cmd_run(int argc, char **argv)
 	if (cfg.emulated) {
 		hb_emulated_host_env(&emu, &env);
 		if (hb_emulated_topology(&env.topology, &err) < 0) {
-			fprintf(stderr, "hotbridge run: %s\n", err.msg);
+			hb_log_early(LOG_ERR, "hotbridge run", "%s", err.msg);
 			goto out;
 		}
 	} else {
@@ -141,13 +143,14 @@ int hb_cmd_run(int argc, char **argv)
 		env.reload_topology = ts.topology ? NULL : reload_live;
 		if (hb_topology_source_load(&ts, &env.topology, &err) < 0 ||
 		    hb_node_map_load(NULL, &env.node_map, &err) < 0) {
-			fprintf(stderr, "hotbridge run: %s\n", err.msg);
+			hb_log_early(LOG_ERR, "hotbridge run", "%s", err.msg);
 			hb_topology_free(env.topology);
 			goto out;
 		}
+		hb_topology_source_check_nodes(&ts, env.topology, NULL, "hotbridge run");
 	}
 	if (hb_daemon_new(&cfg, &env, &d, &err) < 0) {
-		fprintf(stderr, "hotbridge run: %s\n", err.msg);
+		hb_log_early(LOG_ERR, "hotbridge run", "%s", err.msg);
 		goto out;
 	}
 	emu.d = d;

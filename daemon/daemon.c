@@ -24,6 +24,7 @@
 #include "ingest.h"
 #include "uevent.h"
 #include "devices.h"
+#include "log.h"
 #include "macro.h"
 
 #define MAX_WATCHES 160
@@ -117,12 +118,7 @@ static void vlog(const struct hb_daemon *d, int prio, const char *fmt, va_list a
 		vsyslog(prio, fmt, ap);
 		return;
 	}
-	if (d->journal)
-		fprintf(stderr, "<%d>", prio);
-	else
-		fprintf(stderr, "hotbridge: ");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	hb_log_vstderr(d->journal, prio, d->journal ? NULL : "hotbridge", fmt, ap);
 }
 
 HB_PRINTF(3, 4)
@@ -545,7 +541,7 @@ int hb_daemon_new(const struct hb_config *cfg, struct hb_daemon_env *env,
 	d->env.migrator = NULL;
 	if (!d->env.nodes)
 		d->env.nodes = hb_numa_nodes;
-	d->journal = getenv("JOURNAL_STREAM") || getenv("INVOCATION_ID");
+	d->journal = hb_log_stderr_is_journal();
 	if (!strcmp(cfg->log_target, "syslog"))
 		openlog("hotbridge", LOG_PID, LOG_DAEMON);
 	d->started_ns = now_ns();
@@ -1091,6 +1087,26 @@ static void watch_uevents(struct hb_daemon *d)
 		logf_(d, 4, "uevents: out of memory; topology changes will not be noticed");
 }
 
+/* One line at exit: what this run did, for the journal. */
+static void log_exit_summary(const struct hb_daemon *d)
+{
+	const struct hb_daemon_stats *s = &d->st;
+	const uint64_t *c = s->migrated.by_class;
+	uint64_t dropped = 0, not_moved;
+
+	for (int i = 0; i < _HB_DROP_MAX; i++)
+		dropped += s->in.dropped[i];
+	not_moved = c[HB_MIGRATE_RETRY] + c[HB_MIGRATE_BACKOFF] + c[HB_MIGRATE_DROP] +
+		    c[HB_MIGRATE_WRONG_NODE];
+	logf_(d, 6, "exiting after %.1f s and %llu cycles: %llu records (%llu dropped), "
+	      "%llu pages promoted%s, %llu failures (%llu pages not moved, %llu source errors)",
+	      (double)(now_ns() - d->started_ns) / 1e9, (unsigned long long)s->cycles,
+	      (unsigned long long)s->in.records, (unsigned long long)dropped,
+	      (unsigned long long)c[HB_MIGRATE_MOVED], d->cfg.dry_run ? " (dry run)" : "",
+	      (unsigned long long)(not_moved + s->source_errors), (unsigned long long)not_moved,
+	      (unsigned long long)s->source_errors);
+}
+
 int hb_daemon_run(struct hb_daemon *d, const char *config_path)
 {
 	struct timeval tv = { .tv_sec = (time_t)(d->cfg.interval_ms / 1000),
@@ -1118,6 +1134,7 @@ int hb_daemon_run(struct hb_daemon *d, const char *config_path)
 	notify_ready();
 	event_base_dispatch(d->base);
 	d->looping = false;
+	log_exit_summary(d);
 	return d->rc;
 }
 
@@ -1211,6 +1228,17 @@ static json_object *u64(uint64_t v)
 	return json_object_new_int64(v > INT64_MAX ? INT64_MAX : (int64_t)v);
 }
 
+/* NUMA nodes are numbers everywhere in our JSON (explain, translate, topology) */
+static json_object *nodes_json(uint64_t mask)
+{
+	json_object *a = json_object_new_array();
+
+	for (int n = 0; n < 64; n++)
+		if ((mask >> n) & 1)
+			json_object_array_add(a, json_object_new_int(n));
+	return a;
+}
+
 json_object *hb_daemon_status_json(struct hb_daemon *d)
 {
 	json_object *o = json_object_new_object();
@@ -1224,7 +1252,7 @@ json_object *hb_daemon_status_json(struct hb_daemon *d)
 	json_object_object_add(o, "sources", u64(d->nsrc));
 	json_object_object_add(o, "table_pages", u64(hb_heat_len(d->heat)));
 	json_object_object_add(o, "table_bytes", u64(hb_heat_bytes(d->heat)));
-	json_object_object_add(o, "source_nodes", hb_json_hex(d->source_mask));
+	json_object_object_add(o, "source_nodes", nodes_json(d->source_mask));
 	json_object_object_add(o, "last_cycle_ms", json_object_new_double(d->st.last_cycle_ms));
 	return o;
 }
