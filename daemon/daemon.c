@@ -42,6 +42,7 @@ struct source {
 	struct hb_host host;
 	char name[64], memdev[32], pci[32];
 	uint64_t records, errors;
+	uint64_t bad_input;            /* units it could not make records of */
 	bool disabled;
 };
 
@@ -326,6 +327,13 @@ static int host_submit(struct hb_host *h, const struct hb_hot_record *r, size_t 
 	return ret;
 }
 
+/* input a source could not parse: counted with the bad records */
+static void host_count_bad(struct hb_host *h, uint64_t n)
+{
+	h->src->bad_input += n;
+	h->d->st.in.dropped[HB_DROP_BAD_RECORD] += n;
+}
+
 /* bad records: once per burst, not once per record */
 static void ingest_report(void *ud, const char *msg)
 {
@@ -343,6 +351,7 @@ static const struct hb_host_ops host_ops = {
 	.unwatch_fd = host_unwatch,
 	.arm_timer = host_timer,
 	.submit = host_submit,
+	.count_bad = host_count_bad,
 };
 
 /* ---- set-up ---- */
@@ -1193,6 +1202,7 @@ json_object *hb_daemon_sources_json(struct hb_daemon *d)
 		if (d->src[i].memdev[0])
 			json_object_object_add(o, "memdev", json_object_new_string(d->src[i].memdev));
 		json_object_object_add(o, "records", u64(d->src[i].records));
+		json_object_object_add(o, "bad_input", u64(d->src[i].bad_input));
 		json_object_object_add(o, "consecutive_errors", u64(d->src[i].errors));
 		json_object_object_add(o, "disabled", json_object_new_boolean(d->src[i].disabled));
 		json_object_array_add(a, o);

@@ -656,10 +656,9 @@ static size_t last_non_text(const uint8_t *b, size_t n)
 }
 
 /*
- * Garbage at b[0]: skipped up to the next newline (used) or "HBRB" (not
- * used). After a binary unit, the line that ends at the newline is read
- * from the first byte after the last non-text byte (a live writer's line
- * that followed a dead writer's bytes). Returns the bytes used.
+ * Garbage at b[0]: after a long line, skipped up to its newline; after a
+ * binary unit, up to a line of text only. Either ends at "HBRB". Returns
+ * the bytes used.
  */
 static size_t skip_unit(struct hb_replay_parser *p, const uint8_t *b, size_t n, enum end end,
 			uint64_t at)
@@ -672,6 +671,11 @@ static size_t skip_unit(struct hb_replay_parser *p, const uint8_t *b, size_t n, 
 		return m;
 	}
 	if (!nl) {
+		j = p->skip_binary ? last_non_text(b, n) : n;
+		if (p->skip_binary && j == n && p->skip_clean) {
+			p->mode = MODE_UNIT;      /* text from where a line may start: a line */
+			return 0;
+		}
 		if (end != END_MORE) {
 			p->mode = MODE_UNIT;
 			return n;
@@ -679,27 +683,36 @@ static size_t skip_unit(struct hb_replay_parser *p, const uint8_t *b, size_t n, 
 		if (n < MAGIC_LEN)
 			return 0;
 		/* keep what may be the start of a line or of "HBRB" */
-		j = p->skip_binary ? last_non_text(b, n) : n;
 		p->skip_clean = j < n && j + 1 <= n - (MAGIC_LEN - 1) &&
 				n - (j + 1) <= HB_REPLAY_LINE_MAX;
 		return p->skip_clean ? j + 1 : n - (MAGIC_LEN - 1);
 	}
-	p->mode = MODE_UNIT;
-	if (p->skip_binary) {
-		j = last_non_text(b, len);
-		j = j < len ? j + 1 : p->skip_clean ? 0 : len;
-		if (j < len) {
-			struct hb_hot_record r;
-			char why[160];
+	if (!p->skip_binary) {
+		p->mode = MODE_UNIT;
+		return len + 1;
+	}
+	/*
+	 * Binary garbage goes on until a newline starts a line of text only:
+	 * that is read as a line. One with a non-text byte is garbage, but
+	 * what follows its last non-text byte may be a live writer's line.
+	 */
+	j = last_non_text(b, len);
+	if (j == len && p->skip_clean) {
+		p->mode = MODE_UNIT;
+		return 0;
+	}
+	if (j + 1 < len) {
+		struct hb_hot_record r;
+		char why[160];
 
-			if (hb_replay_parse_line((const char *)b + j, len - j, &r, why,
-						 sizeof(why)) == 0) {
-				p->line++;
-				p->st.lines++;
-				good(p, &r);
-			}
+		if (hb_replay_parse_line((const char *)b + j + 1, len - j - 1, &r, why,
+					 sizeof(why)) == 0) {
+			p->line++;
+			p->st.lines++;
+			good(p, &r);
 		}
 	}
+	p->skip_clean = true;
 	return len + 1;
 }
 
