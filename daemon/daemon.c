@@ -1169,6 +1169,10 @@ json_object *hb_daemon_stats_json(struct hb_daemon *d)
 		json_object_object_add(x, hb_drop_to_string(i), u64(d->st.in.dropped[i]));
 	json_object_object_add(o, "dropped", x);
 	x = json_object_new_object();
+	for (int i = 0; i < _HB_DROP_MAX; i++)
+		json_object_object_add(x, hb_drop_to_string(i), u64(d->st.in.pages_dropped[i]));
+	json_object_object_add(o, "pages_dropped", x);
+	x = json_object_new_object();
 	for (int i = 0; i < _HB_REASON_MAX; i++)
 		json_object_object_add(x, hb_reason_to_string(i), u64(d->st.decisions[i]));
 	json_object_object_add(o, "decisions", x);
