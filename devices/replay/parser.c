@@ -596,7 +596,7 @@ static size_t line_unit(struct hb_replay_parser *p, const uint8_t *b, size_t n, 
 	}
 	p->line++;
 	p->st.lines++;
-	if (!nl) {
+	if (!nl && n > HB_REPLAY_LINE_MAX) {
 		bad(p, UNIT_LINE, p->line, "line longer than 512 bytes");
 		p->mode = MODE_SKIP;      /* from its start: to its newline or "HBRB" */
 		p->skip_binary = false;
@@ -604,7 +604,7 @@ static size_t line_unit(struct hb_replay_parser *p, const uint8_t *b, size_t n, 
 		return 0;
 	}
 	bad(p, UNIT_LINE, p->line, why);
-	return len + 1;
+	return nl ? len + 1 : len;
 }
 
 /* A v1 record at b[0]: the bytes used, 0 when more are needed (or the records ended). */

@@ -265,9 +265,12 @@ static int replay_poll(void *priv)
 		 */
 		uint64_t bytes = hb_replay_parser_stats(s->parser)->bytes;
 
-		if (bytes == s->polled_bytes && hb_replay_parser_pending(s->parser))
+		/* what waits in the pipe first (its fd may have been paused) */
+		(void)pump(s, s->fd, s->parser, FD_READ_MAX);
+		if (bytes == s->polled_bytes && hb_replay_parser_stats(s->parser)->bytes == bytes &&
+		    hb_replay_parser_pending(s->parser))
 			(void)hb_replay_parser_idle(s->parser);
-		s->polled_bytes = bytes;
+		s->polled_bytes = hb_replay_parser_stats(s->parser)->bytes;
 		count_bad(s, s->parser, &s->bad_counted);
 		return 0;
 	}

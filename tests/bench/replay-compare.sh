@@ -52,11 +52,21 @@ soak() { # BUILD [ENV...]: "records/s cpu_ns_per_record"
 }
 rec_of() { "$1/daemon/hotbridge" stats --socket "$tmp/ctl.sock" | python3 -c 'import json,sys; print(json.load(sys.stdin)["stats"]["records"])'; }
 
-echo "daemon fed through a FIFO for $secs s, as fast as it takes (records/s, CPU ns/record):"
-read -r o_rate o_cpu < <(soak "$old")
-read -r n1_rate n1_cpu < <(soak "$new" HB_SOAK_V1=1)
-read -r n2_rate n2_cpu < <(soak "$new")
-printf '  %-16s %10s rec/s %6s ns/rec\n' "old, v1 stream" "$o_rate" "$o_cpu" \
-	"new, v1 stream" "$n1_rate" "$n1_cpu" "new, v2 frames" "$n2_rate" "$n2_cpu"
-python3 -c "import sys; o,oc,a,ac,b,bc=map(float,sys.argv[1:]); print('  ratios new/old: v1 records/s %.2f, CPU/record %.2f; v2 records/s %.2f, CPU/record %.2f' % (a/o, ac/oc, b/o, bc/oc))" \
-	"$o_rate" "$o_cpu" "$n1_rate" "$n1_cpu" "$n2_rate" "$n2_cpu"
+echo "daemon fed through a FIFO for $secs s, as fast as it takes; best of $rounds, run alternately:"
+for r in $(seq "$rounds"); do
+	soak "$old" >>"$tmp/soak.old"
+	soak "$new" HB_SOAK_V1=1 >>"$tmp/soak.new1"
+	soak "$new" >>"$tmp/soak.new2"
+done
+python3 - "$tmp" <<'PY'
+import sys
+t = sys.argv[1]
+def best(f):
+    rows = [tuple(map(float, l.split())) for l in open(t + "/soak." + f) if l.strip()]
+    return max(r[0] for r in rows), min(r[1] for r in rows)
+o, a, b = best("old"), best("new1"), best("new2")
+for name, (rate, cpu) in (("old, v1 stream", o), ("new, v1 stream", a), ("new, v2 frames", b)):
+    print("  %-16s %10.0f records/s %6.0f ns CPU/record" % (name, rate, cpu))
+print("  ratios new/old: v1 stream records/s %.2f, CPU/record %.2f; v2 frames records/s %.2f, "
+      "CPU/record %.2f" % (a[0] / o[0], a[1] / o[1], b[0] / o[0], b[1] / o[1]))
+PY

@@ -114,13 +114,12 @@ PY
 
 # 1. three binary writers and a text writer, one binary writer killed mid-record
 read -r want_rec want_bad < <(python3 "$tmp/writers.py" "$tmp/fifo" mixed)
-settled() { is 's["records"]' "$1" && is 's["backlog"]' 0; }
-wait_until 20 settled "$want_rec" || true
-sleep 0.5     # two poll intervals: anything held back would be flushed now
-got=$(stat_of '(s["records"], s["dropped"]["bad_record"], s["dropped"]["unknown_memdev"])')
-[ "$got" = "($want_rec, $want_bad, 0)" ] &&
+counts='(s["records"], s["dropped"]["bad_record"], s["dropped"]["unknown_memdev"], s["backlog"])'
+wait_until 20 is "$counts" "($want_rec, $want_bad, 0, 0)" || true
+got=$(stat_of "$counts")
+[ "$got" = "($want_rec, $want_bad, 0, 0)" ] &&
 	ok "3 binary writers + 1 text writer, one killed mid-record: $want_rec records, $want_bad bad (the torn frame and 30 bad lines), nothing misread" ||
-	{ sed 's/^/# /' "$tmp/log"; bad "records, bad_record, unknown_memdev: $got, want ($want_rec, $want_bad, 0)"; }
+	{ sed 's/^/# /' "$tmp/log"; bad "records, bad_record, unknown_memdev, backlog: $got, want ($want_rec, $want_bad, 0, 0)"; }
 grep -q "torn\|checksum" "$tmp/log" && ok "the torn frame is reported: $(grep -m1 "torn\|checksum" "$tmp/log" | cut -c1-140)" ||
 	{ sed 's/^/# /' "$tmp/log"; bad "no report of the torn frame"; }
 [ "$(source_of fifo bad_input)" = "$want_bad" ] && ok "the FIFO source's bad_input: $want_bad" || bad "fifo bad_input $(source_of fifo bad_input)"
