@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * devices/replay/: hotness records from a file, a FIFO or a UNIX stream
- * socket, in one of two formats (detected from the first bytes):
+ * socket, as text lines and binary frames in any mix:
  *
  * Text, one record a line; '#' starts a comment, blank lines are skipped:
  *     mem0 dpa=0x1000 len=4096 count=12 [ts=<ns>]
@@ -24,7 +24,7 @@
  * with another. A frame that fails its checks (a writer died in it, or a
  * larger write was interleaved) is counted bad once and the reader
  * resynchronises: it scans on for the next "HBRB" with a valid header, or
- * the next line. A line right after such garbage is read from the first
+ * the next line of text only. A line right after such garbage is read from the first
  * byte after the garbage's last non-text byte (a writer that starts each
  * write with '\n' is never merged with a dead writer's bytes). A frame or
  * a line cut by a dead writer that is still incomplete when the reader
