@@ -659,6 +659,10 @@ void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
 	for (int i = 0; i < _HB_DROP_MAX; i++)
 		fprintf(f, "hotbridge_records_dropped_total{reason=\"%s\"} %llu\n", hb_drop_to_string(i),
 			(unsigned long long)s->in.dropped[i]);
+	METRIC("pages_dropped_total", "counter", "Pages of records that did not enter the table, by reason.");
+	for (int i = 0; i < _HB_DROP_MAX; i++)
+		fprintf(f, "hotbridge_pages_dropped_total{reason=\"%s\"} %llu\n", hb_drop_to_string(i),
+			(unsigned long long)s->in.pages_dropped[i]);
 	METRIC("decisions_total", "counter", "Policy decisions, by reason.");
 	for (int i = 0; i < _HB_REASON_MAX; i++)
 		fprintf(f, "hotbridge_decisions_total{reason=\"%s\"} %llu\n", hb_reason_to_string(i),
