@@ -44,6 +44,7 @@ struct source {
 	struct hb_host host;
 	char name[64], memdev[32], pci[32];
 	uint64_t records, errors;
+	uint64_t bad_input;            /* units it could not make records of */
 	bool disabled;
 };
 
@@ -323,6 +324,13 @@ static int host_submit(struct hb_host *h, const struct hb_hot_record *r, size_t 
 	return ret;
 }
 
+/* input a source could not parse: counted with the bad records */
+static void host_count_bad(struct hb_host *h, uint64_t n)
+{
+	h->src->bad_input += n;
+	h->d->st.in.dropped[HB_DROP_BAD_RECORD] += n;
+}
+
 /* bad records: once per burst, not once per record */
 static void ingest_report(void *ud, const char *msg)
 {
@@ -340,6 +348,7 @@ static const struct hb_host_ops host_ops = {
 	.unwatch_fd = host_unwatch,
 	.arm_timer = host_timer,
 	.submit = host_submit,
+	.count_bad = host_count_bad,
 };
 
 /* ---- set-up ---- */
@@ -665,6 +674,10 @@ void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
 	for (int i = 0; i < _HB_DROP_MAX; i++)
 		fprintf(f, "hotbridge_records_dropped_total{reason=\"%s\"} %llu\n", hb_drop_to_string(i),
 			(unsigned long long)s->in.dropped[i]);
+	METRIC("pages_dropped_total", "counter", "Pages of records that did not enter the table, by reason.");
+	for (int i = 0; i < _HB_DROP_MAX; i++)
+		fprintf(f, "hotbridge_pages_dropped_total{reason=\"%s\"} %llu\n", hb_drop_to_string(i),
+			(unsigned long long)s->in.pages_dropped[i]);
 	METRIC("decisions_total", "counter", "Policy decisions, by reason.");
 	for (int i = 0; i < _HB_REASON_MAX; i++)
 		fprintf(f, "hotbridge_decisions_total{reason=\"%s\"} %llu\n", hb_reason_to_string(i),
@@ -1284,6 +1297,10 @@ json_object *hb_daemon_stats_json(struct hb_daemon *d)
 		json_object_object_add(x, hb_drop_to_string(i), u64(d->st.in.dropped[i]));
 	json_object_object_add(o, "dropped", x);
 	x = json_object_new_object();
+	for (int i = 0; i < _HB_DROP_MAX; i++)
+		json_object_object_add(x, hb_drop_to_string(i), u64(d->st.in.pages_dropped[i]));
+	json_object_object_add(o, "pages_dropped", x);
+	x = json_object_new_object();
 	for (int i = 0; i < _HB_REASON_MAX; i++)
 		json_object_object_add(x, hb_reason_to_string(i), u64(d->st.decisions[i]));
 	json_object_object_add(o, "decisions", x);
@@ -1317,6 +1334,7 @@ json_object *hb_daemon_sources_json(struct hb_daemon *d)
 		if (d->src[i].memdev[0])
 			json_object_object_add(o, "memdev", json_object_new_string(d->src[i].memdev));
 		json_object_object_add(o, "records", u64(d->src[i].records));
+		json_object_object_add(o, "bad_input", u64(d->src[i].bad_input));
 		json_object_object_add(o, "consecutive_errors", u64(d->src[i].errors));
 		json_object_object_add(o, "disabled", json_object_new_boolean(d->src[i].disabled));
 		json_object_array_add(a, o);

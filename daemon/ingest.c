@@ -161,6 +161,17 @@ int hb_ingest_set_topology(struct hb_ingest *in, const struct hb_topology *t,
 	return 0;
 }
 
+/* the pages [addr, addr + len) touches did not enter the table, for reason */
+static void drop_pages(struct hb_ingest *in, struct work *w, enum hb_drop reason, uint64_t addr,
+		       uint64_t len)
+{
+	uint64_t ps = in->page_mask + 1;
+
+	w->drops |= 1u << reason;
+	if (len)
+		in->st->pages_dropped[reason] += (addr + (len - 1)) / ps - addr / ps + 1;
+}
+
 /* ---- pages into the table ---- */
 
 static void flush(struct hb_ingest *in)
@@ -199,11 +210,11 @@ static void add_piece(struct hb_ingest *in, struct work *w, uint64_t hpa, uint64
 	int node = node_at(in, hpa, &end);
 
 	if (node < 0) {
-		w->drops |= 1u << HB_DROP_NO_NODE;
+		drop_pages(in, w, HB_DROP_NO_NODE, hpa, len);
 		return;
 	}
 	if (node >= 64 || !((in->source_mask >> node) & 1)) {
-		w->drops |= 1u << HB_DROP_NOT_SOURCE;
+		drop_pages(in, w, HB_DROP_NOT_SOURCE, hpa, len);
 		return;
 	}
 	if (in->npend < PREFETCH_AHEAD)
@@ -241,8 +252,9 @@ static uint64_t hpa_step(struct hb_ingest *in, struct work *w)
 
 	if (!s || s->base > p) {
 		/* a gap before the next region (or the end): skipped whole */
-		w->drops |= 1u << HB_DROP_UNMAPPED;
-		return s && s->base - p < rem ? s->base - p : rem;
+		n = s && s->base - p < rem ? s->base - p : rem;
+		drop_pages(in, w, HB_DROP_UNMAPPED, p, n);
+		return n;
 	}
 	n = min_u64(rem, s->end - p);
 	n = min_u64(n, (uint64_t)STEP_PAGES * (in->page_mask + 1));
@@ -286,7 +298,7 @@ static uint64_t dpa_step(struct hb_ingest *in, struct work *w, int md)
 	/* no message wanted: zeroing a struct hb_err a record cost ~15% */
 	if (hb_topology_dpa_to_hpa(in->topo, md, dpa, &x, NULL) < 0) {
 		/* past the decoder (or in none): the rest of the record */
-		w->drops |= 1u << HB_DROP_UNMAPPED;
+		drop_pages(in, w, HB_DROP_UNMAPPED, dpa, rem);
 		return rem;
 	}
 	ep = hb_topology_endpoint(in->topo, (size_t)x.endpoint);
@@ -347,7 +359,7 @@ static int check(struct hb_ingest *in, struct work *w)
 		w->md = md;
 		w->gen = in->gen;
 		if (md < 0) {
-			w->drops |= 1u << HB_DROP_UNKNOWN_MEMDEV;
+			drop_pages(in, w, HB_DROP_UNKNOWN_MEMDEV, r->addr, r->len);
 			w->off = r->len;
 			return -ENODEV;
 		}
@@ -384,7 +396,8 @@ static bool work(struct hb_ingest *in, struct work *w, uint64_t deadline, unsign
 	if (w->r.space == HB_SPACE_DPA && w->off < w->r.len) {
 		md = w->gen == in->gen ? w->md : memdev_of(in, w->r.memdev);
 		if (md < 0) {      /* gone with a topology change while it waited */
-			w->drops |= 1u << HB_DROP_UNKNOWN_MEMDEV;
+			drop_pages(in, w, HB_DROP_UNKNOWN_MEMDEV, w->r.addr + w->off,
+				   w->r.len - w->off);
 			return true;
 		}
 	}
@@ -471,8 +484,11 @@ int hb_ingest_submit(struct hb_ingest *in, const struct hb_hot_record *r, size_t
 		struct work w = { .r = r[i] };
 
 		if (!work(in, &w, deadline_ns, &steps)) {
-			if (q_push(in, &w) < 0)
+			if (q_push(in, &w) < 0) {
 				lost++;
+				drop_pages(in, &w, HB_DROP_BACKLOG_FULL, w.r.addr + w.off,
+					   w.r.len - w.off);
+			}
 			i++;
 			break;
 		}
@@ -482,8 +498,11 @@ int hb_ingest_submit(struct hb_ingest *in, const struct hb_hot_record *r, size_t
 	for (; i < n; i++) {
 		struct work w = { .r = r[i] };
 
-		if (q_push(in, &w) < 0)
+		if (q_push(in, &w) < 0) {
 			lost++;
+			if (r[i].len && r[i].addr + r[i].len >= r[i].addr)
+				drop_pages(in, &w, HB_DROP_BACKLOG_FULL, r[i].addr, r[i].len);
+		}
 	}
 	in->st->dropped[HB_DROP_BACKLOG_FULL] += lost;
 	report_burst(in);

@@ -15,7 +15,11 @@
  * when it is accepted; once finished, in `translated` if any of its pages
  * entered the table, in `partial` if, besides, part of it was dropped, and
  * once in dropped[reason] for each reason a part of it was dropped for. A
- * record wholly dropped is `records - translated`.
+ * record wholly dropped is `records - translated`. Pages are counted too:
+ * `pages` that entered the table, pages_dropped[reason] that did not (the
+ * pages each dropped part touches, in the table's page size; a bad
+ * record's are not counted, its length being what is wrong). For a
+ * page-aligned record the two add up to its length in pages.
  */
 #ifndef HB_INGEST_H
 #define HB_INGEST_H
@@ -43,6 +47,7 @@ struct hb_ingest_stats {
 	uint64_t records, translated, partial, pages;
 	uint64_t deferred;        /* records that waited in the backlog */
 	uint64_t dropped[_HB_DROP_MAX];
+	uint64_t pages_dropped[_HB_DROP_MAX];
 };
 
 struct hb_ingest_env {

@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 #define HB_DEVICE_ABI_MAJOR 1   /* changed only by a breaking change */
-#define HB_DEVICE_ABI_MINOR 0   /* bumped when something is appended */
+#define HB_DEVICE_ABI_MINOR 1   /* bumped when something is appended */
 
 #define HB_DEVICE_ENTRY_SYMBOL "hb_device_entry_v1"
 
@@ -92,6 +92,12 @@ struct hb_host_ops {
 			 void *priv);
 	/* copies the records; may be called from poll() and fd/timer callbacks */
 	int (*submit)(struct hb_host *h, const struct hb_hot_record *r, size_t n);
+	/*
+	 * 1.1+ (check abi_minor and size first): n units of input the source
+	 * could not make records of (lines, records, frames); the host counts
+	 * them as bad input
+	 */
+	void (*count_bad)(struct hb_host *h, uint64_t n);
 };
 
 /* What the host knows about one configured source instance. */

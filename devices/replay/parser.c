@@ -1,16 +1,38 @@
 // SPDX-License-Identifier: MIT
-/* The replay formats: a streaming parser for text lines and binary records. */
+/*
+ * The replay formats (replay.h): a streaming parser for text lines, v2
+ * frames and v1 records, in any mix, that resynchronises after garbage.
+ *
+ * Bytes are parsed where they lie; only an incomplete unit at the end of a
+ * feed (a line, a frame, a v1 record: at most CARRY_MAX bytes) is copied
+ * aside, and completed from the next feed.
+ */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "replay.h"
 
 #define BATCH 256
+#define MAGIC_LEN 4
+#define CARRY_MAX (HB_REPLAY_FRAME_HEADER_LEN + HB_REPLAY_FRAME_PAYLOAD_MAX + HB_REPLAY_LINE_MAX)
 
-enum mode { MODE_DETECT, MODE_TEXT, MODE_BINARY, MODE_DEAD };
+_Static_assert(sizeof(struct hb_hot_record) == HB_REPLAY_RECORD_LEN, "the record layout");
+
+/*
+ * UNIT: at the start of a line, a frame or a v1 header; V1: at a v1 record
+ * boundary; SKIP: in garbage (an overlong line, a bad frame), until the
+ * next newline or "HBRB".
+ */
+enum mode { MODE_UNIT, MODE_V1, MODE_SKIP };
+/* what a bad unit was: its number is a line, a record or a byte offset */
+enum unit { UNIT_LINE, UNIT_RECORD, UNIT_BYTE };
+/* how a scan ends: more may come, end of input, or the input went quiet */
+enum end { END_MORE, END_EOF, END_IDLE };
 
 struct hb_replay_parser {
 	char name[256];
@@ -18,14 +40,18 @@ struct hb_replay_parser {
 	void (*report)(void *ud, const char *msg);
 	void *ud;
 	enum mode mode;
-	uint8_t carry[HB_REPLAY_LINE_MAX + HB_REPLAY_HEADER_LEN];
+	uint32_t record_len;         /* V1 */
+	bool skip_binary;            /* SKIP: garbage from a binary unit, not a long line */
+	bool skip_clean;             /* SKIP: the byte before the held ones was not text */
+	uint8_t *carry;              /* CARRY_MAX bytes: an incomplete unit */
 	size_t ncarry;
-	bool skipping;               /* inside an oversized line */
-	uint32_t record_len;
-	uint64_t unit;               /* line or record number of the next one */
+	size_t frame_seen;           /* of the frame pending at carry[0]: bytes checked for a tear */
+	uint64_t line, record;       /* numbers of the last line and v1/frame record seen */
+	uint64_t consumed;           /* bytes parsed before the current scan's start */
 	struct hb_replay_stats st;
 	/* per feed */
 	uint64_t burst_bad, burst_last;
+	enum unit burst_kind;
 	struct hb_hot_record batch[BATCH];
 	size_t nbatch;
 	int stop;
@@ -40,16 +66,23 @@ struct hb_replay_parser *hb_replay_parser_new(const char *name,
 
 	if (!p)
 		return NULL;
+	p->carry = malloc(CARRY_MAX);
+	if (!p->carry) {
+		free(p);
+		return NULL;
+	}
 	snprintf(p->name, sizeof(p->name), "%s", name);
 	p->emit = emit;
 	p->report = report;
 	p->ud = ud;
-	p->unit = 1;
 	return p;
 }
 
 struct hb_replay_parser *hb_replay_parser_free(struct hb_replay_parser *p)
 {
+	if (!p)
+		return NULL;
+	free(p->carry);
 	free(p);
 	return NULL;
 }
@@ -59,17 +92,27 @@ const struct hb_replay_stats *hb_replay_parser_stats(const struct hb_replay_pars
 	return &p->st;
 }
 
-static void bad(struct hb_replay_parser *p, uint64_t unit, const char *why)
+size_t hb_replay_parser_pending(const struct hb_replay_parser *p)
+{
+	return p->ncarry;
+}
+
+static const char *const unit_prefix[] = {
+	[UNIT_LINE] = "", [UNIT_RECORD] = "record ", [UNIT_BYTE] = "byte ",
+};
+
+static void bad(struct hb_replay_parser *p, enum unit kind, uint64_t unit, const char *why)
 {
 	char msg[512];
 
 	p->st.bad++;
 	if (p->burst_bad++ == 0 && p->report) {
-		snprintf(msg, sizeof(msg), "%s:%s%llu: %s, skipped", p->name,
-			 p->mode == MODE_BINARY ? "record " : "", (unsigned long long)unit, why);
+		snprintf(msg, sizeof(msg), "%s:%s%llu: %s, skipped", p->name, unit_prefix[kind],
+			 (unsigned long long)unit, why);
 		p->report(p->ud, msg);
 	}
 	p->burst_last = unit;
+	p->burst_kind = kind;
 }
 
 static void flush(struct hb_replay_parser *p)
@@ -92,6 +135,14 @@ static void good(struct hb_replay_parser *p, const struct hb_hot_record *r)
 static bool is_space(char c)
 {
 	return c == ' ' || c == '\t' || c == '\r';
+}
+
+/* a byte a text line may hold: printable ASCII, tab, CR */
+static bool is_text(char c)
+{
+	unsigned char u = (unsigned char)c;
+
+	return (u >= 0x20 && u < 0x7f) || u == '\t' || u == '\r';
 }
 
 /* C-style number: 0x hex or decimal; returns chars used, 0 if none/overflow */
@@ -161,6 +212,13 @@ int hb_replay_parse_line(const char *line, size_t len, struct hb_hot_record *ret
 				 (int)(p - name) > 40 ? 40 : (int)(p - name), name,
 				 HB_MEMDEV_NAME_MAX - 1);
 			return -EINVAL;
+		}
+		for (const char *c = name; c < p; c++) {
+			if (!is_text(*c) || is_space(*c)) {
+				snprintf(why, why_size, "memdev name has a non-text byte 0x%02x",
+					 (unsigned int)(unsigned char)*c);
+				return -EINVAL;
+			}
 		}
 		memcpy(ret->memdev, name, (size_t)(p - name));
 		ret->space = HB_SPACE_DPA;
@@ -237,67 +295,6 @@ int hb_replay_parse_line(const char *line, size_t len, struct hb_hot_record *ret
 	return 0;
 }
 
-static void text_line(struct hb_replay_parser *p, const char *line, size_t len)
-{
-	struct hb_hot_record r;
-	char why[160];
-	uint64_t n = p->unit++;
-	int rc;
-
-	p->st.lines++;
-	rc = hb_replay_parse_line(line, len, &r, why, sizeof(why));
-	if (rc == 0)
-		good(p, &r);
-	else if (rc < 0)
-		bad(p, n, why);
-}
-
-static void feed_text(struct hb_replay_parser *p, const char *buf, size_t len)
-{
-	const char *s = buf, *end = buf + len;
-
-	while (s < end && !p->stop) {
-		const char *nl = memchr(s, '\n', (size_t)(end - s));
-
-		if (p->skipping) {
-			if (!nl)
-				return;
-			p->skipping = false;
-			s = nl + 1;
-			continue;
-		}
-		if (!nl) {
-			size_t rest = (size_t)(end - s);
-
-			if (p->ncarry + rest > HB_REPLAY_LINE_MAX) {
-				bad(p, p->unit++, "line longer than 512 bytes");
-				p->ncarry = 0;
-				p->skipping = true;
-				return;
-			}
-			memcpy(p->carry + p->ncarry, s, rest);
-			p->ncarry += rest;
-			return;
-		}
-		if (p->ncarry) {
-			size_t part = (size_t)(nl - s);
-
-			if (p->ncarry + part > HB_REPLAY_LINE_MAX) {
-				bad(p, p->unit++, "line longer than 512 bytes");
-			} else {
-				memcpy(p->carry + p->ncarry, s, part);
-				text_line(p, (const char *)p->carry, p->ncarry + part);
-			}
-			p->ncarry = 0;
-		} else if ((size_t)(nl - s) > HB_REPLAY_LINE_MAX) {
-			bad(p, p->unit++, "line longer than 512 bytes");
-		} else {
-			text_line(p, s, (size_t)(nl - s));
-		}
-		s = nl + 1;
-	}
-}
-
 /* ---- binary ---- */
 
 static uint16_t le16(const uint8_t *b)
@@ -335,7 +332,7 @@ static void put64(uint8_t *b, uint64_t v)
 
 void hb_replay_binary_header(uint8_t out[HB_REPLAY_HEADER_LEN])
 {
-	memcpy(out, HB_REPLAY_MAGIC, 4);
+	memcpy(out, HB_REPLAY_MAGIC, MAGIC_LEN);
 	put16(out + 4, HB_REPLAY_VERSION);
 	put16(out + 6, HB_REPLAY_HEADER_LEN);
 	put32(out + 8, HB_REPLAY_RECORD_LEN);
@@ -353,79 +350,421 @@ void hb_replay_binary_record(const struct hb_hot_record *r, uint8_t out[HB_REPLA
 	put64(out + 48, r->timestamp_ns);
 }
 
+static uint32_t crc(const uint8_t *b, size_t len)
+{
+	return (uint32_t)crc32(crc32(0L, Z_NULL, 0), b, (uInt)len);
+}
+
+size_t hb_replay_frame(const struct hb_hot_record *r, size_t n, uint8_t *out)
+{
+	size_t payload = n * HB_REPLAY_RECORD_LEN;
+
+	if (!n || n > HB_REPLAY_FRAME_PAYLOAD_MAX / HB_REPLAY_RECORD_LEN)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		hb_replay_binary_record(&r[i], out + HB_REPLAY_FRAME_HEADER_LEN +
+					i * HB_REPLAY_RECORD_LEN);
+	memcpy(out, HB_REPLAY_MAGIC, MAGIC_LEN);
+	put16(out + 4, HB_REPLAY_FRAME_VERSION);
+	put16(out + 6, HB_REPLAY_FRAME_HEADER_LEN);
+	put32(out + 8, HB_REPLAY_RECORD_LEN);
+	put32(out + 12, (uint32_t)n);
+	put32(out + 16, crc(out + HB_REPLAY_FRAME_HEADER_LEN, payload));
+	put32(out + 20, crc(out, 20));
+	return HB_REPLAY_FRAME_HEADER_LEN + payload;
+}
+
+/* A binary record decoded into r: NULL if valid, else why not. */
+static const char *record_check(const uint8_t *b, struct hb_hot_record *r)
+{
+	size_t namelen;
+
+	r->space = le32(b);
+	r->flags = le32(b + 4);
+	memcpy(r->memdev, b + 8, HB_MEMDEV_NAME_MAX);
+	r->addr = le64(b + 24);
+	r->len = le64(b + 32);
+	r->count = le64(b + 40);
+	r->timestamp_ns = le64(b + 48);
+	namelen = strnlen(r->memdev, HB_MEMDEV_NAME_MAX);
+	if (r->space != HB_SPACE_DPA && r->space != HB_SPACE_HPA)
+		return "address space is neither DPA (1) nor HPA (2)";
+	if (r->flags)
+		return "reserved flags set";
+	if (namelen == HB_MEMDEV_NAME_MAX)
+		return "memdev name not NUL-terminated";
+	if ((r->space == HB_SPACE_DPA) != (namelen > 0))
+		return r->space == HB_SPACE_DPA ? "DPA record without a memdev"
+						: "HPA record with a memdev";
+	if (r->len == 0 || r->addr + r->len - 1 < r->addr)
+		return "len empty or wraps the address space";
+	return NULL;
+}
+
+/* One binary record (v1, or in a frame) -> good or bad. */
 static void binary_record(struct hb_replay_parser *p, const uint8_t *b)
 {
 	struct hb_hot_record r;
-	uint64_t n = p->unit++;
-	size_t namelen;
+	const char *why = record_check(b, &r);
 
-	r.space = le32(b);
-	r.flags = le32(b + 4);
-	memcpy(r.memdev, b + 8, HB_MEMDEV_NAME_MAX);
-	r.addr = le64(b + 24);
-	r.len = le64(b + 32);
-	r.count = le64(b + 40);
-	r.timestamp_ns = le64(b + 48);
-	namelen = strnlen(r.memdev, HB_MEMDEV_NAME_MAX);
-	if (r.space != HB_SPACE_DPA && r.space != HB_SPACE_HPA)
-		return bad(p, n, "address space is neither DPA (1) nor HPA (2)");
-	if (r.flags)
-		return bad(p, n, "reserved flags set");
-	if (namelen == HB_MEMDEV_NAME_MAX)
-		return bad(p, n, "memdev name not NUL-terminated");
-	if ((r.space == HB_SPACE_DPA) != (namelen > 0))
-		return bad(p, n, r.space == HB_SPACE_DPA ? "DPA record without a memdev"
-							 : "HPA record with a memdev");
-	if (r.len == 0 || r.addr + r.len - 1 < r.addr)
-		return bad(p, n, "len empty or wraps the address space");
-	good(p, &r);
+	p->record++;
+	if (why)
+		bad(p, UNIT_RECORD, p->record, why);
+	else
+		good(p, &r);
 }
 
-static void feed_binary(struct hb_replay_parser *p, const uint8_t *b, size_t len)
+/* ---- the stream: units, v1 records, garbage ---- */
+
+static bool is_magic(const uint8_t *b)
 {
-	while (len && !p->stop) {
-		size_t want = p->record_len - p->ncarry, take = len < want ? len : want;
+	return !memcmp(b, HB_REPLAY_MAGIC, MAGIC_LEN);
+}
 
-		if (p->ncarry == 0 && len >= p->record_len) {
-			binary_record(p, b);
-			b += p->record_len;
-			len -= p->record_len;
-			continue;
-		}
-		/* records longer than ours (newer minor): keep only our part */
-		if (p->ncarry < HB_REPLAY_RECORD_LEN) {
-			size_t keep = HB_REPLAY_RECORD_LEN - p->ncarry;
+/* b (n bytes) could begin "HBRB" */
+static bool magic_prefix(const uint8_t *b, size_t n)
+{
+	return !memcmp(b, HB_REPLAY_MAGIC, n < MAGIC_LEN ? n : MAGIC_LEN);
+}
 
-			memcpy(p->carry + p->ncarry, b, take < keep ? take : keep);
-		}
-		p->ncarry += take;
-		b += take;
-		len -= take;
-		if (p->ncarry == p->record_len) {
-			binary_record(p, p->carry);
-			p->ncarry = 0;
-		}
+/* the first "HBRB" in b[0, n), or n */
+static size_t find_magic(const uint8_t *b, size_t n)
+{
+	const uint8_t *m = n >= MAGIC_LEN ? memmem(b, n, HB_REPLAY_MAGIC, MAGIC_LEN) : NULL;
+
+	return m ? (size_t)(m - b) : n;
+}
+
+/* A checked v2 header: its frame's size, or 0 with why. */
+static size_t frame_header(const uint8_t *h, char *why, size_t why_size)
+{
+	uint16_t hlen = le16(h + 6);
+	uint32_t rlen = le32(h + 8), nrec = le32(h + 12);
+
+	if (crc(h, 20) != le32(h + 20)) {
+		snprintf(why, why_size, "frame header checksum mismatch (a torn or interleaved "
+			 "frame)");
+		return 0;
 	}
+	if (hlen != HB_REPLAY_FRAME_HEADER_LEN || rlen < HB_REPLAY_RECORD_LEN ||
+	    rlen > HB_REPLAY_LINE_MAX || !nrec ||
+	    (uint64_t)nrec * rlen > HB_REPLAY_FRAME_PAYLOAD_MAX) {
+		snprintf(why, why_size, "frame header: %u bytes, %u records of %u bytes (this "
+			 "reader: 24, 1 or more records of 56 to 512 bytes, at most %u bytes)",
+			 hlen, nrec, rlen, HB_REPLAY_FRAME_PAYLOAD_MAX);
+		return 0;
+	}
+	return HB_REPLAY_FRAME_HEADER_LEN + (size_t)nrec * rlen;
 }
 
-static void header(struct hb_replay_parser *p, const uint8_t *h)
+/* a valid v1 header or v2 frame header starts at b (n >= 24 bytes) */
+static bool header_at(const uint8_t *b)
 {
-	uint16_t version = le16(h + 4), hlen = le16(h + 6);
-	uint32_t rlen = le32(h + 8), flags = le32(h + 12);
+	char why[200];
+
+	if (!is_magic(b))
+		return false;
+	if (le16(b + 4) == HB_REPLAY_FRAME_VERSION)
+		return frame_header(b, why, sizeof(why)) > 0;
+	return le16(b + 4) == HB_REPLAY_VERSION && le16(b + 6) == HB_REPLAY_HEADER_LEN &&
+	       le32(b + 8) >= HB_REPLAY_RECORD_LEN && le32(b + 8) <= HB_REPLAY_LINE_MAX &&
+	       !le32(b + 12);
+}
+
+/* garbage starts at offset at: counted once, then skipped to a newline or "HBRB" */
+static size_t garbage(struct hb_replay_parser *p, uint64_t at, const char *why, size_t used)
+{
+	bad(p, UNIT_BYTE, at, why);
+	p->mode = MODE_SKIP;
+	p->skip_binary = true;
+	p->skip_clean = false;
+	p->frame_seen = 0;
+	return used;
+}
+
+/*
+ * A frame or a v1 header at b[0] ("HBRB"): returns the bytes used, 0 when
+ * more are needed.
+ */
+static size_t binary_unit(struct hb_replay_parser *p, const uint8_t *b, size_t n, enum end end,
+			  uint64_t at)
+{
+	char why[200];
+	uint16_t version;
+	size_t size;
+
+	if (n < 8 || (n < HB_REPLAY_FRAME_HEADER_LEN && le16(b + 4) != HB_REPLAY_VERSION) ||
+	    n < HB_REPLAY_HEADER_LEN) {
+		if (end == END_MORE)
+			return 0;
+		return garbage(p, at, "truncated binary header", n);
+	}
+	version = le16(b + 4);
+	if (version == HB_REPLAY_VERSION) {
+		if (!header_at(b)) {
+			snprintf(why, sizeof(why), "binary header: version 1, header %u bytes, records "
+				 "%u bytes, flags %#x (this reader: 16, >= 56 and <= 512, 0)",
+				 le16(b + 6), le32(b + 8), le32(b + 12));
+			return garbage(p, at, why, MAGIC_LEN);
+		}
+		p->mode = MODE_V1;
+		p->record_len = le32(b + 8);
+		return HB_REPLAY_HEADER_LEN;
+	}
+	if (version != HB_REPLAY_FRAME_VERSION) {
+		snprintf(why, sizeof(why), "binary header: version %u (this reader: 1 and 2)",
+			 version);
+		return garbage(p, at, why, MAGIC_LEN);
+	}
+	size = frame_header(b, why, sizeof(why));
+	if (!size)
+		return garbage(p, at, why, MAGIC_LEN);
+	if (n < size) {
+		/* a valid header inside the payload: this frame was torn */
+		size_t from = p->frame_seen > MAGIC_LEN ? p->frame_seen : MAGIC_LEN;
+
+		while (end == END_MORE && from + HB_REPLAY_FRAME_HEADER_LEN <= n) {
+			size_t m = from + find_magic(b + from, n - from);
+
+			if (m + HB_REPLAY_FRAME_HEADER_LEN > n) {
+				from = m < n ? m : n - (MAGIC_LEN - 1);
+				break;
+			}
+			if (header_at(b + m)) {
+				snprintf(why, sizeof(why), "torn frame (%zu of %zu bytes before the "
+					 "next header)", m, size);
+				return garbage(p, at, why, MAGIC_LEN);
+			}
+			from = m + 1;
+		}
+		if (end == END_MORE) {
+			p->frame_seen = from;
+			return 0;
+		}
+		snprintf(why, sizeof(why), "truncated frame (%zu of %zu bytes)", n, size);
+		return garbage(p, at, why, MAGIC_LEN);
+	}
+	p->frame_seen = 0;
+	if (crc(b + HB_REPLAY_FRAME_HEADER_LEN, size - HB_REPLAY_FRAME_HEADER_LEN) != le32(b + 16))
+		return garbage(p, at, "frame payload checksum mismatch (a torn or interleaved frame)",
+			       MAGIC_LEN);
+	p->st.frames++;
+	for (size_t off = HB_REPLAY_FRAME_HEADER_LEN; off < size; off += le32(b + 8))
+		binary_record(p, b + off);
+	return size;
+}
+
+/* A line at b[0]: returns the bytes used (its newline included), 0 when more are needed. */
+static size_t line_unit(struct hb_replay_parser *p, const uint8_t *b, size_t n, enum end end,
+			uint64_t at)
+{
+	const uint8_t *nl = memchr(b, '\n', n < HB_REPLAY_LINE_MAX + 1 ? n : HB_REPLAY_LINE_MAX + 1);
+	size_t len = nl ? (size_t)(nl - b) : n, m, lim;
+	struct hb_hot_record r;
 	char why[160];
+	int rc;
 
-	if (version != HB_REPLAY_VERSION || hlen != HB_REPLAY_HEADER_LEN ||
-	    rlen < HB_REPLAY_RECORD_LEN || rlen > HB_REPLAY_LINE_MAX || flags) {
-		snprintf(why, sizeof(why), "binary header: version %u, header %u bytes, records %u "
-			 "bytes, flags %#x (this reader: version 1, 16, >= 56 and <= 512, 0); "
-			 "ignoring the stream", version, hlen, rlen, flags);
-		p->mode = MODE_BINARY;
-		bad(p, 0, why);
-		p->mode = MODE_DEAD;
-		return;
+	if (!nl && n <= HB_REPLAY_LINE_MAX) {
+		if (end == END_MORE)
+			return 0;
+		if (end == END_IDLE) {
+			p->line++;
+			p->st.lines++;
+			bad(p, UNIT_LINE, p->line, "incomplete line (no newline before the input "
+			    "went quiet)");
+			return n;
+		}
 	}
-	p->record_len = rlen;
-	p->mode = MODE_BINARY;
+	if (nl || n <= HB_REPLAY_LINE_MAX) {
+		rc = hb_replay_parse_line((const char *)b, len, &r, why, sizeof(why));
+		if (rc >= 0) {
+			p->line++;
+			p->st.lines++;
+			if (rc == 0)
+				good(p, &r);
+			return nl ? len + 1 : len;
+		}
+	}
+	/* a line cut short by a frame: the frame starts where its magic does */
+	lim = nl ? len : n < HB_REPLAY_LINE_MAX + 1 ? n : HB_REPLAY_LINE_MAX + 1;
+	m = lim > 1 ? find_magic(b + 1, lim - 1) + 1 : lim;
+	if (m < lim) {
+		p->line++;
+		p->st.lines++;
+		bad(p, UNIT_LINE, p->line, "line cut short by a binary header");
+		return m;
+	}
+	p->line++;
+	p->st.lines++;
+	if (!nl && n > HB_REPLAY_LINE_MAX) {
+		bad(p, UNIT_LINE, p->line, "line longer than 512 bytes");
+		p->mode = MODE_SKIP;      /* from its start: to its newline or "HBRB" */
+		p->skip_binary = false;
+		p->skip_clean = false;
+		return 0;
+	}
+	bad(p, UNIT_LINE, p->line, why);
+	return nl ? len + 1 : len;
+}
+
+/* A v1 record at b[0]: the bytes used, 0 when more are needed (or the records ended). */
+static size_t v1_unit(struct hb_replay_parser *p, const uint8_t *b, size_t n, enum end end,
+		      uint64_t at)
+{
+	struct hb_hot_record r;
+	const char *why;
+	size_t m;
+
+	if (n >= MAGIC_LEN && (is_magic(b) || (is_text((char)b[0]) && is_text((char)b[1]) &&
+						is_text((char)b[2]) && is_text((char)b[3])))) {
+		p->mode = MODE_UNIT;     /* a header, or a line: v1 records end */
+		return 0;
+	}
+	if (n < p->record_len) {
+		char msg[96];
+
+		if (end == END_MORE)
+			return 0;
+		snprintf(msg, sizeof(msg), "truncated record (%zu of %u bytes)", n, p->record_len);
+		bad(p, UNIT_RECORD, ++p->record, msg);
+		p->mode = MODE_UNIT;
+		return n;
+	}
+	why = record_check(b, &r);
+	p->record++;
+	if (!why) {
+		good(p, &r);
+		return p->record_len;
+	}
+	m = find_magic(b + 1, p->record_len - 1) + 1;
+	if (m < p->record_len) {
+		/* misaligned: a header inside a record */
+		bad(p, UNIT_RECORD, p->record, "a binary header inside a record (misaligned)");
+		return m;
+	}
+	bad(p, UNIT_RECORD, p->record, why);
+	return p->record_len;
+}
+
+/* the last byte in b[0, n) that no text line holds, or n */
+static size_t last_non_text(const uint8_t *b, size_t n)
+{
+	for (size_t i = n; i-- > 0;)
+		if (!is_text((char)b[i]))
+			return i;
+	return n;
+}
+
+/*
+ * Garbage at b[0]: after a long line, skipped up to its newline; after a
+ * binary unit, up to a line of text only. Either ends at "HBRB". Returns
+ * the bytes used.
+ */
+static size_t skip_unit(struct hb_replay_parser *p, const uint8_t *b, size_t n, enum end end,
+			uint64_t at)
+{
+	const uint8_t *nl = memchr(b, '\n', n);
+	size_t len = nl ? (size_t)(nl - b) : n, m = find_magic(b, len), j;
+
+	if (m < len) {
+		p->mode = MODE_UNIT;
+		return m;
+	}
+	if (!nl) {
+		j = p->skip_binary ? last_non_text(b, n) : n;
+		if (p->skip_binary && j == n && p->skip_clean) {
+			p->mode = MODE_UNIT;      /* text from where a line may start: a line */
+			return 0;
+		}
+		if (end != END_MORE) {
+			p->mode = MODE_UNIT;
+			return n;
+		}
+		if (n < MAGIC_LEN)
+			return 0;
+		/* keep what may be the start of a line or of "HBRB" */
+		p->skip_clean = j < n && j + 1 <= n - (MAGIC_LEN - 1) &&
+				n - (j + 1) <= HB_REPLAY_LINE_MAX;
+		return p->skip_clean ? j + 1 : n - (MAGIC_LEN - 1);
+	}
+	if (!p->skip_binary) {
+		p->mode = MODE_UNIT;
+		return len + 1;
+	}
+	/*
+	 * Binary garbage goes on until a newline starts a line of text only:
+	 * that is read as a line. One with a non-text byte is garbage, but
+	 * what follows its last non-text byte may be a live writer's line.
+	 */
+	j = last_non_text(b, len);
+	if (j == len && p->skip_clean) {
+		p->mode = MODE_UNIT;
+		return 0;
+	}
+	if (j + 1 < len) {
+		struct hb_hot_record r;
+		char why[160];
+
+		if (hb_replay_parse_line((const char *)b + j + 1, len - j - 1, &r, why,
+					 sizeof(why)) == 0) {
+			p->line++;
+			p->st.lines++;
+			good(p, &r);
+		}
+	}
+	p->skip_clean = true;
+	return len + 1;
+}
+
+/* Parses the complete units of b[0, n); returns the bytes used. */
+static size_t scan(struct hb_replay_parser *p, const uint8_t *b, size_t n, enum end end)
+{
+	size_t i = 0;
+
+	while (i < n && !p->stop) {
+		enum mode was = p->mode;
+		uint64_t at = p->consumed + i;
+		size_t used;
+
+		switch (p->mode) {
+		case MODE_UNIT:
+			used = magic_prefix(b + i, n - i) ? binary_unit(p, b + i, n - i, end, at)
+							  : line_unit(p, b + i, n - i, end, at);
+			break;
+		case MODE_V1:
+			used = v1_unit(p, b + i, n - i, end, at);
+			break;
+		default:
+			used = skip_unit(p, b + i, n - i, end, at);
+			break;
+		}
+		if (!used && p->mode == was)
+			break;
+		i += used;
+	}
+	if (end != END_MORE && !p->stop)
+		i = n;       /* nothing waits beyond the end */
+	p->consumed += i;
+	return i;
+}
+
+/* How many more bytes the unit held in carry needs, as far as one can tell. */
+static size_t wanted(const struct hb_replay_parser *p, const uint8_t *b, size_t len)
+{
+	const uint8_t *c = p->carry, *nl;
+	char why[200];
+	size_t size;
+
+	if (p->mode == MODE_V1)
+		return p->ncarry < p->record_len ? p->record_len - p->ncarry : 1;
+	if (p->mode == MODE_UNIT && magic_prefix(c, p->ncarry)) {
+		if (p->ncarry < HB_REPLAY_FRAME_HEADER_LEN)
+			return HB_REPLAY_FRAME_HEADER_LEN - p->ncarry;
+		size = le16(c + 4) == HB_REPLAY_FRAME_VERSION ? frame_header(c, why, sizeof(why)) : 0;
+		return size > p->ncarry ? size - p->ncarry : 1;
+	}
+	nl = memchr(b, '\n', len < HB_REPLAY_LINE_MAX + 1 ? len : HB_REPLAY_LINE_MAX + 1);
+	return nl ? (size_t)(nl - b) + 1 : HB_REPLAY_LINE_MAX + 1;
 }
 
 int hb_replay_parser_feed(struct hb_replay_parser *p, const void *buf, size_t len)
@@ -436,70 +775,75 @@ int hb_replay_parser_feed(struct hb_replay_parser *p, const void *buf, size_t le
 	p->burst_bad = 0;
 	p->stop = 0;
 	p->st.bytes += len;
-	if (p->mode == MODE_DETECT) {
-		/* the magic needs 4 bytes, the header 16 */
-		size_t need = HB_REPLAY_HEADER_LEN - p->ncarry, take = len < need ? len : need;
+	while (len && !p->stop) {
+		size_t used, old = p->ncarry, k;
 
-		memcpy(p->carry + p->ncarry, b, take);
-		if (p->ncarry + take >= 4 && memcmp(p->carry, HB_REPLAY_MAGIC, 4)) {
-			/* text: replay what we held back */
-			size_t held = p->ncarry;
-
-			p->mode = MODE_TEXT;
-			p->ncarry = 0;
-			if (held) {
-				uint8_t tmp[HB_REPLAY_HEADER_LEN];
-
-				memcpy(tmp, p->carry, held);
-				feed_text(p, (const char *)tmp, held);
-			}
-		} else {
-			p->ncarry += take;
-			b += take;
-			len -= take;
-			if (p->ncarry < HB_REPLAY_HEADER_LEN)
-				return 0;
-			p->ncarry = 0;
-			header(p, p->carry);
+		if (!old) {
+			used = scan(p, b, len, END_MORE);
+			b += used;
+			len -= used;
+			if (p->stop)
+				break;
+			/* an incomplete unit: less than CARRY_MAX (scan's units are) */
+			memcpy(p->carry, b, len);
+			p->ncarry = len;
+			break;
 		}
+		/* complete the held unit with as few bytes as it seems to need */
+		k = wanted(p, b, len);
+		k = k < len ? k : len;
+		k = k < CARRY_MAX - old ? k : CARRY_MAX - old;
+		memcpy(p->carry + old, b, k);
+		p->ncarry += k;
+		used = scan(p, p->carry, p->ncarry, END_MORE);
+		if (used >= old) {
+			/* past what was held: go on where the input lies */
+			b += used - old;
+			len -= used - old;
+			p->ncarry = 0;
+			p->frame_seen = 0;
+			continue;
+		}
+		memmove(p->carry, p->carry + used, p->ncarry - used);
+		p->ncarry -= used;
+		if (used)
+			p->frame_seen = 0;
+		b += k;
+		len -= k;
 	}
-	if (p->mode == MODE_TEXT)
-		feed_text(p, (const char *)b, len);
-	else if (p->mode == MODE_BINARY)
-		feed_binary(p, b, len);
 	flush(p);
 	if (p->burst_bad > 1 && p->report) {
-		snprintf(msg, sizeof(msg), "%s: %llu more bad %s in this burst (the last at %llu), skipped",
-			 p->name, (unsigned long long)(p->burst_bad - 1),
-			 p->mode == MODE_BINARY ? "records" : "lines",
+		snprintf(msg, sizeof(msg), "%s: %llu more bad %s in this burst (the last at %s%llu), "
+			 "skipped", p->name, (unsigned long long)(p->burst_bad - 1),
+			 p->burst_kind == UNIT_LINE ? "lines" : p->burst_kind == UNIT_RECORD ?
+			 "records" : "units", unit_prefix[p->burst_kind],
 			 (unsigned long long)p->burst_last);
 		p->report(p->ud, msg);
 	}
 	return p->stop ? -ECANCELED : 0;
 }
 
+static size_t end_input(struct hb_replay_parser *p, enum end end)
+{
+	size_t held = p->ncarry;
+
+	p->burst_bad = 0;
+	p->stop = 0;
+	if (held)
+		(void)scan(p, p->carry, held, end);
+	p->ncarry = 0;
+	p->frame_seen = 0;
+	flush(p);
+	return held;
+}
+
 int hb_replay_parser_finish(struct hb_replay_parser *p)
 {
-	p->burst_bad = 0;
-	if (p->mode == MODE_TEXT && p->ncarry && !p->skipping) {
-		text_line(p, (const char *)p->carry, p->ncarry);
-	} else if (p->mode == MODE_BINARY && p->ncarry) {
-		char why[96];
-
-		snprintf(why, sizeof(why), "truncated record (%zu of %u bytes)", p->ncarry,
-			 p->record_len);
-		bad(p, p->unit++, why);
-	} else if (p->mode == MODE_DETECT && p->ncarry) {
-		/* fewer than 16 bytes in all: text unless it is the magic */
-		if (p->ncarry >= 4 && !memcmp(p->carry, HB_REPLAY_MAGIC, 4)) {
-			p->mode = MODE_BINARY;
-			bad(p, 0, "truncated binary header");
-		} else {
-			p->mode = MODE_TEXT;
-			text_line(p, (const char *)p->carry, p->ncarry);
-		}
-	}
-	p->ncarry = 0;
-	flush(p);
+	(void)end_input(p, END_EOF);
 	return 0;
+}
+
+size_t hb_replay_parser_idle(struct hb_replay_parser *p)
+{
+	return end_input(p, END_IDLE);
 }

@@ -2,12 +2,15 @@
 /*
  * The "replay" source: records from a regular file (read to its end on each
  * poll, so appended lines arrive later), a FIFO (path=, watched; opened
- * read-write so writers may come and go) or a UNIX stream socket
- * (socket=, mode 0600, one parser per client, up to 64 clients).
+ * read-write so writers may come and go; part of a frame or line held back
+ * over a whole poll interval with no new bytes is a dead writer's, counted
+ * bad) or a UNIX stream socket (socket=, mode 0600, one parser per client,
+ * up to 64 clients).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +36,7 @@
 struct client {
 	int fd;
 	struct hb_replay_parser *parser;
+	uint64_t bad_counted;         /* of the parser's bad units, told the host */
 	struct replay *owner;
 };
 
@@ -44,6 +48,8 @@ struct replay {
 	struct hb_unix_listener sock; /* socket=: what to remove at close */
 	bool is_file, is_socket;
 	struct hb_replay_parser *parser;
+	uint64_t bad_counted;
+	uint64_t polled_bytes;        /* FIFO: bytes read by the previous poll */
 	struct client clients[MAX_CLIENTS];
 	uint8_t buf[READ_CHUNK];
 };
@@ -60,6 +66,20 @@ static void report(void *ud, const char *msg)
 	struct replay *s = ud;
 
 	s->ops->log(s->host, HB_LOG_WARNING, "%s", msg);
+}
+
+/* The units p threw away since the last call go to the host (ABI 1.1+). */
+static void count_bad(struct replay *s, const struct hb_replay_parser *p, uint64_t *counted)
+{
+	uint64_t bad = hb_replay_parser_stats(p)->bad;
+
+	if (bad == *counted)
+		return;
+	if (s->ops->abi_minor >= 1 &&
+	    s->ops->size >= offsetof(struct hb_host_ops, count_bad) + sizeof(s->ops->count_bad) &&
+	    s->ops->count_bad)
+		s->ops->count_bad(s->host, bad - *counted);
+	*counted = bad;
 }
 
 /* Reads what fd has now; 1 at EOF, 0 otherwise, -errno on error. */
@@ -85,8 +105,10 @@ static void on_client(void *priv, int fd, uint32_t revents)
 	struct client *c = priv;
 	int r = pump(c->owner, fd, c->parser, FD_READ_MAX);
 
-	if (r != 0 || (revents & HB_FD_HUP)) {
+	if (r != 0 || (revents & HB_FD_HUP))
 		hb_replay_parser_finish(c->parser);
+	count_bad(c->owner, c->parser, &c->bad_counted);
+	if (r != 0 || (revents & HB_FD_HUP)) {
 		c->owner->ops->unwatch_fd(c->owner->host, fd);
 		close(fd);
 		c->parser = hb_replay_parser_free(c->parser);
@@ -120,6 +142,7 @@ static void on_listen(void *priv, int fd, uint32_t revents)
 		return;
 	}
 	c->fd = cfd;
+	c->bad_counted = 0;
 	c->owner = s;
 }
 
@@ -128,6 +151,7 @@ static void on_fifo(void *priv, int fd, uint32_t revents)
 	struct replay *s = priv;
 
 	(void)pump(s, fd, s->parser, FD_READ_MAX);
+	count_bad(s, s->parser, &s->bad_counted);
 }
 
 static int open_socket(struct replay *s, const char *path, struct hb_err *err)
@@ -225,9 +249,28 @@ static int replay_poll(void *priv)
 	struct replay *s = priv;
 	int r;
 
-	if (!s->is_file)
-		return 0;     /* FIFO and socket input arrives through watch_fd */
+	if (s->is_socket)
+		return 0;     /* socket input arrives through watch_fd */
+	if (!s->is_file) {
+		/*
+		 * FIFO input arrives through watch_fd. Quiet for a whole poll
+		 * interval with part of a line or frame held back: its writer
+		 * died in it (a live one writes whole frames and lines), so it
+		 * is counted bad and what the others wrote after it is read.
+		 */
+		uint64_t bytes = hb_replay_parser_stats(s->parser)->bytes;
+
+		/* what waits in the pipe first (its fd may have been paused) */
+		(void)pump(s, s->fd, s->parser, FD_READ_MAX);
+		if (bytes == s->polled_bytes && hb_replay_parser_stats(s->parser)->bytes == bytes &&
+		    hb_replay_parser_pending(s->parser))
+			(void)hb_replay_parser_idle(s->parser);
+		s->polled_bytes = hb_replay_parser_stats(s->parser)->bytes;
+		count_bad(s, s->parser, &s->bad_counted);
+		return 0;
+	}
 	r = pump(s, s->fd, s->parser, FILE_POLL_MAX);
+	count_bad(s, s->parser, &s->bad_counted);
 	return r < 0 ? r : 0;
 }
 

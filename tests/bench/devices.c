@@ -87,6 +87,28 @@ static void bench_replay(size_t n)
 	printf("replay binary: %zu records (%.1f MB) in %.3f s = %.2f M records/s "
 	       "(baseline memcpy: %.2f GB/s, %.1fx faster)\n",
 	       records, blen / 1e6, t, records / t / 1e6, blen / base / 1e9, t / base);
+	{
+		/* v2: frames of 72 records (one PIPE_BUF write each), CRC-checked */
+		size_t per = HB_REPLAY_FRAME_ATOMIC_RECORDS, flen = 0;
+		uint8_t *frames = malloc((n / per + 1) * HB_REPLAY_FRAME_SIZE(per));
+		struct hb_hot_record r[HB_REPLAY_FRAME_ATOMIC_RECORDS];
+
+		for (size_t i = 0; i < n; i += per) {
+			size_t k = n - i < per ? n - i : per;
+
+			for (size_t j = 0; j < k; j++) {
+				r[j] = (struct hb_hot_record){ .space = HB_SPACE_DPA,
+							      .addr = ((i + j) * 7919 % n) << 12,
+							      .len = 4096, .count = (i + j) % 1000 + 1 };
+				snprintf(r[j].memdev, sizeof(r[j].memdev), "mem%zu", (i + j) % 4);
+			}
+			flen += hb_replay_frame(r, k, frames + flen);
+		}
+		t = parse((const char *)frames, flen, &records);
+		printf("replay frames: %zu records (%.1f MB) in %.3f s = %.2f M records/s "
+		       "(v2, %zu records a frame)\n", records, flen / 1e6, t, records / t / 1e6, per);
+		free(frames);
+	}
 	free(text);
 	free(bin);
 }

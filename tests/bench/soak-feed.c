@@ -3,6 +3,10 @@
  * soak-feed: writes binary replay records (devices/replay/replay.h) to a
  * path (a FIFO) at a target rate, each stamped with CLOCK_MONOTONIC when
  * its batch was made, so the daemon's record -> decision latency is real.
+ * The records go in v2 frames of HB_REPLAY_FRAME_ATOMIC_RECORDS (72; 4056
+ * bytes, within PIPE_BUF), so other writers may share the FIFO; 14 frames
+ * go in one write(). HB_SOAK_V1=1 writes the v1 stream instead (one
+ * header, then bare records), for readers older than frames.
  * Pages spread over 2^17 4 KiB units of mem0 and mem1 (a golden-ratio hash),
  * one in 97 with count 51, the rest 1. It paces itself to RATE records/s; a
  * reader slower than that blocks the writes (FIFO back-pressure) and the
@@ -10,6 +14,7 @@
  *   soak-feed PATH RATE SECONDS
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +24,9 @@
 
 #include "replay.h"
 
-#define BATCH 1024
+#define PER HB_REPLAY_FRAME_ATOMIC_RECORDS
+#define FRAMES 14
+#define BATCH (PER * FRAMES)
 
 static uint64_t now_ns(void)
 {
@@ -48,8 +55,12 @@ static int write_all(int fd, const void *buf, size_t len)
 
 int main(int argc, char **argv)
 {
-	static uint8_t buf[BATCH * HB_REPLAY_RECORD_LEN];
+	static uint8_t buf[FRAMES * HB_REPLAY_FRAME_SIZE(PER)];
+	static struct hb_hot_record recs[BATCH];
 	uint64_t rate, secs, start, end, sent = 0, i = 0, blocked = 0, t1;
+	const char *v1 = getenv("HB_SOAK_V1");
+	bool frames = !v1 || strcmp(v1, "1");
+	size_t len;
 	int fd, r;
 
 	if (argc != 4 || !(rate = strtoull(argv[2], NULL, 0)) || !(secs = strtoull(argv[3], NULL, 0))) {
@@ -62,7 +73,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	hb_replay_binary_header(buf);
-	if ((r = write_all(fd, buf, HB_REPLAY_HEADER_LEN)) < 0)
+	if (!frames && (r = write_all(fd, buf, HB_REPLAY_HEADER_LEN)) < 0)
 		goto fail;
 	start = now_ns();
 	end = start + secs * 1000000000ull;
@@ -89,10 +100,19 @@ int main(int argc, char **argv)
 
 			rec.memdev[0] = 'm', rec.memdev[1] = 'e', rec.memdev[2] = 'm';
 			rec.memdev[3] = (char)('0' + (i & 1));
-			hb_replay_binary_record(&rec, buf + k * HB_REPLAY_RECORD_LEN);
+			recs[k] = rec;
+		}
+		len = 0;
+		for (size_t f = 0; f < FRAMES; f++) {
+			if (frames) {
+				len += hb_replay_frame(recs + f * PER, PER, buf + len);
+				continue;
+			}
+			for (size_t k = 0; k < PER; k++, len += HB_REPLAY_RECORD_LEN)
+				hb_replay_binary_record(&recs[f * PER + k], buf + len);
 		}
 		t1 = now_ns();
-		if ((r = write_all(fd, buf, sizeof(buf))) < 0)
+		if ((r = write_all(fd, buf, len)) < 0)
 			goto fail;
 		blocked += now_ns() - t1;
 		sent += BATCH;

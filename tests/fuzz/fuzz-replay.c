@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * libFuzzer target: the replay parser, text and binary (the first byte
- * picks where the input is split into two feeds, so partial lines and
- * records across feeds are exercised). Every emitted record must be valid.
+ * libFuzzer target: the replay parser, text, v2 frames and v1 records in
+ * any mix (the first byte picks where the input is split into two feeds,
+ * so partial lines, records and frames across feeds are exercised; its low
+ * bit declares the input idle in between, as a FIFO whose writer died).
+ * Every emitted record must be valid; nothing may be held back at the end.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -33,8 +35,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	split = size > 1 ? data[0] % size : 0;
 	p = hb_replay_parser_new("fuzz", emit, NULL, NULL);
 	hb_replay_parser_feed(p, data + 1, split ? split - 1 : 0);
+	if (data[0] & 1)
+		hb_replay_parser_idle(p);
 	hb_replay_parser_feed(p, data + (split ? split : 1), size - (split ? split : 1));
 	hb_replay_parser_finish(p);
+	if (hb_replay_parser_pending(p))
+		__builtin_trap();
 	hb_replay_parser_free(p);
 	return 0;
 }

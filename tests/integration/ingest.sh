@@ -82,8 +82,8 @@ i, o = i.get("explain", i), o.get("explain", o)
 assert i["node"] == 2 and i["heat"] > 0, i
 assert o["node"] is None and o["heat"] == 0 and o["decision"] != "promote", o
 PY
-[ "$(stat_of 's["partial"], s["dropped"]["unmapped"], s["pages_added"]')" = "(1, 1, 16)" ] &&
-	ok "counted exactly: 1 record partly applied, 16 pages added, its tail unmapped" ||
+[ "$(stat_of 's["partial"], s["dropped"]["unmapped"], s["pages_added"], s["pages_dropped"]["unmapped"]')" = "(1, 1, 16, 32)" ] &&
+	ok "counted exactly: 1 record partly applied, 16 pages added, its 32-page tail unmapped" ||
 	bad "counts: $(stat_of 's')"
 
 # 2. a hostile feed for 3 s; status asked every 50 ms meanwhile

@@ -148,6 +148,7 @@ static void test_hpa_record_crossing_the_region_end_adds_only_region_pages(void 
 	assert_int_equal(st->partial, 1);
 	assert_int_equal(st->dropped[HB_DROP_UNMAPPED], 1);
 	assert_int_equal(st->pages, 16);
+	assert_int_equal(st->pages_dropped[HB_DROP_UNMAPPED], 32);   /* 0x3d0000000.. */
 	assert_table_inside_regions(f);
 }
 
@@ -163,6 +164,10 @@ static void test_pages_on_no_node_or_a_non_source_node_stay_out(void **state)
 	assert_int_equal(st->dropped[HB_DROP_NO_NODE], 1);
 	assert_int_equal(st->dropped[HB_DROP_NOT_SOURCE], 1);
 	assert_int_equal(st->partial, 1);
+	/* counted exactly: 2 pages in, the offline block, 2 pages on node 0 */
+	assert_int_equal(st->pages, 2);
+	assert_int_equal(st->pages_dropped[HB_DROP_NO_NODE], BLOCK / PAGE);
+	assert_int_equal(st->pages_dropped[HB_DROP_NOT_SOURCE], 2);
 	assert_table_inside_regions(f);
 }
 
@@ -223,7 +228,58 @@ static void test_dpa_record_crossing_the_decoder_end_keeps_only_decoded_pages(vo
 	assert_true(hb_heat_get(f->heat, REGION_END - PAGE, &node) > 0);
 	assert_int_equal(st->partial, 1);
 	assert_int_equal(st->dropped[HB_DROP_UNMAPPED], 1);
+	assert_int_equal(st->pages, 2);
+	assert_int_equal(st->pages_dropped[HB_DROP_UNMAPPED], 6);
 	assert_table_inside_regions(f);
+}
+
+/*
+ * A record partly applied is counted exactly: for page-aligned records
+ * (HPA and DPA, in and around region0, its offline block, its DRAM block,
+ * an unknown memdev) the pages that entered the table and those dropped,
+ * by reason, add up to the records' length in pages, sliced or not.
+ */
+static void test_every_page_of_a_record_is_counted_once(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t seed = 0x2545f4914f6cdd1dULL, want = 0, got = 0;
+	const struct hb_ingest_stats *st = hb_ingest_stats(f->in);
+
+	for (int round = 0; round < 100; round++) {
+		struct hb_hot_record r[32];
+
+		for (int i = 0; i < 32; i++) {
+			uint64_t a, len;
+
+			seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+			a = (REGION - (256ULL << 20) + seed % (1536ULL << 20)) & ~(PAGE - 1);
+			len = PAGE * (1 + (seed >> 40) % ((seed & 1) ? 16384 : 3));
+			if (seed & 2)
+				r[i] = hpa_rec(a, len, 1 + seed % 1000);
+			else
+				r[i] = dpa_rec((seed & 4) ? "mem1" : (seed & 8) ? "mem0" : "mem9",
+					       a - (REGION - (256ULL << 20)), len, 1 + seed % 1000);
+			want += len / PAGE;
+		}
+		assert_int_equal(hb_ingest_submit(f->in, r, 32, (seed & 16) ? 1 : 0), 0);
+	}
+	while (hb_ingest_drain(f->in, 0))
+		;
+	got = st->pages;
+	for (int i = 0; i < _HB_DROP_MAX; i++)
+		got += st->pages_dropped[i];
+	assert_int_equal(st->dropped[HB_DROP_BAD_RECORD], 0);
+	assert_true(st->partial > 10);
+	assert_true(st->pages_dropped[HB_DROP_UNMAPPED] && st->pages_dropped[HB_DROP_NO_NODE] &&
+		    st->pages_dropped[HB_DROP_NOT_SOURCE] && st->pages_dropped[HB_DROP_UNKNOWN_MEMDEV]);
+	print_message("# %llu pages named: %llu in the table, %llu unmapped, %llu on no node, "
+		      "%llu not on a source node, %llu of an unknown memdev\n",
+		      (unsigned long long)want, (unsigned long long)st->pages,
+		      (unsigned long long)st->pages_dropped[HB_DROP_UNMAPPED],
+		      (unsigned long long)st->pages_dropped[HB_DROP_NO_NODE],
+		      (unsigned long long)st->pages_dropped[HB_DROP_NOT_SOURCE],
+		      (unsigned long long)st->pages_dropped[HB_DROP_UNKNOWN_MEMDEV]);
+	assert_int_equal(got, want);
 }
 
 /* a deadline already past: everything waits in the backlog, in order */
@@ -311,6 +367,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_long_record_costs_only_the_cxl_memory_it_overlaps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_records_are_reported_once_per_burst, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dpa_record_crossing_the_decoder_end_keeps_only_decoded_pages, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_every_page_of_a_record_is_counted_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_slices_and_the_backlog_give_the_same_table, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_random_records_never_put_a_page_outside_the_regions, setup, teardown),
 	};

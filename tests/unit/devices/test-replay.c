@@ -206,15 +206,15 @@ static void test_replay_binary_good_bad_truncated(void **state)
 	assert_non_null(strstr(reports[2], "record 10: truncated record (36 of 56 bytes)"));
 	hb_replay_parser_free(p);
 
-	/* a header from the future: the stream is refused, nothing is made up */
+	/* a header from the future: refused, nothing is made up */
 	make_binary(buf, 2);
-	buf[4] = 2;
-	p = hb_replay_parser_new("v2.bin", emit, report, NULL);
+	buf[4] = 3;
+	p = hb_replay_parser_new("v3.bin", emit, report, NULL);
 	reset();
 	assert_int_equal(hb_replay_parser_feed(p, buf, 16 + 112), 0);
 	hb_replay_parser_finish(p);
 	assert_int_equal(ngot, 0);
-	assert_non_null(strstr(reports[0], "binary header: version 2"));
+	assert_non_null(strstr(reports[0], "v3.bin:byte 0: binary header: version 3"));
 	hb_replay_parser_free(p);
 
 	/* a truncated header */
@@ -225,6 +225,219 @@ static void test_replay_binary_good_bad_truncated(void **state)
 	assert_int_equal(ngot, 0);
 	assert_non_null(strstr(reports[0], "truncated binary header"));
 	hb_replay_parser_free(p);
+}
+
+static struct hb_hot_record rec(uint64_t i)
+{
+	struct hb_hot_record r = { .space = HB_SPACE_DPA, .addr = i << 12, .len = 4096,
+				   .count = i + 1 };
+
+	snprintf(r.memdev, sizeof(r.memdev), "mem%u", (unsigned int)(i % 2));
+	return r;
+}
+
+/* frame of n records numbered from first into out; returns its size */
+static size_t frame(uint8_t *out, uint64_t first, size_t n)
+{
+	struct hb_hot_record r[64];
+
+	for (size_t i = 0; i < n; i++)
+		r[i] = rec(first + i);
+	return hb_replay_frame(r, n, out);
+}
+
+/* every record got is one of want[] (by addr), each exactly once */
+static void check_exactly(const uint64_t *want, size_t n)
+{
+	int seen[4096] = { 0 };
+
+	assert_int_equal(ngot, n);
+	for (size_t i = 0; i < ngot; i++) {
+		size_t k;
+
+		for (k = 0; k < n && got[i].addr != want[k] << 12; k++)
+			;
+		if (k == n || seen[k]++)
+			fail_msg("record %zu: addr %#llx not wanted or twice", i,
+				 (unsigned long long)got[i].addr);
+		if (got[i].count != want[k] + 1 || got[i].len != 4096)
+			fail_msg("record %zu misread", i);
+	}
+}
+
+/*
+ * Writers sharing a FIFO: whole frames and lines of live writers around a
+ * writer that died in the middle of a record (header and 20 bytes of a
+ * frame), a line right after its bytes, a second v1 writer, a text line
+ * cut short by a frame. Read in one piece, byte by byte and in 7-byte
+ * chunks: the same records every time, the torn frame counted bad.
+ */
+static void test_replay_frames_resynchronise_after_a_dead_writer(void **state)
+{
+	static uint8_t s[8192];
+	const char *l1 = "mem0 dpa=0x64000 len=4096 count=101\n";      /* record 100 */
+	const char *l2 = "mem1 dpa=0x65000 len=4096 count=102\n";      /* record 101 */
+	const char *l3 = "mem0 dpa=0x66000 len=4096 count=103\n";      /* record 102 */
+	const char *cut = "mem0 dpa=0x66";                             /* a dead text writer */
+	uint64_t want[64];
+	size_t n = 0, nw = 0, torn;
+	uint8_t tmp[1024];
+
+	n += frame(s + n, 0, 3);                      /* writer A: 0..2 */
+	for (int i = 0; i < 3; i++)
+		want[nw++] = (uint64_t)i;
+	memcpy(s + n, l1, strlen(l1));               /* writer T */
+	n += strlen(l1);
+	want[nw++] = 100;
+	torn = frame(tmp, 50, 4);                    /* writer D dies in its second record */
+	memcpy(s + n, tmp, HB_REPLAY_FRAME_HEADER_LEN + 56 + 20);
+	n += HB_REPLAY_FRAME_HEADER_LEN + 56 + 20;
+	memcpy(s + n, l2, strlen(l2));               /* T again, right after D's bytes */
+	n += strlen(l2);
+	want[nw++] = 101;
+	n += frame(s + n, 10, 5);                    /* writer B: 10..14 */
+	for (int i = 10; i < 15; i++)
+		want[nw++] = (uint64_t)i;
+	memcpy(s + n, cut, strlen(cut));             /* a text writer dies mid-line */
+	n += strlen(cut);
+	n += frame(s + n, 20, 2);                    /* writer C: 20, 21 */
+	want[nw++] = 20;
+	want[nw++] = 21;
+	hb_replay_binary_header(s + n);              /* a v1 writer: 30, 31 */
+	n += HB_REPLAY_HEADER_LEN;
+	for (int i = 30; i < 32; i++) {
+		struct hb_hot_record r = rec((uint64_t)i);
+
+		hb_replay_binary_record(&r, s + n);
+		n += HB_REPLAY_RECORD_LEN;
+		want[nw++] = (uint64_t)i;
+	}
+	hb_replay_binary_header(s + n);              /* and another, after it: 40 */
+	n += HB_REPLAY_HEADER_LEN;
+	{
+		struct hb_hot_record r = rec(40);
+
+		hb_replay_binary_record(&r, s + n);
+		n += HB_REPLAY_RECORD_LEN;
+		want[nw++] = 40;
+	}
+	memcpy(s + n, l3, strlen(l3));               /* text after v1 records */
+	n += strlen(l3);
+	want[nw++] = 102;
+	assert_true(torn > 0);
+
+	for (size_t chunk = 0; chunk < 3; chunk++) {
+		size_t step = chunk == 0 ? n : chunk == 1 ? 1 : 7;
+		struct hb_replay_parser *p = hb_replay_parser_new("fifo", emit, report, NULL);
+
+		reset();
+		for (size_t off = 0; off < n; off += step)
+			assert_int_equal(hb_replay_parser_feed(p, s + off,
+							       off + step > n ? n - off : step), 0);
+		assert_int_equal(hb_replay_parser_pending(p), 0);
+		hb_replay_parser_finish(p);
+		check_exactly(want, nw);
+		/* the torn frame and the cut line, each once */
+		if (hb_replay_parser_stats(p)->bad != 2)
+			fail_msg("step %zu: %llu bad", step,
+				 (unsigned long long)hb_replay_parser_stats(p)->bad);
+		assert_int_equal(hb_replay_parser_stats(p)->frames, 3);
+		hb_replay_parser_free(p);
+	}
+}
+
+/*
+ * A writer dies in a frame and nobody writes after it: the frame is held
+ * until the input goes quiet, then counted bad; the live writers' bytes
+ * held behind it (a line) are read, and later frames are too.
+ */
+static void test_replay_idle_ends_a_frame_whose_writer_died(void **state)
+{
+	struct hb_replay_parser *p = hb_replay_parser_new("fifo", emit, report, NULL);
+	const char *l1 = "mem0 dpa=0x64000 len=4096 count=101\n";
+	uint8_t b[2048];
+	size_t n = frame(b, 0, 8);
+
+	reset();
+	assert_int_equal(hb_replay_parser_feed(p, b, 100), 0);     /* header + 76 bytes */
+	assert_int_equal(hb_replay_parser_feed(p, l1, strlen(l1)), 0);
+	assert_int_equal(ngot, 0);
+	assert_int_equal(hb_replay_parser_pending(p), 100 + strlen(l1));
+	assert_int_equal(hb_replay_parser_idle(p), 100 + strlen(l1));
+	assert_int_equal(ngot, 1);
+	assert_int_equal(got[0].addr, 0x64000);
+	assert_int_equal(hb_replay_parser_stats(p)->bad, 1);
+	assert_non_null(strstr(reports[0], "fifo:byte 0: truncated frame (136 of 472 bytes)"));
+	/* a live text writer that is only slow: its line is not made up */
+	assert_int_equal(hb_replay_parser_feed(p, "mem0 dpa=0x1000 len=40", 22), 0);
+	assert_int_equal(hb_replay_parser_idle(p), 22);
+	assert_int_equal(ngot, 1);
+	assert_int_equal(hb_replay_parser_stats(p)->bad, 2);
+	reset();
+	assert_int_equal(hb_replay_parser_feed(p, b, n), 0);
+	assert_int_equal(ngot, 8);
+	assert_int_equal(hb_replay_parser_idle(p), 0);
+	hb_replay_parser_free(p);
+}
+
+/* Frames that fail a check are counted and skipped; the records around them are kept. */
+static void test_replay_frame_checks(void **state)
+{
+	uint8_t b[4096], big[HB_REPLAY_FRAME_PAYLOAD_MAX + 512];
+	size_t n1, n2, n3;
+	struct hb_replay_parser *p;
+
+	n1 = frame(b, 0, 2);
+	n2 = frame(b + n1, 2, 2);
+	n3 = frame(b + n1 + n2, 4, 2);
+	b[n1 + HB_REPLAY_FRAME_HEADER_LEN + 30] ^= 1;    /* frame 2: a payload bit flipped */
+	b[n1 + n2 + 12] = 3;                               /* frame 3: nrecords changed */
+	p = hb_replay_parser_new("f", emit, report, NULL);
+	reset();
+	assert_int_equal(hb_replay_parser_feed(p, b, n1 + n2 + n3), 0);
+	hb_replay_parser_finish(p);
+	assert_int_equal(ngot, 2);
+	assert_int_equal(hb_replay_parser_stats(p)->bad, 2);
+	assert_non_null(strstr(reports[0], "f:byte 136: frame payload checksum mismatch"));
+	assert_non_null(strstr(reports[1], "1 more bad units in this burst (the last at byte 272)"));
+	hb_replay_parser_free(p);
+
+	/* the largest frame is read; a record inside a good frame can still be bad */
+	{
+		static struct hb_hot_record r[HB_REPLAY_FRAME_PAYLOAD_MAX / 56];
+		size_t nr = HB_REPLAY_FRAME_PAYLOAD_MAX / 56, sz;
+
+		for (size_t i = 0; i < nr; i++)
+			r[i] = rec(i);
+		r[7].space = 9;
+		sz = hb_replay_frame(r, nr, big);
+		assert_int_equal(sz, HB_REPLAY_FRAME_SIZE(nr));
+		assert_int_equal(hb_replay_frame(r, nr + 1, big), 0);
+		assert_int_equal(hb_replay_frame(r, 0, big), 0);
+		p = hb_replay_parser_new("big", emit, report, NULL);
+		reset();
+		for (size_t off = 0; off < sz; off += 4096)
+			assert_int_equal(hb_replay_parser_feed(p, big + off,
+							       off + 4096 > sz ? sz - off : 4096), 0);
+		hb_replay_parser_finish(p);
+		assert_int_equal(hb_replay_parser_stats(p)->records, nr - 1);
+		assert_int_equal(hb_replay_parser_stats(p)->bad, 1);
+		assert_non_null(strstr(reports[0], "big:record 8: address space"));
+		hb_replay_parser_free(p);
+	}
+	/* NUL and other non-text bytes in a memdev name are bad, not cut off */
+	{
+		static const char line[] = "mem0\0x dpa=0x1000 len=4096 count=1\nmem1 dpa=0x0 len=1 count=1\n";
+
+		p = hb_replay_parser_new("nul", emit, report, NULL);
+		reset();
+		assert_int_equal(hb_replay_parser_feed(p, line, sizeof(line) - 1), 0);
+		hb_replay_parser_finish(p);
+		assert_int_equal(ngot, 1);
+		assert_string_equal(got[0].memdev, "mem1");
+		assert_non_null(strstr(reports[0], "nul:1: memdev name has a non-text byte 0x00"));
+		hb_replay_parser_free(p);
+	}
 }
 
 /* ---- a host: watch_fd over poll(2), submit into got[] ---- */
@@ -415,6 +628,9 @@ int main(void)
 		cmocka_unit_test(test_replay_text_reasons),
 		cmocka_unit_test(test_replay_oversized_lines_are_bad_input),
 		cmocka_unit_test(test_replay_binary_good_bad_truncated),
+		cmocka_unit_test(test_replay_frames_resynchronise_after_a_dead_writer),
+		cmocka_unit_test(test_replay_idle_ends_a_frame_whose_writer_died),
+		cmocka_unit_test(test_replay_frame_checks),
 		cmocka_unit_test(test_replay_source_file_fifo_socket),
 		cmocka_unit_test(test_replay_emul_chmu_source_submits_hot_units),
 	};
