@@ -8,6 +8,8 @@
  *             limit (token bucket), DRAM free-memory watermark, the target
  *             node (explicit, else the nearest node with CPUs)
  *   latency.c record -> table and record -> decision latency histograms
+ *   history.c the last decisions acted on or refused, and what migration
+ *             gave: a ring of fixed size, allocated once
  */
 #ifndef HB_CORE_H
 #define HB_CORE_H
@@ -174,6 +176,42 @@ enum hb_hold_outcome {
 /* hb_policy_hold() saying why; result: the node reached, or -errno. */
 void hb_policy_hold_outcome(struct hb_policy *p, const struct hb_policy_config *cfg, uint64_t hpa,
 			    uint64_t now_ns, enum hb_hold_outcome outcome, int result);
+
+/* ---- history ---- */
+
+#define HB_HISTORY_MIN 16
+#define HB_HISTORY_MAX (1U << 20)
+#define HB_HISTORY_NO_RESULT INT32_MIN   /* not handed to the migrator */
+
+/* 64 bytes */
+struct hb_history_entry {
+	uint64_t time_ns;        /* CLOCK_REALTIME */
+	uint64_t hpa;            /* the page */
+	uint64_t dpa;            /* on memdev, when memdev[0] */
+	char memdev[16];         /* "" = not known */
+	double heat;
+	int16_t src, target;     /* nodes; -1 none */
+	uint8_t reason;          /* enum hb_reason */
+	int32_t result;          /* the node reached, -errno, or HB_HISTORY_NO_RESULT */
+};
+
+struct hb_history;
+
+/* size entries (HB_HISTORY_MIN..HB_HISTORY_MAX), allocated here once */
+int hb_history_new(size_t size, struct hb_history **ret, struct hb_err *err);
+struct hb_history *hb_history_free(struct hb_history *h);
+/* appends, overwriting the oldest entry when full */
+void hb_history_add(struct hb_history *h, const struct hb_history_entry *e);
+size_t hb_history_len(const struct hb_history *h);      /* entries held */
+size_t hb_history_size(const struct hb_history *h);     /* capacity */
+uint64_t hb_history_total(const struct hb_history *h);  /* ever added */
+size_t hb_history_bytes(const struct hb_history *h);
+/*
+ * Up to max entries, newest first, into out[]: all of them, or (page_only)
+ * those of the page holding hpa (page_size: a power of two). Returns how many.
+ */
+size_t hb_history_find(const struct hb_history *h, bool page_only, uint64_t hpa,
+		       uint64_t page_size, const struct hb_history_entry **out, size_t max);
 
 /* ---- latency ---- */
 
