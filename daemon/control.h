@@ -6,6 +6,7 @@
  *   {"command":"status"} | "stats" | "sources" | "pause" | "resume" | "reload" | "metrics"
  *   {"command":"explain","hpa":"0x..."}
  *   {"command":"explain","memdev":"mem0","dpa":"0x..."}
+ *   {"command":"history"[,"last":N][,"hpa":"0x..." | ,"memdev":"mem0","dpa":"0x..."]}
  * Replies carry "ok": true and the answer, or "ok": false with "error" and
  * "errno". Lines longer than HB_CONTROL_LINE_MAX are refused.
  */
@@ -27,12 +28,15 @@ enum hb_control_cmd {
 	HB_CTL_RESUME,
 	HB_CTL_RELOAD,
 	HB_CTL_METRICS,
+	HB_CTL_HISTORY,
 	_HB_CTL_MAX,
 };
 
 struct hb_control_req {
 	enum hb_control_cmd cmd;
-	/* explain */
+	/* explain, history */
+	bool has_address;            /* history: false = every page */
+	size_t last;                 /* history: entries at most */
 	bool has_hpa;
 	uint64_t hpa;
 	char memdev[32];

@@ -226,8 +226,7 @@ enum hb_reason hb_policy_evaluate(const struct hb_policy *p, const struct hb_pol
 		d->target = -1;
 		return d->reason = HB_REASON_NO_TARGET;
 	}
-	if (c->heat < cfg->threshold)
-		return d->reason = HB_REASON_BELOW_THRESHOLD;
+	/* held first: a page just promoted has lost its heat, and that is not why */
 	h = held(p, c->hpa / cfg->page_size, now_ns);
 	if (h) {
 		d->held_since_ns = h->since_ns;
@@ -235,6 +234,8 @@ enum hb_reason hb_policy_evaluate(const struct hb_policy *p, const struct hb_pol
 		return d->reason = (unsigned int)h->outcome < HB_ARRAY_SIZE(hold_reason)
 					   ? hold_reason[h->outcome] : HB_REASON_HYSTERESIS;
 	}
+	if (c->heat < cfg->threshold)
+		return d->reason = HB_REASON_BELOW_THRESHOLD;
 	if (cfg->top_k && spent->promoted >= cfg->top_k)
 		return d->reason = HB_REASON_NOT_TOP_K;
 	if (nodes[d->target].free_bytes < spent->bytes[d->target] ||
