@@ -58,8 +58,9 @@ exec(sys.argv[2])' "$1" "$2"
 feed "hpa=0x390001000 len=0x1000 count=5000" "hpa=0x390002000 len=0x1000 count=4000" \
 	"hpa=0x390003000 len=0x1000 count=3000" "hpa=0x390004000 len=0x1000 count=2000" \
 	"hpa=0x390005000 len=0x1000 count=1000"
-has_rate_limited() { h history --last 200 | grep -q '"rate_limit"'; }
-wait_until 10 has_rate_limited || { h history; bad "no decision within 10 s"; }
+# (into a file: grep -q's early exit would fail the pipeline)
+has_rate_limited() { h history --last 200 >"$tmp/wait.json" && grep -q '"rate_limit"' "$tmp/wait.json"; }
+wait_until 10 has_rate_limited || { sed "s/^/# /" "$tmp/wait.json"; bad "no decision within 10 s"; }
 
 # 1. the promoted page, by HPA and by memdev:DPA
 h history 0x390001abc >"$tmp/p1.json"
@@ -76,7 +77,7 @@ assert e["memdev"] and e["dpa"] is not None and e["time"].endswith("Z"), e' &&
 md=$(python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["history"]["entries"][0]; print(e["memdev"] + ":" + e["dpa"])' "$tmp/p1.json")
 h history "$md" >"$tmp/p1md.json"
 check "$tmp/p1md.json" 'assert r["page"] == "0x390001000" and len(r["entries"]) == 1, r' &&
-	ok "history $md: the same page and entry" || { cat "$tmp/p1md.json"; bad "history by memdev:DPA"; }
+	ok "history $md: the same page and entry" || { sed "s/^/# /" "$tmp/p1md.json"; bad "history by memdev:DPA"; }
 h explain 0x390001000 >"$tmp/x1.json"
 sed 's/^/# /' "$tmp/x1.json" | head -30
 check "$tmp/x1.json" '
@@ -94,10 +95,10 @@ assert r["decision"] == "rate_limit", r
 assert r["rate_limit_tokens_bytes"] < 4096, r
 assert r["history"] and all(e["reason"] == "rate_limit" and e["result"] is None for e in r["history"]), r' &&
 	ok "explain of a rate-limited page: rate_limit ($(check "$tmp/x5.json" 'print(r["reason"])'))" ||
-	{ cat "$tmp/x5.json"; bad "explain of a rate-limited page"; }
+	{ sed "s/^/# /" "$tmp/x5.json"; bad "explain of a rate-limited page"; }
 h history 0x390005000 >"$tmp/p5.json"
 check "$tmp/p5.json" 'assert r["entries"] and r["entries"][0]["decision"] == "skip" and r["entries"][0]["reason"] == "rate_limit", r' &&
-	ok "history of a rate-limited page: skip, rate_limit" || { cat "$tmp/p5.json"; bad "history of a rate-limited page"; }
+	ok "history of a rate-limited page: skip, rate_limit" || { sed "s/^/# /" "$tmp/p5.json"; bad "history of a rate-limited page"; }
 
 # 2. --last N, the default, and an address nothing named
 h history --last 3 >"$tmp/l3.json"
@@ -106,13 +107,13 @@ e = r["entries"]
 assert len(e) == 3, r
 ages = [float(x["age_s"]) for x in e]
 assert ages == sorted(ages), ages' &&
-	ok "history --last 3: three entries, newest first" || { cat "$tmp/l3.json"; bad "--last 3"; }
+	ok "history --last 3: three entries, newest first" || { sed "s/^/# /" "$tmp/l3.json"; bad "--last 3"; }
 h history >"$tmp/all.json"
 check "$tmp/all.json" 'assert len(r["entries"]) == min(20, r["held"]) and r["size"] == 4096, r' &&
 	ok "history: the 20 newest by default, of a ring of history_size = 4096" || bad "history default"
 h history 0x3a0000000 >"$tmp/none.json"
 check "$tmp/none.json" 'assert r["entries"] == [] and r["page"] == "0x3a0000000", r' &&
-	ok "history of an address no decision named: an empty list" || { cat "$tmp/none.json"; bad "unknown address"; }
+	ok "history of an address no decision named: an empty list" || { sed "s/^/# /" "$tmp/none.json"; bad "unknown address"; }
 
 # 3. bad arguments
 expect_err() { # expect_err MESSAGE ARGS...: exit status 2 and MESSAGE on stderr
@@ -121,7 +122,7 @@ expect_err() { # expect_err MESSAGE ARGS...: exit status 2 and MESSAGE on stderr
 	h "$@" >"$tmp/bad.out" 2>"$tmp/bad.err" || rc=$?
 	[ "$rc" -eq 2 ] && grep -qF -- "$msg" "$tmp/bad.err" &&
 		ok "$* -> exit 2: $(head -1 "$tmp/bad.err")" ||
-		{ cat "$tmp/bad.out" "$tmp/bad.err"; bad "$*: exit $rc"; }
+		{ sed "s/^/# /" "$tmp/bad.out" "$tmp/bad.err"; bad "$*: exit $rc"; }
 }
 expect_err "--last '0': want a number of entries in 1..200" history --last 0
 expect_err "--last '201': want a number of entries in 1..200" history --last 201
@@ -133,8 +134,8 @@ expect_err "--last is for history only" explain --last 3 0x1000
 rc=0
 h history mem9:0x0 >"$tmp/bad.out" 2>&1 || rc=$?
 [ "$rc" -eq 1 ] && grep -q "unknown memdev" "$tmp/bad.out" && ok "history mem9:0x0 -> unknown memdev" ||
-	{ cat "$tmp/bad.out"; bad "unknown memdev: exit $rc"; }
-python3 - "$tmp/ctl.sock" >"$tmp/raw.out" <<'PY' && ok "raw requests: $(cat "$tmp/raw.out")" || { cat "$tmp/raw.out"; bad "raw history requests"; }
+	{ sed "s/^/# /" "$tmp/bad.out"; bad "unknown memdev: exit $rc"; }
+python3 - "$tmp/ctl.sock" >"$tmp/raw.out" <<'PY' && ok "raw requests: $(cat "$tmp/raw.out")" || { sed "s/^/# /" "$tmp/raw.out"; bad "raw history requests"; }
 import json, socket, sys
 def ask(req):
     s = socket.socket(socket.AF_UNIX); s.settimeout(10); s.connect(sys.argv[1])
