@@ -1,8 +1,9 @@
 #!/bin/bash
 # The decision history against a running daemon (emulated host: region0 at
 # 0x390000000 on node 2, DRAM node 0, dry-run migrator, a replay socket).
-# Five hot pages, a bucket two pages deep refilled at a page per 10 s, no
-# decay: the two hottest are promoted, the other three rate-limited.
+# Five hot pages, a bucket two pages deep, no
+# decay: the two hottest are promoted, the other three rate-limited
+# (the bucket refills a page per 1000 s: none more during the test).
 #  1. a page promoted shows in `history` (decision, reason, memdev:DPA,
 #     the migrator's result: node 0) and in `explain` (held: hysteresis,
 #     with that entry); a rate-limited page reads rate_limit in both;
@@ -27,7 +28,7 @@ history_size = 4096
 emulated = true
 [policy]
 threshold = 10
-rate_mbps = 0.0004096
+rate_mbps = 0.000004096
 burst_mb = 0.008192
 hysteresis_ms = 600000
 [source feed]
