@@ -7,12 +7,15 @@
 #include "core.h"
 #include "macro.h"
 
-struct hold {
+struct hold {                 /* 24 bytes */
 	uint64_t key;            /* page + 1; 0 = empty */
-	uint64_t since_ns, until_ns;
-	int result;              /* what the migration gave: node, or -errno */
-	enum hb_hold_outcome outcome;
+	uint64_t until_ns;
+	int32_t result;          /* what the migration gave: node, or -errno */
+	uint32_t hold_ms : 30;   /* held since until_ns - hold_ms */
+	uint32_t outcome : 2;    /* enum hb_hold_outcome */
 };
+
+_Static_assert(sizeof(struct hold) == 24, "a hold is 24 bytes");
 
 struct bucket {
 	double tokens;           /* bytes */
@@ -139,8 +142,9 @@ void hb_policy_hold_outcome(struct hb_policy *p, const struct hb_policy_config *
 			    uint64_t now_ns, enum hb_hold_outcome outcome, int result)
 {
 	uint64_t key = hpa / cfg->page_size + 1;
-	struct hold h = { .key = key, .since_ns = now_ns, .until_ns = now_ns + cfg->hysteresis_ns,
-			  .result = result, .outcome = outcome };
+	struct hold h = { .key = key, .until_ns = now_ns + cfg->hysteresis_ns, .result = result,
+			  .hold_ms = (uint32_t)(cfg->hysteresis_ns / 1000000ULL) & ((1U << 30) - 1),
+			  .outcome = (uint32_t)outcome & 3 };
 	size_t s;
 
 	if (!cfg->hysteresis_ns)
@@ -229,7 +233,7 @@ enum hb_reason hb_policy_evaluate(const struct hb_policy *p, const struct hb_pol
 	/* held first: a page just promoted has lost its heat, and that is not why */
 	h = held(p, c->hpa / cfg->page_size, now_ns);
 	if (h) {
-		d->held_since_ns = h->since_ns;
+		d->held_since_ns = h->until_ns - (uint64_t)h->hold_ms * 1000000ULL;
 		d->held_result = h->result;
 		return d->reason = (unsigned int)h->outcome < HB_ARRAY_SIZE(hold_reason)
 					   ? hold_reason[h->outcome] : HB_REASON_HYSTERESIS;
