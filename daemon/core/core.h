@@ -9,7 +9,8 @@
  *             node (explicit, else the nearest node with CPUs)
  *   latency.c record -> table and record -> decision latency histograms
  *   history.c the last decisions acted on or refused, and what migration
- *             gave: a ring of fixed size, allocated once
+ *             gave: two rings (acted on, refused) of fixed size, allocated
+ *             and touched once
  */
 #ifndef HB_CORE_H
 #define HB_CORE_H
@@ -197,10 +198,14 @@ struct hb_history_entry {
 
 struct hb_history;
 
-/* size entries (HB_HISTORY_MIN..HB_HISTORY_MAX), allocated here once */
+/*
+ * size entries (HB_HISTORY_MIN..HB_HISTORY_MAX), allocated and touched here
+ * once: half for promotions, half for refusals, so that refusals repeated
+ * every cycle never push out what was done.
+ */
 int hb_history_new(size_t size, struct hb_history **ret, struct hb_err *err);
 struct hb_history *hb_history_free(struct hb_history *h);
-/* appends, overwriting the oldest entry when full */
+/* appends, overwriting the oldest entry of its half when full */
 void hb_history_add(struct hb_history *h, const struct hb_history_entry *e);
 size_t hb_history_len(const struct hb_history *h);      /* entries held */
 size_t hb_history_size(const struct hb_history *h);     /* capacity */
