@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "core.h"
 
@@ -35,12 +34,16 @@ int hb_history_new(size_t size, struct hb_history **ret, struct hb_err *err)
 		return hb_err_set(err, -EINVAL, "history size %zu: want %u..%u entries", size,
 				  HB_HISTORY_MIN, HB_HISTORY_MAX);
 	h = calloc(1, sizeof(*h));
-	if (!h || !(h->mem = malloc(size * sizeof(*h->mem)))) {
+	if (!h || !(h->mem = calloc(size, sizeof(*h->mem)))) {
 		free(h);
 		return hb_err_set(err, -ENOMEM, "out of memory");
 	}
-	/* touched now: the memory is what it will be, from the start */
-	memset(h->mem, 0, size * sizeof(*h->mem));
+	/*
+	 * touched now, a write a page (calloc's fresh pages are not resident):
+	 * the memory is what it will be, from the start
+	 */
+	for (size_t off = 0; off < size * sizeof(*h->mem); off += 4096)
+		((volatile char *)h->mem)[off] = 0;
 	h->size = size;
 	h->r[ACTED] = (struct ring){ .e = h->mem, .size = size / 2 };
 	h->r[REFUSED] = (struct ring){ .e = h->mem + size / 2, .size = size - size / 2 };
