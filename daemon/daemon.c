@@ -853,6 +853,9 @@ int hb_daemon_reload(struct hb_daemon *d, struct hb_err *err)
 	d->pcfg.watermark_bytes = next.watermark_mb << 20;
 	d->pcfg.target_node = (int)next.target_node;
 	snprintf(d->cfg.log_level, sizeof(d->cfg.log_level), "%s", next.log_level);
+	if (next.history_size != d->cfg.history_size)   /* the ring is allocated once */
+		logf_(d, 4, "table.history_size=%llu needs a restart; keeping %llu",
+		      (unsigned long long)next.history_size, (unsigned long long)d->cfg.history_size);
 	hb_config_done(&next);
 	logf_(d, 6, "reloaded policy settings from %s", d->config_path);
 	return 0;

@@ -9,7 +9,8 @@
 #     with that entry); a rate-limited page reads rate_limit in both;
 #  2. `history --last N` answers the N newest; an address no decision
 #     named answers an empty list;
-#  3. bad arguments (CLI and raw requests) are errors naming what was wrong.
+#  3. bad arguments (CLI and raw requests) are errors naming what was wrong;
+#  4. a reload with another history_size names it as needing a restart.
 #   history.sh HOTBRIDGE
 set -euo pipefail
 [ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP needs root (the control socket serves root only)"; exit 0; }
@@ -157,6 +158,15 @@ r = ask({"command": "history", "last": 2})
 assert r["ok"] and len(r["history"]["entries"]) == 2, r
 print("bad last/hpa/memdev refused naming the field; last=2 answers 2")
 PY
+
+# 4. history_size needs a restart: a reload says so and keeps the ring
+sed -i 's/^history_size = 4096$/history_size = 32/' "$tmp/hb.conf"
+h reload >/dev/null
+h history --last 1 >"$tmp/after.json"
+grep -q "table.history_size=32 needs a restart; keeping 4096" "$tmp/loop.err" &&
+	check "$tmp/after.json" 'assert r["size"] == 4096, r' &&
+	ok "reload with another history_size: named as needing a restart, the ring kept" ||
+	{ sed 's/^/# /' "$tmp/loop.err" | tail -5; bad "history_size on reload"; }
 
 kill -TERM "$pid"
 wait "$pid" && ok "daemon exits 0" || bad "exit status $?"
