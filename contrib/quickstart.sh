@@ -5,7 +5,7 @@
 #   contrib/quickstart.sh test   install, build with -Werror, run the unit, integration
 #                                and vm suites (vm boots Debian's stock kernel; the
 #                                move_phys_pages kernel's tests skip unless it is built)
-#   contrib/quickstart.sh vm     also build our kernel (kernel/build, ~21 min once), then
+#   contrib/quickstart.sh vm     also build our kernels (kernel/build, ~21 min each once), then
 #                                run the vm suite and the in-guest benchmark
 set -euo pipefail
 
@@ -59,13 +59,18 @@ demo)
 test)
 	install_deps "${vm_pkgs[@]}"
 	build
-	[ -f "$(kernel/build --print | sed -n 's/^stock=//p')" ] || kernel/build --stock-only
+	# Debian's stock kernels of both bases (6.1, and 6.12 from bookworm-security)
+	for b in 6.1 6.12; do
+		[ -f "$(kernel/build --base $b --print | sed -n 's/^stock=//p')" ] ||
+			kernel/build --base $b --stock-only
+	done
 	meson test -C build --suite unit --suite integration --suite vm --suite e2e --print-errorlogs
 	;;
 vm)
 	install_deps "${vm_pkgs[@]}"
 	build
-	kernel/build --stock
+	kernel/build --base 6.12 --stock
+	kernel/build --base 6.1 --stock
 	meson test -C build --suite vm --suite e2e --print-errorlogs
 	meson test -C build --suite bench vm-promote -v
 	;;

@@ -15,9 +15,13 @@
 
 static void usage(FILE *f, const char *cmd, const char *sock)
 {
-	fprintf(f, "usage: hotbridge %s [--socket PATH]%s\n  default socket: %s\n", cmd,
+	fprintf(f, "usage: hotbridge %s [--socket PATH] [--timeout SEC]%s\n"
+		"  -S, --socket PATH  the daemon's control socket, default %s\n"
+		"  -t, --timeout SEC  give up after SEC seconds (1 to 3600), default %d\n%s", cmd,
 		!strcmp(cmd, "explain") ? " HPA|MEMDEV:DPA" :
-		!strcmp(cmd, "history") ? " [--last N] [HPA|MEMDEV:DPA]" : "", sock);
+		!strcmp(cmd, "history") ? " [--last N] [HPA|MEMDEV:DPA]" : "", sock,
+		HB_CONTROL_CLIENT_TIMEOUT_S,
+		!strcmp(cmd, "history") ? "  -n, --last N       the N newest entries (1 to 200), default 20\n" : "");
 }
 
 /* HPA or MEMDEV:DPA as request fields, checked here so the error names the argument */
@@ -51,6 +55,7 @@ static int ask(int argc, char **argv, const char *cmd)
 {
 	static const struct option opts[] = {
 		{ "socket", required_argument, NULL, 'S' },
+		{ "timeout", required_argument, NULL, 't' },
 		{ "last", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
@@ -58,26 +63,35 @@ static int ask(int argc, char **argv, const char *cmd)
 	bool history = !strcmp(cmd, "history"), explain = !strcmp(cmd, "explain");
 	struct hb_config defaults;
 	char req[512], addr[256] = "", last[32] = "";
+	unsigned int timeout_s = HB_CONTROL_CLIENT_TIMEOUT_S;
 	const char *sock;
-	uint64_t n;
+	uint64_t v;
 	int o;
 
 	hb_config_defaults(&defaults);
 	sock = defaults.control_socket;
-	while ((o = getopt_long(argc, argv, history ? "S:n:h" : "S:h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, history ? "S:t:n:h" : "S:t:h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'S': sock = optarg; break;
+		case 't':
+			if (hb_parse_u64(optarg, &v) < 0 || v < 1 || v > 3600) {
+				fprintf(stderr, "hotbridge %s: --timeout '%s': want whole seconds "
+					"from 1 to 3600\n", cmd, optarg);
+				return 2;
+			}
+			timeout_s = (unsigned int)v;
+			break;
 		case 'n':
 			if (!history) {
 				fprintf(stderr, "hotbridge %s: --last is for history only\n", cmd);
 				return 2;
 			}
-			if (hb_parse_u64(optarg, &n) < 0 || n < 1 || n > HB_HISTORY_REPLY_MAX) {
+			if (hb_parse_u64(optarg, &v) < 0 || v < 1 || v > HB_HISTORY_REPLY_MAX) {
 				fprintf(stderr, "hotbridge history: --last '%s': want a number of "
 					"entries in 1..%d\n", optarg, HB_HISTORY_REPLY_MAX);
 				return 2;
 			}
-			snprintf(last, sizeof(last), ",\"last\":%llu", (unsigned long long)n);
+			snprintf(last, sizeof(last), ",\"last\":%llu", (unsigned long long)v);
 			break;
 		case 'h':
 			usage(stdout, cmd, defaults.control_socket);
@@ -99,7 +113,7 @@ static int ask(int argc, char **argv, const char *cmd)
 		return 2;
 	}
 	snprintf(req, sizeof(req), "{\"command\":\"%s\"%s%s}", cmd, addr, last);
-	return hb_control_client(sock, req);
+	return hb_control_client(cmd, sock, req, timeout_s);
 }
 
 int hb_cmd_status(int argc, char **argv) { return ask(argc, argv, "status"); }

@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: MIT
 /* hotbridge run: the service, in the foreground. */
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "builtin.h"
 #include "daemon.h"
 #include "emulated-host.h"
+#include "log.h"
 #include "topology-source.h"
+#include "util.h"
 
 /* After uevents: the same topology source again, and the node map. */
 static int reload_live(void *ud, struct hb_topology **ret_t, struct hb_node_map **ret_m,
@@ -27,6 +32,32 @@ static int reload_live(void *ud, struct hb_topology **ret_t, struct hb_node_map 
 	return 0;
 }
 
+/*
+ * One daemon per control socket: <control_socket>.lock, taken before any
+ * socket (control or source) is made, held until they are all removed.
+ */
+static int take_lock(const char *control_socket, int *ret_fd)
+{
+	struct hb_err err = { 0 };
+	char path[PATH_MAX];
+	pid_t holder = 0;
+	int r;
+
+	if (snprintf(path, sizeof(path), "%s.lock", control_socket) >= (int)sizeof(path)) {
+		fprintf(stderr, "hotbridge run: %s: path too long\n", control_socket);
+		return -ENAMETOOLONG;
+	}
+	r = hb_pid_lock_take(path, ret_fd, &holder, &err);
+	if (r == -EWOULDBLOCK && holder > 0)
+		fprintf(stderr, "hotbridge run: another hotbridge (pid %d) holds %s\n", (int)holder,
+			path);
+	else if (r == -EWOULDBLOCK)
+		fprintf(stderr, "hotbridge run: another hotbridge holds %s\n", path);
+	else if (r < 0)
+		fprintf(stderr, "hotbridge run: %s\n", err.msg);
+	return r;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -36,7 +67,8 @@ static void usage(FILE *f)
 		"  -n, --dry-run      decide and report, never migrate\n"
 		"  -s, --set A=V      override a key of the configuration\n"
 		"Runs in the foreground (systemd does the rest). SIGTERM/SIGINT finish the current\n"
-		"cycle and exit 0; SIGHUP re-reads the policy settings.\n", HB_CONFIG_DEFAULT);
+		"cycle and exit 0; SIGHUP reloads the configuration (what cannot change live is\n"
+		"logged as needing a restart).\n", HB_CONFIG_DEFAULT);
 }
 
 int hb_cmd_run(int argc, char **argv)
@@ -49,7 +81,7 @@ int hb_cmd_run(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	const char *path = HB_CONFIG_DEFAULT, *sets[64];
+	const char *path = HB_CONFIG_DEFAULT, *sets[HB_MAX_SETS];
 	struct hb_topology_source ts = { 0 };
 	struct hb_daemon_env env = { 0 };
 	struct hb_daemon *d = NULL;
@@ -58,7 +90,7 @@ int hb_cmd_run(int argc, char **argv)
 	struct hb_err err = { 0 };
 	bool once = false, dry = false;
 	size_t nsets = 0;
-	int o, rc = 1;
+	int o, rc = 1, lock = -1;
 
 	while ((o = getopt_long(argc, argv, "c:1ns:h", opts, NULL)) != -1) {
 		switch (o) {
@@ -66,34 +98,43 @@ int hb_cmd_run(int argc, char **argv)
 		case '1': once = true; break;
 		case 'n': dry = true; break;
 		case 's':
-			if (nsets < 64)
-				sets[nsets++] = optarg;
+			if (nsets == HB_MAX_SETS) {
+				fprintf(stderr, "hotbridge run: more than %d --set options\n",
+					HB_MAX_SETS);
+				return 2;
+			}
+			sets[nsets++] = optarg;
 			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
 	if (optind != argc) {
-		fprintf(stderr, "hotbridge run: unexpected argument '%s'\n", argv[optind]);
+		hb_log_early(LOG_ERR, "hotbridge run", "unexpected argument '%s'", argv[optind]);
 		return 2;
 	}
 	if (hb_config_read(&cfg, path, true, sets, nsets, &err) < 0) {
-		fprintf(stderr, "hotbridge run: %s\n", err.msg);
+		hb_log_early(LOG_ERR, "hotbridge run", "%s", err.msg);
 		return 1;
 	}
 	if (dry)
 		cfg.dry_run = true;
+	env.sets = sets;
+	env.nsets = nsets;
+	env.dry_run_forced = dry;
 	if (!cfg.nsources) {
-		fprintf(stderr, "hotbridge run: %s configures no [source NAME] section: nothing to "
-			"listen to\n", path);
+		hb_log_early(LOG_ERR, "hotbridge run", "%s configures no [source NAME] section: "
+			     "nothing to listen to", path);
 		goto out;
 	}
+	if (!once && cfg.control_socket[0] && take_lock(cfg.control_socket, &lock) < 0)
+		goto out;
 	ts.topology = cfg.topology[0] ? cfg.topology : NULL;
 	ts.cedt = cfg.cedt[0] ? cfg.cedt : NULL;
 	if (cfg.emulated) {
 		hb_emulated_host_env(&emu, &env);
 		if (hb_emulated_topology(&env.topology, &err) < 0) {
-			fprintf(stderr, "hotbridge run: %s\n", err.msg);
+			hb_log_early(LOG_ERR, "hotbridge run", "%s", err.msg);
 			goto out;
 		}
 	} else {
@@ -102,13 +143,14 @@ int hb_cmd_run(int argc, char **argv)
 		env.reload_topology = ts.topology ? NULL : reload_live;
 		if (hb_topology_source_load(&ts, &env.topology, &err) < 0 ||
 		    hb_node_map_load(NULL, &env.node_map, &err) < 0) {
-			fprintf(stderr, "hotbridge run: %s\n", err.msg);
+			hb_log_early(LOG_ERR, "hotbridge run", "%s", err.msg);
 			hb_topology_free(env.topology);
 			goto out;
 		}
+		hb_topology_source_check_nodes(&ts, env.topology, NULL, "hotbridge run");
 	}
 	if (hb_daemon_new(&cfg, &env, &d, &err) < 0) {
-		fprintf(stderr, "hotbridge run: %s\n", err.msg);
+		hb_log_early(LOG_ERR, "hotbridge run", "%s", err.msg);
 		goto out;
 	}
 	emu.d = d;
@@ -120,7 +162,9 @@ int hb_cmd_run(int argc, char **argv)
 		rc = hb_daemon_run(d, path) < 0;
 	}
 out:
+	/* its sockets are removed while the lock is still ours */
 	hb_daemon_free(d);
+	lock = hb_pid_lock_release(lock);
 	hb_config_done(&cfg);
 	return rc;
 }

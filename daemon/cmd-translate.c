@@ -242,6 +242,7 @@ int hb_cmd_translate(int argc, char **argv)
 		fprintf(stderr, "hotbridge translate: %s\n", err.msg);
 		return 1;
 	}
+	hb_topology_source_check_nodes(&src, t, root, "hotbridge translate");
 	if (!root && !src.topology)
 		root = "";
 	if (root) {

@@ -2,9 +2,12 @@
 /* Configuration: one key table for parsing, defaults, ranges and output. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <ini.h>
 
@@ -209,19 +212,76 @@ struct parse {
 	struct hb_config *c;
 	const char *file;
 	FILE *f;
-	int line;
+	int line, err_line;          /* err_line: where err was set */
+	bool empty;                  /* nothing but blanks and comments so far */
 	struct hb_err *err;
 	char last_section[128];
 };
 
+/* inih's limits (Debian's r55): longer names it would cut short silently */
+#define INI_NAME_MAX 50
+
+static void parse_error(struct parse *p, const char *fmt, ...) HB_PRINTF(2, 3);
+static void parse_error(struct parse *p, const char *fmt, ...)
+{
+	char why[200];
+	va_list ap;
+
+	if (p->err->code)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	hb_err_set(p->err, -EINVAL, "%s:%d: %s", p->file, p->line, why);
+	p->err_line = p->line;
+}
+
+/*
+ * One line per call, so that inih's line numbers are the file's: a line
+ * inih would split, a section or key name it would truncate (two long
+ * [source] names merging into one) are errors here, and parsing stops.
+ */
 static char *reader(char *buf, int size, void *stream)
 {
 	struct parse *p = stream;
-	char *r = fgets(buf, size, p->f);
+	const char *s, *end;
+	size_t len;
 
-	if (r)
-		p->line++;
-	return r;
+	if (p->err->code || !fgets(buf, size, p->f))
+		return NULL;
+	p->line++;
+	len = strlen(buf);
+	if (len == (size_t)size - 1 && buf[len - 1] != '\n' && !feof(p->f)) {
+		parse_error(p, "line longer than %d characters", size - 2);
+		return NULL;
+	}
+	for (s = buf; *s == ' ' || *s == '\t'; s++)
+		;
+	if (*s && *s != '\n' && *s != '\r' && *s != ';' && *s != '#')
+		p->empty = false;
+	if (*s == '[') {
+		end = strchr(s, ']');
+		if (end && end - s - 1 >= INI_NAME_MAX) {
+			parse_error(p, "section name '%.*s' longer than %d characters%s",
+				    (int)(end - s - 1), s + 1, INI_NAME_MAX - 1,
+				    strncmp(s + 1, "source ", 7) ? "" :
+				    " (a source name: at most 42)");
+			return NULL;
+		}
+	} else if ((end = strpbrk(s, "=:")) && s != buf) {
+		/* an indented line continues the previous value: not a name */
+	} else if (end) {
+		const char *e = end;
+
+		while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+			e--;
+		if (e - s >= INI_NAME_MAX) {
+			parse_error(p, "key name '%.*s' longer than %d characters", (int)(e - s), s,
+				    INI_NAME_MAX - 1);
+			return NULL;
+		}
+	}
+	return buf;
 }
 
 static struct hb_source_config *source_for(struct parse *p, const char *section, char *why,
@@ -300,31 +360,54 @@ static int handler(void *user, const char *section, const char *name, const char
 	if (set_value(p->c, k, value, why, sizeof(why)) == 0)
 		return 1;
 bad:
-	if (!p->err->code)
-		hb_err_set(p->err, -EINVAL, "%s:%d: %s", p->file, p->line, why);
+	parse_error(p, "%s", why);
 	return 0;
 }
 
-static int parse_file(struct hb_config *c, const char *path, struct hb_err *err)
+/*
+ * Configuration files are trusted like plugins (util.h): opened without
+ * following a symlink, a regular file owned by root or by the user running
+ * hotbridge, not group- or world-writable, in a directory others cannot
+ * write to (a root-owned sticky one aside, see hb_trust_parent()).
+ */
+static int parse_file(struct hb_config *c, const char *path, bool main_file, struct hb_err *err)
 {
-	struct parse p = { .c = c, .file = path, .err = err };
+	struct parse p = { .c = c, .file = path, .err = err, .empty = true };
+	_hb_cleanup_close_ int fd = -1;
 	struct stat st;
 	int r;
 
-	p.f = fopen(path, "re");
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	if (fd < 0 && errno == ELOOP)
+		return hb_err_set(err, -EPERM, "%s: is a symlink; refusing to follow it", path);
+	if (fd < 0)
+		return hb_err_set(err, -errno, "%s: %s", path, strerror(errno));
+	if (fstat(fd, &st) < 0)
+		return hb_err_set(err, -errno, "%s: %s", path, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return hb_err_set(err, -EISDIR, "%s: is a directory, not a configuration file",
+				  path);
+	r = hb_trust_stat(path, &st, HB_TRUST_ROOT, geteuid(), err);
+	if (r == 0 && main_file)
+		r = hb_trust_parent(path, HB_TRUST_ROOT | HB_TRUST_STICKY, geteuid(), err);
+	if (r < 0)
+		return r;
+	p.f = fdopen(fd, "re");
 	if (!p.f)
 		return hb_err_set(err, -errno, "%s: %s", path, strerror(errno));
-	if (fstat(fileno(p.f), &st) == 0 && (st.st_mode & (S_IWGRP | S_IWOTH))) {
-		fclose(p.f);
-		return hb_err_set(err, -EPERM, "%s: group- or world-writable (mode %04o); refusing it",
-				  path, (unsigned)(st.st_mode & 07777));
-	}
+	fd = -1;   /* the FILE has it */
 	r = ini_parse_stream(reader, &p, handler, &p);
 	fclose(p.f);
-	if (r > 0 && !err->code)
-		return hb_err_set(err, -EINVAL, "%s:%d: syntax error", path, r);
+	/* inih goes on after a syntax error: the first error is the one to name */
+	if (r > 0 && (!err->code || r < p.err_line)) {
+		hb_err_clear(err);
+		return hb_err_set(err, -EINVAL, "%s:%d: syntax error (want [section], "
+				  "key = value or a comment)", path, r);
+	}
 	if (r < 0 && !err->code)
 		return hb_err_set(err, -EIO, "%s: cannot parse", path);
+	if (!err->code && main_file && p.empty)
+		return hb_err_set(err, -EINVAL, "%s: empty (no section, no key)", path);
 	return err->code ? err->code : 0;
 }
 
@@ -333,9 +416,11 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+#define HB_MAX_DROPINS 256
+
 static int parse_dropins(struct hb_config *c, const char *path, struct hb_err *err)
 {
-	char dir[4096], *names[256];
+	char dir[4096], *names[HB_MAX_DROPINS];
 	size_t n = 0;
 	struct dirent *de;
 	DIR *d;
@@ -343,13 +428,26 @@ static int parse_dropins(struct hb_config *c, const char *path, struct hb_err *e
 
 	snprintf(dir, sizeof(dir), "%s.d", path);
 	d = opendir(dir);
-	if (!d)
-		return errno == ENOENT ? 0 : hb_err_set(err, -errno, "%s: %s", dir, strerror(errno));
-	while ((de = readdir(d)) && n < HB_ARRAY_SIZE(names)) {
+	if (!d && errno != ENOENT && errno != ENOTDIR)
+		return hb_err_set(err, -errno, "%s: %s", dir, strerror(errno));
+	if (!d) {
+		struct stat st;
+
+		/* a dangling symlink is not "no drop-ins" */
+		return lstat(dir, &st) == 0 ? hb_trust_check(dir, -1, HB_TRUST_DIR, 0, err) : 0;
+	}
+	r = hb_trust_check(dir, -1, HB_TRUST_DIR | HB_TRUST_ROOT, geteuid(), err);
+	while (r == 0 && (de = readdir(d))) {
 		size_t len = strlen(de->d_name);
 
-		if (de->d_name[0] != '.' && len > 5 && !strcmp(de->d_name + len - 5, ".conf"))
-			names[n++] = strdup(de->d_name);
+		if (de->d_name[0] == '.' || len <= 5 || strcmp(de->d_name + len - 5, ".conf"))
+			continue;
+		if (n == HB_ARRAY_SIZE(names)) {
+			r = hb_err_set(err, -E2BIG, "%s: more than %d drop-ins (*.conf)", dir,
+				       HB_MAX_DROPINS);
+			break;
+		}
+		names[n++] = strdup(de->d_name);
 	}
 	closedir(d);
 	if (n > 1)
@@ -357,13 +455,11 @@ static int parse_dropins(struct hb_config *c, const char *path, struct hb_err *e
 	for (size_t i = 0; i < n; i++) {
 		char file[4096 * 2];
 
-		if (!names[i]) {
+		if (!names[i] && !r)
 			r = hb_err_set(err, -ENOMEM, "out of memory");
-			continue;
-		}
-		snprintf(file, sizeof(file), "%s/%s", dir, names[i]);
+		snprintf(file, sizeof(file), "%s/%s", dir, names[i] ? names[i] : "");
 		if (!r)
-			r = parse_file(c, file, err);
+			r = parse_file(c, file, false, err);
 		free(names[i]);
 	}
 	return r;
@@ -379,7 +475,7 @@ int hb_config_load(struct hb_config *c, const char *path, bool dropins, struct h
 	hb_err_clear(err);
 	r = config_copy(next, c);
 	if (r == 0)
-		r = parse_file(next, path, err);
+		r = parse_file(next, path, true, err);
 	if (r == 0 && dropins)
 		r = parse_dropins(next, path, err);
 	for (size_t i = 0; r == 0 && i < next->nsources; i++)
@@ -431,6 +527,42 @@ int hb_config_read(struct hb_config *c, const char *path, bool dropins,
 	if (r < 0)
 		hb_config_done(c);
 	return r;
+}
+
+static bool source_equal(const struct hb_source_config *a, const struct hb_source_config *b)
+{
+	if (strcmp(a->name, b->name) || strcmp(a->type, b->type) || strcmp(a->memdev, b->memdev) ||
+	    strcmp(a->pci, b->pci) || a->nparams != b->nparams)
+		return false;
+	for (size_t k = 0; k < a->nparams; k++)
+		if (strcmp(a->params[k], b->params[k]))
+			return false;
+	return true;
+}
+
+void hb_config_diff(const struct hb_config *a, const struct hb_config *b,
+		    void (*changed)(void *ud, const char *section, const char *key), void *ud)
+{
+	bool sources = a->nsources != b->nsources;
+
+	for (size_t i = 0; i < HB_ARRAY_SIZE(keys); i++) {
+		const struct key *k = &keys[i];
+		const char *pa = (const char *)a + k->off, *pb = (const char *)b + k->off;
+		bool differ;
+
+		switch (k->type) {
+		case T_DOUBLE: differ = *(const double *)pa != *(const double *)pb; break;
+		case T_STR:
+		case T_ENUM: differ = strcmp(pa, pb) != 0; break;
+		default: differ = memcmp(pa, pb, k->size) != 0; break;
+		}
+		if (differ)
+			changed(ud, k->section, k->name);
+	}
+	for (size_t i = 0; !sources && i < a->nsources; i++)
+		sources = !source_equal(&a->sources[i], &b->sources[i]);
+	if (sources)
+		changed(ud, "source", NULL);
 }
 
 void hb_config_write(const struct hb_config *c, FILE *f)
@@ -490,9 +622,11 @@ void hb_config_write_man(FILE *f)
 	      ".SH SYNOPSIS\n/etc/hotbridge/hotbridge.conf, /etc/hotbridge/hotbridge.conf.d/*.conf\n"
 	      ".SH DESCRIPTION\nINI files read by \\fBhotbridge run\\fR and "
 	      "\\fBhotbridge check\\-config\\fR: the main file, then the drop\\-ins in lexical "
-	      "order, then \\fB\\-\\-set\\fR \\fISECTION.KEY=VALUE\\fR options. An unknown key, "
-	      "a value out of range, or a group\\- or world\\-writable file is an error naming "
-	      "the file and line; a running daemon keeps its configuration when a reload fails.\n"
+	      "order, then \\fB\\-\\-set\\fR \\fISECTION.KEY=VALUE\\fR options. An unknown key or "
+	      "a value out of range is an error naming the file and line. Every file, and "
+	      "the drop\\-in directory, must be owned by root (or the user running hotbridge), "
+	      "not be a symlink, and not be group\\- or world\\-writable, as plugins; "
+	      "a running daemon keeps its configuration when a reload fails.\n"
 	      ".PP\nAn \\fIinteger\\fR is decimal or hexadecimal with \\fB0x\\fR, never octal: "
 	      "a decimal with a leading zero (\\fB010\\fR) is refused.\n"
 	      ".PP\n\\fB[source \\fINAME\\fB]\\fR sections open hotness sources: "

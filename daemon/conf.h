@@ -3,8 +3,12 @@
  * The daemon's configuration: INI (Debian's inih), /etc/hotbridge/hotbridge.conf
  * then hotbridge.conf.d/ (*.conf) in lexical order. One key table drives
  * parsing, defaults, ranges and `hotbridge check-config`. Unknown keys and
- * out-of-range values are errors naming file:line; a file that is group-
- * or world-writable is refused. [source NAME] sections configure sources:
+ * out-of-range values are errors naming file:line. Files are trusted like
+ * plugins (util.h, hb_trust_check()): no symlink, owned by root or the
+ * user running hotbridge, not group- or world-writable; conf.d likewise;
+ * the main file's directory too (unless root-owned and sticky, like /tmp).
+ * A directory, an empty main file, more than 256 drop-ins, a line, section
+ * or key name that inih would split or truncate are errors. [source NAME] sections configure sources:
  * `type=` picks the source, `memdev=`/`pci=` name the device, every other
  * key is passed to the source as a parameter.
  */
@@ -21,6 +25,7 @@
 #define HB_CONFIG_DEFAULT "/etc/hotbridge/hotbridge.conf"
 #define HB_MAX_SOURCES 32
 #define HB_MAX_SOURCE_PARAMS 24
+#define HB_MAX_SETS 64               /* --set options of run and check-config */
 
 struct hb_source_config {
 	char name[64];
@@ -83,6 +88,12 @@ int hb_config_set(struct hb_config *c, const char *assignment, struct hb_err *er
  */
 int hb_config_read(struct hb_config *c, const char *path, bool dropins,
 		   const char *const *sets, size_t nsets, struct hb_err *err);
+/*
+ * changed(ud, section, key) for each key whose value differs between a and
+ * b, then changed(ud, "source", NULL) once if the [source] sections differ.
+ */
+void hb_config_diff(const struct hb_config *a, const struct hb_config *b,
+		    void (*changed)(void *ud, const char *section, const char *key), void *ud);
 /* the effective configuration as INI, with each key's help as a comment */
 void hb_config_write(const struct hb_config *c, FILE *f);
 /* hotbridge.conf(5) in roff, from the same key table */

@@ -3,12 +3,14 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -18,6 +20,7 @@
 #include "daemon.h"
 #include "history-json.h"
 #include "macro.h"
+#include "util.h"
 
 #define MAX_CLIENTS 64
 #define CLIENT_TIMEOUT_S 5
@@ -154,13 +157,13 @@ struct client {
 	struct event *ev;
 	char buf[HB_CONTROL_LINE_MAX + 2];
 	size_t len;
+	struct timespec deadline;     /* for the request being read */
 	struct hb_control *ctl;
 };
 
 struct hb_control {
 	struct hb_daemon *d;
-	char path[108];
-	int fd;
+	struct hb_unix_listener sock;
 	struct event *ev;
 	struct client clients[MAX_CLIENTS];
 	uint64_t refused, malformed;
@@ -281,9 +284,34 @@ static void handle(struct hb_control *ctl, int fd, const char *line, size_t len)
 	reply(fd, o);
 }
 
+/* The next request must be complete CLIENT_TIMEOUT_S from now. */
+static void deadline_start(struct client *c)
+{
+	clock_gettime(CLOCK_MONOTONIC, &c->deadline);
+	c->deadline.tv_sec += CLIENT_TIMEOUT_S;
+}
+
+/* Re-arms the client's event with what is left of its deadline; false when none is left. */
+static bool deadline_rearm(struct client *c)
+{
+	struct timespec now;
+	struct timeval left;
+	int64_t ns;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ns = (int64_t)(c->deadline.tv_sec - now.tv_sec) * 1000000000 +
+	     (c->deadline.tv_nsec - now.tv_nsec);
+	if (ns <= 0)
+		return false;
+	left.tv_sec = (time_t)(ns / 1000000000);
+	left.tv_usec = (suseconds_t)(ns % 1000000000 / 1000);
+	return event_add(c->ev, &left) == 0;
+}
+
 static void on_client(evutil_socket_t fd, short what, void *arg)
 {
 	struct client *c = arg;
+	bool handled = false;
 	ssize_t n;
 	char *nl;
 
@@ -293,9 +321,14 @@ static void on_client(evutil_socket_t fd, short what, void *arg)
 		return;
 	}
 	n = recv((int)fd, c->buf + c->len, sizeof(c->buf) - 1 - c->len, 0);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n == 0 && c->len > 0 && c->len < sizeof(c->buf) - 1) {
+		/* the peer shut its side down: what it sent is the request */
+		handle(c->ctl, (int)fd, c->buf, c->len);
+		c->len = 0;
+	}
 	if (n <= 0) {
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			return;
 		client_close(c);
 		return;
 	}
@@ -306,10 +339,22 @@ static void on_client(evutil_socket_t fd, short what, void *arg)
 		handle(c->ctl, (int)fd, c->buf, line);
 		memmove(c->buf, nl + 1, c->len - line - 1);
 		c->len -= line + 1;
+		handled = true;
 	}
 	if (c->len >= sizeof(c->buf) - 1) {
 		c->ctl->malformed++;
 		reply_error((int)fd, -E2BIG, "request longer than 4096 bytes");
+		client_close(c);
+		return;
+	}
+	/*
+	 * A deadline for the whole request, not a timeout per read: a peer
+	 * trickling a byte every few seconds is still cut off after 5 s.
+	 */
+	if (handled)
+		deadline_start(c);
+	if (!deadline_rearm(c)) {
+		reply_error((int)fd, -ETIMEDOUT, "no complete request within 5 s");
 		client_close(c);
 	}
 }
@@ -343,6 +388,7 @@ static void on_accept(evutil_socket_t fd, short what, void *arg)
 	c->fd = cfd;
 	c->len = 0;
 	c->ctl = ctl;
+	deadline_start(c);
 	c->ev = event_new(hb_daemon_base(ctl->d), cfd, EV_READ | EV_PERSIST, on_client, c);
 	if (!c->ev || event_add(c->ev, &tv) < 0) {
 		if (c->ev)
@@ -354,53 +400,25 @@ static void on_accept(evutil_socket_t fd, short what, void *arg)
 
 int hb_control_listen(struct hb_daemon *d, const char *path, struct hb_err *err)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct hb_control *ctl;
-	char dir[108], *slash;
-	struct stat st;
-	mode_t old;
+	int r;
 
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return hb_err_set(err, -ENAMETOOLONG, "%s: too long for a UNIX socket", path);
 	ctl = calloc(1, sizeof(*ctl));
 	if (!ctl)
 		return hb_err_set(err, -ENOMEM, "out of memory");
 	ctl->d = d;
-	ctl->fd = -1;
 	for (int i = 0; i < MAX_CLIENTS; i++)
 		ctl->clients[i].fd = -1;
-	strcpy(ctl->path, path);
-	strcpy(sa.sun_path, path);
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (slash && slash != dir) {
-		*slash = '\0';
-		(void)mkdir(dir, 0700);
-	}
-	if (lstat(path, &st) == 0) {
-		if (!S_ISSOCK(st.st_mode)) {
-			free(ctl);
-			return hb_err_set(err, -EEXIST, "%s exists and is not a socket", path);
-		}
-		unlink(path);
-	}
-	ctl->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	old = umask(0177);
-	if (ctl->fd < 0 || bind(ctl->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    listen(ctl->fd, 128) < 0) {
-		int e = errno;
-
-		umask(old);
-		if (ctl->fd >= 0)
-			close(ctl->fd);
+	r = hb_unix_listen(path, 0600, 128, &ctl->sock, err);
+	if (r < 0) {
 		free(ctl);
-		return hb_err_set(err, -e, "%s: %s", path, strerror(e));
+		return r;
 	}
-	umask(old);
-	chmod(path, 0600);
-	ctl->ev = event_new(hb_daemon_base(d), ctl->fd, EV_READ | EV_PERSIST, on_accept, ctl);
+	ctl->ev = event_new(hb_daemon_base(d), ctl->sock.fd, EV_READ | EV_PERSIST, on_accept, ctl);
 	if (!ctl->ev || event_add(ctl->ev, NULL) < 0) {
-		close(ctl->fd);
+		if (ctl->ev)
+			event_free(ctl->ev);
+		hb_unix_listener_close(&ctl->sock);
 		free(ctl);
 		return hb_err_set(err, -ENOMEM, "out of memory");
 	}
@@ -416,70 +434,192 @@ void hb_control_free(struct hb_control *ctl)
 		client_close(&ctl->clients[i]);
 	if (ctl->ev)
 		event_free(ctl->ev);
-	if (ctl->fd >= 0) {
-		close(ctl->fd);
-		unlink(ctl->path);
-	}
+	hb_unix_listener_close(&ctl->sock);
 	free(ctl);
 }
 
 /* ---- client ---- */
 
-int hb_control_client(const char *path, const char *request)
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Waits for events on fd until deadline: >0 ready, 0 timed out, -errno. */
+static int wait_fd(int fd, short events, int64_t deadline)
+{
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = events };
+		int64_t left = deadline - mono_ms();
+		int r;
+
+		if (left <= 0)
+			return 0;
+		r = poll(&p, 1, left > INT32_MAX ? INT32_MAX : (int)left);
+		if (r < 0 && errno == EINTR)
+			continue;
+		return r < 0 ? -errno : r;
+	}
+}
+
+static const char *connect_hint(int e)
+{
+	switch (e) {
+	case ENOENT: return " (is `hotbridge run` running?)";
+	case ECONNREFUSED: return " (nothing listens on it: a daemon that has exited?)";
+	case EACCES: return " (the control socket serves root only)";
+	case ENOTSOCK: return " (not a socket)";
+	default: return "";
+	}
+}
+
+static int connect_until(int fd, const struct sockaddr_un *sa, int64_t deadline)
+{
+	for (;;) {
+		if (connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0)
+			return 0;
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN)
+			return -errno;
+		/* the listener's backlog is full: try again until the deadline */
+		if (mono_ms() >= deadline)
+			return -ETIMEDOUT;
+		usleep(10000);
+	}
+}
+
+static int send_until(int fd, const char *data, size_t len, int64_t deadline)
+{
+	while (len) {
+		ssize_t n = send(fd, data, len, MSG_NOSIGNAL);
+		int r;
+
+		if (n >= 0) {
+			data += n;
+			len -= (size_t)n;
+			continue;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN)
+			return -errno;
+		r = wait_fd(fd, POLLOUT, deadline);
+		if (r <= 0)
+			return r < 0 ? r : -ETIMEDOUT;
+	}
+	return 0;
+}
+
+/* Reads one reply line into buf (NUL-terminated): its length, -ETIMEDOUT, -errno. */
+static ssize_t recv_until(int fd, char *buf, size_t size, int64_t deadline)
+{
+	size_t len = 0;
+
+	while (len < size - 1) {
+		ssize_t n = recv(fd, buf + len, size - 1 - len, 0);
+		int r;
+
+		if (n > 0) {
+			len += (size_t)n;
+			if (memchr(buf + len - n, '\n', (size_t)n))
+				break;
+			continue;
+		}
+		if (n == 0)
+			break;
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN)
+			return -errno;
+		r = wait_fd(fd, POLLIN, deadline);
+		if (r <= 0)
+			return r < 0 ? r : -ETIMEDOUT;
+	}
+	buf[len] = '\0';
+	return (ssize_t)len;
+}
+
+int hb_control_client(const char *cmd, const char *path, const char *request,
+		      unsigned int timeout_s)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char buf[1 << 16];
-	size_t len = 0;
-	json_object *o, *ok;
-	int fd, rc;
+	_hb_cleanup_close_ int fd = -1;
+	_hb_cleanup_free_ char *buf = NULL;
+	int64_t deadline = mono_ms() + (int64_t)timeout_s * 1000;
+	json_object *o, *ok, *v;
+	ssize_t len;
+	int r;
 
 	if (strlen(path) >= sizeof(sa.sun_path)) {
-		fprintf(stderr, "hotbridge: %s: path too long\n", path);
+		fprintf(stderr, "hotbridge %s: %s: too long for a UNIX socket path\n", cmd, path);
 		return 2;
 	}
 	strcpy(sa.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		fprintf(stderr, "hotbridge: cannot reach the daemon at %s: %s%s\n", path,
-			strerror(errno), errno == ENOENT ? " (is `hotbridge run` running?)" : "");
-		if (fd >= 0)
-			close(fd);
+	buf = malloc(1 << 16);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (!buf || fd < 0) {
+		fprintf(stderr, "hotbridge %s: %s\n", cmd, strerror(buf ? errno : ENOMEM));
 		return 1;
 	}
-	if (write(fd, request, strlen(request)) < 0 || write(fd, "\n", 1) < 0) {
-		fprintf(stderr, "hotbridge: %s: %s\n", path, strerror(errno));
-		close(fd);
+	r = connect_until(fd, &sa, deadline);
+	if (r < 0) {
+		fprintf(stderr, "hotbridge %s: cannot reach the daemon at %s: %s%s\n", cmd, path,
+			r == -ETIMEDOUT ? "it accepts no connection" : strerror(-r),
+			connect_hint(-r));
 		return 1;
 	}
-	for (;;) {
-		ssize_t n = read(fd, buf + len, sizeof(buf) - 1 - len);
-
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-		if (memchr(buf, '\n', len) || len == sizeof(buf) - 1)
-			break;
+	/* one request, then our end of the stream: the daemon answers at the newline or EOF */
+	r = send_until(fd, request, strlen(request), deadline);
+	if (r == 0)
+		r = send_until(fd, "\n", 1, deadline);
+	if (r == 0 && shutdown(fd, SHUT_WR) < 0)
+		r = -errno;
+	if (r < 0 && r != -EPIPE && r != -ECONNRESET) {
+		fprintf(stderr, "hotbridge %s: sending the request to %s: %s\n", cmd, path,
+			r == -ETIMEDOUT ? "timed out" : strerror(-r));
+		return 1;
 	}
-	close(fd);
-	buf[len] = '\0';
+	len = recv_until(fd, buf, 1 << 16, deadline);
+	if (len == -ETIMEDOUT) {
+		fprintf(stderr, "hotbridge %s: no reply from %s within %u s: is it a hotbridge "
+			"control socket? (--timeout SEC waits longer)\n", cmd, path, timeout_s);
+		return 1;
+	}
+	if (len < 0) {
+		fprintf(stderr, "hotbridge %s: reading the reply from %s: %s\n", cmd, path,
+			strerror((int)-len));
+		return 1;
+	}
+	if (len == 0) {
+		fprintf(stderr, "hotbridge %s: %s closed the connection without a reply: is it a "
+			"hotbridge control socket?\n", cmd, path);
+		return 1;
+	}
 	o = json_tokener_parse(buf);
-	if (!o) {
-		fprintf(stderr, "hotbridge: no reply from the daemon\n");
+	if (!o || !json_object_is_type(o, json_type_object) ||
+	    !json_object_object_get_ex(o, "ok", &ok)) {
+		fprintf(stderr, "hotbridge %s: %s did not answer like a hotbridge daemon (no JSON "
+			"reply with \"ok\"): is it a hotbridge control socket?\n", cmd, path);
+		json_object_put(o);
 		return 1;
 	}
-	rc = json_object_object_get_ex(o, "ok", &ok) && json_object_get_boolean(ok) ? 0 : 1;
-	{
-		json_object *m;
-
-		if (rc == 0 && json_object_object_get_ex(o, "metrics", &m) &&
-		    json_object_is_type(m, json_type_string)) {
-			fputs(json_object_get_string(m), stdout);
-			json_object_put(o);
-			return 0;
-		}
+	if (!json_object_get_boolean(ok)) {
+		fprintf(stderr, "hotbridge %s: the daemon refused: %s\n", cmd,
+			json_object_object_get_ex(o, "error", &v) ? json_object_get_string(v) :
+			"no reason given");
+		json_object_put(o);
+		return 1;
 	}
-	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-						JSON_C_TO_STRING_NOSLASHESCAPE));
+	if (json_object_object_get_ex(o, "metrics", &v) && json_object_is_type(v, json_type_string))
+		fputs(json_object_get_string(v), stdout);
+	else
+		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+						    JSON_C_TO_STRING_SPACED |
+						    JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);
-	return rc;
+	return 0;
 }

@@ -7,8 +7,10 @@
  *   {"command":"explain","hpa":"0x..."}
  *   {"command":"explain","memdev":"mem0","dpa":"0x..."}
  *   {"command":"history"[,"last":N][,"hpa":"0x..." | ,"memdev":"mem0","dpa":"0x..."]}
- * Replies carry "ok": true and the answer, or "ok": false with "error" and
- * "errno". Lines longer than HB_CONTROL_LINE_MAX are refused.
+ * A request may also end at the client's EOF (shutdown(SHUT_WR)) instead of
+ * a newline; each must be complete within 5 s (a deadline for the whole
+ * request). Replies carry "ok": true and the answer, or "ok": false with
+ * "error" and "errno". Lines longer than HB_CONTROL_LINE_MAX are refused.
  */
 #ifndef HB_CONTROL_H
 #define HB_CONTROL_H
@@ -53,7 +55,13 @@ struct hb_daemon;
 struct hb_err;
 int hb_control_listen(struct hb_daemon *d, const char *path, struct hb_err *err);
 
-/* The CLI side: send one request, print the reply; returns the exit status. */
-int hb_control_client(const char *path, const char *request);
+#define HB_CONTROL_CLIENT_TIMEOUT_S 10
+/*
+ * The CLI side of command cmd: send one request (then shut our side down),
+ * print the reply to stdout, or an error in words to stderr, all within
+ * timeout_s seconds. Returns the exit status (0, 1, or 2 for a bad path).
+ */
+int hb_control_client(const char *cmd, const char *path, const char *request,
+		      unsigned int timeout_s);
 
 #endif

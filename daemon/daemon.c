@@ -19,11 +19,13 @@
 #include <json-c/json.h>
 
 #include "control.h"
+#include "conf-check.h"
 #include "daemon.h"
 #include "history-json.h"
 #include "ingest.h"
 #include "uevent.h"
 #include "devices.h"
+#include "log.h"
 #include "macro.h"
 
 #define MAX_WATCHES 160
@@ -118,12 +120,7 @@ static void vlog(const struct hb_daemon *d, int prio, const char *fmt, va_list a
 		vsyslog(prio, fmt, ap);
 		return;
 	}
-	if (d->journal)
-		fprintf(stderr, "<%d>", prio);
-	else
-		fprintf(stderr, "hotbridge: ");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	hb_log_vstderr(d->journal, prio, d->journal ? NULL : "hotbridge", fmt, ap);
 }
 
 HB_PRINTF(3, 4)
@@ -430,42 +427,15 @@ static int open_sources(struct hb_daemon *d)
 	return 0;
 }
 
-static uint64_t parse_node_list(const char *s)
+static int node_of_ud(void *ud, uint64_t hpa)
 {
-	uint64_t mask = 0;
-	char *end;
-
-	while (s && *s) {
-		unsigned long n = strtoul(s, &end, 10);
-
-		if (end == s || n >= 64)
-			return 0;
-		mask |= 1ULL << n;
-		s = *end == ',' ? end + 1 : end;
-		if (*end && *end != ',')
-			return 0;
-	}
-	return mask;
+	return node_of(ud, hpa);
 }
 
 /* the nodes the topology's committed regions lie on */
 static uint64_t topology_nodes(struct hb_daemon *d)
 {
-	uint64_t mask = 0;
-
-	for (size_t i = 0; i < hb_topology_nr_regions(d->env.topology); i++) {
-		const struct hb_region *r = hb_topology_region(d->env.topology, i);
-
-		if (!r->committed)
-			continue;
-		for (uint64_t k = 0; k < 16; k++) {
-			int n = node_of(d, r->hpa_base + r->hpa_size / 16 * k);
-
-			if (n >= 0 && n < 64)
-				mask |= 1ULL << n;
-		}
-	}
-	return mask;
+	return hb_topology_cxl_nodes(d->env.topology, node_of_ud, d);
 }
 
 static int refresh_nodes(struct hb_daemon *d)
@@ -480,11 +450,6 @@ static int refresh_nodes(struct hb_daemon *d)
 			d->nodes[n].free_bytes = 0;   /* the watermark rule holds it off */
 	}
 	return r;
-}
-
-static int node_of_ud(void *ud, uint64_t hpa)
-{
-	return node_of(ud, hpa);
 }
 
 /* what ingestion checks records against: the regions, source nodes, blocks */
@@ -515,6 +480,60 @@ static int open_migrator(struct hb_daemon *d, struct hb_err *err)
 	return hb_migrator_new(hb_migrator_kind_from_string(b), &mc, &d->mig, err);
 }
 
+struct refusals {
+	char path[4][PATH_MAX], why[4][HB_ERR_MSG_MAX];
+	size_t n;
+};
+
+static void note_refusal(void *ud, const char *path, const char *why)
+{
+	struct refusals *rf = ud;
+
+	if (rf->n == HB_ARRAY_SIZE(rf->path))
+		return;
+	snprintf(rf->path[rf->n], sizeof(rf->path[0]), "%s", path);
+	snprintf(rf->why[rf->n++], sizeof(rf->why[0]), "%s", why);
+}
+
+/* what check-config checks too (conf-check.c), with this host's facts */
+static int check_config(struct hb_daemon *d, const struct hb_config *cfg, struct hb_err *err)
+{
+	struct hb_plugin_set scanned = { 0 };
+	struct hb_config_facts f = { .nodes = d->nodes, .cxl_nodes = d->source_mask,
+				     .plugins = &scanned, .page_size = d->pcfg.page_size,
+				     .migrator_given = d->mig != NULL };
+	struct refusals *rf = calloc(1, sizeof(*rf));
+	struct hb_err why = { 0 };
+	int r;
+
+	if (!rf)
+		return hb_err_set(err, -ENOMEM, "out of memory");
+	/* names only: no plugin code runs to check a source's type */
+	if (cfg->plugin_dir[0] &&
+	    hb_plugins_scan(cfg->plugin_dir, 0, &scanned, note_refusal, rf, &why) < 0 &&
+	    why.code != -ENOENT)
+		note_refusal(rf, cfg->plugin_dir, why.msg);   /* the whole directory */
+	r = hb_config_check(cfg, &f, err);
+	/* a source's type may be unknown because its plugin was refused: say why */
+	for (size_t i = 0; r == -ENOENT && i < rf->n; i++)
+		plugin_refused(d, rf->path[i], rf->why[i]);
+	hb_plugin_set_done(&scanned);
+	free(rf);
+	return r;
+}
+
+/* every source failed to open (each said why above): nothing to run for */
+static int no_source_opened(struct hb_daemon *d, struct hb_err *err)
+{
+	char names[HB_ERR_MSG_MAX] = "";
+
+	for (size_t i = 0; i < d->cfg.nsources; i++)
+		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+			 i ? ", " : "", d->cfg.sources[i].name);
+	return hb_err_set(err, -ENODEV, "no source opened: %s (each one's error is above)",
+			  names);
+}
+
 int hb_daemon_new(const struct hb_config *cfg, struct hb_daemon_env *env,
 		  struct hb_daemon **ret, struct hb_err *err)
 {
@@ -532,7 +551,7 @@ int hb_daemon_new(const struct hb_config *cfg, struct hb_daemon_env *env,
 	d->env.migrator = NULL;
 	if (!d->env.nodes)
 		d->env.nodes = hb_numa_nodes;
-	d->journal = getenv("JOURNAL_STREAM") || getenv("INVOCATION_ID");
+	d->journal = hb_log_stderr_is_journal();
 	if (!strcmp(cfg->log_target, "syslog"))
 		openlog("hotbridge", LOG_PID, LOG_DAEMON);
 	d->started_ns = now_ns();
@@ -558,13 +577,10 @@ int hb_daemon_new(const struct hb_config *cfg, struct hb_daemon_env *env,
 	    (r = hb_policy_new(cfg->top_k ? cfg->top_k * 64 : 65536, &d->policy, err)) < 0 ||
 	    (r = hb_history_new(cfg->history_size, &d->history, err)) < 0)
 		goto fail;
-	d->source_mask = cfg->source_nodes[0] ? parse_node_list(cfg->source_nodes)
-					      : topology_nodes(d);
-	if (cfg->source_nodes[0] && !d->source_mask) {
-		r = hb_err_set(err, -EINVAL, "policy.source_nodes=%s: want node numbers 0-63, "
-			       "comma-separated", cfg->source_nodes);
+	if ((r = hb_config_source_nodes(cfg, &d->source_mask, err)) < 0)
 		goto fail;
-	}
+	if (!d->source_mask)
+		d->source_mask = topology_nodes(d);
 	{
 		struct hb_ingest_env ie = {
 			.heat = d->heat, .lat = &d->lat, .stats = &d->st.in,
@@ -581,17 +597,16 @@ int hb_daemon_new(const struct hb_config *cfg, struct hb_daemon_env *env,
 			goto fail;
 		}
 	}
-	if (!d->mig && d->env.emulated && !cfg->dry_run) {
-		/* its HPAs name whatever real pages sit there: never hand them over */
-		r = hb_err_set(err, -EPERM, "[topology] emulated = true: the emulated host's "
-			       "addresses are not this machine's memory, so it runs with the dry-run "
-			       "migrator only (--dry-run, or [daemon] dry_run = true)");
+	refresh_nodes(d);
+	if ((r = check_config(d, &d->cfg, err)) < 0)
 		goto fail;
-	}
 	if (!d->mig && (r = open_migrator(d, err)) < 0)
 		goto fail;
-	refresh_nodes(d);
 	open_sources(d);
+	if (d->nsrc == 0) {
+		r = no_source_opened(d, err);
+		goto fail;
+	}
 	logf_(d, 6, "%zu source(s), migrator %s, source nodes %#llx, threshold %g, every %llu ms",
 	      d->nsrc, hb_migrator_describe(d->mig), (unsigned long long)d->source_mask,
 	      cfg->threshold, (unsigned long long)cfg->interval_ms);
@@ -696,23 +711,26 @@ void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
 #undef METRIC
 }
 
-/* rewritten atomically: a new file, then rename over the old one */
+/*
+ * Rewritten atomically each cycle (hb_write_file_atomic: a fresh temporary
+ * beside it, never through a planted link, then rename), mode 0644 for the
+ * node exporter.
+ */
 static void write_textfile(struct hb_daemon *d)
 {
-	char tmp[300];
-	FILE *f;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	int r = -ENOMEM;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", d->cfg.metrics_textfile);
-	f = fopen(tmp, "we");
-	if (!f) {
-		logf_(d, 4, "metrics: %s: %s, ignoring", tmp, strerror(errno));
-		return;
+	if (m) {
+		hb_daemon_metrics(d, m);
+		r = fclose(m) == 0 ? hb_write_file_atomic(d->cfg.metrics_textfile, text, len, 0644)
+				   : -ENOMEM;
 	}
-	hb_daemon_metrics(d, f);
-	if (fclose(f) != 0 || rename(tmp, d->cfg.metrics_textfile) < 0) {
-		logf_(d, 4, "metrics: %s: %s, ignoring", d->cfg.metrics_textfile, strerror(errno));
-		unlink(tmp);
-	}
+	free(text);
+	if (r < 0)
+		logf_(d, 4, "metrics: %s: %s, ignoring", d->cfg.metrics_textfile, strerror(-r));
 }
 
 /* ---- one cycle ---- */
@@ -836,29 +854,100 @@ static void on_cycle(evutil_socket_t fd, short what, void *arg)
 		event_base_loopexit(d->base, NULL);
 }
 
+/* keys a reload applies to the running daemon; all others need a restart */
+static const char *const live_keys[] = {
+	"daemon.interval_ms", "daemon.log_level", "daemon.metrics_textfile",
+	"policy.threshold", "policy.top_k", "policy.hysteresis_ms", "policy.rate_mbps",
+	"policy.burst_mb", "policy.watermark_mb", "policy.target_node",
+};
+
+struct reload_diff {
+	char applied[512], restart[512];
+};
+
+static void list_add(char *list, size_t size, const char *item)
+{
+	size_t len = strlen(list);
+
+	snprintf(list + len, size - len, "%s%s", len ? ", " : "", item);
+}
+
+static void on_changed(void *ud, const char *section, const char *key)
+{
+	struct reload_diff *rd = ud;
+	char name[128];
+	bool live = false;
+
+	if (!key) {
+		list_add(rd->restart, sizeof(rd->restart), "[source] sections");
+		return;
+	}
+	snprintf(name, sizeof(name), "%s.%s", section, key);
+	for (size_t i = 0; i < HB_ARRAY_SIZE(live_keys); i++)
+		live |= !strcmp(live_keys[i], name);
+	if (live)
+		list_add(rd->applied, sizeof(rd->applied), name);
+	else
+		list_add(rd->restart, sizeof(rd->restart), name);
+}
+
 int hb_daemon_reload(struct hb_daemon *d, struct hb_err *err)
 {
-	struct hb_config next = d->cfg;
+	struct hb_config *next;
+	struct reload_diff rd = { "", "" };
+	uint64_t old_interval = d->cfg.interval_ms;
+	int r;
 
-	next.nsources = 0;   /* sources are not re-read on reload (yet) */
 	if (!d->config_path)
 		return hb_err_set(err, -ENOENT, "no configuration file");
-	if (hb_config_load(&next, d->config_path, true, err) < 0)
-		return err->code;
-	d->pcfg.threshold = next.threshold;
-	d->pcfg.top_k = next.top_k;
-	d->pcfg.hysteresis_ns = next.hysteresis_ms * 1000000ULL;
-	d->pcfg.rate_mbps = next.rate_mbps;
-	d->pcfg.burst_mb = next.burst_mb;
-	d->pcfg.watermark_bytes = next.watermark_mb << 20;
-	d->pcfg.target_node = (int)next.target_node;
-	snprintf(d->cfg.log_level, sizeof(d->cfg.log_level), "%s", next.log_level);
-	if (next.history_size != d->cfg.history_size)   /* the ring is allocated once */
-		logf_(d, 4, "table.history_size=%llu needs a restart; keeping %llu",
-		      (unsigned long long)next.history_size, (unsigned long long)d->cfg.history_size);
-	hb_config_done(&next);
-	logf_(d, 6, "reloaded policy settings from %s", d->config_path);
-	return 0;
+	next = malloc(sizeof(*next));
+	if (!next)
+		return hb_err_set(err, -ENOMEM, "out of memory");
+	/* from the defaults, so that a key removed from the file is reset */
+	r = hb_config_read(next, d->config_path, true, d->env.sets, d->env.nsets, err);
+	if (r < 0) {
+		free(next);
+		return r;
+	}
+	if (d->env.dry_run_forced)
+		next->dry_run = true;
+	r = check_config(d, next, err);
+	if (r < 0)
+		goto out;
+	hb_config_diff(&d->cfg, next, on_changed, &rd);
+	d->pcfg.threshold = next->threshold;
+	d->pcfg.top_k = next->top_k;
+	d->pcfg.hysteresis_ns = next->hysteresis_ms * 1000000ULL;
+	d->pcfg.rate_mbps = next->rate_mbps;
+	d->pcfg.burst_mb = next->burst_mb;
+	d->pcfg.watermark_bytes = next->watermark_mb << 20;
+	d->pcfg.target_node = (int)next->target_node;
+	d->cfg.threshold = next->threshold;
+	d->cfg.top_k = next->top_k;
+	d->cfg.hysteresis_ms = next->hysteresis_ms;
+	d->cfg.rate_mbps = next->rate_mbps;
+	d->cfg.burst_mb = next->burst_mb;
+	d->cfg.watermark_mb = next->watermark_mb;
+	d->cfg.target_node = next->target_node;
+	d->cfg.interval_ms = next->interval_ms;
+	memcpy(d->cfg.log_level, next->log_level, sizeof(d->cfg.log_level));
+	memcpy(d->cfg.metrics_textfile, next->metrics_textfile, sizeof(d->cfg.metrics_textfile));
+	if (d->timer && d->cfg.interval_ms != old_interval) {
+		struct timeval tv = { .tv_sec = (time_t)(d->cfg.interval_ms / 1000),
+				      .tv_usec = (suseconds_t)(d->cfg.interval_ms % 1000 * 1000) };
+
+		event_del(d->timer);
+		if (event_add(d->timer, &tv) < 0)
+			logf_(d, 3, "reload: cannot re-arm the cycle timer");
+	}
+	logf_(d, 6, "reloaded %s: applied: %s", d->config_path, rd.applied[0] ? rd.applied : "nothing changed");
+	if (rd.restart[0])
+		logf_(d, 4, "reload: changed but needs a restart (running values kept): %s",
+		      rd.restart);
+out:
+	hb_config_done(next);
+	free(next);
+	return r;
 }
 
 static void on_signal(evutil_socket_t sig, short what, void *arg)
@@ -1017,6 +1106,26 @@ static void watch_uevents(struct hb_daemon *d)
 		logf_(d, 4, "uevents: out of memory; topology changes will not be noticed");
 }
 
+/* One line at exit: what this run did, for the journal. */
+static void log_exit_summary(const struct hb_daemon *d)
+{
+	const struct hb_daemon_stats *s = &d->st;
+	const uint64_t *c = s->migrated.by_class;
+	uint64_t dropped = 0, not_moved;
+
+	for (int i = 0; i < _HB_DROP_MAX; i++)
+		dropped += s->in.dropped[i];
+	not_moved = c[HB_MIGRATE_RETRY] + c[HB_MIGRATE_BACKOFF] + c[HB_MIGRATE_DROP] +
+		    c[HB_MIGRATE_WRONG_NODE];
+	logf_(d, 6, "exiting after %.1f s and %llu cycles: %llu records (%llu dropped), "
+	      "%llu pages promoted%s, %llu failures (%llu pages not moved, %llu source errors)",
+	      (double)(now_ns() - d->started_ns) / 1e9, (unsigned long long)s->cycles,
+	      (unsigned long long)s->in.records, (unsigned long long)dropped,
+	      (unsigned long long)c[HB_MIGRATE_MOVED], d->cfg.dry_run ? " (dry run)" : "",
+	      (unsigned long long)(not_moved + s->source_errors), (unsigned long long)not_moved,
+	      (unsigned long long)s->source_errors);
+}
+
 int hb_daemon_run(struct hb_daemon *d, const char *config_path)
 {
 	struct timeval tv = { .tv_sec = (time_t)(d->cfg.interval_ms / 1000),
@@ -1044,6 +1153,7 @@ int hb_daemon_run(struct hb_daemon *d, const char *config_path)
 	notify_ready();
 	event_base_dispatch(d->base);
 	d->looping = false;
+	log_exit_summary(d);
 	return d->rc;
 }
 
@@ -1137,6 +1247,17 @@ static json_object *u64(uint64_t v)
 	return json_object_new_int64(v > INT64_MAX ? INT64_MAX : (int64_t)v);
 }
 
+/* NUMA nodes are numbers everywhere in our JSON (explain, translate, topology) */
+static json_object *nodes_json(uint64_t mask)
+{
+	json_object *a = json_object_new_array();
+
+	for (int n = 0; n < 64; n++)
+		if ((mask >> n) & 1)
+			json_object_array_add(a, json_object_new_int(n));
+	return a;
+}
+
 json_object *hb_daemon_status_json(struct hb_daemon *d)
 {
 	json_object *o = json_object_new_object();
@@ -1150,7 +1271,7 @@ json_object *hb_daemon_status_json(struct hb_daemon *d)
 	json_object_object_add(o, "sources", u64(d->nsrc));
 	json_object_object_add(o, "table_pages", u64(hb_heat_len(d->heat)));
 	json_object_object_add(o, "table_bytes", u64(hb_heat_bytes(d->heat)));
-	json_object_object_add(o, "source_nodes", hb_json_hex(d->source_mask));
+	json_object_object_add(o, "source_nodes", nodes_json(d->source_mask));
 	json_object_object_add(o, "last_cycle_ms", json_object_new_double(d->st.last_cycle_ms));
 	json_object_object_add(o, "history_entries", u64(hb_history_len(d->history)));
 	json_object_object_add(o, "history_bytes", u64(hb_history_bytes(d->history)));

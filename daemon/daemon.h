@@ -63,6 +63,10 @@ struct hb_daemon_env {
 	unsigned int debounce_ms;
 	int (*reload_topology)(void *ud, struct hb_topology **ret_topology,
 			       struct hb_node_map **ret_node_map, struct hb_err *err);
+	/* the command line's overrides, re-applied on each reload (borrowed) */
+	const char *const *sets;
+	size_t nsets;
+	bool dry_run_forced;                 /* --dry-run */
 	/* called after each cycle of hb_daemon_run(); stop after stop_cycles (0 = never) */
 	void (*after_cycle)(void *ud, struct hb_daemon *d);
 	uint64_t stop_cycles;
@@ -77,8 +81,7 @@ int hb_daemon_cycle(struct hb_daemon *d);
 /*
  * The loop: a cycle every interval_ms until SIGTERM/SIGINT (0), an error,
  * or env.stop_cycles. The configuration must outlive the daemon (sources
- * keep pointers to its parameters); SIGHUP re-reads config_path's policy
- * settings and keeps the running ones if the file is bad.
+ * keep pointers to its parameters); SIGHUP reloads (hb_daemon_reload()).
  */
 int hb_daemon_run(struct hb_daemon *d, const char *config_path);
 
@@ -108,6 +111,14 @@ struct event_base *hb_daemon_base(struct hb_daemon *d);
 void hb_daemon_set_control(struct hb_daemon *d, struct hb_control *c);
 void hb_control_free(struct hb_control *c);
 void hb_daemon_pause(struct hb_daemon *d, bool paused);
+/*
+ * Reads the configuration again as at start-up (defaults, config_path and
+ * its drop-ins, then env.sets and --dry-run) and runs the start-up checks.
+ * Keys removed from the file return to their defaults. What can change
+ * live does (policy, interval_ms, log_level, metrics_textfile); every other
+ * changed key, and changed [source] sections, is logged as needing a
+ * restart and keeps its running value. On error nothing changes.
+ */
 int hb_daemon_reload(struct hb_daemon *d, struct hb_err *err);
 struct json_object *hb_daemon_status_json(struct hb_daemon *d);
 struct json_object *hb_daemon_stats_json(struct hb_daemon *d);

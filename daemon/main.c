@@ -2,9 +2,11 @@
 /* hotbridge: the command dispatcher (cxl-cli style). */
 #include <stdio.h>
 #include <string.h>
+#include <syslog.h>
 
 #include "config.h"
 #include "builtin.h"
+#include "log.h"
 
 struct hb_command {
 	const char *name;
@@ -74,8 +76,8 @@ int main(int argc, char **argv)
 		/* hotbridge help CMD: that command's usage, as CMD --help */
 		cmd = find_command(argv[2]);
 		if (!cmd) {
-			fprintf(stderr, "hotbridge help: '%s' is not a command. See 'hotbridge --help'.\n",
-				argv[2]);
+			hb_log_early(LOG_ERR, "hotbridge help",
+				     "'%s' is not a command. See 'hotbridge --help'.", argv[2]);
 			return 2;
 		}
 		return run_command(cmd, 2, help_argv);
@@ -87,6 +89,7 @@ int main(int argc, char **argv)
 	cmd = find_command(argv[1]);
 	if (cmd)
 		return run_command(cmd, argc - 1, argv + 1);
-	fprintf(stderr, "hotbridge: '%s' is not a command. See 'hotbridge --help'.\n", argv[1]);
+	hb_log_early(LOG_ERR, "hotbridge", "'%s' is not a command. See 'hotbridge --help'.",
+		     argv[1]);
 	return 2;
 }

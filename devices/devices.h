@@ -132,5 +132,7 @@ size_t hb_source_emul_truth(void *priv, const uint64_t **ret, uint64_t *ret_unit
 /* Built-in sources, in a fixed table (registry.c). */
 size_t hb_builtin_sources(const struct hb_device_ops *const **ret);
 const struct hb_device_ops *hb_builtin_find(const char *name);
+/* the parameters built-in source `name` takes (NULL-terminated), or NULL */
+const char *const *hb_builtin_params(const char *name);
 
 #endif

@@ -18,22 +18,7 @@
 
 int hb_plugin_path_check(const char *path, bool want_dir, uid_t owner, struct hb_err *err)
 {
-	struct stat st;
-
-	if (lstat(path, &st) < 0)
-		return hb_err_set(err, -errno, "%s: %s", path, strerror(errno));
-	if (S_ISLNK(st.st_mode))
-		return hb_err_set(err, -EPERM, "%s: is a symlink; refusing to follow it", path);
-	if (want_dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))
-		return hb_err_set(err, -EPERM, "%s: not a %s", path,
-				  want_dir ? "directory" : "regular file");
-	if (st.st_uid != owner)
-		return hb_err_set(err, -EPERM, "%s: owned by uid %u, not %u; refusing", path,
-				  (unsigned)st.st_uid, (unsigned)owner);
-	if (st.st_mode & (S_IWGRP | S_IWOTH))
-		return hb_err_set(err, -EPERM, "%s: group- or world-writable (mode %04o); refusing",
-				  path, (unsigned)(st.st_mode & 07777));
-	return 0;
+	return hb_trust_check(path, -1, want_dir ? HB_TRUST_DIR : 0, owner, err);
 }
 
 int hb_plugin_file_name(const char *file, char *ret_name, size_t size)

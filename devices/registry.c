@@ -12,6 +12,8 @@
 extern const struct hb_device_ops hb_source_chmu;
 extern const struct hb_device_ops hb_source_emul_chmu;
 extern const struct hb_device_ops hb_source_replay;
+extern const char *const hb_source_chmu_params[], *const hb_source_emul_chmu_params[],
+	*const hb_source_replay_params[];
 
 static const struct hb_device_ops *const builtins[] = {
 	&hb_source_chmu,
@@ -31,5 +33,22 @@ const struct hb_device_ops *hb_builtin_find(const char *name)
 	for (size_t i = 0; builtins[i]; i++)
 		if (!strcmp(builtins[i]->name, name))
 			return builtins[i];
+	return NULL;
+}
+
+const char *const *hb_builtin_params(const char *name)
+{
+	static const struct {
+		const struct hb_device_ops *ops;
+		const char *const *params;
+	} table[] = {
+		{ &hb_source_chmu, hb_source_chmu_params },
+		{ &hb_source_emul_chmu, hb_source_emul_chmu_params },
+		{ &hb_source_replay, hb_source_replay_params },
+	};
+
+	for (size_t i = 0; i < HB_ARRAY_SIZE(table); i++)
+		if (!strcmp(table[i].ops->name, name))
+			return table[i].params;
 	return NULL;
 }

@@ -116,10 +116,10 @@ int hb_topology_add_memdev(struct hb_topology *t, const struct hb_memdev *m, str
 	if (!name_ok(m->name))
 		return hb_err_set(err, -EINVAL, "memdev without a name");
 	if (hb_topology_find_memdev(t, m->name) >= 0)
-		return hb_err_set(err, -EEXIST, "%s: memdev listed twice", m->name);
+		return hb_err_set(err, -EEXIST, "memdev %s: listed twice", m->name);
 	r = GROW(t, memdevs, nr_memdevs, cap_memdevs);
 	if (r < 0)
-		return hb_err_set(err, r, "%s: too many memdevs", m->name);
+		return hb_err_set(err, r, "memdev %s: too many memdevs", m->name);
 	t->memdevs[t->nr_memdevs++] = *m;
 	return 0;
 }
@@ -149,18 +149,18 @@ int hb_topology_add_root(struct hb_topology *t, const struct hb_root_decoder *d,
 	if (!name_ok(d->name))
 		return hb_err_set(err, -EINVAL, "root decoder without a name");
 	if (find_root(t, d->name) >= 0 || find_ep(t, d->name) >= 0)
-		return hb_err_set(err, -EEXIST, "%s: decoder listed twice", d->name);
+		return hb_err_set(err, -EEXIST, "decoder %s: listed twice", d->name);
 	if (!hb_ways_valid(d->ways))
-		return hb_err_set(err, -EINVAL, "%s: interleave_ways %u is not legal", d->name,
+		return hb_err_set(err, -EINVAL, "root decoder %s: interleave_ways %u is not legal", d->name,
 				  d->ways);
 	if (!hb_granularity_valid(d->gran))
-		return hb_err_set(err, -EINVAL, "%s: interleave_granularity %u is not legal",
+		return hb_err_set(err, -EINVAL, "root decoder %s: interleave_granularity %u is not legal",
 				  d->name, d->gran);
 	if (d->hpa_base + d->hpa_size < d->hpa_base)
-		return hb_err_set(err, -ERANGE, "%s: window overflows 64 bits", d->name);
+		return hb_err_set(err, -ERANGE, "root decoder %s: window overflows 64 bits", d->name);
 	r = GROW(t, roots, nr_roots, cap_roots);
 	if (r < 0)
-		return hb_err_set(err, r, "%s: too many root decoders", d->name);
+		return hb_err_set(err, r, "root decoder %s: too many root decoders", d->name);
 	t->roots[t->nr_roots++] = *d;
 	return 0;
 }
@@ -175,12 +175,12 @@ int hb_topology_add_endpoint(struct hb_topology *t, const struct hb_endpoint_dec
 	if (!name_ok(d->name))
 		return hb_err_set(err, -EINVAL, "endpoint decoder without a name");
 	if (find_ep(t, d->name) >= 0 || find_root(t, d->name) >= 0)
-		return hb_err_set(err, -EEXIST, "%s: decoder listed twice", d->name);
+		return hb_err_set(err, -EEXIST, "decoder %s: listed twice", d->name);
 	if (d->dpa_base + d->dpa_size < d->dpa_base)
-		return hb_err_set(err, -ERANGE, "%s: DPA range overflows 64 bits", d->name);
+		return hb_err_set(err, -ERANGE, "decoder %s: DPA range overflows 64 bits", d->name);
 	r = GROW(t, eps, nr_eps, cap_eps);
 	if (r < 0)
-		return hb_err_set(err, r, "%s: too many endpoint decoders", d->name);
+		return hb_err_set(err, r, "decoder %s: too many endpoint decoders", d->name);
 	t->eps[t->nr_eps] = *d;
 	t->eps[t->nr_eps].memdev = -1;
 	t->eps[t->nr_eps].region = -1;
@@ -197,10 +197,10 @@ int hb_topology_add_region(struct hb_topology *t, const struct hb_region *rg, st
 	if (!name_ok(rg->name))
 		return hb_err_set(err, -EINVAL, "region without a name");
 	if (hb_topology_find_region(t, rg->name) >= 0)
-		return hb_err_set(err, -EEXIST, "%s: region listed twice", rg->name);
+		return hb_err_set(err, -EEXIST, "region %s: listed twice", rg->name);
 	r = GROW(t, regions, nr_regions, cap_regions);
 	if (r < 0)
-		return hb_err_set(err, r, "%s: too many regions", rg->name);
+		return hb_err_set(err, r, "region %s: too many regions", rg->name);
 	t->regions[t->nr_regions] = *rg;
 	t->regions[t->nr_regions].root = -1;
 	t->nr_regions++;
@@ -244,7 +244,7 @@ static int check_roots(struct hb_topology *t, struct hb_err *err)
 			if (overlaps(t->roots[i].hpa_base, t->roots[i].hpa_size,
 				     t->roots[j].hpa_base, t->roots[j].hpa_size))
 				return hb_err_set(err, -EINVAL,
-						  "%s and %s: root decoder windows overlap",
+						  "root decoders %s and %s: windows overlap",
 						  t->roots[i].name, t->roots[j].name);
 	return 0;
 }
@@ -258,7 +258,7 @@ static int resolve_endpoints(struct hb_topology *t, struct hb_err *err)
 			continue;
 		e->memdev = hb_topology_find_memdev(t, e->memdev_name);
 		if (e->memdev < 0)
-			return hb_err_set(err, -EINVAL, "%s: names memdev %s, which is not listed",
+			return hb_err_set(err, -EINVAL, "decoder %s: names memdev %s, which is not listed",
 					  e->name, e->memdev_name);
 	}
 	return 0;
@@ -273,45 +273,45 @@ static int check_region_targets(struct hb_topology *t, struct hb_region *rg, int
 
 		if (!rg->target_names[pos][0])
 			return hb_err_set(err, -EINVAL,
-					  "%s: %u interleave ways but no target at position %u "
+					  "region %s: %u interleave ways but no target at position %u "
 					  "(was the snapshot taken without -T?)",
 					  rg->name, rg->ways, pos);
 		ei = find_ep(t, rg->target_names[pos]);
 		if (ei < 0)
 			return hb_err_set(err, -EINVAL,
-					  "%s: position %u names endpoint decoder %s, which is not listed",
+					  "region %s: position %u names endpoint decoder %s, which is not listed",
 					  rg->name, pos, rg->target_names[pos]);
 		e = &t->eps[ei];
 		if (e->region >= 0)
-			return hb_err_set(err, -EINVAL, "%s: %s is mapped twice (also by %s)",
+			return hb_err_set(err, -EINVAL, "region %s: %s is mapped twice (also by %s)",
 					  rg->name, e->name, t->regions[e->region].name);
 		if (e->region_name[0] && strcmp(e->region_name, rg->name))
-			return hb_err_set(err, -EINVAL, "%s: target %s says it belongs to %s",
+			return hb_err_set(err, -EINVAL, "region %s: target %s says it belongs to %s",
 					  rg->name, e->name, e->region_name);
 		if (rg->target_memdevs[pos][0]) {
 			int md = hb_topology_find_memdev(t, rg->target_memdevs[pos]);
 
 			if (md < 0)
 				return hb_err_set(err, -EINVAL,
-						  "%s: position %u names memdev %s, which is not listed",
+						  "region %s: position %u names memdev %s, which is not listed",
 						  rg->name, pos, rg->target_memdevs[pos]);
 			if (e->memdev >= 0 && e->memdev != md)
 				return hb_err_set(err, -EINVAL,
-						  "%s: position %u says %s is on %s, the decoder says %s",
+						  "region %s: position %u says %s is on %s, the decoder says %s",
 						  rg->name, pos, e->name, rg->target_memdevs[pos],
 						  t->memdevs[e->memdev].name);
 			e->memdev = md;
 		}
 		if (e->memdev < 0)
-			return hb_err_set(err, -EINVAL, "%s: target %s has no memdev", rg->name,
+			return hb_err_set(err, -EINVAL, "region %s: target %s has no memdev", rg->name,
 					  e->name);
 		if ((e->ways && e->ways != rg->ways) || (e->gran && e->gran != rg->gran))
 			return hb_err_set(err, -EINVAL,
-					  "%s: target %s decodes %u ways x %u B, the region %u x %u B",
+					  "region %s: target %s decodes %u ways x %u B, the region %u x %u B",
 					  rg->name, e->name, e->ways, e->gran, rg->ways, rg->gran);
 		if (e->dpa_size * rg->ways != rg->hpa_size)
 			return hb_err_set(err, -EINVAL,
-					  "%s: target %s has dpa_size %#" PRIx64 ", region size %#" PRIx64
+					  "region %s: target %s has dpa_size %#" PRIx64 ", region size %#" PRIx64
 					  " needs %#" PRIx64 " per way",
 					  rg->name, e->name, e->dpa_size, rg->hpa_size,
 					  rg->hpa_size / rg->ways);
@@ -323,7 +323,7 @@ static int check_region_targets(struct hb_topology *t, struct hb_region *rg, int
 	for (unsigned pos = rg->ways; pos < HB_MAX_WAYS; pos++)
 		if (rg->target_names[pos][0])
 			return hb_err_set(err, -EINVAL,
-					  "%s: %u interleave ways but a target at position %u",
+					  "region %s: %u interleave ways but a target at position %u",
 					  rg->name, rg->ways, pos);
 	return 0;
 }
@@ -341,7 +341,7 @@ static int setup_region(struct hb_topology *t, int ri, struct hb_err *err)
 	if (rg->root_name[0]) {
 		rg->root = find_root(t, rg->root_name);
 		if (rg->root < 0 && t->nr_roots)
-			return hb_err_set(err, -EINVAL, "%s: root decoder %s is not listed",
+			return hb_err_set(err, -EINVAL, "region %s: root decoder %s is not listed",
 					  rg->name, rg->root_name);
 	} else if (rg->hpa_size) {
 		for (size_t i = 0; i < t->nr_roots; i++)
@@ -370,7 +370,7 @@ static int setup_region(struct hb_topology *t, int ri, struct hb_err *err)
 	if (root && (rg->hpa_base < root->hpa_base ||
 		     rg->hpa_base + rg->hpa_size > root->hpa_base + root->hpa_size))
 		return hb_err_set(err, -EINVAL,
-				  "%s: HPA %#" PRIx64 "-%#" PRIx64 " lies outside root decoder %s",
+				  "region %s: HPA %#" PRIx64 "-%#" PRIx64 " lies outside root decoder %s",
 				  rg->name, rg->hpa_base, rg->hpa_base + rg->hpa_size - 1, root->name);
 	p.base = rg->hpa_base;
 	p.size = rg->hpa_size;
@@ -387,8 +387,29 @@ static int setup_region(struct hb_topology *t, int ri, struct hb_err *err)
 	hb_err_clear(&sub);
 	r = hb_interleave_init(&rg->il, &p, &sub);
 	if (r < 0)
-		return hb_err_set(err, r, "%s: %s", rg->name, sub.msg);
+		return hb_err_set(err, r, "region %s: %s", rg->name, sub.msg);
 	return check_region_targets(t, rg, ri, err);
+}
+
+/*
+ * Volatile then persistent capacity, each in 256 MiB units (CXL 3.1
+ * 8.2.9.9.1.1); cxl list -u prints them rounded, so round up. 0: unknown.
+ */
+static uint64_t capacity(const struct hb_memdev *m)
+{
+	uint64_t ram = (m->ram_size + SZ_256M - 1) & ~(SZ_256M - 1);
+	uint64_t pmem = (m->pmem_size + SZ_256M - 1) & ~(SZ_256M - 1);
+
+	if (ram < m->ram_size || pmem < m->pmem_size || ram + pmem < ram)
+		return UINT64_MAX;
+	return ram + pmem;
+}
+
+static bool beyond_capacity(const struct hb_memdev *m, const struct hb_endpoint_decoder *e)
+{
+	uint64_t cap = capacity(m);
+
+	return cap && (e->dpa_base >= cap || e->dpa_size > cap - e->dpa_base);
 }
 
 static int build_indexes(struct hb_topology *t, struct hb_err *err)
@@ -409,13 +430,20 @@ static int build_indexes(struct hb_topology *t, struct hb_err *err)
 
 			if (e->memdev != (int)m || !e->dpa_size)
 				continue;
+			if (beyond_capacity(&t->memdevs[m], e))
+				return hb_err_set(err, -EINVAL,
+						  "memdev %s: decoder %s: DPA %#" PRIx64 "-%#" PRIx64
+						  " lies beyond the device's capacity %#" PRIx64,
+						  t->memdevs[m].name, e->name, e->dpa_base,
+						  e->dpa_base + e->dpa_size - 1,
+						  capacity(&t->memdevs[m]));
 			/* insertion by dpa_base; reject overlaps on one device */
 			for (k = t->md_ep_start[m]; k < n; k++) {
 				const struct hb_endpoint_decoder *o = &t->eps[t->md_eps[k]];
 
 				if (overlaps(e->dpa_base, e->dpa_size, o->dpa_base, o->dpa_size))
 					return hb_err_set(err, -EINVAL,
-							  "%s: DPA ranges of %s and %s overlap",
+							  "memdev %s: DPA ranges of %s and %s overlap",
 							  t->memdevs[m].name, o->name, e->name);
 			}
 			for (k = n; k > t->md_ep_start[m] &&
@@ -437,7 +465,7 @@ static int build_indexes(struct hb_topology *t, struct hb_err *err)
 			const struct hb_region *prev = &t->regions[t->by_hpa[t->nr_by_hpa - 1]];
 
 			if (overlaps(prev->hpa_base, prev->hpa_size, rg->hpa_base, rg->hpa_size))
-				return hb_err_set(err, -EINVAL, "%s and %s: region HPA ranges overlap",
+				return hb_err_set(err, -EINVAL, "regions %s and %s: HPA ranges overlap",
 						  prev->name, rg->name);
 		}
 		t->by_hpa[t->nr_by_hpa++] = (int)i;
@@ -481,7 +509,7 @@ int hb_topology_finalize(struct hb_topology *t, struct hb_err *err)
 			continue; /* region not in the snapshot: the decoder maps nothing */
 		if (t->regions[ri].committed)
 			return hb_err_set(err, -EINVAL,
-					  "%s: says it belongs to %s, which does not map it",
+					  "decoder %s: says it belongs to %s, which does not map it",
 					  e->name, e->region_name);
 		e->region = ri; /* in a region being set up: lookups say so */
 	}

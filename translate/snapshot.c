@@ -51,6 +51,23 @@ static bool has(json_object *o, const char *key)
 }
 
 /*
+ * What may follow the unit of a -u size: nothing, or cxl-cli's decimal
+ * repetition " (268.44 MB)" and nothing after it.
+ */
+static bool human_tail_ok(const char *s)
+{
+	char unit[4] = "", close = 0;
+	double v;
+	int n = -1;
+
+	if (!*s)
+		return true;
+	if (sscanf(s, " (%lf %3[kKMGTPEB]%c%n", &v, unit, &close, &n) != 3 || n < 0 || close != ')')
+		return false;
+	return !s[n] && strlen(unit) == 2 && unit[1] == 'B';
+}
+
+/*
  * "256.00 MiB (268.44 MB)" -> bytes. cxl-cli prints two decimals, so the
  * value is exact only after rounding to the 256 MiB granule of HDM
  * decoders, and only while 0.01 of the unit is below half a granule.
@@ -64,7 +81,7 @@ static int parse_human(const char *s, bool granular, uint64_t *ret)
 	double v;
 	int n;
 
-	if (sscanf(s, "%lf %7s%n", &v, unit, &n) != 2 || !(v >= 0))
+	if (sscanf(s, "%lf %7s%n", &v, unit, &n) != 2 || !(v >= 0) || !human_tail_ok(s + n))
 		return -EINVAL;
 	for (size_t i = 0; i < HB_ARRAY_SIZE(units); i++) {
 		double bytes, step;
@@ -149,9 +166,30 @@ static bool starts_with(const char *s, const char *p)
 	return s && !strncmp(s, p, strlen(p));
 }
 
+/*
+ * cxl list prints each memdev once (nested under its endpoint, or in a
+ * "memdevs" list, never both): a second one is two snapshots pasted
+ * together or an edit gone wrong, and which to believe is unknowable.
+ */
+static int memdev_twice(struct walker *w, const struct hb_memdev *m, const char *label)
+{
+	const struct hb_memdev *o = hb_topology_memdev(w->t,
+						       (size_t)hb_topology_find_memdev(w->t, m->name));
+
+	if (o->serial != m->serial)
+		return hb_err_set(w->err, -EEXIST, "%s: listed twice, with serial %#" PRIx64
+				  " and %#" PRIx64, label, o->serial, m->serial);
+	if (o->ram_size != m->ram_size || o->pmem_size != m->pmem_size)
+		return hb_err_set(w->err, -EEXIST, "%s: listed twice, with capacities %#" PRIx64
+				  " and %#" PRIx64, label, o->ram_size + o->pmem_size,
+				  m->ram_size + m->pmem_size);
+	return hb_err_set(w->err, -EEXIST, "%s: listed twice", label);
+}
+
 static int load_memdev(struct walker *w, json_object *o, const char *name)
 {
 	struct hb_memdev m = { .serial = UINT64_MAX, .numa_node = -1 };
+	char label[HB_NAME_MAX + 16];
 	uint64_t v;
 	const char *host;
 	int r;
@@ -159,11 +197,12 @@ static int load_memdev(struct walker *w, json_object *o, const char *name)
 	r = copy_name(w, m.name, name, "memdev");
 	if (r < 0)
 		return r;
-	if ((r = get_u64(w, o, name, "ram_size", false, &m.ram_size)) < 0 ||
-	    (r = get_u64(w, o, name, "pmem_size", false, &m.pmem_size)) < 0 ||
-	    (r = get_u64(w, o, name, "serial", false, &m.serial)) < 0)
+	snprintf(label, sizeof(label), "memdev %s", name);
+	if ((r = get_u64(w, o, label, "ram_size", false, &m.ram_size)) < 0 ||
+	    (r = get_u64(w, o, label, "pmem_size", false, &m.pmem_size)) < 0 ||
+	    (r = get_u64(w, o, label, "serial", false, &m.serial)) < 0)
 		return r;
-	r = get_u64(w, o, name, "numa_node", false, &v);
+	r = get_u64(w, o, label, "numa_node", false, &v);
 	if (r < 0)
 		return r;
 	if (r > 0)
@@ -171,10 +210,8 @@ static int load_memdev(struct walker *w, json_object *o, const char *name)
 	host = get_str(o, "host");
 	if (host)
 		snprintf(m.host, sizeof(m.host), "%s", host);
-	/* the same memdev may be printed twice (under its endpoint and in a
-	 * "memdevs" list): keep the first */
 	if (hb_topology_find_memdev(w->t, m.name) >= 0)
-		return 0;
+		return memdev_twice(w, &m, label);
 	return hb_topology_add_memdev(w->t, &m, w->err);
 }
 
@@ -203,30 +240,35 @@ static bool is_root_decoder(json_object *o, const struct walk_ctx *c)
 static int load_xor_maps(struct walker *w, json_object *o, struct hb_root_decoder *d)
 {
 	json_object *maps;
+	char label[HB_NAME_MAX + 16];
 	size_t n;
 
+	snprintf(label, sizeof(label), "root decoder %s", d->name);
 	if (!json_object_object_get_ex(o, "xor_maps", &maps))
 		return 0;
 	if (!json_object_is_type(maps, json_type_array))
-		return hb_err_set(w->err, -EINVAL, "%s: xor_maps is not an array", d->name);
+		return hb_err_set(w->err, -EINVAL, "root decoder %s: xor_maps is not an array", d->name);
 	n = json_object_array_length(maps);
 	if (n > HB_MAX_XORMAPS)
-		return hb_err_set(w->err, -EINVAL, "%s: %zu xor_maps, at most %d", d->name, n,
+		return hb_err_set(w->err, -EINVAL, "root decoder %s: %zu xor_maps, at most %d", d->name, n,
 				  HB_MAX_XORMAPS);
 	for (size_t i = 0; i < n; i++) {
 		json_object *wrap = json_object_new_object();
+		char key[32];
 		uint64_t v = 0;
 		int r;
 
 		if (!wrap)
 			return -ENOMEM;
-		json_object_object_add(wrap, "m", json_object_get(json_object_array_get_idx(maps, i)));
-		r = get_u64(w, wrap, d->name, "m", false, &v);
+		/* get_u64() names the key in its errors: name it as the user sees it */
+		snprintf(key, sizeof(key), "xor_maps[%zu]", i);
+		json_object_object_add(wrap, key, json_object_get(json_object_array_get_idx(maps, i)));
+		r = get_u64(w, wrap, label, key, false, &v);
 		json_object_put(wrap);
 		if (r < 0)
 			return r;
 		if (!v)
-			return hb_err_set(w->err, -EINVAL, "%s: xor_maps[%zu] is zero", d->name, i);
+			return hb_err_set(w->err, -EINVAL, "root decoder %s: xor_maps[%zu] is zero", d->name, i);
 		d->xormaps[i] = v;
 	}
 	d->nr_xormaps = (unsigned)n;
@@ -236,31 +278,33 @@ static int load_xor_maps(struct walker *w, json_object *o, struct hb_root_decode
 static int load_root(struct walker *w, json_object *o, const char *name)
 {
 	struct hb_root_decoder d = {0};
+	char label[HB_NAME_MAX + 16];
 	const char *arith;
 	int r;
 
 	r = copy_name(w, d.name, name, "decoder");
 	if (r < 0)
 		return r;
-	if ((r = get_u64(w, o, name, "resource", false, &d.hpa_base)) < 0 ||
-	    (r = get_u64(w, o, name, "size", true, &d.hpa_size)) < 0 ||
-	    (r = get_uint(w, o, name, "interleave_ways", &d.ways)) < 0)
+	snprintf(label, sizeof(label), "root decoder %s", name);
+	if ((r = get_u64(w, o, label, "resource", false, &d.hpa_base)) < 0 ||
+	    (r = get_u64(w, o, label, "size", true, &d.hpa_size)) < 0 ||
+	    (r = get_uint(w, o, label, "interleave_ways", &d.ways)) < 0)
 		return r;
 	if (r == 0)
-		return hb_err_set(w->err, -EINVAL, "%s: root decoder has no interleave_ways", name);
+		return hb_err_set(w->err, -EINVAL, "%s: no interleave_ways", label);
 	d.gran = 256; /* cxl list omits the granularity of x1 decoders */
-	if ((r = get_uint(w, o, name, "interleave_granularity", &d.gran)) < 0)
+	if ((r = get_uint(w, o, label, "interleave_granularity", &d.gran)) < 0)
 		return r;
 	if (r == 0 && d.ways != 1)
-		return hb_err_set(w->err, -EINVAL, "%s: %u-way root decoder has no interleave_granularity",
-				  name, d.ways);
+		return hb_err_set(w->err, -EINVAL, "%s: %u ways but no interleave_granularity",
+				  label, d.ways);
 	arith = get_str(o, "interleave_arithmetic");
 	if (arith) {
 		int a = hb_arith_from_string(arith);
 
 		if (a < 0)
 			return hb_err_set(w->err, -EINVAL,
-					  "%s: interleave_arithmetic \"%s\" is not modulo or xor", name, arith);
+					  "%s: interleave_arithmetic \"%s\" is not modulo or xor", label, arith);
 		d.arith = (enum hb_arith)a;
 	}
 	r = load_xor_maps(w, o, &d);
@@ -269,20 +313,43 @@ static int load_root(struct walker *w, json_object *o, const char *name)
 	return hb_topology_add_root(w->t, &d, w->err);
 }
 
+/* HDM decoders place device memory in 256 MiB units (CXL 3.1 8.2.4.20) */
+static int check_dpa_aligned(struct walker *w, json_object *o, const char *label,
+			     const char *key, uint64_t v)
+{
+	if (!(v & (SZ_256M - 1)))
+		return 0;
+	if (json_object_object_get_ex(o, key, NULL))
+		return hb_err_set(w->err, -EINVAL, "%s: %s %#" PRIx64 " not aligned to 256 MiB",
+				  label, key, v);
+	return 0;
+}
+
 static int load_endpoint(struct walker *w, json_object *o, const char *name,
 			 const struct walk_ctx *c)
 {
 	struct hb_endpoint_decoder d = {0};
-	const char *s;
+	char label[2 * HB_NAME_MAX + 24];
+	const char *s, *memdev;
 	int r;
 
 	r = copy_name(w, d.name, name, "decoder");
 	if (r < 0)
 		return r;
-	if ((r = get_u64(w, o, name, "dpa_resource", false, &d.dpa_base)) < 0 ||
-	    (r = get_u64(w, o, name, "dpa_size", true, &d.dpa_size)) < 0 ||
-	    (r = get_uint(w, o, name, "interleave_ways", &d.ways)) < 0 ||
-	    (r = get_uint(w, o, name, "interleave_granularity", &d.gran)) < 0)
+	memdev = get_str(o, "memdev");
+	if (!memdev)
+		memdev = c->memdev;
+	if (memdev)
+		snprintf(label, sizeof(label), "memdev %.*s: decoder %s", HB_NAME_MAX, memdev, name);
+	else
+		snprintf(label, sizeof(label), "decoder %s", name);
+	if ((r = get_u64(w, o, label, "dpa_resource", false, &d.dpa_base)) < 0 ||
+	    (r = get_u64(w, o, label, "dpa_size", true, &d.dpa_size)) < 0 ||
+	    (r = get_uint(w, o, label, "interleave_ways", &d.ways)) < 0 ||
+	    (r = get_uint(w, o, label, "interleave_granularity", &d.gran)) < 0)
+		return r;
+	if ((r = check_dpa_aligned(w, o, label, "dpa_resource", d.dpa_base)) < 0 ||
+	    (r = check_dpa_aligned(w, o, label, "dpa_size", d.dpa_size)) < 0)
 		return r;
 	if (d.ways == 1 && !d.gran)
 		d.gran = 0; /* not printed for x1: do not compare */
@@ -292,16 +359,13 @@ static int load_endpoint(struct walker *w, json_object *o, const char *name,
 
 		if (m < 0)
 			return hb_err_set(w->err, -EINVAL, "%s: mode \"%s\" is not ram, pmem, mixed or none",
-					  name, s);
+					  label, s);
 		d.mode = (enum hb_mode)m;
 	}
 	s = get_str(o, "region");
 	if (s && (r = copy_name(w, d.region_name, s, "region")) < 0)
 		return r;
-	s = get_str(o, "memdev");
-	if (!s)
-		s = c->memdev;
-	if (s && (r = copy_name(w, d.memdev_name, s, "memdev")) < 0)
+	if (memdev && (r = copy_name(w, d.memdev_name, memdev, "memdev")) < 0)
 		return r;
 	return hb_topology_add_endpoint(w->t, &d, w->err);
 }
@@ -309,12 +373,14 @@ static int load_endpoint(struct walker *w, json_object *o, const char *name,
 static int load_mappings(struct walker *w, json_object *o, struct hb_region *rg)
 {
 	json_object *maps;
+	char label[HB_NAME_MAX + 16];
 	size_t n;
 
+	snprintf(label, sizeof(label), "region %s", rg->name);
 	if (!json_object_object_get_ex(o, "mappings", &maps))
 		return 0;
 	if (!json_object_is_type(maps, json_type_array))
-		return hb_err_set(w->err, -EINVAL, "%s: mappings is not an array", rg->name);
+		return hb_err_set(w->err, -EINVAL, "region %s: mappings is not an array", rg->name);
 	n = json_object_array_length(maps);
 	for (size_t i = 0; i < n; i++) {
 		json_object *m = json_object_array_get_idx(maps, i);
@@ -323,21 +389,21 @@ static int load_mappings(struct walker *w, json_object *o, struct hb_region *rg)
 		int r;
 
 		if (!json_object_is_type(m, json_type_object))
-			return hb_err_set(w->err, -EINVAL, "%s: mappings[%zu] is not an object",
+			return hb_err_set(w->err, -EINVAL, "region %s: mappings[%zu] is not an object",
 					  rg->name, i);
-		r = get_uint(w, m, rg->name, "position", &pos);
+		r = get_uint(w, m, label, "position", &pos);
 		if (r < 0)
 			return r;
 		dec = get_str(m, "decoder");
 		if (r == 0 || !dec)
 			return hb_err_set(w->err, -EINVAL,
-					  "%s: mappings[%zu] lacks position or decoder", rg->name, i);
+					  "region %s: mappings[%zu] lacks position or decoder", rg->name, i);
 		if (pos >= HB_MAX_WAYS || pos >= rg->ways)
 			return hb_err_set(w->err, -EINVAL,
-					  "%s: mapping position %u but %u interleave ways",
+					  "region %s: mapping position %u but %u interleave ways",
 					  rg->name, pos, rg->ways);
 		if (rg->target_names[pos][0])
-			return hb_err_set(w->err, -EINVAL, "%s: position %u is mapped twice",
+			return hb_err_set(w->err, -EINVAL, "region %s: position %u is mapped twice",
 					  rg->name, pos);
 		r = copy_name(w, rg->target_names[pos], dec, "decoder");
 		if (r < 0)
@@ -353,28 +419,30 @@ static int load_region(struct walker *w, json_object *o, const char *name,
 		       const struct walk_ctx *c)
 {
 	struct hb_region rg = {0};
+	char label[HB_NAME_MAX + 16];
 	const char *s;
 	int r;
 
 	r = copy_name(w, rg.name, name, "region");
 	if (r < 0)
 		return r;
-	if ((r = get_u64(w, o, name, "resource", false, &rg.hpa_base)) < 0 ||
-	    (r = get_u64(w, o, name, "size", true, &rg.hpa_size)) < 0 ||
-	    (r = get_uint(w, o, name, "interleave_ways", &rg.ways)) < 0)
+	snprintf(label, sizeof(label), "region %s", name);
+	if ((r = get_u64(w, o, label, "resource", false, &rg.hpa_base)) < 0 ||
+	    (r = get_u64(w, o, label, "size", true, &rg.hpa_size)) < 0 ||
+	    (r = get_uint(w, o, label, "interleave_ways", &rg.ways)) < 0)
 		return r;
 	if (r == 0)
-		return hb_err_set(w->err, -EINVAL, "%s: region has no interleave_ways", name);
-	if ((r = get_uint(w, o, name, "interleave_granularity", &rg.gran)) < 0)
+		return hb_err_set(w->err, -EINVAL, "%s: no interleave_ways", label);
+	if ((r = get_uint(w, o, label, "interleave_granularity", &rg.gran)) < 0)
 		return r;
 	s = get_str(o, "decode_state");
 	rg.committed = !s || !strcmp(s, "commit");
 	if (s && strcmp(s, "commit") && strcmp(s, "reset"))
 		return hb_err_set(w->err, -EINVAL, "%s: decode_state \"%s\" is not commit or reset",
-				  name, s);
+				  label, s);
 	if (rg.committed && (!rg.hpa_size || r == 0))
 		return hb_err_set(w->err, -EINVAL,
-				  "%s: committed region lacks size or interleave_granularity", name);
+				  "%s: committed, but no size or interleave_granularity", label);
 	s = get_str(o, "type");
 	if (!s)
 		s = get_str(o, "mode");
@@ -476,6 +544,27 @@ static int walk(struct walker *w, json_object *v, struct walk_ctx c)
 	return 0;
 }
 
+/* whitespace or NUL only */
+static bool all_blank(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (s[i] != ' ' && s[i] != '\n' && s[i] != '\t' && s[i] != '\r' && s[i])
+			return false;
+	return true;
+}
+
+static const char *json_kind(json_object *o)
+{
+	switch (json_object_get_type(o)) {
+	case json_type_null: return "null";
+	case json_type_boolean: return "a boolean";
+	case json_type_int:
+	case json_type_double: return "a number";
+	case json_type_string: return "a string";
+	default: return "something else";
+	}
+}
+
 HB_DEFINE_CLEANUP(json_object *, json_object_put)
 HB_DEFINE_CLEANUP(struct json_tokener *, json_tokener_free)
 
@@ -496,17 +585,26 @@ int hb_topology_load_json(const char *buf, size_t len, const struct hb_cedt *ced
 		return hb_err_set(err, -ENOMEM, "out of memory");
 	doc = json_tokener_parse_ex(tok, buf, (int)len);
 	jerr = json_tokener_get_error(tok);
-	if (jerr == json_tokener_continue || (!doc && jerr == json_tokener_success))
-		return hb_err_set(err, -EINVAL, "JSON document is truncated (%zu bytes)", len);
-	if (jerr != json_tokener_success)
+	if (jerr == json_tokener_continue) {
+		/* all consumed: a top-level scalar (null, 42) ends only at a
+		 * terminator, so give it one; anything else is cut short */
+		doc = json_tokener_parse_ex(tok, "", 1);
+		jerr = json_tokener_get_error(tok);
+		if (jerr != json_tokener_success)
+			return hb_err_set(err, -EINVAL, all_blank(buf, len) ?
+					  "JSON document is empty (%zu bytes)" :
+					  "JSON document is truncated (%zu bytes)", len);
+	} else if (jerr != json_tokener_success) {
 		return hb_err_set(err, -EINVAL, "JSON syntax error at byte %zu: %s",
 				  json_tokener_get_parse_end(tok), json_tokener_error_desc(jerr));
-	for (size_t i = json_tokener_get_parse_end(tok); i < len; i++)
-		if (buf[i] != ' ' && buf[i] != '\n' && buf[i] != '\t' && buf[i] != '\r' && buf[i])
-			return hb_err_set(err, -EINVAL, "trailing data after the JSON document at byte %zu",
-					  i);
+	} else if (!all_blank(buf + json_tokener_get_parse_end(tok),
+			      len - json_tokener_get_parse_end(tok))) {
+		return hb_err_set(err, -EINVAL, "trailing data after the JSON document at byte %zu",
+				  json_tokener_get_parse_end(tok));
+	}
 	if (!json_object_is_type(doc, json_type_object) && !json_object_is_type(doc, json_type_array))
-		return hb_err_set(err, -EINVAL, "JSON document is neither an object nor an array");
+		return hb_err_set(err, -EINVAL, "expected a JSON array or object (cxl list output), "
+				  "got %s", json_kind(doc));
 
 	r = hb_topology_new(&t);
 	if (r < 0)
@@ -543,6 +641,6 @@ int hb_topology_load_json_file(const char *path, const struct hb_cedt *cedt,
 	hb_err_clear(&sub);
 	r = hb_topology_load_json(buf, len, cedt, ret, &sub);
 	if (r < 0)
-		return hb_err_set(err, r, "%s: %s", path, sub.msg);
+		return hb_err_set(err, r, "snapshot %s: %s", path, sub.msg);
 	return 0;
 }

@@ -5,6 +5,8 @@
  *    was wrong; libraries fill it, the program prints it once.
  *  - checked number parsing (no strtol/atoi elsewhere).
  *  - file reading with a root prefix, for sysfs fixtures.
+ *  - files the daemon creates (create.c, lock.c, socket.c): never through a
+ *    planted symbolic link, never over something that is not ours.
  */
 #ifndef HB_UTIL_H
 #define HB_UTIL_H
@@ -12,6 +14,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
 
 #include "macro.h"
 
@@ -57,6 +61,71 @@ int hb_read_text(const char *root, const char *path, char *buf, size_t size);
 int hb_read_u64(const char *root, const char *path, int base, uint64_t *ret);
 /* Read a whole file into a malloc'ed buffer (NUL-terminated), at most max bytes. */
 int hb_read_file(const char *path, size_t max, char **ret_buf, size_t *ret_len);
+
+/* mkdir the directory path is in (one level), mode; 0 when it exists. */
+int hb_mkdir_parent(const char *path, mode_t mode);
+/*
+ * Replace path with data, atomically: a fresh temporary ".BASE.XXXXXXXX" in
+ * the same directory (O_CREAT|O_EXCL|O_NOFOLLOW), written, fsync'ed, given
+ * mode, renamed over path (which replaces a symbolic link at path rather
+ * than following it), then the directory fsync'ed. Readers see the old file
+ * or the new one, never a part. 0 or -errno; on error no temporary is left.
+ */
+int hb_write_file_atomic(const char *path, const void *data, size_t len, mode_t mode);
+
+/*
+ * Take the PID lock file path (created 0644, its directory 0700): opened
+ * O_NOFOLLOW, refused unless a regular file owned by us, flock'ed
+ * exclusively without waiting, our PID written in it. *ret_fd holds the
+ * lock until hb_pid_lock_release(). -EWOULDBLOCK when another process holds
+ * it: *ret_holder (may be NULL) is then its PID, 0 if it wrote none yet.
+ */
+int hb_pid_lock_take(const char *path, int *ret_fd, pid_t *ret_holder, struct hb_err *err);
+/* Drops the lock (the file stays); returns -1 for "fd = hb_pid_lock_release(fd)". */
+int hb_pid_lock_release(int fd);
+
+/*
+ * A listening UNIX stream socket and the node it bound, to remove only that
+ * (device, inode and change time: an inode number alone may be reused).
+ */
+struct hb_unix_listener {
+	int fd;              /* -1 when closed */
+	char path[108];
+	dev_t dev;
+	ino_t ino;
+	struct timespec ctime;
+};
+/*
+ * Listen on path (non-blocking, close-on-exec) with the node's mode set at
+ * bind time. Something at path that is not a socket (a file, a symbolic
+ * link) is refused with -EEXIST; a socket another process listens on with
+ * -EADDRINUSE; a dead listener's socket is replaced.
+ */
+int hb_unix_listen(const char *path, mode_t mode, int backlog, struct hb_unix_listener *ret,
+		   struct hb_err *err);
+/* Closes it and unlinks path only if it still is the socket we bound. */
+void hb_unix_listener_close(struct hb_unix_listener *l);
+/* Unlink path only if it is a socket: -ENOTSOCK for anything else. */
+int hb_unix_unlink(const char *path);
+/*
+ * Trusted paths (trust.c): what plugins and configuration files must be
+ * before the daemon reads them. A trusted path is not a symlink, is a
+ * regular file (a directory with HB_TRUST_DIR), is owned by `owner` (or by
+ * root too with HB_TRUST_ROOT) and is not group- or world-writable; a
+ * directory with HB_TRUST_STICKY may be world-writable when it is sticky
+ * and root-owned (/tmp: others' files there fail the owner check). -EPERM
+ * (or -errno) with err naming the path and why.
+ */
+#define HB_TRUST_DIR 1u
+#define HB_TRUST_ROOT 2u
+#define HB_TRUST_STICKY 4u
+struct stat;
+int hb_trust_stat(const char *path, const struct stat *st, unsigned flags, uid_t owner,
+		  struct hb_err *err);
+/* fstat(fd) when fd >= 0 (a file opened with O_NOFOLLOW), else lstat(path) */
+int hb_trust_check(const char *path, int fd, unsigned flags, uid_t owner, struct hb_err *err);
+/* the directory path lies in (followed through symlinks), as a HB_TRUST_DIR */
+int hb_trust_parent(const char *path, unsigned flags, uid_t owner, struct hb_err *err);
 
 static inline bool hb_is_pow2(uint64_t v)
 {

@@ -37,11 +37,14 @@ static void emul_close(void *priv)
 	free(s);
 }
 
+/* the parameters it takes (hb_builtin_params(), check-config) */
+const char *const hb_source_emul_chmu_params[] = { "capacity", "workload", "accesses", "unit",
+	"threshold", "ds", "move_every", "seed", NULL };
+
 static int emul_open(const struct hb_host_ops *ops, struct hb_host *h,
 		     const struct hb_dev_info *info, void **ret_priv)
 {
-	static const char *const allowed[] = { "capacity", "workload", "accesses", "unit",
-					       "threshold", "ds", "move_every", "seed", NULL };
+	const char *const *allowed = hb_source_emul_chmu_params;
 	struct hb_chmu_emul_params ep;
 	struct hb_workload_params wp = { .granule = 4096, .move_every = 10 };
 	struct hb_chmu_range range;

@@ -78,12 +78,15 @@ static void hw_close(void *priv)
 	free(s);
 }
 
+/* the parameters it takes (hb_builtin_params(), check-config) */
+const char *const hb_source_chmu_params[] = { "pci", "dpa_ranges", "unit", "epoch_ms",
+	"threshold", "ds", "mode", "instance", "pci_dump",
+	"sysfs_root", NULL };
+
 static int hw_open(const struct hb_host_ops *ops, struct hb_host *h,
 		   const struct hb_dev_info *info, void **ret_priv)
 {
-	static const char *const allowed[] = { "pci", "dpa_ranges", "unit", "epoch_ms",
-					       "threshold", "ds", "mode", "instance", "pci_dump",
-					       "sysfs_root", NULL };
+	const char *const *allowed = hb_source_chmu_params;
 	const char *bdf = hb_dev_param(info, "pci"), *mode = hb_dev_param(info, "mode");
 	const char *sysroot = hb_dev_param(info, "sysfs_root");
 	struct hb_chmu_range ranges[MAX_RANGES];

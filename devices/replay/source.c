@@ -41,6 +41,7 @@ struct replay {
 	struct hb_host *host;
 	char name[128], path[108];
 	int fd;                       /* file, FIFO or listening socket */
+	struct hb_unix_listener sock; /* socket=: what to remove at close */
 	bool is_file, is_socket;
 	struct hb_replay_parser *parser;
 	struct client clients[MAX_CLIENTS];
@@ -131,31 +132,22 @@ static void on_fifo(void *priv, int fd, uint32_t revents)
 
 static int open_socket(struct replay *s, const char *path, struct hb_err *err)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct stat st;
+	struct hb_err e = { 0 };
+	int r = hb_unix_listen(path, 0600, 16, &s->sock, &e);
 
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return hb_err_set(err, -ENAMETOOLONG, "%s: socket=%s too long", s->name, path);
-	strcpy(sa.sun_path, path);
-	if (lstat(path, &st) == 0) {
-		if (!S_ISSOCK(st.st_mode))
-			return hb_err_set(err, -EEXIST, "%s: %s exists and is not a socket", s->name,
-					  path);
-		unlink(path);
-	}
-	s->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (s->fd < 0)
-		return hb_err_set(err, -errno, "%s: socket: %s", s->name, strerror(errno));
-	if (bind(s->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || chmod(path, 0600) < 0 ||
-	    listen(s->fd, 16) < 0)
-		return hb_err_set(err, -errno, "%s: %s: %s", s->name, path, strerror(errno));
+	if (r < 0)
+		return hb_err_set(err, r, "%s: socket=%s", s->name, e.msg);
+	s->fd = s->sock.fd;
 	return s->ops->watch_fd(s->host, s->fd, HB_FD_READ, on_listen, s);
 }
+
+/* the parameters it takes (hb_builtin_params(), check-config) */
+const char *const hb_source_replay_params[] = { "path", "socket", NULL };
 
 static int replay_open(const struct hb_host_ops *ops, struct hb_host *h,
 		       const struct hb_dev_info *info, void **ret_priv)
 {
-	static const char *const allowed[] = { "path", "socket", NULL };
+	const char *const *allowed = hb_source_replay_params;
 	const char *path = hb_dev_param(info, "path"), *sock = hb_dev_param(info, "socket");
 	struct hb_err err = { 0 };
 	struct replay *s;
@@ -173,6 +165,7 @@ static int replay_open(const struct hb_host_ops *ops, struct hb_host *h,
 	s->ops = ops;
 	s->host = h;
 	s->fd = -1;
+	s->sock.fd = -1;
 	for (int i = 0; i < MAX_CLIENTS; i++)
 		s->clients[i].fd = -1;
 	snprintf(s->name, sizeof(s->name), "%s", info->name ? info->name : "replay");
@@ -218,7 +211,9 @@ static int replay_open(const struct hb_host_ops *ops, struct hb_host *h,
 	return 0;
 fail:
 	ops->log(h, HB_LOG_ERR, "%s", err.msg[0] ? err.msg : strerror(-r));
-	if (s->fd >= 0)
+	if (s->is_socket)
+		hb_unix_listener_close(&s->sock);
+	else if (s->fd >= 0)
 		close(s->fd);
 	hb_replay_parser_free(s->parser);
 	free(s);
@@ -250,13 +245,12 @@ static void replay_close(void *priv)
 	}
 	if (s->parser)
 		hb_replay_parser_finish(s->parser);
-	if (s->fd >= 0) {
-		if (!s->is_file)
-			s->ops->unwatch_fd(s->host, s->fd);
-		close(s->fd);
-	}
+	if (s->fd >= 0 && !s->is_file)
+		s->ops->unwatch_fd(s->host, s->fd);
 	if (s->is_socket)
-		unlink(s->path);
+		hb_unix_listener_close(&s->sock);  /* only the socket it made */
+	else if (s->fd >= 0)
+		close(s->fd);
 	hb_replay_parser_free(s->parser);
 	free(s);
 }

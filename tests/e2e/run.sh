@@ -6,28 +6,29 @@
 # pages on the new CPU-less node; then the oracle (oracle.py) checks
 # hotbridge's DPA <-> HPA against the devices' backing files.
 #   run.sh tag WAYS PAGES HOTBRIDGE BINDIR
-#   run.sh promote WAYS PAGES HOTBRIDGE BINDIR BACKEND [KERNEL]   (mpp | stock)
+#   run.sh promote WAYS PAGES HOTBRIDGE BINDIR BACKEND [KERNEL [BASE]]
+#   (KERNEL mpp | stock, BASE a kernel/build base: 6.1 | 6.12)
 # promote: the guest keeps the tagged pages mapped; the host finds them in
 # the live backing files, feeds every 8th page's DPA to the guest's
 # `hotbridge run --once` (replay source) as device telemetry, and checks
 # where every page ended up (promote.py).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-mode=$1 ways=$2 pages=$3 hb=$4 bindir=$5 backend=${6:-phys} kernel=${7:-mpp}
+mode=$1 ways=$2 pages=$3 hb=$4 bindir=$5 backend=${6:-phys} kernel=${7:-mpp} base=${8:-}
 skip() { echo "1..0 # SKIP $*"; exit 0; }
 # a failure before the checks: one numbered TAP line and the plan
 fail() { echo "not ok 1 - $*"; echo "1..1"; exit 1; }
 for t in cxl ndctl daxctl qemu-system-x86_64; do
 	command -v "$t" >/dev/null || skip "$t not installed (apt-get install ndctl daxctl qemu-system-x86)"
 done
-eval "$("$here/../../kernel/build" --print)"
+eval "$("$here/../../kernel/build" ${base:+--base "$base"} --print)"
 image=$mpp
 [ "$kernel" = stock ] && image=$stock
-[ -f "$image" ] || skip "no $kernel kernel at $image (run: kernel/build --stock)"
+[ -f "$image" ] || skip "no $kernel $base kernel at $image (run: kernel/build --base $base --stock)"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 start=$(date +%s)
-guest=("$here/../vm/run.sh" --tap --cxl "$ways" --kernel "$kernel" --node-mem 1024
+guest=("$here/../vm/run.sh" --tap --cxl "$ways" --base "$base" --kernel "$kernel" --node-mem 1024
 	--host-bin cxl --host-bin ndctl --host-bin daxctl --host-bin "$hb"
 	--extra "$here/hb-vm-e2e.sh" --bindir "$bindir")
 set +e
@@ -98,4 +99,4 @@ elif [ "$mode" = promote ]; then
 else
 	python3 "$here/oracle.py" "$out" "$hb"
 fi
-echo "# scenario $mode $ways-way $backend on $kernel: $(( $(date +%s) - start )) s wall"
+echo "# scenario $mode $ways-way $backend on $kernel $base: $(( $(date +%s) - start )) s wall"

@@ -1,6 +1,7 @@
 #!/bin/bash
-# contrib/: the example configuration parses; the systemd unit is
-# hardened (systemd-analyze security --offline: exposure at most 3.0).
+# contrib/: the example configuration parses; the systemd unit lets the
+# daemon write the example metrics_textfile and is hardened
+# (systemd-analyze security --offline: exposure at most 3.0).
 #   contrib.sh HOTBRIDGE SOURCE_DIR
 set -euo pipefail
 src=$2
@@ -10,6 +11,18 @@ cp "$src/contrib/hotbridge.conf" "$tmp/hotbridge.conf"
 chmod 0644 "$tmp/hotbridge.conf"
 "${hb[@]}" check-config --no-dropins --config "$tmp/hotbridge.conf" >/dev/null &&
 	ok "contrib/hotbridge.conf passes check-config" || bad "contrib/hotbridge.conf"
+# the example metrics_textfile must be writable under the unit: its
+# directory (where the temporary is made and renamed) below a ReadWritePaths=
+textfile=$(sed -n 's/^#* *metrics_textfile *= *//p' "$src/contrib/hotbridge.conf")
+rw=$(sed -n 's/^ReadWritePaths=//p' "$src/contrib/hotbridge.service")
+[ -n "$textfile" ] || bad "contrib/hotbridge.conf has no example metrics_textfile"
+covered=
+for p in $rw; do
+	p=${p#-}
+	case "$(dirname "$textfile")/" in "${p%/}/"*) covered=$p ;; esac
+done
+[ -n "$covered" ] && ok "the example metrics_textfile $textfile is writable under the unit (ReadWritePaths=$covered)" ||
+	bad "the example metrics_textfile $textfile is read-only under the unit (ReadWritePaths=$rw)"
 if ! command -v systemd-analyze >/dev/null; then
 	skip "systemd-analyze not installed"
 else

@@ -2,9 +2,17 @@
 # tests/vm/run.sh: boot a guest kernel with hotbridge's test binaries and
 # run one of them; the guest's exit status becomes ours.
 #
-#   run.sh [--tap] [--kernel mpp|stock] [--node-mem MiB] [--timeout s] \
+#   run.sh [--tap] [--base 6.12|6.1] [--kernel mpp|stock] [--node-mem MiB] [--timeout s] \
 #          [--cxl N] [--host-bin NAME]... [--extra FILE]... [--state DIR] \
 #          --bindir DIR PROGRAM [ARG...]
+#
+# --base: which kernel/build base to boot (default: kernel/build's, 6.12).
+# A 6.12 guest needs three things a 6.1 guest does not under QEMU 7.2:
+# pcie_ports=compat (else cxl_pci wants event MSIs QEMU never delivers and
+# no memdev probes), -cpu max,hypervisor=off (else a stock kernel refuses to
+# commit a region: no cache invalidation under a hypervisor) and
+# memhp_default_state=offline (Debian's 6.12 auto-onlines hotplugged memory,
+# and daxctl refuses to reconfigure then).
 #
 # --state DIR: keep the 9p share (DIR/share) and the CXL backing files
 # (DIR/cxl-memN) there, so a host-side oracle can work while the guest runs.
@@ -31,7 +39,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-kernel=mpp node_mem=1024 timeout=600 bindir= tap=0 cxl=0
+kernel=mpp base= node_mem=1024 timeout=600 bindir= tap=0 cxl=0
 host_bins=() extras=() state=
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -41,6 +49,7 @@ while [ $# -gt 0 ]; do
 	--extra) extras+=("$2"); shift 2 ;;
 	--state) state=$2; shift 2 ;;
 	--kernel) kernel=$2; shift 2 ;;
+	--base) base=$2; shift 2 ;;
 	--node-mem) node_mem=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--bindir) bindir=$2; shift 2 ;;
@@ -77,13 +86,15 @@ qemu=$(command -v qemu-system-x86_64) || skip "qemu-system-x86_64 not installed 
 busybox=$(command -v busybox) || skip "busybox not installed (apt-get install busybox-static)"
 file -L "$busybox" 2>/dev/null | grep -q "statically linked" ||
 	skip "$busybox is not static (apt-get install busybox-static)"
-eval "$("$here/../../kernel/build" --print)"
+kprint=$("$here/../../kernel/build" ${base:+--base "$base"} --print) ||
+	{ echo "run.sh: kernel/build --print failed" >&2; exit 2; }
+eval "$kprint"
 case $kernel in
 mpp) image=$mpp ;;
 stock) image=$stock ;;
 *) echo "run.sh: --kernel must be mpp or stock" >&2; exit 2 ;;
 esac
-[ -f "$image" ] || skip "no $kernel kernel at $image (run: kernel/build --stock)"
+[ -f "$image" ] || skip "no $kernel $base kernel at $image (run: kernel/build --base $base --stock)"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -122,17 +133,18 @@ if [ ${#host_bins[@]} -gt 0 ]; then
 	cp -nL /lib64/ld-linux-x86-64.so.2 "$work/root/lib64/"
 	# libkmod (daxctl, ndctl) asks whether drivers are built in: give it the
 	# kernel's modules.builtin and the indexes depmod makes of it
-	rel=$(cat "$cache/release-$kernel" 2>/dev/null || true)
-	if [ -n "$rel" ] && [ -d "$cache/modules-$kernel" ] && command -v depmod >/dev/null; then
+	rel=$(cat "$basedir/release-$kernel" 2>/dev/null || true)
+	if [ -n "$rel" ] && [ -d "$basedir/modules-$kernel" ] && command -v depmod >/dev/null; then
 		mkdir -p "$work/root/lib/modules/$rel"
-		cp "$cache/modules-$kernel"/* "$work/root/lib/modules/$rel/"
+		cp "$basedir/modules-$kernel"/* "$work/root/lib/modules/$rel/"
 		: >"$work/root/lib/modules/$rel/modules.order"
 		depmod -b "$work/root" "$rel" 2>/dev/null || true
 	fi
 fi
-# a modular kernel (Debian's): the modules the guests need, in load order
-rel=$(cat "$cache/release-$kernel" 2>/dev/null || true)
-mods=$cache/$kernel-root
+# a modular kernel (Debian's, our 6.12): the modules the guests need, in
+# load order, decompressed (busybox insmod reads no .ko.xz)
+rel=$(cat "$basedir/release-$kernel" 2>/dev/null || true)
+mods=$basedir/$kernel-root
 if [ -n "$rel" ] && [ -d "$mods/lib/modules/$rel" ] && command -v modprobe >/dev/null; then
 	: >"$work/root/etc-modules"
 	for m in virtio_pci 9pnet_virtio 9p cxl_acpi cxl_pci cxl_mem cxl_pmem nd_pmem dax_pmem \
@@ -140,9 +152,13 @@ if [ -n "$rel" ] && [ -d "$mods/lib/modules/$rel" ] && command -v modprobe >/dev
 		modprobe -C /dev/null -d "$mods" -S "$rel" --ignore-install --show-depends "$m" 2>/dev/null |
 			awk '$1 == "insmod" {print $2}'
 	done | awk '!seen[$0]++' | while read -r ko; do
-		mkdir -p "$work/root$(dirname "${ko#"$mods"}")"
-		cp "$ko" "$work/root${ko#"$mods"}"
-		echo "${ko#"$mods"}" >>"$work/root/etc-modules"
+		dst=${ko#"$mods"}
+		mkdir -p "$work/root$(dirname "$dst")"
+		case $ko in
+		*.xz) dst=${dst%.xz}; xz -dc "$ko" >"$work/root$dst" ;;
+		*) cp "$ko" "$work/root$dst" ;;
+		esac
+		echo "$dst" >>"$work/root/etc-modules"
 	done
 	cp "$mods/lib/modules/$rel"/modules.builtin* "$mods/lib/modules/$rel/modules.order" \
 		"$work/root/lib/modules/$rel/" 2>/dev/null || true
@@ -154,6 +170,11 @@ fi
 accel=tcg cpu=max
 if [ -w /dev/kvm ] && grep -qE 'vmx|svm' /proc/cpuinfo; then
 	accel=kvm cpu=host
+fi
+extra_append=
+if [ "$base" = 6.12 ]; then
+	cpu=$cpu,hypervisor=off
+	extra_append=" pcie_ports=compat memhp_default_state=offline"
 fi
 run=$(IFS=,; echo "$*")
 mem=$((node_mem * 2))
@@ -180,13 +201,13 @@ timeout "$timeout" "$qemu" -accel "$accel" -cpu "$cpu" "${machine[@]}" -smp 2 -m
 	-object memory-backend-ram,id=m1,size="${node_mem}M" \
 	-numa node,nodeid=0,cpus=0-1,memdev=m0 -numa node,nodeid=1,memdev=m1 \
 	-kernel "$image" -initrd "$work/initramfs.cpio.gz" \
-	-append "console=ttyS0 quiet rdinit=/init panic=-1 no_timer_check transparent_hugepage=madvise hb.run=$run" \
+	-append "console=ttyS0 quiet rdinit=/init panic=-1 no_timer_check transparent_hugepage=madvise$extra_append hb.run=$run" \
 	-virtfs local,path="$(readlink -f "$work/share")",mount_tag=hbshare,security_model=none,id=hbshare \
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04 "${cxl_args[@]}" \
 	-nographic -no-reboot -nodefaults -serial stdio </dev/null | console
 status=${PIPESTATUS[0]}
 set -e
-say "run.sh: $kernel kernel, $accel, $(( $(date +%s) - start )) s, qemu status $status"
+say "run.sh: $kernel $base kernel, $accel, $(( $(date +%s) - start )) s, qemu status $status"
 if [ -n "${HB_VM_KEEP:-}" ]; then
 	mkdir -p "$HB_VM_KEEP" && cp -r "$work/share/." "$HB_VM_KEEP/"
 	for i in $(seq 0 $((cxl - 1))); do

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Listening UNIX stream sockets, made and removed in one place: the control
+ * socket and the replay source's feed socket both come from here, with the
+ * same permissions (set by the umask at bind time, so there is no window
+ * with a wider mode) and the same rules for what may be removed: only a
+ * socket, never a regular file or a symbolic link, never one another
+ * process still listens on, and on close only the very socket we bound.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "util.h"
+
+int hb_unix_unlink(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return -errno;
+	if (!S_ISSOCK(st.st_mode))
+		return -ENOTSOCK;
+	if (unlink(path) < 0)
+		return -errno;
+	return 0;
+}
+
+/* 1 when a process accepts connections on the socket at sa, 0 when nobody does */
+static int listened_on(const struct sockaddr_un *sa)
+{
+	_hb_cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0)
+		return 1;
+	/* EAGAIN: its backlog is full, so somebody is there */
+	return errno == EAGAIN || errno == EINPROGRESS ? 1 : 0;
+}
+
+int hb_unix_listen(const char *path, mode_t mode, int backlog, struct hb_unix_listener *ret,
+		   struct hb_err *err)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	_hb_cleanup_close_ int fd = -1;
+	struct stat st;
+	mode_t old;
+	int r;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return hb_err_set(err, -ENAMETOOLONG, "%s: longer than %zu bytes, too long for a "
+				  "UNIX socket", path, sizeof(sa.sun_path) - 1);
+	strcpy(sa.sun_path, path);
+	r = hb_mkdir_parent(path, 0700);
+	if (r < 0)
+		return hb_err_set(err, r, "%s: cannot create its directory: %s", path, strerror(-r));
+	if (lstat(path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode))
+			return hb_err_set(err, -EEXIST, "%s exists and is not a socket; not "
+					  "replacing it", path);
+		r = listened_on(&sa);
+		if (r > 0)
+			return hb_err_set(err, -EADDRINUSE, "%s: another process listens on it",
+					  path);
+		/* a dead listener's socket: replace it */
+		r = hb_unix_unlink(path);
+		if (r < 0 && r != -ENOENT)
+			return hb_err_set(err, r, "%s: cannot remove the stale socket: %s", path,
+					  strerror(-r));
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return hb_err_set(err, -errno, "%s: socket: %s", path, strerror(errno));
+	/* bind creates the node with 0777 & ~umask: exactly mode, from the start */
+	old = umask(~mode & 0777);
+	r = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ? -errno : 0;
+	umask(old);
+	if (r < 0)
+		return hb_err_set(err, r, "%s: %s", path, strerror(-r));
+	if (lstat(path, &st) < 0 || !S_ISSOCK(st.st_mode)) {
+		r = errno ? -errno : -EIO;
+		return hb_err_set(err, r, "%s: gone right after bind", path);
+	}
+	if (listen(fd, backlog) < 0) {
+		r = -errno;
+		(void)unlink(path);
+		return hb_err_set(err, r, "%s: listen: %s", path, strerror(-r));
+	}
+	strcpy(ret->path, path);
+	ret->dev = st.st_dev;
+	ret->ino = st.st_ino;
+	ret->ctime = st.st_ctim;
+	ret->fd = HB_TAKE_FD(fd);
+	return 0;
+}
+
+void hb_unix_listener_close(struct hb_unix_listener *l)
+{
+	struct stat st;
+
+	if (!l || l->fd < 0)
+		return;
+	(void)close(l->fd);
+	l->fd = -1;
+	/* only the socket we bound: not a successor's, not whatever replaced it */
+	if (lstat(l->path, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_dev == l->dev &&
+	    st.st_ino == l->ino && st.st_ctim.tv_sec == l->ctime.tv_sec &&
+	    st.st_ctim.tv_nsec == l->ctime.tv_nsec)
+		(void)unlink(l->path);
+}

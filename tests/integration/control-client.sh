@@ -1,0 +1,122 @@
+#!/bin/bash
+# The control client and server (emulated host, dry run, a replay feed):
+#  1. `status` against something that is not a control socket fails with
+#     exit 1 and an error naming the socket, never hangs: the replay feed
+#     socket, and a listener that never answers (--timeout 2);
+#  2. errors are words on stderr: no such socket, a refused request
+#     (no errno names, no JSON on stdout); a bad --timeout is a usage error;
+#  3. a request without a trailing newline is answered at EOF;
+#  4. the server's 5 s are a deadline for the whole request: a client
+#     trickling a byte every 4 s is cut off after 5 s.
+#   control-client.sh HOTBRIDGE
+set -euo pipefail
+[ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP needs root (the control socket serves root only)"; exit 0; }
+. "$(dirname "$0")/lib.sh"
+trap 'kill "$pid" "$spid" 2>/dev/null || true; rm -rf "$tmp"' EXIT
+pid= spid=
+
+cat >"$tmp/hb.conf" <<CONF
+[daemon]
+interval_ms = 200
+control_socket = $tmp/ctl.sock
+[topology]
+emulated = true
+[source feed]
+type = replay
+socket = $tmp/feed.sock
+CONF
+chmod 0644 "$tmp/hb.conf"
+"${hb[@]}" run --dry-run --config "$tmp/hb.conf" 2>"$tmp/loop.err" &
+pid=$!
+wait_until 10 "${hb[@]}" status --socket "$tmp/ctl.sock" >/dev/null &&
+	ok "the daemon answers status" || bad "no daemon"
+
+# 1. not a control socket
+t0=$SECONDS rc=0
+timeout 30 "${hb[@]}" status --socket "$tmp/feed.sock" >"$tmp/feed.out" 2>"$tmp/feed.err" || rc=$?
+sed 's/^/# /' "$tmp/feed.err"
+[ "$rc" -eq 1 ] && grep -q "^hotbridge status: .*$tmp/feed.sock" "$tmp/feed.err" && [ ! -s "$tmp/feed.out" ] &&
+	ok "status against the replay feed socket: exit 1 in $((SECONDS - t0)) s, naming it" ||
+	bad "status against the feed socket: exit $rc"
+python3 - "$tmp/silent.sock" <<'PY' &
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(4)
+c, _ = s.accept()
+time.sleep(60)   # reads nothing, answers nothing, keeps the connection
+PY
+spid=$!
+wait_until 5 test -S "$tmp/silent.sock"
+start=$(date +%s.%N) rc=0
+timeout 30 "${hb[@]}" status --timeout 2 --socket "$tmp/silent.sock" >/dev/null 2>"$tmp/silent.err" || rc=$?
+took=$(python3 -c "import sys; print('%.1f' % ($(date +%s.%N) - $start))")
+sed 's/^/# /' "$tmp/silent.err"
+[ "$rc" -eq 1 ] && grep -q "no reply from $tmp/silent.sock within 2 s" "$tmp/silent.err" &&
+	python3 -c "import sys; sys.exit(0 if 1.9 <= $took <= 2 + 2 * $slow else 1)" &&
+	ok "a listener that never answers: --timeout 2 gives up after $took s, naming the socket" ||
+	bad "silent listener: exit $rc after $took s"
+kill "$spid" 2>/dev/null || true
+wait "$spid" 2>/dev/null || true
+spid=
+
+# 2. errors in words
+rc=0
+"${hb[@]}" status --socket "$tmp/none.sock" >"$tmp/none.out" 2>"$tmp/none.err" || rc=$?
+[ "$rc" -eq 1 ] && [ ! -s "$tmp/none.out" ] &&
+	grep -qx "hotbridge status: cannot reach the daemon at $tmp/none.sock: No such file or directory (is \`hotbridge run\` running?)" "$tmp/none.err" &&
+	ok "no socket: $(cat "$tmp/none.err")" || bad "no socket: exit $rc, $(cat "$tmp/none.err")"
+rc=0
+"${hb[@]}" explain --socket "$tmp/ctl.sock" nosuchmem:0x0 >"$tmp/refused.out" 2>"$tmp/refused.err" || rc=$?
+[ "$rc" -eq 1 ] && [ ! -s "$tmp/refused.out" ] && grep -qx "hotbridge explain: the daemon refused: unknown memdev" "$tmp/refused.err" &&
+	! grep -q "E[A-Z]\{3,\}" "$tmp/refused.err" &&
+	ok "a refused request: exit 1, '$(cat "$tmp/refused.err")' on stderr" ||
+	bad "refused request: exit $rc, stdout '$(head -c 200 "$tmp/refused.out")', stderr '$(cat "$tmp/refused.err")'"
+rc=0
+"${hb[@]}" status --timeout 0 --socket "$tmp/ctl.sock" >/dev/null 2>"$tmp/t0.err" || rc=$?
+[ "$rc" -eq 2 ] && grep -q "^hotbridge status: --timeout '0': want whole seconds from 1 to 3600" "$tmp/t0.err" &&
+	ok "--timeout 0: usage error naming it" || bad "--timeout 0: exit $rc"
+
+# 3. no trailing newline, then EOF
+python3 - "$tmp/ctl.sock" <<'PY' && ok "a request without a trailing newline is answered at EOF" || bad "no answer at EOF"
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX); s.settimeout(10); s.connect(sys.argv[1])
+s.sendall(b'{"command":"status"}'); s.shutdown(socket.SHUT_WR)
+r = b""
+while True:
+    c = s.recv(65536)
+    if not c: break
+    r += c
+assert r.endswith(b"\n") and json.loads(r)["ok"] is True, r
+PY
+
+# 4. a byte every 4 s
+python3 - "$tmp/ctl.sock" "$slow" >"$tmp/trickle.out" <<'PY' && ok "trickling client: $(cat "$tmp/trickle.out")" || bad "trickling client: $(cat "$tmp/trickle.out")"
+import json, socket, sys, time
+slow = int(sys.argv[2])
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+t0 = time.monotonic()
+req, r, i = b'{"command":"status"}\n', b"", 0
+while time.monotonic() - t0 < 14:
+    try:
+        s.sendall(req[i:i + 1]); i += 1
+    except OSError:
+        break
+    s.settimeout(4)
+    try:
+        c = s.recv(65536)
+        r += c
+        if not c or r.endswith(b"\n"):
+            break
+    except socket.timeout:
+        pass
+took = time.monotonic() - t0
+reply = json.loads(r) if r else None
+print("%d bytes sent, cut off after %.1f s: %s" % (i, took, reply and reply.get("error")))
+sys.exit(0 if reply and reply["ok"] is False and "within 5 s" in reply["error"]
+         and 4.5 <= took <= 5 + 1.5 * slow else 1)
+PY
+"${hb[@]}" status --socket "$tmp/ctl.sock" >/dev/null && ok "the daemon still answers" || bad "daemon gone"
+kill -TERM "$pid"
+wait "$pid" && ok "SIGTERM: exit 0" || bad "exit status $?"
+pid=
+hb_reports_ok
+echo "1..$n"

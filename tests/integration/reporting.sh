@@ -1,0 +1,111 @@
+#!/bin/bash
+# What the daemon reports, to a user and to the journal:
+#  1. `status` shows NUMA nodes as JSON numbers (source_nodes [2] on the
+#     emulated host), as explain and translate do;
+#  2. a snapshot whose memdevs' NUMA nodes this host lacks loads, with one
+#     warning naming the snapshot and the nodes (run and translate);
+#  3. start-up errors carry a journald priority prefix ("<3>") when stderr
+#     is the journal ($JOURNAL_STREAM = its dev:ino), and no line has one
+#     otherwise, even with INVOCATION_ID set;
+#  4. `hotbridge run` logs one summary line at exit (records, pages
+#     promoted, failures, uptime), at info level ("<6>" in the journal).
+#   reporting.sh HOTBRIDGE DATA
+set -euo pipefail
+[ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP needs root (the control socket serves root only)"; exit 0; }
+. "$(dirname "$0")/lib.sh"
+data=$2
+trap 'kill "$pid" 2>/dev/null || true; rm -rf "$tmp"' EXIT
+pid=
+json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(json.dumps(eval(sys.argv[2])))" "$@"; }
+
+cat >"$tmp/hb.conf" <<CONF
+[daemon]
+dry_run = true
+interval_ms = 200
+control_socket = $tmp/ctl.sock
+[topology]
+emulated = true
+[policy]
+threshold = 8
+rate_mbps = 0
+[source cxl0]
+type = emul-chmu
+memdev = mem0
+capacity = 536870912
+CONF
+[ "$slow" -gt 1 ] && printf '[table]\nmax_entries = 65536\n' >>"$tmp/hb.conf"
+chmod 0644 "$tmp/hb.conf"
+
+# 1 and 4: a running daemon, its stderr taken as the journal
+: >"$tmp/loop.err"
+JOURNAL_STREAM=$(stat -c %d:%i "$tmp/loop.err") "${hb[@]}" run --config "$tmp/hb.conf" 2>>"$tmp/loop.err" &
+pid=$!
+wait_until 10 grep -q "cycle 2:" "$tmp/loop.err" || { cat "$tmp/loop.err"; bad "no cycles"; }
+"${hb[@]}" status --socket "$tmp/ctl.sock" >"$tmp/status.json"
+nodes=$(json "$tmp/status.json" 'd["status"]["source_nodes"] if "status" in d else d["source_nodes"]')
+[ "$nodes" = "[2]" ] && ok "status: source_nodes is $nodes, node numbers" || { cat "$tmp/status.json"; bad "source_nodes: $nodes"; }
+"${hb[@]}" explain --socket "$tmp/ctl.sock" mem0:0x0 >"$tmp/explain.json"
+enode=$(json "$tmp/explain.json" '(d.get("explain", d))["node"]')
+[ "$enode" = "2" ] && ok "explain: node is $enode, a number" || { cat "$tmp/explain.json"; bad "explain node: $enode"; }
+grep -q '^<6>' "$tmp/loop.err" && ! grep -v '^<[0-7]>' "$tmp/loop.err" | grep -q . &&
+	ok "every daemon line carries a priority prefix in the journal" || { head "$tmp/loop.err"; bad "prefixes"; }
+kill -TERM "$pid"
+wait "$pid" && ok "SIGTERM: exit status 0" || bad "exit status $?"
+pid=
+summary=$(grep -c '^<6>exiting after [0-9.]* s and [0-9]* cycles: [0-9]* records ([0-9]* dropped), [0-9]* pages promoted (dry run), [0-9]* failures ([0-9]* pages not moved, [0-9]* source errors)$' "$tmp/loop.err" || true)
+[ "$summary" = 1 ] && ok "one summary line at exit, at info: $(grep '^<6>exiting' "$tmp/loop.err")" ||
+	{ tail -3 "$tmp/loop.err"; bad "exit summary lines: $summary"; }
+records=$(sed -n 's/^<6>exiting.*cycles: \([0-9]*\) records.*/\1/p' "$tmp/loop.err")
+[ "${records:-0}" -gt 0 ] && ok "the summary counts the run's $records records" || bad "summary records '$records'"
+
+# 3. start-up errors: "<3>" in the journal, plain on a terminal or a file
+printf '[policy]\nthreshold = oops\n' >"$tmp/bad.conf"
+: >"$tmp/start.err"
+JOURNAL_STREAM=$(stat -c %d:%i "$tmp/start.err") "${hb[@]}" run --config "$tmp/bad.conf" 2>>"$tmp/start.err" &&
+	bad "a bad config ran" || true
+grep -qx "<3>hotbridge run: $tmp/bad.conf:2: policy.threshold=oops: .*" "$tmp/start.err" &&
+	ok "start-up error in the journal: $(head -c 100 "$tmp/start.err")" || { cat "$tmp/start.err"; bad "no <3> prefix"; }
+INVOCATION_ID=x JOURNAL_STREAM=1:2 "${hb[@]}" run --config "$tmp/bad.conf" 2>"$tmp/start2.err" && bad "ran" || true
+grep -qx "hotbridge run: $tmp/bad.conf:2: policy.threshold=oops: .*" "$tmp/start2.err" &&
+	ok "no prefix when JOURNAL_STREAM names another file" || { cat "$tmp/start2.err"; bad "prefix without the journal"; }
+# a unit with StandardError=file: has INVOCATION_ID but its stderr is no journal
+INVOCATION_ID=x JOURNAL_STREAM=1:2 "${hb[@]}" run --once --config "$tmp/hb.conf" >/dev/null 2>"$tmp/file.err"
+grep -q '^hotbridge: cycle 1:' "$tmp/file.err" && ! grep -q '^<[0-7]>' "$tmp/file.err" &&
+	ok "INVOCATION_ID with stderr on a file: daemon lines without prefixes" || { head -3 "$tmp/file.err"; bad "prefixes on a file"; }
+
+# 2. a snapshot from a host with nodes 2 and 9: a warning, not an error
+snap=$data/snapshots/x2-vvv-nodes-2-9.json
+missing=""
+for node in 2 9; do [ -e "/sys/devices/system/node/node$node" ] || missing="$missing${missing:+, }$node"; done
+cat >"$tmp/snap.conf" <<CONF
+[daemon]
+dry_run = true
+[topology]
+snapshot = $snap
+[source feed]
+type = replay
+socket = $tmp/feed.sock
+CONF
+chmod 0644 "$tmp/snap.conf"
+want="snapshot $snap: its memdevs are on NUMA node"
+if [ -z "$missing" ]; then
+	skip "this host has nodes 2 and 9: nothing to warn about"
+else
+	"${hb[@]}" run --once --config "$tmp/snap.conf" >"$tmp/snap.out" 2>"$tmp/snap.err" &&
+		ok "run with the snapshot: exit status 0" || { cat "$tmp/snap.err"; bad "run with the snapshot failed"; }
+	[ "$(grep -c "^hotbridge run: $want.* $missing, which this host does not have.*ignoring$" "$tmp/snap.err")" = 1 ] &&
+		ok "run: one warning naming node(s) $missing and the snapshot" || { cat "$tmp/snap.err"; bad "run warning"; }
+	"${hb[@]}" translate --topology "$snap" --memdev mem1 --dpa 0x10 >"$tmp/tr.out" 2>"$tmp/tr.err" &&
+		grep -q '"hpa": "0x390001010"' "$tmp/tr.out" && ok "translate with the snapshot still translates" ||
+		{ cat "$tmp/tr.err" "$tmp/tr.out"; bad "translate failed"; }
+	[ "$(grep -c "^hotbridge translate: $want.* $missing, which" "$tmp/tr.err")" = 1 ] &&
+		ok "translate: one warning naming node(s) $missing" || { cat "$tmp/tr.err"; bad "translate warning"; }
+fi
+"${hb[@]}" translate --topology "$snap" --sysfs-root "$data/sysfs/cxl-x2-online" --memdev mem1 --dpa 0x10 \
+	>/dev/null 2>"$tmp/tr2.err" || true
+grep -q "NUMA node 9, which this host does not have" "$tmp/tr2.err" && ! grep -q "node 2\b\|nodes 2" "$tmp/tr2.err" &&
+	ok "against a sysfs tree with node2: only node 9 named" || { cat "$tmp/tr2.err"; bad "sysfs-root warning"; }
+"${hb[@]}" translate --topology "$data/snapshots/x2-vvv-notes.json" --memdev mem1 --dpa 0x10 >/dev/null 2>"$tmp/tr3.err"
+[ ! -s "$tmp/tr3.err" ] && ok "a snapshot without numa_node: no warning" || { cat "$tmp/tr3.err"; bad "spurious warning"; }
+hb_reports_ok
+echo "1..$n"

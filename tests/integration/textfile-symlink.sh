@@ -1,0 +1,99 @@
+#!/bin/bash
+# Every path the daemon creates, against planted links (as root):
+#  1. metrics_textfile: symbolic links to a victim file planted at
+#     <path>.tmp and other likely temporary names, and at <path> itself:
+#     the victim is untouched, the links stay, the textfile is a regular
+#     file of mode 0644 with the metrics, and no temporary is left;
+#  2. the lock file <control_socket>.lock as a link: run refuses, naming it;
+#  3. a link at the control socket's path and a regular file at the feed
+#     socket's: neither is followed, removed or replaced.
+#   textfile-symlink.sh HOTBRIDGE
+set -euo pipefail
+[ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP needs root (the daemon's files are root's)"; exit 0; }
+. "$(dirname "$0")/lib.sh"
+trap 'kill "$pid" 2>/dev/null || true; rm -rf "$tmp"' EXIT
+pid=
+
+mkdir "$tmp/prom"
+prom=$tmp/prom/hotbridge.prom
+cat >"$tmp/hb.conf" <<CONF
+[daemon]
+interval_ms = 200
+control_socket = $tmp/ctl.sock
+metrics_textfile = $prom
+[topology]
+emulated = true
+[source feed]
+type = replay
+socket = $tmp/feed.sock
+CONF
+chmod 0644 "$tmp/hb.conf"
+echo "precious: root's file, never to be written by hotbridge" >"$tmp/victim"
+chmod 0600 "$tmp/victim"
+cp -p "$tmp/victim" "$tmp/victim.orig"
+victim_ok() { cmp -s "$tmp/victim" "$tmp/victim.orig"; }
+
+# 1. the textfile
+names=(hotbridge.prom.tmp .hotbridge.prom.tmp hotbridge.prom~ hotbridge.prom.new .hotbridge.prom
+	hotbridge.prom.tmp.0 .hotbridge.prom.swp)
+for name in "${names[@]}"; do ln -s "$tmp/victim" "$tmp/prom/$name"; done
+"${hb[@]}" run --once --dry-run --config "$tmp/hb.conf" >"$tmp/once1.out" 2>"$tmp/once1.err" || true
+victim_ok && ok "links at ${#names[@]} likely temporary names: the victim is untouched" ||
+	bad "the victim was written through a link: $(head -c 80 "$tmp/victim")"
+[ -f "$prom" ] && [ ! -L "$prom" ] && grep -q '^hotbridge_cycles_total 1$' "$prom" &&
+	ok "the textfile is written, with the metrics" || bad "no textfile: $(ls -la "$tmp/prom")"
+[ "$(stat -c %a "$prom")" = 644 ] && ok "mode 0644" || bad "mode $(stat -c %a "$prom")"
+kept=0
+for name in "${names[@]}"; do
+	[ "$(readlink "$tmp/prom/$name")" = "$tmp/victim" ] && kept=$((kept + 1))
+done
+[ "$kept" -eq "${#names[@]}" ] && ok "the planted links are left as they were" || bad "links changed"
+left=$(find "$tmp/prom" -mindepth 1 ! -type l ! -name hotbridge.prom)
+[ -z "$left" ] && ok "no temporary left behind" || bad "left behind: $left"
+
+rm "$prom"
+ln -s "$tmp/victim" "$prom"
+"${hb[@]}" run --once --dry-run --config "$tmp/hb.conf" >"$tmp/once2.out" 2>"$tmp/once2.err" || true
+victim_ok && [ -f "$prom" ] && [ ! -L "$prom" ] && grep -q '^hotbridge_cycles_total 1$' "$prom" &&
+	ok "a link at the textfile's path is replaced by the file, not followed" ||
+	bad "the textfile's link was followed"
+
+# 2. the lock file
+ln -s "$tmp/victim" "$tmp/ctl.sock.lock"
+rc=0
+timeout $((10 * slow)) "${hb[@]}" run --dry-run --config "$tmp/hb.conf" 2>"$tmp/lock.err" || rc=$?
+head -3 "$tmp/lock.err" | sed 's/^/# /'
+[ "$rc" -eq 1 ] && grep -q "$tmp/ctl.sock.lock is a symbolic link; refusing" "$tmp/lock.err" &&
+	victim_ok && ok "a link as the lock file: run exits 1 naming it, victim untouched" ||
+	bad "lock file link: exit $rc"
+rm "$tmp/ctl.sock.lock"
+
+# 3. the sockets' paths: a link at the control socket's, a user's file at
+# the feed's. Each is refused and named, in turn: with its only source
+# refused, the daemon exits 1 ("no source opened") before its control socket.
+ln -s "$tmp/victim" "$tmp/ctl.sock"
+echo "a feed's user file" >"$tmp/feed.sock"
+rc=0
+timeout $((10 * slow)) "${hb[@]}" run --dry-run --config "$tmp/hb.conf" 2>"$tmp/sock.err" || rc=$?
+grep "not a socket" "$tmp/sock.err" | sed 's/^/# /'
+[ "$rc" -eq 1 ] && grep -q "feed.sock exists and is not a socket" "$tmp/sock.err" &&
+	ok "the feed socket's path refused, named, run exits 1 with no source" ||
+	bad "feed socket path: exit $rc: $(cat "$tmp/sock.err")"
+mv "$tmp/feed.sock" "$tmp/feed.file"
+"${hb[@]}" run --dry-run --config "$tmp/hb.conf" 2>"$tmp/sock.err" &
+pid=$!
+wait_until 10 grep -q "ctl.sock exists and is not a socket" "$tmp/sock.err" || true
+kill -TERM "$pid" 2>/dev/null || true
+wait "$pid" 2>/dev/null || true
+pid=
+mv "$tmp/feed.file" "$tmp/feed.sock"
+grep "not a socket" "$tmp/sock.err" | sed 's/^/# /'
+grep -q "ctl.sock exists and is not a socket" "$tmp/sock.err" &&
+	ok "the control socket's path refused, named" || bad "control socket path: $(cat "$tmp/sock.err")"
+[ "$(readlink "$tmp/ctl.sock")" = "$tmp/victim" ] && victim_ok &&
+	ok "the link at the control socket's path is left, its target untouched" ||
+	bad "control socket link"
+[ "$(cat "$tmp/feed.sock")" = "a feed's user file" ] &&
+	ok "the regular file at the feed socket's path is left as it was" || bad "feed file replaced"
+hb_reports_ok
+echo "1..$n"
