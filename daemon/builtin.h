@@ -13,6 +13,7 @@ int hb_cmd_status(int argc, char **argv);
 int hb_cmd_stats(int argc, char **argv);
 int hb_cmd_sources(int argc, char **argv);
 int hb_cmd_explain(int argc, char **argv);
+int hb_cmd_history(int argc, char **argv);
 int hb_cmd_pause(int argc, char **argv);
 int hb_cmd_resume(int argc, char **argv);
 int hb_cmd_reload(int argc, char **argv);

@@ -1,20 +1,54 @@
 // SPDX-License-Identifier: MIT
-/* hotbridge status|stats|sources|explain|pause|resume|reload: ask the daemon. */
+/* hotbridge status|stats|sources|explain|history|pause|resume|reload: ask the daemon. */
+#include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "builtin.h"
 #include "conf.h"
 #include "control.h"
+#include "history-json.h"
 #include "util.h"
 
 static void usage(FILE *f, const char *cmd, const char *sock)
 {
 	fprintf(f, "usage: hotbridge %s [--socket PATH] [--timeout SEC]%s\n"
 		"  -S, --socket PATH  the daemon's control socket, default %s\n"
-		"  -t, --timeout SEC  give up after SEC seconds (1 to 3600), default %d\n", cmd,
-		strcmp(cmd, "explain") ? "" : " HPA|MEMDEV:DPA", sock, HB_CONTROL_CLIENT_TIMEOUT_S);
+		"  -t, --timeout SEC  give up after SEC seconds (1 to 3600), default %d\n%s", cmd,
+		!strcmp(cmd, "explain") ? " HPA|MEMDEV:DPA" :
+		!strcmp(cmd, "history") ? " [--last N] [HPA|MEMDEV:DPA]" : "", sock,
+		HB_CONTROL_CLIENT_TIMEOUT_S,
+		!strcmp(cmd, "history") ? "  -n, --last N       the N newest entries (1 to 200), default 20\n" : "");
+}
+
+/* HPA or MEMDEV:DPA as request fields, checked here so the error names the argument */
+static int address_fields(const char *cmd, const char *arg, char *buf, size_t size)
+{
+	const char *colon = strchr(arg, ':');
+	uint64_t v;
+
+	if (colon) {
+		size_t len = (size_t)(colon - arg);
+
+		if (len == 0 || len > 31 || strpbrk(arg, "\"\\") ||
+		    hb_parse_u64_base(colon + 1, 0, &v) < 0) {
+			fprintf(stderr, "hotbridge %s: '%s' is not MEMDEV:DPA (e.g. mem0:0x1000)\n",
+				cmd, arg);
+			return -EINVAL;
+		}
+		snprintf(buf, size, ",\"memdev\":\"%.*s\",\"dpa\":\"%s\"", (int)len, arg, colon + 1);
+		return 0;
+	}
+	if (hb_parse_u64_base(arg, 0, &v) < 0) {
+		fprintf(stderr, "hotbridge %s: '%s' is not an address (HPA, e.g. 0x390001000, "
+			"or MEMDEV:DPA)\n", cmd, arg);
+		return -EINVAL;
+	}
+	snprintf(buf, size, ",\"hpa\":\"%s\"", arg);
+	return 0;
 }
 
 static int ask(int argc, char **argv, const char *cmd)
@@ -22,11 +56,13 @@ static int ask(int argc, char **argv, const char *cmd)
 	static const struct option opts[] = {
 		{ "socket", required_argument, NULL, 'S' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "last", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
+	bool history = !strcmp(cmd, "history"), explain = !strcmp(cmd, "explain");
 	struct hb_config defaults;
-	char req[512];
+	char req[512], addr[256] = "", last[32] = "";
 	unsigned int timeout_s = HB_CONTROL_CLIENT_TIMEOUT_S;
 	const char *sock;
 	uint64_t v;
@@ -34,7 +70,7 @@ static int ask(int argc, char **argv, const char *cmd)
 
 	hb_config_defaults(&defaults);
 	sock = defaults.control_socket;
-	while ((o = getopt_long(argc, argv, "S:t:h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, history ? "S:t:n:h" : "S:t:h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'S': sock = optarg; break;
 		case 't':
@@ -45,6 +81,18 @@ static int ask(int argc, char **argv, const char *cmd)
 			}
 			timeout_s = (unsigned int)v;
 			break;
+		case 'n':
+			if (!history) {
+				fprintf(stderr, "hotbridge %s: --last is for history only\n", cmd);
+				return 2;
+			}
+			if (hb_parse_u64(optarg, &v) < 0 || v < 1 || v > HB_HISTORY_REPLY_MAX) {
+				fprintf(stderr, "hotbridge history: --last '%s': want a number of "
+					"entries in 1..%d\n", optarg, HB_HISTORY_REPLY_MAX);
+				return 2;
+			}
+			snprintf(last, sizeof(last), ",\"last\":%llu", (unsigned long long)v);
+			break;
 		case 'h':
 			usage(stdout, cmd, defaults.control_socket);
 			return 0;
@@ -53,32 +101,18 @@ static int ask(int argc, char **argv, const char *cmd)
 			return 2;
 		}
 	}
-	if (!strcmp(cmd, "explain")) {
-		const char *colon;
-
-		if (optind + 1 != argc) {
-			fprintf(stderr, "usage: hotbridge explain [--socket PATH] [--timeout SEC] "
-				"HPA|MEMDEV:DPA\n");
+	if (explain || history) {
+		if (explain ? optind + 1 != argc : optind + 1 < argc) {
+			usage(stderr, cmd, defaults.control_socket);
 			return 2;
 		}
-		colon = strchr(argv[optind], ':');
-		if (colon)
-			snprintf(req, sizeof(req), "{\"command\":\"explain\",\"memdev\":\"%.*s\",\"dpa\":\"%s\"}",
-				 (int)(colon - argv[optind]) > 31 ? 31 : (int)(colon - argv[optind]),
-				 argv[optind], colon + 1);
-		else
-			snprintf(req, sizeof(req), "{\"command\":\"explain\",\"hpa\":\"%s\"}", argv[optind]);
-		if (strpbrk(argv[optind], "\"\\")) {
-			fprintf(stderr, "hotbridge explain: '%s' is not an address\n", argv[optind]);
+		if (optind < argc && address_fields(cmd, argv[optind], addr, sizeof(addr)) < 0)
 			return 2;
-		}
-	} else {
-		if (optind != argc) {
-			fprintf(stderr, "hotbridge %s: unexpected argument '%s'\n", cmd, argv[optind]);
-			return 2;
-		}
-		snprintf(req, sizeof(req), "{\"command\":\"%s\"}", cmd);
+	} else if (optind != argc) {
+		fprintf(stderr, "hotbridge %s: unexpected argument '%s'\n", cmd, argv[optind]);
+		return 2;
 	}
+	snprintf(req, sizeof(req), "{\"command\":\"%s\"%s%s}", cmd, addr, last);
 	return hb_control_client(cmd, sock, req, timeout_s);
 }
 
@@ -86,6 +120,7 @@ int hb_cmd_status(int argc, char **argv) { return ask(argc, argv, "status"); }
 int hb_cmd_stats(int argc, char **argv) { return ask(argc, argv, "stats"); }
 int hb_cmd_sources(int argc, char **argv) { return ask(argc, argv, "sources"); }
 int hb_cmd_explain(int argc, char **argv) { return ask(argc, argv, "explain"); }
+int hb_cmd_history(int argc, char **argv) { return ask(argc, argv, "history"); }
 int hb_cmd_pause(int argc, char **argv) { return ask(argc, argv, "pause"); }
 int hb_cmd_resume(int argc, char **argv) { return ask(argc, argv, "resume"); }
 int hb_cmd_reload(int argc, char **argv) { return ask(argc, argv, "reload"); }

@@ -209,23 +209,31 @@ int hb_cmd_demo(int argc, char **argv)
 	nhot = true_hot_set(dm.d, copy, &hot);
 	for (size_t i = 0; i < nrec; i++)
 		hit += bsearch(&rec[i].hpa, hot, nhot, sizeof(*hot), by_hpa) != NULL;
-	printf("\n%-44s %12s\n", "", "value");
-	printf("%-44s %12llu\n", "cycles", (unsigned long long)s->cycles);
-	printf("%-44s %12llu\n", "hotness records from the CHMUs", (unsigned long long)s->in.records);
-	printf("%-44s %12llu\n", "  translated DPA -> HPA", (unsigned long long)s->in.translated);
-	printf("%-44s %12llu\n", "pages promoted (dry run)",
+	printf("\n%-52s %12s\n", "records and pages", "");
+	printf("%-52s %12llu\n", "cycles", (unsigned long long)s->cycles);
+	printf("%-52s %12llu\n", "hotness records from the CHMUs", (unsigned long long)s->in.records);
+	printf("%-52s %12llu\n", "  translated DPA -> HPA", (unsigned long long)s->in.translated);
+	printf("%-52s %12llu\n", "pages promoted (dry run)",
 	       (unsigned long long)s->migrated.by_class[HB_MIGRATE_MOVED]);
-	printf("%-44s %12llu\n", "  held back by the rate limit (decisions)",
-	       (unsigned long long)s->decisions[HB_REASON_RATE_LIMIT]);
-	printf("%-44s %12llu\n", "  held back by the DRAM watermark (decisions)",
-	       (unsigned long long)s->decisions[HB_REASON_WATERMARK]);
-	printf("%-44s %12llu\n", "  not retried yet (hysteresis)",
-	       (unsigned long long)s->decisions[HB_REASON_HYSTERESIS]);
-	printf("%-44s %12zu\n", "true hot set (pages with 80 % of accesses)", nhot);
-	printf("%-44s %12.3f\n", "precision (promoted pages that are hot)",
+	printf("%-52s %12zu\n", "true hot set (pages with 80 % of accesses)", nhot);
+	printf("%-52s %12.3f\n", "precision (promoted pages that are hot)",
 	       nrec ? (double)hit / (double)nrec : 0.0);
-	printf("%-44s %12.3f\n", "recall (hot pages that were promoted)",
+	printf("%-52s %12.3f\n", "recall (hot pages that were promoted)",
 	       nhot ? (double)hit / (double)nhot : 0.0);
+	/* a page above the threshold is decided every cycle: these count decisions */
+	printf("\n%-52s %12s\n", "decisions (one per hot page per cycle)", "");
+	printf("%-52s %12llu\n", "  promote", (unsigned long long)s->decisions[HB_REASON_PROMOTE]);
+	printf("%-52s %12llu\n", "  rate limit: the target's bucket was empty",
+	       (unsigned long long)s->decisions[HB_REASON_RATE_LIMIT]);
+	printf("%-52s %12llu\n", "  watermark: the target had too little free",
+	       (unsigned long long)s->decisions[HB_REASON_WATERMARK]);
+	printf("%-52s %12llu\n", "  top-K: beyond the cycle's promotions",
+	       (unsigned long long)s->decisions[HB_REASON_NOT_TOP_K]);
+	printf("%-52s %12llu\n", "  hysteresis: promoted < hysteresis_ms ago, hot again",
+	       (unsigned long long)s->decisions[HB_REASON_HYSTERESIS]);
+	printf("%-52s %12llu\n", "  already on the target, or refused by the kernel",
+	       (unsigned long long)(s->decisions[HB_REASON_ON_TARGET] +
+				    s->decisions[HB_REASON_REFUSED]));
 	rc = 0;
 out:
 	free(hot);

@@ -48,6 +48,8 @@ static const struct key keys[] = {
 	  "Prometheus textfile rewritten each cycle; empty = none"),
 	K("table", "max_entries", T_U64, max_entries, "1000000", 1, 1 << 30, NULL,
 	  "hotness table budget in pages (about 50 bytes each); the coldest are evicted"),
+	K("table", "history_size", T_U64, history_size, "4096", 16, 1 << 20, NULL,
+	  "decisions kept for hotbridge history/explain, half promotions, half refusals (64 bytes each, allocated at start)"),
 	K("table", "decay", T_DOUBLE, decay, "0.8", 0.001, 1, NULL,
 	  "heat multiplier per cycle"),
 	K("policy", "threshold", T_DOUBLE, threshold, "8", 0, 1e18, NULL,

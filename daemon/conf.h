@@ -48,6 +48,7 @@ struct hb_config {
 	char metrics_textfile[256];
 	/* [table] */
 	uint64_t max_entries;
+	uint64_t history_size;       /* decision history ring, entries */
 	double decay;
 	/* [policy] */
 	double threshold;

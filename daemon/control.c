@@ -18,6 +18,7 @@
 
 #include "control.h"
 #include "daemon.h"
+#include "history-json.h"
 #include "macro.h"
 #include "util.h"
 
@@ -27,7 +28,7 @@
 static const char *const cmd_names[_HB_CTL_MAX] = {
 	[HB_CTL_STATUS] = "status", [HB_CTL_STATS] = "stats", [HB_CTL_SOURCES] = "sources",
 	[HB_CTL_EXPLAIN] = "explain", [HB_CTL_PAUSE] = "pause", [HB_CTL_RESUME] = "resume",
-	[HB_CTL_RELOAD] = "reload", [HB_CTL_METRICS] = "metrics",
+	[HB_CTL_RELOAD] = "reload", [HB_CTL_METRICS] = "metrics", [HB_CTL_HISTORY] = "history",
 };
 
 const char *hb_control_cmd_to_string(enum hb_control_cmd c)
@@ -96,7 +97,22 @@ int hb_control_parse(const char *line, size_t len, struct hb_control_req *req, c
 	}
 	req->cmd = (enum hb_control_cmd)r;
 	r = 0;
-	if (req->cmd == HB_CTL_EXPLAIN) {
+	if (req->cmd == HB_CTL_HISTORY) {
+		req->last = HB_HISTORY_REPLY_DEFAULT;
+		if (json_object_object_get_ex(o, "last", &v)) {
+			int64_t last = json_object_get_int64(v);
+
+			if (!json_object_is_type(v, json_type_int) || last < 1 ||
+			    last > HB_HISTORY_REPLY_MAX) {
+				snprintf(why, why_size, "\"last\" must be a number of entries in 1..%d",
+					 HB_HISTORY_REPLY_MAX);
+				r = -EINVAL;
+				goto out;
+			}
+			req->last = (size_t)last;
+		}
+	}
+	if (req->cmd == HB_CTL_EXPLAIN || req->cmd == HB_CTL_HISTORY) {
 		int h = hex_field(o, "hpa", &req->hpa, why, why_size), dp;
 
 		if (h < 0) {
@@ -118,9 +134,13 @@ int hb_control_parse(const char *line, size_t len, struct hb_control_req *req, c
 			}
 			strcpy(req->memdev, json_object_get_string(v));
 		}
+		req->has_address = !(!req->has_hpa && !req->memdev[0] && dp == 0);
+		if (req->cmd == HB_CTL_HISTORY && !req->has_address)
+			goto out;   /* every page */
 		if (!((req->has_hpa && !req->memdev[0] && dp == 0) ||
 		      (!req->has_hpa && req->memdev[0] && dp == 1))) {
-			snprintf(why, why_size, "explain wants \"hpa\", or \"memdev\" and \"dpa\"");
+			snprintf(why, why_size, "%s wants \"hpa\", or \"memdev\" and \"dpa\"",
+				 cmd_names[req->cmd]);
 			r = -EINVAL;
 		}
 	}
@@ -224,10 +244,11 @@ static void handle(struct hb_control *ctl, int fd, const char *line, size_t len)
 			return;
 		}
 		break;
-	case HB_CTL_EXPLAIN: {
+	case HB_CTL_EXPLAIN:
+	case HB_CTL_HISTORY: {
 		uint64_t hpa = req.hpa;
 
-		if (!req.has_hpa) {
+		if (req.has_address && !req.has_hpa) {
 			const struct hb_topology *t = hb_daemon_topology(ctl->d);
 			int md = hb_topology_find_memdev(t, req.memdev);
 			struct hb_xlat x;
@@ -242,7 +263,11 @@ static void handle(struct hb_control *ctl, int fd, const char *line, size_t len)
 			}
 			hpa = x.hpa;
 		}
-		if (hb_daemon_explain(ctl->d, hpa, &answer, &err) < 0) {
+		if (req.cmd == HB_CTL_HISTORY)
+			r = hb_daemon_history(ctl->d, req.has_address, hpa, req.last, &answer, &err);
+		else
+			r = hb_daemon_explain(ctl->d, hpa, &answer, &err);
+		if (r < 0) {
 			reply_error(fd, err.code, err.msg);
 			return;
 		}

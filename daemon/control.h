@@ -6,6 +6,7 @@
  *   {"command":"status"} | "stats" | "sources" | "pause" | "resume" | "reload" | "metrics"
  *   {"command":"explain","hpa":"0x..."}
  *   {"command":"explain","memdev":"mem0","dpa":"0x..."}
+ *   {"command":"history"[,"last":N][,"hpa":"0x..." | ,"memdev":"mem0","dpa":"0x..."]}
  * A request may also end at the client's EOF (shutdown(SHUT_WR)) instead of
  * a newline; each must be complete within 5 s (a deadline for the whole
  * request). Replies carry "ok": true and the answer, or "ok": false with
@@ -29,12 +30,15 @@ enum hb_control_cmd {
 	HB_CTL_RESUME,
 	HB_CTL_RELOAD,
 	HB_CTL_METRICS,
+	HB_CTL_HISTORY,
 	_HB_CTL_MAX,
 };
 
 struct hb_control_req {
 	enum hb_control_cmd cmd;
-	/* explain */
+	/* explain, history */
+	bool has_address;            /* history: false = every page */
+	size_t last;                 /* history: entries at most */
 	bool has_hpa;
 	uint64_t hpa;
 	char memdev[32];

@@ -21,6 +21,7 @@
 #include "control.h"
 #include "conf-check.h"
 #include "daemon.h"
+#include "history-json.h"
 #include "ingest.h"
 #include "uevent.h"
 #include "devices.h"
@@ -70,6 +71,7 @@ struct hb_daemon {
 	struct hb_heat_table *heat;
 	struct hb_policy *policy;
 	struct hb_policy_config pcfg;
+	struct hb_history *history;    /* decisions and their outcomes */
 	struct hb_migrator *mig;
 	struct hb_plugin_set plugins;
 	struct source src[HB_MAX_SOURCES];
@@ -137,6 +139,14 @@ static uint64_t now_ns(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
@@ -573,7 +583,8 @@ int hb_daemon_new(const struct hb_config *cfg, struct hb_daemon_env *env,
 	}
 	if ((r = hb_heat_new(cfg->max_entries, cfg->decay, (unsigned int)__builtin_ctzll(d->pcfg.page_size),
 			     &d->heat, err)) < 0 ||
-	    (r = hb_policy_new(cfg->top_k ? cfg->top_k * 64 : 65536, &d->policy, err)) < 0)
+	    (r = hb_policy_new(cfg->top_k ? cfg->top_k * 64 : 65536, &d->policy, err)) < 0 ||
+	    (r = hb_history_new(cfg->history_size, &d->history, err)) < 0)
 		goto fail;
 	if ((r = hb_config_source_nodes(cfg, &d->source_mask, err)) < 0)
 		goto fail;
@@ -644,6 +655,7 @@ struct hb_daemon *hb_daemon_free(struct hb_daemon *d)
 	hb_ingest_free(d->ingest);
 	hb_heat_free(d->heat);
 	hb_policy_free(d->policy);
+	hb_history_free(d->history);
 	hb_migrator_free(d->mig);
 	hb_topology_free(d->env.topology);
 	hb_node_map_free(d->env.node_map);
@@ -805,8 +817,15 @@ int hb_daemon_cycle(struct hb_daemon *d)
 		if (c != HB_MIGRATE_RETRY)
 			hb_heat_forget(d->heat, d->hpa[i]);
 		if (c != HB_MIGRATE_RETRY || d->pcfg.hysteresis_ns)
-			hb_policy_hold(d->policy, &d->pcfg, d->hpa[i], t0);
+			hb_policy_hold_outcome(d->policy, &d->pcfg, d->hpa[i], t0,
+					       c == HB_MIGRATE_ALREADY ? HB_HOLD_ON_TARGET :
+					       c == HB_MIGRATE_BACKOFF || c == HB_MIGRATE_DROP
+						       ? HB_HOLD_REFUSED : HB_HOLD_MOVED,
+					       d->status[i]);
 	}
+	hb_history_record(d->history, &(struct hb_history_cycle){
+		.time_ns = wall_ns(), .topology = d->env.topology, .dec = d->dec, .n = n,
+		.status = d->status, .np = np });
 	/* 4. decay, report */
 	hb_heat_tick(d->heat);
 	d->st.cycles++;
@@ -1267,6 +1286,8 @@ json_object *hb_daemon_status_json(struct hb_daemon *d)
 	json_object_object_add(o, "table_bytes", u64(hb_heat_bytes(d->heat)));
 	json_object_object_add(o, "source_nodes", nodes_json(d->source_mask));
 	json_object_object_add(o, "last_cycle_ms", json_object_new_double(d->st.last_cycle_ms));
+	json_object_object_add(o, "history_entries", u64(hb_history_len(d->history)));
+	json_object_object_add(o, "history_bytes", u64(hb_history_bytes(d->history)));
 	return o;
 }
 
@@ -1342,39 +1363,84 @@ json_object *hb_daemon_sources_json(struct hb_daemon *d)
 	return a;
 }
 
-/* What would happen to this page now (the rate limit is not charged). */
+/* In words: why dec's page gets dec's decision now. */
+static void explain_reason(const struct hb_daemon *d, const struct hb_decision *dec,
+			   uint64_t now, char *buf, size_t size)
+{
+	double ago = dec->held_since_ns && now > dec->held_since_ns
+			     ? (double)(now - dec->held_since_ns) / 1e9 : 0;
+	double tokens;
+
+	switch (dec->reason) {
+	case HB_REASON_PROMOTE:
+		snprintf(buf, size, "heat %g >= threshold %g; node %d has room and tokens",
+			 dec->heat, d->pcfg.threshold, dec->target);
+		break;
+	case HB_REASON_BELOW_THRESHOLD:
+		snprintf(buf, size, "heat %g below threshold %g", dec->heat, d->pcfg.threshold);
+		break;
+	case HB_REASON_HYSTERESIS:
+		snprintf(buf, size, "hysteresis: handed to the migrator %.1f s ago (result: %s%d), "
+			 "held for hysteresis_ms = %llu", ago, dec->held_result >= 0 ? "node " : "errno ",
+			 dec->held_result >= 0 ? dec->held_result : -dec->held_result,
+			 (unsigned long long)(d->pcfg.hysteresis_ns / 1000000ULL));
+		break;
+	case HB_REASON_ON_TARGET:
+		snprintf(buf, size, "already promoted: the migrator found it on node %d %.1f s ago",
+			 dec->held_result, ago);
+		break;
+	case HB_REASON_REFUSED:
+		snprintf(buf, size, "refused by the kernel %.1f s ago: %s (%s); not retried for "
+			 "hysteresis_ms = %llu", ago,
+			 hb_errno_name(-dec->held_result),
+			 strerror(-dec->held_result),
+			 (unsigned long long)(d->pcfg.hysteresis_ns / 1000000ULL));
+		break;
+	case HB_REASON_RATE_LIMIT:
+		tokens = hb_policy_tokens(d->policy, &d->pcfg, dec->target, now);
+		snprintf(buf, size, "rate limited: node %d's bucket holds %.0f bytes, a page needs %llu",
+			 dec->target, tokens, (unsigned long long)d->pcfg.page_size);
+		break;
+	case HB_REASON_WATERMARK:
+		snprintf(buf, size, "target below watermark: node %d has %llu MiB free, watermark %llu MiB",
+			 dec->target, (unsigned long long)(d->nodes[dec->target].free_bytes >> 20),
+			 (unsigned long long)(d->pcfg.watermark_bytes >> 20));
+		break;
+	case HB_REASON_NOT_SOURCE:
+		snprintf(buf, size, "not on a source (CXL) node");
+		break;
+	case HB_REASON_NO_TARGET:
+		snprintf(buf, size, "no target node for node %d", dec->src);
+		break;
+	default:
+		snprintf(buf, size, "%s", hb_reason_to_string(dec->reason));
+		break;
+	}
+}
+
+/*
+ * What would happen to this page now, every rule evaluated (top-K aside:
+ * it depends on the other pages of a cycle), nothing charged; and its
+ * latest history entries.
+ */
 int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, struct hb_err *err)
 {
-	struct hb_policy_config pc = d->pcfg;
 	struct hb_candidate c;
 	struct hb_decision dec;
-	uint64_t exact = hpa;
-	json_object *o;
+	uint64_t exact = hpa, now = now_ns();
+	json_object *o, *h;
+	char why[256];
+	double tokens;
 	int node;
 
 	hpa &= ~(d->pcfg.page_size - 1);
 	c = (struct hb_candidate){ .hpa = hpa, .heat = hb_heat_get(d->heat, hpa, &node) };
 	c.node = node >= 0 ? node : node_of(d, hpa);
-	pc.rate_mbps = 0;
-	{
-		struct hb_policy *scratch = NULL;
-
-		if (hb_policy_new(16, &scratch, err) < 0)
-			return err->code;
-		/* hysteresis lives in the real policy: check it there, decide in scratch */
-		hb_policy_decide(scratch, &pc, d->nodes, d->dist, &c, 1, now_ns(), &dec);
-		hb_policy_free(scratch);
-	}
-	{
-		struct hb_decision held;
-
-		pc.threshold = 0;
-		pc.watermark_bytes = 0;
-		pc.top_k = 0;
-		hb_policy_decide(d->policy, &pc, d->nodes, d->dist, &c, 1, now_ns(), &held);
-		if (held.reason == HB_REASON_HYSTERESIS)
-			dec.reason = HB_REASON_HYSTERESIS;
-	}
+	hb_policy_evaluate(d->policy, &d->pcfg, d->nodes, d->dist, &c, NULL, now, &dec);
+	explain_reason(d, &dec, now, why, sizeof(why));
+	h = hb_history_find_json(d->history, true, hpa, d->pcfg.page_size, 8, wall_ns());
+	if (!h)
+		return hb_err_set(err, -ENOMEM, "out of memory");
 	o = json_object_new_object();
 	json_object_object_add(o, "hpa", hb_json_hex(exact));
 	json_object_object_add(o, "page", hb_json_hex(hpa));
@@ -1385,7 +1451,30 @@ int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, stru
 		c.node >= 0 && c.node < HB_MAX_NODES && d->nodes[c.node].is_source));
 	json_object_object_add(o, "target", dec.target >= 0 ? json_object_new_int(dec.target) : NULL);
 	json_object_object_add(o, "decision", json_object_new_string(hb_reason_to_string(dec.reason)));
-	json_object_object_add(o, "rate_limit", json_object_new_string("not evaluated by explain"));
+	json_object_object_add(o, "reason", json_object_new_string(why));
+	tokens = dec.target >= 0 ? hb_policy_tokens(d->policy, &d->pcfg, dec.target, now) : -1;
+	json_object_object_add(o, "rate_limit_tokens_bytes",
+			       tokens >= 0 ? json_object_new_double(tokens) : NULL);
+	json_object_object_add(o, "history", h);
+	*ret = o;
+	return 0;
+}
+
+int hb_daemon_history(struct hb_daemon *d, bool page_only, uint64_t hpa, size_t last,
+		      json_object **ret, struct hb_err *err)
+{
+	json_object *o, *a = hb_history_find_json(d->history, page_only, hpa, d->pcfg.page_size,
+						   last, wall_ns());
+
+	if (!a)
+		return hb_err_set(err, -ENOMEM, "out of memory");
+	o = json_object_new_object();
+	if (page_only)
+		json_object_object_add(o, "page", hb_json_hex(hpa & ~(d->pcfg.page_size - 1)));
+	json_object_object_add(o, "size", u64(hb_history_size(d->history)));
+	json_object_object_add(o, "held", u64(hb_history_len(d->history)));
+	json_object_object_add(o, "recorded", u64(hb_history_total(d->history)));
+	json_object_object_add(o, "entries", a);
 	*ret = o;
 	return 0;
 }

@@ -127,6 +127,9 @@ struct json_object *hb_daemon_sources_json(struct hb_daemon *d);
 void hb_daemon_metrics(const struct hb_daemon *d, FILE *f);
 int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, struct json_object **ret,
 		      struct hb_err *err);
+/* up to last decisions, newest first: all, or (page_only) of hpa's page */
+int hb_daemon_history(struct hb_daemon *d, bool page_only, uint64_t hpa, size_t last,
+		      struct json_object **ret, struct hb_err *err);
 const struct hb_topology *hb_daemon_topology(const struct hb_daemon *d);
 
 /* libnuma: presence, CPUs, free memory, numa_distance() */

@@ -8,6 +8,9 @@
  *             limit (token bucket), DRAM free-memory watermark, the target
  *             node (explicit, else the nearest node with CPUs)
  *   latency.c record -> table and record -> decision latency histograms
+ *   history.c the last decisions acted on or refused, and what migration
+ *             gave: two rings (acted on, refused) of fixed size, allocated
+ *             and touched once
  */
 #ifndef HB_CORE_H
 #define HB_CORE_H
@@ -72,11 +75,13 @@ enum hb_reason {
 	HB_REASON_PROMOTE,
 	HB_REASON_BELOW_THRESHOLD,
 	HB_REASON_NOT_TOP_K,
-	HB_REASON_HYSTERESIS,      /* promoted or refused recently */
+	HB_REASON_HYSTERESIS,      /* held: moved (or to be retried) recently */
 	HB_REASON_RATE_LIMIT,      /* the target's token bucket is empty */
 	HB_REASON_WATERMARK,       /* the target is below its free-memory watermark */
 	HB_REASON_NOT_SOURCE,      /* the page is not on a source (CXL) node */
 	HB_REASON_NO_TARGET,       /* no target node */
+	HB_REASON_ON_TARGET,       /* held: the migrator found it on the target already */
+	HB_REASON_REFUSED,         /* held: the kernel refused to move it (an errno) */
 	_HB_REASON_MAX,
 };
 
@@ -118,12 +123,38 @@ struct hb_decision {
 	double heat;
 	int src, target;
 	enum hb_reason reason;
+	/* a held page (HYSTERESIS, ON_TARGET, REFUSED): since when, what its
+	 * migration gave (the node reached, or -errno) */
+	uint64_t held_since_ns;
+	int held_result;
+};
+
+/* What the decisions of one cycle have used so far (zero: nothing yet). */
+struct hb_policy_spent {
+	size_t promoted;
+	uint64_t bytes[HB_MAX_NODES];   /* promoted to each node: free memory, tokens */
 };
 
 /*
- * One decision per candidate (hottest first), in out[0..n). Promotions
- * take tokens from their target's bucket; free memory is debited as pages
- * are promoted, so a cycle cannot push a node below its watermark.
+ * The decision for one candidate now, after spent (NULL: nothing spent),
+ * with every rule evaluated, the rate limit included. Charges nothing: two
+ * evaluations give the same answer and leave the policy as it was.
+ */
+enum hb_reason hb_policy_evaluate(const struct hb_policy *p, const struct hb_policy_config *cfg,
+				  const struct hb_numa_node *nodes,
+				  const uint8_t distance[HB_MAX_NODES][HB_MAX_NODES],
+				  const struct hb_candidate *c, const struct hb_policy_spent *spent,
+				  uint64_t now_ns, struct hb_decision *ret);
+
+/* The token bucket of node now, in bytes (without charging); -1 = no limit. */
+double hb_policy_tokens(const struct hb_policy *p, const struct hb_policy_config *cfg, int node,
+			uint64_t now_ns);
+
+/*
+ * One decision per candidate (hottest first), in out[0..n): each is
+ * hb_policy_evaluate() after the ones before it, then the promotions are
+ * charged to their targets' buckets. Free memory is debited as pages are
+ * promoted, so a cycle cannot push a node below its watermark.
  * Returns the number of HB_REASON_PROMOTE decisions.
  */
 size_t hb_policy_decide(struct hb_policy *p, const struct hb_policy_config *cfg,
@@ -135,6 +166,57 @@ size_t hb_policy_decide(struct hb_policy *p, const struct hb_policy_config *cfg,
 /* After migration: the page is not reconsidered until now + hysteresis. */
 void hb_policy_hold(struct hb_policy *p, const struct hb_policy_config *cfg, uint64_t hpa,
 		    uint64_t now_ns);
+
+/* What the migration of a held page gave: the reason it is held under. */
+enum hb_hold_outcome {
+	HB_HOLD_MOVED,        /* moved (or to retry): HB_REASON_HYSTERESIS */
+	HB_HOLD_ON_TARGET,    /* was there already: HB_REASON_ON_TARGET */
+	HB_HOLD_REFUSED,      /* an errno from the kernel: HB_REASON_REFUSED */
+};
+
+/* hb_policy_hold() saying why; result: the node reached, or -errno. */
+void hb_policy_hold_outcome(struct hb_policy *p, const struct hb_policy_config *cfg, uint64_t hpa,
+			    uint64_t now_ns, enum hb_hold_outcome outcome, int result);
+
+/* ---- history ---- */
+
+#define HB_HISTORY_MIN 16
+#define HB_HISTORY_MAX (1U << 20)
+#define HB_HISTORY_NO_RESULT INT32_MIN   /* not handed to the migrator */
+
+/* 64 bytes */
+struct hb_history_entry {
+	uint64_t time_ns;        /* CLOCK_REALTIME */
+	uint64_t hpa;            /* the page */
+	uint64_t dpa;            /* on memdev, when memdev[0] */
+	char memdev[16];         /* "" = not known */
+	double heat;
+	int16_t src, target;     /* nodes; -1 none */
+	uint8_t reason;          /* enum hb_reason */
+	int32_t result;          /* the node reached, -errno, or HB_HISTORY_NO_RESULT */
+};
+
+struct hb_history;
+
+/*
+ * size entries (HB_HISTORY_MIN..HB_HISTORY_MAX), allocated and touched here
+ * once: half for promotions, half for refusals, so that refusals repeated
+ * every cycle never push out what was done.
+ */
+int hb_history_new(size_t size, struct hb_history **ret, struct hb_err *err);
+struct hb_history *hb_history_free(struct hb_history *h);
+/* appends, overwriting the oldest entry of its half when full */
+void hb_history_add(struct hb_history *h, const struct hb_history_entry *e);
+size_t hb_history_len(const struct hb_history *h);      /* entries held */
+size_t hb_history_size(const struct hb_history *h);     /* capacity */
+uint64_t hb_history_total(const struct hb_history *h);  /* ever added */
+size_t hb_history_bytes(const struct hb_history *h);
+/*
+ * Up to max entries, newest first, into out[]: all of them, or (page_only)
+ * those of the page holding hpa (page_size: a power of two). Returns how many.
+ */
+size_t hb_history_find(const struct hb_history *h, bool page_only, uint64_t hpa,
+		       uint64_t page_size, const struct hb_history_entry **out, size_t max);
 
 /* ---- latency ---- */
 

@@ -7,10 +7,15 @@
 #include "core.h"
 #include "macro.h"
 
-struct hold {
+struct hold {                 /* 24 bytes */
 	uint64_t key;            /* page + 1; 0 = empty */
 	uint64_t until_ns;
+	int32_t result;          /* what the migration gave: node, or -errno */
+	uint32_t hold_ms : 30;   /* held since until_ns - hold_ms */
+	uint32_t outcome : 2;    /* enum hb_hold_outcome */
 };
+
+_Static_assert(sizeof(struct hold) == 24, "a hold is 24 bytes");
 
 struct bucket {
 	double tokens;           /* bytes */
@@ -33,6 +38,8 @@ static const char *const reason_names[_HB_REASON_MAX] = {
 	[HB_REASON_WATERMARK] = "watermark",
 	[HB_REASON_NOT_SOURCE] = "not_on_a_source_node",
 	[HB_REASON_NO_TARGET] = "no_target_node",
+	[HB_REASON_ON_TARGET] = "already_on_target",
+	[HB_REASON_REFUSED] = "refused_by_kernel",
 };
 
 const char *hb_reason_to_string(enum hb_reason r)
@@ -89,14 +96,15 @@ static size_t hslot(const struct hb_policy *p, uint64_t key)
 	return (size_t)((key * 0x9E3779B97F4A7C15ULL) >> 24) & (p->cap - 1);
 }
 
-static bool held(const struct hb_policy *p, uint64_t page, uint64_t now)
+/* the page's live hold, or NULL */
+static const struct hold *held(const struct hb_policy *p, uint64_t page, uint64_t now)
 {
 	uint64_t key = page + 1;
 
 	for (size_t s = hslot(p, key); p->hold[s].key; s = (s + 1) & (p->cap - 1))
 		if (p->hold[s].key == key)
-			return now < p->hold[s].until_ns;
-	return false;
+			return now < p->hold[s].until_ns ? &p->hold[s] : NULL;
+	return NULL;
 }
 
 /* Full: forget everything that has expired (one pass), then insert. */
@@ -127,14 +135,23 @@ static void purge(struct hb_policy *p, uint64_t now)
 void hb_policy_hold(struct hb_policy *p, const struct hb_policy_config *cfg, uint64_t hpa,
 		    uint64_t now_ns)
 {
+	hb_policy_hold_outcome(p, cfg, hpa, now_ns, HB_HOLD_MOVED, cfg->target_node);
+}
+
+void hb_policy_hold_outcome(struct hb_policy *p, const struct hb_policy_config *cfg, uint64_t hpa,
+			    uint64_t now_ns, enum hb_hold_outcome outcome, int result)
+{
 	uint64_t key = hpa / cfg->page_size + 1;
+	struct hold h = { .key = key, .until_ns = now_ns + cfg->hysteresis_ns, .result = result,
+			  .hold_ms = (uint32_t)(cfg->hysteresis_ns / 1000000ULL) & ((1U << 30) - 1),
+			  .outcome = (uint32_t)outcome & 3 };
 	size_t s;
 
 	if (!cfg->hysteresis_ns)
 		return;
 	for (s = hslot(p, key); p->hold[s].key; s = (s + 1) & (p->cap - 1)) {
 		if (p->hold[s].key == key) {
-			p->hold[s].until_ns = now_ns + cfg->hysteresis_ns;
+			p->hold[s] = h;
 			return;
 		}
 	}
@@ -145,33 +162,94 @@ void hb_policy_hold(struct hb_policy *p, const struct hb_policy_config *cfg, uin
 		if ((p->len + 1) * 2 > p->cap)
 			return;   /* everything held is still live: the oldest intent wins */
 	}
-	p->hold[s] = (struct hold){ .key = key, .until_ns = now_ns + cfg->hysteresis_ns };
+	p->hold[s] = h;
 	p->len++;
 }
 
-static bool take_tokens(struct hb_policy *p, const struct hb_policy_config *cfg, int node,
-			uint64_t now)
+static double depth_of(const struct hb_policy_config *cfg)
 {
-	struct bucket *b = &p->bucket[node];
-	double depth = (cfg->burst_mb > 0 ? cfg->burst_mb : cfg->rate_mbps) * 1e6;
+	return (cfg->burst_mb > 0 ? cfg->burst_mb : cfg->rate_mbps) * 1e6;
+}
+
+double hb_policy_tokens(const struct hb_policy *p, const struct hb_policy_config *cfg, int node,
+			uint64_t now_ns)
+{
+	const struct bucket *b = &p->bucket[node];
+	double depth = depth_of(cfg), t;
 
 	if (cfg->rate_mbps <= 0)
-		return true;
-	if (!b->primed) {
-		b->tokens = depth;
+		return -1;
+	if (!b->primed)
+		return depth;
+	t = b->tokens;
+	if (now_ns > b->last_ns)
+		t += cfg->rate_mbps * 1e6 * (double)(now_ns - b->last_ns) / 1e9;
+	return t > depth ? depth : t;
+}
+
+/* refill to now, then take bytes (what hb_policy_tokens() allowed) */
+static void charge(struct hb_policy *p, const struct hb_policy_config *cfg, int node,
+		   uint64_t bytes, uint64_t now)
+{
+	struct bucket *b = &p->bucket[node];
+	double t = hb_policy_tokens(p, cfg, node, now);
+
+	if (t < 0)
+		return;
+	b->tokens = t - (double)bytes;
+	if (!b->primed || now > b->last_ns)
 		b->last_ns = now;
-		b->primed = true;
+	b->primed = true;
+}
+
+static const enum hb_reason hold_reason[] = {
+	[HB_HOLD_MOVED] = HB_REASON_HYSTERESIS,
+	[HB_HOLD_ON_TARGET] = HB_REASON_ON_TARGET,
+	[HB_HOLD_REFUSED] = HB_REASON_REFUSED,
+};
+
+enum hb_reason hb_policy_evaluate(const struct hb_policy *p, const struct hb_policy_config *cfg,
+				  const struct hb_numa_node *nodes,
+				  const uint8_t distance[HB_MAX_NODES][HB_MAX_NODES],
+				  const struct hb_candidate *c, const struct hb_policy_spent *spent,
+				  uint64_t now_ns, struct hb_decision *ret)
+{
+	static const struct hb_policy_spent nothing;
+	struct hb_decision *d = ret;
+	const struct hold *h;
+	int src = c->node;
+	double tokens;
+
+	if (!spent)
+		spent = &nothing;
+	*d = (struct hb_decision){ .hpa = c->hpa, .heat = c->heat, .src = src, .target = -1 };
+	if (src < 0 || src >= HB_MAX_NODES || !nodes[src].is_source)
+		return d->reason = HB_REASON_NOT_SOURCE;
+	d->target = hb_policy_target(cfg, nodes, distance, src);
+	if (d->target < 0 || d->target == src) {
+		d->target = -1;
+		return d->reason = HB_REASON_NO_TARGET;
 	}
-	if (now > b->last_ns) {
-		b->tokens += cfg->rate_mbps * 1e6 * (double)(now - b->last_ns) / 1e9;
-		if (b->tokens > depth)
-			b->tokens = depth;
-		b->last_ns = now;
+	/* held first: a page just promoted has lost its heat, and that is not why */
+	h = held(p, c->hpa / cfg->page_size, now_ns);
+	if (h) {
+		d->held_since_ns = h->until_ns - (uint64_t)h->hold_ms * 1000000ULL;
+		d->held_result = h->result;
+		return d->reason = (unsigned int)h->outcome < HB_ARRAY_SIZE(hold_reason)
+					   ? hold_reason[h->outcome] : HB_REASON_HYSTERESIS;
 	}
-	if (b->tokens < (double)cfg->page_size)
-		return false;
-	b->tokens -= (double)cfg->page_size;
-	return true;
+	if (c->heat < cfg->threshold)
+		return d->reason = HB_REASON_BELOW_THRESHOLD;
+	if (cfg->top_k && spent->promoted >= cfg->top_k)
+		return d->reason = HB_REASON_NOT_TOP_K;
+	if (nodes[d->target].free_bytes < spent->bytes[d->target] ||
+	    nodes[d->target].free_bytes - spent->bytes[d->target] <
+		    cfg->watermark_bytes + cfg->page_size)
+		return d->reason = HB_REASON_WATERMARK;
+	tokens = hb_policy_tokens(p, cfg, d->target, now_ns);
+	if (tokens >= 0 && tokens - (double)spent->bytes[d->target] < (double)cfg->page_size)
+		return d->reason = HB_REASON_RATE_LIMIT;
+	return d->reason = HB_REASON_PROMOTE;
 }
 
 size_t hb_policy_decide(struct hb_policy *p, const struct hb_policy_config *cfg,
@@ -180,50 +258,17 @@ size_t hb_policy_decide(struct hb_policy *p, const struct hb_policy_config *cfg,
 			const struct hb_candidate *c, size_t n, uint64_t now_ns,
 			struct hb_decision *out)
 {
-	uint64_t free_left[HB_MAX_NODES];
-	size_t promoted = 0;
+	struct hb_policy_spent spent = { 0 };
 
-	for (int i = 0; i < HB_MAX_NODES; i++)
-		free_left[i] = nodes[i].free_bytes;
 	for (size_t i = 0; i < n; i++) {
-		struct hb_decision *d = &out[i];
-		int src = c[i].node;
-
-		*d = (struct hb_decision){ .hpa = c[i].hpa, .heat = c[i].heat, .src = src,
-					   .target = -1 };
-		if (src < 0 || src >= HB_MAX_NODES || !nodes[src].is_source) {
-			d->reason = HB_REASON_NOT_SOURCE;
+		if (hb_policy_evaluate(p, cfg, nodes, distance, &c[i], &spent, now_ns, &out[i]) !=
+		    HB_REASON_PROMOTE)
 			continue;
-		}
-		d->target = hb_policy_target(cfg, nodes, distance, src);
-		if (d->target < 0 || d->target == src) {
-			d->target = -1;
-			d->reason = HB_REASON_NO_TARGET;
-			continue;
-		}
-		if (c[i].heat < cfg->threshold) {
-			d->reason = HB_REASON_BELOW_THRESHOLD;
-			continue;
-		}
-		if (held(p, c[i].hpa / cfg->page_size, now_ns)) {
-			d->reason = HB_REASON_HYSTERESIS;
-			continue;
-		}
-		if (cfg->top_k && promoted >= cfg->top_k) {
-			d->reason = HB_REASON_NOT_TOP_K;
-			continue;
-		}
-		if (free_left[d->target] < cfg->watermark_bytes + cfg->page_size) {
-			d->reason = HB_REASON_WATERMARK;
-			continue;
-		}
-		if (!take_tokens(p, cfg, d->target, now_ns)) {
-			d->reason = HB_REASON_RATE_LIMIT;
-			continue;
-		}
-		free_left[d->target] -= cfg->page_size;
-		d->reason = HB_REASON_PROMOTE;
-		promoted++;
+		spent.bytes[out[i].target] += cfg->page_size;
+		spent.promoted++;
 	}
-	return promoted;
+	for (int node = 0; node < HB_MAX_NODES; node++)
+		if (spent.bytes[node])
+			charge(p, cfg, node, spent.bytes[node], now_ns);
+	return spent.promoted;
 }

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* Control requests: every command, and the malformed, oversized and odd ones. */
+/*
+ * Control requests: every command, history's "last" and optional address,
+ * and the malformed, oversized and odd ones.
+ */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -78,11 +81,40 @@ static void test_control_refuses_malformed_requests(void **state)
 	free(big);
 }
 
+static void test_control_history_takes_last_and_an_optional_address(void **state)
+{
+	struct hb_control_req r;
+	char why[256];
+
+	assert_int_equal(parse("{\"command\":\"history\"}", &r, why), 0);
+	assert_int_equal(r.cmd, HB_CTL_HISTORY);
+	assert_false(r.has_address);
+	assert_int_equal(r.last, 20);
+	assert_int_equal(parse("{\"command\":\"history\",\"last\":200,\"hpa\":\"0x390001000\"}",
+			       &r, why), 0);
+	assert_true(r.has_address && r.has_hpa);
+	assert_int_equal(r.last, 200);
+	assert_int_equal(r.hpa, 0x390001000);
+	assert_int_equal(parse("{\"command\":\"history\",\"memdev\":\"mem1\",\"dpa\":\"0x0\",\"last\":1}",
+			       &r, why), 0);
+	assert_true(r.has_address && !r.has_hpa);
+	assert_string_equal(r.memdev, "mem1");
+	expect_bad("{\"command\":\"history\",\"last\":0}", -EINVAL,
+		   "\"last\" must be a number of entries in 1..200");
+	expect_bad("{\"command\":\"history\",\"last\":201}", -EINVAL, "in 1..200");
+	expect_bad("{\"command\":\"history\",\"last\":\"5\"}", -EINVAL, "\"last\" must be");
+	expect_bad("{\"command\":\"history\",\"last\":2.5}", -EINVAL, "\"last\" must be");
+	expect_bad("{\"command\":\"history\",\"dpa\":\"0\"}", -EINVAL,
+		   "history wants \"hpa\", or \"memdev\" and \"dpa\"");
+	expect_bad("{\"command\":\"history\",\"hpa\":\"x\"}", -EINVAL, "\"hpa\" must be");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_control_parses_every_command),
 		cmocka_unit_test(test_control_refuses_malformed_requests),
+		cmocka_unit_test(test_control_history_takes_last_and_an_optional_address),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

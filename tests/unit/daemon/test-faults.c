@@ -8,7 +8,8 @@
  * counted by class, ENOMEM rests the target node, and no page is ever sent
  * to a node other than the target. Also: the topology changes between the
  * records' intake and their decision; the target node is below its
- * watermark; a plugin's poll keeps failing.
+ * watermark; a plugin's poll keeps failing; explain and history tell a page
+ * the kernel refused (its errno) from one moved (hysteresis).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -27,6 +28,7 @@
 #include "emulated-host.h"
 
 static int calls, wrong_node, pattern_on = 1;
+static uint64_t next_hysteresis_ms;   /* for the next daemon_with_watermark() */
 static long whole_call;
 static uint64_t pages_asked;
 
@@ -71,7 +73,7 @@ static struct hb_daemon *daemon_with_watermark(struct hb_emulated_host *host, st
 	hb_config_defaults(cfg);
 	cfg->threshold = 4;
 	cfg->rate_mbps = 0;
-	cfg->hysteresis_ms = 0;
+	cfg->hysteresis_ms = next_hysteresis_ms;
 	cfg->watermark_mb = watermark_mb;
 	cfg->control_socket[0] = cfg->plugin_dir[0] = '\0';
 	snprintf(cfg->log_level, sizeof(cfg->log_level), "err");
@@ -290,6 +292,66 @@ static void test_faults_a_failing_plugin_is_disabled_not_fatal(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* an explain answer's field as a string ("" when absent or null) */
+static const char *field(json_object *o, const char *key)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) && v ? json_object_get_string(v) : "";
+}
+
+/*
+ * explain tells the kernel's refusal (with its errno) from hysteresis after
+ * a move, and history holds each page's result: the node, or the errno.
+ */
+static void test_faults_explain_and_history_tell_refused_from_moved(void **state)
+{
+	struct hb_emulated_host host = { .dram_free = 8ULL << 30 };
+	struct hb_err err = { 0 };
+	struct hb_config cfg;
+	struct hb_daemon *d;
+	json_object *h, *entries, *x;
+	bool seen_refused = false, seen_moved = false;
+
+	next_hysteresis_ms = 60000;
+	d = daemon_with_faults(&host, &cfg);
+	next_hysteresis_ms = 0;
+	pattern_on = 1;
+	assert_int_equal(hb_daemon_cycle(d), 0);
+	assert_int_equal(hb_daemon_history(d, false, 0, 200, &h, &err), 0);
+	assert_true(json_object_object_get_ex(h, "entries", &entries));
+	assert_true(json_object_array_length(entries) > 0);
+	for (size_t i = 0; i < json_object_array_length(entries); i++) {
+		json_object *e = json_object_array_get_idx(entries, i), *res, *v;
+		uint64_t page = strtoull(field(e, "page"), NULL, 16);
+		bool refused;
+
+		if (strcmp(field(e, "decision"), "promote") ||
+		    !json_object_object_get_ex(e, "result", &res) || !res)
+			continue;
+		refused = json_object_object_get_ex(res, "errno", &v);
+		if (refused && strcmp(json_object_get_string(v), "EACCES"))
+			continue;   /* EACCES stands for the kernel's refusals */
+		if (refused ? seen_refused : seen_moved)
+			continue;
+		assert_int_equal(hb_daemon_explain(d, page, &x, &err), 0);
+		if (refused) {
+			assert_string_equal(field(x, "decision"), "refused_by_kernel");
+			assert_non_null(strstr(field(x, "reason"), "EACCES"));
+			seen_refused = true;
+		} else {
+			assert_string_equal(field(x, "decision"), "hysteresis");
+			assert_non_null(strstr(field(x, "reason"), "result: node 0"));
+			seen_moved = true;
+		}
+		print_message("# %s: %s\n", field(e, "page"), field(x, "reason"));
+		json_object_put(x);
+	}
+	assert_true(seen_refused && seen_moved);
+	json_object_put(h);
+	hb_daemon_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -298,6 +360,7 @@ int main(void)
 		cmocka_unit_test(test_faults_a_failing_plugin_is_disabled_not_fatal),
 		cmocka_unit_test(test_faults_topology_change_between_intake_and_decision),
 		cmocka_unit_test(test_faults_target_below_watermark_promotes_nothing),
+		cmocka_unit_test(test_faults_explain_and_history_tell_refused_from_moved),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,7 +3,8 @@
  * Every promotion rule on synthetic input: target choice (explicit, nearest
  * node with CPUs), not-a-source, threshold, hysteresis, top-K, watermark
  * (debited as the cycle promotes), rate limit (token bucket refills with
- * time), and that nothing is ever sent to a node other than the target.
+ * time), evaluation that charges nothing, held pages naming why
+ * (moved, on target, refused), and that nothing is ever sent to a node other than the target.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -168,6 +169,72 @@ static void test_policy_hysteresis_table_is_bounded(void **state)
 	hb_policy_free(p);
 }
 
+/* explain's question: evaluating twice gives one answer and spends nothing */
+static void test_policy_evaluate_charges_nothing(void **state)
+{
+	struct hb_policy *p = policy();
+	struct hb_policy_config c = cfg();
+	struct hb_candidate cand[12];
+	struct hb_decision d[12], e1, e2;
+	double before;
+
+	for (int i = 0; i < 12; i++)
+		cand[i] = (struct hb_candidate){ (uint64_t)(i + 1) * PAGE, 100, 2 };
+	/* 10 pages deep, 1 page per 100 ms */
+	c.rate_mbps = 10 * PAGE / 1e6;
+	c.burst_mb = 10 * PAGE / 1e6;
+	before = hb_policy_tokens(p, &c, 0, 0);
+	assert_true(before == 10.0 * PAGE);
+	for (int i = 0; i < 100; i++)
+		assert_int_equal(hb_policy_evaluate(p, &c, nodes, dist, &cand[0], NULL, 0, &e1),
+				 HB_REASON_PROMOTE);
+	assert_int_equal(hb_policy_evaluate(p, &c, nodes, dist, &cand[0], NULL, 0, &e2),
+			 HB_REASON_PROMOTE);
+	assert_memory_equal(&e1, &e2, sizeof(e1));
+	assert_true(hb_policy_tokens(p, &c, 0, 0) == before);
+	/* the bucket is intact: a real cycle still gets its 10 pages */
+	assert_int_equal(hb_policy_decide(p, &c, nodes, dist, cand, 12, 0, d), 10);
+	assert_true(hb_policy_tokens(p, &c, 0, 0) < (double)PAGE);
+	/* and an evaluation now sees the empty bucket: the rate limit is evaluated */
+	assert_int_equal(hb_policy_evaluate(p, &c, nodes, dist, &cand[11], NULL, 0, &e1),
+			 HB_REASON_RATE_LIMIT);
+	assert_int_equal(hb_policy_evaluate(p, &c, nodes, dist, &cand[11], NULL, 100 * MS, &e1),
+			 HB_REASON_PROMOTE);
+	assert_true(hb_policy_tokens(p, &c, 0, 0) < (double)PAGE);
+	hb_policy_free(p);
+}
+
+/* held pages say why: moved N ago, on the target already, or refused (errno) */
+static void test_policy_held_pages_name_their_outcome(void **state)
+{
+	struct hb_policy *p = policy();
+	struct hb_policy_config c = cfg();
+	struct hb_candidate a = { 0x1000, 100, 2 }, b = { 0x2000, 100, 2 }, r = { 0x3000, 100, 2 };
+	struct hb_decision d;
+
+	c.hysteresis_ns = 1000 * MS;
+	hb_policy_hold_outcome(p, &c, a.hpa, 5 * MS, HB_HOLD_MOVED, 0);
+	hb_policy_hold_outcome(p, &c, b.hpa, 6 * MS, HB_HOLD_ON_TARGET, 0);
+	hb_policy_hold_outcome(p, &c, r.hpa, 7 * MS, HB_HOLD_REFUSED, -13);
+	assert_int_equal(hb_policy_evaluate(p, &c, nodes, dist, &a, NULL, 10 * MS, &d),
+			 HB_REASON_HYSTERESIS);
+	assert_int_equal(d.held_since_ns, 5 * MS);
+	assert_int_equal(hb_policy_evaluate(p, &c, nodes, dist, &b, NULL, 10 * MS, &d),
+			 HB_REASON_ON_TARGET);
+	assert_int_equal(hb_policy_evaluate(p, &c, nodes, dist, &r, NULL, 10 * MS, &d),
+			 HB_REASON_REFUSED);
+	assert_int_equal(d.held_result, -13);
+	assert_int_equal(d.held_since_ns, 7 * MS);
+	assert_string_equal(hb_reason_to_string(HB_REASON_ON_TARGET), "already_on_target");
+	assert_string_equal(hb_reason_to_string(HB_REASON_REFUSED), "refused_by_kernel");
+	for (int i = 0; i < _HB_REASON_MAX; i++)
+		assert_non_null(hb_reason_to_string(i));
+	/* expired: considered again */
+	assert_int_equal(hb_policy_evaluate(p, &c, nodes, dist, &r, NULL, 1007 * MS, &d),
+			 HB_REASON_PROMOTE);
+	hb_policy_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -176,6 +243,8 @@ int main(void)
 		cmocka_unit_test_setup(test_policy_top_k_and_watermark, setup),
 		cmocka_unit_test_setup(test_policy_rate_limit_is_a_token_bucket_per_node, setup),
 		cmocka_unit_test_setup(test_policy_hysteresis_table_is_bounded, setup),
+		cmocka_unit_test_setup(test_policy_evaluate_charges_nothing, setup),
+		cmocka_unit_test_setup(test_policy_held_pages_name_their_outcome, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,175 @@
+#!/bin/bash
+# The decision history against a running daemon (emulated host: region0 at
+# 0x390000000 on node 2, DRAM node 0, dry-run migrator, a replay socket).
+# Five hot pages, a bucket two pages deep, no
+# decay: the two hottest are promoted, the other three rate-limited
+# (the bucket refills a page per 1000 s: none more during the test).
+#  1. a page promoted shows in `history` (decision, reason, memdev:DPA,
+#     the migrator's result: node 0) and in `explain` (held: hysteresis,
+#     with that entry); a rate-limited page reads rate_limit in both;
+#  2. `history --last N` answers the N newest; an address no decision
+#     named answers an empty list;
+#  3. bad arguments (CLI and raw requests) are errors naming what was wrong;
+#  4. a reload with another history_size names it as needing a restart.
+#   history.sh HOTBRIDGE
+set -euo pipefail
+[ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP needs root (the control socket serves root only)"; exit 0; }
+. "$(dirname "$0")/lib.sh"
+trap 'kill "$pid" 2>/dev/null || true; rm -rf "$tmp"' EXIT
+pid=
+
+cat >"$tmp/hb.conf" <<CONF
+[daemon]
+interval_ms = 200
+control_socket = $tmp/ctl.sock
+[table]
+decay = 1
+history_size = 4096
+[topology]
+emulated = true
+[policy]
+threshold = 10
+rate_mbps = 0.000004096
+burst_mb = 0.008192
+hysteresis_ms = 600000
+[source feed]
+type = replay
+socket = $tmp/feed.sock
+CONF
+chmod 0644 "$tmp/hb.conf"
+
+"${hb[@]}" run --dry-run --config "$tmp/hb.conf" 2>"$tmp/loop.err" &
+pid=$!
+wait_until 10 test -S "$tmp/ctl.sock"
+wait_until 10 test -S "$tmp/feed.sock"
+h() { "${hb[@]}" "$1" --socket "$tmp/ctl.sock" "${@:2}"; }
+feed() { # feed LINES...: each a replay text record, then hang up
+	python3 - "$tmp/feed.sock" "$@" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+s.sendall(("\n".join(sys.argv[2:]) + "\n").encode()); s.close()
+PY
+}
+# check FILE PYTHON: PYTHON asserts on r, the reply's answer
+check() {
+	python3 -c 'import json, sys
+r = json.load(open(sys.argv[1])); r = r.get(r.get("command"), r)
+exec(sys.argv[2])' "$1" "$2"
+}
+
+feed "hpa=0x390001000 len=0x1000 count=5000" "hpa=0x390002000 len=0x1000 count=4000" \
+	"hpa=0x390003000 len=0x1000 count=3000" "hpa=0x390004000 len=0x1000 count=2000" \
+	"hpa=0x390005000 len=0x1000 count=1000"
+# (into a file: grep -q's early exit would fail the pipeline)
+has_rate_limited() { h history --last 200 >"$tmp/wait.json" && grep -q '"rate_limit"' "$tmp/wait.json"; }
+wait_until 10 has_rate_limited || { sed "s/^/# /" "$tmp/wait.json"; bad "no decision within 10 s"; }
+
+# 1. the promoted page, by HPA and by memdev:DPA
+h history 0x390001abc >"$tmp/p1.json"
+sed 's/^/# /' "$tmp/p1.json"
+check "$tmp/p1.json" '
+e = r["entries"]
+assert r["page"] == "0x390001000" and len(e) == 1, r
+e = e[0]
+assert e["decision"] == "promote" and e["reason"] == "promote", e
+assert e["result"] == {"node": 0} and e["node"] == 2 and e["target"] == 0, e
+assert e["memdev"] and e["dpa"] is not None and e["time"].endswith("Z"), e' &&
+	ok "history HPA: the promoted page, decision promote, result node 0, at $(grep -o '"memdev": "[^"]*"' "$tmp/p1.json")" ||
+	bad "history of the promoted page"
+md=$(python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["history"]["entries"][0]; print(e["memdev"] + ":" + e["dpa"])' "$tmp/p1.json")
+h history "$md" >"$tmp/p1md.json"
+check "$tmp/p1md.json" 'assert r["page"] == "0x390001000" and len(r["entries"]) == 1, r' &&
+	ok "history $md: the same page and entry" || { sed "s/^/# /" "$tmp/p1md.json"; bad "history by memdev:DPA"; }
+h explain 0x390001000 >"$tmp/x1.json"
+sed 's/^/# /' "$tmp/x1.json" | head -30
+check "$tmp/x1.json" '
+assert r["decision"] == "hysteresis", r
+assert "handed to the migrator" in r["reason"] and "node 0" in r["reason"], r
+h = r["history"]
+assert len(h) == 1 and h[0]["decision"] == "promote" and h[0]["result"] == {"node": 0}, h' &&
+	ok "explain of the promoted page: hysteresis ($(check "$tmp/x1.json" 'print(r["reason"])')), with its history entry" ||
+	bad "explain of the promoted page"
+
+# the rate-limited ones: explain evaluates the bucket (and charges nothing)
+h explain 0x390005000 >"$tmp/x5.json"
+check "$tmp/x5.json" '
+assert r["decision"] == "rate_limit", r
+assert r["rate_limit_tokens_bytes"] < 4096, r
+assert r["history"] and all(e["reason"] == "rate_limit" and e["result"] is None for e in r["history"]), r' &&
+	ok "explain of a rate-limited page: rate_limit ($(check "$tmp/x5.json" 'print(r["reason"])'))" ||
+	{ sed "s/^/# /" "$tmp/x5.json"; bad "explain of a rate-limited page"; }
+h history 0x390005000 >"$tmp/p5.json"
+check "$tmp/p5.json" 'assert r["entries"] and r["entries"][0]["decision"] == "skip" and r["entries"][0]["reason"] == "rate_limit", r' &&
+	ok "history of a rate-limited page: skip, rate_limit" || { sed "s/^/# /" "$tmp/p5.json"; bad "history of a rate-limited page"; }
+
+# 2. --last N, the default, and an address nothing named
+h history --last 3 >"$tmp/l3.json"
+check "$tmp/l3.json" '
+e = r["entries"]
+assert len(e) == 3, r
+ages = [float(x["age_s"]) for x in e]
+assert ages == sorted(ages), ages' &&
+	ok "history --last 3: three entries, newest first" || { sed "s/^/# /" "$tmp/l3.json"; bad "--last 3"; }
+h history >"$tmp/all.json"
+check "$tmp/all.json" 'assert len(r["entries"]) == min(20, r["held"]) and r["size"] == 4096, r' &&
+	ok "history: the 20 newest by default, of a ring of history_size = 4096" || bad "history default"
+h history 0x3a0000000 >"$tmp/none.json"
+check "$tmp/none.json" 'assert r["entries"] == [] and r["page"] == "0x3a0000000", r' &&
+	ok "history of an address no decision named: an empty list" || { sed "s/^/# /" "$tmp/none.json"; bad "unknown address"; }
+
+# 3. bad arguments
+expect_err() { # expect_err MESSAGE ARGS...: exit status 2 and MESSAGE on stderr
+	local msg=$1 rc=0
+	shift
+	h "$@" >"$tmp/bad.out" 2>"$tmp/bad.err" || rc=$?
+	[ "$rc" -eq 2 ] && grep -qF -- "$msg" "$tmp/bad.err" &&
+		ok "$* -> exit 2: $(head -1 "$tmp/bad.err")" ||
+		{ sed "s/^/# /" "$tmp/bad.out" "$tmp/bad.err"; bad "$*: exit $rc"; }
+}
+expect_err "--last '0': want a number of entries in 1..200" history --last 0
+expect_err "--last '201': want a number of entries in 1..200" history --last 201
+expect_err "--last 'ten': want a number of entries in 1..200" history --last ten
+expect_err "'banana' is not an address" history banana
+expect_err "'mem1:zz' is not MEMDEV:DPA" history mem1:zz
+expect_err "usage: hotbridge history" history 0x1000 0x2000
+expect_err "--last is for history only" explain --last 3 0x1000
+rc=0
+h history mem9:0x0 >"$tmp/bad.out" 2>&1 || rc=$?
+[ "$rc" -eq 1 ] && grep -q "unknown memdev" "$tmp/bad.out" && ok "history mem9:0x0 -> unknown memdev" ||
+	{ sed "s/^/# /" "$tmp/bad.out"; bad "unknown memdev: exit $rc"; }
+python3 - "$tmp/ctl.sock" >"$tmp/raw.out" <<'PY' && ok "raw requests: $(cat "$tmp/raw.out")" || { sed "s/^/# /" "$tmp/raw.out"; bad "raw history requests"; }
+import json, socket, sys
+def ask(req):
+    s = socket.socket(socket.AF_UNIX); s.settimeout(10); s.connect(sys.argv[1])
+    s.sendall((json.dumps(req) + "\n").encode())
+    r = b""
+    while not r.endswith(b"\n"):
+        c = s.recv(65536)
+        if not c: break
+        r += c
+    return json.loads(r)
+for req, want in (({"command": "history", "last": 0}, '"last" must be a number of entries in 1..200'),
+                  ({"command": "history", "last": "5"}, '"last" must be a number'),
+                  ({"command": "history", "hpa": 4096}, '"hpa" must be a number in a string'),
+                  ({"command": "history", "memdev": "mem1"}, 'history wants "hpa", or "memdev" and "dpa"')):
+    r = ask(req)
+    assert not r["ok"] and want in r["error"], (req, r)
+r = ask({"command": "history", "last": 2})
+assert r["ok"] and len(r["history"]["entries"]) == 2, r
+print("bad last/hpa/memdev refused naming the field; last=2 answers 2")
+PY
+
+# 4. history_size needs a restart: a reload says so and keeps the ring
+sed -i 's/^history_size = 4096$/history_size = 32/' "$tmp/hb.conf"
+h reload >/dev/null
+h history --last 1 >"$tmp/after.json"
+grep -q "needs a restart (running values kept):.*table.history_size" "$tmp/loop.err" &&
+	check "$tmp/after.json" 'assert r["size"] == 4096, r' &&
+	ok "reload with another history_size: named as needing a restart, the ring kept" ||
+	{ sed 's/^/# /' "$tmp/loop.err" | tail -5; bad "history_size on reload"; }
+
+kill -TERM "$pid"
+wait "$pid" && ok "daemon exits 0" || bad "exit status $?"
+pid=
+hb_reports_ok
+echo "1..$n"
