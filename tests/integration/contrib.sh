@@ -1,7 +1,8 @@
 #!/bin/bash
 # contrib/: the example configuration parses; the systemd unit lets the
 # daemon write the example metrics_textfile and is hardened
-# (systemd-analyze security --offline: exposure at most 3.0).
+# (systemd-analyze security --offline: exposure at most 3.0); the man
+# pages render.
 #   contrib.sh HOTBRIDGE SOURCE_DIR
 set -euo pipefail
 src=$2
@@ -33,6 +34,16 @@ else
 	else
 		bad "hotbridge.service exposure '$score'"
 	fi
+fi
+# every man page renders without a groff or man warning
+if ! command -v man >/dev/null; then
+	skip "man not installed"
+else
+	for page in "$src"/contrib/man/*.[0-9] "$src"/kernel/man/*.[0-9]; do
+		warn=$(MANWIDTH=80 man --warnings -l "$page" 2>&1 >/dev/null || echo "man failed")
+		[ -z "$warn" ] && ok "${page#"$src"/} renders without warnings" ||
+			bad "${page#"$src"/}: $warn"
+	done
 fi
 hb_reports_ok
 echo "1..$n"
