@@ -15,7 +15,9 @@ cd "$top"
 pkgs=(meson ninja-build pkg-config gcc make libcxl-dev uuid-dev libpci-dev libnuma-dev
       libevent-dev libcmocka-dev libjson-c-dev libinih-dev libcap-ng-dev zlib1g-dev)
 # the vm suite's guest: QEMU, a static busybox, cpio for the initramfs
-vm_pkgs=(qemu-system-x86 busybox-static cpio file ndctl daxctl kmod)
+vm_pkgs=(qemu-system-x86 busybox-static cpio file ndctl daxctl kmod xz-utils)
+# the contrib test renders the man pages
+test_pkgs=(man-db)
 
 install_deps() {
 	local missing=()
@@ -57,7 +59,7 @@ demo)
 	build/daemon/hotbridge demo
 	;;
 test)
-	install_deps "${vm_pkgs[@]}"
+	install_deps "${vm_pkgs[@]}" "${test_pkgs[@]}"
 	build
 	# Debian's stock kernels of both bases (6.1, and 6.12 from bookworm-security)
 	for b in 6.1 6.12; do
