@@ -24,7 +24,15 @@ i=0
 until cxl_ready || [ $i -ge 1800 ]; do
 	sleep 0.1; i=$((i + 1))
 	[ $((i % 100)) -eq 0 ] || continue
+	# no memdev at all after 10 s: cxl_pci never made one, and nothing
+	# here can; say so now rather than after the whole wait
+	if ! ls -d /sys/bus/cxl/devices/mem* >/dev/null 2>&1; then
+		echo "hb-vm-e2e: no CXL memdev after $i waits (cxl_pci made none): $(ls /sys/bus/cxl/devices 2>/dev/null | tr '\n' ' ')"
+		dmesg | grep -iE "cxl|pcieport" | tail -8 | sed 's/^/hb-vm-e2e: dmesg: /'
+		exit 10
+	fi
 	for m in /sys/bus/cxl/devices/mem*; do
+		[ -e "$m" ] || continue
 		[ -e "$m/driver" ] && continue
 		echo "hb-vm-e2e: ${m##*/} not bound after $i waits: cxl enable-memdev ${m##*/}"
 		cxl enable-memdev "${m##*/}"

@@ -24,7 +24,9 @@ done
 eval "$("$here/../../kernel/build" ${base:+--base "$base"} --print)"
 image=$mpp
 [ "$kernel" = stock ] && image=$stock
-[ -f "$image" ] || skip "no $kernel $base kernel at $image (run: kernel/build --base $base --stock)"
+how="kernel/build --base $base"
+[ "$kernel" = stock ] && how="$how --stock-only"
+[ -f "$image" ] || skip "no $kernel $base kernel at $image (build it: $how)"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 start=$(date +%s)

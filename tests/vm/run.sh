@@ -94,7 +94,9 @@ mpp) image=$mpp ;;
 stock) image=$stock ;;
 *) echo "run.sh: --kernel must be mpp or stock" >&2; exit 2 ;;
 esac
-[ -f "$image" ] || skip "no $kernel $base kernel at $image (run: kernel/build --base $base --stock)"
+how="kernel/build --base $base"
+[ "$kernel" = stock ] && how="$how --stock-only"
+[ -f "$image" ] || skip "no $kernel $base kernel at $image (build it: $how)"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
