@@ -149,7 +149,7 @@ rel=$(cat "$basedir/release-$kernel" 2>/dev/null || true)
 mods=$basedir/$kernel-root
 if [ -n "$rel" ] && [ -d "$mods/lib/modules/$rel" ] && command -v modprobe >/dev/null; then
 	: >"$work/root/etc-modules"
-	for m in virtio_pci 9pnet_virtio 9p cxl_acpi cxl_pci cxl_mem cxl_pmem nd_pmem dax_pmem \
+	for m in virtio_pci 9pnet_virtio 9p cxl_acpi cxl_port cxl_pci cxl_mem cxl_pmem nd_pmem dax_pmem \
 		device_dax kmem; do
 		modprobe -C /dev/null -d "$mods" -S "$rel" --ignore-install --show-depends "$m" 2>/dev/null |
 			awk '$1 == "insmod" {print $2}'
