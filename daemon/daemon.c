@@ -20,135 +20,14 @@
 
 #include "control.h"
 #include "conf-check.h"
-#include "daemon.h"
+#include "daemon-private.h"
 #include "history-json.h"
 #include "ingest.h"
 #include "uevent.h"
 #include "devices.h"
 #include "log.h"
+#include "logger.h"
 #include "macro.h"
-
-#define MAX_WATCHES 160
-#define MAX_CANDIDATES 65536
-#define SOURCE_MAX_ERRORS 10
-
-struct hb_host {
-	struct hb_daemon *d;
-	struct source *src;
-};
-
-struct source {
-	const struct hb_device_ops *ops;
-	char origin[PATH_MAX];
-	void *priv;
-	struct hb_dev_info info;
-	struct hb_host host;
-	char name[64], memdev[32], pci[32];
-	uint64_t records, errors;
-	uint64_t bad_input;            /* units it could not make records of */
-	bool disabled;
-};
-
-struct watch {
-	struct hb_daemon *d;
-	int fd;
-	struct event *ev;
-	void (*cb)(void *priv, int fd, uint32_t revents);
-	void *priv;
-};
-
-/*
- * Ingestion works in slices of this length per loop turn; what is left waits
- * in its backlog, and the sources' fds are not read until it is worked off.
- */
-#define INGEST_SLICE_NS (5ULL * 1000 * 1000)
-
-struct hb_daemon {
-	struct hb_config cfg;
-	struct hb_daemon_env env;
-	struct event_base *base;
-	struct event *timer, *sig[3];
-	struct hb_heat_table *heat;
-	struct hb_policy *policy;
-	struct hb_policy_config pcfg;
-	struct hb_history *history;    /* decisions and their outcomes */
-	struct hb_migrator *mig;
-	struct hb_plugin_set plugins;
-	struct source src[HB_MAX_SOURCES];
-	size_t nsrc;
-	struct watch watch[MAX_WATCHES];
-	struct hb_numa_node nodes[HB_MAX_NODES];
-	uint8_t dist[HB_MAX_NODES][HB_MAX_NODES];
-	uint64_t source_mask;          /* from config or topology */
-	uint64_t backoff_until[HB_MAX_NODES];   /* ENOMEM on a target: rest it */
-	struct hb_candidate *cand;
-	struct hb_decision *dec;
-	uint64_t *hpa;
-	int *tnode, *snode, *status;
-	struct hb_daemon_stats st;
-	struct hb_latency lat;
-	struct hb_ingest *ingest;
-	struct event *drain_ev;        /* works the ingestion backlog off */
-	uint64_t turn_deadline;        /* this loop turn's ingestion slice ends */
-	bool throttled;                /* source fds paused for the backlog */
-	bool looping;                  /* in hb_daemon_run() */
-	struct source *submitting;     /* whose records are being taken in */
-	const char *config_path;
-	bool journal, paused;
-	uint64_t started_ns;
-	struct hb_control *control;
-	struct event *uevent_ev, *debounce_ev;
-	int rc;
-};
-
-
-static int level_of(const char *s)
-{
-	static const char *const names[] = { "err", "warning", "notice", "info", "debug" };
-
-	for (int i = 0; i < 5; i++)
-		if (!strcmp(s, names[i]))
-			return i + 3;
-	return 6;
-}
-
-HB_PRINTF(3, 0)
-static void vlog(const struct hb_daemon *d, int prio, const char *fmt, va_list ap)
-{
-	if (prio > level_of(d->cfg.log_level))
-		return;
-	if (!strcmp(d->cfg.log_target, "syslog")) {
-		vsyslog(prio, fmt, ap);
-		return;
-	}
-	hb_log_vstderr(d->journal, prio, d->journal ? NULL : "hotbridge", fmt, ap);
-}
-
-HB_PRINTF(3, 4)
-static void logf_(const struct hb_daemon *d, int prio, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vlog(d, prio, fmt, ap);
-	va_end(ap);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t wall_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 /* ---- host services for sources ---- */
 
@@ -161,7 +40,7 @@ static void host_log(struct hb_host *h, int prio, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	logf_(h->d, prio, "source %s: %s", h->src->name, msg);
+	hb_dlog(h->d, prio, "source %s: %s", h->src->name, msg);
 }
 
 /*
@@ -170,7 +49,7 @@ static void host_log(struct hb_host *h, int prio, const char *fmt, ...)
  * buffers hold what they have, and writers feel the back-pressure) until
  * on_drain() has worked it off, one slice per loop turn.
  */
-static void turn_begin(struct hb_daemon *d)
+void hb_daemon_turn_begin(struct hb_daemon *d)
 {
 	d->turn_deadline = d->looping ? now_ns() + INGEST_SLICE_NS : 0;
 }
@@ -197,7 +76,7 @@ static void drain_later(struct hb_daemon *d)
 	(void)evtimer_add(d->drain_ev, &now);
 }
 
-static void turn_end(struct hb_daemon *d)
+void hb_daemon_turn_end(struct hb_daemon *d)
 {
 	if (!hb_ingest_backlog(d->ingest))
 		return;
@@ -223,10 +102,10 @@ static void on_fd(evutil_socket_t fd, short what, void *arg)
 {
 	struct watch *w = arg;
 
-	turn_begin(w->d);
+	hb_daemon_turn_begin(w->d);
 	w->cb(w->priv, (int)fd, ((what & EV_READ) ? HB_FD_READ : 0) |
 				((what & EV_WRITE) ? HB_FD_WRITE : 0));
-	turn_end(w->d);
+	hb_daemon_turn_end(w->d);
 }
 
 static int host_watch(struct hb_host *h, int fd, uint32_t events,
@@ -283,9 +162,9 @@ static void on_timer_once(evutil_socket_t fd, short what, void *arg)
 	struct hb_daemon *d = t->d;
 
 	event_free(t->ev);
-	turn_begin(d);
+	hb_daemon_turn_begin(d);
 	t->cb(t->priv);
-	turn_end(d);
+	hb_daemon_turn_end(d);
 	free(t);
 }
 
@@ -310,7 +189,7 @@ static int host_timer(struct hb_host *h, uint64_t after_ns, void (*cb)(void *pri
 	return 0;
 }
 
-static int node_of(struct hb_daemon *d, uint64_t hpa)
+int hb_daemon_node_of(struct hb_daemon *d, uint64_t hpa)
 {
 	struct hb_node_info ni;
 
@@ -329,7 +208,7 @@ static int host_submit(struct hb_host *h, const struct hb_hot_record *r, size_t 
 	h->d->submitting = h->src;
 	ret = hb_ingest_submit(h->d->ingest, r, n, h->d->turn_deadline);
 	if (ret == -ENOBUFS)
-		logf_(h->d, 4, "source %s: the ingestion backlog is full (%u records): records "
+		hb_dlog(h->d, LOG_WARNING, "source %s: the ingestion backlog is full (%u records): records "
 		      "dropped, counted in backlog_full", h->src->name, HB_INGEST_BACKLOG_MAX);
 	return ret;
 }
@@ -346,7 +225,7 @@ static void ingest_report(void *ud, const char *msg)
 {
 	struct hb_daemon *d = ud;
 
-	logf_(d, 4, "source %s: %s", d->submitting ? d->submitting->name : "?", msg);
+	hb_dlog(d, LOG_WARNING, "source %s: %s", d->submitting ? d->submitting->name : "?", msg);
 }
 
 static const struct hb_host_ops host_ops = {
@@ -380,15 +259,17 @@ static const struct hb_device_ops *find_source(struct hb_daemon *d, const char *
 	return NULL;
 }
 
-static void plugin_refused(void *ud, const char *path, const char *why)
+void hb_daemon_plugin_refused(void *ud, const char *path, const char *why)
 {
-	logf_(ud, 4, "plugin %s refused: %s", path, why);
+	struct hb_daemon *d = ud;
+
+	hb_dlog(d, LOG_WARNING, "plugin %s refused: %s", path, why);
 }
 
 /* a plugin a source uses that takes longer to load in a child is refused */
 #define PLUGIN_INSPECT_MS 5000
 
-static int open_sources(struct hb_daemon *d)
+int hb_daemon_open_sources(struct hb_daemon *d)
 {
 	const char *want[HB_MAX_SOURCES + 1];
 	struct hb_err err = { 0 };
@@ -403,8 +284,8 @@ static int open_sources(struct hb_daemon *d)
 	want[nwant] = NULL;
 	if (nwant && d->cfg.plugin_dir[0] &&
 	    hb_plugins_load(d->cfg.plugin_dir, 0, want, PLUGIN_INSPECT_MS, &d->plugins,
-			    plugin_refused, d, &err) < 0 && err.code != -ENOENT)
-		logf_(d, 4, "plugins: %s, ignoring", err.msg);
+			    hb_daemon_plugin_refused, d, &err) < 0 && err.code != -ENOENT)
+		hb_dlog(d, LOG_WARNING, "plugins: %s, ignoring", err.msg);
 	for (size_t i = 0; i < d->cfg.nsources; i++) {
 		const struct hb_source_config *sc = &d->cfg.sources[i];
 		struct source *s = &d->src[d->nsrc];
@@ -412,7 +293,7 @@ static int open_sources(struct hb_daemon *d)
 
 		s->ops = find_source(d, sc->type, &origin);
 		if (!s->ops) {
-			logf_(d, 3, "%s: [source %s]: no source of type '%s' (built-in or plugin), "
+			hb_dlog(d, LOG_ERR, "%s: [source %s]: no source of type '%s' (built-in or plugin), "
 			      "skipping it", sc->where, sc->name, sc->type);
 			continue;
 		}
@@ -427,27 +308,63 @@ static int open_sources(struct hb_daemon *d)
 		s->host = (struct hb_host){ .d = d, .src = s };
 		if (hb_source_open(s->ops, s->origin, &host_ops, &s->host, &s->info, &s->priv,
 				   &err) < 0) {
-			logf_(d, 3, "%s: %s; going on without it", sc->where, err.msg);
+			hb_dlog(d, LOG_ERR, "%s: %s; going on without it", sc->where, err.msg);
 			continue;
 		}
-		logf_(d, 6, "source %s: %s (%s) open", s->name, s->ops->name, s->origin);
+		hb_dlog(d, LOG_INFO, "source %s: %s (%s) open", s->name, s->ops->name, s->origin);
 		d->nsrc++;
 	}
 	return 0;
 }
 
-static int node_of_ud(void *ud, uint64_t hpa)
+/* Every open source closed, its watches freed, the plugins unloaded. */
+void hb_daemon_close_sources(struct hb_daemon *d)
 {
-	return node_of(ud, hpa);
+	for (size_t i = 0; i < d->nsrc; i++)
+		d->src[i].ops->close(d->src[i].priv);
+	for (int i = 0; i < MAX_WATCHES; i++)
+		if (d->watch[i].ev)
+			event_free(d->watch[i].ev);
+	hb_plugin_set_done(&d->plugins);
+}
+
+/* The polled sources, each once; one failing SOURCE_MAX_ERRORS times in a row is disabled. */
+void hb_daemon_poll_sources(struct hb_daemon *d)
+{
+	for (size_t i = 0; i < d->nsrc && !hb_ingest_backlog(d->ingest); i++) {
+		struct source *s = &d->src[i];
+		int r;
+
+		if (s->disabled || !(s->ops->caps & HB_DEV_CAP_POLL))
+			continue;
+		hb_daemon_turn_begin(d);
+		r = s->ops->poll(s->priv);
+		hb_daemon_turn_end(d);
+		if (r < 0) {
+			d->st.source_errors++;
+			if (++s->errors == SOURCE_MAX_ERRORS) {
+				s->disabled = true;
+				hb_dlog(d, LOG_ERR, "source %s: %d polls failed (last: %s); disabled", s->name,
+				      SOURCE_MAX_ERRORS, strerror(-r));
+			}
+		} else {
+			s->errors = 0;
+		}
+	}
+}
+
+int hb_daemon_node_of_ud(void *ud, uint64_t hpa)
+{
+	return hb_daemon_node_of(ud, hpa);
 }
 
 /* the nodes the topology's committed regions lie on */
-static uint64_t topology_nodes(struct hb_daemon *d)
+uint64_t hb_daemon_topology_nodes(struct hb_daemon *d)
 {
-	return hb_topology_cxl_nodes(d->env.topology, node_of_ud, d);
+	return hb_topology_cxl_nodes(d->env.topology, hb_daemon_node_of_ud, d);
 }
 
-static int refresh_nodes(struct hb_daemon *d)
+int hb_daemon_refresh_nodes(struct hb_daemon *d)
 {
 	int r = d->env.nodes(d->env.ud, d->nodes, d->dist);
 
@@ -462,10 +379,29 @@ static int refresh_nodes(struct hb_daemon *d)
 }
 
 /* what ingestion checks records against: the regions, source nodes, blocks */
-static int set_ingest_topology(struct hb_daemon *d)
+int hb_daemon_set_ingest_topology(struct hb_daemon *d)
 {
 	return hb_ingest_set_topology(d->ingest, d->env.topology, d->source_mask,
 				      d->env.node_map ? hb_node_map_block_size(d->env.node_map) : 0);
+}
+
+/* The ingestion stage over the table, with the current topology, and its drain timer. */
+int hb_daemon_intake_new(struct hb_daemon *d, struct hb_err *err)
+{
+	struct hb_ingest_env ie = {
+		.heat = d->heat, .lat = &d->lat, .stats = &d->st.in,
+		.page_size = d->pcfg.page_size, .node_of = hb_daemon_node_of_ud, .ud = d,
+		.report = ingest_report, .report_ud = d,
+	};
+	int r;
+
+	if ((r = hb_ingest_new(&ie, &d->ingest, err)) < 0 ||
+	    (r = hb_daemon_set_ingest_topology(d)) < 0)
+		return r;
+	d->drain_ev = evtimer_new(d->base, on_drain, d);
+	if (!d->drain_ev)
+		return hb_err_set(err, -ENOMEM, "out of memory");
+	return 0;
 }
 
 static int open_migrator(struct hb_daemon *d, struct hb_err *err)
@@ -483,7 +419,7 @@ static int open_migrator(struct hb_daemon *d, struct hb_err *err)
 		r = hb_migrator_new(HB_MIGRATOR_PHYS, &mc, &d->mig, &why);
 		if (r == 0)
 			return 0;
-		logf_(d, 6, "%s; using pagemap", why.msg);
+		hb_dlog(d, LOG_INFO, "%s; using pagemap", why.msg);
 		b = "pagemap";
 	}
 	return hb_migrator_new(hb_migrator_kind_from_string(b), &mc, &d->mig, err);
@@ -505,7 +441,7 @@ static void note_refusal(void *ud, const char *path, const char *why)
 }
 
 /* what check-config checks too (conf-check.c), with this host's facts */
-static int check_config(struct hb_daemon *d, const struct hb_config *cfg, struct hb_err *err)
+int hb_daemon_check_config(struct hb_daemon *d, const struct hb_config *cfg, struct hb_err *err)
 {
 	struct hb_plugin_set scanned = { 0 };
 	struct hb_config_facts f = { .nodes = d->nodes, .cxl_nodes = d->source_mask,
@@ -525,7 +461,7 @@ static int check_config(struct hb_daemon *d, const struct hb_config *cfg, struct
 	r = hb_config_check(cfg, &f, err);
 	/* a source's type may be unknown because its plugin was refused: say why */
 	for (size_t i = 0; r == -ENOENT && i < rf->n; i++)
-		plugin_refused(d, rf->path[i], rf->why[i]);
+		hb_daemon_plugin_refused(d, rf->path[i], rf->why[i]);
 	hb_plugin_set_done(&scanned);
 	free(rf);
 	return r;
@@ -560,9 +496,11 @@ int hb_daemon_new(const struct hb_config *cfg, struct hb_daemon_env *env,
 	d->env.migrator = NULL;
 	if (!d->env.nodes)
 		d->env.nodes = hb_numa_nodes;
-	d->journal = hb_log_stderr_is_journal();
-	if (!strcmp(cfg->log_target, "syslog"))
-		openlog("hotbridge", LOG_PID, LOG_DAEMON);
+	if (hb_logger_init(&d->log, cfg->log_level, cfg->log_target) < 0) {
+		free(d);
+		return hb_err_set(err, -EINVAL, "log_level '%s' or log_target '%s': unknown",
+				  cfg->log_level, cfg->log_target);
+	}
 	d->started_ns = now_ns();
 	d->pcfg = (struct hb_policy_config){
 		.threshold = cfg->threshold, .top_k = cfg->top_k,
@@ -589,34 +527,20 @@ int hb_daemon_new(const struct hb_config *cfg, struct hb_daemon_env *env,
 	if ((r = hb_config_source_nodes(cfg, &d->source_mask, err)) < 0)
 		goto fail;
 	if (!d->source_mask)
-		d->source_mask = topology_nodes(d);
-	{
-		struct hb_ingest_env ie = {
-			.heat = d->heat, .lat = &d->lat, .stats = &d->st.in,
-			.page_size = d->pcfg.page_size, .node_of = node_of_ud, .ud = d,
-			.report = ingest_report, .report_ud = d,
-		};
-
-		if ((r = hb_ingest_new(&ie, &d->ingest, err)) < 0 ||
-		    (r = set_ingest_topology(d)) < 0)
-			goto fail;
-		d->drain_ev = evtimer_new(d->base, on_drain, d);
-		if (!d->drain_ev) {
-			r = hb_err_set(err, -ENOMEM, "out of memory");
-			goto fail;
-		}
-	}
-	refresh_nodes(d);
-	if ((r = check_config(d, &d->cfg, err)) < 0)
+		d->source_mask = hb_daemon_topology_nodes(d);
+	if ((r = hb_daemon_intake_new(d, err)) < 0)
+		goto fail;
+	hb_daemon_refresh_nodes(d);
+	if ((r = hb_daemon_check_config(d, &d->cfg, err)) < 0)
 		goto fail;
 	if (!d->mig && (r = open_migrator(d, err)) < 0)
 		goto fail;
-	open_sources(d);
+	hb_daemon_open_sources(d);
 	if (d->nsrc == 0) {
 		r = no_source_opened(d, err);
 		goto fail;
 	}
-	logf_(d, 6, "%zu source(s), migrator %s, source nodes %#llx, threshold %g, every %llu ms",
+	hb_dlog(d, LOG_INFO, "%zu source(s), migrator %s, source nodes %#llx, threshold %g, every %llu ms",
 	      d->nsrc, hb_migrator_describe(d->mig), (unsigned long long)d->source_mask,
 	      cfg->threshold, (unsigned long long)cfg->interval_ms);
 	*ret = d;
@@ -639,12 +563,7 @@ struct hb_daemon *hb_daemon_free(struct hb_daemon *d)
 		event_free(d->debounce_ev);
 	if (d->env.uevent_fd > 0)
 		close(d->env.uevent_fd);
-	for (size_t i = 0; i < d->nsrc; i++)
-		d->src[i].ops->close(d->src[i].priv);
-	for (int i = 0; i < MAX_WATCHES; i++)
-		if (d->watch[i].ev)
-			event_free(d->watch[i].ev);
-	hb_plugin_set_done(&d->plugins);
+	hb_daemon_close_sources(d);
 	if (d->timer)
 		event_free(d->timer);
 	for (int i = 0; i < 3; i++)
@@ -729,7 +648,7 @@ void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
  * beside it, never through a planted link, then rename), mode 0644 for the
  * node exporter.
  */
-static void write_textfile(struct hb_daemon *d)
+void hb_daemon_write_textfile(struct hb_daemon *d)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -743,7 +662,7 @@ static void write_textfile(struct hb_daemon *d)
 	}
 	free(text);
 	if (r < 0)
-		logf_(d, 4, "metrics: %s: %s, ignoring", d->cfg.metrics_textfile, strerror(-r));
+		hb_dlog(d, LOG_WARNING, "metrics: %s: %s, ignoring", d->cfg.metrics_textfile, strerror(-r));
 }
 
 /* ---- one cycle ---- */
@@ -760,28 +679,9 @@ int hb_daemon_cycle(struct hb_daemon *d)
 	 * 1. sources (fd-driven ones were fed by the loop already); none while
 	 * the ingestion backlog is being worked off: it holds what they sent
 	 */
-	for (size_t i = 0; i < d->nsrc && !hb_ingest_backlog(d->ingest); i++) {
-		struct source *s = &d->src[i];
-		int r;
-
-		if (s->disabled || !(s->ops->caps & HB_DEV_CAP_POLL))
-			continue;
-		turn_begin(d);
-		r = s->ops->poll(s->priv);
-		turn_end(d);
-		if (r < 0) {
-			d->st.source_errors++;
-			if (++s->errors == SOURCE_MAX_ERRORS) {
-				s->disabled = true;
-				logf_(d, 3, "source %s: %d polls failed (last: %s); disabled", s->name,
-				      SOURCE_MAX_ERRORS, strerror(-r));
-			}
-		} else {
-			s->errors = 0;
-		}
-	}
+	hb_daemon_poll_sources(d);
 	/* 2. decide (not while paused: the table keeps learning) */
-	refresh_nodes(d);
+	hb_daemon_refresh_nodes(d);
 	n = d->paused ? 0 : hb_heat_collect(d->heat, d->pcfg.threshold, d->cand, MAX_CANDIDATES);
 	hb_policy_decide(d->policy, &d->pcfg, d->nodes, d->dist, d->cand, n, t0, d->dec);
 	if (!d->paused)
@@ -797,7 +697,7 @@ int hb_daemon_cycle(struct hb_daemon *d)
 	}
 	/* 3. migrate */
 	if (np && hb_migrator_move(d->mig, np, d->hpa, d->tnode, d->status, 0, &err) < 0)
-		logf_(d, 3, "migration of %zu pages failed: %s", np, err.msg);
+		hb_dlog(d, LOG_ERR, "migration of %zu pages failed: %s", np, err.msg);
 	if (np) {
 		hb_migrate_fold(&mc, np, d->status, d->tnode, d->snode);
 		for (int k = 0; k < _HB_MIGRATE_CLASS_MAX; k++)
@@ -832,9 +732,9 @@ int hb_daemon_cycle(struct hb_daemon *d)
 	d->st.last_cycle_ms = (double)(now_ns() - t0) / 1e6;
 	d->st.cycle_ms_total += d->st.last_cycle_ms;
 	if (d->cfg.metrics_textfile[0])
-		write_textfile(d);
+		hb_daemon_write_textfile(d);
 	if (!d->env.quiet)
-		logf_(d, 6, "cycle %llu: %llu records (%llu dropped), %zu hot pages, %zu to promote: "
+		hb_dlog(d, LOG_INFO, "cycle %llu: %llu records (%llu dropped), %zu hot pages, %zu to promote: "
 		      "%llu moved, %llu already there, %llu retry, %llu backoff, %llu dropped; "
 		      "%llu rate-limited, %llu below watermark; table %zu pages; %.1f ms",
 		      (unsigned long long)d->st.cycles,
@@ -924,7 +824,7 @@ int hb_daemon_reload(struct hb_daemon *d, struct hb_err *err)
 	}
 	if (d->env.dry_run_forced)
 		next->dry_run = true;
-	r = check_config(d, next, err);
+	r = hb_daemon_check_config(d, next, err);
 	if (r < 0)
 		goto out;
 	hb_config_diff(&d->cfg, next, on_changed, &rd);
@@ -944,6 +844,7 @@ int hb_daemon_reload(struct hb_daemon *d, struct hb_err *err)
 	d->cfg.target_node = next->target_node;
 	d->cfg.interval_ms = next->interval_ms;
 	memcpy(d->cfg.log_level, next->log_level, sizeof(d->cfg.log_level));
+	(void)hb_logger_set_level(&d->log, d->cfg.log_level);   /* checked above */
 	memcpy(d->cfg.metrics_textfile, next->metrics_textfile, sizeof(d->cfg.metrics_textfile));
 	if (d->timer && d->cfg.interval_ms != old_interval) {
 		struct timeval tv = { .tv_sec = (time_t)(d->cfg.interval_ms / 1000),
@@ -951,11 +852,11 @@ int hb_daemon_reload(struct hb_daemon *d, struct hb_err *err)
 
 		event_del(d->timer);
 		if (event_add(d->timer, &tv) < 0)
-			logf_(d, 3, "reload: cannot re-arm the cycle timer");
+			hb_dlog(d, LOG_ERR, "reload: cannot re-arm the cycle timer");
 	}
-	logf_(d, 6, "reloaded %s: applied: %s", d->config_path, rd.applied[0] ? rd.applied : "nothing changed");
+	hb_dlog(d, LOG_INFO, "reloaded %s: applied: %s", d->config_path, rd.applied[0] ? rd.applied : "nothing changed");
 	if (rd.restart[0])
-		logf_(d, 4, "reload: changed but needs a restart (running values kept): %s",
+		hb_dlog(d, LOG_WARNING, "reload: changed but needs a restart (running values kept): %s",
 		      rd.restart);
 out:
 	hb_config_done(next);
@@ -971,10 +872,10 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 		struct hb_err err = { 0 };
 
 		if (hb_daemon_reload(d, &err) < 0)
-			logf_(d, 3, "reload refused, keeping the running configuration: %s", err.msg);
+			hb_dlog(d, LOG_ERR, "reload refused, keeping the running configuration: %s", err.msg);
 		return;
 	}
-	logf_(d, 6, "signal %d: finishing", (int)sig);
+	hb_dlog(d, LOG_INFO, "signal %d: finishing", (int)sig);
 	event_base_loopexit(d->base, NULL);
 }
 
@@ -1027,9 +928,9 @@ void hb_daemon_drop_capabilities(struct hb_daemon *d)
 	}
 	r = capng_apply(CAPNG_SELECT_BOTH);
 	if (r < 0)
-		logf_(d, 4, "could not drop capabilities (capng_apply: %d), keeping them", r);
+		hb_dlog(d, LOG_WARNING, "could not drop capabilities (capng_apply: %d), keeping them", r);
 	else
-		logf_(d, 6, "capabilities now: %s", kept);
+		hb_dlog(d, LOG_INFO, "capabilities now: %s", kept);
 }
 
 int hb_daemon_rebuild_topology(struct hb_daemon *d, struct hb_err *err)
@@ -1042,7 +943,7 @@ int hb_daemon_rebuild_topology(struct hb_daemon *d, struct hb_err *err)
 		return hb_err_set(err, -EOPNOTSUPP, "this host cannot rebuild its topology");
 	if (d->env.reload_topology(d->env.ud, &t, &m, err) < 0) {
 		d->st.topology_reload_failures++;
-		logf_(d, 3, "topology changed, but rebuilding it failed: %s; keeping the old one",
+		hb_dlog(d, LOG_ERR, "topology changed, but rebuilding it failed: %s; keeping the old one",
 		      err->msg);
 		return err->code ? err->code : -EIO;
 	}
@@ -1051,18 +952,18 @@ int hb_daemon_rebuild_topology(struct hb_daemon *d, struct hb_err *err)
 	d->env.topology = t;
 	d->env.node_map = m;
 	if (!d->cfg.source_nodes[0])
-		d->source_mask = topology_nodes(d);
-	if (set_ingest_topology(d) < 0) {
+		d->source_mask = hb_daemon_topology_nodes(d);
+	if (hb_daemon_set_ingest_topology(d) < 0) {
 		/* without the new regions nothing could be checked: take nothing in */
 		(void)hb_ingest_set_topology(d->ingest, NULL, 0, 0);
-		logf_(d, 3, "topology rebuilt, but out of memory for its region list: "
+		hb_dlog(d, LOG_ERR, "topology rebuilt, but out of memory for its region list: "
 		      "records are dropped until the next rebuild");
 	}
 	/* pages taken in under the old topology: their node may have changed */
-	gone = hb_heat_revalidate(d->heat, node_of_ud, d);
+	gone = hb_heat_revalidate(d->heat, hb_daemon_node_of_ud, d);
 	d->st.topology_pages_dropped += gone;
 	d->st.topology_reloads++;
-	logf_(d, 6, "topology rebuilt: %zu regions, %zu memdevs, source nodes %#llx; %zu hot pages "
+	hb_dlog(d, LOG_INFO, "topology rebuilt: %zu regions, %zu memdevs, source nodes %#llx; %zu hot pages "
 	      "kept, %zu on no node any more dropped",
 	      hb_topology_nr_regions(t), hb_topology_nr_memdevs(t),
 	      (unsigned long long)d->source_mask, hb_heat_len(d->heat), gone);
@@ -1092,12 +993,12 @@ static void on_uevent(evutil_socket_t fd, short what, void *arg)
 		if (hb_uevent_parse(buf, (size_t)n, &ev) != 1)
 			continue;
 		d->st.uevents++;
-		logf_(d, 7, "uevent %s %s (%s)", ev.action, ev.devpath, ev.subsystem);
+		hb_dlog(d, LOG_DEBUG, "uevent %s %s (%s)", ev.action, ev.devpath, ev.subsystem);
 		evtimer_add(d->debounce_ev, &tv);     /* re-arming pushes it back */
 	}
 }
 
-static void watch_uevents(struct hb_daemon *d)
+void hb_daemon_watch_uevents(struct hb_daemon *d)
 {
 	int fd = d->env.uevent_fd;
 
@@ -1106,7 +1007,7 @@ static void watch_uevents(struct hb_daemon *d)
 	if (fd == 0) {
 		fd = hb_uevent_open();
 		if (fd < 0) {
-			logf_(d, 4, "uevents: %s; topology changes will not be noticed", strerror(-fd));
+			hb_dlog(d, LOG_WARNING, "uevents: %s; topology changes will not be noticed", strerror(-fd));
 			return;
 		}
 		d->env.uevent_fd = fd;
@@ -1116,11 +1017,11 @@ static void watch_uevents(struct hb_daemon *d)
 	d->uevent_ev = event_new(d->base, fd, EV_READ | EV_PERSIST, on_uevent, d);
 	d->debounce_ev = evtimer_new(d->base, on_debounced, d);
 	if (!d->uevent_ev || !d->debounce_ev || event_add(d->uevent_ev, NULL) < 0)
-		logf_(d, 4, "uevents: out of memory; topology changes will not be noticed");
+		hb_dlog(d, LOG_WARNING, "uevents: out of memory; topology changes will not be noticed");
 }
 
 /* One line at exit: what this run did, for the journal. */
-static void log_exit_summary(const struct hb_daemon *d)
+void hb_daemon_log_exit_summary(const struct hb_daemon *d)
 {
 	const struct hb_daemon_stats *s = &d->st;
 	const uint64_t *c = s->migrated.by_class;
@@ -1130,7 +1031,7 @@ static void log_exit_summary(const struct hb_daemon *d)
 		dropped += s->in.dropped[i];
 	not_moved = c[HB_MIGRATE_RETRY] + c[HB_MIGRATE_BACKOFF] + c[HB_MIGRATE_DROP] +
 		    c[HB_MIGRATE_WRONG_NODE];
-	logf_(d, 6, "exiting after %.1f s and %llu cycles: %llu records (%llu dropped), "
+	hb_dlog(d, LOG_INFO, "exiting after %.1f s and %llu cycles: %llu records (%llu dropped), "
 	      "%llu pages promoted%s, %llu failures (%llu pages not moved, %llu source errors)",
 	      (double)(now_ns() - d->started_ns) / 1e9, (unsigned long long)s->cycles,
 	      (unsigned long long)s->in.records, (unsigned long long)dropped,
@@ -1159,14 +1060,14 @@ int hb_daemon_run(struct hb_daemon *d, const char *config_path)
 		struct hb_err err = { 0 };
 
 		if (hb_control_listen(d, d->cfg.control_socket, &err) < 0)
-			logf_(d, 4, "control socket: %s; going on without it", err.msg);
+			hb_dlog(d, LOG_WARNING, "control socket: %s; going on without it", err.msg);
 	}
-	watch_uevents(d);
+	hb_daemon_watch_uevents(d);
 	hb_daemon_drop_capabilities(d);
 	notify_ready();
 	event_base_dispatch(d->base);
 	d->looping = false;
-	log_exit_summary(d);
+	hb_daemon_log_exit_summary(d);
 	return d->rc;
 }
 
@@ -1252,10 +1153,10 @@ void hb_daemon_set_control(struct hb_daemon *d, struct hb_control *c)
 void hb_daemon_pause(struct hb_daemon *d, bool paused)
 {
 	d->paused = paused;
-	logf_(d, 6, "%s", paused ? "paused: still gathering, not promoting" : "resumed");
+	hb_dlog(d, LOG_INFO, "%s", paused ? "paused: still gathering, not promoting" : "resumed");
 }
 
-static json_object *u64(uint64_t v)
+json_object *hb_daemon_json_u64(uint64_t v)
 {
 	return json_object_new_int64(v > INT64_MAX ? INT64_MAX : (int64_t)v);
 }
@@ -1277,17 +1178,17 @@ json_object *hb_daemon_status_json(struct hb_daemon *d)
 
 	json_object_object_add(o, "state", json_object_new_string(d->paused ? "paused" : "running"));
 	json_object_object_add(o, "uptime_s", json_object_new_double((double)(now_ns() - d->started_ns) / 1e9));
-	json_object_object_add(o, "cycles", u64(d->st.cycles));
-	json_object_object_add(o, "interval_ms", u64(d->cfg.interval_ms));
+	json_object_object_add(o, "cycles", hb_daemon_json_u64(d->st.cycles));
+	json_object_object_add(o, "interval_ms", hb_daemon_json_u64(d->cfg.interval_ms));
 	json_object_object_add(o, "migrator", json_object_new_string(hb_migrator_describe(d->mig)));
 	json_object_object_add(o, "dry_run", json_object_new_boolean(d->cfg.dry_run));
-	json_object_object_add(o, "sources", u64(d->nsrc));
-	json_object_object_add(o, "table_pages", u64(hb_heat_len(d->heat)));
-	json_object_object_add(o, "table_bytes", u64(hb_heat_bytes(d->heat)));
+	json_object_object_add(o, "sources", hb_daemon_json_u64(d->nsrc));
+	json_object_object_add(o, "table_pages", hb_daemon_json_u64(hb_heat_len(d->heat)));
+	json_object_object_add(o, "table_bytes", hb_daemon_json_u64(hb_heat_bytes(d->heat)));
 	json_object_object_add(o, "source_nodes", nodes_json(d->source_mask));
 	json_object_object_add(o, "last_cycle_ms", json_object_new_double(d->st.last_cycle_ms));
-	json_object_object_add(o, "history_entries", u64(hb_history_len(d->history)));
-	json_object_object_add(o, "history_bytes", u64(hb_history_bytes(d->history)));
+	json_object_object_add(o, "history_entries", hb_daemon_json_u64(hb_history_len(d->history)));
+	json_object_object_add(o, "history_bytes", hb_daemon_json_u64(hb_history_bytes(d->history)));
 	return o;
 }
 
@@ -1295,10 +1196,10 @@ static json_object *latency_json(const struct hb_latency_hist *h)
 {
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "records", u64(h->count));
-	json_object_object_add(o, "p50", u64(hb_latency_quantile(h, 0.50) / 1000));
-	json_object_object_add(o, "p99", u64(hb_latency_quantile(h, 0.99) / 1000));
-	json_object_object_add(o, "max", u64(h->max_ns / 1000));
+	json_object_object_add(o, "records", hb_daemon_json_u64(h->count));
+	json_object_object_add(o, "p50", hb_daemon_json_u64(hb_latency_quantile(h, 0.50) / 1000));
+	json_object_object_add(o, "p99", hb_daemon_json_u64(hb_latency_quantile(h, 0.99) / 1000));
+	json_object_object_add(o, "max", hb_daemon_json_u64(h->max_ns / 1000));
 	return o;
 }
 
@@ -1306,35 +1207,35 @@ json_object *hb_daemon_stats_json(struct hb_daemon *d)
 {
 	json_object *o = json_object_new_object(), *x;
 
-	json_object_object_add(o, "cycles", u64(d->st.cycles));
-	json_object_object_add(o, "records", u64(d->st.in.records));
-	json_object_object_add(o, "translated", u64(d->st.in.translated));
-	json_object_object_add(o, "partial", u64(d->st.in.partial));
-	json_object_object_add(o, "pages_added", u64(d->st.in.pages));
-	json_object_object_add(o, "deferred", u64(d->st.in.deferred));
-	json_object_object_add(o, "backlog", u64(hb_ingest_backlog(d->ingest)));
+	json_object_object_add(o, "cycles", hb_daemon_json_u64(d->st.cycles));
+	json_object_object_add(o, "records", hb_daemon_json_u64(d->st.in.records));
+	json_object_object_add(o, "translated", hb_daemon_json_u64(d->st.in.translated));
+	json_object_object_add(o, "partial", hb_daemon_json_u64(d->st.in.partial));
+	json_object_object_add(o, "pages_added", hb_daemon_json_u64(d->st.in.pages));
+	json_object_object_add(o, "deferred", hb_daemon_json_u64(d->st.in.deferred));
+	json_object_object_add(o, "backlog", hb_daemon_json_u64(hb_ingest_backlog(d->ingest)));
 	x = json_object_new_object();
 	for (int i = 0; i < _HB_DROP_MAX; i++)
-		json_object_object_add(x, hb_drop_to_string(i), u64(d->st.in.dropped[i]));
+		json_object_object_add(x, hb_drop_to_string(i), hb_daemon_json_u64(d->st.in.dropped[i]));
 	json_object_object_add(o, "dropped", x);
 	x = json_object_new_object();
 	for (int i = 0; i < _HB_DROP_MAX; i++)
-		json_object_object_add(x, hb_drop_to_string(i), u64(d->st.in.pages_dropped[i]));
+		json_object_object_add(x, hb_drop_to_string(i), hb_daemon_json_u64(d->st.in.pages_dropped[i]));
 	json_object_object_add(o, "pages_dropped", x);
 	x = json_object_new_object();
 	for (int i = 0; i < _HB_REASON_MAX; i++)
-		json_object_object_add(x, hb_reason_to_string(i), u64(d->st.decisions[i]));
+		json_object_object_add(x, hb_reason_to_string(i), hb_daemon_json_u64(d->st.decisions[i]));
 	json_object_object_add(o, "decisions", x);
 	x = json_object_new_object();
 	for (int i = 0; i < _HB_MIGRATE_CLASS_MAX; i++)
-		json_object_object_add(x, hb_migrate_class_to_string(i), u64(d->st.migrated.by_class[i]));
+		json_object_object_add(x, hb_migrate_class_to_string(i), hb_daemon_json_u64(d->st.migrated.by_class[i]));
 	json_object_object_add(o, "migrated", x);
-	json_object_object_add(o, "promoted_bytes", u64(d->st.promoted_bytes));
-	json_object_object_add(o, "source_errors", u64(d->st.source_errors));
-	json_object_object_add(o, "uevents", u64(d->st.uevents));
-	json_object_object_add(o, "topology_reloads", u64(d->st.topology_reloads));
-	json_object_object_add(o, "topology_reload_failures", u64(d->st.topology_reload_failures));
-	json_object_object_add(o, "topology_pages_dropped", u64(d->st.topology_pages_dropped));
+	json_object_object_add(o, "promoted_bytes", hb_daemon_json_u64(d->st.promoted_bytes));
+	json_object_object_add(o, "source_errors", hb_daemon_json_u64(d->st.source_errors));
+	json_object_object_add(o, "uevents", hb_daemon_json_u64(d->st.uevents));
+	json_object_object_add(o, "topology_reloads", hb_daemon_json_u64(d->st.topology_reloads));
+	json_object_object_add(o, "topology_reload_failures", hb_daemon_json_u64(d->st.topology_reload_failures));
+	json_object_object_add(o, "topology_pages_dropped", hb_daemon_json_u64(d->st.topology_pages_dropped));
 	x = json_object_new_object();
 	json_object_object_add(x, "record_to_table", latency_json(&d->lat.to_table));
 	json_object_object_add(x, "record_to_decision", latency_json(&d->lat.to_decision));
@@ -1354,9 +1255,9 @@ json_object *hb_daemon_sources_json(struct hb_daemon *d)
 		json_object_object_add(o, "origin", json_object_new_string(d->src[i].origin));
 		if (d->src[i].memdev[0])
 			json_object_object_add(o, "memdev", json_object_new_string(d->src[i].memdev));
-		json_object_object_add(o, "records", u64(d->src[i].records));
-		json_object_object_add(o, "bad_input", u64(d->src[i].bad_input));
-		json_object_object_add(o, "consecutive_errors", u64(d->src[i].errors));
+		json_object_object_add(o, "records", hb_daemon_json_u64(d->src[i].records));
+		json_object_object_add(o, "bad_input", hb_daemon_json_u64(d->src[i].bad_input));
+		json_object_object_add(o, "consecutive_errors", hb_daemon_json_u64(d->src[i].errors));
 		json_object_object_add(o, "disabled", json_object_new_boolean(d->src[i].disabled));
 		json_object_array_add(a, o);
 	}
@@ -1435,7 +1336,7 @@ int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, stru
 
 	hpa &= ~(d->pcfg.page_size - 1);
 	c = (struct hb_candidate){ .hpa = hpa, .heat = hb_heat_get(d->heat, hpa, &node) };
-	c.node = node >= 0 ? node : node_of(d, hpa);
+	c.node = node >= 0 ? node : hb_daemon_node_of(d, hpa);
 	hb_policy_evaluate(d->policy, &d->pcfg, d->nodes, d->dist, &c, NULL, now, &dec);
 	explain_reason(d, &dec, now, why, sizeof(why));
 	h = hb_history_find_json(d->history, true, hpa, d->pcfg.page_size, 8, wall_ns());
@@ -1471,9 +1372,9 @@ int hb_daemon_history(struct hb_daemon *d, bool page_only, uint64_t hpa, size_t 
 	o = json_object_new_object();
 	if (page_only)
 		json_object_object_add(o, "page", hb_json_hex(hpa & ~(d->pcfg.page_size - 1)));
-	json_object_object_add(o, "size", u64(hb_history_size(d->history)));
-	json_object_object_add(o, "held", u64(hb_history_len(d->history)));
-	json_object_object_add(o, "recorded", u64(hb_history_total(d->history)));
+	json_object_object_add(o, "size", hb_daemon_json_u64(hb_history_size(d->history)));
+	json_object_object_add(o, "held", hb_daemon_json_u64(hb_history_len(d->history)));
+	json_object_object_add(o, "recorded", hb_daemon_json_u64(hb_history_total(d->history)));
 	json_object_object_add(o, "entries", a);
 	*ret = o;
 	return 0;

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the daemon's own files share (daemon.h is the face the commands
+ * see): struct hb_daemon and the steps of its pipeline, one file each.
+ *   daemon.c           lifecycle and the loop (new, free, run, signals)
+ *   logger.c           the logger (logger.h)
+ *   source-host.c      the plugin host: watches, timers, open/poll of sources
+ *   intake.c           records -> translation -> table (ingest.c), in slices
+ *   cycle.c            decide -> migrate -> fold -> hold/back off -> decay
+ *   report.c           status/stats/sources JSON, Prometheus, textfile
+ *   topology-watch.c   uevents, debounce, topology rebuild
+ *   explain.c          explain and history (core/'s const evaluation)
+ *   reload.c           the configuration again (SIGHUP, `reload`)
+ *   control-ops.c      the control socket's callbacks
+ *   capabilities.c     what the migrator needs, the rest dropped
+ *   numa.c             libnuma: the live host's nodes
+ * Not installed, not for commands or tests.
+ */
+#ifndef HB_DAEMON_PRIVATE_H
+#define HB_DAEMON_PRIVATE_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "daemon.h"
+#include "devices.h"
+#include "logger.h"
+
+struct event;
+struct event_base;
+struct json_object;
+struct hb_control;
+
+/* the daemon's logger, at a LOG_* priority */
+#define hb_dlog(d, prio, ...) hb_logger_log(&(d)->log, (prio), __VA_ARGS__)
+
+#define MAX_WATCHES 160
+#define MAX_CANDIDATES 65536
+#define SOURCE_MAX_ERRORS 10
+
+struct hb_host {
+	struct hb_daemon *d;
+	struct source *src;
+};
+
+struct source {
+	const struct hb_device_ops *ops;
+	char origin[PATH_MAX];
+	void *priv;
+	struct hb_dev_info info;
+	struct hb_host host;
+	char name[64], memdev[32], pci[32];
+	uint64_t records, errors;
+	uint64_t bad_input;            /* units it could not make records of */
+	bool disabled;
+};
+
+struct watch {
+	struct hb_daemon *d;
+	int fd;
+	struct event *ev;
+	void (*cb)(void *priv, int fd, uint32_t revents);
+	void *priv;
+};
+
+/*
+ * Ingestion works in slices of this length per loop turn; what is left waits
+ * in its backlog, and the sources' fds are not read until it is worked off.
+ */
+#define INGEST_SLICE_NS (5ULL * 1000 * 1000)
+
+struct hb_daemon {
+	struct hb_config cfg;
+	struct hb_daemon_env env;
+	struct event_base *base;
+	struct event *timer, *sig[3];
+	struct hb_heat_table *heat;
+	struct hb_policy *policy;
+	struct hb_policy_config pcfg;
+	struct hb_history *history;    /* decisions and their outcomes */
+	struct hb_migrator *mig;
+	struct hb_plugin_set plugins;
+	struct source src[HB_MAX_SOURCES];
+	size_t nsrc;
+	struct watch watch[MAX_WATCHES];
+	struct hb_numa_node nodes[HB_MAX_NODES];
+	uint8_t dist[HB_MAX_NODES][HB_MAX_NODES];
+	uint64_t source_mask;          /* from config or topology */
+	uint64_t backoff_until[HB_MAX_NODES];   /* ENOMEM on a target: rest it */
+	struct hb_candidate *cand;
+	struct hb_decision *dec;
+	uint64_t *hpa;
+	int *tnode, *snode, *status;
+	struct hb_daemon_stats st;
+	struct hb_latency lat;
+	struct hb_ingest *ingest;
+	struct event *drain_ev;        /* works the ingestion backlog off */
+	uint64_t turn_deadline;        /* this loop turn's ingestion slice ends */
+	bool throttled;                /* source fds paused for the backlog */
+	bool looping;                  /* in hb_daemon_run() */
+	struct source *submitting;     /* whose records are being taken in */
+	const char *config_path;
+	struct hb_logger log;
+	bool paused;
+	uint64_t started_ns;
+	struct hb_control *control;
+	struct event *uevent_ev, *debounce_ev;
+	int rc;
+};
+
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- shared between the daemon's files (each says where it lives) ---- */
+
+/* source-host.c */
+int hb_daemon_open_sources(struct hb_daemon *d);
+void hb_daemon_poll_sources(struct hb_daemon *d);
+void hb_daemon_close_sources(struct hb_daemon *d);
+void hb_daemon_plugin_refused(void *ud, const char *path, const char *why);
+
+/* intake.c */
+int hb_daemon_intake_new(struct hb_daemon *d, struct hb_err *err);
+void hb_daemon_turn_begin(struct hb_daemon *d);
+void hb_daemon_turn_end(struct hb_daemon *d);
+int hb_daemon_node_of(struct hb_daemon *d, uint64_t hpa);
+int hb_daemon_node_of_ud(void *ud, uint64_t hpa);
+int hb_daemon_set_ingest_topology(struct hb_daemon *d);
+
+/* cycle.c */
+int hb_daemon_refresh_nodes(struct hb_daemon *d);
+
+/* report.c */
+struct json_object *hb_daemon_json_u64(uint64_t v);
+void hb_daemon_write_textfile(struct hb_daemon *d);
+void hb_daemon_log_exit_summary(const struct hb_daemon *d);
+
+/* topology-watch.c */
+uint64_t hb_daemon_topology_nodes(struct hb_daemon *d);
+void hb_daemon_watch_uevents(struct hb_daemon *d);
+
+/* reload.c */
+int hb_daemon_check_config(struct hb_daemon *d, const struct hb_config *cfg, struct hb_err *err);
+
+#endif
