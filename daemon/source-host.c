@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The source host: what a source (built-in or plugin) is given to live in
+ * the daemon's loop (log, fd watches, one-shot timers, submit, count_bad),
+ * and opening, polling, disabling and closing the configured sources.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include <event2/event.h>
+
+#include "daemon-private.h"
+#include "ingest.h"
+#include "macro.h"
+
+/* a plugin a source uses that takes longer to load in a child is refused */
+#define PLUGIN_INSPECT_MS 5000
+
+HB_PRINTF(3, 4)
+static void host_log(struct hb_host *h, int prio, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	hb_dlog(h->d, prio, "source %s: %s", h->src->name, msg);
+}
+
+static void on_fd(evutil_socket_t fd, short what, void *arg)
+{
+	struct watch *w = arg;
+
+	hb_daemon_turn_begin(w->d);
+	w->cb(w->priv, (int)fd, ((what & EV_READ) ? HB_FD_READ : 0) |
+				((what & EV_WRITE) ? HB_FD_WRITE : 0));
+	hb_daemon_turn_end(w->d);
+}
+
+static int host_watch(struct hb_host *h, int fd, uint32_t events,
+		      void (*cb)(void *priv, int fd, uint32_t revents), void *priv)
+{
+	struct hb_daemon *d = h->d;
+
+	for (int i = 0; i < MAX_WATCHES; i++) {
+		struct watch *w = &d->watch[i];
+
+		if (w->ev)
+			continue;
+		w->d = d;
+		w->fd = fd;
+		w->cb = cb;
+		w->priv = priv;
+		w->ev = event_new(d->base, fd, EV_PERSIST | ((events & HB_FD_READ) ? EV_READ : 0) |
+					      ((events & HB_FD_WRITE) ? EV_WRITE : 0), on_fd, w);
+		if (!w->ev || (!d->throttled && event_add(w->ev, NULL) < 0)) {
+			if (w->ev)
+				event_free(w->ev);
+			w->ev = NULL;
+			return -ENOMEM;
+		}
+		return 0;
+	}
+	return -EMFILE;
+}
+
+static int host_unwatch(struct hb_host *h, int fd)
+{
+	for (int i = 0; i < MAX_WATCHES; i++) {
+		struct watch *w = &h->d->watch[i];
+
+		if (w->ev && w->fd == fd) {
+			event_free(w->ev);
+			w->ev = NULL;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+struct timer_arg {
+	struct hb_daemon *d;
+	struct event *ev;
+	void (*cb)(void *priv);
+	void *priv;
+};
+
+static void on_timer_once(evutil_socket_t fd, short what, void *arg)
+{
+	struct timer_arg *t = arg;
+	struct hb_daemon *d = t->d;
+
+	event_free(t->ev);
+	hb_daemon_turn_begin(d);
+	t->cb(t->priv);
+	hb_daemon_turn_end(d);
+	free(t);
+}
+
+static int host_timer(struct hb_host *h, uint64_t after_ns, void (*cb)(void *priv), void *priv)
+{
+	struct timer_arg *t = calloc(1, sizeof(*t));
+	struct timeval tv = { .tv_sec = (time_t)(after_ns / 1000000000ULL),
+			      .tv_usec = (suseconds_t)(after_ns % 1000000000ULL / 1000) };
+
+	if (!t)
+		return -ENOMEM;
+	t->d = h->d;
+	t->cb = cb;
+	t->priv = priv;
+	t->ev = evtimer_new(h->d->base, on_timer_once, t);
+	if (!t->ev || evtimer_add(t->ev, &tv) < 0) {
+		if (t->ev)
+			event_free(t->ev);
+		free(t);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int host_submit(struct hb_host *h, const struct hb_hot_record *r, size_t n)
+{
+	int ret;
+
+	h->src->records += n;
+	h->d->submitting = h->src;
+	ret = hb_ingest_submit(h->d->ingest, r, n, h->d->turn_deadline);
+	if (ret == -ENOBUFS)
+		hb_dlog(h->d, LOG_WARNING, "source %s: the ingestion backlog is full (%u records): records "
+		      "dropped, counted in backlog_full", h->src->name, HB_INGEST_BACKLOG_MAX);
+	return ret;
+}
+
+/* input a source could not parse: counted with the bad records */
+static void host_count_bad(struct hb_host *h, uint64_t n)
+{
+	h->src->bad_input += n;
+	h->d->st.in.dropped[HB_DROP_BAD_RECORD] += n;
+}
+
+static const struct hb_host_ops host_ops = {
+	.abi_major = HB_DEVICE_ABI_MAJOR,
+	.abi_minor = HB_DEVICE_ABI_MINOR,
+	.size = sizeof(struct hb_host_ops),
+	.log = host_log,
+	.watch_fd = host_watch,
+	.unwatch_fd = host_unwatch,
+	.arm_timer = host_timer,
+	.submit = host_submit,
+	.count_bad = host_count_bad,
+};
+
+static const struct hb_device_ops *find_source(struct hb_daemon *d, const char *type,
+					       const char **origin)
+{
+	const struct hb_device_ops *ops = hb_builtin_find(type);
+
+	*origin = "built-in";
+	if (ops)
+		return ops;
+	for (size_t i = 0; i < d->plugins.n; i++) {
+		if (!strcmp(d->plugins.v[i].ops->name, type)) {
+			*origin = d->plugins.v[i].path;
+			return d->plugins.v[i].ops;
+		}
+	}
+	return NULL;
+}
+
+void hb_daemon_plugin_refused(void *ud, const char *path, const char *why)
+{
+	struct hb_daemon *d = ud;
+
+	hb_dlog(d, LOG_WARNING, "plugin %s refused: %s", path, why);
+}
+
+int hb_daemon_open_sources(struct hb_daemon *d)
+{
+	const char *want[HB_MAX_SOURCES + 1];
+	struct hb_err err = { 0 };
+	size_t nwant = 0;
+
+	/* only the plugins a source names are loaded: no other plugin's code
+	 * runs; those are tried in a child first, so one that crashes while
+	 * loading is refused instead of killing the daemon */
+	for (size_t i = 0; i < d->cfg.nsources; i++)
+		if (!hb_builtin_find(d->cfg.sources[i].type))
+			want[nwant++] = d->cfg.sources[i].type;
+	want[nwant] = NULL;
+	if (nwant && d->cfg.plugin_dir[0] &&
+	    hb_plugins_load(d->cfg.plugin_dir, 0, want, PLUGIN_INSPECT_MS, &d->plugins,
+			    hb_daemon_plugin_refused, d, &err) < 0 && err.code != -ENOENT)
+		hb_dlog(d, LOG_WARNING, "plugins: %s, ignoring", err.msg);
+	for (size_t i = 0; i < d->cfg.nsources; i++) {
+		const struct hb_source_config *sc = &d->cfg.sources[i];
+		struct source *s = &d->src[d->nsrc];
+		const char *origin;
+
+		s->ops = find_source(d, sc->type, &origin);
+		if (!s->ops) {
+			hb_dlog(d, LOG_ERR, "%s: [source %s]: no source of type '%s' (built-in or plugin), "
+			      "skipping it", sc->where, sc->name, sc->type);
+			continue;
+		}
+		snprintf(s->origin, sizeof(s->origin), "%s", origin);
+		snprintf(s->name, sizeof(s->name), "%s", sc->name);
+		snprintf(s->memdev, sizeof(s->memdev), "%s", sc->memdev);
+		snprintf(s->pci, sizeof(s->pci), "%s", sc->pci);
+		s->info = (struct hb_dev_info){ .size = sizeof(s->info), .name = s->name,
+						.memdev = s->memdev[0] ? s->memdev : NULL,
+						.pci_bdf = s->pci[0] ? s->pci : NULL,
+						.params = (const char *const *)sc->params };
+		s->host = (struct hb_host){ .d = d, .src = s };
+		if (hb_source_open(s->ops, s->origin, &host_ops, &s->host, &s->info, &s->priv,
+				   &err) < 0) {
+			hb_dlog(d, LOG_ERR, "%s: %s; going on without it", sc->where, err.msg);
+			continue;
+		}
+		hb_dlog(d, LOG_INFO, "source %s: %s (%s) open", s->name, s->ops->name, s->origin);
+		d->nsrc++;
+	}
+	return 0;
+}
+
+/* Every open source closed, its watches freed, the plugins unloaded. */
+void hb_daemon_close_sources(struct hb_daemon *d)
+{
+	for (size_t i = 0; i < d->nsrc; i++)
+		d->src[i].ops->close(d->src[i].priv);
+	for (int i = 0; i < MAX_WATCHES; i++)
+		if (d->watch[i].ev)
+			event_free(d->watch[i].ev);
+	hb_plugin_set_done(&d->plugins);
+}
+
+/* The polled sources, each once; one failing SOURCE_MAX_ERRORS times in a row is disabled. */
+void hb_daemon_poll_sources(struct hb_daemon *d)
+{
+	for (size_t i = 0; i < d->nsrc && !hb_ingest_backlog(d->ingest); i++) {
+		struct source *s = &d->src[i];
+		int r;
+
+		if (s->disabled || !(s->ops->caps & HB_DEV_CAP_POLL))
+			continue;
+		hb_daemon_turn_begin(d);
+		r = s->ops->poll(s->priv);
+		hb_daemon_turn_end(d);
+		if (r < 0) {
+			d->st.source_errors++;
+			if (++s->errors == SOURCE_MAX_ERRORS) {
+				s->disabled = true;
+				hb_dlog(d, LOG_ERR, "source %s: %d polls failed (last: %s); disabled", s->name,
+				      SOURCE_MAX_ERRORS, strerror(-r));
+			}
+		} else {
+			s->errors = 0;
+		}
+	}
+}
+
+void *hb_daemon_source_priv(struct hb_daemon *d, const char *name)
+{
+	for (size_t i = 0; i < d->nsrc; i++)
+		if (!strcmp(d->src[i].name, name))
+			return d->src[i].priv;
+	return NULL;
+}
