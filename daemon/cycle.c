@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: MIT
+/*
+ * One cycle: poll the sources, decide (core/ policy), migrate, fold the
+ * per-page results into counters, hold or back off, record, decay.
+ */
+#include <syslog.h>
+
+#include "daemon-private.h"
+#include "history-json.h"
+#include "ingest.h"
+#include "macro.h"
+
+int hb_daemon_refresh_nodes(struct hb_daemon *d)
+{
+	int r = d->env.nodes(d->env.ud, d->nodes, d->dist);
+
+	uint64_t now = now_ns();
+
+	for (int n = 0; n < HB_MAX_NODES; n++) {
+		d->nodes[n].is_source = d->nodes[n].present && (d->source_mask >> n) & 1;
+		if (now < d->backoff_until[n])
+			d->nodes[n].free_bytes = 0;   /* the watermark rule holds it off */
+	}
+	return r;
+}
+
+int hb_daemon_cycle(struct hb_daemon *d)
+{
+	uint64_t t0 = now_ns();
+	struct hb_daemon_stats before = d->st;
+	struct hb_migrate_counts mc = { 0 };
+	struct hb_err err = { 0 };
+	size_t n, np = 0;
+
+	/*
+	 * 1. sources (fd-driven ones were fed by the loop already); none while
+	 * the ingestion backlog is being worked off: it holds what they sent
+	 */
+	hb_daemon_poll_sources(d);
+	/* 2. decide (not while paused: the table keeps learning) */
+	hb_daemon_refresh_nodes(d);
+	n = d->paused ? 0 : hb_heat_collect(d->heat, d->pcfg.threshold, d->cand, MAX_CANDIDATES);
+	hb_policy_decide(d->policy, &d->pcfg, d->nodes, d->dist, d->cand, n, t0, d->dec);
+	if (!d->paused)
+		hb_latency_decide(&d->lat, now_ns());
+	for (size_t i = 0; i < n; i++) {
+		d->st.decisions[d->dec[i].reason]++;
+		if (d->dec[i].reason != HB_REASON_PROMOTE)
+			continue;
+		d->hpa[np] = d->dec[i].hpa;
+		d->tnode[np] = d->dec[i].target;
+		d->snode[np] = d->dec[i].src;
+		np++;
+	}
+	/* 3. migrate */
+	if (np && hb_migrator_move(d->mig, np, d->hpa, d->tnode, d->status, 0, &err) < 0)
+		hb_dlog(d, LOG_ERR, "migration of %zu pages failed: %s", np, err.msg);
+	if (np) {
+		hb_migrate_fold(&mc, np, d->status, d->tnode, d->snode);
+		for (int k = 0; k < _HB_MIGRATE_CLASS_MAX; k++)
+			d->st.migrated.by_class[k] += mc.by_class[k];
+		for (size_t k = 0; k < HB_ARRAY_SIZE(mc.by_errno); k++)
+			d->st.migrated.by_errno[k] += mc.by_errno[k];
+	}
+	for (size_t i = 0; i < np; i++) {
+		enum hb_migrate_class c = hb_migrate_classify(d->status[i], d->tnode[i], d->snode[i]);
+
+		if (c == HB_MIGRATE_MOVED) {
+			d->st.promoted_bytes += d->pcfg.page_size;
+			d->st.promoted_pages_by_node[d->tnode[i]]++;
+		}
+		if (c == HB_MIGRATE_BACKOFF)
+			d->backoff_until[d->tnode[i]] = t0 + 10 * d->cfg.interval_ms * 1000000ULL;
+		if (c != HB_MIGRATE_RETRY)
+			hb_heat_forget(d->heat, d->hpa[i]);
+		if (c != HB_MIGRATE_RETRY || d->pcfg.hysteresis_ns)
+			hb_policy_hold_outcome(d->policy, &d->pcfg, d->hpa[i], t0,
+					       c == HB_MIGRATE_ALREADY ? HB_HOLD_ON_TARGET :
+					       c == HB_MIGRATE_BACKOFF || c == HB_MIGRATE_DROP
+						       ? HB_HOLD_REFUSED : HB_HOLD_MOVED,
+					       d->status[i]);
+	}
+	hb_history_record(d->history, &(struct hb_history_cycle){
+		.time_ns = wall_ns(), .topology = d->env.topology, .dec = d->dec, .n = n,
+		.status = d->status, .np = np });
+	/* 4. decay, report */
+	hb_heat_tick(d->heat);
+	d->st.cycles++;
+	d->st.last_cycle_ms = (double)(now_ns() - t0) / 1e6;
+	d->st.cycle_ms_total += d->st.last_cycle_ms;
+	if (d->cfg.metrics_textfile[0])
+		hb_daemon_write_textfile(d);
+	if (!d->env.quiet)
+		hb_dlog(d, LOG_INFO, "cycle %llu: %llu records (%llu dropped), %zu hot pages, %zu to promote: "
+		      "%llu moved, %llu already there, %llu retry, %llu backoff, %llu dropped; "
+		      "%llu rate-limited, %llu below watermark; table %zu pages; %.1f ms",
+		      (unsigned long long)d->st.cycles,
+		      (unsigned long long)(d->st.in.records - before.in.records),
+		      (unsigned long long)(d->st.in.records - before.in.records -
+					   (d->st.in.translated - before.in.translated)),
+		      n, np, (unsigned long long)mc.by_class[HB_MIGRATE_MOVED],
+		      (unsigned long long)mc.by_class[HB_MIGRATE_ALREADY],
+		      (unsigned long long)mc.by_class[HB_MIGRATE_RETRY],
+		      (unsigned long long)mc.by_class[HB_MIGRATE_BACKOFF],
+		      (unsigned long long)mc.by_class[HB_MIGRATE_DROP],
+		      (unsigned long long)(d->st.decisions[HB_REASON_RATE_LIMIT] -
+					   before.decisions[HB_REASON_RATE_LIMIT]),
+		      (unsigned long long)(d->st.decisions[HB_REASON_WATERMARK] -
+					   before.decisions[HB_REASON_WATERMARK]),
+		      hb_heat_len(d->heat), d->st.last_cycle_ms);
+	return 0;
+}
