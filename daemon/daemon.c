@@ -225,81 +225,6 @@ struct hb_daemon *hb_daemon_free(struct hb_daemon *d)
 
 /* ---- metrics ---- */
 
-void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
-{
-	const struct hb_daemon_stats *s = &d->st;
-
-#define METRIC(name, type, help) fprintf(f, "# HELP hotbridge_" name " " help "\n# TYPE hotbridge_" name " " type "\n")
-	METRIC("cycles_total", "counter", "Daemon cycles run.");
-	fprintf(f, "hotbridge_cycles_total %llu\n", (unsigned long long)s->cycles);
-	METRIC("records_total", "counter", "Hotness records received from sources.");
-	fprintf(f, "hotbridge_records_total %llu\n", (unsigned long long)s->in.records);
-	METRIC("records_translated_total", "counter", "Records translated to host physical pages.");
-	fprintf(f, "hotbridge_records_translated_total %llu\n", (unsigned long long)s->in.translated);
-	METRIC("records_dropped_total", "counter", "Records (or pieces) dropped, by reason.");
-	for (int i = 0; i < _HB_DROP_MAX; i++)
-		fprintf(f, "hotbridge_records_dropped_total{reason=\"%s\"} %llu\n", hb_drop_to_string(i),
-			(unsigned long long)s->in.dropped[i]);
-	METRIC("pages_dropped_total", "counter", "Pages of records that did not enter the table, by reason.");
-	for (int i = 0; i < _HB_DROP_MAX; i++)
-		fprintf(f, "hotbridge_pages_dropped_total{reason=\"%s\"} %llu\n", hb_drop_to_string(i),
-			(unsigned long long)s->in.pages_dropped[i]);
-	METRIC("decisions_total", "counter", "Policy decisions, by reason.");
-	for (int i = 0; i < _HB_REASON_MAX; i++)
-		fprintf(f, "hotbridge_decisions_total{reason=\"%s\"} %llu\n", hb_reason_to_string(i),
-			(unsigned long long)s->decisions[i]);
-	METRIC("pages_migrated_total", "counter", "Pages handed to the migrator, by outcome.");
-	for (int i = 0; i < _HB_MIGRATE_CLASS_MAX; i++)
-		fprintf(f, "hotbridge_pages_migrated_total{status=\"%s\"} %llu\n",
-			hb_migrate_class_to_string(i), (unsigned long long)s->migrated.by_class[i]);
-	METRIC("pages_promoted_total", "counter", "Pages promoted, by target node.");
-	for (int n = 0; n < HB_MAX_NODES; n++)
-		if (s->promoted_pages_by_node[n] || (d->nodes[n].present && d->nodes[n].has_cpus))
-			fprintf(f, "hotbridge_pages_promoted_total{node=\"%d\"} %llu\n", n,
-				(unsigned long long)s->promoted_pages_by_node[n]);
-	METRIC("promoted_bytes_total", "counter", "Bytes promoted (rate: take its derivative).");
-	fprintf(f, "hotbridge_promoted_bytes_total %llu\n", (unsigned long long)s->promoted_bytes);
-	METRIC("source_errors_total", "counter", "Failed source polls.");
-	fprintf(f, "hotbridge_source_errors_total %llu\n", (unsigned long long)s->source_errors);
-	METRIC("cycle_seconds_last", "gauge", "Duration of the last cycle.");
-	fprintf(f, "hotbridge_cycle_seconds_last %.6f\n", s->last_cycle_ms / 1e3);
-	METRIC("cycle_seconds_total", "counter", "Time spent in cycles.");
-	fprintf(f, "hotbridge_cycle_seconds_total %.6f\n", s->cycle_ms_total / 1e3);
-	METRIC("record_to_decision_seconds", "summary", "Time from a record being made to the decision that considered it.");
-	for (int i = 0; i < 2; i++)
-		fprintf(f, "hotbridge_record_to_decision_seconds{quantile=\"%s\"} %.6f\n", i ? "0.99" : "0.5",
-			(double)hb_latency_quantile(&d->lat.to_decision, i ? 0.99 : 0.5) / 1e9);
-	fprintf(f, "hotbridge_record_to_decision_seconds_count %llu\n",
-		(unsigned long long)d->lat.to_decision.count);
-	METRIC("table_pages", "gauge", "Pages in the hotness table.");
-	fprintf(f, "hotbridge_table_pages %zu\n", hb_heat_len(d->heat));
-	METRIC("paused", "gauge", "1 while promotion is paused.");
-	fprintf(f, "hotbridge_paused %d\n", d->paused);
-#undef METRIC
-}
-
-/*
- * Rewritten atomically each cycle (hb_write_file_atomic: a fresh temporary
- * beside it, never through a planted link, then rename), mode 0644 for the
- * node exporter.
- */
-void hb_daemon_write_textfile(struct hb_daemon *d)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&text, &len);
-	int r = -ENOMEM;
-
-	if (m) {
-		hb_daemon_metrics(d, m);
-		r = fclose(m) == 0 ? hb_write_file_atomic(d->cfg.metrics_textfile, text, len, 0644)
-				   : -ENOMEM;
-	}
-	free(text);
-	if (r < 0)
-		hb_dlog(d, LOG_WARNING, "metrics: %s: %s, ignoring", d->cfg.metrics_textfile, strerror(-r));
-}
-
 /* ---- one cycle ---- */
 
 /* ---- the loop ---- */
@@ -568,26 +493,6 @@ void hb_daemon_watch_uevents(struct hb_daemon *d)
 		hb_dlog(d, LOG_WARNING, "uevents: out of memory; topology changes will not be noticed");
 }
 
-/* One line at exit: what this run did, for the journal. */
-void hb_daemon_log_exit_summary(const struct hb_daemon *d)
-{
-	const struct hb_daemon_stats *s = &d->st;
-	const uint64_t *c = s->migrated.by_class;
-	uint64_t dropped = 0, not_moved;
-
-	for (int i = 0; i < _HB_DROP_MAX; i++)
-		dropped += s->in.dropped[i];
-	not_moved = c[HB_MIGRATE_RETRY] + c[HB_MIGRATE_BACKOFF] + c[HB_MIGRATE_DROP] +
-		    c[HB_MIGRATE_WRONG_NODE];
-	hb_dlog(d, LOG_INFO, "exiting after %.1f s and %llu cycles: %llu records (%llu dropped), "
-	      "%llu pages promoted%s, %llu failures (%llu pages not moved, %llu source errors)",
-	      (double)(now_ns() - d->started_ns) / 1e9, (unsigned long long)s->cycles,
-	      (unsigned long long)s->in.records, (unsigned long long)dropped,
-	      (unsigned long long)c[HB_MIGRATE_MOVED], d->cfg.dry_run ? " (dry run)" : "",
-	      (unsigned long long)(not_moved + s->source_errors), (unsigned long long)not_moved,
-	      (unsigned long long)s->source_errors);
-}
-
 int hb_daemon_run(struct hb_daemon *d, const char *config_path)
 {
 	struct timeval tv = { .tv_sec = (time_t)(d->cfg.interval_ms / 1000),
@@ -627,26 +532,6 @@ const struct hb_daemon_stats *hb_daemon_stats(const struct hb_daemon *d)
 struct hb_migrator *hb_daemon_migrator(struct hb_daemon *d)
 {
 	return d->mig;
-}
-
-void hb_daemon_print_stats(const struct hb_daemon *d, FILE *f)
-{
-	const struct hb_daemon_stats *s = &d->st;
-
-	fprintf(f, "cycles %llu, records %llu, translated %llu, pages added %llu\n",
-		(unsigned long long)s->cycles, (unsigned long long)s->in.records,
-		(unsigned long long)s->in.translated, (unsigned long long)s->in.pages);
-	for (int i = 0; i < _HB_DROP_MAX; i++)
-		if (s->in.dropped[i])
-			fprintf(f, "dropped %s %llu\n", hb_drop_to_string(i), (unsigned long long)s->in.dropped[i]);
-	for (int i = 0; i < _HB_REASON_MAX; i++)
-		if (s->decisions[i])
-			fprintf(f, "decision %s %llu\n", hb_reason_to_string(i),
-				(unsigned long long)s->decisions[i]);
-	for (int i = 0; i < _HB_MIGRATE_CLASS_MAX; i++)
-		if (s->migrated.by_class[i])
-			fprintf(f, "migrated %s %llu\n", hb_migrate_class_to_string(i),
-				(unsigned long long)s->migrated.by_class[i]);
 }
 
 /* ---- libnuma ---- */
@@ -694,114 +579,6 @@ void hb_daemon_pause(struct hb_daemon *d, bool paused)
 {
 	d->paused = paused;
 	hb_dlog(d, LOG_INFO, "%s", paused ? "paused: still gathering, not promoting" : "resumed");
-}
-
-json_object *hb_daemon_json_u64(uint64_t v)
-{
-	return json_object_new_int64(v > INT64_MAX ? INT64_MAX : (int64_t)v);
-}
-
-/* NUMA nodes are numbers everywhere in our JSON (explain, translate, topology) */
-static json_object *nodes_json(uint64_t mask)
-{
-	json_object *a = json_object_new_array();
-
-	for (int n = 0; n < 64; n++)
-		if ((mask >> n) & 1)
-			json_object_array_add(a, json_object_new_int(n));
-	return a;
-}
-
-json_object *hb_daemon_status_json(struct hb_daemon *d)
-{
-	json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "state", json_object_new_string(d->paused ? "paused" : "running"));
-	json_object_object_add(o, "uptime_s", json_object_new_double((double)(now_ns() - d->started_ns) / 1e9));
-	json_object_object_add(o, "cycles", hb_daemon_json_u64(d->st.cycles));
-	json_object_object_add(o, "interval_ms", hb_daemon_json_u64(d->cfg.interval_ms));
-	json_object_object_add(o, "migrator", json_object_new_string(hb_migrator_describe(d->mig)));
-	json_object_object_add(o, "dry_run", json_object_new_boolean(d->cfg.dry_run));
-	json_object_object_add(o, "sources", hb_daemon_json_u64(d->nsrc));
-	json_object_object_add(o, "table_pages", hb_daemon_json_u64(hb_heat_len(d->heat)));
-	json_object_object_add(o, "table_bytes", hb_daemon_json_u64(hb_heat_bytes(d->heat)));
-	json_object_object_add(o, "source_nodes", nodes_json(d->source_mask));
-	json_object_object_add(o, "last_cycle_ms", json_object_new_double(d->st.last_cycle_ms));
-	json_object_object_add(o, "history_entries", hb_daemon_json_u64(hb_history_len(d->history)));
-	json_object_object_add(o, "history_bytes", hb_daemon_json_u64(hb_history_bytes(d->history)));
-	return o;
-}
-
-static json_object *latency_json(const struct hb_latency_hist *h)
-{
-	json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "records", hb_daemon_json_u64(h->count));
-	json_object_object_add(o, "p50", hb_daemon_json_u64(hb_latency_quantile(h, 0.50) / 1000));
-	json_object_object_add(o, "p99", hb_daemon_json_u64(hb_latency_quantile(h, 0.99) / 1000));
-	json_object_object_add(o, "max", hb_daemon_json_u64(h->max_ns / 1000));
-	return o;
-}
-
-json_object *hb_daemon_stats_json(struct hb_daemon *d)
-{
-	json_object *o = json_object_new_object(), *x;
-
-	json_object_object_add(o, "cycles", hb_daemon_json_u64(d->st.cycles));
-	json_object_object_add(o, "records", hb_daemon_json_u64(d->st.in.records));
-	json_object_object_add(o, "translated", hb_daemon_json_u64(d->st.in.translated));
-	json_object_object_add(o, "partial", hb_daemon_json_u64(d->st.in.partial));
-	json_object_object_add(o, "pages_added", hb_daemon_json_u64(d->st.in.pages));
-	json_object_object_add(o, "deferred", hb_daemon_json_u64(d->st.in.deferred));
-	json_object_object_add(o, "backlog", hb_daemon_json_u64(hb_ingest_backlog(d->ingest)));
-	x = json_object_new_object();
-	for (int i = 0; i < _HB_DROP_MAX; i++)
-		json_object_object_add(x, hb_drop_to_string(i), hb_daemon_json_u64(d->st.in.dropped[i]));
-	json_object_object_add(o, "dropped", x);
-	x = json_object_new_object();
-	for (int i = 0; i < _HB_DROP_MAX; i++)
-		json_object_object_add(x, hb_drop_to_string(i), hb_daemon_json_u64(d->st.in.pages_dropped[i]));
-	json_object_object_add(o, "pages_dropped", x);
-	x = json_object_new_object();
-	for (int i = 0; i < _HB_REASON_MAX; i++)
-		json_object_object_add(x, hb_reason_to_string(i), hb_daemon_json_u64(d->st.decisions[i]));
-	json_object_object_add(o, "decisions", x);
-	x = json_object_new_object();
-	for (int i = 0; i < _HB_MIGRATE_CLASS_MAX; i++)
-		json_object_object_add(x, hb_migrate_class_to_string(i), hb_daemon_json_u64(d->st.migrated.by_class[i]));
-	json_object_object_add(o, "migrated", x);
-	json_object_object_add(o, "promoted_bytes", hb_daemon_json_u64(d->st.promoted_bytes));
-	json_object_object_add(o, "source_errors", hb_daemon_json_u64(d->st.source_errors));
-	json_object_object_add(o, "uevents", hb_daemon_json_u64(d->st.uevents));
-	json_object_object_add(o, "topology_reloads", hb_daemon_json_u64(d->st.topology_reloads));
-	json_object_object_add(o, "topology_reload_failures", hb_daemon_json_u64(d->st.topology_reload_failures));
-	json_object_object_add(o, "topology_pages_dropped", hb_daemon_json_u64(d->st.topology_pages_dropped));
-	x = json_object_new_object();
-	json_object_object_add(x, "record_to_table", latency_json(&d->lat.to_table));
-	json_object_object_add(x, "record_to_decision", latency_json(&d->lat.to_decision));
-	json_object_object_add(o, "latency_us", x);
-	return o;
-}
-
-json_object *hb_daemon_sources_json(struct hb_daemon *d)
-{
-	json_object *a = json_object_new_array();
-
-	for (size_t i = 0; i < d->nsrc; i++) {
-		json_object *o = json_object_new_object();
-
-		json_object_object_add(o, "name", json_object_new_string(d->src[i].name));
-		json_object_object_add(o, "source", json_object_new_string(d->src[i].ops->name));
-		json_object_object_add(o, "origin", json_object_new_string(d->src[i].origin));
-		if (d->src[i].memdev[0])
-			json_object_object_add(o, "memdev", json_object_new_string(d->src[i].memdev));
-		json_object_object_add(o, "records", hb_daemon_json_u64(d->src[i].records));
-		json_object_object_add(o, "bad_input", hb_daemon_json_u64(d->src[i].bad_input));
-		json_object_object_add(o, "consecutive_errors", hb_daemon_json_u64(d->src[i].errors));
-		json_object_object_add(o, "disabled", json_object_new_boolean(d->src[i].disabled));
-		json_object_array_add(a, o);
-	}
-	return a;
 }
 
 /* In words: why dec's page gets dec's decision now. */
