@@ -33,12 +33,6 @@
 
 /* ---- set-up ---- */
 
-/* the nodes the topology's committed regions lie on */
-uint64_t hb_daemon_topology_nodes(struct hb_daemon *d)
-{
-	return hb_topology_cxl_nodes(d->env.topology, hb_daemon_node_of_ud, d);
-}
-
 static int open_migrator(struct hb_daemon *d, struct hb_err *err)
 {
 	struct hb_migrator_config mc = { .syscall_nr = d->cfg.syscall_nr,
@@ -404,93 +398,6 @@ void hb_daemon_drop_capabilities(struct hb_daemon *d)
 		hb_dlog(d, LOG_WARNING, "could not drop capabilities (capng_apply: %d), keeping them", r);
 	else
 		hb_dlog(d, LOG_INFO, "capabilities now: %s", kept);
-}
-
-int hb_daemon_rebuild_topology(struct hb_daemon *d, struct hb_err *err)
-{
-	struct hb_topology *t = NULL;
-	struct hb_node_map *m = NULL;
-	size_t gone;
-
-	if (!d->env.reload_topology)
-		return hb_err_set(err, -EOPNOTSUPP, "this host cannot rebuild its topology");
-	if (d->env.reload_topology(d->env.ud, &t, &m, err) < 0) {
-		d->st.topology_reload_failures++;
-		hb_dlog(d, LOG_ERR, "topology changed, but rebuilding it failed: %s; keeping the old one",
-		      err->msg);
-		return err->code ? err->code : -EIO;
-	}
-	hb_topology_free(d->env.topology);
-	hb_node_map_free(d->env.node_map);
-	d->env.topology = t;
-	d->env.node_map = m;
-	if (!d->cfg.source_nodes[0])
-		d->source_mask = hb_daemon_topology_nodes(d);
-	if (hb_daemon_set_ingest_topology(d) < 0) {
-		/* without the new regions nothing could be checked: take nothing in */
-		(void)hb_ingest_set_topology(d->ingest, NULL, 0, 0);
-		hb_dlog(d, LOG_ERR, "topology rebuilt, but out of memory for its region list: "
-		      "records are dropped until the next rebuild");
-	}
-	/* pages taken in under the old topology: their node may have changed */
-	gone = hb_heat_revalidate(d->heat, hb_daemon_node_of_ud, d);
-	d->st.topology_pages_dropped += gone;
-	d->st.topology_reloads++;
-	hb_dlog(d, LOG_INFO, "topology rebuilt: %zu regions, %zu memdevs, source nodes %#llx; %zu hot pages "
-	      "kept, %zu on no node any more dropped",
-	      hb_topology_nr_regions(t), hb_topology_nr_memdevs(t),
-	      (unsigned long long)d->source_mask, hb_heat_len(d->heat), gone);
-	return 0;
-}
-
-static void on_debounced(evutil_socket_t fd, short what, void *arg)
-{
-	struct hb_err err = { 0 };
-
-	(void)hb_daemon_rebuild_topology(arg, &err);
-}
-
-static void on_uevent(evutil_socket_t fd, short what, void *arg)
-{
-	struct hb_daemon *d = arg;
-	struct timeval tv = { .tv_sec = d->env.debounce_ms / 1000,
-			      .tv_usec = (suseconds_t)(d->env.debounce_ms % 1000) * 1000 };
-	char buf[8192];
-
-	for (;;) {
-		struct hb_uevent ev;
-		ssize_t n = recv((int)fd, buf, sizeof(buf), MSG_DONTWAIT);
-
-		if (n <= 0)
-			return;
-		if (hb_uevent_parse(buf, (size_t)n, &ev) != 1)
-			continue;
-		d->st.uevents++;
-		hb_dlog(d, LOG_DEBUG, "uevent %s %s (%s)", ev.action, ev.devpath, ev.subsystem);
-		evtimer_add(d->debounce_ev, &tv);     /* re-arming pushes it back */
-	}
-}
-
-void hb_daemon_watch_uevents(struct hb_daemon *d)
-{
-	int fd = d->env.uevent_fd;
-
-	if (!d->env.reload_topology || fd < 0)
-		return;
-	if (fd == 0) {
-		fd = hb_uevent_open();
-		if (fd < 0) {
-			hb_dlog(d, LOG_WARNING, "uevents: %s; topology changes will not be noticed", strerror(-fd));
-			return;
-		}
-		d->env.uevent_fd = fd;
-	}
-	if (!d->env.debounce_ms)
-		d->env.debounce_ms = 500;
-	d->uevent_ev = event_new(d->base, fd, EV_READ | EV_PERSIST, on_uevent, d);
-	d->debounce_ev = evtimer_new(d->base, on_debounced, d);
-	if (!d->uevent_ev || !d->debounce_ev || event_add(d->uevent_ev, NULL) < 0)
-		hb_dlog(d, LOG_WARNING, "uevents: out of memory; topology changes will not be noticed");
 }
 
 int hb_daemon_run(struct hb_daemon *d, const char *config_path)
