@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: MIT
+/*
+ * explain and history: what the policy would do with a page now (the
+ * const hb_policy_evaluate(): nothing charged, nothing decided twice)
+ * and the decisions recorded for it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "daemon-private.h"
+#include "history-json.h"
+
+/* In words: why dec's page gets dec's decision now. */
+static void explain_reason(const struct hb_daemon *d, const struct hb_decision *dec,
+			   uint64_t now, char *buf, size_t size)
+{
+	double ago = dec->held_since_ns && now > dec->held_since_ns
+			     ? (double)(now - dec->held_since_ns) / 1e9 : 0;
+	double tokens;
+
+	switch (dec->reason) {
+	case HB_REASON_PROMOTE:
+		snprintf(buf, size, "heat %g >= threshold %g; node %d has room and tokens",
+			 dec->heat, d->pcfg.threshold, dec->target);
+		break;
+	case HB_REASON_BELOW_THRESHOLD:
+		snprintf(buf, size, "heat %g below threshold %g", dec->heat, d->pcfg.threshold);
+		break;
+	case HB_REASON_HYSTERESIS:
+		snprintf(buf, size, "hysteresis: handed to the migrator %.1f s ago (result: %s%d), "
+			 "held for hysteresis_ms = %llu", ago, dec->held_result >= 0 ? "node " : "errno ",
+			 dec->held_result >= 0 ? dec->held_result : -dec->held_result,
+			 (unsigned long long)(d->pcfg.hysteresis_ns / 1000000ULL));
+		break;
+	case HB_REASON_ON_TARGET:
+		snprintf(buf, size, "already promoted: the migrator found it on node %d %.1f s ago",
+			 dec->held_result, ago);
+		break;
+	case HB_REASON_REFUSED:
+		snprintf(buf, size, "refused by the kernel %.1f s ago: %s (%s); not retried for "
+			 "hysteresis_ms = %llu", ago,
+			 hb_errno_name(-dec->held_result),
+			 strerror(-dec->held_result),
+			 (unsigned long long)(d->pcfg.hysteresis_ns / 1000000ULL));
+		break;
+	case HB_REASON_RATE_LIMIT:
+		tokens = hb_policy_tokens(d->policy, &d->pcfg, dec->target, now);
+		snprintf(buf, size, "rate limited: node %d's bucket holds %.0f bytes, a page needs %llu",
+			 dec->target, tokens, (unsigned long long)d->pcfg.page_size);
+		break;
+	case HB_REASON_WATERMARK:
+		snprintf(buf, size, "target below watermark: node %d has %llu MiB free, watermark %llu MiB",
+			 dec->target, (unsigned long long)(d->nodes[dec->target].free_bytes >> 20),
+			 (unsigned long long)(d->pcfg.watermark_bytes >> 20));
+		break;
+	case HB_REASON_NOT_SOURCE:
+		snprintf(buf, size, "not on a source (CXL) node");
+		break;
+	case HB_REASON_NO_TARGET:
+		snprintf(buf, size, "no target node for node %d", dec->src);
+		break;
+	default:
+		snprintf(buf, size, "%s", hb_reason_to_string(dec->reason));
+		break;
+	}
+}
+
+/*
+ * What would happen to this page now, every rule evaluated (top-K aside:
+ * it depends on the other pages of a cycle), nothing charged; and its
+ * latest history entries.
+ */
+int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, struct hb_err *err)
+{
+	struct hb_candidate c;
+	struct hb_decision dec;
+	uint64_t exact = hpa, now = now_ns();
+	json_object *o, *h;
+	char why[256];
+	double tokens;
+	int node;
+
+	hpa &= ~(d->pcfg.page_size - 1);
+	c = (struct hb_candidate){ .hpa = hpa, .heat = hb_heat_get(d->heat, hpa, &node) };
+	c.node = node >= 0 ? node : hb_daemon_node_of(d, hpa);
+	hb_policy_evaluate(d->policy, &d->pcfg, d->nodes, d->dist, &c, NULL, now, &dec);
+	explain_reason(d, &dec, now, why, sizeof(why));
+	h = hb_history_find_json(d->history, true, hpa, d->pcfg.page_size, 8, wall_ns());
+	if (!h)
+		return hb_err_set(err, -ENOMEM, "out of memory");
+	o = json_object_new_object();
+	json_object_object_add(o, "hpa", hb_json_hex(exact));
+	json_object_object_add(o, "page", hb_json_hex(hpa));
+	json_object_object_add(o, "node", c.node >= 0 ? json_object_new_int(c.node) : NULL);
+	json_object_object_add(o, "heat", json_object_new_double(c.heat));
+	json_object_object_add(o, "threshold", json_object_new_double(d->pcfg.threshold));
+	json_object_object_add(o, "source_node", json_object_new_boolean(
+		c.node >= 0 && c.node < HB_MAX_NODES && d->nodes[c.node].is_source));
+	json_object_object_add(o, "target", dec.target >= 0 ? json_object_new_int(dec.target) : NULL);
+	json_object_object_add(o, "decision", json_object_new_string(hb_reason_to_string(dec.reason)));
+	json_object_object_add(o, "reason", json_object_new_string(why));
+	tokens = dec.target >= 0 ? hb_policy_tokens(d->policy, &d->pcfg, dec.target, now) : -1;
+	json_object_object_add(o, "rate_limit_tokens_bytes",
+			       tokens >= 0 ? json_object_new_double(tokens) : NULL);
+	json_object_object_add(o, "history", h);
+	*ret = o;
+	return 0;
+}
+
+int hb_daemon_history(struct hb_daemon *d, bool page_only, uint64_t hpa, size_t last,
+		      json_object **ret, struct hb_err *err)
+{
+	json_object *o, *a = hb_history_find_json(d->history, page_only, hpa, d->pcfg.page_size,
+						   last, wall_ns());
+
+	if (!a)
+		return hb_err_set(err, -ENOMEM, "out of memory");
+	o = json_object_new_object();
+	if (page_only)
+		json_object_object_add(o, "page", hb_json_hex(hpa & ~(d->pcfg.page_size - 1)));
+	json_object_object_add(o, "size", hb_daemon_json_u64(hb_history_size(d->history)));
+	json_object_object_add(o, "held", hb_daemon_json_u64(hb_history_len(d->history)));
+	json_object_object_add(o, "recorded", hb_daemon_json_u64(hb_history_total(d->history)));
+	json_object_object_add(o, "entries", a);
+	*ret = o;
+	return 0;
+}
