@@ -226,41 +226,6 @@ static void notify_ready(void)
 	close(fd);
 }
 
-/*
- * After start-up (sources open, BARs mapped, sockets bound) keep only what
- * the migrator in use needs; the daemon never passes MPOL_MF_MOVE_ALL, so
- * CAP_SYS_NICE is never among them:
- *   phys     CAP_SYS_ADMIN        move_phys_pages checks it on every call
- *   pagemap  CAP_SYS_ADMIN        PFNs in /proc/<pid>/pagemap read as 0 without
- *            CAP_SYS_PTRACE       numa_maps, pagemap and move_pages(2) of
- *                                 processes of other users (ptrace read mode)
- *            CAP_DAC_READ_SEARCH  pagemap is mode 0400, owned by the task's uid
- *   dryrun   none
- */
-void hb_daemon_drop_capabilities(struct hb_daemon *d)
-{
-	enum hb_migrator_kind kind = hb_migrator_kind(d->mig);
-	const char *kept = "none";
-	int r;
-
-	if (d->env.keep_capabilities || geteuid() != 0)
-		return;
-	capng_clear(CAPNG_SELECT_BOTH);
-	if (kind == HB_MIGRATOR_PHYS) {
-		capng_update(CAPNG_ADD, CAPNG_EFFECTIVE | CAPNG_PERMITTED, CAP_SYS_ADMIN);
-		kept = "cap_sys_admin";
-	} else if (kind == HB_MIGRATOR_PAGEMAP) {
-		capng_updatev(CAPNG_ADD, CAPNG_EFFECTIVE | CAPNG_PERMITTED, CAP_SYS_ADMIN,
-			      CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH, -1);
-		kept = "cap_sys_admin, cap_sys_ptrace, cap_dac_read_search";
-	}
-	r = capng_apply(CAPNG_SELECT_BOTH);
-	if (r < 0)
-		hb_dlog(d, LOG_WARNING, "could not drop capabilities (capng_apply: %d), keeping them", r);
-	else
-		hb_dlog(d, LOG_INFO, "capabilities now: %s", kept);
-}
-
 int hb_daemon_run(struct hb_daemon *d, const char *config_path)
 {
 	struct timeval tv = { .tv_sec = (time_t)(d->cfg.interval_ms / 1000),
@@ -303,33 +268,6 @@ struct hb_migrator *hb_daemon_migrator(struct hb_daemon *d)
 }
 
 /* ---- libnuma ---- */
-
-int hb_numa_nodes(void *ud, struct hb_numa_node *nodes,
-		  uint8_t distance[HB_MAX_NODES][HB_MAX_NODES])
-{
-	int max;
-
-	memset(nodes, 0, sizeof(*nodes) * HB_MAX_NODES);
-	if (numa_available() < 0)
-		return -ENOSYS;
-	max = numa_max_node();
-	for (int n = 0; n <= max && n < HB_MAX_NODES; n++) {
-		struct bitmask *cpus = numa_allocate_cpumask();
-		long long freeb = 0;
-
-		if (numa_node_size64(n, &freeb) < 0) {
-			numa_free_cpumask(cpus);
-			continue;
-		}
-		nodes[n].present = true;
-		nodes[n].free_bytes = freeb > 0 ? (uint64_t)freeb : 0;
-		nodes[n].has_cpus = numa_node_to_cpus(n, cpus) == 0 && numa_bitmask_weight(cpus) > 0;
-		numa_free_cpumask(cpus);
-		for (int m = 0; m <= max && m < HB_MAX_NODES; m++)
-			distance[n][m] = (uint8_t)numa_distance(n, m);
-	}
-	return 0;
-}
 
 /* ---- for the control socket ---- */
 
