@@ -1,37 +1,26 @@
 // SPDX-License-Identifier: MIT
-/* The daemon: sources in, translation, table, policy, migration, counters. */
+/*
+ * The daemon's lifecycle and loop: set-up (the stages, the migrator, the
+ * sources), the event loop with its cycle timer and signals, tear-down.
+ * Each stage has its file (daemon-private.h lists them).
+ */
 #include <errno.h>
-#include <limits.h>
-#include <cap-ng.h>
-#include <numa.h>
 #include <signal.h>
-#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <syslog.h>
 #include <sys/un.h>
-#include <time.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include <event2/event.h>
-#include <json-c/json.h>
 
 #include "control.h"
 #include "conf-check.h"
 #include "daemon-private.h"
-#include "history-json.h"
 #include "ingest.h"
-#include "uevent.h"
-#include "devices.h"
-#include "log.h"
-#include "logger.h"
-#include "macro.h"
-
-/* ---- host services for sources ---- */
-
-/* ---- set-up ---- */
 
 static int open_migrator(struct hb_daemon *d, struct hb_err *err)
 {
@@ -175,10 +164,6 @@ struct hb_daemon *hb_daemon_free(struct hb_daemon *d)
 	return NULL;
 }
 
-/* ---- metrics ---- */
-
-/* ---- one cycle ---- */
-
 /* ---- the loop ---- */
 
 static void on_cycle(evutil_socket_t fd, short what, void *arg)
@@ -266,8 +251,6 @@ struct hb_migrator *hb_daemon_migrator(struct hb_daemon *d)
 {
 	return d->mig;
 }
-
-/* ---- libnuma ---- */
 
 /* ---- for the control socket ---- */
 
