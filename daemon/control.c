@@ -17,9 +17,9 @@
 #include <json-c/json.h>
 
 #include "control.h"
-#include "daemon.h"
 #include "history-json.h"
 #include "macro.h"
+#include "translate.h"
 #include "util.h"
 
 #define MAX_CLIENTS 64
@@ -162,7 +162,9 @@ struct client {
 };
 
 struct hb_control {
-	struct hb_daemon *d;
+	struct event_base *base;
+	const struct hb_control_ops *ops;
+	void *ud;
 	struct hb_unix_listener sock;
 	struct event *ev;
 	struct client clients[MAX_CLIENTS];
@@ -216,9 +218,9 @@ static void handle(struct hb_control *ctl, int fd, const char *line, size_t len)
 		return;
 	}
 	switch (req.cmd) {
-	case HB_CTL_STATUS: answer = hb_daemon_status_json(ctl->d); break;
-	case HB_CTL_STATS: answer = hb_daemon_stats_json(ctl->d); break;
-	case HB_CTL_SOURCES: answer = hb_daemon_sources_json(ctl->d); break;
+	case HB_CTL_STATUS: answer = ctl->ops->status(ctl->ud); break;
+	case HB_CTL_STATS: answer = ctl->ops->stats(ctl->ud); break;
+	case HB_CTL_SOURCES: answer = ctl->ops->sources(ctl->ud); break;
 	case HB_CTL_METRICS: {
 		char *text = NULL;
 		size_t tlen = 0;
@@ -228,7 +230,7 @@ static void handle(struct hb_control *ctl, int fd, const char *line, size_t len)
 			reply_error(fd, -ENOMEM, "out of memory");
 			return;
 		}
-		hb_daemon_metrics(ctl->d, m);
+		ctl->ops->metrics(ctl->ud, m);
 		fclose(m);
 		answer = json_object_new_string_len(text, (int)tlen);
 		free(text);
@@ -236,10 +238,10 @@ static void handle(struct hb_control *ctl, int fd, const char *line, size_t len)
 	}
 	case HB_CTL_PAUSE:
 	case HB_CTL_RESUME:
-		hb_daemon_pause(ctl->d, req.cmd == HB_CTL_PAUSE);
+		ctl->ops->pause(ctl->ud, req.cmd == HB_CTL_PAUSE);
 		break;
 	case HB_CTL_RELOAD:
-		if (hb_daemon_reload(ctl->d, &err) < 0) {
+		if (ctl->ops->reload(ctl->ud, &err) < 0) {
 			reply_error(fd, err.code, err.msg);
 			return;
 		}
@@ -249,7 +251,7 @@ static void handle(struct hb_control *ctl, int fd, const char *line, size_t len)
 		uint64_t hpa = req.hpa;
 
 		if (req.has_address && !req.has_hpa) {
-			const struct hb_topology *t = hb_daemon_topology(ctl->d);
+			const struct hb_topology *t = ctl->ops->topology(ctl->ud);
 			int md = hb_topology_find_memdev(t, req.memdev);
 			struct hb_xlat x;
 
@@ -264,9 +266,10 @@ static void handle(struct hb_control *ctl, int fd, const char *line, size_t len)
 			hpa = x.hpa;
 		}
 		if (req.cmd == HB_CTL_HISTORY)
-			r = hb_daemon_history(ctl->d, req.has_address, hpa, req.last, &answer, &err);
+			r = ctl->ops->history(ctl->ud, req.has_address, hpa, req.last, &answer,
+					       &err);
 		else
-			r = hb_daemon_explain(ctl->d, hpa, &answer, &err);
+			r = ctl->ops->explain(ctl->ud, hpa, &answer, &err);
 		if (r < 0) {
 			reply_error(fd, err.code, err.msg);
 			return;
@@ -389,7 +392,7 @@ static void on_accept(evutil_socket_t fd, short what, void *arg)
 	c->len = 0;
 	c->ctl = ctl;
 	deadline_start(c);
-	c->ev = event_new(hb_daemon_base(ctl->d), cfd, EV_READ | EV_PERSIST, on_client, c);
+	c->ev = event_new(ctl->base, cfd, EV_READ | EV_PERSIST, on_client, c);
 	if (!c->ev || event_add(c->ev, &tv) < 0) {
 		if (c->ev)
 			event_free(c->ev);
@@ -398,7 +401,8 @@ static void on_accept(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
-int hb_control_listen(struct hb_daemon *d, const char *path, struct hb_err *err)
+int hb_control_new(struct event_base *base, const char *path, const struct hb_control_ops *ops,
+		   void *ud, struct hb_control **ret, struct hb_err *err)
 {
 	struct hb_control *ctl;
 	int r;
@@ -406,7 +410,9 @@ int hb_control_listen(struct hb_daemon *d, const char *path, struct hb_err *err)
 	ctl = calloc(1, sizeof(*ctl));
 	if (!ctl)
 		return hb_err_set(err, -ENOMEM, "out of memory");
-	ctl->d = d;
+	ctl->base = base;
+	ctl->ops = ops;
+	ctl->ud = ud;
 	for (int i = 0; i < MAX_CLIENTS; i++)
 		ctl->clients[i].fd = -1;
 	r = hb_unix_listen(path, 0600, 128, &ctl->sock, err);
@@ -414,7 +420,7 @@ int hb_control_listen(struct hb_daemon *d, const char *path, struct hb_err *err)
 		free(ctl);
 		return r;
 	}
-	ctl->ev = event_new(hb_daemon_base(d), ctl->sock.fd, EV_READ | EV_PERSIST, on_accept, ctl);
+	ctl->ev = event_new(base, ctl->sock.fd, EV_READ | EV_PERSIST, on_accept, ctl);
 	if (!ctl->ev || event_add(ctl->ev, NULL) < 0) {
 		if (ctl->ev)
 			event_free(ctl->ev);
@@ -422,20 +428,21 @@ int hb_control_listen(struct hb_daemon *d, const char *path, struct hb_err *err)
 		free(ctl);
 		return hb_err_set(err, -ENOMEM, "out of memory");
 	}
-	hb_daemon_set_control(d, ctl);
+	*ret = ctl;
 	return 0;
 }
 
-void hb_control_free(struct hb_control *ctl)
+struct hb_control *hb_control_free(struct hb_control *ctl)
 {
 	if (!ctl)
-		return;
+		return NULL;
 	for (int i = 0; i < MAX_CLIENTS; i++)
 		client_close(&ctl->clients[i]);
 	if (ctl->ev)
 		event_free(ctl->ev);
 	hb_unix_listener_close(&ctl->sock);
 	free(ctl);
+	return NULL;
 }
 
 /* ---- client ---- */

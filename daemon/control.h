@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define HB_CONTROL_LINE_MAX 4096
 
@@ -50,10 +51,39 @@ int hb_control_parse(const char *line, size_t len, struct hb_control_req *req, c
 		     size_t why_size);
 const char *hb_control_cmd_to_string(enum hb_control_cmd c);
 
-struct hb_daemon;
-/* Starts listening (called by hb_daemon_run); -errno with err. */
+struct event_base;
+struct hb_control;
 struct hb_err;
-int hb_control_listen(struct hb_daemon *d, const char *path, struct hb_err *err);
+struct hb_topology;
+struct json_object;
+
+/*
+ * What the server asks of its owner, each with the owner's ud. JSON
+ * answers are the server's to free (NULL: out of memory); memdev:DPA
+ * requests are translated with topology() before explain() or history().
+ */
+struct hb_control_ops {
+	struct json_object *(*status)(void *ud);
+	struct json_object *(*stats)(void *ud);
+	struct json_object *(*sources)(void *ud);
+	void (*metrics)(void *ud, FILE *f);          /* Prometheus text */
+	void (*pause)(void *ud, bool paused);
+	int (*reload)(void *ud, struct hb_err *err);
+	const struct hb_topology *(*topology)(void *ud);
+	int (*explain)(void *ud, uint64_t hpa, struct json_object **ret, struct hb_err *err);
+	/* up to last entries, newest first: all pages, or (page_only) hpa's */
+	int (*history)(void *ud, bool page_only, uint64_t hpa, size_t last,
+		       struct json_object **ret, struct hb_err *err);
+};
+
+/*
+ * Listens on path in base's loop, answering with ops (borrowed, like ud:
+ * both must outlive the server); -errno with err.
+ */
+int hb_control_new(struct event_base *base, const char *path, const struct hb_control_ops *ops,
+		   void *ud, struct hb_control **ret, struct hb_err *err);
+/* Closes every client and the socket (its path is removed); NULL-safe, returns NULL. */
+struct hb_control *hb_control_free(struct hb_control *ctl);
 
 #define HB_CONTROL_CLIENT_TIMEOUT_S 10
 /*

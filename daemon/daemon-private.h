@@ -154,6 +154,10 @@ void hb_daemon_log_exit_summary(const struct hb_daemon *d);
 uint64_t hb_daemon_topology_nodes(struct hb_daemon *d);
 void hb_daemon_watch_uevents(struct hb_daemon *d);
 
+/* control-ops.c: the control socket, when the configuration names one */
+void hb_daemon_listen_control(struct hb_daemon *d);
+void hb_daemon_close_control(struct hb_daemon *d);
+
 /* reload.c */
 int hb_daemon_check_config(struct hb_daemon *d, const struct hb_config *cfg, struct hb_err *err);
 

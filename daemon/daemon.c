@@ -17,7 +17,6 @@
 
 #include <event2/event.h>
 
-#include "control.h"
 #include "conf-check.h"
 #include "daemon-private.h"
 #include "ingest.h"
@@ -130,7 +129,7 @@ struct hb_daemon *hb_daemon_free(struct hb_daemon *d)
 {
 	if (!d)
 		return NULL;
-	hb_control_free(d->control);
+	hb_daemon_close_control(d);
 	if (d->drain_ev)
 		event_free(d->drain_ev);
 	if (d->uevent_ev)
@@ -227,12 +226,7 @@ int hb_daemon_run(struct hb_daemon *d, const char *config_path)
 		if (!d->sig[i] || event_add(d->sig[i], NULL) < 0)
 			return -ENOMEM;
 	}
-	if (d->cfg.control_socket[0]) {
-		struct hb_err err = { 0 };
-
-		if (hb_control_listen(d, d->cfg.control_socket, &err) < 0)
-			hb_dlog(d, LOG_WARNING, "control socket: %s; going on without it", err.msg);
-	}
+	hb_daemon_listen_control(d);
 	hb_daemon_watch_uevents(d);
 	hb_daemon_drop_capabilities(d);
 	notify_ready();
@@ -250,18 +244,6 @@ const struct hb_daemon_stats *hb_daemon_stats(const struct hb_daemon *d)
 struct hb_migrator *hb_daemon_migrator(struct hb_daemon *d)
 {
 	return d->mig;
-}
-
-/* ---- for the control socket ---- */
-
-struct event_base *hb_daemon_base(struct hb_daemon *d)
-{
-	return d->base;
-}
-
-void hb_daemon_set_control(struct hb_daemon *d, struct hb_control *c)
-{
-	d->control = c;
 }
 
 void hb_daemon_pause(struct hb_daemon *d, bool paused)

@@ -103,13 +103,8 @@ struct hb_migrator *hb_daemon_migrator(struct hb_daemon *d);
 void *hb_daemon_source_priv(struct hb_daemon *d, const char *name);
 void hb_daemon_print_stats(const struct hb_daemon *d, FILE *f);
 
-/* for the control socket (control.c) */
-struct event_base;
+/* what the control socket answers with (control-ops.c) */
 struct json_object;
-struct hb_control;
-struct event_base *hb_daemon_base(struct hb_daemon *d);
-void hb_daemon_set_control(struct hb_daemon *d, struct hb_control *c);
-void hb_control_free(struct hb_control *c);
 void hb_daemon_pause(struct hb_daemon *d, bool paused);
 /*
  * Reads the configuration again as at start-up (defaults, config_path and
