@@ -107,6 +107,7 @@ struct hb_daemon {
 	uint64_t started_ns;
 	struct hb_control *control;
 	struct event *uevent_ev, *debounce_ev;
+	int uevent_fd;                 /* watched and ours, or -1 */
 	int rc;
 };
 

@@ -26,7 +26,7 @@ static int open_migrator(struct hb_daemon *d, struct hb_err *err)
 	struct hb_migrator_config mc = { .syscall_nr = d->cfg.syscall_nr,
 					 .source_nodes = d->source_mask,
 					 .rescan_ms = (unsigned int)d->cfg.rescan_ms,
-					 .dryrun_keep = 1u << 20 };
+					 .dryrun_keep = d->env.dryrun_keep };
 	const char *b = d->cfg.dry_run ? "dryrun" : d->cfg.backend;
 	int r;
 
@@ -67,14 +67,16 @@ int hb_daemon_new(const struct hb_config *cfg, struct hb_daemon_env *env,
 	d->cfg.nsources = cfg->nsources;   /* params stay owned by the caller's config */
 	d->env = *env;
 	memset(env, 0, sizeof(*env));      /* taken */
+	/* the caller's uevent socket is ours only where it is watched */
+	d->uevent_fd = d->env.reload_topology ? d->env.uevent_fd : -1;
 	d->mig = d->env.migrator;          /* NULL: opened from the config below */
 	d->env.migrator = NULL;
 	if (!d->env.nodes)
 		d->env.nodes = hb_numa_nodes;
 	if (hb_logger_init(&d->log, cfg->log_level, cfg->log_target) < 0) {
-		free(d);
-		return hb_err_set(err, -EINVAL, "log_level '%s' or log_target '%s': unknown",
-				  cfg->log_level, cfg->log_target);
+		r = hb_err_set(err, -EINVAL, "log_level '%s' or log_target '%s': unknown",
+			       cfg->log_level, cfg->log_target);
+		goto fail;
 	}
 	d->started_ns = now_ns();
 	d->pcfg = (struct hb_policy_config){
@@ -136,8 +138,8 @@ struct hb_daemon *hb_daemon_free(struct hb_daemon *d)
 		event_free(d->uevent_ev);
 	if (d->debounce_ev)
 		event_free(d->debounce_ev);
-	if (d->env.uevent_fd > 0)
-		close(d->env.uevent_fd);
+	if (d->uevent_fd >= 0)
+		close(d->uevent_fd);
 	hb_daemon_close_sources(d);
 	if (d->timer)
 		event_free(d->timer);

@@ -46,6 +46,12 @@ struct hb_daemon_env {
 	void *ud;
 	struct hb_migrator *migrator;        /* taken; NULL: from the config */
 	/*
+	 * A dry-run migrator from the config keeps its last dryrun_keep requests
+	 * for hb_migrator_dryrun_records() (the demo's score asks for 2^20,
+	 * about 32 MiB); 0: the migrator's small default.
+	 */
+	size_t dryrun_keep;
+	/*
 	 * The host's addresses are not this machine's memory (the emulated
 	 * host): a migrator from the config must be the dry-run one.
 	 */
@@ -53,12 +59,15 @@ struct hb_daemon_env {
 	bool quiet;                          /* no per-cycle log line */
 	bool keep_capabilities;              /* the demo: nothing to protect */
 	/*
-	 * Topology changes: uevent_fd (a netlink uevent socket, or -1 for none;
-	 * 0 means "open one" when reload_topology is set) triggers, after
-	 * debounce_ms of quiet, reload_topology() for a new topology and node
-	 * map. The hotness table is kept (its keys are host addresses), less the
-	 * pages the new node map puts on no node.
+	 * Topology changes: a uevent triggers, after debounce_ms (0: 500) of
+	 * quiet, reload_topology() for a new topology and node map. The hotness
+	 * table is kept (its keys are host addresses), less the pages the new
+	 * node map puts on no node. Without reload_topology nothing is watched
+	 * and uevent_fd is not looked at. The uevents come from
+	 *   open_uevents  a kernel uevent socket hb_daemon_run() opens, or
+	 *   uevent_fd     one the caller opened (taken; -1: none; fd 0 is an fd).
 	 */
+	bool open_uevents;
 	int uevent_fd;
 	unsigned int debounce_ms;
 	int (*reload_topology)(void *ud, struct hb_topology **ret_topology,
@@ -86,7 +95,7 @@ int hb_daemon_cycle(struct hb_daemon *d);
 int hb_daemon_run(struct hb_daemon *d, const char *config_path);
 
 /*
- * Keep only the capabilities the migrator needs (see daemon.c); done by
+ * Keep only the capabilities the migrator needs (see capabilities.c); done by
  * hb_daemon_run() once set up, and by `run --once` before its cycle.
  * Nothing when env.keep_capabilities or not root.
  */

@@ -89,18 +89,20 @@ static void on_uevent(evutil_socket_t fd, short what, void *arg)
 
 void hb_daemon_watch_uevents(struct hb_daemon *d)
 {
-	int fd = d->env.uevent_fd;
+	int fd = d->uevent_fd;
 
-	if (!d->env.reload_topology || fd < 0)
+	if (!d->env.reload_topology)
 		return;
-	if (fd == 0) {
+	if (d->env.open_uevents && fd < 0) {
 		fd = hb_uevent_open();
 		if (fd < 0) {
 			hb_dlog(d, LOG_WARNING, "uevents: %s; topology changes will not be noticed", strerror(-fd));
 			return;
 		}
-		d->env.uevent_fd = fd;
+		d->uevent_fd = fd;
 	}
+	if (fd < 0)
+		return;
 	if (!d->env.debounce_ms)
 		d->env.debounce_ms = 500;
 	d->uevent_ev = event_new(d->base, fd, EV_READ | EV_PERSIST, on_uevent, d);

@@ -147,8 +147,9 @@ int hb_cmd_demo(int argc, char **argv)
 		{}
 	};
 	struct demo dm = { .host.dram_free = (1024ULL + 32) << 20, .cycles = 30 };
+	/* the score reads every promotion back from the dry-run migrator */
 	struct hb_daemon_env env = { .quiet = true, .after_cycle = progress,
-				     .keep_capabilities = true };
+				     .keep_capabilities = true, .dryrun_keep = 1u << 20 };
 	const struct hb_daemon_stats *s;
 	const struct hb_dryrun_record *rec;
 	struct hb_topology *copy = NULL;

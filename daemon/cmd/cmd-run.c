@@ -141,6 +141,8 @@ int hb_cmd_run(int argc, char **argv)
 		/* live topologies change (uevents); a saved snapshot does not */
 		env.ud = &ts;
 		env.reload_topology = ts.topology ? NULL : reload_live;
+		env.open_uevents = true;
+		env.uevent_fd = -1;
 		if (hb_topology_source_load(&ts, &env.topology, &err) < 0 ||
 		    hb_node_map_load(NULL, &env.node_map, &err) < 0) {
 			hb_log_early(LOG_ERR, "hotbridge run", "%s", err.msg);
