@@ -92,21 +92,21 @@ int hb_daemon_cycle(struct hb_daemon *d)
 		hb_daemon_write_textfile(d);
 	if (!d->env.quiet)
 		hb_dlog(d, LOG_INFO, "cycle %llu: %llu records (%llu dropped), %zu hot pages, %zu to promote: "
-		      "%llu moved, %llu already there, %llu retry, %llu backoff, %llu dropped; "
-		      "%llu rate-limited, %llu below watermark; table %zu pages; %.1f ms",
-		      (unsigned long long)d->st.cycles,
-		      (unsigned long long)(d->st.in.records - before.in.records),
-		      (unsigned long long)(d->st.in.records - before.in.records -
-					   (d->st.in.translated - before.in.translated)),
-		      n, np, (unsigned long long)mc.by_class[HB_MIGRATE_MOVED],
-		      (unsigned long long)mc.by_class[HB_MIGRATE_ALREADY],
-		      (unsigned long long)mc.by_class[HB_MIGRATE_RETRY],
-		      (unsigned long long)mc.by_class[HB_MIGRATE_BACKOFF],
-		      (unsigned long long)mc.by_class[HB_MIGRATE_DROP],
-		      (unsigned long long)(d->st.decisions[HB_REASON_RATE_LIMIT] -
-					   before.decisions[HB_REASON_RATE_LIMIT]),
-		      (unsigned long long)(d->st.decisions[HB_REASON_WATERMARK] -
-					   before.decisions[HB_REASON_WATERMARK]),
-		      hb_heat_len(d->heat), d->st.last_cycle_ms);
+			"%llu moved, %llu already there, %llu retry, %llu backoff, %llu dropped; "
+			"%llu rate-limited, %llu below watermark; table %zu pages; %.1f ms",
+			(unsigned long long)d->st.cycles,
+			(unsigned long long)(d->st.in.records - before.in.records),
+			(unsigned long long)(d->st.in.records - before.in.records -
+					     (d->st.in.translated - before.in.translated)),
+			n, np, (unsigned long long)mc.by_class[HB_MIGRATE_MOVED],
+			(unsigned long long)mc.by_class[HB_MIGRATE_ALREADY],
+			(unsigned long long)mc.by_class[HB_MIGRATE_RETRY],
+			(unsigned long long)mc.by_class[HB_MIGRATE_BACKOFF],
+			(unsigned long long)mc.by_class[HB_MIGRATE_DROP],
+			(unsigned long long)(d->st.decisions[HB_REASON_RATE_LIMIT] -
+					     before.decisions[HB_REASON_RATE_LIMIT]),
+			(unsigned long long)(d->st.decisions[HB_REASON_WATERMARK] -
+					     before.decisions[HB_REASON_WATERMARK]),
+			hb_heat_len(d->heat), d->st.last_cycle_ms);
 	return 0;
 }

@@ -147,7 +147,7 @@ int hb_daemon_reload(struct hb_daemon *d, struct hb_err *err)
 	hb_dlog(d, LOG_INFO, "reloaded %s: applied: %s", d->config_path, rd.applied[0] ? rd.applied : "nothing changed");
 	if (rd.restart[0])
 		hb_dlog(d, LOG_WARNING, "reload: changed but needs a restart (running values kept): %s",
-		      rd.restart);
+			rd.restart);
 out:
 	hb_config_done(next);
 	free(next);

@@ -124,12 +124,12 @@ void hb_daemon_log_exit_summary(const struct hb_daemon *d)
 	not_moved = c[HB_MIGRATE_RETRY] + c[HB_MIGRATE_BACKOFF] + c[HB_MIGRATE_DROP] +
 		    c[HB_MIGRATE_WRONG_NODE];
 	hb_dlog(d, LOG_INFO, "exiting after %.1f s and %llu cycles: %llu records (%llu dropped), "
-	      "%llu pages promoted%s, %llu failures (%llu pages not moved, %llu source errors)",
-	      (double)(now_ns() - d->started_ns) / 1e9, (unsigned long long)s->cycles,
-	      (unsigned long long)s->in.records, (unsigned long long)dropped,
-	      (unsigned long long)c[HB_MIGRATE_MOVED], d->cfg.dry_run ? " (dry run)" : "",
-	      (unsigned long long)(not_moved + s->source_errors), (unsigned long long)not_moved,
-	      (unsigned long long)s->source_errors);
+		"%llu pages promoted%s, %llu failures (%llu pages not moved, %llu source errors)",
+		(double)(now_ns() - d->started_ns) / 1e9, (unsigned long long)s->cycles,
+		(unsigned long long)s->in.records, (unsigned long long)dropped,
+		(unsigned long long)c[HB_MIGRATE_MOVED], d->cfg.dry_run ? " (dry run)" : "",
+		(unsigned long long)(not_moved + s->source_errors), (unsigned long long)not_moved,
+		(unsigned long long)s->source_errors);
 }
 
 json_object *hb_daemon_json_u64(uint64_t v)

@@ -132,7 +132,7 @@ static int host_submit(struct hb_host *h, const struct hb_hot_record *r, size_t 
 	ret = hb_ingest_submit(h->d->ingest, r, n, h->d->turn_deadline);
 	if (ret == -ENOBUFS)
 		hb_dlog(h->d, LOG_WARNING, "source %s: the ingestion backlog is full (%u records): records "
-		      "dropped, counted in backlog_full", h->src->name, HB_INGEST_BACKLOG_MAX);
+			"dropped, counted in backlog_full", h->src->name, HB_INGEST_BACKLOG_MAX);
 	return ret;
 }
 
@@ -204,7 +204,7 @@ int hb_daemon_open_sources(struct hb_daemon *d)
 		s->ops = find_source(d, sc->type, &origin);
 		if (!s->ops) {
 			hb_dlog(d, LOG_ERR, "%s: [source %s]: no source of type '%s' (built-in or plugin), "
-			      "skipping it", sc->where, sc->name, sc->type);
+				"skipping it", sc->where, sc->name, sc->type);
 			continue;
 		}
 		snprintf(s->origin, sizeof(s->origin), "%s", origin);
@@ -255,7 +255,7 @@ void hb_daemon_poll_sources(struct hb_daemon *d)
 			if (++s->errors == SOURCE_MAX_ERRORS) {
 				s->disabled = true;
 				hb_dlog(d, LOG_ERR, "source %s: %d polls failed (last: %s); disabled", s->name,
-				      SOURCE_MAX_ERRORS, strerror(-r));
+					SOURCE_MAX_ERRORS, strerror(-r));
 			}
 		} else {
 			s->errors = 0;

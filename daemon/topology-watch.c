@@ -33,7 +33,7 @@ int hb_daemon_rebuild_topology(struct hb_daemon *d, struct hb_err *err)
 	if (d->env.reload_topology(d->env.ud, &t, &m, err) < 0) {
 		d->st.topology_reload_failures++;
 		hb_dlog(d, LOG_ERR, "topology changed, but rebuilding it failed: %s; keeping the old one",
-		      err->msg);
+			err->msg);
 		return err->code ? err->code : -EIO;
 	}
 	hb_topology_free(d->env.topology);
@@ -46,16 +46,16 @@ int hb_daemon_rebuild_topology(struct hb_daemon *d, struct hb_err *err)
 		/* without the new regions nothing could be checked: take nothing in */
 		(void)hb_ingest_set_topology(d->ingest, NULL, 0, 0);
 		hb_dlog(d, LOG_ERR, "topology rebuilt, but out of memory for its region list: "
-		      "records are dropped until the next rebuild");
+			"records are dropped until the next rebuild");
 	}
 	/* pages taken in under the old topology: their node may have changed */
 	gone = hb_heat_revalidate(d->heat, hb_daemon_node_of_ud, d);
 	d->st.topology_pages_dropped += gone;
 	d->st.topology_reloads++;
 	hb_dlog(d, LOG_INFO, "topology rebuilt: %zu regions, %zu memdevs, source nodes %#llx; %zu hot pages "
-	      "kept, %zu on no node any more dropped",
-	      hb_topology_nr_regions(t), hb_topology_nr_memdevs(t),
-	      (unsigned long long)d->source_mask, hb_heat_len(d->heat), gone);
+		"kept, %zu on no node any more dropped",
+		hb_topology_nr_regions(t), hb_topology_nr_memdevs(t),
+		(unsigned long long)d->source_mask, hb_heat_len(d->heat), gone);
 	return 0;
 }
 
