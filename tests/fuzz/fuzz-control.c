@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* libFuzzer target: control-socket requests (daemon/control.c). */
+/* libFuzzer target: control-socket requests (daemon/control-codec.c). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
