@@ -4,7 +4,9 @@
  * the daemon's loop (log, fd watches, one-shot timers, submit, count_bad),
  * and opening, polling, disabling and closing the configured sources.
  */
+#define _GNU_SOURCE             /* POLLRDHUP */
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,13 +34,25 @@ static void host_log(struct hb_host *h, int prio, const char *fmt, ...)
 	hb_dlog(h->d, prio, "source %s: %s", h->src->name, msg);
 }
 
+/*
+ * HB_FD_HUP: libevent folds a hang-up into "readable", so ask the fd
+ * itself (POLLHUP: a pipe's writers or both socket ends are gone;
+ * POLLRDHUP: the socket peer shut down its writing side).
+ */
+static uint32_t fd_hup(evutil_socket_t fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN | POLLRDHUP };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLRDHUP)) ? HB_FD_HUP : 0;
+}
+
 static void on_fd(evutil_socket_t fd, short what, void *arg)
 {
 	struct watch *w = arg;
 
 	hb_daemon_turn_begin(w->d);
 	w->cb(w->priv, (int)fd, ((what & EV_READ) ? HB_FD_READ : 0) |
-				((what & EV_WRITE) ? HB_FD_WRITE : 0));
+				((what & EV_WRITE) ? HB_FD_WRITE : 0) | fd_hup(fd));
 	hb_daemon_turn_end(w->d);
 }
 

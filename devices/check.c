@@ -16,7 +16,7 @@ int hb_device_ops_check(const struct hb_device_ops *ops, const char *origin, str
 		return hb_err_set(err, -EPROTO, "%s: plugin ABI %u.%u, host speaks %u.%u", origin,
 				  ops->abi_major, ops->abi_minor, HB_DEVICE_ABI_MAJOR,
 				  HB_DEVICE_ABI_MINOR);
-	if (ops->size < OPS_V1_SIZE)
+	if (!HB_OPS_HAS(ops, close))
 		return hb_err_set(err, -EPROTO, "%s: ops table of %u bytes, ABI 1.0 needs %zu",
 				  origin, ops->size, (size_t)OPS_V1_SIZE);
 	if (!ops->name || !ops->name[0])

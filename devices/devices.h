@@ -106,8 +106,10 @@ struct hb_plugin_desc {
 int hb_plugin_inspect(const struct hb_plugin *p, int timeout_ms, struct hb_plugin_desc *ret,
 		      struct hb_err *err);
 
-/* Parameters ("key=value") of a source instance (params.c). */
-const char *hb_dev_param(const struct hb_dev_info *info, const char *key);
+/*
+ * Parameters ("key=value") of a source instance (params.c): hb-device.h's
+ * public helpers (hb_dev_param() and the like) with messages in err.
+ */
 int hb_dev_params_check(const struct hb_dev_info *info, const char *const *allowed,
 			struct hb_err *err);
 int hb_dev_param_u64(const struct hb_dev_info *info, const char *key, uint64_t def,

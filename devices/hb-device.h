@@ -17,13 +17,21 @@
  * Sources report what they measure: device physical addresses (DPA, per
  * memdev) or host physical addresses (HPA). Nothing here translates.
  *
- * C99, no dependencies beyond <stdint.h> and <stddef.h>.
+ * Parameters: a source reads its config keys through the inline
+ * hb_dev_param*() helpers below (compiled into the plugin: they are not
+ * part of the binary interface), so every source takes numbers the way the
+ * daemon's config does.
+ *
+ * C99, no dependencies beyond <stdint.h>, <stddef.h>, <string.h> and
+ * <errno.h>.
  */
 #ifndef HB_DEVICE_H
 #define HB_DEVICE_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -33,6 +41,17 @@ extern "C" {
 #define HB_DEVICE_ABI_MINOR 1   /* bumped when something is appended */
 
 #define HB_DEVICE_ENTRY_SYMBOL "hb_device_entry_v1"
+
+/*
+ * Whether the ops table at ops (a struct hb_host_ops or hb_device_ops) is
+ * large enough to hold member: its size field covers the member's bytes.
+ * Test it before touching any member appended after 1.0, and test a
+ * function pointer for NULL as well (an optional op may be left out).
+ * ops must be a valid pointer; it is evaluated more than once.
+ */
+#define HB_OPS_HAS(ops, member) \
+	((size_t)(ops)->size >= \
+	 (size_t)((const char *)&(ops)->member - (const char *)(ops)) + sizeof((ops)->member))
 
 /* Address space of a record. */
 #define HB_SPACE_DPA 1u         /* addr is a DPA on record.memdev */
@@ -69,7 +88,9 @@ struct hb_hot_record {
 /* fd events for watch_fd(). */
 #define HB_FD_READ 1u
 #define HB_FD_WRITE 2u
-#define HB_FD_HUP 4u            /* only ever reported, never asked for */
+#define HB_FD_HUP 4u            /* only ever reported, never asked for: the peer
+				   hung up (a socket's or pipe's other end closed);
+				   reported with HB_FD_READ, data may remain */
 
 struct hb_host;                 /* opaque: the daemon's handle */
 
@@ -127,6 +148,93 @@ struct hb_device_ops {
 };
 
 const struct hb_device_ops *hb_device_entry_v1(void);
+
+/*
+ * Parameter helpers (inline; the daemon's built-in sources use them too).
+ * A parameter is a "key=value" string of hb_dev_info.params.
+ */
+
+/* The value of parameter key, or NULL when the instance has none. */
+static inline const char *hb_dev_param(const struct hb_dev_info *info, const char *key)
+{
+	size_t klen = strlen(key);
+	const char *const *p;
+
+	for (p = info->params; p && *p; p++)
+		if (!strncmp(*p, key, klen) && (*p)[klen] == '=')
+			return *p + klen + 1;
+	return NULL;
+}
+
+/*
+ * The first parameter ("key=value") whose key is not in allowed
+ * (NULL-terminated), or NULL when all are known: refuse the instance
+ * naming it rather than ignore a typo.
+ */
+static inline const char *hb_dev_param_unknown(const struct hb_dev_info *info,
+					       const char *const *allowed)
+{
+	const char *const *p, *const *a;
+
+	for (p = info->params; p && *p; p++) {
+		const char *eq = strchr(*p, '=');
+		int ok = 0;
+
+		for (a = allowed; eq && a && *a && !ok; a++)
+			ok = strlen(*a) == (size_t)(eq - *p) && !strncmp(*a, *p, (size_t)(eq - *p));
+		if (!ok)
+			return *p;
+	}
+	return NULL;
+}
+
+/*
+ * A number as the daemon's config writes it: decimal, or hexadecimal after
+ * 0x/0X; never octal ("010" is refused), no sign, no blanks. 0, -EINVAL
+ * (not such a number) or -ERANGE (above UINT64_MAX); *ret is set only on 0.
+ */
+static inline int hb_dev_param_parse_u64(const char *s, uint64_t *ret)
+{
+	int hex = s && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+	uint64_t v = 0, base = hex ? 16 : 10;
+	const char *q = hex ? s + 2 : s;
+
+	if (!s || !*q || (!hex && q[0] == '0' && q[1]))
+		return -EINVAL;
+	for (; *q; q++) {
+		uint64_t d;
+
+		if (*q >= '0' && *q <= '9')
+			d = (uint64_t)(*q - '0');
+		else if (hex && *q >= 'a' && *q <= 'f')
+			d = (uint64_t)(*q - 'a' + 10);
+		else if (hex && *q >= 'A' && *q <= 'F')
+			d = (uint64_t)(*q - 'A' + 10);
+		else
+			return -EINVAL;
+		if (v > (UINT64_MAX - d) / base)
+			return -ERANGE;
+		v = v * base + d;
+	}
+	*ret = v;
+	return 0;
+}
+
+/*
+ * Parameter key as a number (hb_dev_param_parse_u64()), def when the
+ * instance does not give it: 0, or -EINVAL/-ERANGE with *ret untouched.
+ */
+static inline int hb_dev_param_get_u64(const struct hb_dev_info *info, const char *key,
+				       uint64_t def, uint64_t *ret)
+{
+	const char *v = hb_dev_param(info, key);
+
+	if (!v) {
+		*ret = def;
+		return 0;
+	}
+	return hb_dev_param_parse_u64(v, ret);
+}
 
 #ifdef __cplusplus
 }

@@ -1,33 +1,20 @@
 // SPDX-License-Identifier: MIT
-/* key=value parameters of a source instance (struct hb_dev_info.params). */
+/*
+ * key=value parameters of a source instance (struct hb_dev_info.params):
+ * the public helpers of hb-device.h with hb_err messages for built-ins.
+ */
 #include <errno.h>
-#include <string.h>
 
 #include "devices.h"
-
-const char *hb_dev_param(const struct hb_dev_info *info, const char *key)
-{
-	size_t klen = strlen(key);
-
-	for (const char *const *p = info->params; p && *p; p++)
-		if (!strncmp(*p, key, klen) && (*p)[klen] == '=')
-			return *p + klen + 1;
-	return NULL;
-}
 
 int hb_dev_params_check(const struct hb_dev_info *info, const char *const *allowed,
 			struct hb_err *err)
 {
-	for (const char *const *p = info->params; p && *p; p++) {
-		const char *eq = strchr(*p, '=');
-		bool ok = false;
+	const char *bad = hb_dev_param_unknown(info, allowed);
 
-		for (const char *const *a = allowed; eq && *a; a++)
-			ok |= strlen(*a) == (size_t)(eq - *p) && !strncmp(*a, *p, (size_t)(eq - *p));
-		if (!ok)
-			return hb_err_set(err, -EINVAL, "%s: unknown parameter '%s'",
-					  info->name ? info->name : "source", *p);
-	}
+	if (bad)
+		return hb_err_set(err, -EINVAL, "%s: unknown parameter '%s'",
+				  info->name ? info->name : "source", bad);
 	return 0;
 }
 
@@ -37,7 +24,7 @@ int hb_dev_param_u64(const struct hb_dev_info *info, const char *key, uint64_t d
 	const char *v = hb_dev_param(info, key);
 
 	*ret = def;
-	if (v && hb_parse_u64_base(v, 0, ret) < 0)
+	if (v && hb_dev_param_parse_u64(v, ret) < 0)
 		return hb_err_set(err, -EINVAL, "%s: %s=%s is not a number",
 				  info->name ? info->name : "source", key, v);
 	return 0;

@@ -75,9 +75,7 @@ static void count_bad(struct replay *s, const struct hb_replay_parser *p, uint64
 
 	if (bad == *counted)
 		return;
-	if (s->ops->abi_minor >= 1 &&
-	    s->ops->size >= offsetof(struct hb_host_ops, count_bad) + sizeof(s->ops->count_bad) &&
-	    s->ops->count_bad)
+	if (s->ops->abi_minor >= 1 && HB_OPS_HAS(s->ops, count_bad) && s->ops->count_bad)
 		s->ops->count_bad(s->host, bad - *counted);
 	*counted = bad;
 }
@@ -100,15 +98,20 @@ static int pump(struct replay *s, int fd, struct hb_replay_parser *p, size_t max
 	return 0;
 }
 
+/*
+ * A client is done at end-of-file or an error. HB_FD_HUP alone is not the
+ * end: the peer may have sent more than one read's worth before closing,
+ * and the fd stays readable until that is read and read() returns 0.
+ */
 static void on_client(void *priv, int fd, uint32_t revents)
 {
 	struct client *c = priv;
 	int r = pump(c->owner, fd, c->parser, FD_READ_MAX);
 
-	if (r != 0 || (revents & HB_FD_HUP))
+	if (r != 0)
 		hb_replay_parser_finish(c->parser);
 	count_bad(c->owner, c->parser, &c->bad_counted);
-	if (r != 0 || (revents & HB_FD_HUP)) {
+	if (r != 0) {
 		c->owner->ops->unwatch_fd(c->owner->host, fd);
 		close(fd);
 		c->parser = hb_replay_parser_free(c->parser);
