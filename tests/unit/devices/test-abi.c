@@ -4,6 +4,7 @@
  * every v1 struct on LP64, and the checks that refuse an ops table the
  * host must not touch.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -132,12 +133,85 @@ static void test_abi_builtins_pass_their_own_check(void **state)
 	assert_null(hb_builtin_find("no-such-source"));
 }
 
+static void test_abi_ops_has_checks_the_size(void **state)
+{
+	struct hb_host_ops h = { .size = offsetof(struct hb_host_ops, count_bad) };
+	struct hb_device_ops o = good();
+
+	/* a 1.0 host's table ends before count_bad */
+	assert_true(HB_OPS_HAS(&h, submit));
+	assert_false(HB_OPS_HAS(&h, count_bad));
+	h.size = offsetof(struct hb_host_ops, count_bad) + sizeof(h.count_bad) - 1;
+	assert_false(HB_OPS_HAS(&h, count_bad));
+	h.size = sizeof(h);
+	assert_true(HB_OPS_HAS(&h, count_bad));
+
+	assert_true(HB_OPS_HAS(&o, close));
+	o.size = offsetof(struct hb_device_ops, close);
+	assert_false(HB_OPS_HAS(&o, close));
+	assert_true(HB_OPS_HAS(&o, poll));
+}
+
+static void test_abi_param_helpers(void **state)
+{
+	const char *params[] = { "size=0x1000", "sizes=7", "name=", "bad=010", "huge=0x10000000000000000",
+				 NULL };
+	const char *few[] = { "size", "sizes", "name", "bad", NULL };
+	const char *all[] = { "size", "sizes", "name", "bad", "huge", NULL };
+	struct hb_dev_info info = { .size = sizeof(info), .name = "s0", .params = params };
+	struct hb_dev_info none = { .size = sizeof(none), .name = "s1" };
+	uint64_t v = 5;
+
+	assert_string_equal(hb_dev_param(&info, "size"), "0x1000");
+	assert_string_equal(hb_dev_param(&info, "sizes"), "7");
+	assert_string_equal(hb_dev_param(&info, "name"), "");
+	assert_null(hb_dev_param(&info, "siz"));
+	assert_null(hb_dev_param(&none, "size"));
+
+	assert_string_equal(hb_dev_param_unknown(&info, few), "huge=0x10000000000000000");
+	assert_null(hb_dev_param_unknown(&info, all));
+	assert_null(hb_dev_param_unknown(&none, few));
+
+	assert_int_equal(hb_dev_param_get_u64(&info, "size", 9, &v), 0);
+	assert_int_equal(v, 0x1000);
+	assert_int_equal(hb_dev_param_get_u64(&info, "absent", 9, &v), 0);
+	assert_int_equal(v, 9);
+	assert_int_equal(hb_dev_param_get_u64(&info, "bad", 9, &v), -EINVAL);
+	assert_int_equal(hb_dev_param_get_u64(&info, "huge", 9, &v), -ERANGE);
+	assert_int_equal(hb_dev_param_get_u64(&info, "name", 9, &v), -EINVAL);
+	assert_int_equal(v, 9);   /* untouched on failure */
+}
+
+/* Plugins take numbers exactly as the daemon's config does (hb_parse_u64). */
+static void test_abi_param_numbers_match_the_config(void **state)
+{
+	static const char *const in[] = {
+		"0", "1", "42", "010", "00", "0x", "0X", "0x0", "0x10", "0X1f", "0xFFff", "0x-1",
+		"0x 1", " 1", "1 ", "+1", "-1", "", "1e3", "12a", "0xg", "0b1",
+		"18446744073709551615", "18446744073709551616", "99999999999999999999",
+		"0xffffffffffffffff", "0x10000000000000000", "0x00000000000000000001",
+	};
+
+	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		uint64_t a = 7, b = 7;
+		int ra = hb_dev_param_parse_u64(in[i], &a), rb = hb_parse_u64(in[i], &b);
+
+		if (ra != rb || a != b)
+			fail_msg("'%s': plugin helper %d (%llu), config %d (%llu)", in[i], ra,
+				 (unsigned long long)a, rb, (unsigned long long)b);
+	}
+	assert_int_equal(hb_dev_param_parse_u64(NULL, &(uint64_t){ 0 }), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_abi_v1_layout_is_pinned),
 		cmocka_unit_test(test_abi_check_refuses_what_the_host_cannot_use),
 		cmocka_unit_test(test_abi_builtins_pass_their_own_check),
+		cmocka_unit_test(test_abi_ops_has_checks_the_size),
+		cmocka_unit_test(test_abi_param_helpers),
+		cmocka_unit_test(test_abi_param_numbers_match_the_config),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
