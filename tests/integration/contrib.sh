@@ -3,9 +3,9 @@
 # daemon write the example metrics_textfile and is hardened
 # (systemd-analyze security --offline: exposure at most 3.0); the man
 # pages render.
-#   contrib.sh HOTBRIDGE SOURCE_DIR
+#   contrib.sh HOTBRIDGE SOURCE_DIR UNIT (the unit as configured for install)
 set -euo pipefail
-src=$2
+src=$2 unit=$3
 . "$(dirname "$0")/lib.sh"
 trap 'rm -rf "$tmp"' EXIT
 cp "$src/contrib/hotbridge.conf" "$tmp/hotbridge.conf"
@@ -15,7 +15,7 @@ chmod 0644 "$tmp/hotbridge.conf"
 # the example metrics_textfile must be writable under the unit: its
 # directory (where the temporary is made and renamed) below a ReadWritePaths=
 textfile=$(sed -n 's/^#* *metrics_textfile *= *//p' "$src/contrib/hotbridge.conf")
-rw=$(sed -n 's/^ReadWritePaths=//p' "$src/contrib/hotbridge.service")
+rw=$(sed -n 's/^ReadWritePaths=//p' "$unit")
 [ -n "$textfile" ] || bad "contrib/hotbridge.conf has no example metrics_textfile"
 covered=
 for p in $rw; do
@@ -27,7 +27,7 @@ done
 if ! command -v systemd-analyze >/dev/null; then
 	skip "systemd-analyze not installed"
 else
-	score=$(systemd-analyze security --offline=yes "$src/contrib/hotbridge.service" 2>/dev/null |
+	score=$(systemd-analyze security --offline=yes "$unit" 2>/dev/null |
 		sed -n 's/.*Overall exposure level for hotbridge.service: \([0-9.]*\).*/\1/p')
 	if [ -n "$score" ] && python3 -c "import sys; sys.exit(0 if float('$score') <= 3.0 else 1)"; then
 		ok "hotbridge.service exposure $score (systemd-analyze security --offline)"
