@@ -5,7 +5,10 @@
 #  1. a pipe whose writer closed: READ and HUP, the data still read, then
 #     end-of-file;
 #  2. a socketpair whose other end closed: the same;
-#  3. a pipe whose writer stays open: READ without HUP.
+#  3. a pipe whose writer stays open: READ without HUP;
+#  4. HUP is not the end of the data: a replay socket client that queued
+#     more than one read's worth (1 MiB) and closed before the daemon read
+#     any of it (the daemon stopped meanwhile) has every record counted.
 #   fd-hup.sh HOTBRIDGE PLUGIN
 set -euo pipefail
 plugin=$2
@@ -33,6 +36,9 @@ kind = socket
 [source open]
 type = hup-probe
 kind = open
+[source feed]
+type = replay
+socket = $tmp/feed.sock
 CONF
 chmod 0644 "$tmp/hb.conf"
 "${hb[@]}" run --config "$tmp/hb.conf" 2>"$tmp/log" &
@@ -40,6 +46,28 @@ pid=$!
 wait_until 10 grep -q "hup-probe socket: end-of-file" "$tmp/log" || true
 wait_until 10 grep -q "hup-probe pipe: end-of-file" "$tmp/log" || true
 wait_until 10 grep -q "hup-probe open: revents" "$tmp/log" || true
+
+# 4. while the daemon is stopped: connect, queue ~3.5 MiB of records, close
+wait_until 10 "${hb[@]}" status --socket "$tmp/ctl.sock" >/dev/null
+nrec=100000
+kill -STOP "$pid"
+python3 - "$tmp/feed.sock" "$nrec" <<'PY'
+import socket, sys
+path, n = sys.argv[1], int(sys.argv[2])
+data = b"".join(b"mem0 dpa=0x%x len=4096 count=1\n" % ((i % 100000) << 12) for i in range(n))
+s = socket.socket(socket.AF_UNIX)
+s.setsockopt(socket.SOL_SOCKET, 32, 2 * len(data))   # SO_SNDBUFFORCE (root): all of it queued
+s.connect(path)
+s.sendall(data)
+s.close()
+print("# queued %d bytes, %d records, then closed" % (len(data), n))
+PY
+kill -CONT "$pid"
+records() { "${hb[@]}" stats --socket "$tmp/ctl.sock" |
+	python3 -c 'import json,sys; print(json.load(sys.stdin)["stats"]["records"])'; }
+all_counted() { [ "$(records)" = "$nrec" ]; }
+wait_until 30 all_counted || true
+got=$(records || echo "no answer")
 kill -TERM "$pid"
 wait "$pid" || true
 pid=
@@ -55,5 +83,7 @@ grep -q "hup-probe open: revents READ read 1" "$tmp/log" &&
 	ok "open: the writer still there: READ without HUP" || bad "open: no plain READ callback"
 grep -q "hup-probe open: revents.*HUP" "$tmp/log" &&
 	bad "open: HUP although the writer is open" || ok "open: no HUP"
+[ "$got" = "$nrec" ] && ok "replay socket: all $nrec records of a client that closed with 3.5 MiB queued" ||
+	bad "replay socket: $got of $nrec records: data dropped at the hang-up"
 hb_reports_ok
 echo "1..$n"
