@@ -47,9 +47,9 @@ wait_until 10 grep -q "hup-probe socket: end-of-file" "$tmp/log" || true
 wait_until 10 grep -q "hup-probe pipe: end-of-file" "$tmp/log" || true
 wait_until 10 grep -q "hup-probe open: revents" "$tmp/log" || true
 
-# 4. while the daemon is stopped: connect, queue ~3.5 MiB of records, close
+# 4. while the daemon is stopped: connect, queue ~2 MiB of records, close
 wait_until 10 "${hb[@]}" status --socket "$tmp/ctl.sock" >/dev/null
-nrec=100000
+nrec=60000
 kill -STOP "$pid"
 python3 - "$tmp/feed.sock" "$nrec" <<'PY'
 import socket, sys
@@ -83,7 +83,7 @@ grep -q "hup-probe open: revents READ read 1" "$tmp/log" &&
 	ok "open: the writer still there: READ without HUP" || bad "open: no plain READ callback"
 grep -q "hup-probe open: revents.*HUP" "$tmp/log" &&
 	bad "open: HUP although the writer is open" || ok "open: no HUP"
-[ "$got" = "$nrec" ] && ok "replay socket: all $nrec records of a client that closed with 3.5 MiB queued" ||
+[ "$got" = "$nrec" ] && ok "replay socket: all $nrec records of a client that closed with 2 MiB queued" ||
 	bad "replay socket: $got of $nrec records: data dropped at the hang-up"
 hb_reports_ok
 echo "1..$n"
