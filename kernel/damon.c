@@ -402,9 +402,11 @@ static const uint64_t *sort_hpa;
 
 static int cmp_idx(const void *a, const void *b)
 {
-	uint64_t x = sort_hpa[*(const size_t *)a], y = sort_hpa[*(const size_t *)b];
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	uint64_t x = sort_hpa[i], y = sort_hpa[j];
 
-	return x < y ? -1 : x > y;
+	/* equal addresses in the order given: the later one is the repeat */
+	return x != y ? (x < y ? -1 : 1) : (i < j ? -1 : i > j);
 }
 
 /*
