@@ -473,20 +473,24 @@ static int open_migrator(struct hb_daemon *d, struct hb_err *err)
 	struct hb_migrator_config mc = { .syscall_nr = d->cfg.syscall_nr,
 					 .source_nodes = d->source_mask,
 					 .rescan_ms = (unsigned int)d->cfg.rescan_ms,
-					 .dryrun_keep = 1u << 20 };
+					 .dryrun_keep = 1u << 20,
+					 .rate_bytes = (uint64_t)(d->cfg.rate_mbps * 1e6),
+					 .damon_takeover = d->cfg.damon_takeover,
+					 .damon_state = d->cfg.damon_state };
 	const char *b = d->cfg.dry_run ? "dryrun" : d->cfg.backend;
+	struct hb_migrator_choice why;
 	int r;
 
-	if (!strcmp(b, "auto")) {
-		struct hb_err why = { 0 };
-
-		r = hb_migrator_new(HB_MIGRATOR_PHYS, &mc, &d->mig, &why);
-		if (r == 0)
-			return 0;
-		logf_(d, 6, "%s; using pagemap", why.msg);
-		b = "pagemap";
-	}
-	return hb_migrator_new(hb_migrator_kind_from_string(b), &mc, &d->mig, err);
+	if (strcmp(b, "auto"))
+		return hb_migrator_new(hb_migrator_kind_from_string(b), &mc, &d->mig, err);
+	r = hb_migrator_new_auto(&mc, &d->mig, &why, err);
+	for (int k = 0; k < _HB_MIGRATOR_MAX; k++)
+		if (why.why[k][0])
+			logf_(d, 6, "backend auto: %s unavailable: %s", hb_migrator_kind_to_string(k),
+			      why.why[k]);
+	if (r == 0)
+		logf_(d, 6, "backend auto: using %s", hb_migrator_kind_to_string(why.kind));
+	return r;
 }
 
 struct refusals {
@@ -1006,6 +1010,9 @@ static void notify_ready(void)
  *            CAP_SYS_PTRACE       numa_maps, pagemap and move_pages(2) of
  *                                 processes of other users (ptrace read mode)
  *            CAP_DAC_READ_SEARCH  pagemap is mode 0400, owned by the task's uid
+ *   damon    none: DAMON sysfs (0600/0400, owned by root), /proc/kpageflags
+ *            (0400 root) and /proc/zoneinfo need uid 0, not a capability
+ *            (mm/damon/sysfs*.c and fs/proc/page.c check none)
  *   dryrun   none
  */
 void hb_daemon_drop_capabilities(struct hb_daemon *d)
