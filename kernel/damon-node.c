@@ -24,12 +24,29 @@ static void fclosep(FILE **f)
 		(void)fclose(*f);
 }
 
+struct zone_acc {
+	bool have_free, have_high;
+	uint64_t free_pages, high, reserve;
+};
+
+/* free - (high + lowmem reserve) of the zone just read, if positive */
+static uint64_t zone_room(struct zone_acc *z)
+{
+	uint64_t bar = z->high + z->reserve, room = 0;
+
+	if (z->have_free && z->have_high && z->free_pages > bar)
+		room = z->free_pages - bar;
+	*z = (struct zone_acc){ 0 };
+	return room;
+}
+
 int hb_damon_node_headroom(const char *root, int node, uint64_t *ret_pages)
 {
 	_hb_cleanup_(fclosep) FILE *f = NULL;
 	char path[PATH_MAX], line[256];
-	uint64_t headroom = 0, free_pages = 0;
-	bool in_node = false, have_free = false, seen = false;
+	struct zone_acc z = { 0 };
+	uint64_t headroom = 0;
+	bool in_node = false, seen = false;
 	int cur = -1;
 
 	snprintf(path, sizeof(path), "%s/proc/zoneinfo", root ? root : "");
@@ -37,31 +54,49 @@ int hb_damon_node_headroom(const char *root, int node, uint64_t *ret_pages)
 	if (!f)
 		return -errno;
 	/*
-	 * Per zone: "Node N, zone NAME", then "  pages free X", then "min",
-	 * "low", "high" (the per-cpu pagesets' "high:" has a colon).
+	 * Per zone: "Node N, zone NAME", "  pages free X", "min", "low",
+	 * "high" (the per-cpu pagesets' "high:" has a colon), then
+	 * "protection: (a, b, ...)": the lowmem reserve an allocation that
+	 * may use a higher zone must leave in this one. A migration target
+	 * page is movable, so the largest reserve applies.
 	 */
 	while (fgets(line, sizeof(line), f)) {
 		char word[32], zone[32];
 		unsigned long long v;
 
 		if (sscanf(line, "Node %d, zone %31s", &cur, zone) == 2) {
+			if (in_node)
+				headroom += zone_room(&z);
 			in_node = cur == node;
-			have_free = false;
 			seen |= in_node;
 			continue;
 		}
 		if (!in_node)
 			continue;
 		if (sscanf(line, " pages free %llu", &v) == 1) {
-			free_pages = v;
-			have_free = true;
-		} else if (have_free && sscanf(line, " %31s %llu", word, &v) == 2 &&
+			z.free_pages = v;
+			z.have_free = true;
+		} else if (z.have_free && !z.have_high && sscanf(line, " %31s %llu", word, &v) == 2 &&
 			   !strcmp(word, "high")) {
-			if (free_pages > v)
-				headroom += free_pages - v;
-			have_free = false;
+			z.high = v;
+			z.have_high = true;
+		} else if (sscanf(line, " protection: (%llu", &v) == 1) {
+			for (char *p = strchr(line, '('); p && *p && *p != ')'; p++) {
+				char *end;
+				unsigned long long x = strtoull(p + 1, &end, 10);
+
+				if (end == p + 1)
+					break;
+				if (x > z.reserve)
+					z.reserve = x;
+				p = end;
+				if (*p != ',')
+					break;
+			}
 		}
 	}
+	if (in_node)
+		headroom += zone_room(&z);
 	if (!seen)
 		return -ENOENT;
 	*ret_pages = headroom;

@@ -17,6 +17,9 @@
  *    folio in one migrate_pages() call: nothing to fall back for. On top,
  *    the target's free pages are checked against its high watermarks before
  *    each commit and pages beyond that are not programmed (-ENOMEM).
+ *  - The quota is a budget per reset interval, spent in bursts; two bursts
+ *    can land on either side of an interval's end. The interval is 100 ms,
+ *    so a second never sees more than the rate plus one tenth.
  *  - Quota not applied in the first reset interval: the kdamond starts with
  *    a placeholder region (PFN 1, reserved memory on x86) and no real range
  *    is committed before one reset interval (plus one aggregation) passed.
@@ -257,7 +260,7 @@ static int damon_open(struct hb_migrator *m, const struct hb_migrator_config *cf
 	if (cfg->damon_state)
 		snprintf(d->state_path, sizeof(d->state_path), "%s", cfg->damon_state);
 	d->page_size = ps > 0 ? (uint64_t)ps : 4096;
-	d->reset_ms = cfg->damon_reset_ms ? cfg->damon_reset_ms : 1000;
+	d->reset_ms = cfg->damon_reset_ms ? cfg->damon_reset_ms : 100;
 	d->aggr_ms = cfg->damon_aggr_ms ? cfg->damon_aggr_ms : 100;
 	if (cfg->rate_bytes) {
 		d->quota_bytes = cfg->rate_bytes * d->reset_ms / 1000;
@@ -412,9 +415,12 @@ static int cmp_idx(const void *a, const void *b)
 /*
  * Per-page status for idx[0..k) after a commit that applied `bytes`.
  * Sound: all moved when the delta covers every page; none when it is 0.
- * Otherwise /proc/kpageflags: a source frame still on the LRU did not move;
- * when the frames off the LRU are exactly as many as the delta, those moved.
+ * Otherwise /proc/kpageflags: a source frame still mapped or on the LRU did
+ * not move (a page still in a per-CPU LRU batch is mapped but not on the
+ * LRU, and cannot be isolated); when the other frames are exactly as many
+ * as the delta, those moved.
  */
+#define STILL_THERE ((1ULL << HB_KPF_LRU) | (1ULL << HB_KPF_MMAP))
 static void settle_status(struct damon *d, int nid, size_t k, const size_t *idx,
 			  const uint64_t *pfn, uint64_t bytes, int *status)
 {
@@ -432,9 +438,9 @@ static void settle_status(struct damon *d, int nid, size_t k, const size_t *idx,
 	}
 	flags_ok = hb_damon_kpageflags(d->root, k, pfn, d->flags) == 0;
 	for (size_t i = 0; flags_ok && i < k; i++)
-		off_lru += !(d->flags[i] & (1ULL << HB_KPF_LRU));
+		off_lru += !(d->flags[i] & STILL_THERE);
 	for (size_t i = 0; i < k; i++) {
-		bool lru = flags_ok && (d->flags[i] & (1ULL << HB_KPF_LRU));
+		bool lru = flags_ok && (d->flags[i] & STILL_THERE);
 
 		if (lru) {
 			status[idx[i]] = -EBUSY;

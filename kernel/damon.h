@@ -45,8 +45,9 @@ void hb_damon_state_remove(const char *path);
 
 /*
  * Pages the target node can take before its free memory drops below the
- * high watermark, summed over its zones (/proc/zoneinfo: "pages free" minus
- * "high"). -ENOENT when the node has no zones there.
+ * high watermark plus the lowmem reserve a movable allocation must leave,
+ * summed over its zones (/proc/zoneinfo: "pages free" minus "high" minus
+ * the largest "protection" entry). -ENOENT when the node has no zones.
  */
 int hb_damon_node_headroom(const char *root, int node, uint64_t *ret_pages);
 
@@ -66,6 +67,7 @@ int hb_damon_pfn_node(const char *root, struct hb_damon_block_cache *c, uint64_t
 /* /proc/kpageflags bits we read (include/uapi/linux/kernel-page-flags.h). */
 #define HB_KPF_LRU 5
 #define HB_KPF_BUDDY 10
+#define HB_KPF_MMAP 11
 #define HB_KPF_NOPAGE 20
 /* Flags of each PFN into ret[i]; -errno when the file cannot be read. */
 int hb_damon_kpageflags(const char *root, size_t n, const uint64_t *pfn, uint64_t *ret);

@@ -96,7 +96,7 @@ struct hb_migrator_config {
 				    users instead of refusing */
 	const char *damon_state; /* damon: file recording the kdamond we set
 				    up (for a start after a crash); NULL = none */
-	unsigned int damon_reset_ms;  /* damon: quota reset interval; 0 = 1000 */
+	unsigned int damon_reset_ms;  /* damon: quota reset interval; 0 = 100 */
 	unsigned int damon_aggr_ms;   /* damon: aggregation interval; 0 = 100 */
 };
 
@@ -139,6 +139,13 @@ struct hb_migrator_choice {
 };
 int hb_migrator_new_auto(const struct hb_migrator_config *cfg, struct hb_migrator **ret,
 			 struct hb_migrator_choice *ret_why, struct hb_err *err);
+/*
+ * The same choice without opening anything (probes read only; for
+ * `hotbridge list`): what auto would pick as far as the probes can tell
+ * (damon's set-up may still fail), and why the backends before it are not
+ * available.
+ */
+void hb_migrator_probe_auto(const struct hb_migrator_config *cfg, struct hb_migrator_choice *ret);
 
 /*
  * damon: whether the running kernel can serve the damon backend, reading

@@ -125,3 +125,25 @@ int hb_migrator_new_auto(const struct hb_migrator_config *cfg, struct hb_migrato
 	*ret = m;
 	return 0;
 }
+
+void hb_migrator_probe_auto(const struct hb_migrator_config *cfg, struct hb_migrator_choice *ret)
+{
+	static const struct hb_migrator_config defaults = { 0 };
+	struct hb_migrator_choice c = { .kind = HB_MIGRATOR_PAGEMAP };
+	struct hb_mpp mpp;
+	struct hb_err err = { 0 };
+
+	if (!cfg)
+		cfg = &defaults;
+	if (hb_mpp_probe(cfg->root, cfg->syscall_nr, &mpp, &err) == 0) {
+		c.kind = HB_MIGRATOR_PHYS;
+	} else {
+		snprintf(c.why[HB_MIGRATOR_PHYS], sizeof(c.why[0]), "%s", err.msg);
+		hb_err_clear(&err);
+		if (hb_damon_probe(cfg, &err) == 0)
+			c.kind = HB_MIGRATOR_DAMON;
+		else
+			snprintf(c.why[HB_MIGRATOR_DAMON], sizeof(c.why[0]), "%s", err.msg);
+	}
+	*ret = c;
+}

@@ -626,9 +626,17 @@ static void test_damon_programs_nothing_beyond_the_watermark(void **state)
 	struct hb_err err = { 0 };
 
 	(void)state;
-	/* node 0: 102 free, high 100: room for two pages */
-	put("/proc/zoneinfo", "Node 0, zone   Normal\n  pages free     102\n        min      50\n"
-			      "        low      60\n        high     100\n");
+	/*
+	 * node 0: DMA's free pages are all lowmem reserve for a movable page;
+	 * Normal has 102 free over a high watermark of 100: room for two
+	 */
+	put("/proc/zoneinfo", "Node 0, zone      DMA\n  pages free     3968\n        min      10\n"
+			      "        low      20\n        high     30\n        spanned  4095\n"
+			      "        protection: (0, 2000, 3966, 3966, 3966)\n"
+			      "  pagesets\n    cpu: 0\n              count: 0\n              high:  0\n"
+			      "Node 0, zone   Normal\n  pages free     102\n        min      50\n"
+			      "        low      60\n        high     100\n"
+			      "        protection: (0, 0, 0, 0, 0)\n");
 	for (int i = 0; i < 4; i++)
 		hpa[i] = (NODE1_PFN + 30 + 2 * (uint64_t)i) * PS;
 	assert_int_equal(hb_migrator_move(m, 4, hpa, nodes, status, 0, &err), 0);
