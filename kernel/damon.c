@@ -17,9 +17,15 @@
  *    folio in one migrate_pages() call: nothing to fall back for. On top,
  *    the target's free pages are checked against its high watermarks before
  *    each commit and pages beyond that are not programmed (-ENOMEM).
- *  - The quota is a budget per reset interval, spent in bursts; two bursts
- *    can land on either side of an interval's end. The interval is 100 ms,
- *    so a second never sees more than the rate plus one tenth.
+ *  - The quota is a budget per reset interval, spent in a burst at the
+ *    first apply of each window, and a commit lands at any point of the
+ *    current window: two budgets could apply within a moment. So a commit
+ *    holds at most one budget, and commits are one interval apart (the
+ *    interval is the configured one plus an aggregation, so the kernel's
+ *    window, which restarts at an apply, has ended by then). The kernel's
+ *    quota stays on as the cap. Sampling is once per aggregation: with an
+ *    access pattern that matches everything, more samples only cost (under
+ *    TCG they stretched an aggregation to a second).
  *  - Quota not applied in the first reset interval: the kdamond starts with
  *    a placeholder region (PFN 1, reserved memory on x86) and no real range
  *    is committed before one reset interval (plus one aggregation) passed.
@@ -54,8 +60,10 @@ struct damon {
 	char root[256];
 	char state_path[PATH_MAX];
 	uint64_t page_size;
-	unsigned int reset_ms, aggr_ms;
+	unsigned int reset_ms, aggr_ms;  /* reset_ms: the quota window and the
+					    pacing period (configured + aggr) */
 	uint64_t quota_bytes;         /* per reset interval; 0 = none */
+	uint64_t last_commit_ns;      /* pacing: the last real commit */
 	int nid;                      /* target_nid written last, -1 none */
 	uint64_t on_ns;               /* when the kdamond was turned on */
 	pid_t kdamond_pid;
@@ -201,7 +209,7 @@ static int setup(struct damon *d, struct hb_err *err)
 				  "damon: no paddr operations (avail_operations: %s; CONFIG_DAMON_PADDR)",
 				  avail);
 	if ((r = wr(d, CTX "/operations", "paddr", err)) < 0 ||
-	    (r = wr_u64(d, CTX "/monitoring_attrs/intervals/sample_us", d->aggr_ms * 50ULL, err)) < 0 ||
+	    (r = wr_u64(d, CTX "/monitoring_attrs/intervals/sample_us", d->aggr_ms * 1000ULL, err)) < 0 ||
 	    (r = wr_u64(d, CTX "/monitoring_attrs/intervals/aggr_us", d->aggr_ms * 1000ULL, err)) < 0 ||
 	    (r = wr_u64(d, CTX "/monitoring_attrs/intervals/update_us", d->aggr_ms * 10000ULL, err)) < 0 ||
 	    (r = wr_u64(d, CTX "/monitoring_attrs/nr_regions/max", DAMON_COMMIT_MAX + 16, err)) < 0 ||
@@ -260,8 +268,8 @@ static int damon_open(struct hb_migrator *m, const struct hb_migrator_config *cf
 	if (cfg->damon_state)
 		snprintf(d->state_path, sizeof(d->state_path), "%s", cfg->damon_state);
 	d->page_size = ps > 0 ? (uint64_t)ps : 4096;
-	d->reset_ms = cfg->damon_reset_ms ? cfg->damon_reset_ms : 100;
 	d->aggr_ms = cfg->damon_aggr_ms ? cfg->damon_aggr_ms : 100;
+	d->reset_ms = (cfg->damon_reset_ms ? cfg->damon_reset_ms : 1000) + d->aggr_ms;
 	if (cfg->rate_bytes) {
 		d->quota_bytes = cfg->rate_bytes * d->reset_ms / 1000;
 		if (d->quota_bytes < d->page_size)
@@ -331,6 +339,10 @@ static int run_commit(struct damon *d, int nid, size_t n, const uint64_t *pfn,
 	uint64_t first_ok = d->on_ns + (d->reset_ms + d->aggr_ms) * 1000000ULL;
 	int r, r2;
 
+	/* one quota's worth per commit, commits one reset interval apart */
+	if (d->quota_bytes && d->last_commit_ns &&
+	    first_ok < d->last_commit_ns + d->reset_ms * 1000000ULL)
+		first_ok = d->last_commit_ns + d->reset_ms * 1000000ULL;
 	if (now_ns() < first_ok)
 		sleep_ns(first_ok - now_ns());
 	r = read_applied(d, &a0, err);
@@ -348,6 +360,7 @@ static int run_commit(struct damon *d, int nid, size_t n, const uint64_t *pfn,
 	if (r < 0)
 		goto placeholder;
 	t0 = now_ns();
+	d->last_commit_ns = t0;
 	d->st.batches++;
 	d->st.pages_programmed += n;
 	quiet = (3ULL * d->aggr_ms + (d->quota_bytes ? d->reset_ms : 0)) * 1000000ULL;
@@ -460,7 +473,7 @@ static int move_to(struct damon *d, int nid, size_t n, const uint64_t *hpa, cons
 {
 	struct hb_damon_block_cache bc = { 0 };
 	uint64_t headroom = UINT64_MAX;
-	size_t k = 0;
+	size_t k = 0, cap;
 	int r;
 
 	/* the pages for nid, sorted by address, checked */
@@ -515,6 +528,9 @@ static int move_to(struct damon *d, int nid, size_t n, const uint64_t *hpa, cons
 	 * neighbour goes to the other pass, so no two regions of a commit are
 	 * adjacent and DAMON cannot merge them into a multi-page region.
 	 */
+	cap = DAMON_COMMIT_MAX;
+	if (d->quota_bytes && d->quota_bytes / d->page_size < cap)
+		cap = d->quota_bytes / d->page_size ? d->quota_bytes / d->page_size : 1;
 	for (int pass = 0; pass < 2; pass++) {
 		size_t m = 0;
 		uint64_t pfns[DAMON_COMMIT_MAX];
@@ -529,7 +545,7 @@ static int move_to(struct damon *d, int nid, size_t n, const uint64_t *hpa, cons
 				pfns[m] = d->pfn[j];
 				ids[m++] = d->idx[j];
 			}
-			if (m && (m == DAMON_COMMIT_MAX || j == k)) {
+			if (m && (m == cap || j == k)) {
 				uint64_t bytes = 0;
 
 				r = run_commit(d, nid, m, pfns, &bytes, err);

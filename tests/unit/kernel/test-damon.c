@@ -542,7 +542,7 @@ static void test_damon_moves_single_page_regions_placeholder_first(void **state)
 	(void)state;
 	assert_true(exists("/run/hotbridge/damon-state"));
 	assert_string_equal(fk.log[0], "/nr_kdamonds=1");
-	assert_int_equal(get_u64(KD "/0/contexts/0/schemes/0/quotas/bytes"), (1 << 20) * 40 / 1000);
+	assert_int_equal(get_u64(KD "/0/contexts/0/schemes/0/quotas/bytes"), (1 << 20) * 42 / 1000);
 	assert_int_equal(hb_migrator_move(m, 5, hpa, nodes, status, 0, &err), 0);
 	assert_int_equal(status[0], 0);
 	assert_int_equal(status[1], 0);
