@@ -64,6 +64,9 @@ struct damon {
 					    pacing period (configured + aggr) */
 	uint64_t quota_bytes;         /* per reset interval; 0 = none */
 	uint64_t last_commit_ns;      /* pacing: the last real commit */
+	uint64_t applied_last;        /* sz_applied when the last commit settled */
+	bool applied_valid;           /* ... and all its pages were applied */
+	bool live;                    /* real ranges are committed */
 	int nid;                      /* target_nid written last, -1 none */
 	uint64_t on_ns;               /* when the kdamond was turned on */
 	pid_t kdamond_pid;
@@ -329,8 +332,9 @@ static void damon_close(struct hb_migrator *m)
 
 /*
  * Commits pfn[0..n) (sorted, pairwise non-adjacent) as single-page regions
- * for target nid, waits until sz_applied settles, commits the placeholder.
- * ret_bytes: the measured sz_applied delta.
+ * for target nid and waits until sz_applied settles. The ranges stay live
+ * until the next commit replaces them or end_batch() commits the
+ * placeholder (on an error here, at once). ret_bytes: the measured delta.
  */
 static int run_commit(struct damon *d, int nid, size_t n, const uint64_t *pfn,
 		      uint64_t *ret_bytes, struct hb_err *err)
@@ -345,9 +349,15 @@ static int run_commit(struct damon *d, int nid, size_t n, const uint64_t *pfn,
 		first_ok = d->last_commit_ns + d->reset_ms * 1000000ULL;
 	if (now_ns() < first_ok)
 		sleep_ns(first_ok - now_ns());
-	r = read_applied(d, &a0, err);
-	if (r < 0)
-		return r;
+	/* after a fully applied commit nothing more can rise: no re-read */
+	if (d->applied_valid) {
+		a0 = d->applied_last;
+	} else {
+		r = read_applied(d, &a0, err);
+		if (r < 0)
+			return r;
+	}
+	d->applied_valid = false;
 	if (nid != d->nid) {
 		r = wr_u64(d, SCHEME "/target_nid", (uint64_t)nid, err);
 		if (r < 0)
@@ -359,6 +369,7 @@ static int run_commit(struct damon *d, int nid, size_t n, const uint64_t *pfn,
 		r = wr(d, HB_DAMON_KD "/0/state", "commit", err);
 	if (r < 0)
 		goto placeholder;
+	d->live = true;
 	t0 = now_ns();
 	d->last_commit_ns = t0;
 	d->st.batches++;
@@ -391,9 +402,39 @@ static int run_commit(struct damon *d, int nid, size_t n, const uint64_t *pfn,
 	d->st.settle_us += (now_ns() - t0) / 1000;
 	*ret_bytes = a - a0;
 	d->st.bytes_applied += a - a0;
+	d->applied_last = a;
+	d->applied_valid = a - a0 >= want;
+	/*
+	 * Without a rate the next commit follows at once and replaces these
+	 * ranges (the caller ends with the placeholder). With one, the next
+	 * commit waits for the pacing, longer than the kernel's quota window
+	 * may last: the placeholder now, so no freed frame is applied again.
+	 */
+	if (d->quota_bytes) {
+		r = commit_placeholder(d, err);
+		if (r < 0)
+			return r;
+		d->live = false;
+	}
+	return 0;
 placeholder:
-	r2 = commit_placeholder(d, r < 0 ? NULL : err);
-	return r < 0 ? r : r2;
+	d->applied_valid = false;
+	r2 = commit_placeholder(d, NULL);
+	d->live = r2 < 0;
+	return r;
+}
+
+/* once a batch is done: no real range stays live */
+static int end_batch(struct damon *d, struct hb_err *err)
+{
+	int r;
+
+	if (!d->live)
+		return 0;
+	r = commit_placeholder(d, err);
+	if (r == 0)
+		d->live = false;
+	return r;
 }
 
 static int grow(struct damon *d, size_t n)
@@ -550,6 +591,7 @@ static int move_to(struct damon *d, int nid, size_t n, const uint64_t *hpa, cons
 
 				r = run_commit(d, nid, m, pfns, &bytes, err);
 				if (r < 0) {
+					(void)end_batch(d, NULL);
 					for (size_t i = 0; i < m; i++)
 						status[ids[i]] = r;
 					return r;
@@ -559,7 +601,7 @@ static int move_to(struct damon *d, int nid, size_t n, const uint64_t *hpa, cons
 			}
 		}
 	}
-	return 0;
+	return end_batch(d, err);
 }
 
 static int damon_move(struct hb_migrator *m, size_t n, const uint64_t *hpa, const int *nodes,

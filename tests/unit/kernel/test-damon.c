@@ -582,6 +582,31 @@ static void test_damon_moves_single_page_regions_placeholder_first(void **state)
 	assert_false(exists("/run/hotbridge/damon-state"));
 }
 
+static void test_damon_without_a_rate_replaces_ranges_then_placeholder(void **state)
+{
+	struct hb_migrator_config cfg = config();
+	struct hb_migrator *m;
+	uint64_t hpa[] = { (NODE1_PFN + 1) * PS, (NODE1_PFN + 2) * PS };
+	int nodes[] = { 0, 0 }, status[2];
+	struct hb_err err = { 0 };
+
+	(void)state;
+	cfg.rate_bytes = 0;
+	m = open_ok(&cfg);
+	assert_int_equal(get_u64(KD "/0/contexts/0/schemes/0/quotas/bytes"), 0);
+	assert_int_equal(hb_migrator_move(m, 2, hpa, nodes, status, 0, &err), 0);
+	assert_int_equal(status[0], 0);
+	assert_int_equal(status[1], 0);
+	/* on: placeholder; pfn+1; pfn+2 replacing it; placeholder */
+	assert_int_equal(fk.ncommits, 4);
+	assert_int_equal(fk.commits[1].start[0], (NODE1_PFN + 1) * PS);
+	assert_int_equal(fk.commits[2].start[0], (NODE1_PFN + 2) * PS);
+	assert_int_equal(fk.commits[3].n, 1);
+	assert_int_equal(fk.commits[3].start[0], 4096);
+	assert_int_equal(fk.zero_commits, 0);
+	hb_migrator_free(m);
+}
+
 static void test_damon_reports_per_page_only_what_is_sound(void **state)
 {
 	struct hb_migrator_config cfg = config();
@@ -711,6 +736,7 @@ int main(void)
 		T(test_damon_write_refused_is_named_and_undone),
 		T(test_damon_kdamond_that_will_not_start),
 		T(test_damon_moves_single_page_regions_placeholder_first),
+		T(test_damon_without_a_rate_replaces_ranges_then_placeholder),
 		T(test_damon_reports_per_page_only_what_is_sound),
 		T(test_damon_programs_nothing_beyond_the_watermark),
 		T(test_damon_recognises_its_own_kdamond_after_a_crash),
