@@ -15,6 +15,9 @@
  *            CAP_SYS_PTRACE       numa_maps, pagemap and move_pages(2) of
  *                                 processes of other users (ptrace read mode)
  *            CAP_DAC_READ_SEARCH  pagemap is mode 0400, owned by the task's uid
+ *   damon    none: DAMON sysfs (0600/0400, owned by root), /proc/kpageflags
+ *            (0400 root) and /proc/zoneinfo need uid 0, not a capability
+ *            (mm/damon/sysfs*.c and fs/proc/page.c check none)
  *   dryrun   none
  */
 void hb_daemon_drop_capabilities(struct hb_daemon *d)

@@ -60,9 +60,11 @@ struct hb_config {
 	int64_t target_node;         /* -1: nearest node with CPUs */
 	char source_nodes[128];      /* "" = the CXL nodes of the topology; else "2,3" */
 	/* [migrate] */
-	char backend[16];            /* auto | phys | pagemap | dryrun */
+	char backend[16];            /* auto | phys | damon | pagemap | dryrun */
 	int64_t syscall_nr;          /* 0 = from the kernel's sysfs */
 	uint64_t rescan_ms;
+	bool damon_takeover;         /* damon: replace other DAMON sysfs users */
+	char damon_state[256];       /* damon: the kdamond we set up, for restarts */
 	/* [topology] */
 	char topology[256];          /* "" = live (libcxl) */
 	char cedt[256];

@@ -26,20 +26,24 @@ static int open_migrator(struct hb_daemon *d, struct hb_err *err)
 	struct hb_migrator_config mc = { .syscall_nr = d->cfg.syscall_nr,
 					 .source_nodes = d->source_mask,
 					 .rescan_ms = (unsigned int)d->cfg.rescan_ms,
-					 .dryrun_keep = d->env.dryrun_keep };
+					 .dryrun_keep = d->env.dryrun_keep,
+					 .rate_bytes = (uint64_t)(d->cfg.rate_mbps * 1e6),
+					 .damon_takeover = d->cfg.damon_takeover,
+					 .damon_state = d->cfg.damon_state };
 	const char *b = d->cfg.dry_run ? "dryrun" : d->cfg.backend;
+	struct hb_migrator_choice why;
 	int r;
 
-	if (!strcmp(b, "auto")) {
-		struct hb_err why = { 0 };
-
-		r = hb_migrator_new(HB_MIGRATOR_PHYS, &mc, &d->mig, &why);
-		if (r == 0)
-			return 0;
-		hb_dlog(d, LOG_INFO, "%s; using pagemap", why.msg);
-		b = "pagemap";
-	}
-	return hb_migrator_new(hb_migrator_kind_from_string(b), &mc, &d->mig, err);
+	if (strcmp(b, "auto"))
+		return hb_migrator_new(hb_migrator_kind_from_string(b), &mc, &d->mig, err);
+	r = hb_migrator_new_auto(&mc, &d->mig, &why, err);
+	for (int k = 0; k < _HB_MIGRATOR_MAX; k++)
+		if (why.why[k][0])
+			hb_dlog(d, LOG_INFO, "backend auto: %s unavailable: %s", hb_migrator_kind_to_string(k),
+			      why.why[k]);
+	if (r == 0)
+		hb_dlog(d, LOG_INFO, "backend auto: using %s", hb_migrator_kind_to_string(why.kind));
+	return r;
 }
 
 /* every source failed to open (each said why above): nothing to run for */

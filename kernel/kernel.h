@@ -9,6 +9,9 @@
  *            no upstream number (RFC v1/v2 used x86_64 454, v3 462; on
  *            mainline those are futex_wake and mseal), so it is used only
  *            after hb_mpp_probe() has proved the running kernel has it.
+ *   damon    stock kernels >= 6.11: DAMON's paddr operations with the
+ *            migrate_hot action, one single-page region per page, driven
+ *            through /sys/kernel/mm/damon/admin (damon.c, damon-*.c).
  *   pagemap  stock kernels: reverse-map PFNs to (pid, virtual page) through
  *            /proc/<pid>/pagemap, then move_pages(2) per process.
  *   dryrun   records what it was asked to move; moves nothing.
@@ -60,6 +63,8 @@ long hb_sys_move_phys_pages(long nr, unsigned long count, const uint64_t *pages,
 			    const int *nodes, int *status, int flags);
 long hb_sys_move_pages(pid_t pid, unsigned long count, void **pages,
 		       const int *nodes, int *status, int flags);
+/* Writes value to the DAMON sysfs file root+path (never creates it). 0 or -errno. */
+int hb_sys_damon_write(const char *root, const char *path, const char *value);
 
 /* ---- migrators (migrator.c, phys.c, pagemap.c, dryrun.c) ---- */
 
@@ -67,6 +72,7 @@ enum hb_migrator_kind {
 	HB_MIGRATOR_PHYS,
 	HB_MIGRATOR_PAGEMAP,
 	HB_MIGRATOR_DRYRUN,
+	HB_MIGRATOR_DAMON,
 	_HB_MIGRATOR_MAX,
 	_HB_MIGRATOR_INVALID = -EINVAL,
 };
@@ -84,6 +90,14 @@ struct hb_migrator_config {
 				    node n (nodes 0-63); 0 = every node */
 	unsigned int rescan_ms;  /* pagemap: minimum time between full rescans */
 	size_t dryrun_keep;      /* dryrun: records kept (oldest dropped) */
+	uint64_t rate_bytes;     /* damon: DAMOS quota in bytes per second per
+				    target node (the daemon's rate); 0 = none */
+	bool damon_takeover;     /* damon: stop and replace other DAMON sysfs
+				    users instead of refusing */
+	const char *damon_state; /* damon: file recording the kdamond we set
+				    up (for a start after a crash); NULL = none */
+	unsigned int damon_reset_ms;  /* damon: quota reset interval; 0 = 100 */
+	unsigned int damon_aggr_ms;   /* damon: aggregation interval; 0 = 100 */
 };
 
 struct hb_migrator;
@@ -112,6 +126,53 @@ const char *hb_migrator_describe(const struct hb_migrator *m);
  */
 int hb_migrator_move(struct hb_migrator *m, size_t n, const uint64_t *hpa, const int *nodes,
 		     int *status, unsigned int flags, struct hb_err *err);
+
+/*
+ * backend = auto: phys (proven present), then damon, then pagemap. The first
+ * that opens is returned; ret_why[k] says why each backend tried before it
+ * was unavailable ("" for the chosen one and those not tried). The chosen
+ * migrator's describe text names the others' reasons as well.
+ */
+struct hb_migrator_choice {
+	enum hb_migrator_kind kind;
+	char why[_HB_MIGRATOR_MAX][HB_ERR_MSG_MAX];
+};
+int hb_migrator_new_auto(const struct hb_migrator_config *cfg, struct hb_migrator **ret,
+			 struct hb_migrator_choice *ret_why, struct hb_err *err);
+/*
+ * The same choice without opening anything (probes read only; for
+ * `hotbridge list`): what auto would pick as far as the probes can tell
+ * (damon's set-up may still fail), and why the backends before it are not
+ * available.
+ */
+void hb_migrator_probe_auto(const struct hb_migrator_config *cfg, struct hb_migrator_choice *ret);
+
+/*
+ * damon: whether the running kernel can serve the damon backend, reading
+ * only (nothing is written): DAMON sysfs present, a kernel with migrate_hot
+ * (>= 6.11), no other DAMON user (unless takeover). 0 or -errno with err
+ * saying why. hb_migrator_new() proves the rest (paddr, migrate_hot
+ * accepted, kdamond starts) and undoes its writes when that fails.
+ */
+int hb_damon_probe(const struct hb_migrator_config *cfg, struct hb_err *err);
+
+/*
+ * damon: counters. DAMON reports no per-page status, only bytes applied by
+ * the scheme; "measured" comes from the kernel, "inferred" is ours.
+ */
+struct hb_damon_stats {
+	uint64_t batches;             /* region sets committed */
+	uint64_t pages_programmed;    /* single-page regions committed */
+	uint64_t bytes_applied;       /* measured: sum of sz_applied deltas */
+	uint64_t pages_moved;         /* inferred: reported moved per page */
+	uint64_t pages_not_moved;     /* inferred: still in their source frame */
+	uint64_t pages_unknown;       /* neither provable: reported -ENODATA */
+	uint64_t pages_already;       /* measured: source PFN's node is the target */
+	uint64_t pages_over_watermark;/* measured: beyond the target's free - high */
+	uint64_t settle_timeouts;     /* batches that did not settle in time */
+	uint64_t settle_us;           /* time from commit to settled, in all */
+};
+int hb_migrator_damon_stats(const struct hb_migrator *m, struct hb_damon_stats *ret);
 
 /* dryrun: what it was asked, oldest first. */
 struct hb_dryrun_record {

@@ -11,6 +11,7 @@ static const struct hb_migrator_backend *const backends[_HB_MIGRATOR_MAX] = {
 	[HB_MIGRATOR_PHYS] = &hb_migrator_phys,
 	[HB_MIGRATOR_PAGEMAP] = &hb_migrator_pagemap,
 	[HB_MIGRATOR_DRYRUN] = &hb_migrator_dryrun,
+	[HB_MIGRATOR_DAMON] = &hb_migrator_damon,
 };
 
 const char *hb_migrator_kind_to_string(enum hb_migrator_kind k)
@@ -83,4 +84,66 @@ int hb_migrator_move(struct hb_migrator *m, size_t n, const uint64_t *hpa, const
 	if (n == 0)
 		return 0;
 	return m->be->move(m, n, hpa, nodes, status, flags, err);
+}
+
+int hb_migrator_new_auto(const struct hb_migrator_config *cfg, struct hb_migrator **ret,
+			 struct hb_migrator_choice *ret_why, struct hb_err *err)
+{
+	static const enum hb_migrator_kind order[] = { HB_MIGRATOR_PHYS, HB_MIGRATOR_DAMON,
+						       HB_MIGRATOR_PAGEMAP };
+	struct hb_migrator_choice c = { .kind = _HB_MIGRATOR_INVALID };
+	struct hb_migrator *m = NULL;
+	int r = -ENODEV;
+
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		struct hb_err why = { 0 };
+
+		r = hb_migrator_new(order[i], cfg, &m, &why);
+		if (r == 0) {
+			c.kind = order[i];
+			break;
+		}
+		snprintf(c.why[order[i]], sizeof(c.why[order[i]]), "%s", why.msg);
+		if (err)
+			*err = why;
+	}
+	if (r < 0) {
+		if (ret_why)
+			*ret_why = c;
+		return r;
+	}
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		size_t len = strlen(m->describe);
+
+		if (c.why[order[i]][0])
+			snprintf(m->describe + len, sizeof(m->describe) - len, "; %s unavailable: %s",
+				 backends[order[i]]->name, c.why[order[i]]);
+	}
+	hb_err_clear(err);
+	if (ret_why)
+		*ret_why = c;
+	*ret = m;
+	return 0;
+}
+
+void hb_migrator_probe_auto(const struct hb_migrator_config *cfg, struct hb_migrator_choice *ret)
+{
+	static const struct hb_migrator_config defaults = { 0 };
+	struct hb_migrator_choice c = { .kind = HB_MIGRATOR_PAGEMAP };
+	struct hb_mpp mpp;
+	struct hb_err err = { 0 };
+
+	if (!cfg)
+		cfg = &defaults;
+	if (hb_mpp_probe(cfg->root, cfg->syscall_nr, &mpp, &err) == 0) {
+		c.kind = HB_MIGRATOR_PHYS;
+	} else {
+		snprintf(c.why[HB_MIGRATOR_PHYS], sizeof(c.why[0]), "%s", err.msg);
+		hb_err_clear(&err);
+		if (hb_damon_probe(cfg, &err) == 0)
+			c.kind = HB_MIGRATOR_DAMON;
+		else
+			snprintf(c.why[HB_MIGRATOR_DAMON], sizeof(c.why[0]), "%s", err.msg);
+	}
+	*ret = c;
 }

@@ -16,7 +16,7 @@ struct hb_migrator_backend {
 struct hb_migrator {
 	enum hb_migrator_kind kind;
 	const struct hb_migrator_backend *be;
-	char describe[320];
+	char describe[1024];
 	char root[256];
 	void *priv;
 };
@@ -24,5 +24,6 @@ struct hb_migrator {
 extern const struct hb_migrator_backend hb_migrator_phys;
 extern const struct hb_migrator_backend hb_migrator_pagemap;
 extern const struct hb_migrator_backend hb_migrator_dryrun;
+extern const struct hb_migrator_backend hb_migrator_damon;
 
 #endif

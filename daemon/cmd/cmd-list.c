@@ -3,7 +3,9 @@
  * hotbridge list: the hotness sources on this host, as JSON (cxl list
  * style): built-in sources, CXL memory devices with their register blocks
  * and CHMU capabilities, CHMU perf PMUs the kernel offers, and the vendor
- * plugins of the plugin directory (with the reason for each one refused).
+ * plugins of the plugin directory (with the reason for each one refused),
+ * and which migrator backend = auto would use (with the reasons the ones
+ * before it are unavailable; nothing is written to find out).
  * Plugins are inspected in a child process each; this process never loads
  * one.
  */
@@ -23,6 +25,7 @@
 #include "config.h"
 #include "cxlpci.h"
 #include "devices.h"
+#include "kernel.h"
 #include "translate.h"
 
 /* a plugin whose inspection takes longer is refused */
@@ -199,6 +202,22 @@ static void on_refused(void *ud, const char *path, const char *why)
 	json_object_array_add(r->a, o);
 }
 
+/* what backend = auto would pick, and why the ones before it would not do */
+static json_object *migrators_json(const char *sysroot)
+{
+	struct hb_migrator_config mc = { .root = sysroot[0] ? sysroot : NULL };
+	struct hb_migrator_choice c;
+	json_object *o = json_object_new_object();
+
+	hb_migrator_probe_auto(&mc, &c);
+	json_object_object_add(o, "auto", json_object_new_string(hb_migrator_kind_to_string(c.kind)));
+	for (int k = 0; k < _HB_MIGRATOR_MAX; k++)
+		if (c.why[k][0])
+			json_object_object_add(o, hb_migrator_kind_to_string(k),
+					       json_object_new_string(c.why[k]));
+	return o;
+}
+
 int hb_cmd_list(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -303,6 +322,7 @@ int hb_cmd_list(int argc, char **argv)
 	json_object_object_add(top, "chmu_perf_pmus", pmus(sysroot));
 	json_object_object_add(top, "plugin_dir", json_object_new_string(plugindir));
 	json_object_object_add(top, "plugins_refused", plugins);
+	json_object_object_add(top, "migrators", migrators_json(sysroot));
 	puts(json_object_to_json_string_ext(top, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 						 JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(top);

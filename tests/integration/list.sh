@@ -62,6 +62,8 @@ c = chmu["cxl_memdevs"][0]
 check(c["chmu"] is True and {"id": 5, "type": "chmu", "bar": 2, "offset": "0x10000"} in c["register_blocks"], "with a CHMU block: found at BAR 2 + 0x10000")
 e = json.load(open(d + "/claimed.json"))["cxl_memdevs"][0].get("chmu_error", "")
 check("CHMU registers at 0xfe220000-0xfe22000f are claimed by 0000:0d:00.0 (kernel driver cxl_pci); refusing" in e, "a CHMU block a kernel driver claimed is refused, naming it: %s" % e)
+mg = json.load(open(d + "/claimed.json"))["migrators"]
+check(mg["auto"] == "pagemap" and "move_phys_pages" in mg.get("phys", "") and mg.get("damon", "").startswith("damon: "), "migrators: auto would use pagemap, saying why not phys and damon: %r" % mg)
 PY
 cat "$tmp/tap"
 n=$(grep -c '^ok' "$tmp/tap")

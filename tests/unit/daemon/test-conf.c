@@ -98,7 +98,7 @@ static void test_conf_errors_name_file_and_line(void **state)
 	expect_error("bad-range.conf", "bad-range.conf:4: table.decay=1.5: want a number in 0.001..1");
 	expect_error("bad-key.conf", "bad-key.conf:5: unknown key 'threshold' in unknown section [polcy]");
 	expect_error("bad-notype.conf", "bad-notype.conf:5: [source orphan] has no type=");
-	expect_error("bad-enum.conf", "bad-enum.conf:2: migrate.backend=physical: want one of auto|phys|pagemap|dryrun");
+	expect_error("bad-enum.conf", "bad-enum.conf:2: migrate.backend=physical: want one of auto|phys|damon|pagemap|dryrun");
 }
 
 static void test_conf_refuses_writable_files(void **state)

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: MIT
+/*
+ * damon: what is there before we write anything. DAMON sysfs, a kernel
+ * that has migrate_hot (6.11), other DAMON users, and our own state file
+ * (the kdamond a previous run set up and, after a crash, left running).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "damon.h"
+#include "macro.h"
+
+static const char *nz(const char *s)
+{
+	return s ? s : "";
+}
+
+/* "6.12.118+deb12-amd64" -> 6, 12 */
+static int kernel_version(const char *root, int *major, int *minor, char *rel, size_t size)
+{
+	int r = hb_read_text(root, "/proc/sys/kernel/osrelease", rel, size);
+
+	if (r < 0)
+		return r;
+	if (sscanf(rel, "%d.%d", major, minor) != 2)
+		return -EINVAL;
+	return 0;
+}
+
+static bool module_enabled(const char *root, const char *mod)
+{
+	char path[128], v[8];
+
+	snprintf(path, sizeof(path), "/sys/module/%s/parameters/enabled", mod);
+	return hb_read_text(root, path, v, sizeof(v)) > 0 && (v[0] == 'Y' || v[0] == '1');
+}
+
+int hb_damon_state_read(const char *path, pid_t *ret_pid, uint64_t *ret_found)
+{
+	_hb_cleanup_free_ char *buf = NULL;
+	long long pid;
+	unsigned long long found;
+	size_t len;
+	int r;
+
+	if (!path || !*path)
+		return -ENOENT;
+	r = hb_read_file(path, 256, &buf, &len);
+	if (r < 0)
+		return r;
+	if (sscanf(buf, "kdamond_pid=%lld\nfound_kdamonds=%llu", &pid, &found) != 2 || pid <= 0 ||
+	    pid > INT_MAX)
+		return -EINVAL;
+	*ret_pid = (pid_t)pid;
+	*ret_found = found;
+	return 0;
+}
+
+int hb_damon_state_write(const char *path, pid_t kdamond_pid, uint64_t found)
+{
+	char buf[96];
+	int len, r;
+
+	if (!path || !*path)
+		return 0;
+	len = snprintf(buf, sizeof(buf), "kdamond_pid=%lld\nfound_kdamonds=%llu\n",
+		       (long long)kdamond_pid, (unsigned long long)found);
+	r = hb_mkdir_parent(path, 0700);
+	if (r < 0)
+		return r;
+	return hb_write_file_atomic(path, buf, (size_t)len, 0600);
+}
+
+void hb_damon_state_remove(const char *path)
+{
+	if (path && *path)
+		(void)unlink(path);
+}
+
+int hb_damon_probe_found(const struct hb_migrator_config *cfg, struct hb_damon_found *ret,
+			 struct hb_err *err)
+{
+	const char *root = cfg->root;
+	struct hb_damon_found f = { .recorded_pid = -1 };
+	char rel[128], path[PATH_MAX];
+	int major, minor, r;
+	uint64_t found_before;
+
+	snprintf(path, sizeof(path), "%s/sys/kernel", nz(root));
+	if (access(path, F_OK) < 0)
+		return hb_err_set(err, -ENOENT, "damon: sysfs is not mounted (no %s)", path);
+	r = hb_read_u64(root, HB_DAMON_KD "/nr_kdamonds", 10, &f.nr_kdamonds);
+	if (r < 0)
+		return hb_err_set(err, r == -EACCES ? r : -ENOENT,
+				  "damon: cannot read %s/nr_kdamonds: %s (CONFIG_DAMON_SYSFS%s)",
+				  HB_DAMON_KD, strerror(-r), r == -EACCES ? ", needs root" : "");
+	r = kernel_version(root, &major, &minor, rel, sizeof(rel));
+	if (r < 0)
+		return hb_err_set(err, -EOPNOTSUPP, "damon: cannot read the kernel release: %s",
+				  strerror(-r));
+	if (major < 6 || (major == 6 && minor < 11))
+		return hb_err_set(err, -EOPNOTSUPP,
+				  "damon: kernel %s has no DAMOS migrate_hot (added in 6.11); nothing written",
+				  rel);
+	for (size_t i = 0; i < 2; i++) {
+		const char *mod = i ? "damon_lru_sort" : "damon_reclaim";
+
+		if (module_enabled(root, mod))
+			return hb_err_set(err, -EBUSY,
+					  "damon: %s is enabled (/sys/module/%s/parameters/enabled); "
+					  "not disturbing it", mod, mod);
+	}
+	if (hb_damon_state_read(cfg->damon_state, &f.recorded_pid, &found_before) < 0)
+		f.recorded_pid = -1;
+	if (f.nr_kdamonds == 1 && f.recorded_pid > 0) {
+		int64_t pid;
+		char v[32];
+
+		if (hb_read_text(root, HB_DAMON_KD "/0/pid", v, sizeof(v)) > 0 &&
+		    hb_parse_i64(v, &pid) == 0 && pid == f.recorded_pid)
+			f.ours = true;
+	}
+	if (f.nr_kdamonds > 0 && !f.ours && !cfg->damon_takeover) {
+		char state[16] = "?";
+
+		(void)hb_read_text(root, HB_DAMON_KD "/0/state", state, sizeof(state));
+		return hb_err_set(err, -EBUSY,
+				  "damon: in use by another DAMON user (nr_kdamonds %llu, kdamond 0 %s); "
+				  "set migrate.damon_takeover = true to stop and replace it",
+				  (unsigned long long)f.nr_kdamonds, state);
+	}
+	*ret = f;
+	return 0;
+}
+
+int hb_damon_probe(const struct hb_migrator_config *cfg, struct hb_err *err)
+{
+	struct hb_damon_found f;
+
+	return hb_damon_probe_found(cfg, &f, err);
+}

@@ -1,0 +1,651 @@
+// SPDX-License-Identifier: MIT
+/*
+ * damon: moving given physical pages on a stock kernel (>= 6.11) through
+ * DAMON's paddr operations and the DAMOS migrate_hot action with target_nid,
+ * driven through /sys/kernel/mm/damon/admin. One kdamond, one context, one
+ * target, one scheme, set up at open and kept on; a batch replaces the
+ * target's regions and commits.
+ *
+ * The traps (../shared/notes/linux-6.12.md), and what this file does:
+ *  - Fallback to a non-target node: within one migrate_pages() call of a
+ *    multi-page region, 6.12's alloc_migrate_folio() drops the node
+ *    restriction after its first success, so pages went to a third node and
+ *    were counted as applied. Every region here is ONE page, and no two
+ *    regions of a commit touch (a contiguous run of pages is split between
+ *    two commits, even and odd pages), because DAMON merges adjacent
+ *    regions with similar access counts into one. A one-page region is one
+ *    folio in one migrate_pages() call: nothing to fall back for. On top,
+ *    the target's free pages are checked against its high watermarks before
+ *    each commit and pages beyond that are not programmed (-ENOMEM).
+ *  - The quota is a budget per reset interval, spent in a burst at the
+ *    first apply of each window, and a commit lands at any point of the
+ *    current window: two budgets could apply within a moment. So a commit
+ *    holds at most one budget, and commits are one interval apart (the
+ *    interval is the configured one plus an aggregation, so the kernel's
+ *    window, which restarts at an apply, has ended by then). The kernel's
+ *    quota stays on as the cap. Sampling is once per aggregation: with an
+ *    access pattern that matches everything, more samples only cost (under
+ *    TCG they stretched an aggregation to a second).
+ *  - Quota not applied in the first reset interval: the kdamond starts with
+ *    a placeholder region (PFN 1, reserved memory on x86) and no real range
+ *    is committed before one reset interval (plus one aggregation) passed.
+ *  - It keeps going: once sz_applied stops rising (or reached the batch),
+ *    the placeholder is committed again. A commit with zero regions would
+ *    leave the old ranges live, so it is never used.
+ *  - No per-page status: per batch the sz_applied delta is measured; per
+ *    page only what /proc/kpageflags and the memory block's node support is
+ *    reported, the rest is -ENODATA (see hb_damon_stats).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "damon.h"
+#include "macro.h"
+#include "private.h"
+
+#define CTX HB_DAMON_KD "/0/contexts/0"
+#define SCHEME CTX "/schemes/0"
+#define REGIONS CTX "/targets/0/regions"
+/* regions per commit; writing 8192 from C took 0.8 s under TCG */
+#define DAMON_COMMIT_MAX 4096
+#define PLACEHOLDER_START 4096ULL
+#define PLACEHOLDER_END 8192ULL
+
+struct damon {
+	char root[256];
+	char state_path[PATH_MAX];
+	uint64_t page_size;
+	unsigned int reset_ms, aggr_ms;  /* reset_ms: the quota window and the
+					    pacing period (configured + aggr) */
+	uint64_t quota_bytes;         /* per reset interval; 0 = none */
+	uint64_t last_commit_ns;      /* pacing: the last real commit */
+	uint64_t applied_last;        /* sz_applied when the last commit settled */
+	bool applied_valid;           /* ... and all its pages were applied */
+	bool live;                    /* real ranges are committed */
+	int nid;                      /* target_nid written last, -1 none */
+	uint64_t on_ns;               /* when the kdamond was turned on */
+	pid_t kdamond_pid;
+	bool on;
+	struct hb_damon_stats st;
+	/* per batch scratch */
+	uint64_t *pfn, *flags;
+	size_t *idx;
+	size_t cap;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000ULL),
+			       .tv_nsec = (long)(ns % 1000000000ULL) };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/*
+ * DAMON sysfs takes its lock with mutex_trylock: -EBUSY while another
+ * command is in flight. Retry that for about a second.
+ */
+static int wr(struct damon *d, const char *path, const char *value, struct hb_err *err)
+{
+	int r;
+
+	for (int tries = 0; (r = hb_sys_damon_write(d->root, path, value)) == -EBUSY && tries < 100;
+	     tries++)
+		sleep_ns(10000000ULL);
+
+	if (r < 0)
+		return hb_err_set(err, r, "damon: writing '%s' to %s: %s", value, path, strerror(-r));
+	return 0;
+}
+
+static int wr_u64(struct damon *d, const char *path, uint64_t v, struct hb_err *err)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+	return wr(d, path, buf, err);
+}
+
+static int read_applied(struct damon *d, uint64_t *ret, struct hb_err *err)
+{
+	int r = wr(d, HB_DAMON_KD "/0/state", "update_schemes_stats", err);
+
+	if (r < 0)
+		return r;
+	r = hb_read_u64(d->root, SCHEME "/stats/sz_applied", 10, ret);
+	if (r < 0)
+		return hb_err_set(err, r, "damon: reading %s/stats/sz_applied: %s", SCHEME,
+				  strerror(-r));
+	return 0;
+}
+
+/* nr_regions, then each start/end: pfns must be sorted and pairwise non-adjacent */
+static int write_regions(struct damon *d, size_t n, const uint64_t *pfn, struct hb_err *err)
+{
+	char path[128];
+	int r = wr_u64(d, REGIONS "/nr_regions", n, err);
+
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		snprintf(path, sizeof(path), REGIONS "/%zu/start", i);
+		r = wr_u64(d, path, pfn[i] * d->page_size, err);
+		snprintf(path, sizeof(path), REGIONS "/%zu/end", i);
+		if (r == 0)
+			r = wr_u64(d, path, (pfn[i] + 1) * d->page_size, err);
+	}
+	return r;
+}
+
+static int commit_placeholder(struct damon *d, struct hb_err *err)
+{
+	uint64_t pfn = PLACEHOLDER_START / d->page_size;
+	int r = write_regions(d, 1, &pfn, err);
+
+	return r < 0 ? r : wr(d, HB_DAMON_KD "/0/state", "commit", err);
+}
+
+/* ---- set-up and tear-down ---- */
+
+static void teardown(struct damon *d)
+{
+	if (d->on)
+		(void)hb_sys_damon_write(d->root, HB_DAMON_KD "/0/state", "off");
+	d->on = false;
+	(void)hb_sys_damon_write(d->root, HB_DAMON_KD "/nr_kdamonds", "0");
+	hb_damon_state_remove(d->state_path);
+}
+
+static bool has_word(const char *list, const char *w)
+{
+	size_t n = strlen(w);
+
+	for (const char *p = list; (p = strstr(p, w)); p += n)
+		if ((p == list || p[-1] == ' ' || p[-1] == '\n') && (!p[n] || p[n] == ' ' || p[n] == '\n'))
+			return true;
+	return false;
+}
+
+/* other users' kdamonds: stop each that is on (takeover only) */
+static int stop_others(struct damon *d, uint64_t nr, struct hb_err *err)
+{
+	for (uint64_t i = 0; i < nr; i++) {
+		char path[128], state[16];
+
+		snprintf(path, sizeof(path), HB_DAMON_KD "/%llu/state", (unsigned long long)i);
+		if (hb_read_text(d->root, path, state, sizeof(state)) > 0 && !strcmp(state, "on")) {
+			int r = wr(d, path, "off", err);
+
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
+static int setup(struct damon *d, struct hb_err *err)
+{
+	char avail[256], pid[32];
+	int64_t p;
+	int r;
+
+	r = wr(d, HB_DAMON_KD "/0/contexts/nr_contexts", "1", err);
+	if (r < 0)
+		return r;
+	r = hb_read_text(d->root, CTX "/avail_operations", avail, sizeof(avail));
+	if (r < 0)
+		return hb_err_set(err, r, "damon: reading %s/avail_operations: %s", CTX, strerror(-r));
+	if (!has_word(avail, "paddr"))
+		return hb_err_set(err, -EOPNOTSUPP,
+				  "damon: no paddr operations (avail_operations: %s; CONFIG_DAMON_PADDR)",
+				  avail);
+	if ((r = wr(d, CTX "/operations", "paddr", err)) < 0 ||
+	    (r = wr_u64(d, CTX "/monitoring_attrs/intervals/sample_us", d->aggr_ms * 1000ULL, err)) < 0 ||
+	    (r = wr_u64(d, CTX "/monitoring_attrs/intervals/aggr_us", d->aggr_ms * 1000ULL, err)) < 0 ||
+	    (r = wr_u64(d, CTX "/monitoring_attrs/intervals/update_us", d->aggr_ms * 10000ULL, err)) < 0 ||
+	    (r = wr_u64(d, CTX "/monitoring_attrs/nr_regions/max", DAMON_COMMIT_MAX + 16, err)) < 0 ||
+	    (r = wr(d, CTX "/targets/nr_targets", "1", err)) < 0 ||
+	    (r = wr(d, CTX "/schemes/nr_schemes", "1", err)) < 0)
+		return r;
+	r = hb_sys_damon_write(d->root, SCHEME "/action", "migrate_hot");
+	if (r < 0)
+		return hb_err_set(err, r == -EINVAL ? -EOPNOTSUPP : r,
+				  "damon: the kernel refuses action migrate_hot (%s)", strerror(-r));
+	if ((r = wr(d, SCHEME "/target_nid", "0", err)) < 0 ||
+	    (r = wr(d, SCHEME "/access_pattern/sz/min", "0", err)) < 0 ||
+	    (r = wr(d, SCHEME "/access_pattern/sz/max", "18446744073709551615", err)) < 0 ||
+	    (r = wr(d, SCHEME "/access_pattern/nr_accesses/min", "0", err)) < 0 ||
+	    (r = wr(d, SCHEME "/access_pattern/nr_accesses/max", "4294967295", err)) < 0 ||
+	    (r = wr(d, SCHEME "/access_pattern/age/min", "0", err)) < 0 ||
+	    (r = wr(d, SCHEME "/access_pattern/age/max", "4294967295", err)) < 0 ||
+	    (r = wr(d, SCHEME "/quotas/ms", "0", err)) < 0 ||
+	    (r = wr_u64(d, SCHEME "/quotas/bytes", d->quota_bytes, err)) < 0 ||
+	    (r = wr_u64(d, SCHEME "/quotas/reset_interval_ms", d->reset_ms, err)) < 0 ||
+	    (r = wr(d, SCHEME "/watermarks/metric", "none", err)) < 0)
+		return r;
+	d->nid = 0;
+	/* the placeholder first: no real range inside the first reset interval */
+	r = write_regions(d, 1, &(uint64_t){ PLACEHOLDER_START / d->page_size }, err);
+	if (r < 0)
+		return r;
+	r = hb_sys_damon_write(d->root, HB_DAMON_KD "/0/state", "on");
+	if (r < 0)
+		return hb_err_set(err, r, "damon: the kdamond would not start (writing 'on' to %s/0/state: %s)",
+				  HB_DAMON_KD, strerror(-r));
+	d->on = true;
+	d->on_ns = now_ns();
+	if (hb_read_text(d->root, HB_DAMON_KD "/0/pid", pid, sizeof(pid)) < 0 ||
+	    hb_parse_i64(pid, &p) < 0 || p <= 0 || p > INT_MAX)
+		return hb_err_set(err, -ESRCH, "damon: the kdamond did not start (pid '%s')", pid);
+	d->kdamond_pid = (pid_t)p;
+	return 0;
+}
+
+static int damon_open(struct hb_migrator *m, const struct hb_migrator_config *cfg,
+		      struct hb_err *err)
+{
+	struct hb_damon_found found;
+	struct damon *d;
+	long ps = sysconf(_SC_PAGESIZE);
+	int r;
+
+	r = hb_damon_probe_found(cfg, &found, err);
+	if (r < 0)
+		return r;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return hb_err_set(err, -ENOMEM, "out of memory");
+	snprintf(d->root, sizeof(d->root), "%s", m->root);
+	if (cfg->damon_state)
+		snprintf(d->state_path, sizeof(d->state_path), "%s", cfg->damon_state);
+	d->page_size = ps > 0 ? (uint64_t)ps : 4096;
+	d->aggr_ms = cfg->damon_aggr_ms ? cfg->damon_aggr_ms : 100;
+	d->reset_ms = (cfg->damon_reset_ms ? cfg->damon_reset_ms : 1000) + d->aggr_ms;
+	if (cfg->rate_bytes) {
+		d->quota_bytes = cfg->rate_bytes * d->reset_ms / 1000;
+		if (d->quota_bytes < d->page_size)
+			d->quota_bytes = d->page_size;
+	}
+	d->nid = -1;
+	if (found.ours) {
+		/* our kdamond from a run that did not close: off, then as found */
+		(void)hb_sys_damon_write(d->root, HB_DAMON_KD "/0/state", "off");
+		found.nr_kdamonds = 0;
+	} else if (found.nr_kdamonds > 0) {
+		r = stop_others(d, found.nr_kdamonds, err);
+		if (r < 0)
+			goto err_free;
+	}
+	r = wr(d, HB_DAMON_KD "/nr_kdamonds", "1", err);
+	if (r < 0)
+		goto err_free;
+	r = setup(d, err);
+	if (r < 0)
+		goto err_teardown;
+	r = hb_damon_state_write(d->state_path, d->kdamond_pid, found.nr_kdamonds);
+	if (r < 0) {
+		hb_err_set(err, r, "damon: writing the state file %s: %s", d->state_path,
+			   strerror(-r));
+		goto err_teardown;
+	}
+	snprintf(m->describe, sizeof(m->describe),
+		 "damon: DAMOS migrate_hot on paddr, kdamond pid %d, single-page regions, "
+		 "quota %llu bytes per %u ms%s", (int)d->kdamond_pid,
+		 (unsigned long long)d->quota_bytes, d->reset_ms,
+		 found.nr_kdamonds ? " (took DAMON over)" : "");
+	m->priv = d;
+	return 0;
+
+err_teardown:
+	teardown(d);
+err_free:
+	free(d);
+	return r;
+}
+
+static void damon_close(struct hb_migrator *m)
+{
+	struct damon *d = m->priv;
+
+	if (!d)
+		return;
+	teardown(d);
+	free(d->pfn);
+	free(d->flags);
+	free(d->idx);
+	free(d);
+}
+
+/* ---- a batch ---- */
+
+/*
+ * Commits pfn[0..n) (sorted, pairwise non-adjacent) as single-page regions
+ * for target nid and waits until sz_applied settles. The ranges stay live
+ * until the next commit replaces them or end_batch() commits the
+ * placeholder (on an error here, at once). ret_bytes: the measured delta.
+ */
+static int run_commit(struct damon *d, int nid, size_t n, const uint64_t *pfn,
+		      uint64_t *ret_bytes, struct hb_err *err)
+{
+	uint64_t want = n * d->page_size, a0, a, last, t0, t_change, quiet, limit;
+	uint64_t first_ok = d->on_ns + (d->reset_ms + d->aggr_ms) * 1000000ULL;
+	int r, r2;
+
+	/* one quota's worth per commit, commits one reset interval apart */
+	if (d->quota_bytes && d->last_commit_ns &&
+	    first_ok < d->last_commit_ns + d->reset_ms * 1000000ULL)
+		first_ok = d->last_commit_ns + d->reset_ms * 1000000ULL;
+	if (now_ns() < first_ok)
+		sleep_ns(first_ok - now_ns());
+	/* after a fully applied commit nothing more can rise: no re-read */
+	if (d->applied_valid) {
+		a0 = d->applied_last;
+	} else {
+		r = read_applied(d, &a0, err);
+		if (r < 0)
+			return r;
+	}
+	d->applied_valid = false;
+	if (nid != d->nid) {
+		r = wr_u64(d, SCHEME "/target_nid", (uint64_t)nid, err);
+		if (r < 0)
+			return r;
+		d->nid = nid;
+	}
+	r = write_regions(d, n, pfn, err);
+	if (r == 0)
+		r = wr(d, HB_DAMON_KD "/0/state", "commit", err);
+	if (r < 0)
+		goto placeholder;
+	d->live = true;
+	t0 = now_ns();
+	d->last_commit_ns = t0;
+	d->st.batches++;
+	d->st.pages_programmed += n;
+	quiet = (3ULL * d->aggr_ms + (d->quota_bytes ? d->reset_ms : 0)) * 1000000ULL;
+	limit = quiet + 2000000000ULL;
+	if (d->quota_bytes)
+		limit += (want / d->quota_bytes + 1) * d->reset_ms * 1000000ULL;
+	last = a0;
+	t_change = t0;
+	for (;;) {
+		uint64_t t;
+
+		sleep_ns(d->aggr_ms * 500000ULL);
+		r = read_applied(d, &a, err);
+		if (r < 0)
+			goto placeholder;
+		t = now_ns();
+		if (a != last) {
+			last = a;
+			t_change = t;
+		}
+		if (a - a0 >= want || t - t_change >= quiet)
+			break;
+		if (t - t0 >= limit) {
+			d->st.settle_timeouts++;
+			break;
+		}
+	}
+	d->st.settle_us += (now_ns() - t0) / 1000;
+	*ret_bytes = a - a0;
+	d->st.bytes_applied += a - a0;
+	d->applied_last = a;
+	d->applied_valid = a - a0 >= want;
+	/*
+	 * Without a rate the next commit follows at once and replaces these
+	 * ranges (the caller ends with the placeholder). With one, the next
+	 * commit waits for the pacing, longer than the kernel's quota window
+	 * may last: the placeholder now, so no freed frame is applied again.
+	 */
+	if (d->quota_bytes) {
+		r = commit_placeholder(d, err);
+		if (r < 0)
+			return r;
+		d->live = false;
+	}
+	return 0;
+placeholder:
+	d->applied_valid = false;
+	r2 = commit_placeholder(d, NULL);
+	d->live = r2 < 0;
+	return r;
+}
+
+/* once a batch is done: no real range stays live */
+static int end_batch(struct damon *d, struct hb_err *err)
+{
+	int r;
+
+	if (!d->live)
+		return 0;
+	r = commit_placeholder(d, err);
+	if (r == 0)
+		d->live = false;
+	return r;
+}
+
+static int grow(struct damon *d, size_t n)
+{
+	if (n <= d->cap)
+		return 0;
+	free(d->pfn);
+	free(d->flags);
+	free(d->idx);
+	d->pfn = calloc(n, sizeof(*d->pfn));
+	d->flags = calloc(n, sizeof(*d->flags));
+	d->idx = calloc(n, sizeof(*d->idx));
+	if (!d->pfn || !d->flags || !d->idx) {
+		d->cap = 0;
+		return -ENOMEM;
+	}
+	d->cap = n;
+	return 0;
+}
+
+static const uint64_t *sort_hpa;
+
+static int cmp_idx(const void *a, const void *b)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	uint64_t x = sort_hpa[i], y = sort_hpa[j];
+
+	/* equal addresses in the order given: the later one is the repeat */
+	return x != y ? (x < y ? -1 : 1) : (i < j ? -1 : i > j);
+}
+
+/*
+ * Per-page status for idx[0..k) after a commit that applied `bytes`.
+ * Sound: all moved when the delta covers every page; none when it is 0.
+ * Otherwise /proc/kpageflags: a source frame still mapped or on the LRU did
+ * not move (a page still in a per-CPU LRU batch is mapped but not on the
+ * LRU, and cannot be isolated); when the other frames are exactly as many
+ * as the delta, those moved.
+ */
+#define STILL_THERE ((1ULL << HB_KPF_LRU) | (1ULL << HB_KPF_MMAP))
+static void settle_status(struct damon *d, int nid, size_t k, const size_t *idx,
+			  const uint64_t *pfn, uint64_t bytes, int *status)
+{
+	uint64_t moved = bytes / d->page_size, off_lru = 0;
+	bool flags_ok;
+
+	if (moved >= k || moved == 0) {
+		for (size_t i = 0; i < k; i++)
+			status[idx[i]] = moved ? nid : -EBUSY;
+		if (moved)
+			d->st.pages_moved += k;
+		else
+			d->st.pages_not_moved += k;
+		return;
+	}
+	flags_ok = hb_damon_kpageflags(d->root, k, pfn, d->flags) == 0;
+	for (size_t i = 0; flags_ok && i < k; i++)
+		off_lru += !(d->flags[i] & STILL_THERE);
+	for (size_t i = 0; i < k; i++) {
+		bool lru = flags_ok && (d->flags[i] & STILL_THERE);
+
+		if (lru) {
+			status[idx[i]] = -EBUSY;
+			d->st.pages_not_moved++;
+		} else if (flags_ok && off_lru == moved) {
+			status[idx[i]] = nid;
+			d->st.pages_moved++;
+		} else {
+			status[idx[i]] = -ENODATA;
+			d->st.pages_unknown++;
+		}
+	}
+}
+
+static int move_to(struct damon *d, int nid, size_t n, const uint64_t *hpa, const int *nodes,
+		   int *status, struct hb_err *err)
+{
+	struct hb_damon_block_cache bc = { 0 };
+	uint64_t headroom = UINT64_MAX;
+	size_t k = 0, cap;
+	int r;
+
+	/* the pages for nid, sorted by address, checked */
+	for (size_t i = 0; i < n; i++)
+		if (nodes[i] == nid)
+			d->idx[k++] = i;
+	sort_hpa = hpa;
+	qsort(d->idx, k, sizeof(*d->idx), cmp_idx);
+	r = hb_damon_node_headroom(d->root, nid, &headroom);
+	if (r < 0)
+		return hb_err_set(err, r == -ENOENT ? -ENODEV : r,
+				  "damon: node %d: no zones in /proc/zoneinfo (%s)", nid, strerror(-r));
+	{
+		size_t w = 0;
+
+		for (size_t j = 0; j < k; j++) {
+			size_t i = d->idx[j];
+			uint64_t pfn = hpa[i] / d->page_size;
+			int src;
+
+			if (hpa[i] % d->page_size) {
+				status[i] = -EINVAL;
+				continue;
+			}
+			if (w && d->pfn[w - 1] == pfn) {
+				status[i] = -EBUSY;      /* the same page twice */
+				continue;
+			}
+			src = hb_damon_pfn_node(d->root, &bc, pfn, d->page_size);
+			if (src == -EFAULT) {
+				status[i] = -EFAULT;
+				continue;
+			}
+			if (src == nid) {
+				status[i] = nid;
+				d->st.pages_already++;
+				continue;
+			}
+			if (headroom == 0) {
+				status[i] = -ENOMEM;
+				d->st.pages_over_watermark++;
+				continue;
+			}
+			headroom--;
+			d->idx[w] = i;
+			d->pfn[w++] = pfn;
+		}
+		k = w;
+	}
+	/*
+	 * Two passes over the sorted pages: a page whose predecessor is its
+	 * neighbour goes to the other pass, so no two regions of a commit are
+	 * adjacent and DAMON cannot merge them into a multi-page region.
+	 */
+	cap = DAMON_COMMIT_MAX;
+	if (d->quota_bytes && d->quota_bytes / d->page_size < cap)
+		cap = d->quota_bytes / d->page_size ? d->quota_bytes / d->page_size : 1;
+	for (int pass = 0; pass < 2; pass++) {
+		size_t m = 0;
+		uint64_t pfns[DAMON_COMMIT_MAX];
+		size_t ids[DAMON_COMMIT_MAX];
+		int parity = 0;
+
+		for (size_t j = 0; j <= k; j++) {
+			if (j < k) {
+				parity = j > 0 && d->pfn[j - 1] + 1 == d->pfn[j] ? !parity : 0;
+				if (parity != pass)
+					continue;
+				pfns[m] = d->pfn[j];
+				ids[m++] = d->idx[j];
+			}
+			if (m && (m == cap || j == k)) {
+				uint64_t bytes = 0;
+
+				r = run_commit(d, nid, m, pfns, &bytes, err);
+				if (r < 0) {
+					(void)end_batch(d, NULL);
+					for (size_t i = 0; i < m; i++)
+						status[ids[i]] = r;
+					return r;
+				}
+				settle_status(d, nid, m, ids, pfns, bytes, status);
+				m = 0;
+			}
+		}
+	}
+	return end_batch(d, err);
+}
+
+static int damon_move(struct hb_migrator *m, size_t n, const uint64_t *hpa, const int *nodes,
+		      int *status, unsigned int flags, struct hb_err *err)
+{
+	struct damon *d = m->priv;
+	int r;
+
+	(void)flags;    /* DAMON migrates shared pages too: it works on frames */
+	if (grow(d, n) < 0)
+		return hb_err_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		status[i] = INT_MIN;
+	for (size_t i = 0; i < n; i++) {
+		if (status[i] != INT_MIN)
+			continue;
+		if (nodes[i] < 0) {
+			status[i] = -EINVAL;
+			continue;
+		}
+		r = move_to(d, nodes[i], n, hpa, nodes, status, err);
+		if (r < 0) {
+			for (size_t j = 0; j < n; j++)
+				if (status[j] == INT_MIN)
+					status[j] = r;
+			return r;
+		}
+	}
+	return 0;
+}
+
+int hb_migrator_damon_stats(const struct hb_migrator *m, struct hb_damon_stats *ret)
+{
+	const struct damon *d = m->priv;
+
+	if (m->kind != HB_MIGRATOR_DAMON || !d)
+		return -EINVAL;
+	*ret = d->st;
+	return 0;
+}
+
+const struct hb_migrator_backend hb_migrator_damon = {
+	.name = "damon",
+	.open = damon_open,
+	.move = damon_move,
+	.close = damon_close,
+};

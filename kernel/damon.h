@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kernel/ internals of the damon backend (damon.c), shared by its helpers:
+ *   damon-probe.c  what is there before we write anything: DAMON sysfs,
+ *                  kernel version, other DAMON users, our state file
+ *   damon-node.c   what the batch checks: the target's free memory against
+ *                  its watermarks, the static node of a PFN, /proc/kpageflags
+ */
+#ifndef HB_KERNEL_DAMON_H
+#define HB_KERNEL_DAMON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "kernel.h"
+
+#define HB_DAMON_ADMIN "/sys/kernel/mm/damon/admin"
+#define HB_DAMON_KD HB_DAMON_ADMIN "/kdamonds"
+
+/* ---- damon-probe.c ---- */
+
+/* What was there before we started, and what our state file says. */
+struct hb_damon_found {
+	uint64_t nr_kdamonds;     /* kdamonds/nr_kdamonds as found */
+	bool ours;                /* they are the kdamond our state file names */
+	pid_t recorded_pid;       /* kdamond pid in the state file, -1 none */
+};
+
+/*
+ * Reads only. 0 when DAMON can be used (found says what is there), or
+ * -errno with err naming why not: -ENOENT (sysfs not mounted, no DAMON
+ * sysfs), -EOPNOTSUPP (kernel before 6.11: no migrate_hot), -EBUSY
+ * (another DAMON user and no takeover).
+ */
+int hb_damon_probe_found(const struct hb_migrator_config *cfg, struct hb_damon_found *ret,
+			 struct hb_err *err);
+
+/* The state file: what we set up ("kdamond_pid=N\nfound_kdamonds=K\n"). */
+int hb_damon_state_write(const char *path, pid_t kdamond_pid, uint64_t found);
+int hb_damon_state_read(const char *path, pid_t *ret_pid, uint64_t *ret_found);
+void hb_damon_state_remove(const char *path);
+
+/* ---- damon-node.c ---- */
+
+/*
+ * Pages the target node can take before its free memory drops below the
+ * high watermark plus the lowmem reserve a movable allocation must leave,
+ * summed over its zones (/proc/zoneinfo: "pages free" minus "high" minus
+ * the largest "protection" entry). -ENOENT when the node has no zones.
+ */
+int hb_damon_node_headroom(const char *root, int node, uint64_t *ret_pages);
+
+/*
+ * The node a PFN belongs to (static: the memory block's nodeN link in
+ * /sys/devices/system/memory) or -EFAULT when the block is absent or
+ * offline. cache remembers the last block looked up.
+ */
+struct hb_damon_block_cache {
+	uint64_t block_bytes;     /* 0 = not read yet */
+	uint64_t block;           /* last block looked up, + 1; 0 = none */
+	int node;                 /* its node, or -errno */
+};
+int hb_damon_pfn_node(const char *root, struct hb_damon_block_cache *c, uint64_t pfn,
+		      uint64_t page_size);
+
+/* /proc/kpageflags bits we read (include/uapi/linux/kernel-page-flags.h). */
+#define HB_KPF_LRU 5
+#define HB_KPF_BUDDY 10
+#define HB_KPF_MMAP 11
+#define HB_KPF_NOPAGE 20
+/* Flags of each PFN into ret[i]; -errno when the file cannot be read. */
+int hb_damon_kpageflags(const char *root, size_t n, const uint64_t *pfn, uint64_t *ret);
+
+#endif

@@ -1,0 +1,747 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The damon migrator over a fake DAMON sysfs tree built in a tmpdir. Reads
+ * go to the files; writes go through the seam (hb_sys_damon_write, --wrap)
+ * to a small model of 6.12's DAMON sysfs: nr_* files create and remove
+ * directories, writes to files that do not exist fail as in sysfs, "state"
+ * takes on/off/commit/update_schemes_stats, and a commit "moves" the pages
+ * of its regions (sz_applied rises, their kpageflags lose LRU).
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "kernel.h"
+
+/* fixture paths are short; GCC cannot see that through the helpers */
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+
+#define PS 4096ULL
+#define KD "/sys/kernel/mm/damon/admin/kdamonds"
+#define NODE1_PFN (0x10000000ULL / PS)   /* blocks 2-3 (128 MiB each) are node 1 */
+#define LRU (1ULL << 5)
+
+static char root[64];
+
+struct commit {
+	size_t n;
+	uint64_t start[64], end[64];
+	uint64_t ns;
+};
+
+static struct {
+	char avail[64];
+	bool no_migrate_hot, start_fails;
+	const char *refuse;          /* path suffix whose write fails */
+	int refuse_err;
+	long move_max;               /* pages a commit moves at most; -1 all */
+	char log[2048][96];          /* "path=value", path without KD */
+	size_t nlog;
+	struct commit commits[64];
+	size_t ncommits, zero_commits;
+	uint64_t pending;            /* bytes to add at the next stats update */
+	uint64_t on_ns;
+} fk;
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void put(const char *rel, const char *content)
+{
+	char p[512];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s%s", root, rel);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(content, f);
+	fclose(f);
+}
+
+static void get(const char *rel, char *buf, size_t size)
+{
+	char p[512];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s%s", root, rel);
+	f = fopen(p, "r");
+	buf[0] = 0;
+	if (!f)
+		return;
+	if (!fgets(buf, (int)size, f))
+		buf[0] = 0;
+	fclose(f);
+	buf[strcspn(buf, "\n")] = 0;
+}
+
+static uint64_t get_u64(const char *rel)
+{
+	char b[64];
+
+	get(rel, b, sizeof(b));
+	return strtoull(b, NULL, 10);
+}
+
+static bool exists(const char *rel)
+{
+	char p[512];
+
+	snprintf(p, sizeof(p), "%s%s", root, rel);
+	return access(p, F_OK) == 0;
+}
+
+static void mkd(const char *rel)
+{
+	char p[600];
+
+	snprintf(p, sizeof(p), "%s%s", root, rel);
+	for (char *q = p + strlen(root) + 1; *q; q++) {
+		if (*q != '/')
+			continue;
+		*q = 0;
+		assert_true(mkdir(p, 0755) == 0 || errno == EEXIST);
+		*q = '/';
+	}
+	assert_true(mkdir(p, 0755) == 0 || errno == EEXIST);
+}
+
+static void rmd(const char *rel)
+{
+	char cmd[600];
+
+	if (!exists(rel))
+		return;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s%s'", root, rel);
+	assert_int_equal(system(cmd), 0);
+}
+
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+
+	return a >= b && !strcmp(s + a - b, suffix);
+}
+
+static void set_kpf(uint64_t pfn, uint64_t flags)
+{
+	char p[512];
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/proc/kpageflags", root);
+	fd = open(p, O_WRONLY);
+	if (fd < 0)
+		return;    /* the test removed it */
+	assert_int_equal(pwrite(fd, &flags, 8, (off_t)(pfn * 8)), 8);
+	close(fd);
+}
+
+static void make_scheme(const char *dir)
+{
+	static const char *const files[] = {
+		"action", "target_nid", "apply_interval_us", "access_pattern/sz/min",
+		"access_pattern/sz/max", "access_pattern/nr_accesses/min",
+		"access_pattern/nr_accesses/max", "access_pattern/age/min", "access_pattern/age/max",
+		"quotas/ms", "quotas/bytes", "quotas/reset_interval_ms", "watermarks/metric",
+		"stats/sz_applied", "stats/nr_applied", "filters/nr_filters",
+	};
+	char p[600];
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
+		*strrchr(p, '/') = 0;
+		mkd(p);
+		snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
+		put(p, "0\n");
+	}
+}
+
+/* the committed regions: every region's pages move, up to move_max pages */
+static void do_commit(const char *kd)
+{
+	char p[600];
+	struct commit *c = &fk.commits[fk.ncommits < 64 ? fk.ncommits++ : 63];
+	long moved = 0;
+
+	snprintf(p, sizeof(p), "%s/contexts/0/targets/0/regions/nr_regions", kd);
+	c->n = get_u64(p);
+	c->ns = mono_ns();
+	if (c->n == 0)
+		fk.zero_commits++;
+	for (size_t i = 0; i < c->n && i < 64; i++) {
+		snprintf(p, sizeof(p), "%s/contexts/0/targets/0/regions/%zu/start", kd, i);
+		c->start[i] = get_u64(p);
+		snprintf(p, sizeof(p), "%s/contexts/0/targets/0/regions/%zu/end", kd, i);
+		c->end[i] = get_u64(p);
+		if (c->start[i] == 4096)
+			continue;    /* the placeholder: reserved, nothing moves */
+		for (uint64_t a = c->start[i]; a < c->end[i]; a += PS) {
+			if (fk.move_max >= 0 && moved >= fk.move_max)
+				break;
+			set_kpf(a / PS, 0);
+			fk.pending += PS;
+			moved++;
+		}
+	}
+}
+
+int __wrap_hb_sys_damon_write(const char *r, const char *path, const char *value);
+int __wrap_hb_sys_damon_write(const char *r, const char *path, const char *value)
+{
+	char dir[300], p[700];
+	uint64_t n;
+
+	assert_string_equal(r, root);
+	assert_true(strncmp(path, KD, strlen(KD)) == 0);
+	if (fk.nlog < 2048)
+		snprintf(fk.log[fk.nlog++], sizeof(fk.log[0]), "%s=%s", path + strlen(KD), value);
+	if (fk.refuse && ends_with(path, fk.refuse))
+		return fk.refuse_err;
+	if (!exists(path))
+		return -ENOENT;
+	snprintf(dir, sizeof(dir), "%s", path);
+	*strrchr(dir, '/') = 0;
+	n = strtoull(value, NULL, 10);
+	if (ends_with(path, "/nr_kdamonds")) {
+		char st[16];
+
+		get(KD "/0/state", st, sizeof(st));
+		if (!strcmp(st, "on"))
+			return -EBUSY;
+		for (int i = 0; i < 8; i++) {
+			snprintf(p, sizeof(p), "%s/%d", dir, i);
+			rmd(p);
+		}
+		for (uint64_t i = 0; i < n; i++) {
+			snprintf(p, sizeof(p), "%s/%llu/contexts", dir, (unsigned long long)i);
+			mkd(p);
+			snprintf(p, sizeof(p), "%s/%llu/state", dir, (unsigned long long)i);
+			put(p, "off\n");
+			snprintf(p, sizeof(p), "%s/%llu/pid", dir, (unsigned long long)i);
+			put(p, "-1\n");
+			snprintf(p, sizeof(p), "%s/%llu/contexts/nr_contexts", dir,
+				 (unsigned long long)i);
+			put(p, "0\n");
+		}
+	} else if (ends_with(path, "/contexts/nr_contexts")) {
+		snprintf(p, sizeof(p), "%s/0", dir);
+		rmd(p);
+		if (n) {
+			static const char *const files[] = {
+				"avail_operations", "operations",
+				"monitoring_attrs/intervals/sample_us",
+				"monitoring_attrs/intervals/aggr_us",
+				"monitoring_attrs/intervals/update_us",
+				"monitoring_attrs/nr_regions/min", "monitoring_attrs/nr_regions/max",
+				"targets/nr_targets", "schemes/nr_schemes",
+			};
+			for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+				snprintf(p, sizeof(p), "%s/0/%s", dir, files[i]);
+				*strrchr(p, '/') = 0;
+				mkd(p);
+				snprintf(p, sizeof(p), "%s/0/%s", dir, files[i]);
+				put(p, i == 0 ? fk.avail : "0\n");
+			}
+		}
+	} else if (ends_with(path, "/targets/nr_targets")) {
+		snprintf(p, sizeof(p), "%s/0/regions", dir);
+		mkd(p);
+		snprintf(p, sizeof(p), "%s/0/regions/nr_regions", dir);
+		put(p, "0\n");
+	} else if (ends_with(path, "/regions/nr_regions")) {
+		for (int i = 0; i < 64; i++) {
+			snprintf(p, sizeof(p), "%s/%d", dir, i);
+			rmd(p);
+		}
+		for (uint64_t i = 0; i < n; i++) {
+			snprintf(p, sizeof(p), "%s/%llu", dir, (unsigned long long)i);
+			mkd(p);
+			snprintf(p, sizeof(p), "%s/%llu/start", dir, (unsigned long long)i);
+			put(p, "0\n");
+			snprintf(p, sizeof(p), "%s/%llu/end", dir, (unsigned long long)i);
+			put(p, "0\n");
+		}
+	} else if (ends_with(path, "/schemes/nr_schemes")) {
+		snprintf(p, sizeof(p), "%s/0", dir);
+		make_scheme(p);
+	} else if (ends_with(path, "/action")) {
+		if (fk.no_migrate_hot && !strcmp(value, "migrate_hot"))
+			return -EINVAL;
+	} else if (ends_with(path, "/state")) {
+		char st[16], sz[700];
+
+		get(path, st, sizeof(st));
+		snprintf(p, sizeof(p), "%s/pid", dir);
+		if (!strcmp(value, "on")) {
+			if (fk.start_fails)
+				return -EINVAL;
+			put(p, "4242\n");
+			fk.on_ns = mono_ns();
+			do_commit(dir);
+		} else if (!strcmp(value, "off")) {
+			put(p, "-1\n");
+		} else if (strcmp(st, "on")) {
+			return -EINVAL;   /* commands need a running kdamond */
+		} else if (!strcmp(value, "commit")) {
+			do_commit(dir);
+			return 0;
+		} else if (!strcmp(value, "update_schemes_stats")) {
+			snprintf(sz, sizeof(sz), "%s/contexts/0/schemes/0/stats/sz_applied", dir);
+			snprintf(p, sizeof(p), "%llu\n",
+				 (unsigned long long)(get_u64(sz) + fk.pending));
+			fk.pending = 0;
+			put(sz, p);
+			return 0;
+		} else {
+			return -EINVAL;
+		}
+	}
+	snprintf(p, sizeof(p), "%s\n", value);
+	put(path, p);
+	return 0;
+}
+
+/* kernel 6.12, nodes 0 (blocks 0-1) and 1 (blocks 2-3), DAMON sysfs, no kdamond */
+static int setup(void **state)
+{
+	char p[128];
+
+	(void)state;
+	memset(&fk, 0, sizeof(fk));
+	snprintf(fk.avail, sizeof(fk.avail), "vaddr\nfvaddr\npaddr\n");
+	fk.move_max = -1;
+	snprintf(root, sizeof(root), "/tmp/hb-test-damon-XXXXXX");
+	assert_non_null(mkdtemp(root));
+	mkd(KD);
+	mkd("/run");
+	put(KD "/nr_kdamonds", "0\n");
+	mkd("/proc/sys/kernel");
+	put("/proc/sys/kernel/osrelease", "6.12.118+deb12-amd64\n");
+	put("/proc/zoneinfo",
+	    "Node 0, zone   Normal\n  per-node stats\n      nr_inactive_anon 1\n"
+	    "  pages free     1100\n        boost    0\n        min      50\n"
+	    "        low      60\n        high     100\n        spanned  32768\n"
+	    "  pagesets\n    cpu: 0\n              count: 10\n              high:  378\n"
+	    "Node 1, zone  Movable\n  pages free     20000\n        min      10\n"
+	    "        low      20\n        high     30\n");
+	mkd("/sys/devices/system/memory");
+	put("/sys/devices/system/memory/block_size_bytes", "8000000\n");
+	for (int b = 0; b < 4; b++) {
+		snprintf(p, sizeof(p), "/sys/devices/system/memory/memory%d/node%d", b, b / 2);
+		mkd(p);
+		snprintf(p, sizeof(p), "/sys/devices/system/memory/memory%d/online", b);
+		put(p, "1\n");
+	}
+	put("/proc/kpageflags", "");
+	for (uint64_t pfn = NODE1_PFN; pfn < NODE1_PFN + 64; pfn++)
+		set_kpf(pfn, LRU);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static struct hb_migrator_config config(void)
+{
+	static char statefile[128];
+
+	snprintf(statefile, sizeof(statefile), "%s/run/hotbridge/damon-state", root);
+	return (struct hb_migrator_config){ .root = root, .damon_state = statefile,
+					    .damon_reset_ms = 40, .damon_aggr_ms = 2,
+					    .rate_bytes = 1 << 20 };
+}
+
+static struct hb_migrator *open_ok(const struct hb_migrator_config *cfg)
+{
+	struct hb_migrator *m = NULL;
+	struct hb_err err = { 0 };
+	int r = hb_migrator_new(HB_MIGRATOR_DAMON, cfg, &m, &err);
+
+	if (r < 0)
+		fail_msg("open: %s", err.msg);
+	return m;
+}
+
+static int open_fails(const struct hb_migrator_config *cfg, struct hb_err *err)
+{
+	struct hb_migrator *m = NULL;
+	int r = hb_migrator_new(HB_MIGRATOR_DAMON, cfg, &m, err);
+
+	assert_null(m);
+	assert_true(r < 0);
+	return r;
+}
+
+static bool logged(const char *entry)
+{
+	for (size_t i = 0; i < fk.nlog; i++)
+		if (!strcmp(fk.log[i], entry))
+			return true;
+	return false;
+}
+
+/* ---- refusals ---- */
+
+static void test_damon_absent_is_unavailable_and_writes_nothing(void **state)
+{
+	struct hb_migrator_config cfg = config();
+	struct hb_err err = { 0 };
+
+	(void)state;
+	rmd("/sys/kernel/mm/damon");
+	assert_int_equal(open_fails(&cfg, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "CONFIG_DAMON_SYSFS"));
+	assert_int_equal(fk.nlog, 0);
+	rmd("/sys/kernel");
+	assert_int_equal(open_fails(&cfg, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "sysfs is not mounted"));
+	assert_int_equal(fk.nlog, 0);
+}
+
+static void test_damon_on_6_1_is_unavailable_and_writes_nothing(void **state)
+{
+	struct hb_migrator_config cfg = config();
+	struct hb_err err = { 0 };
+
+	(void)state;
+	put("/proc/sys/kernel/osrelease", "6.1.0-28-amd64\n");
+	assert_int_equal(open_fails(&cfg, &err), -EOPNOTSUPP);
+	assert_non_null(strstr(err.msg, "migrate_hot"));
+	assert_non_null(strstr(err.msg, "6.1.0-28-amd64"));
+	assert_int_equal(fk.nlog, 0);
+}
+
+static void test_damon_without_paddr_undoes_its_writes(void **state)
+{
+	struct hb_migrator_config cfg = config();
+	struct hb_err err = { 0 };
+
+	(void)state;
+	snprintf(fk.avail, sizeof(fk.avail), "vaddr\nfvaddr\n");
+	assert_int_equal(open_fails(&cfg, &err), -EOPNOTSUPP);
+	assert_non_null(strstr(err.msg, "paddr"));
+	assert_int_equal(get_u64(KD "/nr_kdamonds"), 0);
+	assert_string_equal(fk.log[fk.nlog - 1], "/nr_kdamonds=0");
+}
+
+static void test_damon_refused_migrate_hot_undoes_its_writes(void **state)
+{
+	struct hb_migrator_config cfg = config();
+	struct hb_err err = { 0 };
+
+	(void)state;
+	fk.no_migrate_hot = true;
+	assert_int_equal(open_fails(&cfg, &err), -EOPNOTSUPP);
+	assert_non_null(strstr(err.msg, "migrate_hot"));
+	assert_int_equal(get_u64(KD "/nr_kdamonds"), 0);
+}
+
+static void test_damon_refuses_another_damon_user(void **state)
+{
+	struct hb_migrator_config cfg = config();
+	struct hb_err err = { 0 };
+
+	(void)state;
+	put(KD "/nr_kdamonds", "1\n");
+	mkd(KD "/0");
+	put(KD "/0/state", "on\n");
+	put(KD "/0/pid", "77\n");
+	assert_int_equal(open_fails(&cfg, &err), -EBUSY);
+	assert_non_null(strstr(err.msg, "another DAMON user"));
+	assert_non_null(strstr(err.msg, "damon_takeover"));
+	assert_int_equal(fk.nlog, 0);
+	/* DAMON_RECLAIM: refused even with takeover */
+	put(KD "/nr_kdamonds", "0\n");
+	mkd("/sys/module/damon_reclaim/parameters");
+	put("/sys/module/damon_reclaim/parameters/enabled", "Y\n");
+	cfg.damon_takeover = true;
+	assert_int_equal(open_fails(&cfg, &err), -EBUSY);
+	assert_non_null(strstr(err.msg, "damon_reclaim"));
+	assert_int_equal(fk.nlog, 0);
+}
+
+static void test_damon_takeover_stops_the_other_kdamond(void **state)
+{
+	struct hb_migrator_config cfg = config();
+	struct hb_migrator *m;
+
+	(void)state;
+	put(KD "/nr_kdamonds", "1\n");
+	mkd(KD "/0");
+	put(KD "/0/state", "on\n");
+	put(KD "/0/pid", "77\n");
+	cfg.damon_takeover = true;
+	m = open_ok(&cfg);
+	assert_string_equal(fk.log[0], "/0/state=off");
+	assert_string_equal(fk.log[1], "/nr_kdamonds=1");
+	assert_non_null(strstr(hb_migrator_describe(m), "took DAMON over"));
+	hb_migrator_free(m);
+}
+
+static void test_damon_write_refused_is_named_and_undone(void **state)
+{
+	struct hb_migrator_config cfg = config();
+	struct hb_err err = { 0 };
+
+	(void)state;
+	fk.refuse = "/quotas/bytes";
+	fk.refuse_err = -EACCES;
+	assert_int_equal(open_fails(&cfg, &err), -EACCES);
+	assert_non_null(strstr(err.msg, "quotas/bytes"));
+	assert_int_equal(get_u64(KD "/nr_kdamonds"), 0);
+}
+
+static void test_damon_kdamond_that_will_not_start(void **state)
+{
+	struct hb_migrator_config cfg = config();
+	struct hb_err err = { 0 };
+
+	(void)state;
+	fk.start_fails = true;
+	assert_int_equal(open_fails(&cfg, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "would not start"));
+	assert_int_equal(get_u64(KD "/nr_kdamonds"), 0);
+	assert_false(exists("/run/hotbridge/damon-state"));
+}
+
+/* ---- the state machine and the traps ---- */
+
+static void test_damon_moves_single_page_regions_placeholder_first(void **state)
+{
+	struct hb_migrator_config cfg = config();
+	struct hb_migrator *m = open_ok(&cfg);
+	/* a run of three contiguous pages, one alone, one twice */
+	uint64_t hpa[] = { (NODE1_PFN + 5) * PS, (NODE1_PFN + 1) * PS, (NODE1_PFN + 2) * PS,
+			   (NODE1_PFN + 3) * PS, (NODE1_PFN + 5) * PS };
+	int nodes[] = { 0, 0, 0, 0, 0 }, status[5];
+	struct hb_damon_stats st;
+	struct hb_err err = { 0 };
+
+	(void)state;
+	assert_true(exists("/run/hotbridge/damon-state"));
+	assert_string_equal(fk.log[0], "/nr_kdamonds=1");
+	assert_int_equal(get_u64(KD "/0/contexts/0/schemes/0/quotas/bytes"), (1 << 20) * 42 / 1000);
+	assert_int_equal(hb_migrator_move(m, 5, hpa, nodes, status, 0, &err), 0);
+	assert_int_equal(status[0], 0);
+	assert_int_equal(status[1], 0);
+	assert_int_equal(status[2], 0);
+	assert_int_equal(status[3], 0);
+	assert_int_equal(status[4], -EBUSY);    /* given twice */
+	/* the kdamond started with the placeholder only */
+	assert_int_equal(fk.commits[0].n, 1);
+	assert_int_equal(fk.commits[0].start[0], 4096);
+	assert_int_equal(fk.commits[0].end[0], 8192);
+	/* real ranges only after one reset interval; placeholder after each */
+	assert_true(fk.ncommits == 5);
+	assert_true(fk.commits[1].ns - fk.on_ns >= 40ULL * 1000000);
+	for (size_t c = 1; c < fk.ncommits; c += 2) {
+		for (size_t i = 0; i < fk.commits[c].n; i++) {
+			assert_int_equal(fk.commits[c].end[i] - fk.commits[c].start[i], PS);
+			if (i)
+				assert_true(fk.commits[c].start[i] > fk.commits[c].end[i - 1]);
+		}
+		assert_int_equal(fk.commits[c + 1].n, 1);
+		assert_int_equal(fk.commits[c + 1].start[0], 4096);
+	}
+	/* pfn+1, +3, +5 in one commit; +2 (adjacent to both) in the other */
+	assert_int_equal(fk.commits[1].n, 3);
+	assert_int_equal(fk.commits[3].n, 1);
+	assert_int_equal(fk.commits[3].start[0], (NODE1_PFN + 2) * PS);
+	assert_int_equal(fk.zero_commits, 0);
+	assert_true(logged("/0/contexts/0/schemes/0/action=migrate_hot"));
+	assert_int_equal(hb_migrator_damon_stats(m, &st), 0);
+	assert_int_equal(st.batches, 2);
+	assert_int_equal(st.bytes_applied, 4 * PS);
+	assert_int_equal(st.pages_moved, 4);
+	hb_migrator_free(m);
+	/* closed: off, nr_kdamonds 0, no state file */
+	assert_string_equal(fk.log[fk.nlog - 2], "/0/state=off");
+	assert_string_equal(fk.log[fk.nlog - 1], "/nr_kdamonds=0");
+	assert_false(exists("/run/hotbridge/damon-state"));
+}
+
+static void test_damon_without_a_rate_replaces_ranges_then_placeholder(void **state)
+{
+	struct hb_migrator_config cfg = config();
+	struct hb_migrator *m;
+	uint64_t hpa[] = { (NODE1_PFN + 1) * PS, (NODE1_PFN + 2) * PS };
+	int nodes[] = { 0, 0 }, status[2];
+	struct hb_err err = { 0 };
+
+	(void)state;
+	cfg.rate_bytes = 0;
+	m = open_ok(&cfg);
+	assert_int_equal(get_u64(KD "/0/contexts/0/schemes/0/quotas/bytes"), 0);
+	assert_int_equal(hb_migrator_move(m, 2, hpa, nodes, status, 0, &err), 0);
+	assert_int_equal(status[0], 0);
+	assert_int_equal(status[1], 0);
+	/* on: placeholder; pfn+1; pfn+2 replacing it; placeholder */
+	assert_int_equal(fk.ncommits, 4);
+	assert_int_equal(fk.commits[1].start[0], (NODE1_PFN + 1) * PS);
+	assert_int_equal(fk.commits[2].start[0], (NODE1_PFN + 2) * PS);
+	assert_int_equal(fk.commits[3].n, 1);
+	assert_int_equal(fk.commits[3].start[0], 4096);
+	assert_int_equal(fk.zero_commits, 0);
+	hb_migrator_free(m);
+}
+
+static void test_damon_reports_per_page_only_what_is_sound(void **state)
+{
+	struct hb_migrator_config cfg = config();
+	struct hb_migrator *m = open_ok(&cfg);
+	uint64_t hpa[] = { (NODE1_PFN + 10) * PS, (NODE1_PFN + 12) * PS, (NODE1_PFN + 14) * PS,
+			   0x1000 * PS + 1, 0x1000 * PS, 0x80000000ULL };
+	int nodes[] = { 0, 0, 0, 0, 0, 0 }, status[6];
+	struct hb_damon_stats st;
+	struct hb_err err = { 0 };
+
+	(void)state;
+	fk.move_max = 1;   /* the kernel moves one of three */
+	assert_int_equal(hb_migrator_move(m, 6, hpa, nodes, status, 0, &err), 0);
+	assert_int_equal(status[0], 0);          /* its frame left the LRU */
+	assert_int_equal(status[1], -EBUSY);     /* still on the LRU: not moved */
+	assert_int_equal(status[2], -EBUSY);
+	assert_int_equal(status[3], -EINVAL);    /* not page-aligned */
+	assert_int_equal(status[4], 0);          /* node 0's block: already there */
+	assert_int_equal(status[5], -EFAULT);    /* no memory block */
+	assert_int_equal(hb_migrator_damon_stats(m, &st), 0);
+	assert_int_equal(st.bytes_applied, PS);
+	assert_int_equal(st.pages_moved, 1);
+	assert_int_equal(st.pages_not_moved, 2);
+	assert_int_equal(st.pages_already, 1);
+	/* kpageflags unreadable: a partial batch cannot be attributed */
+	rmd("/proc/kpageflags");
+	hpa[0] = (NODE1_PFN + 20) * PS;
+	hpa[1] = (NODE1_PFN + 22) * PS;
+	assert_int_equal(hb_migrator_move(m, 2, hpa, nodes, status, 0, &err), 0);
+	assert_int_equal(status[0], -ENODATA);
+	assert_int_equal(status[1], -ENODATA);
+	hb_migrator_free(m);
+}
+
+static void test_damon_programs_nothing_beyond_the_watermark(void **state)
+{
+	struct hb_migrator_config cfg = config();
+	struct hb_migrator *m = open_ok(&cfg);
+	uint64_t hpa[4];
+	int nodes[] = { 0, 0, 0, 0 }, status[4];
+	struct hb_damon_stats st;
+	struct hb_err err = { 0 };
+
+	(void)state;
+	/*
+	 * node 0: DMA's free pages are all lowmem reserve for a movable page;
+	 * Normal has 102 free over a high watermark of 100: room for two
+	 */
+	put("/proc/zoneinfo", "Node 0, zone      DMA\n  pages free     3968\n        min      10\n"
+			      "        low      20\n        high     30\n        spanned  4095\n"
+			      "        protection: (0, 2000, 3966, 3966, 3966)\n"
+			      "  pagesets\n    cpu: 0\n              count: 0\n              high:  0\n"
+			      "Node 0, zone   Normal\n  pages free     102\n        min      50\n"
+			      "        low      60\n        high     100\n"
+			      "        protection: (0, 0, 0, 0, 0)\n");
+	for (int i = 0; i < 4; i++)
+		hpa[i] = (NODE1_PFN + 30 + 2 * (uint64_t)i) * PS;
+	assert_int_equal(hb_migrator_move(m, 4, hpa, nodes, status, 0, &err), 0);
+	assert_int_equal(status[0], 0);
+	assert_int_equal(status[1], 0);
+	assert_int_equal(status[2], -ENOMEM);
+	assert_int_equal(status[3], -ENOMEM);
+	assert_int_equal(fk.commits[1].n, 2);
+	assert_int_equal(hb_migrator_damon_stats(m, &st), 0);
+	assert_int_equal(st.pages_over_watermark, 2);
+	hb_migrator_free(m);
+}
+
+static void test_damon_recognises_its_own_kdamond_after_a_crash(void **state)
+{
+	struct hb_migrator_config cfg = config();
+	struct hb_migrator *m = open_ok(&cfg);
+	struct hb_err err = { 0 };
+
+	(void)state;
+	/* "crash": forget the migrator without closing; the kdamond runs on */
+	fk.nlog = 0;
+	m = open_ok(&cfg);
+	assert_string_equal(fk.log[0], "/0/state=off");
+	assert_string_equal(fk.log[1], "/nr_kdamonds=1");
+	hb_migrator_free(m);
+	/* someone else's kdamond with a stale state file of ours: refused */
+	m = open_ok(&cfg);
+	put(KD "/0/pid", "99\n");
+	assert_int_equal(open_fails(&cfg, &err), -EBUSY);
+	put(KD "/0/pid", "4242\n");
+	hb_migrator_free(m);
+}
+
+static void test_damon_auto_picks_damon_then_pagemap_and_says_why(void **state)
+{
+	struct hb_migrator_config cfg = config();
+	struct hb_migrator_choice why;
+	struct hb_migrator *m = NULL;
+	struct hb_err err = { 0 };
+
+	(void)state;
+	mkd("/proc/self");
+	assert_int_equal(hb_migrator_new_auto(&cfg, &m, &why, &err), 0);
+	assert_int_equal(why.kind, HB_MIGRATOR_DAMON);
+	assert_int_equal(hb_migrator_kind(m), HB_MIGRATOR_DAMON);
+	assert_true(why.why[HB_MIGRATOR_PHYS][0]);
+	assert_false(why.why[HB_MIGRATOR_DAMON][0]);
+	assert_non_null(strstr(hb_migrator_describe(m), "phys unavailable: "));
+	m = hb_migrator_free(m);
+	put("/proc/sys/kernel/osrelease", "6.1.0-28-amd64\n");
+	fk.nlog = 0;
+	assert_int_equal(hb_migrator_new_auto(&cfg, &m, &why, &err), 0);
+	assert_int_equal(why.kind, HB_MIGRATOR_PAGEMAP);
+	assert_non_null(strstr(why.why[HB_MIGRATOR_DAMON], "migrate_hot"));
+	assert_non_null(strstr(hb_migrator_describe(m), "damon unavailable: "));
+	assert_int_equal(fk.nlog, 0);
+	hb_migrator_free(m);
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_damon_absent_is_unavailable_and_writes_nothing),
+		T(test_damon_on_6_1_is_unavailable_and_writes_nothing),
+		T(test_damon_without_paddr_undoes_its_writes),
+		T(test_damon_refused_migrate_hot_undoes_its_writes),
+		T(test_damon_refuses_another_damon_user),
+		T(test_damon_takeover_stops_the_other_kdamond),
+		T(test_damon_write_refused_is_named_and_undone),
+		T(test_damon_kdamond_that_will_not_start),
+		T(test_damon_moves_single_page_regions_placeholder_first),
+		T(test_damon_without_a_rate_replaces_ranges_then_placeholder),
+		T(test_damon_reports_per_page_only_what_is_sound),
+		T(test_damon_programs_nothing_beyond_the_watermark),
+		T(test_damon_recognises_its_own_kdamond_after_a_crash),
+		T(test_damon_auto_picks_damon_then_pagemap_and_says_why),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
