@@ -23,8 +23,9 @@
  * node 1 (untimed) after each; pagemap-warm takes N others, which the cold
  * batch indexed but did not move. So at most 2N pages are on node 0 at a
  * time. Before the first round both sets go to node 0 and back, untimed:
- * the first touch of guest memory costs the host too. With :REPS, all four run REPS times over the same pages and each
- * keeps its fastest time (TCG on a busy host drifts by tens of percent).
+ * the first touch of guest memory costs the host too. With :REPS, all
+ * four run REPS times over the same pages and each keeps its fastest time
+ * (TCG on a busy host drifts by tens of percent).
  * The table gives times, pages/s, each backend against move_pages and,
  * over the configurations, time ratios for 4x the mapped memory and 4x
  * the processes, raw and over move_pages' own ratio. Under TCG only the
