@@ -61,7 +61,8 @@ struct vm_child {
 
 enum vm_child_kind { VM_CHILD_ANON, VM_CHILD_THP, VM_CHILD_SHMEM, VM_CHILD_HUGETLB };
 
-/* benchmarks: write only each page's tag word, and checksum only the tag */
+/* benchmarks: fault pages in with MADV_POPULATE_WRITE, write only each page's
+ * tag word, and checksum only the tag */
 extern bool vm_child_light;
 
 int vm_child_start(struct vm_child *c, enum vm_child_kind kind, size_t npages, int node,
