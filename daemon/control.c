@@ -19,8 +19,8 @@
 #include "control.h"
 #include "daemon.h"
 #include "history-json.h"
-#include "macro.h"
-#include "util.h"
+#include "util/macro.h"
+#include "util/util.h"
 
 #define MAX_CLIENTS 64
 #define CLIENT_TIMEOUT_S 5

@@ -25,8 +25,8 @@
 #include "ingest.h"
 #include "uevent.h"
 #include "devices.h"
-#include "log.h"
-#include "macro.h"
+#include "util/log.h"
+#include "util/macro.h"
 
 #define MAX_WATCHES 160
 #define MAX_CANDIDATES 65536

@@ -8,7 +8,7 @@
 #include <time.h>
 
 #include "ingest.h"
-#include "macro.h"
+#include "util/macro.h"
 
 /*
  * One step adds at most STEP_PAGES pages; the clock is read every

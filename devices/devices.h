@@ -12,7 +12,7 @@
 #include <sys/types.h>
 
 #include "hb-device.h"
-#include "util.h"
+#include "util/util.h"
 
 /*
  * Refuses an ops table the host must not touch: NULL, another ABI major, a

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "devices.h"
-#include "macro.h"
+#include "util/macro.h"
 
 extern const struct hb_device_ops hb_source_chmu;
 extern const struct hb_device_ops hb_source_emul_chmu;

@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "macro.h"
+#include "util/macro.h"
 #include "private.h"
 
 #define PM_PRESENT (1ULL << 63)

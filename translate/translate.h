@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "util.h"
+#include "util/util.h"
 
 #define HB_NAME_MAX 32
 #define HB_MAX_WAYS 16

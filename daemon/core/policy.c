@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "core.h"
-#include "macro.h"
+#include "util/macro.h"
 
 struct hold {                 /* 24 bytes */
 	uint64_t key;            /* page + 1; 0 = empty */

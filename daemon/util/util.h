@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * daemon/util: what every hotbridge folder shares.
+ * daemon/util: what every hotbridge folder shares, the base layer.
+ * translate/, devices/ and kernel/ include it as "util/util.h" and use
+ * nothing else of daemon/ (tests/unit/test-layering.c). It uses nothing of
+ * hotbridge.
  *  - struct hb_err: a negative errno plus a message naming the object that
  *    was wrong; libraries fill it, the program prints it once.
  *  - checked number parsing (no strtol/atoi elsewhere).

@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "hb-device.h"
-#include "util.h"
+#include "util/util.h"
 
 /* ---- register window ---- */
 

@@ -22,7 +22,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "util.h"
+#include "util/util.h"
 
 struct fixture {
 	char dir[64];
