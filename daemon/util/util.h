@@ -8,6 +8,7 @@
  *    was wrong; libraries fill it, the program prints it once.
  *  - checked number parsing (no strtol/atoi elsewhere).
  *  - file reading with a root prefix, for sysfs fixtures.
+ *  - the monotonic clock, power-of-two sizes, the hash of our hash tables.
  *  - files the daemon creates (create.c, lock.c, socket.c): never through a
  *    planted symbolic link, never over something that is not ours.
  */
@@ -130,14 +131,47 @@ int hb_trust_check(const char *path, int fd, unsigned flags, uid_t owner, struct
 /* the directory path lies in (followed through symlinks), as a HB_TRUST_DIR */
 int hb_trust_parent(const char *path, unsigned flags, uid_t owner, struct hb_err *err);
 
+/* CLOCK_MONOTONIC (clock.c): every timestamp, deadline and duration */
+uint64_t hb_now_ns(void);
+uint64_t hb_now_us(void);
+uint64_t hb_now_ms(void);
+
+/* Sizes */
 static inline bool hb_is_pow2(uint64_t v)
 {
 	return v && !(v & (v - 1));
 }
 
+/* floor(log2(v)), v > 0 */
 static inline unsigned hb_ilog2(uint64_t v)
 {
 	return 63u - (unsigned)__builtin_clzll(v);
+}
+
+/*
+ * The capacity of a power-of-two table: the smallest power of two that is
+ * at least n and at least min (itself a power of two); 0 when none fits in
+ * a size_t.
+ */
+static inline size_t hb_pow2_at_least(size_t n, size_t min)
+{
+	size_t cap = min;
+
+	while (cap && cap < n)
+		cap <<= 1;
+	return cap;
+}
+
+/*
+ * Hash: the slot of key in an open-addressed table of cap slots (a power of
+ * two), by Fibonacci hashing: key times 2^64 / phi, the bits from shift up.
+ * Each table keeps its shift; the same key always lands in the same slot.
+ */
+#define HB_HASH_GOLDEN 0x9E3779B97F4A7C15ULL
+
+static inline size_t hb_hash_slot(uint64_t key, unsigned shift, size_t cap)
+{
+	return (size_t)((key * HB_HASH_GOLDEN) >> shift) & (cap - 1);
 }
 
 #endif /* HB_UTIL_H */
