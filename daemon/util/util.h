@@ -100,13 +100,30 @@ struct hb_unix_listener {
 	struct timespec ctime;
 };
 /*
- * Listen on path (non-blocking, close-on-exec) with the node's mode set at
- * bind time. Something at path that is not a socket (a file, a symbolic
- * link) is refused with -EEXIST; a socket another process listens on with
- * -EADDRINUSE; a dead listener's socket is replaced.
+ * The one permission policy of every socket hotbridge listens on (the
+ * control socket, the replay source's socket=): its owner only. Its
+ * directory, when created, is 0700.
  */
-int hb_unix_listen(const char *path, mode_t mode, int backlog, struct hb_unix_listener *ret,
+#define HB_UNIX_SOCKET_MODE 0600
+/*
+ * Listen on path (non-blocking, close-on-exec) with the node's mode
+ * HB_UNIX_SOCKET_MODE from bind on. Something at path that is not a socket
+ * (a file, a symbolic link) is refused with -EEXIST; a socket another
+ * process listens on with -EADDRINUSE; a dead listener's socket is replaced.
+ */
+int hb_unix_listen(const char *path, int backlog, struct hb_unix_listener *ret,
 		   struct hb_err *err);
+/*
+ * Accept a connection on it: the new fd (non-blocking, close-on-exec) or
+ * -errno. Then hb_unix_peer_check() before serving it.
+ */
+int hb_unix_accept(const struct hb_unix_listener *l);
+/*
+ * The peer policy of the same sockets: root, or a process of our own
+ * effective uid (SO_PEERCRED). 0, -EPERM for anyone else (*ret_uid, which
+ * may be NULL, says who), or -errno when the kernel does not say.
+ */
+int hb_unix_peer_check(int fd, uid_t *ret_uid);
 /* Closes it and unlinks path only if it still is the socket we bound. */
 void hb_unix_listener_close(struct hb_unix_listener *l);
 /* Unlink path only if it is a socket: -ENOTSOCK for anything else. */
