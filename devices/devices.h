@@ -134,5 +134,10 @@ size_t hb_builtin_sources(const struct hb_device_ops *const **ret);
 const struct hb_device_ops *hb_builtin_find(const char *name);
 /* the parameters built-in source `name` takes (NULL-terminated), or NULL */
 const char *const *hb_builtin_params(const char *name);
+/*
+ * the parameters of built-in source `name` that only test binaries take
+ * (chmu: pci_dump, sysfs_root), for a clear refusal; NULL when none
+ */
+const char *const *hb_builtin_test_params(const char *name);
 
 #endif
