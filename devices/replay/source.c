@@ -123,12 +123,19 @@ static void on_listen(void *priv, int fd, uint32_t revents)
 	struct client *c = NULL;
 	char name[160];
 	uid_t uid = 0;
+	int r;
 
 	if (cfd < 0)
 		return;
-	if (hb_unix_peer_check(cfd, &uid) < 0) {
-		s->ops->log(s->host, HB_LOG_WARNING, "%s: a client of uid %u refused: only root and "
-			    "the daemon's own user may feed it", s->name, (unsigned)uid);
+	r = hb_unix_peer_check(cfd, &uid);
+	if (r < 0) {
+		if (r == -EPERM)
+			s->ops->log(s->host, HB_LOG_WARNING, "%s: a client of uid %u refused: only "
+				    "root and the daemon's own user may feed it", s->name,
+				    (unsigned)uid);
+		else
+			s->ops->log(s->host, HB_LOG_WARNING, "%s: a client refused: its credentials "
+				    "are unknown (%s)", s->name, strerror(-r));
 		close(cfd);
 		return;
 	}
