@@ -67,6 +67,7 @@ static int check_source(const struct hb_config *c, const struct hb_source_config
 			const struct hb_config_facts *f, struct hb_err *err)
 {
 	const char *const *allowed = hb_builtin_params(s->type);
+	const char *const *test_only = hb_builtin_test_params(s->type);
 
 	if (!hb_builtin_find(s->type) && !plugin_named(f->plugins, s->type))
 		return hb_err_set(err, -ENOENT, "%s: [source %s]: no source of type '%s' (neither "
@@ -83,6 +84,11 @@ static int check_source(const struct hb_config *c, const struct hb_source_config
 			ok = strlen(*a) == len && !strncmp(*a, s->params[k], len);
 		if (ok)
 			continue;
+		for (const char *const *t = test_only; t && *t; t++)
+			if (strlen(*t) == len && !strncmp(*t, s->params[k], len))
+				return hb_err_set(err, -EINVAL, "%s: [source %s]: %s= is a test-only "
+						  "parameter of type %s; the daemon does not take it",
+						  s->where, s->name, *t, s->type);
 		for (const char *const *a = allowed; *a; a++)
 			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
 				 a == allowed ? "" : ", ", *a);

@@ -13,7 +13,7 @@
 
 #include "config.h"
 #include "conf.h"
-#include "macro.h"
+#include "util/macro.h"
 
 enum type { T_U64, T_I64, T_DOUBLE, T_BOOL, T_STR, T_ENUM };
 

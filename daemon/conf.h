@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "util.h"
+#include "util/util.h"
 
 #define HB_CONFIG_DEFAULT "/etc/hotbridge/hotbridge.conf"
 #define HB_MAX_SOURCES 32

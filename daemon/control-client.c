@@ -14,23 +14,15 @@
 #include <json-c/json.h>
 
 #include "control.h"
-#include "macro.h"
-#include "util.h"
-
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
+#include "util/macro.h"
+#include "util/util.h"
 
 /* Waits for events on fd until deadline: >0 ready, 0 timed out, -errno. */
 static int wait_fd(int fd, short events, int64_t deadline)
 {
 	for (;;) {
 		struct pollfd p = { .fd = fd, .events = events };
-		int64_t left = deadline - mono_ms();
+		int64_t left = deadline - (int64_t)hb_now_ms();
 		int r;
 
 		if (left <= 0)
@@ -47,7 +39,7 @@ static const char *connect_hint(int e)
 	switch (e) {
 	case ENOENT: return " (is `hotbridge run` running?)";
 	case ECONNREFUSED: return " (nothing listens on it: a daemon that has exited?)";
-	case EACCES: return " (the control socket serves root only)";
+	case EACCES: return " (the control socket serves root and the daemon's own user only)";
 	case ENOTSOCK: return " (not a socket)";
 	default: return "";
 	}
@@ -63,7 +55,7 @@ static int connect_until(int fd, const struct sockaddr_un *sa, int64_t deadline)
 		if (errno != EAGAIN)
 			return -errno;
 		/* the listener's backlog is full: try again until the deadline */
-		if (mono_ms() >= deadline)
+		if ((int64_t)hb_now_ms() >= deadline)
 			return -ETIMEDOUT;
 		usleep(10000);
 	}
@@ -126,7 +118,7 @@ int hb_control_client(const char *cmd, const char *path, const char *request,
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	_hb_cleanup_close_ int fd = -1;
 	_hb_cleanup_free_ char *buf = NULL;
-	int64_t deadline = mono_ms() + (int64_t)timeout_s * 1000;
+	int64_t deadline = (int64_t)hb_now_ms() + (int64_t)timeout_s * 1000;
 	json_object *o, *ok, *v;
 	ssize_t len;
 	int r;

@@ -8,7 +8,7 @@
 
 #include "control.h"
 #include "history-json.h"
-#include "util.h"
+#include "util/util.h"
 
 static const char *const cmd_names[_HB_CTL_MAX] = {
 	[HB_CTL_STATUS] = "status", [HB_CTL_STATS] = "stats", [HB_CTL_SOURCES] = "sources",

@@ -15,9 +15,9 @@
 #include <json-c/json.h>
 
 #include "control.h"
-#include "macro.h"
+#include "util/macro.h"
 #include "translate.h"
-#include "util.h"
+#include "util/util.h"
 
 #define MAX_CLIENTS 64
 #define CLIENT_TIMEOUT_S 5
@@ -236,16 +236,15 @@ static void on_accept(evutil_socket_t fd, short what, void *arg)
 {
 	struct hb_control *ctl = arg;
 	struct timeval tv = { .tv_sec = CLIENT_TIMEOUT_S };
-	struct ucred cred;
-	socklen_t clen = sizeof(cred);
 	struct client *c = NULL;
-	int cfd = accept4((int)fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	int cfd = hb_unix_accept(&ctl->sock);
 
 	if (cfd < 0)
 		return;
-	if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) < 0 || cred.uid != 0) {
+	if (hb_unix_peer_check(cfd, NULL) < 0) {
 		ctl->refused++;
-		reply_error(cfd, -EPERM, "permission denied: the control socket serves root only");
+		reply_error(cfd, -EPERM, "permission denied: the control socket serves root and "
+			    "the daemon's own user only");
 		close(cfd);
 		return;
 	}
@@ -285,7 +284,7 @@ int hb_control_new(struct event_base *base, const char *path, const struct hb_co
 	ctl->ud = ud;
 	for (int i = 0; i < MAX_CLIENTS; i++)
 		ctl->clients[i].fd = -1;
-	r = hb_unix_listen(path, 0600, 128, &ctl->sock, err);
+	r = hb_unix_listen(path, 128, &ctl->sock, err);
 	if (r < 0) {
 		free(ctl);
 		return r;

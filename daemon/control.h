@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The control socket: one JSON request a line, one JSON reply a line, over
- * a UNIX stream socket (mode 0600; peers other than root are refused by
- * their SO_PEERCRED uid). Requests:
+ * a UNIX stream socket (mode 0600; peers other than root and the daemon's
+ * own user are refused by their SO_PEERCRED uid: util/socket.c). Requests:
  *   {"command":"status"} | "stats" | "sources" | "pause" | "resume" | "reload" | "metrics"
  *   {"command":"explain","hpa":"0x..."}
  *   {"command":"explain","memdev":"mem0","dpa":"0x..."}

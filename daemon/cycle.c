@@ -8,7 +8,7 @@
 #include "daemon-private.h"
 #include "history-json.h"
 #include "ingest.h"
-#include "macro.h"
+#include "util/macro.h"
 
 int hb_daemon_refresh_nodes(struct hb_daemon *d)
 {

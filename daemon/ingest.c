@@ -5,10 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "ingest.h"
-#include "macro.h"
+#include "util/macro.h"
 
 /*
  * One step adds at most STEP_PAGES pages; the clock is read every
@@ -88,14 +87,6 @@ const char *hb_drop_to_string(enum hb_drop r)
 static uint64_t min_u64(uint64_t a, uint64_t b)
 {
 	return a < b ? a : b;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 int hb_ingest_new(const struct hb_ingest_env *env, struct hb_ingest **ret, struct hb_err *err)
@@ -402,7 +393,7 @@ static bool work(struct hb_ingest *in, struct work *w, uint64_t deadline, unsign
 		}
 	}
 	while (w->off < w->r.len) {
-		if (deadline && ++*steps % CLOCK_EVERY == 0 && now_ns() >= deadline)
+		if (deadline && ++*steps % CLOCK_EVERY == 0 && hb_now_ns() >= deadline)
 			return false;
 		w->off += w->r.space == HB_SPACE_HPA ? hpa_step(in, w) : dpa_step(in, w, md);
 	}
@@ -463,7 +454,7 @@ size_t hb_ingest_drain(struct hb_ingest *in, uint64_t deadline_ns)
 		if (!work(in, w, deadline_ns, &steps))
 			break;
 		flush(in);
-		finish(in, w, now_ns());
+		finish(in, w, hb_now_ns());
 		in->qhead = (in->qhead + 1) % in->qcap;
 		in->qlen--;
 	}
@@ -475,7 +466,7 @@ size_t hb_ingest_drain(struct hb_ingest *in, uint64_t deadline_ns)
 int hb_ingest_submit(struct hb_ingest *in, const struct hb_hot_record *r, size_t n,
 		     uint64_t deadline_ns)
 {
-	uint64_t now = now_ns(), lost = 0;
+	uint64_t now = hb_now_ns(), lost = 0;
 	unsigned int steps = 0;
 	size_t i = 0;
 

@@ -11,7 +11,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 
-#include "macro.h"
+#include "util/macro.h"
 
 struct hb_logger {
 	int level;        /* LOG_ERR .. LOG_DEBUG: messages at this priority or more urgent */

@@ -6,7 +6,7 @@
 
 #include "config.h"
 #include "builtin.h"
-#include "log.h"
+#include "util/log.h"
 
 struct hb_command {
 	const char *name;

@@ -13,7 +13,7 @@
 
 #include "conf-check.h"
 #include "daemon-private.h"
-#include "macro.h"
+#include "util/macro.h"
 
 struct refusals {
 	char path[4][PATH_MAX], why[4][HB_ERR_MSG_MAX];

@@ -15,7 +15,7 @@
 
 #include "daemon-private.h"
 #include "ingest.h"
-#include "util.h"
+#include "util/util.h"
 
 void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
 {

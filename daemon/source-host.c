@@ -17,7 +17,7 @@
 
 #include "daemon-private.h"
 #include "ingest.h"
-#include "macro.h"
+#include "util/macro.h"
 
 /* a plugin a source uses that takes longer to load in a child is refused */
 #define PLUGIN_INSPECT_MS 5000

@@ -5,7 +5,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "util/log.h"
 #include "topology-source.h"
 
 int hb_topology_source_load(const struct hb_topology_source *src, struct hb_topology **ret,

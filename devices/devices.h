@@ -12,7 +12,7 @@
 #include <sys/types.h>
 
 #include "hb-device.h"
-#include "util.h"
+#include "util/util.h"
 
 /*
  * Refuses an ops table the host must not touch: NULL, another ABI major, a
@@ -136,5 +136,10 @@ size_t hb_builtin_sources(const struct hb_device_ops *const **ret);
 const struct hb_device_ops *hb_builtin_find(const char *name);
 /* the parameters built-in source `name` takes (NULL-terminated), or NULL */
 const char *const *hb_builtin_params(const char *name);
+/*
+ * the parameters of built-in source `name` that only test binaries take
+ * (chmu: pci_dump, sysfs_root), for a clear refusal; NULL when none
+ */
+const char *const *hb_builtin_test_params(const char *name);
 
 #endif

@@ -15,7 +15,6 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "devices.h"
@@ -96,23 +95,15 @@ static __attribute__((noreturn)) void child(const struct hb_plugin *p, int fd)
 	_exit(0);
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Reads the answer until EOF, a full answer or the deadline: bytes read, or -ETIMEDOUT. */
 static ssize_t read_answer(int fd, struct answer *a, int timeout_ms)
 {
-	long long deadline = now_ms() + timeout_ms;
+	long long deadline = (long long)hb_now_ms() + timeout_ms;
 	size_t got = 0;
 
 	while (got < sizeof(*a)) {
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		long long left = deadline - now_ms();
+		long long left = deadline - (long long)hb_now_ms();
 		ssize_t r;
 		int pr;
 

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 
 #include "devices.h"
-#include "macro.h"
+#include "util/macro.h"
 
 int hb_plugin_path_check(const char *path, bool want_dir, uid_t owner, struct hb_err *err)
 {

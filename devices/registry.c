@@ -7,13 +7,13 @@
 #include <string.h>
 
 #include "devices.h"
-#include "macro.h"
+#include "util/macro.h"
 
 extern const struct hb_device_ops hb_source_chmu;
 extern const struct hb_device_ops hb_source_emul_chmu;
 extern const struct hb_device_ops hb_source_replay;
 extern const char *const hb_source_chmu_params[], *const hb_source_emul_chmu_params[],
-	*const hb_source_replay_params[];
+	*const hb_source_replay_params[], *const hb_source_chmu_test_params[];
 
 static const struct hb_device_ops *const builtins[] = {
 	&hb_source_chmu,
@@ -51,4 +51,9 @@ const char *const *hb_builtin_params(const char *name)
 		if (!strcmp(table[i].ops->name, name))
 			return table[i].params;
 	return NULL;
+}
+
+const char *const *hb_builtin_test_params(const char *name)
+{
+	return !strcmp(name, hb_source_chmu.name) ? hb_source_chmu_test_params : NULL;
 }

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "damon.h"
-#include "macro.h"
+#include "util/macro.h"
 
 #define ZONEINFO_MAX (4u << 20)
 

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "damon.h"
-#include "macro.h"
+#include "util/macro.h"
 
 static const char *nz(const char *s)
 {

@@ -45,7 +45,7 @@
 #include <unistd.h>
 
 #include "damon.h"
-#include "macro.h"
+#include "util/macro.h"
 #include "private.h"
 
 #define CTX HB_DAMON_KD "/0/contexts/0"

@@ -24,7 +24,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "util.h"
+#include "util/util.h"
 
 /* ---- move_phys_pages detection (wrapper.c) ---- */
 

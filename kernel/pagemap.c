@@ -25,10 +25,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "macro.h"
+#include "util/macro.h"
 #include "private.h"
 
 #define PM_PRESENT (1ULL << 63)
@@ -61,25 +60,9 @@ struct pagemap {
 	struct hb_pagemap_stats st;
 };
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-static uint64_t now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
 static size_t slot_of(const struct pm_index *x, uint64_t key)
 {
-	return (size_t)((key * 0x9E3779B97F4A7C15ULL) >> 17) & (x->cap - 1);
+	return hb_hash_slot(key, 17, x->cap);
 }
 
 static struct pm_entry *index_find(struct pm_index *x, uint64_t pfn)
@@ -303,7 +286,7 @@ static int full_scan(struct pagemap *pm, const char *root, struct hb_err *err)
 	struct dirent *de;
 	DIR *d;
 	bool saw_zero_pfn = false;
-	uint64_t procs = 0, t0 = now_us();
+	uint64_t procs = 0, t0 = hb_now_us();
 
 	snprintf(path, sizeof(path), "%s/proc", root);
 	d = opendir(path);
@@ -330,8 +313,8 @@ static int full_scan(struct pagemap *pm, const char *root, struct hb_err *err)
 	pm->st.processes = procs;
 	pm->st.pages = pm->idx.len;
 	pm->st.scanned_pages = pm->idx.len;
-	pm->st.scan_us += now_us() - t0;
-	pm->last_scan_ms = now_ms();
+	pm->st.scan_us += hb_now_us() - t0;
+	pm->last_scan_ms = hb_now_ms();
 	pm->scanned = true;
 	if (saw_zero_pfn && pm->idx.len == 0)
 		return hb_err_set(err, -EPERM,
@@ -488,7 +471,7 @@ static int pagemap_move(struct hb_migrator *m, size_t n, const uint64_t *hpa, co
 	r = pagemap_round(pm, m->root, nw, which, hpa, nodes, status, kflags, &nun, unres);
 	if (r < 0)
 		return hb_err_set(err, r, "out of memory");
-	if (nun && now_ms() - pm->last_scan_ms >= pm->rescan_ms) {
+	if (nun && hb_now_ms() - pm->last_scan_ms >= pm->rescan_ms) {
 		r = full_scan(pm, m->root, err);
 		if (r < 0)
 			return r;

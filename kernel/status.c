@@ -3,7 +3,7 @@
 #include <errno.h>
 
 #include "kernel.h"
-#include "macro.h"
+#include "util/macro.h"
 
 static const char *const class_names[_HB_MIGRATE_CLASS_MAX] = {
 	[HB_MIGRATE_MOVED] = "moved",

@@ -22,13 +22,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "util.h"
+#include "util/util.h"
 
 #define HB_NAME_MAX 32
 #define HB_MAX_WAYS 16
 #define HB_MAX_XORMAPS 4
 
-/* Distinct errors of a lookup (documented in README.md). */
+/* Distinct errors of a lookup (documented in translate/README.md). */
 #define HB_E_NOMEMDEV   (-ENODEV)   /* memdev name not in the topology   */
 #define HB_E_UNMAPPED   (-ENXIO)    /* address outside every decoder     */
 #define HB_E_NOREGION   (-ENOLINK)  /* decoder is not part of a region   */

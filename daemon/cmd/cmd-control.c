@@ -11,7 +11,7 @@
 #include "conf.h"
 #include "control.h"
 #include "history-json.h"
-#include "util.h"
+#include "util/util.h"
 
 static void usage(FILE *f, const char *cmd, const char *sock)
 {

@@ -11,9 +11,9 @@
 #include "builtin.h"
 #include "daemon.h"
 #include "emulated-host.h"
-#include "log.h"
+#include "util/log.h"
 #include "topology-source.h"
-#include "util.h"
+#include "util/util.h"
 
 /* After uevents: the same topology source again, and the node map. */
 static int reload_live(void *ud, struct hb_topology **ret_t, struct hb_node_map **ret_m,

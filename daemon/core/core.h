@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "util.h"
+#include "util/util.h"
 
 /* ---- hotness table ---- */
 

@@ -41,7 +41,7 @@ int hb_heat_new(size_t max_entries, double decay, unsigned int page_shift,
 		struct hb_heat_table **ret, struct hb_err *err)
 {
 	struct hb_heat_table *t;
-	size_t cap = 16;
+	size_t cap;
 
 	if (!max_entries || max_entries > (1u << 30))
 		return hb_err_set(err, -EINVAL, "heat table: %zu entries not in 1..2^30", max_entries);
@@ -49,8 +49,7 @@ int hb_heat_new(size_t max_entries, double decay, unsigned int page_shift,
 		return hb_err_set(err, -EINVAL, "heat table: decay %g not in (0, 1]", decay);
 	if (page_shift < 12 || page_shift > 30)
 		return hb_err_set(err, -EINVAL, "heat table: page shift %u", page_shift);
-	while (cap < 2 * max_entries)
-		cap *= 2;
+	cap = hb_pow2_at_least(2 * max_entries, 16);
 	t = calloc(1, sizeof(*t));
 	if (!t || !(t->e = calloc(cap, sizeof(*t->e)))) {
 		free(t);
@@ -84,7 +83,7 @@ struct hb_heat_table *hb_heat_free(struct hb_heat_table *t)
 
 static size_t slot(const struct hb_heat_table *t, uint64_t key)
 {
-	return (size_t)((key * 0x9E3779B97F4A7C15ULL) >> 20) & (t->cap - 1);
+	return hb_hash_slot(key, 20, t->cap);
 }
 
 static float decayed(const struct hb_heat_table *t, const struct entry *e)

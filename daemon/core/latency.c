@@ -8,7 +8,7 @@ static size_t bucket_of(uint64_t v)
 
 	if (v < 16)
 		return (size_t)v;
-	e = 63u - (unsigned int)__builtin_clzll(v);      /* 4..63 */
+	e = hb_ilog2(v);      /* 4..63 */
 	return (size_t)(e - 3u) * 16u + ((v >> (e - 4u)) & 15u);
 }
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "core.h"
-#include "macro.h"
+#include "util/macro.h"
 
 struct hold {                 /* 24 bytes */
 	uint64_t key;            /* page + 1; 0 = empty */
@@ -49,11 +49,13 @@ const char *hb_reason_to_string(enum hb_reason r)
 
 int hb_policy_new(size_t hysteresis_cap, struct hb_policy **ret, struct hb_err *err)
 {
-	struct hb_policy *p = calloc(1, sizeof(*p));
-	size_t cap = 64;
+	size_t cap = hysteresis_cap <= SIZE_MAX / 2 ? hb_pow2_at_least(2 * hysteresis_cap, 64) : 0;
+	struct hb_policy *p;
 
-	while (cap < 2 * hysteresis_cap)
-		cap *= 2;
+	if (!cap)
+		return hb_err_set(err, -EINVAL, "policy: %zu held pages are too many for one table",
+				  hysteresis_cap);
+	p = calloc(1, sizeof(*p));
 	if (!p || !(p->hold = calloc(cap, sizeof(*p->hold)))) {
 		free(p);
 		return hb_err_set(err, -ENOMEM, "out of memory");
@@ -93,7 +95,7 @@ int hb_policy_target(const struct hb_policy_config *cfg, const struct hb_numa_no
 
 static size_t hslot(const struct hb_policy *p, uint64_t key)
 {
-	return (size_t)((key * 0x9E3779B97F4A7C15ULL) >> 24) & (p->cap - 1);
+	return hb_hash_slot(key, 24, p->cap);
 }
 
 /* the page's live hold, or NULL */

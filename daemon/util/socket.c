@@ -2,8 +2,9 @@
 /*
  * Listening UNIX stream sockets, made and removed in one place: the control
  * socket and the replay source's feed socket both come from here, with the
- * same permissions (set by the umask at bind time, so there is no window
- * with a wider mode) and the same rules for what may be removed: only a
+ * same permissions (HB_UNIX_SOCKET_MODE, set by the umask at bind time, so
+ * there is no window with a wider mode), the same peers (root and our own
+ * uid) and the same rules for what may be removed: only a
  * socket, never a regular file or a symbolic link, never one another
  * process still listens on, and on close only the very socket we bound.
  */
@@ -44,9 +45,9 @@ static int listened_on(const struct sockaddr_un *sa)
 	return errno == EAGAIN || errno == EINPROGRESS ? 1 : 0;
 }
 
-int hb_unix_listen(const char *path, mode_t mode, int backlog, struct hb_unix_listener *ret,
-		   struct hb_err *err)
+int hb_unix_listen(const char *path, int backlog, struct hb_unix_listener *ret, struct hb_err *err)
 {
+	const mode_t mode = HB_UNIX_SOCKET_MODE;
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	_hb_cleanup_close_ int fd = -1;
 	struct stat st;
@@ -98,6 +99,25 @@ int hb_unix_listen(const char *path, mode_t mode, int backlog, struct hb_unix_li
 	ret->ctime = st.st_ctim;
 	ret->fd = HB_TAKE_FD(fd);
 	return 0;
+}
+
+int hb_unix_accept(const struct hb_unix_listener *l)
+{
+	int fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int hb_unix_peer_check(int fd, uid_t *ret_uid)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+		return -errno;
+	if (ret_uid)
+		*ret_uid = cred.uid;
+	return cred.uid == 0 || cred.uid == geteuid() ? 0 : -EPERM;
 }
 
 void hb_unix_listener_close(struct hb_unix_listener *l)

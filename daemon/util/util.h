@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * daemon/util: what every hotbridge folder shares.
+ * daemon/util: what every hotbridge folder shares, the base layer.
+ * translate/, devices/ and kernel/ include it as "util/util.h" and use
+ * nothing else of daemon/ (tests/unit/test-layering.c). It uses nothing of
+ * hotbridge.
  *  - struct hb_err: a negative errno plus a message naming the object that
  *    was wrong; libraries fill it, the program prints it once.
  *  - checked number parsing (no strtol/atoi elsewhere).
  *  - file reading with a root prefix, for sysfs fixtures.
+ *  - the monotonic clock, power-of-two sizes, the hash of our hash tables.
  *  - files the daemon creates (create.c, lock.c, socket.c): never through a
  *    planted symbolic link, never over something that is not ours.
  */
@@ -96,13 +100,30 @@ struct hb_unix_listener {
 	struct timespec ctime;
 };
 /*
- * Listen on path (non-blocking, close-on-exec) with the node's mode set at
- * bind time. Something at path that is not a socket (a file, a symbolic
- * link) is refused with -EEXIST; a socket another process listens on with
- * -EADDRINUSE; a dead listener's socket is replaced.
+ * The one permission policy of every socket hotbridge listens on (the
+ * control socket, the replay source's socket=): its owner only. Its
+ * directory, when created, is 0700.
  */
-int hb_unix_listen(const char *path, mode_t mode, int backlog, struct hb_unix_listener *ret,
+#define HB_UNIX_SOCKET_MODE 0600
+/*
+ * Listen on path (non-blocking, close-on-exec) with the node's mode
+ * HB_UNIX_SOCKET_MODE from bind on. Something at path that is not a socket
+ * (a file, a symbolic link) is refused with -EEXIST; a socket another
+ * process listens on with -EADDRINUSE; a dead listener's socket is replaced.
+ */
+int hb_unix_listen(const char *path, int backlog, struct hb_unix_listener *ret,
 		   struct hb_err *err);
+/*
+ * Accept a connection on it: the new fd (non-blocking, close-on-exec) or
+ * -errno. Then hb_unix_peer_check() before serving it.
+ */
+int hb_unix_accept(const struct hb_unix_listener *l);
+/*
+ * The peer policy of the same sockets: root, or a process of our own
+ * effective uid (SO_PEERCRED). 0, -EPERM for anyone else (*ret_uid, which
+ * may be NULL, says who), or -errno when the kernel does not say.
+ */
+int hb_unix_peer_check(int fd, uid_t *ret_uid);
 /* Closes it and unlinks path only if it still is the socket we bound. */
 void hb_unix_listener_close(struct hb_unix_listener *l);
 /* Unlink path only if it is a socket: -ENOTSOCK for anything else. */
@@ -127,14 +148,47 @@ int hb_trust_check(const char *path, int fd, unsigned flags, uid_t owner, struct
 /* the directory path lies in (followed through symlinks), as a HB_TRUST_DIR */
 int hb_trust_parent(const char *path, unsigned flags, uid_t owner, struct hb_err *err);
 
+/* CLOCK_MONOTONIC (clock.c): every timestamp, deadline and duration */
+uint64_t hb_now_ns(void);
+uint64_t hb_now_us(void);
+uint64_t hb_now_ms(void);
+
+/* Sizes */
 static inline bool hb_is_pow2(uint64_t v)
 {
 	return v && !(v & (v - 1));
 }
 
+/* floor(log2(v)), v > 0 */
 static inline unsigned hb_ilog2(uint64_t v)
 {
 	return 63u - (unsigned)__builtin_clzll(v);
+}
+
+/*
+ * The capacity of a power-of-two table: the smallest power of two that is
+ * at least n and at least min (itself a power of two); 0 when none fits in
+ * a size_t.
+ */
+static inline size_t hb_pow2_at_least(size_t n, size_t min)
+{
+	size_t cap = min;
+
+	while (cap && cap < n)
+		cap <<= 1;
+	return cap;
+}
+
+/*
+ * Hash: the slot of key in an open-addressed table of cap slots (a power of
+ * two), by Fibonacci hashing: key times 2^64 / phi, the bits from shift up.
+ * Each table keeps its shift; the same key always lands in the same slot.
+ */
+#define HB_HASH_GOLDEN 0x9E3779B97F4A7C15ULL
+
+static inline size_t hb_hash_slot(uint64_t key, unsigned shift, size_t cap)
+{
+	return (size_t)((key * HB_HASH_GOLDEN) >> shift) & (cap - 1);
 }
 
 #endif /* HB_UTIL_H */

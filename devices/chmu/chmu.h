@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "hb-device.h"
-#include "util.h"
+#include "util/util.h"
 
 /* ---- register window ---- */
 
@@ -251,5 +251,27 @@ struct hb_workload *hb_workload_free(struct hb_workload *w);
 uint64_t hb_workload_next(struct hb_workload *w);   /* a DPA */
 void hb_workload_epoch(struct hb_workload *w);      /* MOVING: count epochs */
 int hb_workload_kind_from_string(const char *s, double *ret_skew);
+
+/*
+ * The "chmu" source (source-hw.c). hooks, NULL in the daemon, point it at
+ * test files instead of the machine: pci_dump, an lspci -xxxx file for the
+ * bus; sysfs_root, the root of sys/, proc/iomem and dev/mem.
+ */
+struct hb_chmu_test_hooks {
+	const char *pci_dump;
+	const char *sysfs_root;
+};
+int hb_chmu_source_open(const struct hb_host_ops *ops, struct hb_host *h,
+			const struct hb_dev_info *info, const struct hb_chmu_test_hooks *hooks,
+			void **ret_priv);
+int hb_chmu_source_poll(void *priv);
+void hb_chmu_source_close(void *priv);
+/* its parameters that only test binaries take: pci_dump, sysfs_root */
+extern const char *const hb_source_chmu_test_params[];
+/*
+ * Test binaries only (source-hw-test.c, in hb-devices-test, which hotbridge
+ * never links): "chmu" taking pci_dump= and sysfs_root= as hooks.
+ */
+extern const struct hb_device_ops hb_source_chmu_test;
 
 #endif

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "util.h"
+#include "util/util.h"
 
 #define HB_CXL_MAX_BLOCKS 8
 #define HB_CXL_REGBLOCK_CHMU 5

@@ -10,8 +10,12 @@
  * (the memdev's decoded DPA; the daemon fills it from the topology),
  * unit (bytes; the smallest the CHMU allows), epoch_ms (100), threshold (16),
  * ds (the smallest allowed factor), mode (epoch | always-on), instance (0).
- * For tests: pci_dump=<lspci -xxxx file>, sysfs_root=<dir> (the root of sys/,
- * proc/iomem and dev/mem).
+ *
+ * Test hooks (a PCI config dump instead of the bus, a root instead of /) are
+ * no parameters of this source: a root daemon's configuration must not point
+ * it at other files. pci_dump= and sysfs_root= are refused here; only test
+ * binaries take them, through hb_source_chmu_test (source-hw-test.c, built
+ * with the tests and never linked into hotbridge).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -64,7 +68,7 @@ static int parse_ranges(const char *s, struct hb_chmu_range *r, size_t *n, struc
 	return 0;
 }
 
-static void hw_close(void *priv)
+void hb_chmu_source_close(void *priv)
 {
 	struct hw_src *s = priv;
 
@@ -80,15 +84,17 @@ static void hw_close(void *priv)
 
 /* the parameters it takes (hb_builtin_params(), check-config) */
 const char *const hb_source_chmu_params[] = { "pci", "dpa_ranges", "unit", "epoch_ms",
-	"threshold", "ds", "mode", "instance", "pci_dump",
-	"sysfs_root", NULL };
+	"threshold", "ds", "mode", "instance", NULL };
+/* what only test binaries pass (hb_builtin_test_params()) */
+const char *const hb_source_chmu_test_params[] = { "pci_dump", "sysfs_root", NULL };
 
-static int hw_open(const struct hb_host_ops *ops, struct hb_host *h,
-		   const struct hb_dev_info *info, void **ret_priv)
+int hb_chmu_source_open(const struct hb_host_ops *ops, struct hb_host *h,
+			const struct hb_dev_info *info, const struct hb_chmu_test_hooks *hooks,
+			void **ret_priv)
 {
 	const char *const *allowed = hb_source_chmu_params;
 	const char *bdf = hb_dev_param(info, "pci"), *mode = hb_dev_param(info, "mode");
-	const char *sysroot = hb_dev_param(info, "sysfs_root");
+	const char *sysroot = hooks ? hooks->sysfs_root : NULL;
 	struct hb_chmu_range ranges[MAX_RANGES];
 	struct hb_chmu_config cfg = { 0 };
 	struct hb_cxl_pcidev *devs = NULL, *d = NULL;
@@ -106,6 +112,12 @@ static int hw_open(const struct hb_host_ops *ops, struct hb_host *h,
 	s->req.iomem_fd = -1;
 	if (!bdf)
 		bdf = info->pci_bdf;
+	for (const char *const *t = hb_source_chmu_test_params; *t; t++)
+		if (hb_dev_param(info, *t)) {
+			r = hb_err_set(&err, -EINVAL, "chmu: %s= is a test-only parameter; the "
+				       "daemon does not take it", *t);
+			goto fail;
+		}
 	if ((r = hb_dev_params_check(info, allowed, &err)) < 0 ||
 	    (r = parse_ranges(hb_dev_param(info, "dpa_ranges"), ranges, &nr, &err)) < 0 ||
 	    (r = hb_dev_param_u64(info, "unit", 0, &unit, &err)) < 0 ||
@@ -122,7 +134,7 @@ static int hw_open(const struct hb_host_ops *ops, struct hb_host *h,
 		r = hb_err_set(&err, -EINVAL, "chmu: mode=%s: use epoch or always-on", mode);
 		goto fail;
 	}
-	r = hb_cxl_pci_scan(hb_dev_param(info, "pci_dump"), &devs, &ndev, &err);
+	r = hb_cxl_pci_scan(hooks ? hooks->pci_dump : NULL, &devs, &ndev, &err);
 	if (r < 0)
 		goto fail;
 	for (size_t i = 0; i < ndev && !d; i++)
@@ -173,11 +185,17 @@ fail:
 	free(devs);
 	ops->log(h, HB_LOG_ERR, "%s%s%s", info->name ? info->name : "", info->name ? ": " : "",
 		 err.msg);
-	hw_close(s);
+	hb_chmu_source_close(s);
 	return r;
 }
 
-static int hw_poll(void *priv)
+static int hw_open(const struct hb_host_ops *ops, struct hb_host *h,
+		   const struct hb_dev_info *info, void **ret_priv)
+{
+	return hb_chmu_source_open(ops, h, info, NULL, ret_priv);
+}
+
+int hb_chmu_source_poll(void *priv)
 {
 	struct hw_src *s = priv;
 	struct hb_err err = { 0 };
@@ -199,6 +217,6 @@ const struct hb_device_ops hb_source_chmu = {
 	.name = "chmu",
 	.caps = HB_DEV_CAP_POLL | HB_DEV_CAP_DPA,
 	.open = hw_open,
-	.poll = hw_poll,
-	.close = hw_close,
+	.poll = hb_chmu_source_poll,
+	.close = hb_chmu_source_close,
 };

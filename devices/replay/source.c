@@ -122,12 +122,26 @@ static void on_client(void *priv, int fd, uint32_t revents)
 static void on_listen(void *priv, int fd, uint32_t revents)
 {
 	struct replay *s = priv;
-	int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	int cfd = hb_unix_accept(&s->sock);
 	struct client *c = NULL;
 	char name[160];
+	uid_t uid = 0;
+	int r;
 
 	if (cfd < 0)
 		return;
+	r = hb_unix_peer_check(cfd, &uid);
+	if (r < 0) {
+		if (r == -EPERM)
+			s->ops->log(s->host, HB_LOG_WARNING, "%s: a client of uid %u refused: only "
+				    "root and the daemon's own user may feed it", s->name,
+				    (unsigned)uid);
+		else
+			s->ops->log(s->host, HB_LOG_WARNING, "%s: a client refused: its credentials "
+				    "are unknown (%s)", s->name, strerror(-r));
+		close(cfd);
+		return;
+	}
 	for (int i = 0; i < MAX_CLIENTS && !c; i++)
 		if (s->clients[i].fd < 0)
 			c = &s->clients[i];
@@ -160,7 +174,7 @@ static void on_fifo(void *priv, int fd, uint32_t revents)
 static int open_socket(struct replay *s, const char *path, struct hb_err *err)
 {
 	struct hb_err e = { 0 };
-	int r = hb_unix_listen(path, 0600, 16, &s->sock, &e);
+	int r = hb_unix_listen(path, 16, &s->sock, &e);
 
 	if (r < 0)
 		return hb_err_set(err, r, "%s: socket=%s", s->name, e.msg);

@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "util/util.h"
 
 #define WRITES 200
 #define SIZE 6000   /* hotbridge_* metrics of a 2-node host: about 5.5 KB */

@@ -14,7 +14,7 @@
 #include <json-c/json.h>
 
 #include "batch.h"
-#include "util.h"
+#include "util/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -57,6 +57,12 @@ type = banana"
 refused unknown-type "[source x]: no source of type 'banana'"
 base unknown-param "fancy = 1"
 refused unknown-param "[source cxl0]: type emul-chmu takes no parameter 'fancy'"
+# test hooks are no configuration: chmu's pci_dump= and sysfs_root= exist in test binaries only
+base test-hook "[source hw]
+type = chmu
+pci = 0000:0d:00.0
+pci_dump = $tmp/fake.lspci"
+refused test-hook "[source hw]: pci_dump= is a test-only parameter of type chmu"
 base source-nodes "[policy]
 source_nodes = banana"
 refused source-nodes "policy.source_nodes=banana: 'banana' is not a node number"

@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "util.h"
+#include "util/util.h"
 
 #define VICTIM_TEXT "precious, not to be overwritten\n"
 

@@ -3,7 +3,7 @@
  * daemon/util/lock.c and socket.c: one holder per PID lock file, and the
  * refused one learns the holder's PID; the lock file is never a link or a
  * special file; a UNIX listener replaces only a dead socket and removes only
- * the socket it bound.
+ * the socket it bound, and serves root and our own uid only.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,7 +22,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "util.h"
+#include "util/util.h"
 
 struct fixture {
 	char dir[64];
@@ -176,15 +176,20 @@ static void test_socket_mode_stale_live_and_removal(void **state)
 	struct hb_err err = { 0 };
 	char path[160];
 	struct stat st;
+	mode_t old;
 	int c;
 
 	snprintf(path, sizeof(path), "%s/ctl.sock", f->dir);
-	assert_int_equal(hb_unix_listen(path, 0600, 4, &a, &err), 0);
+	/* the one policy, owner only, whatever the umask */
+	old = umask(0);
+	assert_int_equal(hb_unix_listen(path, 4, &a, &err), 0);
+	umask(old);
 	assert_int_equal(lstat(path, &st), 0);
 	assert_true(S_ISSOCK(st.st_mode));
 	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(HB_UNIX_SOCKET_MODE, 0600);
 	/* a live listener is not replaced */
-	assert_int_equal(hb_unix_listen(path, 0600, 4, &b, &err), -EADDRINUSE);
+	assert_int_equal(hb_unix_listen(path, 4, &b, &err), -EADDRINUSE);
 	assert_non_null(strstr(err.msg, "another process listens"));
 	c = connect_to(path);
 	assert_true(c >= 0);
@@ -194,7 +199,7 @@ static void test_socket_mode_stale_live_and_removal(void **state)
 	assert_int_equal(connect_to(path), -ECONNREFUSED);
 	/* past the file system's timestamp granularity: the new node's ctime differs */
 	usleep(20000);
-	assert_int_equal(hb_unix_listen(path, 0600, 4, &b, &err), 0);
+	assert_int_equal(hb_unix_listen(path, 4, &b, &err), 0);
 	c = connect_to(path);
 	assert_true(c >= 0);
 	close(c);
@@ -219,16 +224,70 @@ static void test_socket_never_replaces_a_file_or_a_link(void **state)
 	snprintf(victim, sizeof(victim), "%s/victim", f->dir);
 	assert_int_equal(close(open(victim, O_WRONLY | O_CREAT | O_CLOEXEC, 0600)), 0);
 	assert_int_equal(symlink(victim, path), 0);
-	assert_int_equal(hb_unix_listen(path, 0600, 4, &l, &err), -EEXIST);
+	assert_int_equal(hb_unix_listen(path, 4, &l, &err), -EEXIST);
 	assert_non_null(strstr(err.msg, "is not a socket"));
 	assert_int_equal(lstat(path, &st), 0);
 	assert_true(S_ISLNK(st.st_mode));
 	assert_int_equal(hb_unix_unlink(path), -ENOTSOCK);
 	assert_int_equal(hb_unix_unlink(victim), -ENOTSOCK);
 	assert_int_equal(unlink(path), 0);
-	assert_int_equal(hb_unix_listen(victim, 0600, 4, &l, &err), -EEXIST);
+	assert_int_equal(hb_unix_listen(victim, 4, &l, &err), -EEXIST);
 	assert_int_equal(stat(victim, &st), 0);
 	assert_true(S_ISREG(st.st_mode));
+}
+
+/* The peer policy both sockets share: root and our own uid, nobody else. */
+static void test_socket_peers_root_and_own_uid_only(void **state)
+{
+	struct fixture *f = *state;
+	struct hb_unix_listener l = { .fd = -1 };
+	struct hb_err err = { 0 };
+	char path[160];
+	uid_t uid = 12345;
+	int c, s, st;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/feed.sock", f->dir);
+	assert_int_equal(hb_unix_listen(path, 4, &l, &err), 0);
+	c = connect_to(path);
+	assert_true(c >= 0);
+	s = hb_unix_accept(&l);
+	assert_true(s >= 0);
+	assert_true(fcntl(s, F_GETFD) & FD_CLOEXEC);
+	assert_true(fcntl(s, F_GETFL) & O_NONBLOCK);
+	assert_int_equal(hb_unix_peer_check(s, &uid), 0);
+	assert_int_equal(uid, geteuid());
+	close(s);
+	close(c);
+	/* nobody queued: -EAGAIN, not a blocked test */
+	assert_int_equal(hb_unix_accept(&l), -EAGAIN);
+	if (geteuid() != 0) {
+		print_message("# not root: the other-uid peer is not tried\n");
+		hb_unix_listener_close(&l);
+		return;
+	}
+	/* another user, let through the mode (0711 directory, 0666 node) to reach the check */
+	assert_int_equal(chmod(f->dir, 0711), 0);
+	assert_int_equal(chmod(path, 0666), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char b;
+
+		if (setgid(65534) < 0 || setuid(65534) < 0)
+			_exit(2);
+		c = connect_to(path);
+		_exit(c >= 0 && read(c, &b, 1) >= 0 ? 0 : 1);   /* until the test hangs up */
+	}
+	for (int i = 0; i < 500 && (s = hb_unix_accept(&l)) == -EAGAIN; i++)
+		usleep(10000);
+	assert_true(s >= 0);
+	assert_int_equal(hb_unix_peer_check(s, &uid), -EPERM);
+	assert_int_equal(uid, 65534);
+	close(s);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	hb_unix_listener_close(&l);
 }
 
 int main(void)
@@ -240,6 +299,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lock_refuses_links_and_special_files, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_lock_creates_its_directory, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_socket_peers_root_and_own_uid_only, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_socket_mode_stale_live_and_removal, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_socket_never_replaces_a_file_or_a_link, setup,

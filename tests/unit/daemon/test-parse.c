@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "util.h"
+#include "util/util.h"
 
 static void test_parse_u64_decimal_and_hex(void **state)
 {

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "util.h"
+#include "util/util.h"
 
 static void expect(const char *in, size_t len, const char *want)
 {

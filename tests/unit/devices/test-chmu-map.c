@@ -214,7 +214,7 @@ static int source_open(void **ret_priv)
 	snprintf(sysroot, sizeof(sysroot), "sysfs_root=%s", root);
 	ngot = 0;
 	nlog = 0;
-	return hb_builtin_find("chmu")->open(&host, NULL, &info, ret_priv);
+	return hb_source_chmu_test.open(&host, NULL, &info, ret_priv);
 }
 
 static void test_chmu_source_maps_only_the_block_from_devmem_when_sysfs_is_refused(void **state)
@@ -236,12 +236,12 @@ static void test_chmu_source_maps_only_the_block_from_devmem_when_sysfs_is_refus
 	assert_int_equal(devmem_len, block_bytes);   /* the kernel maps whole pages of it */
 	assert_true(devmem_len < (size_t)page * 3);
 	/* the driver reads the device's registers through it */
-	assert_int_equal(hb_builtin_find("chmu")->poll(priv), 0);
+	assert_int_equal(hb_source_chmu_test.poll(priv), 0);
 	assert_int_equal(ngot, 3);
 	assert_int_equal(got[0].addr, 0x5000);
 	assert_int_equal(got[1].count, 4);
 	assert_int_equal(got[2].addr, 0x20000000);
-	hb_builtin_find("chmu")->close(priv);
+	hb_source_chmu_test.close(priv);
 	tree_remove();
 }
 
@@ -255,7 +255,7 @@ static void claimed_later(int sysfs)
 	refuse_sysfs = sysfs;
 	if (source_open(&priv) != 0)
 		fail_msg("open: %s", last_log());
-	assert_int_equal(hb_builtin_find("chmu")->poll(priv), 0);
+	assert_int_equal(hb_source_chmu_test.poll(priv), 0);
 	assert_int_equal(ngot, 3);
 	if (!sysfs)
 		assert_int_equal(sysfs_len, block_bytes);   /* the block, not 1 MiB of the BAR */
@@ -263,13 +263,13 @@ static void claimed_later(int sysfs)
 	snprintf(cmd, sizeof(cmd), "cp %s/chmu-map/claimed/proc/iomem %s/proc/iomem",
 		 getenv("HB_TEST_DATA"), root);
 	assert_int_equal(system(cmd), 0);
-	assert_int_equal(hb_builtin_find("chmu")->poll(priv), -EBUSY);
+	assert_int_equal(hb_source_chmu_test.poll(priv), -EBUSY);
 	assert_non_null(strstr(last_log(), "are claimed by " BDF " (kernel driver cxl_pci); it was "
 			       "claimed after hotbridge mapped it"));
 	nlog = 0;
-	assert_int_equal(hb_builtin_find("chmu")->poll(priv), -EBUSY);
+	assert_int_equal(hb_source_chmu_test.poll(priv), -EBUSY);
 	assert_int_equal(nlog, 0);    /* said once */
-	hb_builtin_find("chmu")->close(priv);
+	hb_source_chmu_test.close(priv);
 	tree_remove();
 }
 

@@ -453,7 +453,7 @@ static void test_chmu_hardware_source_maps_the_bar_it_discovers(void **state)
 {
 	static const struct hb_host_ops host = { .abi_major = 1, .size = sizeof(host),
 						 .log = hw_logf, .submit = hw_submit };
-	const struct hb_device_ops *ops = hb_builtin_find("chmu");
+	const struct hb_device_ops *ops = &hb_source_chmu_test;
 	struct hb_chmu_emul_params p = params();
 	struct hb_chmu_config c = cfg_default();
 	char root[] = "/tmp/hb-test-bar-XXXXXX", path[512], dump[512], sysroot[300];
@@ -526,6 +526,42 @@ static void test_chmu_hardware_source_maps_the_bar_it_discovers(void **state)
 	free(img);
 }
 
+/*
+ * The daemon's "chmu" takes no test hooks: pci_dump= and sysfs_root= are
+ * refused by name before anything is read; only hb_source_chmu_test (test
+ * binaries) takes them.
+ */
+static void test_chmu_daemon_source_refuses_the_test_hooks(void **state)
+{
+	static const struct hb_host_ops host = { .abi_major = 1, .size = sizeof(host),
+						 .log = hw_logf, .submit = hw_submit };
+	const struct hb_device_ops *ops = hb_builtin_find("chmu");
+	const char *hooks[] = { "pci_dump=/nonexistent.lspci", "sysfs_root=/nonexistent" };
+	const char *const *listed = hb_builtin_params("chmu");
+	void *priv = NULL;
+
+	assert_non_null(ops);
+	assert_ptr_not_equal(ops, &hb_source_chmu_test);
+	for (size_t i = 0; i < 2; i++) {
+		const char *prm[] = { "dpa_ranges=0x0+0x40000000", hooks[i], NULL };
+		struct hb_dev_info info = { .size = sizeof(info), .name = "cxl0",
+					    .pci_bdf = "0000:0d:00.0", .params = prm };
+		char want[64];
+
+		hw_log[0] = '\0';
+		assert_int_equal(ops->open(&host, NULL, &info, &priv), -EINVAL);
+		snprintf(want, sizeof(want), "%.*s= is a test-only parameter",
+			 (int)(strchr(hooks[i], '=') - hooks[i]), hooks[i]);
+		if (!strstr(hw_log, want))
+			fail_msg("'%s' not in '%s'", want, hw_log);
+	}
+	/* nor are they among the parameters check-config accepts */
+	for (; *listed; listed++)
+		assert_true(strcmp(*listed, "pci_dump") && strcmp(*listed, "sysfs_root"));
+	assert_non_null(hb_builtin_test_params("chmu"));
+	assert_null(hb_builtin_test_params("replay"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -540,6 +576,7 @@ int main(void)
 		cmocka_unit_test(test_chmu_hostile_device_is_refused_not_trusted),
 		cmocka_unit_test(test_chmu_zipf_top_units_recalled),
 		cmocka_unit_test(test_chmu_hardware_source_maps_the_bar_it_discovers),
+		cmocka_unit_test(test_chmu_daemon_source_refuses_the_test_hooks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,1 @@
+/* layering fixture: an empty daemon/core/core.h */

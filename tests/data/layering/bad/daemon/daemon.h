@@ -1,0 +1,1 @@
+/* layering fixture: an empty daemon/daemon.h */

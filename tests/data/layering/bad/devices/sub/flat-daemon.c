@@ -1,0 +1,3 @@
+/* layering fixture: bad: a daemon/ header by its flat name */
+
+#include "daemon.h"

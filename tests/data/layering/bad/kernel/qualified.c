@@ -1,0 +1,3 @@
+/* layering fixture: bad: daemon/ spelled out */
+
+#  include <daemon/conf.h>

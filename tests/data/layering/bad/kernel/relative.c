@@ -1,0 +1,3 @@
+/* layering fixture: bad: a relative path into daemon/ */
+
+#include "../daemon/conf.h"

@@ -1,0 +1,3 @@
+/* layering fixture: bad: util reached by its flat name */
+
+#include "util.h"

@@ -1,0 +1,1 @@
+/* layering fixture: an empty translate/private.h */
