@@ -292,20 +292,14 @@ static int memdev_of(struct hb_ingest *in, const char *name)
 static uint64_t dpa_step(struct hb_ingest *in, struct work *w, int md)
 {
 	uint64_t dpa = w->r.addr + w->off, rem = w->r.len - w->off, n;
-	const struct hb_endpoint_decoder *ep;
 	struct hb_xlat x;
 
 	/* no message wanted: zeroing a struct hb_err a record cost ~15% */
-	if (hb_topology_dpa_to_hpa(in->topo, md, dpa, &x, NULL) < 0) {
+	if (hb_topology_dpa_piece(in->topo, md, dpa, rem, &x, &n, NULL) < 0) {
 		/* past the decoder (or in none): the rest of the record */
 		drop_pages(in, w, HB_DROP_UNMAPPED, dpa, rem);
 		return rem;
 	}
-	ep = hb_topology_endpoint(in->topo, (size_t)x.endpoint);
-	n = hb_topology_region(in->topo, (size_t)x.region)->gran;
-	n -= (dpa - ep->dpa_base) % n;
-	n = min_u64(n, rem);
-	n = min_u64(n, ep->dpa_base + ep->dpa_size - dpa);
 	add_piece(in, w, x.hpa, n);
 	return n;
 }
