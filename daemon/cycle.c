@@ -12,7 +12,7 @@
 
 int hb_daemon_refresh_nodes(struct hb_daemon *d)
 {
-	int r = d->env.nodes(d->env.ud, d->nodes, d->dist);
+	int r = hb_platform_nodes(d->env.platform, d->nodes, d->dist);
 
 	uint64_t now = now_ns();
 
@@ -81,7 +81,7 @@ int hb_daemon_cycle(struct hb_daemon *d)
 					       d->status[i]);
 	}
 	hb_history_record(d->history, &(struct hb_history_cycle){
-		.time_ns = wall_ns(), .topology = d->env.topology, .dec = d->dec, .n = n,
+		.time_ns = wall_ns(), .topology = hb_platform_topology(d->env.platform), .dec = d->dec, .n = n,
 		.status = d->status, .np = np });
 	/* 4. decay, report */
 	hb_heat_tick(d->heat);

@@ -13,7 +13,8 @@
  *   reload.c           the configuration again (SIGHUP, `reload`)
  *   control-ops.c      the control socket's callbacks
  *   capabilities.c     what the migrator needs, the rest dropped
- *   numa.c             libnuma: the live host's nodes
+ *   platform.c         the platform (platform.h): topology, nodes, events
+ *   platform-live.c    the live host: libcxl/snapshot, sysfs blocks, libnuma, uevents
  * Not installed, not for commands or tests.
  */
 #ifndef HB_DAEMON_PRIVATE_H

@@ -71,12 +71,13 @@ int hb_daemon_new(const struct hb_config *cfg, struct hb_daemon_env *env,
 	d->cfg.nsources = cfg->nsources;   /* params stay owned by the caller's config */
 	d->env = *env;
 	memset(env, 0, sizeof(*env));      /* taken */
-	/* the caller's uevent socket is ours only where it is watched */
-	d->uevent_fd = d->env.reload_topology ? d->env.uevent_fd : -1;
+	d->uevent_fd = -1;                 /* opened when watched */
 	d->mig = d->env.migrator;          /* NULL: opened from the config below */
 	d->env.migrator = NULL;
-	if (!d->env.nodes)
-		d->env.nodes = hb_numa_nodes;
+	if (!d->env.platform) {
+		r = hb_err_set(err, -EINVAL, "no platform: neither the live host nor the emulated one");
+		goto fail;
+	}
 	if (hb_logger_init(&d->log, cfg->log_level, cfg->log_target) < 0) {
 		r = hb_err_set(err, -EINVAL, "log_level '%s' or log_target '%s': unknown",
 			       cfg->log_level, cfg->log_target);
@@ -157,8 +158,7 @@ struct hb_daemon *hb_daemon_free(struct hb_daemon *d)
 	hb_policy_free(d->policy);
 	hb_history_free(d->history);
 	hb_migrator_free(d->mig);
-	hb_topology_free(d->env.topology);
-	hb_node_map_free(d->env.node_map);
+	hb_platform_free(d->env.platform);
 	free(d->cand);
 	free(d->dec);
 	free(d->hpa);
@@ -260,5 +260,5 @@ void hb_daemon_pause(struct hb_daemon *d, bool paused)
 
 const struct hb_topology *hb_daemon_topology(const struct hb_daemon *d)
 {
-	return d->env.topology;
+	return hb_platform_topology(d->env.platform);
 }

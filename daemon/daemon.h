@@ -16,6 +16,7 @@
 #include "core.h"
 #include "ingest.h"
 #include "kernel.h"
+#include "platform.h"
 #include "translate.h"
 
 struct hb_daemon_stats {
@@ -32,18 +33,12 @@ struct hb_daemon_stats {
 struct hb_daemon;
 
 /*
- * Where the daemon's facts come from. The live host: libcxl/snapshot
- * topology, sysfs memory blocks and libnuma. The demo host: a built-in
- * topology and a fixed node layout (cmd-demo.c).
+ * How the daemon runs. Where its facts come from is the platform
+ * (platform.h): the live host (hb_platform_live_new()) or the emulated
+ * one (hb_emulated_platform_new()).
  */
 struct hb_daemon_env {
-	struct hb_topology *topology;        /* taken */
-	struct hb_node_map *node_map;        /* taken; NULL: use node_of */
-	int (*node_of)(void *ud, uint64_t hpa);
-	/* fills nodes[] (presence, CPUs, free memory) and distances */
-	int (*nodes)(void *ud, struct hb_numa_node *nodes,
-		     uint8_t distance[HB_MAX_NODES][HB_MAX_NODES]);
-	void *ud;
+	struct hb_platform *platform;        /* taken */
 	struct hb_migrator *migrator;        /* taken; NULL: from the config */
 	/*
 	 * A dry-run migrator from the config keeps its last dryrun_keep requests
@@ -51,33 +46,23 @@ struct hb_daemon_env {
 	 * about 32 MiB); 0: the migrator's small default.
 	 */
 	size_t dryrun_keep;
-	/*
-	 * The host's addresses are not this machine's memory (the emulated
-	 * host): a migrator from the config must be the dry-run one.
-	 */
-	bool emulated;
 	bool quiet;                          /* no per-cycle log line */
 	bool keep_capabilities;              /* the demo: nothing to protect */
 	/*
-	 * Topology changes: a uevent triggers, after debounce_ms (0: 500) of
-	 * quiet, reload_topology() for a new topology and node map. The hotness
-	 * table is kept (its keys are host addresses), less the pages the new
-	 * node map puts on no node. Without reload_topology nothing is watched
-	 * and uevent_fd is not looked at. The uevents come from
-	 *   open_uevents  a kernel uevent socket hb_daemon_run() opens, or
-	 *   uevent_fd     one the caller opened (taken; -1: none; fd 0 is an fd).
+	 * Topology changes: a platform event (a uevent) triggers, after
+	 * debounce_ms (0: 500) of quiet, the platform's rebuild of topology and
+	 * node map. The hotness table is kept (its keys are host addresses),
+	 * less the pages the new node map puts on no node. A platform that
+	 * cannot rebuild is not watched.
 	 */
-	bool open_uevents;
-	int uevent_fd;
 	unsigned int debounce_ms;
-	int (*reload_topology)(void *ud, struct hb_topology **ret_topology,
-			       struct hb_node_map **ret_node_map, struct hb_err *err);
 	/* the command line's overrides, re-applied on each reload (borrowed) */
 	const char *const *sets;
 	size_t nsets;
 	bool dry_run_forced;                 /* --dry-run */
 	/* called after each cycle of hb_daemon_run(); stop after stop_cycles (0 = never) */
 	void (*after_cycle)(void *ud, struct hb_daemon *d);
+	void *ud;
 	uint64_t stop_cycles;
 };
 
@@ -102,7 +87,7 @@ int hb_daemon_run(struct hb_daemon *d, const char *config_path);
 void hb_daemon_drop_capabilities(struct hb_daemon *d);
 const struct hb_daemon_stats *hb_daemon_stats(const struct hb_daemon *d);
 /*
- * Asks env.reload_topology() for the topology now (what a debounced uevent
+ * Asks the platform for the topology now (what a debounced uevent
  * burst does); on success pages in the table are re-checked against the new
  * node map and those on no node are dropped. On failure the old one stays.
  */
@@ -135,9 +120,5 @@ int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, struct json_object **re
 int hb_daemon_history(struct hb_daemon *d, bool page_only, uint64_t hpa, size_t last,
 		      struct json_object **ret, struct hb_err *err);
 const struct hb_topology *hb_daemon_topology(const struct hb_daemon *d);
-
-/* libnuma: presence, CPUs, free memory, numa_distance() */
-int hb_numa_nodes(void *ud, struct hb_numa_node *nodes,
-		  uint8_t distance[HB_MAX_NODES][HB_MAX_NODES]);
 
 #endif

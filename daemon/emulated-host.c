@@ -11,6 +11,7 @@
 
 #include "daemon.h"
 #include "emulated-host.h"
+#include "platform.h"
 
 #define REGION_BASE 0x390000000ULL
 #define MEMDEV_SIZE (512ULL << 20)
@@ -62,8 +63,9 @@ int hb_emulated_topology(struct hb_topology **ret, struct hb_err *err)
 static int emu_reload(void *ud, struct hb_topology **ret_topology, struct hb_node_map **ret_map,
 		      struct hb_err *err)
 {
-	const struct hb_emulated_host *h = ud;
+	struct hb_emulated_host *h = ud;
 
+	h->reloads++;
 	*ret_map = NULL;
 	return emu_topology(!h->region_offline, ret_topology, err);
 }
@@ -99,12 +101,18 @@ static int emu_nodes(void *ud, struct hb_numa_node *nodes,
 	return 0;
 }
 
-void hb_emulated_host_env(struct hb_emulated_host *h, struct hb_daemon_env *env)
+/* no host uevent concerns it: it changes when a test says (hb_platform_set_events_fd()) */
+static const struct hb_platform_ops emu_ops = {
+	.name = "emulated", .node_of = emu_node_of, .nodes = emu_nodes, .reload = emu_reload,
+};
+
+int hb_emulated_platform_new(struct hb_emulated_host *h, struct hb_platform **ret,
+			     struct hb_err *err)
 {
-	env->emulated = true;
-	env->node_of = emu_node_of;
-	env->nodes = emu_nodes;
-	env->reload_topology = emu_reload;
-	env->uevent_fd = -1;    /* no host uevent concerns it: it changes when a test says */
-	env->ud = h;
+	struct hb_topology *t = NULL;
+	int r = emu_topology(true, &t, err);
+
+	if (r < 0)
+		return r;
+	return hb_platform_new(&emu_ops, h, true, t, NULL, ret, err);
 }

@@ -4,6 +4,7 @@
 #define HB_EMULATED_HOST_H
 
 #include "daemon.h"
+#include "platform.h"
 
 #define HB_EMU_REGION_BASE 0x390000000ULL
 #define HB_EMU_CXL_NODE 2
@@ -12,12 +13,17 @@ struct hb_emulated_host {
 	uint64_t dram_free;          /* node 0's free bytes at the start */
 	struct hb_daemon *d;         /* set once created: promoted bytes debit node 0 */
 	bool region_offline;         /* region0 destroyed: its memory on no node */
+	unsigned int reloads;        /* topology rebuilds asked for */
 };
 
 /* region0 = mem0 + mem1 (2-way x 4 KiB) */
 int hb_emulated_topology(struct hb_topology **ret, struct hb_err *err);
-/* node layout, HPA -> node and the topology rebuild of the emulated host,
- * into env (a rebuild gives region0 unless region_offline) */
-void hb_emulated_host_env(struct hb_emulated_host *h, struct hb_daemon_env *env);
+/*
+ * The emulated host as a platform (platform.h): its topology, node layout,
+ * HPA -> node and rebuild (region0 unless region_offline); h is borrowed
+ * and must outlive it. No events of its own: a test sets them.
+ */
+int hb_emulated_platform_new(struct hb_emulated_host *h, struct hb_platform **ret,
+			     struct hb_err *err);
 
 #endif

@@ -1,74 +1,13 @@
 // SPDX-License-Identifier: MIT
-/* Records -> pages of committed CXL regions on source nodes -> the table (ingest.h). */
+/* Ingestion's set-up and its backlog (ingest.h); one record's way is in ingest-record.c. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ingest.h"
+#include "ingest-private.h"
 #include "util/macro.h"
-
-/*
- * One step adds at most STEP_PAGES pages; the clock is read every
- * CLOCK_EVERY steps, so a slice overruns its deadline by well under 1 ms.
- */
-#define STEP_PAGES 256
-#define CLOCK_EVERY 16
-#define PEND_MAX 32
-#define PREFETCH_AHEAD 8
-#define BACKLOG_MIN 1024
-#define MD_CACHE 4
-
-_Static_assert(HB_MEMDEV_NAME_MAX == 2 * sizeof(uint64_t), "the memdev cache keys 16 bytes");
-
-struct span {
-	uint64_t base, end;      /* a committed region's [base, end) */
-};
-
-/* A record being worked on: how far, and what happened to it so far. */
-struct work {
-	struct hb_hot_record r;
-	uint64_t off;            /* bytes of r done */
-	uint32_t drops;          /* 1 << enum hb_drop */
-	bool added;              /* a page of r entered the table */
-	bool checked;            /* its length was checked */
-	int md;                  /* DPA: its memdev, looked up in topology gen */
-	uint64_t gen;
-};
-
-struct piece {
-	uint64_t hpa, len;
-	double count;
-	int node;
-};
-
-struct hb_ingest {
-	struct hb_ingest_env env;
-	const struct hb_topology *topo;
-	uint64_t source_mask, node_step, page_mask;
-	struct span *spans;      /* sorted by base */
-	size_t nspans;
-	uint64_t cxl_bytes;      /* sum of the committed regions' sizes */
-	/* the last node lookup: [nb_base, nb_end) is on nb_node */
-	uint64_t nb_base, nb_end;
-	int nb_node;
-	/* recent memdev lookups, keyed by the record's raw name bytes */
-	struct md_cache {
-		uint64_t key[2];
-		int md;
-	} mdc[MD_CACHE];
-	unsigned int mdc_len, mdc_next;
-	uint64_t gen;            /* bumped by every topology */
-	struct piece pend[PEND_MAX];
-	size_t npend;
-	struct work *q;          /* ring: q[head..head+len) modulo cap */
-	size_t qhead, qlen, qcap;
-	/* bad records of the current submit */
-	uint64_t burst_bad;
-	char burst_first[160];
-	struct hb_ingest_stats *st, own;
-};
 
 static const char *const drop_names[_HB_DROP_MAX] = {
 	[HB_DROP_UNKNOWN_MEMDEV] = "unknown_memdev",
@@ -82,11 +21,6 @@ static const char *const drop_names[_HB_DROP_MAX] = {
 const char *hb_drop_to_string(enum hb_drop r)
 {
 	return r >= 0 && r < _HB_DROP_MAX ? drop_names[r] : NULL;
-}
-
-static uint64_t min_u64(uint64_t a, uint64_t b)
-{
-	return a < b ? a : b;
 }
 
 int hb_ingest_new(const struct hb_ingest_env *env, struct hb_ingest **ret, struct hb_err *err)
@@ -152,254 +86,6 @@ int hb_ingest_set_topology(struct hb_ingest *in, const struct hb_topology *t,
 	return 0;
 }
 
-/* the pages [addr, addr + len) touches did not enter the table, for reason */
-static void drop_pages(struct hb_ingest *in, struct work *w, enum hb_drop reason, uint64_t addr,
-		       uint64_t len)
-{
-	uint64_t ps = in->page_mask + 1;
-
-	w->drops |= 1u << reason;
-	if (len)
-		in->st->pages_dropped[reason] += (addr + (len - 1)) / ps - addr / ps + 1;
-}
-
-/* ---- pages into the table ---- */
-
-static void flush(struct hb_ingest *in)
-{
-	for (size_t i = 0; i < in->npend; i++) {
-		const struct piece *p = &in->pend[i];
-
-		if (i + PREFETCH_AHEAD < in->npend)
-			hb_heat_prefetch(in->env.heat, in->pend[i + PREFETCH_AHEAD].hpa);
-		in->st->pages += hb_heat_add(in->env.heat, p->hpa, p->len, p->count, p->node);
-	}
-	in->npend = 0;
-}
-
-/* the node of hpa, through a one-block cache; -1 when on none */
-static int node_at(struct hb_ingest *in, uint64_t hpa, uint64_t *ret_end)
-{
-	if (hpa < in->nb_base || hpa >= in->nb_end) {
-		in->nb_base = hpa - hpa % in->node_step;
-		in->nb_end = in->nb_base + in->node_step;
-		if (in->nb_end < in->nb_base)
-			in->nb_end = UINT64_MAX;
-		in->nb_node = in->env.node_of(in->env.ud, in->nb_base);
-	}
-	*ret_end = in->nb_end;
-	return in->nb_node;
-}
-
-/*
- * [hpa, hpa + len) lies in one committed region and one node block: into
- * the table if that block is online on a source node.
- */
-static void add_piece(struct hb_ingest *in, struct work *w, uint64_t hpa, uint64_t len)
-{
-	uint64_t end;
-	int node = node_at(in, hpa, &end);
-
-	if (node < 0) {
-		drop_pages(in, w, HB_DROP_NO_NODE, hpa, len);
-		return;
-	}
-	if (node >= 64 || !((in->source_mask >> node) & 1)) {
-		drop_pages(in, w, HB_DROP_NOT_SOURCE, hpa, len);
-		return;
-	}
-	if (in->npend < PREFETCH_AHEAD)
-		hb_heat_prefetch(in->env.heat, hpa);
-	in->pend[in->npend++] = (struct piece){
-		.hpa = hpa, .len = len, .node = node,
-		.count = (double)w->r.count * (double)len / (double)w->r.len,
-	};
-	w->added = true;
-	if (in->npend == PEND_MAX)
-		flush(in);
-}
-
-/* the first span that ends after hpa, or NULL */
-static const struct span *span_after(const struct hb_ingest *in, uint64_t hpa)
-{
-	size_t lo = 0, hi = in->nspans;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (in->spans[mid].end <= hpa)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < in->nspans ? &in->spans[lo] : NULL;
-}
-
-/* one step of an HPA record: returns the bytes it dealt with (> 0) */
-static uint64_t hpa_step(struct hb_ingest *in, struct work *w)
-{
-	uint64_t p = w->r.addr + w->off, rem = w->r.len - w->off, n, block_end;
-	const struct span *s = span_after(in, p);
-
-	if (!s || s->base > p) {
-		/* a gap before the next region (or the end): skipped whole */
-		n = s && s->base - p < rem ? s->base - p : rem;
-		drop_pages(in, w, HB_DROP_UNMAPPED, p, n);
-		return n;
-	}
-	n = min_u64(rem, s->end - p);
-	n = min_u64(n, (uint64_t)STEP_PAGES * (in->page_mask + 1));
-	(void)node_at(in, p, &block_end);
-	n = min_u64(n, block_end - p);
-	add_piece(in, w, p, n);
-	return n;
-}
-
-/*
- * The memdev a record names. Two records with the same 16 name bytes name
- * the same memdev, so the raw bytes key a small cache (a DPA feed
- * alternates between the interleaved memdevs); a miss looks the name up.
- * The name is NUL-terminated (check()).
- */
-static int memdev_of(struct hb_ingest *in, const char *name)
-{
-	struct md_cache *c;
-	uint64_t key[2];
-
-	memcpy(key, name, sizeof(key));
-	for (unsigned int i = 0; i < in->mdc_len; i++)
-		if (in->mdc[i].key[0] == key[0] && in->mdc[i].key[1] == key[1])
-			return in->mdc[i].md;
-	c = &in->mdc[in->mdc_next];
-	in->mdc_next = (in->mdc_next + 1) % MD_CACHE;
-	if (in->mdc_len < MD_CACHE)
-		in->mdc_len++;
-	memcpy(c->key, key, sizeof(key));
-	c->md = hb_topology_find_memdev(in->topo, name);
-	return c->md;
-}
-
-/* one step of a DPA record: one interleave granule, or the rest when unmapped */
-static uint64_t dpa_step(struct hb_ingest *in, struct work *w, int md)
-{
-	uint64_t dpa = w->r.addr + w->off, rem = w->r.len - w->off, n;
-	const struct hb_endpoint_decoder *ep;
-	struct hb_xlat x;
-
-	/* no message wanted: zeroing a struct hb_err a record cost ~15% */
-	if (hb_topology_dpa_to_hpa(in->topo, md, dpa, &x, NULL) < 0) {
-		/* past the decoder (or in none): the rest of the record */
-		drop_pages(in, w, HB_DROP_UNMAPPED, dpa, rem);
-		return rem;
-	}
-	ep = hb_topology_endpoint(in->topo, (size_t)x.endpoint);
-	n = hb_topology_region(in->topo, (size_t)x.region)->gran;
-	n -= (dpa - ep->dpa_base) % n;
-	n = min_u64(n, rem);
-	n = min_u64(n, ep->dpa_base + ep->dpa_size - dpa);
-	add_piece(in, w, x.hpa, n);
-	return n;
-}
-
-static void bad(struct hb_ingest *in, struct work *w, const char *why)
-{
-	w->drops |= 1u << HB_DROP_BAD_RECORD;
-	w->off = w->r.len;
-	if (!in->burst_bad++) {
-		if (w->r.space == HB_SPACE_DPA)
-			snprintf(in->burst_first, sizeof(in->burst_first),
-				 "%.*s dpa=%#" PRIx64 " len=%#" PRIx64 ": %s", HB_MEMDEV_NAME_MAX,
-				 w->r.memdev, w->r.addr, w->r.len, why);
-		else
-			snprintf(in->burst_first, sizeof(in->burst_first),
-				 "space %u addr=%#" PRIx64 " len=%#" PRIx64 ": %s", w->r.space,
-				 w->r.addr, w->r.len, why);
-	}
-}
-
-/* Length and space, before any work; the record may end here. */
-static int check(struct hb_ingest *in, struct work *w)
-{
-	const struct hb_hot_record *r = &w->r;
-
-	w->checked = true;
-	if (r->space != HB_SPACE_DPA && r->space != HB_SPACE_HPA) {
-		bad(in, w, "unknown address space");
-		return -EINVAL;
-	}
-	if (!r->len || r->addr + r->len < r->addr) {
-		bad(in, w, r->len ? "the range wraps past 2^64" : "zero length");
-		return -EINVAL;
-	}
-	if (r->space == HB_SPACE_HPA) {
-		if (in->cxl_bytes && r->len > in->cxl_bytes) {
-			bad(in, w, "longer than all committed CXL regions together");
-			return -EINVAL;
-		}
-		return 0;
-	}
-	{
-		const struct hb_memdev *m;
-		int md;
-
-		if (r->memdev[HB_MEMDEV_NAME_MAX - 1] && !memchr(r->memdev, 0, HB_MEMDEV_NAME_MAX)) {
-			bad(in, w, "memdev name not NUL-terminated");
-			return -EINVAL;
-		}
-		md = memdev_of(in, r->memdev);
-		w->md = md;
-		w->gen = in->gen;
-		if (md < 0) {
-			drop_pages(in, w, HB_DROP_UNKNOWN_MEMDEV, r->addr, r->len);
-			w->off = r->len;
-			return -ENODEV;
-		}
-		m = hb_topology_memdev(in->topo, (size_t)md);
-		if (m->ram_size + m->pmem_size && r->len > m->ram_size + m->pmem_size) {
-			bad(in, w, "longer than the memdev's capacity");
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
-
-static void finish(struct hb_ingest *in, const struct work *w, uint64_t now)
-{
-	if (w->added) {
-		in->st->translated++;
-		if (w->drops)
-			in->st->partial++;
-	}
-	for (int i = 0; w->drops && i < _HB_DROP_MAX; i++)
-		if (w->drops & (1u << i))
-			in->st->dropped[i]++;
-	if (in->env.lat)
-		hb_latency_note(in->env.lat, w->r.timestamp_ns ? w->r.timestamp_ns : now, 1, now);
-}
-
-/* Works on w until it is done (true) or the deadline passed (false). */
-static bool work(struct hb_ingest *in, struct work *w, uint64_t deadline, unsigned int *steps)
-{
-	int md = -1;
-
-	if (!w->checked && check(in, w) < 0)
-		return true;
-	if (w->r.space == HB_SPACE_DPA && w->off < w->r.len) {
-		md = w->gen == in->gen ? w->md : memdev_of(in, w->r.memdev);
-		if (md < 0) {      /* gone with a topology change while it waited */
-			drop_pages(in, w, HB_DROP_UNKNOWN_MEMDEV, w->r.addr + w->off,
-				   w->r.len - w->off);
-			return true;
-		}
-	}
-	while (w->off < w->r.len) {
-		if (deadline && ++*steps % CLOCK_EVERY == 0 && hb_now_ns() >= deadline)
-			return false;
-		w->off += w->r.space == HB_SPACE_HPA ? hpa_step(in, w) : dpa_step(in, w, md);
-	}
-	return true;
-}
-
 /* ---- the backlog ---- */
 
 static struct work *q_at(struct hb_ingest *in, size_t i)
@@ -451,14 +137,14 @@ size_t hb_ingest_drain(struct hb_ingest *in, uint64_t deadline_ns)
 	while (in->qlen) {
 		struct work *w = q_at(in, 0);
 
-		if (!work(in, w, deadline_ns, &steps))
+		if (!hb_ingest_work(in, w, deadline_ns, &steps))
 			break;
-		flush(in);
-		finish(in, w, hb_now_ns());
+		hb_ingest_flush(in);
+		hb_ingest_finish(in, w, hb_now_ns());
 		in->qhead = (in->qhead + 1) % in->qcap;
 		in->qlen--;
 	}
-	flush(in);
+	hb_ingest_flush(in);
 	report_burst(in);
 	return in->qlen;
 }
@@ -474,25 +160,25 @@ int hb_ingest_submit(struct hb_ingest *in, const struct hb_hot_record *r, size_t
 	for (; i < n && !in->qlen; i++) {
 		struct work w = { .r = r[i] };
 
-		if (!work(in, &w, deadline_ns, &steps)) {
+		if (!hb_ingest_work(in, &w, deadline_ns, &steps)) {
 			if (q_push(in, &w) < 0) {
 				lost++;
-				drop_pages(in, &w, HB_DROP_BACKLOG_FULL, w.r.addr + w.off,
+				hb_ingest_drop_pages(in, &w, HB_DROP_BACKLOG_FULL, w.r.addr + w.off,
 					   w.r.len - w.off);
 			}
 			i++;
 			break;
 		}
-		finish(in, &w, now);
+		hb_ingest_finish(in, &w, now);
 	}
-	flush(in);
+	hb_ingest_flush(in);
 	for (; i < n; i++) {
 		struct work w = { .r = r[i] };
 
 		if (q_push(in, &w) < 0) {
 			lost++;
 			if (r[i].len && r[i].addr + r[i].len >= r[i].addr)
-				drop_pages(in, &w, HB_DROP_BACKLOG_FULL, r[i].addr, r[i].len);
+				hb_ingest_drop_pages(in, &w, HB_DROP_BACKLOG_FULL, r[i].addr, r[i].len);
 		}
 	}
 	in->st->dropped[HB_DROP_BACKLOG_FULL] += lost;

@@ -70,13 +70,7 @@ static void on_drain(evutil_socket_t fd, short what, void *arg)
 
 int hb_daemon_node_of(struct hb_daemon *d, uint64_t hpa)
 {
-	struct hb_node_info ni;
-
-	if (!d->env.node_map)
-		return d->env.node_of ? d->env.node_of(d->env.ud, hpa) : -1;
-	if (hb_node_map_lookup(d->env.node_map, hpa, &ni) < 0 || !ni.online)
-		return -1;
-	return ni.node;
+	return hb_platform_node_of(d->env.platform, hpa);
 }
 
 int hb_daemon_node_of_ud(void *ud, uint64_t hpa)
@@ -95,8 +89,8 @@ static void ingest_report(void *ud, const char *msg)
 /* what ingestion checks records against: the regions, source nodes, blocks */
 int hb_daemon_set_ingest_topology(struct hb_daemon *d)
 {
-	return hb_ingest_set_topology(d->ingest, d->env.topology, d->source_mask,
-				      d->env.node_map ? hb_node_map_block_size(d->env.node_map) : 0);
+	return hb_ingest_set_topology(d->ingest, hb_platform_topology(d->env.platform),
+				      d->source_mask, hb_platform_node_step(d->env.platform));
 }
 
 /* The ingestion stage over the table, with the current topology, and its drain timer. */

@@ -19,27 +19,23 @@
 /* the nodes the topology's committed regions lie on */
 uint64_t hb_daemon_topology_nodes(struct hb_daemon *d)
 {
-	return hb_topology_cxl_nodes(d->env.topology, hb_daemon_node_of_ud, d);
+	return hb_topology_cxl_nodes(hb_platform_topology(d->env.platform), hb_daemon_node_of_ud, d);
 }
 
 int hb_daemon_rebuild_topology(struct hb_daemon *d, struct hb_err *err)
 {
-	struct hb_topology *t = NULL;
-	struct hb_node_map *m = NULL;
+	const struct hb_topology *t;
 	size_t gone;
 
-	if (!d->env.reload_topology)
+	if (!hb_platform_can_reload(d->env.platform))
 		return hb_err_set(err, -EOPNOTSUPP, "this host cannot rebuild its topology");
-	if (d->env.reload_topology(d->env.ud, &t, &m, err) < 0) {
+	if (hb_platform_reload(d->env.platform, err) < 0) {
 		d->st.topology_reload_failures++;
 		hb_dlog(d, LOG_ERR, "topology changed, but rebuilding it failed: %s; keeping the old one",
 			err->msg);
 		return err->code ? err->code : -EIO;
 	}
-	hb_topology_free(d->env.topology);
-	hb_node_map_free(d->env.node_map);
-	d->env.topology = t;
-	d->env.node_map = m;
+	t = hb_platform_topology(d->env.platform);
 	if (!d->cfg.source_nodes[0])
 		d->source_mask = hb_daemon_topology_nodes(d);
 	if (hb_daemon_set_ingest_topology(d) < 0) {
@@ -89,20 +85,18 @@ static void on_uevent(evutil_socket_t fd, short what, void *arg)
 
 void hb_daemon_watch_uevents(struct hb_daemon *d)
 {
-	int fd = d->uevent_fd;
+	int fd;
 
-	if (!d->env.reload_topology)
+	if (!hb_platform_can_reload(d->env.platform))
 		return;
-	if (d->env.open_uevents && fd < 0) {
-		fd = hb_uevent_open();
-		if (fd < 0) {
-			hb_dlog(d, LOG_WARNING, "uevents: %s; topology changes will not be noticed", strerror(-fd));
-			return;
-		}
-		d->uevent_fd = fd;
+	fd = hb_platform_open_events(d->env.platform);
+	if (fd == -EOPNOTSUPP)
+		return;
+	if (fd < 0) {
+		hb_dlog(d, LOG_WARNING, "uevents: %s; topology changes will not be noticed", strerror(-fd));
+		return;
 	}
-	if (fd < 0)
-		return;
+	d->uevent_fd = fd;
 	if (!d->env.debounce_ms)
 		d->env.debounce_ms = 500;
 	d->uevent_ev = event_new(d->base, fd, EV_READ | EV_PERSIST, on_uevent, d);

@@ -235,6 +235,16 @@ int hb_topology_dpa_to_hpa(const struct hb_topology *t, int memdev, uint64_t dpa
 			   struct hb_xlat *ret, struct hb_err *err);
 int hb_topology_hpa_to_dpa(const struct hb_topology *t, uint64_t hpa, struct hb_xlat *ret,
 			   struct hb_err *err);
+/*
+ * The first piece of the DPA range [dpa, dpa + len) on memdev whose HPA is
+ * one contiguous run: up to the end of dpa's interleave granule or of its
+ * endpoint decoder, whichever comes first (at most len). ret gets dpa's
+ * translation, ret_len the piece's length (> 0). A range is cut into such
+ * pieces by calling again from dpa + *ret_len. Errors are those of
+ * hb_topology_dpa_to_hpa(), or -EINVAL for a zero len; err may be NULL.
+ */
+int hb_topology_dpa_piece(const struct hb_topology *t, int memdev, uint64_t dpa, uint64_t len,
+			  struct hb_xlat *ret, uint64_t *ret_len, struct hb_err *err);
 
 /* JSON of the whole model (json-c object, caller puts it). */
 struct json_object;

@@ -15,6 +15,7 @@
 #include "daemon.h"
 #include "devices.h"
 #include "emulated-host.h"
+#include "platform.h"
 #include "topology-source.h"
 
 static int map_node_of(void *ud, uint64_t hpa)
@@ -46,15 +47,15 @@ static int check_host(const struct hb_config *c, struct hb_err *err)
 	f.page_size = ps > 0 ? (uint64_t)ps : 4096;
 	if (c->emulated) {
 		struct hb_emulated_host emu = { .dram_free = 8ULL << 30 };
-		struct hb_daemon_env env = { 0 };
+		_hb_cleanup_(hb_platform_freep) struct hb_platform *p = NULL;
 
-		hb_emulated_host_env(&emu, &env);
-		if (env.nodes(env.ud, nodes, dist) == 0)
-			f.nodes = nodes;
-		r = hb_emulated_topology(&t, err);
+		r = hb_emulated_platform_new(&emu, &p, err);
 		if (r < 0)
 			return r;
-		f.cxl_nodes = hb_topology_cxl_nodes(t, env.node_of, env.ud);
+		if (hb_platform_nodes(p, nodes, dist) == 0)
+			f.nodes = nodes;
+		f.cxl_nodes = hb_topology_cxl_nodes(hb_platform_topology(p), hb_platform_node_of_ud,
+						    p);
 	} else {
 		struct hb_topology_source ts = { .topology = c->topology[0] ? c->topology : NULL,
 						 .cedt = c->cedt[0] ? c->cedt : NULL };

@@ -26,7 +26,7 @@
 #define REGION_BASE HB_EMU_REGION_BASE
 #define CXL_NODE HB_EMU_CXL_NODE
 
-/* host first: env.ud points at it, and progress() casts it back to the demo */
+/* env.ud points at it, for progress() */
 struct demo {
 	struct hb_emulated_host host;
 	struct hb_daemon *d;
@@ -186,9 +186,9 @@ int hb_cmd_demo(int argc, char **argv)
 	cfg.plugin_dir[0] = '\0';
 	snprintf(cfg.log_level, sizeof(cfg.log_level), "warning");
 	env.stop_cycles = dm.cycles;
-	hb_emulated_host_env(&dm.host, &env);
+	env.ud = &dm;
 	if (add_source(&cfg, "mem0", 1) < 0 || add_source(&cfg, "mem1", 2) < 0 ||
-	    hb_emulated_topology(&env.topology, &err) < 0 ||
+	    hb_emulated_platform_new(&dm.host, &env.platform, &err) < 0 ||
 	    hb_emulated_topology(&copy, &err) < 0 || hb_daemon_new(&cfg, &env, &dm.d, &err) < 0) {
 		fprintf(stderr, "hotbridge demo: %s\n", err.msg[0] ? err.msg : "out of memory");
 		goto out;
@@ -240,6 +240,7 @@ out:
 	free(hot);
 	hb_topology_free(copy);
 	hb_daemon_free(dm.d);
+	hb_platform_free(env.platform);    /* when the daemon did not take it */
 	hb_config_done(&cfg);
 	return rc;
 }

@@ -12,25 +12,9 @@
 #include "daemon.h"
 #include "emulated-host.h"
 #include "util/log.h"
+#include "platform.h"
 #include "topology-source.h"
 #include "util/util.h"
-
-/* After uevents: the same topology source again, and the node map. */
-static int reload_live(void *ud, struct hb_topology **ret_t, struct hb_node_map **ret_m,
-		       struct hb_err *err)
-{
-	const struct hb_topology_source *ts = ud;
-	int r = hb_topology_source_load(ts, ret_t, err);
-
-	if (r < 0)
-		return r;
-	r = hb_node_map_load(NULL, ret_m, err);
-	if (r < 0) {
-		*ret_t = hb_topology_free(*ret_t);
-		return r;
-	}
-	return 0;
-}
 
 /*
  * One daemon per control socket: <control_socket>.lock, taken before any
@@ -132,24 +116,17 @@ int hb_cmd_run(int argc, char **argv)
 	ts.topology = cfg.topology[0] ? cfg.topology : NULL;
 	ts.cedt = cfg.cedt[0] ? cfg.cedt : NULL;
 	if (cfg.emulated) {
-		hb_emulated_host_env(&emu, &env);
-		if (hb_emulated_topology(&env.topology, &err) < 0) {
+		if (hb_emulated_platform_new(&emu, &env.platform, &err) < 0) {
 			hb_log_early(LOG_ERR, "hotbridge run", "%s", err.msg);
 			goto out;
 		}
 	} else {
-		/* live topologies change (uevents); a saved snapshot does not */
-		env.ud = &ts;
-		env.reload_topology = ts.topology ? NULL : reload_live;
-		env.open_uevents = true;
-		env.uevent_fd = -1;
-		if (hb_topology_source_load(&ts, &env.topology, &err) < 0 ||
-		    hb_node_map_load(NULL, &env.node_map, &err) < 0) {
+		if (hb_platform_live_new(&ts, &env.platform, &err) < 0) {
 			hb_log_early(LOG_ERR, "hotbridge run", "%s", err.msg);
-			hb_topology_free(env.topology);
 			goto out;
 		}
-		hb_topology_source_check_nodes(&ts, env.topology, NULL, "hotbridge run");
+		hb_topology_source_check_nodes(&ts, hb_platform_topology(env.platform), NULL,
+					       "hotbridge run");
 	}
 	if (hb_daemon_new(&cfg, &env, &d, &err) < 0) {
 		hb_log_early(LOG_ERR, "hotbridge run", "%s", err.msg);

@@ -84,8 +84,7 @@ static struct hb_daemon *daemon_with_watermark(struct hb_emulated_host *host, st
 	strcpy(cfg->sources[0].memdev, "mem0");
 	cfg->sources[0].params[0] = (char *)params[0];
 	cfg->sources[0].params[1] = (char *)params[1];
-	hb_emulated_host_env(host, &env);
-	assert_int_equal(hb_emulated_topology(&env.topology, &err), 0);
+	assert_int_equal(hb_emulated_platform_new(host, &env.platform, &err), 0);
 	assert_int_equal(hb_migrator_new(HB_MIGRATOR_PHYS, &mc, &env.migrator, &err), 0);
 	assert_int_equal(hb_daemon_new(cfg, &env, &d, &err), 0);
 	host->d = d;
@@ -275,8 +274,7 @@ static void test_faults_a_failing_plugin_is_disabled_not_fatal(void **state)
 	strcpy(cfg.sources[1].memdev, "mem0");
 	cfg.sources[1].params[0] = (char *)params[0];
 	cfg.sources[1].params[1] = (char *)params[1];
-	hb_emulated_host_env(&host, &env);
-	assert_int_equal(hb_emulated_topology(&env.topology, &err), 0);
+	assert_int_equal(hb_emulated_platform_new(&host, &env.platform, &err), 0);
 	assert_int_equal(hb_daemon_new(&cfg, &env, &d, &err), 0);
 	host.d = d;
 	for (int i = 0; i < 15; i++)

@@ -39,15 +39,6 @@ static void test_uevent_parses_kernel_messages(void **state)
 	assert_int_equal(hb_uevent_parse("add@/x", 6, &ev), -EINVAL);   /* no NUL at all */
 }
 
-static int reloads;
-
-static int reload(void *ud, struct hb_topology **t, struct hb_node_map **m, struct hb_err *err)
-{
-	reloads++;
-	*m = NULL;
-	return hb_emulated_topology(t, err);
-}
-
 static void test_uevent_burst_rebuilds_the_topology_once(void **state)
 {
 	struct hb_emulated_host host = { .dram_free = 8ULL << 30 };
@@ -73,21 +64,19 @@ static void test_uevent_burst_rebuilds_the_topology_once(void **state)
 	strcpy(cfg.sources[0].memdev, "mem0");
 	cfg.sources[0].params[0] = (char *)params[0];
 	cfg.sources[0].params[1] = (char *)params[1];
-	hb_emulated_host_env(&host, &env);
-	env.reload_topology = reload;    /* counted */
-	env.uevent_fd = sv[0];
-	assert_int_equal(hb_emulated_topology(&env.topology, &err), 0);
+	assert_int_equal(hb_emulated_platform_new(&host, &env.platform, &err), 0);
+	hb_platform_set_events_fd(env.platform, sv[0]);    /* the uevents, taken */
 	assert_int_equal(hb_daemon_new(&cfg, &env, &d, &err), 0);
 	host.d = d;
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(send(sv[1], MSG("add@/devices/platform/ACPI0017:00/root0/decoder0.0/region1\0"
 						 "ACTION=add\0SUBSYSTEM=cxl\0"), 0), 84);
 	assert_true(send(sv[1], MSG("add@/devices/virtual/net/veth0\0SUBSYSTEM=net\0"), 0) > 0);
-	reloads = 0;
+	host.reloads = 0;
 	assert_int_equal(hb_daemon_run(d, NULL), 0);
 	assert_int_equal(hb_daemon_stats(d)->uevents, 3);
 	assert_int_equal(hb_daemon_stats(d)->topology_reloads, 1);
-	assert_int_equal(reloads, 1);
+	assert_int_equal(host.reloads, 1);    /* counted by the emulated host */
 	/* it went on translating against the new topology */
 	assert_true(hb_daemon_stats(d)->in.translated > 0);
 	assert_int_equal(hb_daemon_stats(d)->in.dropped[HB_DROP_UNMAPPED], 0);
