@@ -133,9 +133,25 @@ static void check_other_user(void)
 /* ---- moving ---- */
 
 /* lru_add_drain_all(): pages still in per-CPU LRU batches cannot be isolated */
+/*
+ * Empties the per-CPU LRU batches, so that every page can be isolated.
+ * move_pages(2) does it on every CPU (do_pages_move() starts with
+ * lru_cache_disable()); compaction would do it too, but would also refile
+ * cold pages within their node and change the PFNs the test compares.
+ */
 static void drain_lru(void)
 {
-	(void)put("/proc/sys/vm/compact_memory", "1");
+	long ps = sysconf(_SC_PAGESIZE);
+	void *p = mmap(NULL, (size_t)ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *pages[1];
+	int node = DST, status = 0;
+
+	if (p == MAP_FAILED)
+		return;
+	*(volatile char *)p = 1;
+	pages[0] = p;
+	(void)syscall(SYS_move_pages, 0, 1UL, pages, &node, &status, 0);
+	munmap(p, (size_t)ps);
 }
 
 struct moved {
@@ -219,7 +235,7 @@ static int move_child(struct hb_migrator *m, size_t n, bool (*hot)(size_t i), st
 			else if (c.node_now[i] != SRC)
 				res->elsewhere++;   /* the guest has two nodes: a third */
 			else if (!(now > 0 && (uint64_t)now == pfn[i]))
-				res->hot_refiled++; /* compaction (drain_lru) moved it on SRC */
+				res->hot_refiled++; /* refiled on SRC (kcompactd) */
 			res->said_moved += st[j] == DST;
 			res->said_unknown += st[j] == -ENODATA;
 			res->said_moved_wrongly += st[j] == DST && c.node_now[i] != DST;
@@ -297,9 +313,9 @@ static void check_full(void)
 	struct hb_err err = { 0 };
 	struct hb_damon_stats s;
 	struct moved res;
-	uint64_t h = 0, h2 = 0, ps = vm_page_size();
-	size_t n = 512, hog_pages;
-	int st[512], nh;
+	uint64_t h = 0, h2 = 0, h3 = 0, ps = vm_page_size();
+	size_t n = 2048, hog_pages;
+	int st[2048], nh;
 	double t;
 	void *hog;
 
@@ -333,15 +349,23 @@ static void check_full(void)
 	}
 	nh = move_child(m, n, hot_all, &res, st, &t);
 	(void)hb_migrator_damon_stats(m, &s);
+	if (hb_damon_node_headroom(NULL, DST, &h3) < 0)
+		h3 = 0;
 	/*
-	 * The headroom is measured again before each batch (and the kernel
-	 * frees memory meanwhile), so more than h2 pages may fit in the end;
-	 * what must hold: beyond the headroom -ENOMEM, nothing elsewhere.
+	 * The headroom is measured again before each batch, and the kernel
+	 * frees memory meanwhile (pages of exited children come back from the
+	 * per-CPU lists; page cache is reclaimed once node 0 is under its high
+	 * watermark: up to all n pages have been seen to fit). What must hold:
+	 * nothing elsewhere, bytes intact, and either pages beyond the headroom
+	 * refused with -ENOMEM or, when all fitted, node 0 still above its
+	 * watermarks afterwards (headroom left > 0).
 	 */
-	tap_ok(nh == (int)n && res.elsewhere == 0 && res.intact == n && count(st, n, -ENOMEM) > 0,
-	       "full target: %zu of %zu pages on node %d (headroom %llu), %d -ENOMEM, %zu elsewhere, %zu intact",
-	       res.on_dst, n, DST, (unsigned long long)h2, count(st, n, -ENOMEM), res.elsewhere,
-	       res.intact);
+	tap_ok(nh == (int)n && res.elsewhere == 0 && res.intact == n &&
+	       (count(st, n, -ENOMEM) > 0 || h3 > 0),
+	       "full target: %zu of %zu pages on node %d (headroom %llu before, %llu after), %d -ENOMEM, "
+	       "%zu elsewhere, %zu intact",
+	       res.on_dst, n, DST, (unsigned long long)h2, (unsigned long long)h3,
+	       count(st, n, -ENOMEM), res.elsewhere, res.intact);
 	tap_diag("stats: applied %llu bytes, moved %llu, not moved %llu, unknown %llu, over watermark %llu",
 		 (unsigned long long)s.bytes_applied, (unsigned long long)s.pages_moved,
 		 (unsigned long long)s.pages_not_moved, (unsigned long long)s.pages_unknown,
