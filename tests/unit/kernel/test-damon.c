@@ -678,11 +678,11 @@ static void test_damon_programs_nothing_beyond_the_watermark(void **state)
 static void test_damon_recognises_its_own_kdamond_after_a_crash(void **state)
 {
 	struct hb_migrator_config cfg = config();
-	struct hb_migrator *m = open_ok(&cfg);
+	struct hb_migrator *crashed = open_ok(&cfg), *m;
 	struct hb_err err = { 0 };
 
 	(void)state;
-	/* "crash": forget the migrator without closing; the kdamond runs on */
+	/* "crash": leave the migrator unclosed; the kdamond runs on */
 	fk.nlog = 0;
 	m = open_ok(&cfg);
 	assert_string_equal(fk.log[0], "/0/state=off");
@@ -694,6 +694,8 @@ static void test_damon_recognises_its_own_kdamond_after_a_crash(void **state)
 	assert_int_equal(open_fails(&cfg, &err), -EBUSY);
 	put(KD "/0/pid", "4242\n");
 	hb_migrator_free(m);
+	/* the crashed one's memory only now, after every check (a leak otherwise) */
+	hb_migrator_free(crashed);
 }
 
 static void test_damon_auto_picks_damon_then_pagemap_and_says_why(void **state)
