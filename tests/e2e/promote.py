@@ -68,7 +68,7 @@ def check(state):
     stats = {}
     for line in open(os.path.join(share, "stats.txt")):
         k, _, v = line.rpartition(" ")
-        stats[k] = v
+        stats[k] = v.strip()
     hot = [t for t in tags if (t - MAGIC) % HOT_EVERY == 0]
     cold = [t for t in tags if (t - MAGIC) % HOT_EVERY != 0]
     src = {n for _, n in tags.values()}
@@ -91,6 +91,17 @@ def check(state):
        % (intact, len(tags)))
     moved = int(stats.get("migrated moved", "0"))
     ok(moved == len(hot), "hotbridge counted %d pages moved, %d did" % (moved, hot_dram))
+    if "damon batches" in stats:
+        # DAMON gives no per-page status: the measured bytes (sz_applied)
+        # and the per-page outcome inferred from them must agree
+        applied = int(stats.get("damon measured bytes_applied", "-1"))
+        inferred = int(stats.get("damon inferred pages_moved", "-1"))
+        ok(applied == 4096 * len(hot) and inferred == hot_dram
+           and stats.get("damon measured pages_over_watermark") == "0",
+           "damon: %d bytes applied (measured) = %d pages, %d inferred moved, %s over the watermark, "
+           "%s batch(es) in %s commit(s)"
+           % (applied, applied // 4096, inferred, stats.get("damon measured pages_over_watermark"),
+              stats.get("damon batches"), stats.get("damon commits")))
     # it moved them holding only its migrator's capabilities (daemon/README.md):
     # damon needs none (uid 0 for DAMON sysfs, kpageflags and zoneinfo)
     log = open(os.path.join(share, "run.log")).read().splitlines()
