@@ -8,6 +8,7 @@
  *   intake.c           records -> translation -> table (ingest.c), in slices
  *   cycle.c            decide -> migrate -> fold -> hold/back off -> decay
  *   report.c           status/stats/sources JSON, Prometheus, textfile
+ *   damon-report.c     the damon migrator's counters in those (damon-report.h)
  *   topology-watch.c   uevents, debounce, topology rebuild
  *   explain.c          explain and history (core/'s const evaluation)
  *   reload.c           the configuration again (SIGHUP, `reload`)

@@ -13,6 +13,7 @@
 
 #include <json-c/json.h>
 
+#include "damon-report.h"
 #include "daemon-private.h"
 #include "ingest.h"
 #include "util/util.h"
@@ -20,6 +21,7 @@
 void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
 {
 	const struct hb_daemon_stats *s = &d->st;
+	struct hb_damon_stats ds;
 
 #define METRIC(name, type, help) fprintf(f, "# HELP hotbridge_" name " " help "\n# TYPE hotbridge_" name " " type "\n")
 	METRIC("cycles_total", "counter", "Daemon cycles run.");
@@ -68,6 +70,8 @@ void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
 	METRIC("paused", "gauge", "1 while promotion is paused.");
 	fprintf(f, "hotbridge_paused %d\n", d->paused);
 #undef METRIC
+	if (d->mig && hb_migrator_damon_stats(d->mig, &ds) == 0)
+		hb_damon_stats_metrics(&ds, f);
 }
 
 /*
@@ -95,6 +99,7 @@ void hb_daemon_write_textfile(struct hb_daemon *d)
 void hb_daemon_print_stats(const struct hb_daemon *d, FILE *f)
 {
 	const struct hb_daemon_stats *s = &d->st;
+	struct hb_damon_stats ds;
 
 	fprintf(f, "cycles %llu, records %llu, translated %llu, pages added %llu\n",
 		(unsigned long long)s->cycles, (unsigned long long)s->in.records,
@@ -110,6 +115,8 @@ void hb_daemon_print_stats(const struct hb_daemon *d, FILE *f)
 		if (s->migrated.by_class[i])
 			fprintf(f, "migrated %s %llu\n", hb_migrate_class_to_string(i),
 				(unsigned long long)s->migrated.by_class[i]);
+	if (d->mig && hb_migrator_damon_stats(d->mig, &ds) == 0)
+		hb_damon_stats_print(&ds, f);
 }
 
 /* One line at exit: what this run did, for the journal. */
@@ -182,6 +189,7 @@ static json_object *latency_json(const struct hb_latency_hist *h)
 json_object *hb_daemon_stats_json(struct hb_daemon *d)
 {
 	json_object *o = json_object_new_object(), *x;
+	struct hb_damon_stats ds;
 
 	json_object_object_add(o, "cycles", hb_daemon_json_u64(d->st.cycles));
 	json_object_object_add(o, "records", hb_daemon_json_u64(d->st.in.records));
@@ -216,6 +224,9 @@ json_object *hb_daemon_stats_json(struct hb_daemon *d)
 	json_object_object_add(x, "record_to_table", latency_json(&d->lat.to_table));
 	json_object_object_add(x, "record_to_decision", latency_json(&d->lat.to_decision));
 	json_object_object_add(o, "latency_us", x);
+	/* only with the damon migrator: measured and inferred kept apart */
+	if (d->mig && hb_migrator_damon_stats(d->mig, &ds) == 0)
+		json_object_object_add(o, "damon", hb_damon_stats_json(&ds));
 	return o;
 }
 

@@ -372,7 +372,7 @@ static int run_commit(struct damon *d, int nid, size_t n, const uint64_t *pfn,
 	d->live = true;
 	t0 = now_ns();
 	d->last_commit_ns = t0;
-	d->st.batches++;
+	d->st.commits++;
 	d->st.pages_programmed += n;
 	quiet = (3ULL * d->aggr_ms + (d->quota_bytes ? d->reset_ms : 0)) * 1000000ULL;
 	limit = quiet + 2000000000ULL;
@@ -569,6 +569,8 @@ static int move_to(struct damon *d, int nid, size_t n, const uint64_t *hpa, cons
 	 * neighbour goes to the other pass, so no two regions of a commit are
 	 * adjacent and DAMON cannot merge them into a multi-page region.
 	 */
+	if (k)
+		d->st.batches++;
 	cap = DAMON_COMMIT_MAX;
 	if (d->quota_bytes && d->quota_bytes / d->page_size < cap)
 		cap = d->quota_bytes / d->page_size ? d->quota_bytes / d->page_size : 1;

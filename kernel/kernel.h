@@ -161,7 +161,8 @@ int hb_damon_probe(const struct hb_migrator_config *cfg, struct hb_err *err);
  * the scheme; "measured" comes from the kernel, "inferred" is ours.
  */
 struct hb_damon_stats {
-	uint64_t batches;             /* region sets committed */
+	uint64_t batches;             /* per target node and move call: pages checked, committed */
+	uint64_t commits;             /* region sets committed (a batch is one or more) */
 	uint64_t pages_programmed;    /* single-page regions committed */
 	uint64_t bytes_applied;       /* measured: sum of sz_applied deltas */
 	uint64_t pages_moved;         /* inferred: reported moved per page */

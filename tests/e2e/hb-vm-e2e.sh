@@ -112,6 +112,9 @@ i=0
 while [ ! -e /share/feed.txt ] && [ $i -lt 600 ]; do sleep 0.2; i=$((i + 1)); done
 [ -e /share/feed.txt ] || { echo "hb-vm-e2e: no feed from the host"; exit 16; }
 echo "hb-vm-e2e: the host's feed has $(grep -c dpa= /share/feed.txt) hot DPAs"
+# every host has /run (damon keeps its state file in /run/hotbridge); the
+# initramfs has not, and without it damon is unavailable and auto falls back
+mkdir -p /run
 cat >/tmp/hb.conf <<CONF
 [daemon]
 control_socket =

@@ -89,13 +89,17 @@ print("1..%d" % n)
 sys.exit(0 if g else 1)
 PY
 elif [ "$mode" = promote ]; then
-	grep -E "hotbridge: (cycle|[0-9]+ source|move_phys_pages unavailable)" "$out/guest.log" |
+	grep -E "hotbridge: (cycle|[0-9]+ source|move_phys_pages unavailable|backend auto)" "$out/guest.log" |
 		sed "s/^# //; s/^/# /" || true
 	if [ "$backend" = auto ] && [ "$kernel" = stock ]; then
+		# stock 6.12 has DAMON's migrate_hot (6.11+), stock 6.1 does not
+		want=pagemap
+		[ "$base" = 6.12 ] && want=damon
 		grep -q "move_phys_pages unavailable: no __x64_sys_move_phys_pages" "$out/guest.log" &&
-			grep -q "migrator pagemap" "$out/guest.log" &&
-			echo "# stock kernel: phys reported itself unavailable, pagemap ran" ||
-			fail "auto on the stock kernel did not fall back to pagemap"
+			grep -q "backend auto: using $want" "$out/guest.log" &&
+			grep -q "migrator $want" "$out/guest.log" &&
+			echo "# stock kernel: phys reported itself unavailable, $want ran" ||
+			fail "auto on the stock $base kernel did not fall back to $want"
 	fi
 	python3 "$here/promote.py" check "$out"
 else
