@@ -15,17 +15,11 @@ set -euo pipefail
 trap 'kill "$pid" "$spid" 2>/dev/null || true; rm -rf "$tmp"' EXIT
 pid= spid=
 
-cat >"$tmp/hb.conf" <<CONF
-[daemon]
-interval_ms = 200
-control_socket = $tmp/ctl.sock
-[topology]
-emulated = true
+hb_emulated_conf "$tmp/hb.conf" <<CONF
 [source feed]
 type = replay
 socket = $tmp/feed.sock
 CONF
-chmod 0644 "$tmp/hb.conf"
 "${hb[@]}" run --dry-run --config "$tmp/hb.conf" 2>"$tmp/loop.err" &
 pid=$!
 wait_until 10 "${hb[@]}" status --socket "$tmp/ctl.sock" >/dev/null &&

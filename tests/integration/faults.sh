@@ -11,13 +11,7 @@ set -euo pipefail
 trap 'kill "$pid" 2>/dev/null || true; rm -rf "$tmp"' EXIT
 pid=
 mkfifo "$tmp/fifo"
-cat >"$tmp/hb.conf" <<CONF
-[daemon]
-dry_run = true
-interval_ms = 200
-control_socket = $tmp/ctl.sock
-[topology]
-emulated = true
+hb_emulated_conf "$tmp/hb.conf" "dry_run = true" <<CONF
 [source sock]
 type = replay
 socket = $tmp/feed.sock
@@ -25,7 +19,6 @@ socket = $tmp/feed.sock
 type = replay
 path = $tmp/fifo
 CONF
-chmod 0644 "$tmp/hb.conf"
 "${hb[@]}" run --config "$tmp/hb.conf" 2>"$tmp/log" &
 pid=$!
 wait_until 10 test -S "$tmp/feed.sock"

@@ -18,15 +18,10 @@ set -euo pipefail
 trap 'kill "$pid" 2>/dev/null || true; rm -rf "$tmp"' EXIT
 pid=
 
-cat >"$tmp/hb.conf" <<CONF
-[daemon]
-interval_ms = 200
-control_socket = $tmp/ctl.sock
+hb_emulated_conf "$tmp/hb.conf" <<CONF
 [table]
 decay = 1
 history_size = 4096
-[topology]
-emulated = true
 [policy]
 threshold = 10
 rate_mbps = 0.000004096
@@ -36,7 +31,6 @@ hysteresis_ms = 600000
 type = replay
 socket = $tmp/feed.sock
 CONF
-chmod 0644 "$tmp/hb.conf"
 
 "${hb[@]}" run --dry-run --config "$tmp/hb.conf" 2>"$tmp/loop.err" &
 pid=$!

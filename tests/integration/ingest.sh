@@ -15,12 +15,7 @@ set -euo pipefail
 trap 'kill "$pid" 2>/dev/null || true; rm -rf "$tmp"' EXIT
 pid=
 
-cat >"$tmp/hb.conf" <<CONF
-[daemon]
-interval_ms = 200
-control_socket = $tmp/ctl.sock
-[topology]
-emulated = true
+hb_emulated_conf "$tmp/hb.conf" <<CONF
 [policy]
 threshold = 1000000
 rate_mbps = 0
@@ -29,7 +24,6 @@ hysteresis_ms = 0
 type = replay
 socket = $tmp/feed.sock
 CONF
-chmod 0644 "$tmp/hb.conf"
 
 # 3. the emulated host's addresses never reach a real migrator
 if "${hb[@]}" run --once --config "$tmp/hb.conf" >"$tmp/real.out" 2>"$tmp/real.err"; then

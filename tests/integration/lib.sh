@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-# Sourced by the integration scripts: TAP helpers, a scratch directory, and
+# Sourced by the integration scripts: TAP helpers, a scratch directory, the
+# emulated-host configuration most scripts start from (hb_emulated_conf), and
 # every hotbridge process started through "${hb[@]}" so that a test setup
 # can put it under a checker. Reports of every process, foreground or
 # background, land in $tmp/reports, and hb_reports_ok fails the test on any:
@@ -35,6 +36,25 @@ wait_until() {
 		[ "$SECONDS" -lt "$end" ] || return 1
 		sleep 0.1
 	done
+}
+
+# hb_emulated_conf FILE [LINE...] <<CONF ... CONF: a configuration for a
+# daemon on the emulated host, mode 0644 as the daemon trusts it:
+#   [daemon]      interval_ms = 200, control_socket = $tmp/ctl.sock, LINE...
+#   [topology]    emulated = true
+# then standard input (the other sections) as it is.
+hb_emulated_conf() {
+	local f=$1 line
+	shift
+	{
+		printf '[daemon]\ninterval_ms = 200\ncontrol_socket = %s\n' "$tmp/ctl.sock"
+		for line in "$@"; do
+			printf '%s\n' "$line"
+		done
+		printf '[topology]\nemulated = true\n'
+		cat
+	} >"$f" || return
+	chmod 0644 "$f"
 }
 
 # Fails the test if any hotbridge process of this script left a report.

@@ -17,13 +17,7 @@ set -euo pipefail
 trap 'kill "$pid" 2>/dev/null || true; rm -rf "$tmp"' EXIT
 pid=
 mkfifo "$tmp/fifo"
-cat >"$tmp/hb.conf" <<CONF
-[daemon]
-dry_run = true
-interval_ms = 200
-control_socket = $tmp/ctl.sock
-[topology]
-emulated = true
+hb_emulated_conf "$tmp/hb.conf" "dry_run = true" <<CONF
 [policy]
 threshold = 1000000
 [source fifo]
@@ -33,7 +27,6 @@ path = $tmp/fifo
 type = replay
 socket = $tmp/feed.sock
 CONF
-chmod 0644 "$tmp/hb.conf"
 "${hb[@]}" run --config "$tmp/hb.conf" 2>"$tmp/log" &
 pid=$!
 wait_until 10 test -S "$tmp/feed.sock"

@@ -18,13 +18,7 @@ trap 'kill "$pid" 2>/dev/null || true; rm -rf "$tmp"' EXIT
 pid=
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(json.dumps(eval(sys.argv[2])))" "$@"; }
 
-cat >"$tmp/hb.conf" <<CONF
-[daemon]
-dry_run = true
-interval_ms = 200
-control_socket = $tmp/ctl.sock
-[topology]
-emulated = true
+hb_emulated_conf "$tmp/hb.conf" "dry_run = true" <<CONF
 [policy]
 threshold = 8
 rate_mbps = 0
@@ -34,7 +28,6 @@ memdev = mem0
 capacity = 536870912
 CONF
 [ "$slow" -gt 1 ] && printf '[table]\nmax_entries = 65536\n' >>"$tmp/hb.conf"
-chmod 0644 "$tmp/hb.conf"
 
 # 1 and 4: a running daemon, its stderr taken as the journal
 : >"$tmp/loop.err"

@@ -15,19 +15,13 @@ set -euo pipefail
 trap 'kill "$pid" 2>/dev/null || true; rm -rf "$tmp"' EXIT
 pid=
 
-cat >"$tmp/hb.conf" <<CONF
-[daemon]
-interval_ms = 200
-control_socket = $tmp/ctl.sock
-[topology]
-emulated = true
+hb_emulated_conf "$tmp/hb.conf" <<CONF
 [policy]
 threshold = 1000000
 [source feed]
 type = replay
 socket = $tmp/feed.sock
 CONF
-chmod 0644 "$tmp/hb.conf"
 
 feed() { # feed LINE: one replay text record, then hang up
 	python3 - "$tmp/feed.sock" "$1" <<'PY'

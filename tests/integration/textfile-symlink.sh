@@ -16,18 +16,11 @@ pid=
 
 mkdir "$tmp/prom"
 prom=$tmp/prom/hotbridge.prom
-cat >"$tmp/hb.conf" <<CONF
-[daemon]
-interval_ms = 200
-control_socket = $tmp/ctl.sock
-metrics_textfile = $prom
-[topology]
-emulated = true
+hb_emulated_conf "$tmp/hb.conf" "metrics_textfile = $prom" <<CONF
 [source feed]
 type = replay
 socket = $tmp/feed.sock
 CONF
-chmod 0644 "$tmp/hb.conf"
 echo "precious: root's file, never to be written by hotbridge" >"$tmp/victim"
 chmod 0600 "$tmp/victim"
 cp -p "$tmp/victim" "$tmp/victim.orig"
