@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * One cycle: poll the sources, decide (core/ policy), migrate, fold the
- * per-page results into counters, hold or back off, record, decay.
+ * One cycle: poll the sources, demote (demote-step.c), decide (core/
+ * policy), migrate, fold the per-page results into counters, hold or back
+ * off, record, decay.
  */
 #include <syslog.h>
 
@@ -37,8 +38,12 @@ int hb_daemon_cycle(struct hb_daemon *d)
 	 * the ingestion backlog is being worked off: it holds what they sent
 	 */
 	hb_daemon_poll_sources(d);
-	/* 2. decide (not while paused: the table keeps learning) */
+	/* 2. demote what went cold where DRAM runs short, then decide (not while paused) */
 	hb_daemon_refresh_nodes(d);
+	if (d->placed && !d->paused) {
+		hb_daemon_demote_step(d, t0);
+		hb_daemon_refresh_nodes(d);
+	}
 	n = d->paused ? 0 : hb_heat_collect(d->heat, d->pcfg.threshold, d->cand, MAX_CANDIDATES);
 	hb_policy_decide(d->policy, &d->pcfg, d->nodes, d->dist, d->cand, n, t0, d->dec);
 	if (!d->paused)
@@ -68,6 +73,7 @@ int hb_daemon_cycle(struct hb_daemon *d)
 		if (c == HB_MIGRATE_MOVED) {
 			d->st.promoted_bytes += d->pcfg.page_size;
 			d->st.promoted_pages_by_node[d->tnode[i]]++;
+			hb_daemon_demote_placed(d, d->hpa[i], d->snode[i], d->tnode[i], t0);
 		}
 		if (c == HB_MIGRATE_BACKOFF)
 			d->backoff_until[d->tnode[i]] = t0 + 10 * d->cfg.interval_ms * 1000000ULL;
