@@ -25,13 +25,39 @@ int hb_daemon_refresh_nodes(struct hb_daemon *d)
 	return r;
 }
 
+size_t hb_daemon_move(struct hb_daemon *d, size_t n, enum hb_reason acted, const char *what,
+		      struct hb_migrate_counts *ret_counts, struct hb_migrate_counts *total)
+{
+	struct hb_err err = { 0 };
+	size_t np = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		d->st.decisions[d->dec[i].reason]++;
+		if (d->dec[i].reason != acted)
+			continue;
+		d->hpa[np] = d->dec[i].hpa;
+		d->tnode[np] = d->dec[i].target;
+		d->snode[np] = d->dec[i].src;
+		np++;
+	}
+	if (!np)
+		return 0;
+	if (hb_migrator_move(d->mig, np, d->hpa, d->tnode, d->status, 0, &err) < 0)
+		hb_dlog(d, LOG_ERR, "%s of %zu pages failed: %s", what, np, err.msg);
+	hb_migrate_fold(ret_counts, np, d->status, d->tnode, d->snode);
+	for (int k = 0; k < _HB_MIGRATE_CLASS_MAX; k++)
+		total->by_class[k] += ret_counts->by_class[k];
+	for (size_t k = 0; k < HB_ARRAY_SIZE(ret_counts->by_errno); k++)
+		total->by_errno[k] += ret_counts->by_errno[k];
+	return np;
+}
+
 int hb_daemon_cycle(struct hb_daemon *d)
 {
 	uint64_t t0 = now_ns();
 	struct hb_daemon_stats before = d->st;
 	struct hb_migrate_counts mc = { 0 };
-	struct hb_err err = { 0 };
-	size_t n, np = 0;
+	size_t n, np;
 
 	/*
 	 * 1. sources (fd-driven ones were fed by the loop already); none while
@@ -48,25 +74,8 @@ int hb_daemon_cycle(struct hb_daemon *d)
 	hb_policy_decide(d->policy, &d->pcfg, d->nodes, d->dist, d->cand, n, t0, d->dec);
 	if (!d->paused)
 		hb_latency_decide(&d->lat, now_ns());
-	for (size_t i = 0; i < n; i++) {
-		d->st.decisions[d->dec[i].reason]++;
-		if (d->dec[i].reason != HB_REASON_PROMOTE)
-			continue;
-		d->hpa[np] = d->dec[i].hpa;
-		d->tnode[np] = d->dec[i].target;
-		d->snode[np] = d->dec[i].src;
-		np++;
-	}
 	/* 3. migrate */
-	if (np && hb_migrator_move(d->mig, np, d->hpa, d->tnode, d->status, 0, &err) < 0)
-		hb_dlog(d, LOG_ERR, "migration of %zu pages failed: %s", np, err.msg);
-	if (np) {
-		hb_migrate_fold(&mc, np, d->status, d->tnode, d->snode);
-		for (int k = 0; k < _HB_MIGRATE_CLASS_MAX; k++)
-			d->st.migrated.by_class[k] += mc.by_class[k];
-		for (size_t k = 0; k < HB_ARRAY_SIZE(mc.by_errno); k++)
-			d->st.migrated.by_errno[k] += mc.by_errno[k];
-	}
+	np = hb_daemon_move(d, n, HB_REASON_PROMOTE, "migration", &mc, &d->st.migrated);
 	for (size_t i = 0; i < np; i++) {
 		enum hb_migrate_class c = hb_migrate_classify(d->status[i], d->tnode[i], d->snode[i]);
 

@@ -156,6 +156,13 @@ int hb_daemon_set_ingest_topology(struct hb_daemon *d);
 
 /* cycle.c */
 int hb_daemon_refresh_nodes(struct hb_daemon *d);
+/*
+ * d->dec[0..n) counted by reason; those with reason `acted` handed to the
+ * migrator in one batch (d->hpa, tnode, snode, status hold them), folded
+ * into ret_counts (zeroed by the caller) and added to total. Returns how many.
+ */
+size_t hb_daemon_move(struct hb_daemon *d, size_t n, enum hb_reason acted, const char *what,
+		      struct hb_migrate_counts *ret_counts, struct hb_migrate_counts *total);
 
 /* demote-step.c */
 int hb_daemon_demote_new(struct hb_daemon *d, struct hb_err *err);

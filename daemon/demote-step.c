@@ -110,9 +110,8 @@ static int refresh_coldness(struct hb_daemon *d)
 void hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0)
 {
 	struct hb_migrate_counts mc = { 0 };
-	struct hb_err err = { 0 };
 	uint64_t mask = 0, rest = t0 + 10 * d->cfg.interval_ms * 1000000ULL;
-	size_t n, np = 0;
+	size_t n, np;
 	int r;
 
 	if (!d->placed || d->paused)
@@ -128,24 +127,7 @@ void hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0)
 			mask |= 1ULL << t;
 	n = hb_demote_decide(d->demoter, &d->dcfg, d->nodes, d->placed, mask, t0, d->dec,
 			     MAX_CANDIDATES);
-	for (size_t i = 0; i < n; i++) {
-		d->st.decisions[d->dec[i].reason]++;
-		if (d->dec[i].reason != HB_REASON_DEMOTE)
-			continue;
-		d->hpa[np] = d->dec[i].hpa;
-		d->tnode[np] = d->dec[i].target;
-		d->snode[np] = d->dec[i].src;
-		np++;
-	}
-	if (np && hb_migrator_move(d->mig, np, d->hpa, d->tnode, d->status, 0, &err) < 0)
-		hb_dlog(d, LOG_ERR, "demotion of %zu pages failed: %s", np, err.msg);
-	if (np) {
-		hb_migrate_fold(&mc, np, d->status, d->tnode, d->snode);
-		for (int k = 0; k < _HB_MIGRATE_CLASS_MAX; k++)
-			d->st.demoted.by_class[k] += mc.by_class[k];
-		for (size_t k = 0; k < HB_ARRAY_SIZE(mc.by_errno); k++)
-			d->st.demoted.by_errno[k] += mc.by_errno[k];
-	}
+	np = hb_daemon_move(d, n, HB_REASON_DEMOTE, "demotion", &mc, &d->st.demoted);
 	for (size_t i = 0; i < np; i++) {
 		enum hb_migrate_class c = hb_migrate_classify(d->status[i], d->tnode[i], d->snode[i]);
 

@@ -130,9 +130,9 @@ static int truth_of(struct hb_emulated_host *h, uint64_t pfn, uint64_t **ret_mar
 	int m = page_dpa(pfn, &dpa);
 	size_t n, u;
 	void *priv;
-	char name[8];
+	char name[16];
 
-	if (m < 0 || !h->d)
+	if (m < 0 || m > 1 || !h->d)
 		return -ENOENT;
 	snprintf(name, sizeof(name), "mem%d", m);
 	priv = hb_daemon_emul_chmu_of(h->d, name);
