@@ -74,7 +74,7 @@ static struct hb_daemon *demoting_daemon(struct hb_emulated_host *host, struct h
 
 	snprintf(root, sizeof(root), "%s/mpp-probe/ported", getenv("HB_TEST_DATA"));
 	hb_config_defaults(cfg);
-	cfg->interval_ms = 200;     /* the rest after a failure: 10 cycles = 2 s */
+	cfg->interval_ms = 500;     /* the rest after a failure: 10 cycles = 5 s */
 	cfg->threshold = 4;
 	cfg->rate_mbps = 0;
 	cfg->hysteresis_ms = 0;
@@ -126,6 +126,7 @@ static void failed_demotion_rests_both_directions(int e)
 	const struct hb_daemon_stats *s = hb_daemon_stats(d);
 	uint64_t p, placed, failed_at;
 	int resting = 0;
+	bool late = false;
 
 	promote_asked = demote_asked = wrong_node = 0;
 	demote_errno = e;
@@ -147,21 +148,31 @@ static void failed_demotion_rests_both_directions(int e)
 		      e == EBUSY ? "EBUSY" : "ENOMEM", (unsigned long long)promote_asked,
 		      (unsigned long long)demote_asked, (unsigned long long)placed);
 
-	/* resting (cycles that start well within the 2 s): the kernel is asked nothing */
-	p = promote_asked;
+	/* resting: every cycle that ended within the 5 s asked the kernel nothing */
 	demote_asked = 0;
-	for (; resting < 5 && mono_ms() < failed_at + 1500; resting++)
+	for (int i = 0; i < 5; i++) {
+		p = promote_asked;
 		assert_int_equal(hb_daemon_cycle(d), 0);
-	if (!resting)
-		skip();   /* too loaded to see the rest from inside */
-	assert_int_equal(promote_asked, p);
-	assert_int_equal(demote_asked, 0);
+		if (mono_ms() >= failed_at + 5000) {
+			late = true;   /* a slow cycle (valgrind) may have outlived the rest */
+			break;
+		}
+		assert_int_equal(promote_asked, p);
+		assert_int_equal(demote_asked, 0);
+		resting++;
+	}
+	if (!resting || late) {
+		hb_daemon_free(d);
+		if (!resting)
+			skip();   /* too slow here to see the rest from inside */
+		return;       /* rested while it lasted; what follows needs a fast cycle */
+	}
 	assert_true(s->decisions[HB_REASON_WATERMARK] > 0);
 	assert_int_equal(s->demote_backoffs, 1);
 
 	/* the rest over, demotion works: pages go back to node 2 */
 	demote_errno = 0;
-	sleep_until_ms(failed_at + 2100);
+	sleep_until_ms(failed_at + 5100);
 	assert_int_equal(hb_daemon_cycle(d), 0);
 	assert_true(demote_asked > 0);
 	assert_int_equal(s->demoted.by_class[HB_MIGRATE_MOVED], demote_asked);
