@@ -86,7 +86,7 @@ static int setup(void **state)
 	f = fopen(conf, "w");
 	assert_non_null(f);
 	fprintf(f, "[daemon]\ninterval_ms = 10\nlog_level = warning\ncontrol_socket =\n"
-		"dry_run = true\n[topology]\nemulated = true\n"
+		"dry_run = true\n[table]\nmax_entries = 4096\n[topology]\nemulated = true\n"
 		"[source emu]\ntype = emul-chmu\nmemdev = mem0\n");
 	fclose(f);
 	return 0;
