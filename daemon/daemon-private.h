@@ -13,6 +13,7 @@
  *   topology-watch.c   uevents, debounce, topology rebuild
  *   explain.c          explain and history (core/'s const evaluation)
  *   reload.c           the configuration again (SIGHUP, `reload`)
+ *   conflict-report.c  NUMA tiering, kernel demotion, other DAMON users
  *   control-ops.c      the control socket's callbacks
  *   capabilities.c     what the migrator needs, the rest dropped
  *   platform.c         the platform (platform.h): topology, nodes, events
@@ -27,6 +28,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "conflicts.h"
 #include "daemon.h"
 #include "devices.h"
 #include "logger.h"
@@ -117,6 +119,7 @@ struct hb_daemon {
 	bool paused;
 	uint64_t started_ns;
 	struct hb_control *control;
+	struct hb_conflicts conflicts;  /* as probed at start or the last reload */
 	struct event *uevent_ev, *debounce_ev;
 	int uevent_fd;                 /* watched and ours, or -1 */
 	int rc;
@@ -184,6 +187,11 @@ void hb_daemon_watch_uevents(struct hb_daemon *d);
 /* control-ops.c: the control socket, when the configuration names one */
 void hb_daemon_listen_control(struct hb_daemon *d);
 void hb_daemon_close_control(struct hb_daemon *d);
+
+/* conflict-report.c: other movers of the same pages, into d->conflicts and
+   the log (when: "start", "reload"); status's "conflicts" */
+void hb_daemon_check_conflicts(struct hb_daemon *d, const char *when);
+struct json_object *hb_daemon_conflicts_json(const struct hb_daemon *d);
 
 /* reload.c */
 int hb_daemon_check_config(struct hb_daemon *d, const struct hb_config *cfg, struct hb_err *err);

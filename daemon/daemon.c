@@ -118,6 +118,7 @@ int hb_daemon_new(const struct hb_config *cfg, struct hb_daemon_env *env,
 		goto fail;
 	if (!d->mig && (r = open_migrator(d, err)) < 0)
 		goto fail;
+	hb_daemon_check_conflicts(d, "start");   /* after the migrator: its kdamond is ours */
 	hb_daemon_open_sources(d);
 	if (d->nsrc == 0) {
 		r = no_source_opened(d, err);

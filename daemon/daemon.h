@@ -68,6 +68,13 @@ struct hb_daemon_env {
 	const char *const *sets;
 	size_t nsets;
 	bool dry_run_forced;                 /* --dry-run */
+	/*
+	 * Where to look for other movers of the same pages (kernel/conflicts.h,
+	 * at start and on reload): NULL = this host's /proc and /sys, and not
+	 * at all on an emulated platform (it moves none of this host's memory);
+	 * tests name a fixture tree (borrowed).
+	 */
+	const char *conflicts_root;
 	/* called after each cycle of hb_daemon_run(); stop after stop_cycles (0 = never) */
 	void (*after_cycle)(void *ud, struct hb_daemon *d);
 	void *ud;

@@ -156,6 +156,7 @@ int hb_daemon_reload(struct hb_daemon *d, struct hb_err *err)
 	if (rd.restart[0])
 		hb_dlog(d, LOG_WARNING, "reload: changed but needs a restart (running values kept): %s",
 			rd.restart);
+	hb_daemon_check_conflicts(d, "reload");
 out:
 	hb_config_done(next);
 	free(next);

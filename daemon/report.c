@@ -186,6 +186,7 @@ json_object *hb_daemon_status_json(struct hb_daemon *d)
 	json_object_object_add(o, "last_cycle_ms", json_object_new_double(d->st.last_cycle_ms));
 	json_object_object_add(o, "history_entries", hb_daemon_json_u64(hb_history_len(d->history)));
 	json_object_object_add(o, "history_bytes", hb_daemon_json_u64(hb_history_bytes(d->history)));
+	json_object_object_add(o, "conflicts", hb_daemon_conflicts_json(d));
 	return o;
 }
 

@@ -31,12 +31,36 @@ static int kernel_version(const char *root, int *major, int *minor, char *rel, s
 	return 0;
 }
 
-static bool module_enabled(const char *root, const char *mod)
+/* damon_reclaim or damon_lru_sort when enabled (their kdamonds are exclusive), else NULL */
+static const char *module_enabled(const char *root)
 {
-	char path[128], v[8];
+	static const char *const mods[] = { "damon_reclaim", "damon_lru_sort" };
 
-	snprintf(path, sizeof(path), "/sys/module/%s/parameters/enabled", mod);
-	return hb_read_text(root, path, v, sizeof(v)) > 0 && (v[0] == 'Y' || v[0] == '1');
+	for (size_t i = 0; i < HB_ARRAY_SIZE(mods); i++) {
+		char path[128], v[8];
+
+		snprintf(path, sizeof(path), "/sys/module/%s/parameters/enabled", mods[i]);
+		if (hb_read_text(root, path, v, sizeof(v)) > 0 && (v[0] == 'Y' || v[0] == '1'))
+			return mods[i];
+	}
+	return NULL;
+}
+
+/* f->nr_kdamonds read: whether they are the one kdamond our state file names */
+static void find_ours(const char *root, const char *state, struct hb_damon_found *f)
+{
+	uint64_t found_before;
+
+	if (hb_damon_state_read(state, &f->recorded_pid, &found_before) < 0)
+		f->recorded_pid = -1;
+	if (f->nr_kdamonds == 1 && f->recorded_pid > 0) {
+		int64_t pid;
+		char v[32];
+
+		if (hb_read_text(root, HB_DAMON_KD "/0/pid", v, sizeof(v)) > 0 &&
+		    hb_parse_i64(v, &pid) == 0 && pid == f->recorded_pid)
+			f->ours = true;
+	}
 }
 
 int hb_damon_state_read(const char *path, pid_t *ret_pid, uint64_t *ret_found)
@@ -87,8 +111,8 @@ int hb_damon_probe_found(const struct hb_migrator_config *cfg, struct hb_damon_f
 	const char *root = cfg->root;
 	struct hb_damon_found f = { .recorded_pid = -1 };
 	char rel[128], path[PATH_MAX];
+	const char *mod;
 	int major, minor, r;
-	uint64_t found_before;
 
 	snprintf(path, sizeof(path), "%s/sys/kernel", nz(root));
 	if (access(path, F_OK) < 0)
@@ -106,24 +130,12 @@ int hb_damon_probe_found(const struct hb_migrator_config *cfg, struct hb_damon_f
 		return hb_err_set(err, -EOPNOTSUPP,
 				  "damon: kernel %s has no DAMOS migrate_hot (added in 6.11); nothing written",
 				  rel);
-	for (size_t i = 0; i < 2; i++) {
-		const char *mod = i ? "damon_lru_sort" : "damon_reclaim";
-
-		if (module_enabled(root, mod))
-			return hb_err_set(err, -EBUSY,
-					  "damon: %s is enabled (/sys/module/%s/parameters/enabled); "
-					  "not disturbing it", mod, mod);
-	}
-	if (hb_damon_state_read(cfg->damon_state, &f.recorded_pid, &found_before) < 0)
-		f.recorded_pid = -1;
-	if (f.nr_kdamonds == 1 && f.recorded_pid > 0) {
-		int64_t pid;
-		char v[32];
-
-		if (hb_read_text(root, HB_DAMON_KD "/0/pid", v, sizeof(v)) > 0 &&
-		    hb_parse_i64(v, &pid) == 0 && pid == f.recorded_pid)
-			f.ours = true;
-	}
+	mod = module_enabled(root);
+	if (mod)
+		return hb_err_set(err, -EBUSY,
+				  "damon: %s is enabled (/sys/module/%s/parameters/enabled); "
+				  "not disturbing it", mod, mod);
+	find_ours(root, cfg->damon_state, &f);
 	if (f.nr_kdamonds > 0 && !f.ours && !cfg->damon_takeover) {
 		char state[16] = "?";
 
@@ -135,6 +147,34 @@ int hb_damon_probe_found(const struct hb_migrator_config *cfg, struct hb_damon_f
 	}
 	*ret = f;
 	return 0;
+}
+
+int hb_damon_other_user(const char *root, const char *state, char *why, size_t size)
+{
+	struct hb_damon_found f = { .recorded_pid = -1 };
+	const char *mod = module_enabled(root);
+	uint64_t on = 0;
+
+	if (mod) {
+		snprintf(why, size, "%s is enabled (/sys/module/%s/parameters/enabled)", mod, mod);
+		return 1;
+	}
+	if (hb_read_u64(root, HB_DAMON_KD "/nr_kdamonds", 10, &f.nr_kdamonds) < 0)
+		return 0;
+	find_ours(root, state, &f);
+	if (f.ours)
+		return 0;
+	for (uint64_t k = 0; k < f.nr_kdamonds && k < 1024; k++) {
+		char path[96], v[16];
+
+		snprintf(path, sizeof(path), HB_DAMON_KD "/%llu/state", (unsigned long long)k);
+		on += hb_read_text(root, path, v, sizeof(v)) > 0 && !strcmp(v, "on");
+	}
+	if (!on)
+		return 0;
+	snprintf(why, size, "%llu of %llu kdamond(s) in %s are on, not ours",
+		 (unsigned long long)on, (unsigned long long)f.nr_kdamonds, HB_DAMON_KD);
+	return 1;
 }
 
 int hb_damon_probe(const struct hb_migrator_config *cfg, struct hb_err *err)

@@ -36,6 +36,14 @@ struct hb_damon_found {
 int hb_damon_probe_found(const struct hb_migrator_config *cfg, struct hb_damon_found *ret,
 			 struct hb_err *err);
 
+/*
+ * Another DAMON user, reading only: damon_reclaim or damon_lru_sort
+ * enabled, or kdamonds in DAMON sysfs that are on and are not the one the
+ * state file (NULL: none) names. 1 with why saying who, else 0 (no DAMON
+ * at all included).
+ */
+int hb_damon_other_user(const char *root, const char *state, char *why, size_t size);
+
 /* The state file: what we set up ("kdamond_pid=N\nfound_kdamonds=K\n"). */
 int hb_damon_state_write(const char *path, pid_t kdamond_pid, uint64_t found);
 int hb_damon_state_read(const char *path, pid_t *ret_pid, uint64_t *ret_found);

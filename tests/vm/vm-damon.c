@@ -3,7 +3,8 @@
  * hb-vmdamon: runs inside the test guest, as root, on a stock kernel, and
  * checks the damon migrator against the real DAMON.
  *
- *   hb-vmdamon 6.12   another kdamond -> refused (and left alone), takeover;
+ *   hb-vmdamon 6.12   another kdamond -> a conflict (kernel/conflicts.c),
+ *                     refused (and left alone), takeover (ours: no conflict);
  *                     hot pages moved to node 0, cold pages on the same node
  *                     untouched (same PFN), bytes intact; the target nearly
  *                     full -> nothing beyond its headroom moved, nothing
@@ -25,6 +26,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "conflicts.h"
 #include "damon.h"
 #include "kernel.h"
 #include "vm-lib.h"
@@ -33,33 +35,6 @@
 #define DST 0
 #define KD "/sys/kernel/mm/damon/admin/kdamonds"
 #define STATE "/tmp/hb-damon-state"
-
-static int put(const char *path, const char *v)
-{
-	FILE *f = fopen(path, "w");
-	int r = 0;
-
-	if (!f)
-		return -errno;
-	if (fputs(v, f) < 0)
-		r = -EIO;
-	if (fclose(f) < 0 && !r)
-		r = -errno;
-	return r;
-}
-
-static void get(const char *path, char *buf, size_t size)
-{
-	FILE *f = fopen(path, "r");
-
-	buf[0] = 0;
-	if (f) {
-		if (!fgets(buf, (int)size, f))
-			buf[0] = 0;
-		fclose(f);
-	}
-	buf[strcspn(buf, "\n")] = 0;
-}
 
 static struct hb_migrator_config config(uint64_t rate)
 {
@@ -82,16 +57,16 @@ static int start_other_kdamond(char *pid, size_t size)
 {
 	int r;
 
-	if ((r = put(KD "/nr_kdamonds", "1")) < 0 ||
-	    (r = put(KD "/0/contexts/nr_contexts", "1")) < 0 ||
-	    (r = put(KD "/0/contexts/0/operations", "paddr")) < 0 ||
-	    (r = put(KD "/0/contexts/0/targets/nr_targets", "1")) < 0 ||
-	    (r = put(KD "/0/contexts/0/targets/0/regions/nr_regions", "1")) < 0 ||
-	    (r = put(KD "/0/contexts/0/targets/0/regions/0/start", "4096")) < 0 ||
-	    (r = put(KD "/0/contexts/0/targets/0/regions/0/end", "8192")) < 0 ||
-	    (r = put(KD "/0/state", "on")) < 0)
+	if ((r = vm_put(KD "/nr_kdamonds", "1")) < 0 ||
+	    (r = vm_put(KD "/0/contexts/nr_contexts", "1")) < 0 ||
+	    (r = vm_put(KD "/0/contexts/0/operations", "paddr")) < 0 ||
+	    (r = vm_put(KD "/0/contexts/0/targets/nr_targets", "1")) < 0 ||
+	    (r = vm_put(KD "/0/contexts/0/targets/0/regions/nr_regions", "1")) < 0 ||
+	    (r = vm_put(KD "/0/contexts/0/targets/0/regions/0/start", "4096")) < 0 ||
+	    (r = vm_put(KD "/0/contexts/0/targets/0/regions/0/end", "8192")) < 0 ||
+	    (r = vm_put(KD "/0/state", "on")) < 0)
 		return r;
-	get(KD "/0/pid", pid, size);
+	vm_get(KD "/0/pid", pid, size);
 	return 0;
 }
 
@@ -101,58 +76,43 @@ static void check_other_user(void)
 	struct hb_migrator *m = NULL;
 	struct hb_err err = { 0 };
 	char pid[32], pid2[32], st[16], nr[16];
+	struct hb_conflicts cf;
 	int r;
 
 	r = start_other_kdamond(pid, sizeof(pid));
 	if (r < 0) {
 		tap_skip("another kdamond: could not start one by hand (%s)", strerror(-r));
-		(void)put(KD "/nr_kdamonds", "0");
+		(void)vm_put(KD "/nr_kdamonds", "0");
 		return;
 	}
+	hb_conflicts_probe(NULL, STATE, &cf);
+	tap_ok(cf.found & 1u << HB_CONFLICT_DAMON, "another kdamond (pid %s): conflict %s reported: %s",
+	       pid, hb_conflict_to_string(HB_CONFLICT_DAMON), cf.why[HB_CONFLICT_DAMON]);
 	r = hb_migrator_new(HB_MIGRATOR_DAMON, &cfg, &m, &err);
-	get(KD "/0/pid", pid2, sizeof(pid2));
-	get(KD "/0/state", st, sizeof(st));
-	get(KD "/nr_kdamonds", nr, sizeof(nr));
+	vm_get(KD "/0/pid", pid2, sizeof(pid2));
+	vm_get(KD "/0/state", st, sizeof(st));
+	vm_get(KD "/nr_kdamonds", nr, sizeof(nr));
 	tap_ok(r == -EBUSY && !m && !strcmp(st, "on") && !strcmp(pid, pid2) && !strcmp(nr, "1"),
 	       "another kdamond (pid %s) running: refused (%d: %s), it still runs (state %s, pid %s, nr_kdamonds %s)",
 	       pid, r, err.msg, st, pid2, nr);
 	m = hb_migrator_free(m);
 	cfg.damon_takeover = true;
 	r = hb_migrator_new(HB_MIGRATOR_DAMON, &cfg, &m, &err);
-	get(KD "/0/pid", pid2, sizeof(pid2));
+	vm_get(KD "/0/pid", pid2, sizeof(pid2));
 	tap_ok(r == 0 && m && strcmp(pid, pid2), "damon_takeover = true: opens, kdamond %s replaced by %s%s%s",
 	       pid, pid2, r ? ": " : "", r ? err.msg : "");
+	hb_conflicts_probe(NULL, STATE, &cf);
+	tap_ok(!(cf.found & 1u << HB_CONFLICT_DAMON), "our own kdamond %s is no conflict%s%s", pid2,
+	       cf.found & 1u << HB_CONFLICT_DAMON ? ": " : "", cf.why[HB_CONFLICT_DAMON]);
 	hb_migrator_free(m);
-	get(KD "/nr_kdamonds", nr, sizeof(nr));
+	vm_get(KD "/nr_kdamonds", nr, sizeof(nr));
 	tap_ok(!strcmp(nr, "0") && access(STATE, F_OK) < 0,
 	       "closed: nr_kdamonds %s, state file %s", nr, access(STATE, F_OK) ? "gone" : "left");
-	(void)put(KD "/0/state", "off");
-	(void)put(KD "/nr_kdamonds", "0");
+	(void)vm_put(KD "/0/state", "off");
+	(void)vm_put(KD "/nr_kdamonds", "0");
 }
 
 /* ---- moving ---- */
-
-/* lru_add_drain_all(): pages still in per-CPU LRU batches cannot be isolated */
-/*
- * Empties the per-CPU LRU batches, so that every page can be isolated.
- * move_pages(2) does it on every CPU (do_pages_move() starts with
- * lru_cache_disable()); compaction would do it too, but would also refile
- * cold pages within their node and change the PFNs the test compares.
- */
-static void drain_lru(void)
-{
-	long ps = sysconf(_SC_PAGESIZE);
-	void *p = mmap(NULL, (size_t)ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	void *pages[1];
-	int node = DST, status = 0;
-
-	if (p == MAP_FAILED)
-		return;
-	*(volatile char *)p = 1;
-	pages[0] = p;
-	(void)syscall(SYS_move_pages, 0, 1UL, pages, &node, &status, 0);
-	munmap(p, (size_t)ps);
-}
 
 struct moved {
 	size_t hot_ok, cold_same, intact, elsewhere, on_dst;
@@ -178,7 +138,7 @@ static int move_child(struct hb_migrator *m, size_t n, bool (*hot)(size_t i), st
 	r = vm_child_start(&c, VM_CHILD_ANON, n, SRC, 0x4844000000000000ULL + n);
 	if (r < 0)
 		goto out;
-	drain_lru();
+	vm_drain_lru();
 	r = vm_child_verify(&c);
 	if (r == 0 && (vm_child_pfns(&c, pfn) < 0 || count(c.node_now, n, SRC) != (int)n))
 		r = -EAGAIN;
@@ -206,7 +166,7 @@ static int move_child(struct hb_migrator *m, size_t n, bool (*hot)(size_t i), st
 
 		tap_diag("%d pages -EBUSY (not isolated), offering them once more",
 			 count(st, nh, -EBUSY));
-		drain_lru();
+		vm_drain_lru();
 		for (size_t j = 0; j < nh; j++)
 			if (st[j] == -EBUSY) {
 				w[k] = j;
@@ -388,7 +348,7 @@ static void *sampler(void *arg)
 	while (sampling && nsamp < 4096) {
 		char v[32];
 
-		get(KD "/0/contexts/0/schemes/0/stats/sz_applied", v, sizeof(v));
+		vm_get(KD "/0/contexts/0/schemes/0/stats/sz_applied", v, sizeof(v));
 		samp_t[nsamp] = vm_now();
 		samp_v[nsamp++] = strtoull(v, NULL, 10);
 		usleep(20000);
@@ -488,9 +448,9 @@ static int run_61(void)
 	char before[32], after[32];
 	int r;
 
-	get(KD "/nr_kdamonds", before, sizeof(before));
+	vm_get(KD "/nr_kdamonds", before, sizeof(before));
 	r = hb_migrator_new(HB_MIGRATOR_DAMON, &cfg, &m, &err);
-	get(KD "/nr_kdamonds", after, sizeof(after));
+	vm_get(KD "/nr_kdamonds", after, sizeof(after));
 	tap_ok(r < 0 && !m && strstr(err.msg, "damon: ") && !strcmp(before, after) &&
 		       access(STATE, F_OK) < 0,
 	       "damon unavailable (%d): %s; nr_kdamonds '%s' -> '%s', no state file", r, err.msg,

@@ -84,6 +84,46 @@ double vm_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+int vm_put(const char *path, const char *v)
+{
+	FILE *f = fopen(path, "w");
+	int r = 0;
+
+	if (!f)
+		return -errno;
+	if (fputs(v, f) < 0)
+		r = -EIO;
+	if (fclose(f) < 0 && !r)
+		r = -errno;
+	return r;
+}
+
+void vm_get(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+
+	buf[0] = 0;
+	if (f) {
+		if (!fgets(buf, (int)size, f))
+			buf[0] = 0;
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = 0;
+}
+
+void vm_drain_lru(void)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	void *p = mmap(NULL, (size_t)ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int node = 0, status = 0;
+
+	if (p == MAP_FAILED)
+		return;
+	*(volatile char *)p = 1;
+	(void)syscall(SYS_move_pages, 0, 1UL, &p, &node, &status, 0);
+	munmap(p, (size_t)ps);
+}
+
 void *vm_map_on_node(size_t len, int node, int fd, bool huge)
 {
 	unsigned long mask = 1UL << node;

@@ -21,6 +21,19 @@ int tap_done(void);
 uint64_t vm_page_size(void);
 double vm_now(void);
 
+/* write v to a /proc or /sys file: 0 or -errno */
+int vm_put(const char *path, const char *v);
+/* the first line of a file without its newline ("" when unreadable) */
+void vm_get(const char *path, char *buf, size_t size);
+/*
+ * Empties every CPU's per-CPU LRU batches: a page still in one is not on
+ * an LRU list, so it can be neither isolated (migrated) nor marked idle.
+ * move_pages(2) drains them all (do_pages_move() starts with
+ * lru_cache_disable()); compaction would too, but would also refile pages
+ * within their node and change the PFNs tests compare.
+ */
+void vm_drain_lru(void);
+
 /* mmap (anonymous, or shared on fd >= 0) and bind to node; NULL on error */
 void *vm_map_on_node(size_t len, int node, int fd, bool huge);
 
