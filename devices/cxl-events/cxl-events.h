@@ -93,4 +93,24 @@ int hb_cxl_decode(const struct hb_cxl_decoder *dec, const void *data, size_t len
  */
 void hb_cxl_record_to_event(const struct hb_cxl_record *rec, struct hb_device_event *ret);
 
+/*
+ * ring.c: one sub-buffer (a page read from trace_pipe_raw) walked with
+ * libtraceevent's kbuffer; cb gets each event decoded (rec), or the reason
+ * it could not be (bad). Returns the number of events, or -EBADMSG for a
+ * page whose header does not fit len.
+ */
+struct hb_cxl_ring;
+int hb_cxl_ring_new(struct hb_cxl_ring **ret);
+struct hb_cxl_ring *hb_cxl_ring_free(struct hb_cxl_ring *r);
+int hb_cxl_ring_walk(struct hb_cxl_ring *r, const struct hb_cxl_decoder *dec, void *page,
+		     size_t len, void (*cb)(void *ud, const struct hb_cxl_record *rec,
+					     const struct hb_err *bad), void *ud);
+
+/*
+ * source.c: whether the cxl-events source can run here: 1, or 0 with why
+ * ("not root", "no tracefs mounted", "no cxl trace events (cxl_core not
+ * loaded?)") for `hotbridge list`.
+ */
+int hb_cxl_events_available(char *why, size_t size);
+
 #endif
