@@ -329,6 +329,81 @@ static void test_cxl_decode_formats(void **state)
 	hb_cxl_decoder_free(dec);
 }
 
+struct walked {
+	struct hb_cxl_record rec[8];
+	int ngood, nbad;
+	char bad[256];
+};
+
+static void on_walk(void *ud, const struct hb_cxl_record *rec, const struct hb_err *bad)
+{
+	struct walked *w = ud;
+
+	if (rec && w->ngood < 8)
+		w->rec[w->ngood++] = *rec;
+	if (bad && !w->nbad++)
+		snprintf(w->bad, sizeof(w->bad), "%s", bad->msg);
+}
+
+/* one event into a ring-buffer page: the kernel's header, then the data */
+static size_t put_event(uint8_t *page, size_t at, const void *data, size_t len)
+{
+	size_t padded = (len + 3) & ~(size_t)3;
+	uint32_t hdr;
+
+	if (padded <= 28 * 4) {
+		hdr = (uint32_t)(padded / 4);            /* type_len, time delta 0 */
+		memcpy(page + at, &hdr, 4);
+		memcpy(page + at + 4, data, len);
+		return at + 4 + padded;
+	}
+	hdr = 0;                                         /* type_len 0: length follows */
+	memcpy(page + at, &hdr, 4);
+	memcpy(page + at + 4, &(uint32_t){ (uint32_t)padded + 4 }, 4);
+	memcpy(page + at + 8, data, len);
+	return at + 8 + padded;
+}
+
+static void test_cxl_ring_walks_a_page(void **state)
+{
+	struct hb_cxl_decoder *dec = all_formats();
+	struct hb_cxl_ring *ring;
+	uint8_t page[4096] = { 0 }, junk[4] = { 0xff, 0xff, 0, 0 };
+	struct walked w = { 0 };
+	struct builder b;
+	size_t at = 16;
+	uint64_t commit;
+
+	assert_int_equal(hb_cxl_ring_new(&ring), 0);
+	build(&b, "cxl_overflow");
+	set_str(&b, "memdev", "mem1");
+	set_str(&b, "host", "h");
+	set_num(&b, "count", 9);
+	at = put_event(page, at, b.buf, b.len);          /* small: type_len */
+	builder_done(&b);
+	at = put_event(page, at, junk, sizeof(junk));     /* an id of no format */
+	media(&b, "cxl_dram");
+	at = put_event(page, at, b.buf, b.len);           /* large: length word */
+	builder_done(&b);
+	commit = at - 16;
+	memcpy(page, &(uint64_t){ 1000 }, 8);
+	memcpy(page + 8, &commit, 8);
+	assert_int_equal(hb_cxl_ring_walk(ring, dec, page, sizeof(page), on_walk, &w), 3);
+	assert_int_equal(w.ngood, 2);
+	assert_int_equal(w.rec[0].kind, HB_CXL_OVERFLOW);
+	assert_int_equal(w.rec[0].count, 9);
+	assert_string_equal(w.rec[0].memdev, "mem1");
+	assert_int_equal(w.rec[1].kind, HB_CXL_DRAM);
+	assert_int_equal(w.rec[1].hpa, 0x390012340ull);
+	assert_int_equal(w.nbad, 1);
+	assert_non_null(strstr(w.bad, "event id 65535"));
+	/* a page shorter than its commit says */
+	assert_int_equal(hb_cxl_ring_walk(ring, dec, page, (size_t)commit, on_walk, &w), -EBADMSG);
+	assert_int_equal(hb_cxl_ring_walk(ring, dec, page, 8, on_walk, &w), -EBADMSG);
+	hb_cxl_ring_free(ring);
+	hb_cxl_decoder_free(dec);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -336,6 +411,7 @@ int main(void)
 		cmocka_unit_test(test_cxl_decode_poison_and_overflow),
 		cmocka_unit_test(test_cxl_decode_refuses_hostile_records),
 		cmocka_unit_test(test_cxl_decode_formats),
+		cmocka_unit_test(test_cxl_ring_walks_a_page),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
