@@ -93,7 +93,7 @@ static int setup(void **state)
 {
 	/* a private tracefs mount: nothing of the host's mount table changes */
 	usable = geteuid() == 0 && unshare(CLONE_NEWNS) == 0 &&
-		 mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 && mkdtemp(tracefs) &&
+		 mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) == 0 && mkdtemp(tracefs) &&
 		 mount("nodev", tracefs, "tracefs", 0, NULL) == 0;
 	if (!usable)
 		print_message("# not root, or tracefs cannot be mounted here: skipped\n");
