@@ -3,7 +3,7 @@
  * libFuzzer target: the CXL trace-event decoder (devices/cxl-events/decode.c).
  * The input (after a first byte kept for the seeds' layout) is a raw
  * record, decoded against the four format files of
- * tests/data/tracefs/6.12-layout. A decoded record must hold a memdev name
+ * tests/data/tracefs/6.12. A decoded record must hold a memdev name
  * that fits, NUL-terminated, and strings that fit theirs. Format files are
  * not fuzzed: they come from the running kernel, and libtraceevent 1.7.1
  * itself leaks on some malformed ones (found by an earlier version of this

@@ -20,7 +20,7 @@
 
 #include "cxl-events.h"
 
-#define FIXTURES "tracefs/6.12-layout"
+#define FIXTURES "tracefs/6.12"
 
 static char *slurp(const char *name, size_t *len)
 {
