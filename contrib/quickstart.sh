@@ -13,7 +13,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
 pkgs=(meson ninja-build pkg-config gcc make libcxl-dev uuid-dev libpci-dev libnuma-dev
-      libevent-dev libcmocka-dev libjson-c-dev libinih-dev libcap-ng-dev zlib1g-dev)
+      libevent-dev libcmocka-dev libjson-c-dev libinih-dev libcap-ng-dev zlib1g-dev
+      libtraceevent-dev libtracefs-dev)
 # the vm suite's guest: QEMU, a static busybox, cpio for the initramfs
 vm_pkgs=(qemu-system-x86 busybox-static cpio file ndctl daxctl kmod xz-utils)
 # the contrib test renders the man pages

@@ -71,6 +71,7 @@ int hb_daemon_cycle(struct hb_daemon *d)
 		hb_daemon_refresh_nodes(d);
 	}
 	n = d->paused ? 0 : hb_heat_collect(d->heat, d->pcfg.threshold, d->cand, MAX_CANDIDATES);
+	n = hb_daemon_drop_quarantined(d, d->cand, n);   /* poisoned pages never move */
 	hb_policy_decide(d->policy, &d->pcfg, d->nodes, d->dist, d->cand, n, t0, d->dec);
 	if (!d->paused)
 		hb_latency_decide(&d->lat, now_ns());

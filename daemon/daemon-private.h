@@ -59,6 +59,7 @@ struct source {
 	char name[64], memdev[32], pci[32];
 	uint64_t records, errors;
 	uint64_t bad_input;            /* units it could not make records of */
+	uint64_t events;               /* media events taken (ABI 1.2) */
 	bool disabled;
 };
 
@@ -74,6 +75,20 @@ struct watch {
  * Ingestion works in slices of this length per loop turn; what is left waits
  * in its backlog, and the sources' fds are not read until it is worked off.
  */
+/* a page kept out of promotion, and why (HB_QUARANTINE_* bits) */
+#define HB_QUARANTINE_POISON 1u
+#define HB_QUARANTINE_UNCORRECTABLE 2u
+struct hb_quarantined {
+	uint64_t page;
+	uint32_t why;
+};
+
+struct hb_media_state {
+	struct hb_quarantined *quar;   /* sorted by page */
+	size_t nquar, cap;
+	uint64_t mismatch_logged_ns, mismatch_quiet;
+};
+
 #define INGEST_SLICE_NS (5ULL * 1000 * 1000)
 
 struct hb_daemon {
@@ -107,6 +122,7 @@ struct hb_daemon {
 	uint64_t *hpa;
 	int *tnode, *snode, *status;
 	struct hb_daemon_stats st;
+	struct hb_media_state media;
 	struct hb_latency lat;
 	struct hb_ingest *ingest;
 	struct event *drain_ev;        /* works the ingestion backlog off */
@@ -144,6 +160,13 @@ static inline uint64_t wall_ns(void)
 /* ---- shared between the daemon's files (each says where it lives) ---- */
 
 /* source-host.c */
+/* media-events.c */
+int hb_daemon_media_event(struct hb_daemon *d, const struct hb_device_event *ev);
+const struct hb_quarantined *hb_daemon_quarantined(const struct hb_daemon *d, uint64_t hpa);
+/* c[0..n) less the quarantined pages (forgotten by the table too); the new n */
+size_t hb_daemon_drop_quarantined(struct hb_daemon *d, struct hb_candidate *c, size_t n);
+void hb_daemon_media_free(struct hb_daemon *d);
+
 int hb_daemon_open_sources(struct hb_daemon *d);
 void hb_daemon_poll_sources(struct hb_daemon *d);
 void hb_daemon_close_sources(struct hb_daemon *d);

@@ -157,6 +157,7 @@ struct hb_daemon *hb_daemon_free(struct hb_daemon *d)
 		event_base_free(d->base);
 	hb_ingest_free(d->ingest);
 	hb_heat_free(d->heat);
+	hb_daemon_media_free(d);
 	hb_policy_free(d->policy);
 	hb_daemon_demote_free(d);
 	hb_history_free(d->history);

@@ -20,6 +20,17 @@
 #include "platform.h"
 #include "translate.h"
 
+/* devices' media events (hb_host_ops.submit_event; media-events.c) */
+struct hb_media_stats {
+	uint64_t media_events, poison_events, poison_cleared;
+	uint64_t overflow_events, overflow_records_lost;
+	uint64_t hpa_agree, hpa_mismatch;       /* the device's HPA against ours */
+	uint64_t quarantined_pages;             /* poisoned or uncorrectable, kept out */
+	uint64_t quarantine_dropped;            /* candidates dropped for it */
+	uint64_t quarantine_untranslated;       /* events on DPA we cannot translate */
+	uint64_t quarantine_full;               /* pages past the quarantine's size */
+};
+
 struct hb_daemon_stats {
 	uint64_t cycles;
 	struct hb_ingest_stats in;   /* records, translated, pages, dropped[] */
@@ -34,6 +45,7 @@ struct hb_daemon_stats {
 	uint64_t coldness_errors;     /* cycles the coldness source failed */
 	uint64_t uevents, topology_reloads, topology_reload_failures, topology_pages_dropped;
 	double last_cycle_ms, cycle_ms_total;
+	struct hb_media_stats media;
 };
 
 struct hb_daemon;

@@ -102,6 +102,7 @@ int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, stru
 	const struct hb_placed_page *placed;
 	struct hb_decision dec;
 	uint64_t exact = hpa, now = now_ns();
+	const struct hb_quarantined *q;
 	json_object *o, *h;
 	char why[256];
 	double tokens;
@@ -124,7 +125,19 @@ int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, stru
 	json_object_object_add(o, "source_node", json_object_new_boolean(
 		c.node >= 0 && c.node < HB_MAX_NODES && d->nodes[c.node].is_source));
 	json_object_object_add(o, "target", dec.target >= 0 ? json_object_new_int(dec.target) : NULL);
-	json_object_object_add(o, "decision", json_object_new_string(hb_reason_to_string(dec.reason)));
+	q = hb_daemon_quarantined(d, hpa);
+	if (q) {
+		/* never a candidate: the cycle drops it before the policy sees it */
+		snprintf(why, sizeof(why), "quarantined: the device reported it %s%s%s; it is never "
+			 "promoted", (q->why & HB_QUARANTINE_POISON) ? "poisoned" : "",
+			 q->why == (HB_QUARANTINE_POISON | HB_QUARANTINE_UNCORRECTABLE) ? " and " : "",
+			 (q->why & HB_QUARANTINE_UNCORRECTABLE) ? "with an uncorrectable error" : "");
+		json_object_object_add(o, "decision", json_object_new_string("quarantined"));
+	} else {
+		json_object_object_add(o, "decision",
+				       json_object_new_string(hb_reason_to_string(dec.reason)));
+	}
+	json_object_object_add(o, "quarantined", json_object_new_boolean(q != NULL));
 	json_object_object_add(o, "reason", json_object_new_string(why));
 	tokens = dec.target >= 0 ? hb_policy_tokens(d->policy, &d->pcfg, dec.target, now) : -1;
 	json_object_object_add(o, "rate_limit_tokens_bytes",

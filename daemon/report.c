@@ -38,6 +38,18 @@ void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
 	for (int i = 0; i < _HB_DROP_MAX; i++)
 		fprintf(f, "hotbridge_pages_dropped_total{reason=\"%s\"} %llu\n", hb_drop_to_string(i),
 			(unsigned long long)s->in.pages_dropped[i]);
+	METRIC("device_events_total", "counter", "Devices' media events, by kind.");
+	fprintf(f, "hotbridge_device_events_total{kind=\"media\"} %llu\n"
+		"hotbridge_device_events_total{kind=\"poison\"} %llu\n"
+		"hotbridge_device_events_total{kind=\"overflow\"} %llu\n",
+		(unsigned long long)s->media.media_events, (unsigned long long)s->media.poison_events,
+		(unsigned long long)s->media.overflow_events);
+	METRIC("device_hpa_mismatch_total", "counter",
+	       "Device events whose HPA differs from hotbridge's translation.");
+	fprintf(f, "hotbridge_device_hpa_mismatch_total %llu\n",
+		(unsigned long long)s->media.hpa_mismatch);
+	METRIC("quarantined_pages", "gauge", "Pages kept out of promotion (poison, uncorrectable).");
+	fprintf(f, "hotbridge_quarantined_pages %llu\n", (unsigned long long)s->media.quarantined_pages);
 	METRIC("decisions_total", "counter", "Policy decisions, by reason.");
 	for (int i = 0; i < _HB_REASON_MAX; i++)
 		fprintf(f, "hotbridge_decisions_total{reason=\"%s\"} %llu\n", hb_reason_to_string(i),
@@ -244,6 +256,14 @@ json_object *hb_daemon_stats_json(struct hb_daemon *d)
 	json_object_object_add(o, "topology_reload_failures", hb_daemon_json_u64(d->st.topology_reload_failures));
 	json_object_object_add(o, "topology_pages_dropped", hb_daemon_json_u64(d->st.topology_pages_dropped));
 	x = json_object_new_object();
+#define MEDIA(name) json_object_object_add(x, #name, hb_daemon_json_u64(d->st.media.name))
+	MEDIA(media_events), MEDIA(poison_events), MEDIA(poison_cleared);
+	MEDIA(overflow_events), MEDIA(overflow_records_lost), MEDIA(hpa_agree), MEDIA(hpa_mismatch);
+	MEDIA(quarantined_pages), MEDIA(quarantine_dropped), MEDIA(quarantine_untranslated);
+	MEDIA(quarantine_full);
+#undef MEDIA
+	json_object_object_add(o, "device_events", x);
+	x = json_object_new_object();
 	json_object_object_add(x, "record_to_table", latency_json(&d->lat.to_table));
 	json_object_object_add(x, "record_to_decision", latency_json(&d->lat.to_decision));
 	json_object_object_add(o, "latency_us", x);
@@ -267,6 +287,7 @@ json_object *hb_daemon_sources_json(struct hb_daemon *d)
 			json_object_object_add(o, "memdev", json_object_new_string(d->src[i].memdev));
 		json_object_object_add(o, "records", hb_daemon_json_u64(d->src[i].records));
 		json_object_object_add(o, "bad_input", hb_daemon_json_u64(d->src[i].bad_input));
+		json_object_object_add(o, "events", hb_daemon_json_u64(d->src[i].events));
 		json_object_object_add(o, "consecutive_errors", hb_daemon_json_u64(d->src[i].errors));
 		json_object_object_add(o, "disabled", json_object_new_boolean(d->src[i].disabled));
 		json_object_array_add(a, o);

@@ -157,6 +157,16 @@ static void host_count_bad(struct hb_host *h, uint64_t n)
 	h->d->st.in.dropped[HB_DROP_BAD_RECORD] += n;
 }
 
+/* a media event (ABI 1.2): cross-checked, poison kept out (media-events.c) */
+static int host_submit_event(struct hb_host *h, const struct hb_device_event *ev)
+{
+	int r = hb_daemon_media_event(h->d, ev);
+
+	if (r == 0)
+		h->src->events++;
+	return r;
+}
+
 static const struct hb_host_ops host_ops = {
 	.abi_major = HB_DEVICE_ABI_MAJOR,
 	.abi_minor = HB_DEVICE_ABI_MINOR,
@@ -167,6 +177,7 @@ static const struct hb_host_ops host_ops = {
 	.arm_timer = host_timer,
 	.submit = host_submit,
 	.count_bad = host_count_bad,
+	.submit_event = host_submit_event,
 };
 
 static const struct hb_device_ops *find_source(struct hb_daemon *d, const char *type,

@@ -141,5 +141,10 @@ const char *const *hb_builtin_params(const char *name);
  * (chmu: pci_dump, sysfs_root), for a clear refusal; NULL when none
  */
 const char *const *hb_builtin_test_params(const char *name);
+/*
+ * whether built-in source `name` can run on this host: 1, or 0 with why
+ * (for `hotbridge list`); -ENOSYS for a source that cannot tell before open
+ */
+int hb_builtin_available(const char *name, char *why, size_t size);
 
 #endif

@@ -38,7 +38,7 @@ extern "C" {
 #endif
 
 #define HB_DEVICE_ABI_MAJOR 1   /* changed only by a breaking change */
-#define HB_DEVICE_ABI_MINOR 1   /* bumped when something is appended */
+#define HB_DEVICE_ABI_MINOR 2   /* bumped when something is appended */
 
 #define HB_DEVICE_ENTRY_SYMBOL "hb_device_entry_v1"
 
@@ -92,6 +92,35 @@ struct hb_hot_record {
 				   hung up (a socket's or pipe's other end closed);
 				   reported with HB_FD_READ, data may remain */
 
+/*
+ * 1.2+: what a device reports about its media besides hotness, through
+ * hb_host_ops.submit_event. The daemon checks hpa against its own
+ * translation of memdev:dpa (it never takes the reporter's value instead
+ * of its own) and keeps poisoned or uncorrectable pages out of promotion.
+ */
+#define HB_ADDR_NONE UINT64_MAX         /* no address (e.g. the reporter has no HPA) */
+
+#define HB_EVENT_MEDIA 1u               /* a media error record on dpa..dpa+len */
+#define HB_EVENT_POISON 2u              /* dpa..dpa+len is poisoned */
+#define HB_EVENT_OVERFLOW 3u            /* the device lost count event records */
+
+#define HB_EVENT_F_UNCORRECTABLE (1u << 0) /* MEDIA: the data is lost */
+#define HB_EVENT_F_THRESHOLD (1u << 1)     /* MEDIA: a correctable-error threshold was crossed */
+#define HB_EVENT_F_CLEARED (1u << 2)       /* POISON: the poison was cleared */
+
+struct hb_device_event {
+	uint32_t size;                     /* sizeof(struct hb_device_event) of the source */
+	uint32_t kind;                     /* HB_EVENT_* */
+	uint32_t flags;                    /* HB_EVENT_F_* */
+	uint32_t count;                    /* OVERFLOW: records lost; else 0 */
+	char memdev[HB_MEMDEV_NAME_MAX];   /* "mem0" */
+	uint64_t dpa;                      /* OVERFLOW: 0 */
+	uint64_t len;                      /* bytes at dpa; OVERFLOW: 0 */
+	uint64_t hpa;                      /* the reporter's own translation of dpa,
+					      or HB_ADDR_NONE */
+	uint64_t timestamp_ns;             /* CLOCK_MONOTONIC; 0 = "now" */
+};
+
 struct hb_host;                 /* opaque: the daemon's handle */
 
 /* Services the host offers a source. All return 0 or a negative errno. */
@@ -119,6 +148,11 @@ struct hb_host_ops {
 	 * them as bad input
 	 */
 	void (*count_bad)(struct hb_host *h, uint64_t n);
+	/*
+	 * 1.2+ (check abi_minor and size first): one media event (copied);
+	 * -EINVAL for an event the host cannot use (counted as bad input)
+	 */
+	int (*submit_event)(struct hb_host *h, const struct hb_device_event *ev);
 };
 
 /* What the host knows about one configured source instance. */

@@ -4,21 +4,26 @@
  * would vanish from a static library). External plugins come from
  * loader.c. Sources are appended here as they land.
  */
+#include <errno.h>
 #include <string.h>
 
+#include "cxl-events/cxl-events.h"
 #include "devices.h"
 #include "util/macro.h"
 
 extern const struct hb_device_ops hb_source_chmu;
 extern const struct hb_device_ops hb_source_emul_chmu;
 extern const struct hb_device_ops hb_source_replay;
+extern const struct hb_device_ops hb_source_cxl_events;
 extern const char *const hb_source_chmu_params[], *const hb_source_emul_chmu_params[],
-	*const hb_source_replay_params[], *const hb_source_chmu_test_params[];
+	*const hb_source_replay_params[], *const hb_source_chmu_test_params[],
+	*const hb_source_cxl_events_params[];
 
 static const struct hb_device_ops *const builtins[] = {
 	&hb_source_chmu,
 	&hb_source_emul_chmu,
 	&hb_source_replay,
+	&hb_source_cxl_events,
 	NULL,
 };
 
@@ -45,6 +50,7 @@ const char *const *hb_builtin_params(const char *name)
 		{ &hb_source_chmu, hb_source_chmu_params },
 		{ &hb_source_emul_chmu, hb_source_emul_chmu_params },
 		{ &hb_source_replay, hb_source_replay_params },
+		{ &hb_source_cxl_events, hb_source_cxl_events_params },
 	};
 
 	for (size_t i = 0; i < HB_ARRAY_SIZE(table); i++)
@@ -56,4 +62,11 @@ const char *const *hb_builtin_params(const char *name)
 const char *const *hb_builtin_test_params(const char *name)
 {
 	return !strcmp(name, hb_source_chmu.name) ? hb_source_chmu_test_params : NULL;
+}
+
+int hb_builtin_available(const char *name, char *why, size_t size)
+{
+	if (!strcmp(name, hb_source_cxl_events.name))
+		return hb_cxl_events_available(why, size);
+	return -ENOSYS;
 }

@@ -253,8 +253,17 @@ int hb_cmd_list(int argc, char **argv)
 	top = json_object_new_object();
 	srcs = json_object_new_array();
 	n = hb_builtin_sources(&builtins);
-	for (size_t i = 0; i < n; i++)
-		json_object_array_add(srcs, source_json(builtins[i], "built-in"));
+	for (size_t i = 0; i < n; i++) {
+		json_object *o = source_json(builtins[i], "built-in");
+		char why[256];
+		int avail = hb_builtin_available(builtins[i]->name, why, sizeof(why));
+
+		if (avail >= 0) {
+			json_object_object_add(o, "available", json_object_new_boolean(avail));
+			json_object_object_add(o, "why", json_object_new_string(why));
+		}
+		json_object_array_add(srcs, o);
+	}
 
 	chmus = json_object_new_array();
 	if (hb_cxl_pci_scan(dump, &devs, &ndev, &err) < 0) {
