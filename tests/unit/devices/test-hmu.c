@@ -208,7 +208,18 @@ struct fake_ring {
 	struct perf_event_mmap_page meta;
 	uint8_t data[256], aux[128], scratch[128];
 	struct hb_hmu_ring ring;
+	struct hb_hmu_aux_stats st;
+	struct hb_hmu_ring_stats rst;
+	struct hb_hot_record out[8];
+	struct hb_err err;
+	struct sink s;
 };
+
+static int fake_drain(struct fake_ring *f)
+{
+	return hb_hmu_ring_drain(&f->ring, &dec4k, f->out, HB_ARRAY_SIZE(f->out), sink_emit, &f->s,
+				 &f->st, &f->rst, &f->err);
+}
 
 static void fake_init(struct fake_ring *f)
 {
@@ -239,12 +250,7 @@ static void data_record(struct fake_ring *f, uint32_t type, uint64_t a, uint64_t
 static void test_hmu_ring_unwraps_the_aux_area(void **state)
 {
 	uint64_t e[3] = { (1ULL << 16) | 9, (2ULL << 16) | 8, (3ULL << 16) | 7 };
-	struct hb_hmu_aux_stats st = { 0 };
-	struct hb_hmu_ring_stats rst = { 0 };
-	struct hb_hot_record out[8];
-	struct hb_err err = { 0 };
 	struct fake_ring f;
-	struct sink s = { 0 };
 	uint8_t chunk[64];
 	size_t len = 0;
 
@@ -258,31 +264,24 @@ static void test_hmu_ring_unwraps_the_aux_area(void **state)
 	data_record(&f, PERF_RECORD_AUX, 108, len, 0);
 	data_record(&f, PERF_RECORD_AUX, 0, 0, PERF_AUX_FLAG_TRUNCATED);
 	data_record(&f, PERF_RECORD_LOST, 1, 5, 0);
-	assert_int_equal(hb_hmu_ring_drain(&f.ring, &dec4k, out, 8, sink_emit, &s, &st, &rst,
-					   &err), 0);
-	assert_int_equal(s.n, 3);
-	assert_int_equal(s.r[2].addr, 3 * 4096);
-	assert_int_equal(s.r[2].count, 7);
+	assert_int_equal(fake_drain(&f), 0);
+	assert_int_equal(f.s.n, 3);
+	assert_int_equal(f.s.r[2].addr, 3 * 4096);
+	assert_int_equal(f.s.r[2].count, 7);
 	assert_int_equal(f.meta.aux_tail, f.meta.aux_head);
 	assert_int_equal(f.meta.data_tail, f.meta.data_head);
-	assert_int_equal(rst.truncated, 1);
-	assert_int_equal(rst.lost, 5);
-	assert_int_equal(rst.aux_bytes, len);
+	assert_int_equal(f.rst.truncated, 1);
+	assert_int_equal(f.rst.lost, 5);
+	assert_int_equal(f.rst.aux_bytes, len);
 	/* nothing new: nothing taken */
-	assert_int_equal(hb_hmu_ring_drain(&f.ring, &dec4k, out, 8, sink_emit, &s, &st, &rst,
-					   &err), 0);
-	assert_int_equal(s.n, 3);
+	assert_int_equal(fake_drain(&f), 0);
+	assert_int_equal(f.s.n, 3);
 }
 
 static void test_hmu_ring_refuses_what_cannot_be(void **state)
 {
 	uint64_t e = (1ULL << 16) | 9;
-	struct hb_hmu_aux_stats st = { 0 };
-	struct hb_hmu_ring_stats rst = { 0 };
-	struct hb_hot_record out[8];
-	struct hb_err err = { 0 };
 	struct fake_ring f;
-	struct sink s = { 0 };
 	uint8_t chunk[64];
 	size_t len = 0;
 
@@ -290,26 +289,23 @@ static void test_hmu_ring_refuses_what_cannot_be(void **state)
 	fake_init(&f);
 	/* a head past the whole area: nothing read, the tail moves on */
 	f.meta.aux_head = 129;
-	assert_int_equal(hb_hmu_ring_drain(&f.ring, &dec4k, out, 8, sink_emit, &s, &st, &rst,
-					   &err), -EIO);
-	assert_non_null(strstr(err.msg, "AUX head 129"));
+	assert_int_equal(fake_drain(&f), -EIO);
+	assert_non_null(strstr(f.err.msg, "AUX head 129"));
 	assert_int_equal(f.meta.aux_tail, 129);
 	/* a bad chunk after a good one: the good one taken, the rest skipped once */
 	put_chunk(chunk, &len, (16u << 16) | 1, HB_HMU_AUX_MAGIC, &e, 1);
 	put_chunk(chunk, &len, (16u << 16) | 1, 0x1234, &e, 1);
 	ring_put(f.aux, 128, f.meta.aux_head, chunk, len);
 	f.meta.aux_head += len;
-	assert_int_equal(hb_hmu_ring_drain(&f.ring, &dec4k, out, 8, sink_emit, &s, &st, &rst,
-					   &err), -EBADMSG);
-	assert_int_equal(s.n, 1);
-	assert_int_equal(rst.bad_bytes, 128 + 24);
+	assert_int_equal(fake_drain(&f), -EBADMSG);
+	assert_int_equal(f.s.n, 1);
+	assert_int_equal(f.rst.bad_bytes, 128 + 24);
 	assert_int_equal(f.meta.aux_tail, f.meta.aux_head);
 	/* a data record of 4 bytes */
 	f.meta.data_head = 8;
 	ring_put(f.data, sizeof(f.data), 0, &(struct perf_event_header){ 2, 0, 4 }, 8);
-	assert_int_equal(hb_hmu_ring_drain(&f.ring, &dec4k, out, 8, sink_emit, &s, &st, &rst,
-					   &err), -EIO);
-	assert_non_null(strstr(err.msg, "record of 4 bytes"));
+	assert_int_equal(fake_drain(&f), -EIO);
+	assert_non_null(strstr(f.err.msg, "record of 4 bytes"));
 	assert_int_equal(f.meta.data_tail, 8);
 }
 
