@@ -528,6 +528,44 @@ static void test_hmu_is_a_builtin_source(void **state)
 	assert_ptr_equal(hb_builtin_params("cxl-hmu"), hb_source_cxl_hmu_params);
 }
 
+static char open_log[512];
+
+static void open_logf(struct hb_host *h, int prio, const char *fmt, ...)
+{
+	va_list ap;
+
+	(void)h;
+	(void)prio;
+	va_start(ap, fmt);
+	vsnprintf(open_log, sizeof(open_log), fmt, ap);
+	va_end(ap);
+}
+
+/* this host has no CHMU PMU: open refuses, saying so, before any perf call */
+static void test_hmu_open_here_says_why_not(void **state)
+{
+	static const struct hb_host_ops host = { .abi_major = HB_DEVICE_ABI_MAJOR,
+		.abi_minor = HB_DEVICE_ABI_MINOR, .size = sizeof(host), .log = open_logf };
+	const char *none[] = { NULL }, *typo[] = { "treshold=3", NULL };
+	struct hb_dev_info info = { .size = sizeof(info), .name = "hmu0", .params = none };
+	struct hb_err err = { 0 };
+	void *priv = NULL;
+	char why[256];
+
+	(void)state;
+	if (hb_hmu_available("", why, sizeof(why)))
+		skip();                     /* a kernel with the RFC driver: not this test's host */
+	assert_int_equal(hb_source_open(&hb_source_cxl_hmu, "built-in", &host, NULL, &info, &priv,
+					&err), -ENODEV);
+	assert_null(priv);
+	assert_non_null(strstr(open_log, "hmu0: cxl-hmu: no cxl_hmu_* PMU"));
+	assert_non_null(strstr(err.msg, "open of 'hmu0' failed"));
+	info.params = typo;
+	assert_int_equal(hb_source_open(&hb_source_cxl_hmu, "built-in", &host, NULL, &info, &priv,
+					&err), -EINVAL);
+	assert_non_null(strstr(open_log, "treshold"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -543,6 +581,7 @@ int main(void)
 		cmocka_unit_test(test_hmu_bad_parameters_are_named),
 		cmocka_unit_test(test_hmu_trees_that_do_not_serve),
 		cmocka_unit_test(test_hmu_is_a_builtin_source),
+		cmocka_unit_test(test_hmu_open_here_says_why_not),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
