@@ -210,8 +210,6 @@ static void on_readable(void *priv, int fd, uint32_t revents)
 	uint64_t bad = s->st.bad_chunks, trunc = s->rst.truncated, lost = s->rst.lost;
 	int r;
 
-	(void)fd;
-	(void)revents;
 	r = hb_hmu_ring_drain(&s->ring, &s->dec, s->rec, BATCH, emit, s, &s->st, &s->rst, &err);
 	if (r < 0)
 		s->ops->log(s->host, HB_LOG_ERR, "%s: %s", s->name, err.msg);
@@ -222,6 +220,13 @@ static void on_readable(void *priv, int fd, uint32_t revents)
 			    "lost %llu records (the AUX area is full: raise aux_pages)", s->name,
 			    (unsigned long long)(s->rst.truncated - trunc),
 			    (unsigned long long)(s->rst.lost - lost));
+	if (revents & HB_FD_HUP) {
+		/* the event is gone (its PMU unregistered): stop, or the loop would spin */
+		s->ops->log(s->host, HB_LOG_ERR, "%s: the perf event hung up (its PMU went away); "
+			    "the source stops", s->name);
+		s->ops->unwatch_fd(s->host, fd);
+		s->watched = false;
+	}
 }
 
 static void hmu_close(void *priv)
