@@ -251,7 +251,8 @@ int hb_hmu_available(const char *root, char *why, size_t size)
 		snprintf(why, size, "%d CHMU perf PMU%s (%s%s)", n, n > 1 ? "s" : "", first,
 			 n > 1 ? ", ..." : "");
 	else
-		snprintf(why, size, "no %s* PMU in /sys/bus/event_source/devices (no kernel "
-			 "carries the RFC CHMU perf driver, CONFIG_CXL_HMU)", HB_HMU_PMU_PREFIX);
+		snprintf(why, size, "no %s* PMU in /sys/bus/event_source/devices (this kernel "
+			 "has no CHMU perf driver; the only one, CONFIG_CXL_HMU, is an unmerged "
+			 "RFC)", HB_HMU_PMU_PREFIX);
 	return n > 0;
 }
