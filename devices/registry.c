@@ -15,15 +15,17 @@ extern const struct hb_device_ops hb_source_chmu;
 extern const struct hb_device_ops hb_source_emul_chmu;
 extern const struct hb_device_ops hb_source_replay;
 extern const struct hb_device_ops hb_source_cxl_events;
+extern const struct hb_device_ops hb_source_cxl_hmu;
 extern const char *const hb_source_chmu_params[], *const hb_source_emul_chmu_params[],
 	*const hb_source_replay_params[], *const hb_source_chmu_test_params[],
-	*const hb_source_cxl_events_params[];
+	*const hb_source_cxl_events_params[], *const hb_source_cxl_hmu_params[];
 
 static const struct hb_device_ops *const builtins[] = {
 	&hb_source_chmu,
 	&hb_source_emul_chmu,
 	&hb_source_replay,
 	&hb_source_cxl_events,
+	&hb_source_cxl_hmu,
 	NULL,
 };
 
@@ -51,6 +53,7 @@ const char *const *hb_builtin_params(const char *name)
 		{ &hb_source_emul_chmu, hb_source_emul_chmu_params },
 		{ &hb_source_replay, hb_source_replay_params },
 		{ &hb_source_cxl_events, hb_source_cxl_events_params },
+		{ &hb_source_cxl_hmu, hb_source_cxl_hmu_params },
 	};
 
 	for (size_t i = 0; i < HB_ARRAY_SIZE(table); i++)

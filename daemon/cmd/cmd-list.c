@@ -25,6 +25,7 @@
 #include "config.h"
 #include "cxlpci.h"
 #include "devices.h"
+#include "hmu.h"
 #include "kernel.h"
 #include "translate.h"
 
@@ -188,6 +189,16 @@ static json_object *pmus(const char *sysroot)
 	return a;
 }
 
+/* cxl-hmu: whether the kernel offers a CHMU perf PMU here, and why not */
+static void hmu_availability(json_object *o, const char *sysroot)
+{
+	char why[256];
+	int ok = hb_hmu_available(sysroot, why, sizeof(why));
+
+	json_object_object_add(o, "available", json_object_new_boolean(ok));
+	json_object_object_add(o, "why", json_object_new_string(why));
+}
+
 struct refusals {
 	json_object *a;
 };
@@ -262,6 +273,9 @@ int hb_cmd_list(int argc, char **argv)
 			json_object_object_add(o, "available", json_object_new_boolean(avail));
 			json_object_object_add(o, "why", json_object_new_string(why));
 		}
+
+		if (!strcmp(builtins[i]->name, hb_source_cxl_hmu.name))
+			hmu_availability(o, sysroot);
 		json_object_array_add(srcs, o);
 	}
 

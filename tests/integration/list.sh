@@ -34,6 +34,9 @@ cp -a "$data/chmu-map/claimed/." "$tmp/claimed/"
 truncate -s $((0x110000)) "$tmp/claimed/sys/bus/pci/devices/0000:0d:00.0/resource2"
 "${hb[@]}" list --pci-dump "$data/pci/qemu72-cxl-type3-chmu-128k.lspci" --sysfs-root "$tmp/claimed" \
 	--plugin-dir "$tmp/plugins" >"$tmp/claimed.json"
+# a kernel with the RFC CHMU perf driver (tests/data/sysfs/cxl-hmu): cxl-hmu is available
+"${hb[@]}" list --pci-dump "$data/pci/qemu72-cxl-type3.lspci" --sysfs-root "$data/sysfs/cxl-hmu" \
+	--plugin-dir "$tmp/plugins" >"$tmp/hmu.json"
 python3 - "$tmp" >"$tmp/tap" <<'PY' || { cat "$tmp/tap"; exit 1; }
 import json, sys
 d = sys.argv[1]
@@ -70,6 +73,11 @@ e = json.load(open(d + "/claimed.json"))["cxl_memdevs"][0].get("chmu_error", "")
 check("CHMU registers at 0xfe220000-0xfe22000f are claimed by 0000:0d:00.0 (kernel driver cxl_pci); refusing" in e, "a CHMU block a kernel driver claimed is refused, naming it: %s" % e)
 mg = json.load(open(d + "/claimed.json"))["migrators"]
 check(mg["auto"] == "pagemap" and "move_phys_pages" in mg.get("phys", "") and mg.get("damon", "").startswith("damon: "), "migrators: auto would use pagemap, saying why not phys and damon: %r" % mg)
+hmu = {s["source"]: s for s in plain["sources"]}.get("cxl-hmu", {})
+check(hmu.get("available") is False and "no cxl_hmu_* PMU" in hmu.get("why", ""), "cxl-hmu: not available here, saying why: %r" % hmu.get("why"))
+h = json.load(open(d + "/hmu.json"))
+hmu = {s["source"]: s for s in h["sources"]}["cxl-hmu"]
+check(hmu["available"] is True and "cxl_hmu_mem0.0.0" in hmu["why"] and h["chmu_perf_pmus"] == ["cxl_hmu_mem0.0.0"], "cxl-hmu: available when the PMU exists: %r" % hmu["why"])
 PY
 cat "$tmp/tap"
 n=$(grep -c '^ok' "$tmp/tap")

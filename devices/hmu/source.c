@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The "cxl-hmu" source: a CHMU instance through the RFC perf driver's PMU
+ * (hmu.h). The event is encoded from the PMU's own format/ files, opened
+ * system-wide on the PMU's CPU, its ring and AUX area mapped, and enabled;
+ * the daemon's loop watches the event's fd, which turns readable whenever
+ * the kernel appends to the data ring (every AUX write does: a
+ * PERF_RECORD_AUX, with a wake-up watermark of one byte), and each wake-up
+ * drains the AUX area into DPA records.
+ *
+ * Parameters: pmu=<cxl_hmu_memX.Y.Z> (needed when there are several),
+ * unit (bytes, a power of two, default 4096), epoch_ms (100), threshold
+ * (16), ds (down-sampling factor, a power of two, default 1), mode (epoch |
+ * always-on), access (r | w | rw, default rw), dpa_range=<start>+<len>
+ * (256 MiB aligned; default all the PMU tracks), aux_pages (16).
+ * Records are named by the instance's memdev or, without one, by the
+ * PMU's ("cxl_hmu_mem0.0.0" is memdev mem0).
+ *
+ * No kernel we can run carries the PMU: this file's system calls have not
+ * run against one (devices/README.md).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <linux/perf_event.h>
+
+#include "devices.h"
+#include "hmu.h"
+
+#define DATA_PAGES 8            /* the data ring only carries AUX/LOST records */
+#define BATCH 512
+
+struct hmu_src {
+	const struct hb_host_ops *ops;
+	struct hb_host *host;
+	char name[64];              /* the instance, for messages */
+	int fd;
+	bool watched;
+	void *base;                 /* meta page + data ring */
+	size_t base_len;
+	struct hb_hmu_ring ring;
+	struct hb_hmu_aux_decoder dec;
+	struct hb_hmu_aux_stats st;
+	struct hb_hmu_ring_stats rst;
+	struct hb_hot_record rec[BATCH];
+};
+
+const char *const hb_source_cxl_hmu_params[] = { "pmu", "unit", "epoch_ms", "threshold", "ds",
+	"mode", "access", "dpa_range", "aux_pages", NULL };
+
+static int log2_exact(uint64_t v, unsigned int *ret)
+{
+	if (!v || (v & (v - 1)))
+		return -EINVAL;
+	*ret = (unsigned int)__builtin_ctzll(v);
+	return 0;
+}
+
+static int parse_access(const char *s, unsigned int *ret)
+{
+	/* the CHMU's M2S request codes: 4 all reads, 5 all writes, 6 both */
+	*ret = !s || !strcmp(s, "rw") ? 6 : !strcmp(s, "r") ? 4 : !strcmp(s, "w") ? 5 : 0;
+	return *ret ? 0 : -EINVAL;
+}
+
+/* the request from the parameters; every refusal names the parameter */
+static int request_from_params(const struct hb_dev_info *info, struct hb_hmu_request *q,
+			       uint64_t *ret_pages, struct hb_err *err)
+{
+	const char *mode = hb_dev_param(info, "mode"), *range = hb_dev_param(info, "dpa_range");
+	uint64_t unit, epoch_ms, thr, ds;
+	int r;
+
+	if ((r = hb_dev_params_check(info, hb_source_cxl_hmu_params, err)) < 0 ||
+	    (r = hb_dev_param_u64(info, "unit", 4096, &unit, err)) < 0 ||
+	    (r = hb_dev_param_u64(info, "epoch_ms", 100, &epoch_ms, err)) < 0 ||
+	    (r = hb_dev_param_u64(info, "threshold", 16, &thr, err)) < 0 ||
+	    (r = hb_dev_param_u64(info, "ds", 1, &ds, err)) < 0 ||
+	    (r = hb_dev_param_u64(info, "aux_pages", 16, ret_pages, err)) < 0)
+		return r;
+	if (log2_exact(unit, &q->granule_shift) < 0 || q->granule_shift < 8)
+		return hb_err_set(err, -EINVAL, "cxl-hmu: unit=%llu: a power of two of at least 256",
+				  (unsigned long long)unit);
+	if (log2_exact(ds, &q->ds_shift) < 0)
+		return hb_err_set(err, -EINVAL, "cxl-hmu: ds=%llu: a power of two",
+				  (unsigned long long)ds);
+	if (!thr || thr > UINT32_MAX)
+		return hb_err_set(err, -EINVAL, "cxl-hmu: threshold=%llu: 1..%u",
+				  (unsigned long long)thr, UINT32_MAX);
+	if (epoch_ms > UINT64_MAX / 1000000)
+		return hb_err_set(err, -ERANGE, "cxl-hmu: epoch_ms=%llu is too long",
+				  (unsigned long long)epoch_ms);
+	if (mode && strcmp(mode, "epoch") && strcmp(mode, "always-on"))
+		return hb_err_set(err, -EINVAL, "cxl-hmu: mode=%s: use epoch or always-on", mode);
+	if (parse_access(hb_dev_param(info, "access"), &q->access_type) < 0)
+		return hb_err_set(err, -EINVAL, "cxl-hmu: access=%s: use r, w or rw",
+				  hb_dev_param(info, "access"));
+	if (log2_exact(*ret_pages, &(unsigned int){ 0 }) < 0 || *ret_pages > 65536)
+		return hb_err_set(err, -EINVAL, "cxl-hmu: aux_pages=%llu: a power of two up to 65536",
+				  (unsigned long long)*ret_pages);
+	q->mode = mode && !strcmp(mode, "always-on");
+	q->epoch_ns = epoch_ms * 1000000;
+	q->threshold = (uint32_t)thr;
+	if (range) {
+		char buf[64];
+		char *plus;
+
+		snprintf(buf, sizeof(buf), "%s", range);
+		plus = strchr(buf, '+');
+		if (plus)
+			*plus = '\0';
+		if (!plus || hb_parse_u64_base(buf, 0, &q->dpa_start) < 0 ||
+		    hb_parse_u64_base(plus + 1, 0, &q->dpa_len) < 0 || !q->dpa_len)
+			return hb_err_set(err, -EINVAL, "cxl-hmu: dpa_range=%s: not <start>+<len>", range);
+	}
+	return 0;
+}
+
+/* memX of cxl_hmu_memX.Y.Z; "" when the name has another form */
+static void memdev_of_pmu(const char *pmu, char *out, size_t size)
+{
+	const char *p = pmu + strlen(HB_HMU_PMU_PREFIX);
+	size_t n = 3;
+
+	out[0] = '\0';
+	if (strncmp(p, "mem", 3))
+		return;
+	while (p[n] >= '0' && p[n] <= '9')
+		n++;
+	if (n > 3 && n < size && (p[n] == '.' || !p[n]))
+		snprintf(out, size, "%.*s", (int)n, p);
+}
+
+/* the first CPU of the PMU's cpumask ("0", "0-3", "2,5"); 0 without one */
+static int pmu_cpu(const char *root, const char *pmu)
+{
+	char path[PATH_MAX], buf[64];
+	uint64_t cpu = 0;
+
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/cpumask", pmu);
+	if (hb_read_text(root, path, buf, sizeof(buf)) > 0) {
+		buf[strspn(buf, "0123456789")] = '\0';
+		if (hb_parse_u64(buf, &cpu) < 0 || cpu > INT32_MAX)
+			cpu = 0;
+	}
+	return (int)cpu;
+}
+
+/* the PMU to open and the event's attributes, from the tree under root */
+int hb_hmu_source_prepare(const char *root, const struct hb_dev_info *info,
+			  struct hb_hmu_pmu *ret_pmu, uint64_t config[HB_HMU_CONFIG_WORDS],
+			  struct hb_hmu_aux_decoder *ret_dec, uint64_t *ret_pages,
+			  struct hb_err *err)
+{
+	struct hb_hmu_request q = { 0 };
+	const char *name = hb_dev_param(info, "pmu");
+	char first[64];
+	int r, n;
+
+	if ((r = request_from_params(info, &q, ret_pages, err)) < 0)
+		return r;
+	n = hb_hmu_pmu_find(root, first, sizeof(first));
+	if (!name && n > 1)
+		return hb_err_set(err, -EINVAL, "cxl-hmu: %d CHMU PMUs (%s, ...): say which with "
+				  "pmu=", n, first);
+	if (!name && n == 0) {
+		char why[256];
+
+		hb_hmu_available(root, why, sizeof(why));
+		return hb_err_set(err, -ENODEV, "cxl-hmu: %s", why);
+	}
+	if (name && strncmp(name, HB_HMU_PMU_PREFIX, strlen(HB_HMU_PMU_PREFIX)))
+		return hb_err_set(err, -EINVAL, "cxl-hmu: pmu=%s is not a %s* PMU", name,
+				  HB_HMU_PMU_PREFIX);
+	if ((r = hb_hmu_pmu_load(root, name ? name : first, ret_pmu, err)) < 0 ||
+	    (r = hb_hmu_request_encode(ret_pmu, &q, config, err)) < 0)
+		return r;
+	*ret_dec = (struct hb_hmu_aux_decoder){ .granule_shift = q.granule_shift,
+						.dpa_start = q.dpa_start, .dpa_len = q.dpa_len };
+	if (info->memdev && strlen(info->memdev) < sizeof(ret_dec->memdev))
+		snprintf(ret_dec->memdev, sizeof(ret_dec->memdev), "%s", info->memdev);
+	else
+		memdev_of_pmu(ret_pmu->name, ret_dec->memdev, sizeof(ret_dec->memdev));
+	if (!ret_dec->memdev[0])
+		return hb_err_set(err, -EINVAL, "cxl-hmu: PMU %s names no memdev: give the source "
+				  "one", ret_pmu->name);
+	return 0;
+}
+
+static int emit(void *ud, const struct hb_hot_record *r, size_t n)
+{
+	struct hmu_src *s = ud;
+	int ret = s->ops->submit(s->host, r, n);
+
+	return ret == -ENOBUFS ? 0 : ret;    /* the host counted what it dropped */
+}
+
+static void on_readable(void *priv, int fd, uint32_t revents)
+{
+	struct hmu_src *s = priv;
+	struct hb_err err = { 0 };
+	uint64_t bad = s->st.bad_chunks, trunc = s->rst.truncated, lost = s->rst.lost;
+	int r;
+
+	r = hb_hmu_ring_drain(&s->ring, &s->dec, s->rec, BATCH, emit, s, &s->st, &s->rst, &err);
+	if (r < 0)
+		s->ops->log(s->host, HB_LOG_ERR, "%s: %s", s->name, err.msg);
+	if (s->st.bad_chunks > bad && HB_OPS_HAS(s->ops, count_bad) && s->ops->count_bad)
+		s->ops->count_bad(s->host, s->st.bad_chunks - bad);
+	if (s->rst.truncated > trunc || s->rst.lost > lost)
+		s->ops->log(s->host, HB_LOG_WARNING, "%s: the kernel truncated %llu AUX writes and "
+			    "lost %llu records (the AUX area is full: raise aux_pages)", s->name,
+			    (unsigned long long)(s->rst.truncated - trunc),
+			    (unsigned long long)(s->rst.lost - lost));
+	if (revents & HB_FD_HUP) {
+		/* the event is gone (its PMU unregistered): stop, or the loop would spin */
+		s->ops->log(s->host, HB_LOG_ERR, "%s: the perf event hung up (its PMU went away); "
+			    "the source stops", s->name);
+		s->ops->unwatch_fd(s->host, fd);
+		s->watched = false;
+	}
+}
+
+static void hmu_close(void *priv)
+{
+	struct hmu_src *s = priv;
+
+	if (s->fd >= 0)
+		(void)ioctl(s->fd, PERF_EVENT_IOC_DISABLE, 0);
+	if (s->watched)
+		s->ops->unwatch_fd(s->host, s->fd);
+	if (s->ring.aux)
+		munmap(s->ring.aux, s->ring.aux_size);
+	if (s->base)
+		munmap(s->base, s->base_len);
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s->ring.scratch);
+	free(s);
+}
+
+static int hmu_open(const struct hb_host_ops *ops, struct hb_host *h,
+		    const struct hb_dev_info *info, void **ret_priv)
+{
+	struct perf_event_attr attr = { .size = sizeof(attr) };
+	uint64_t config[HB_HMU_CONFIG_WORDS], pages;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	struct hb_err err = { 0 };
+	struct hb_hmu_pmu pmu;
+	struct hmu_src *s;
+	int r;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->ops = ops;
+	s->host = h;
+	s->fd = -1;
+	snprintf(s->name, sizeof(s->name), "%s", info->name ? info->name : "cxl-hmu");
+	if ((r = hb_hmu_source_prepare("", info, &pmu, config, &s->dec, &pages, &err)) < 0)
+		goto fail;
+	if (config[3]) {
+		r = hb_err_set(&err, -EOPNOTSUPP, "cxl-hmu: PMU %s wants config3, which this "
+			       "build's perf_event_attr lacks", pmu.name);
+		goto fail;
+	}
+	attr.type = pmu.type;
+	attr.config = config[0];
+	attr.config1 = config[1];
+	attr.config2 = config[2];
+	attr.disabled = 1;          /* enabled once the AUX area is mapped */
+	attr.watermark = 1;
+	attr.wakeup_watermark = 1;  /* every PERF_RECORD_AUX wakes the loop */
+	s->fd = (int)syscall(SYS_perf_event_open, &attr, -1, pmu_cpu("", pmu.name), -1,
+			     PERF_FLAG_FD_CLOEXEC);
+	if (s->fd < 0) {
+		r = hb_err_set(&err, -errno, "cxl-hmu: perf_event_open(%s, type %u, config %#llx, "
+			       "config1 %#llx, config2 %#llx): %s%s", pmu.name, pmu.type,
+			       (unsigned long long)config[0], (unsigned long long)config[1],
+			       (unsigned long long)config[2], strerror(errno),
+			       errno == EACCES || errno == EPERM ? " (system-wide events need "
+			       "CAP_PERFMON or perf_event_paranoid <= 0)" : "");
+		goto fail;
+	}
+	s->base_len = (1 + DATA_PAGES) * page;
+	s->base = mmap(NULL, s->base_len, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
+	if (s->base == MAP_FAILED) {
+		s->base = NULL;
+		r = hb_err_set(&err, -errno, "cxl-hmu: mmap of %s's ring: %s", pmu.name,
+			       strerror(errno));
+		goto fail;
+	}
+	s->ring.meta = s->base;
+	s->ring.data = (uint8_t *)s->base + page;
+	s->ring.data_size = DATA_PAGES * page;
+	s->ring.aux_size = pages * page;
+	((struct perf_event_mmap_page *)s->base)->aux_offset = s->base_len;
+	((struct perf_event_mmap_page *)s->base)->aux_size = s->ring.aux_size;
+	/* writable: a read-only AUX area is overwrite mode, which the driver refuses */
+	s->ring.aux = mmap(NULL, s->ring.aux_size, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd,
+			   (off_t)s->base_len);
+	if (s->ring.aux == MAP_FAILED) {
+		s->ring.aux = NULL;
+		r = hb_err_set(&err, -errno, "cxl-hmu: mmap of %s's AUX area (%zu bytes): %s",
+			       pmu.name, s->ring.aux_size, strerror(errno));
+		goto fail;
+	}
+	s->ring.scratch = malloc(s->ring.aux_size);
+	if (!s->ring.scratch) {
+		r = hb_err_set(&err, -ENOMEM, "cxl-hmu: out of memory");
+		goto fail;
+	}
+	if ((r = ops->watch_fd(h, s->fd, HB_FD_READ, on_readable, s)) < 0) {
+		hb_err_set(&err, r, "cxl-hmu: cannot watch the event's fd");
+		goto fail;
+	}
+	s->watched = true;
+	if (ioctl(s->fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
+		r = hb_err_set(&err, -errno, "cxl-hmu: enabling %s: %s", pmu.name, strerror(errno));
+		goto fail;
+	}
+	ops->log(h, HB_LOG_INFO, "%s: %s (perf type %u) enabled, %zu-byte AUX area, records for %s",
+		 s->name, pmu.name, pmu.type, s->ring.aux_size, s->dec.memdev);
+	*ret_priv = s;
+	return 0;
+fail:
+	ops->log(h, HB_LOG_ERR, "%s: %s", s->name, err.msg);
+	hmu_close(s);
+	return r;
+}
+
+const struct hb_device_ops hb_source_cxl_hmu = {
+	.abi_major = HB_DEVICE_ABI_MAJOR,
+	.abi_minor = HB_DEVICE_ABI_MINOR,
+	.size = sizeof(struct hb_device_ops),
+	.name = "cxl-hmu",
+	.caps = HB_DEV_CAP_FD | HB_DEV_CAP_DPA,
+	.open = hmu_open,
+	.close = hmu_close,
+};
