@@ -237,7 +237,7 @@ int hb_cmd_translate(int argc, char **argv)
 			"hotbridge translate: give exactly one of --memdev NAME --dpa ADDR, --hpa ADDR or --batch\n");
 		return 2;
 	}
-	r = hb_topology_source_load(&src, &t, &err);
+	r = hb_topology_open(&src, &t, &err);
 	if (r < 0) {
 		fprintf(stderr, "hotbridge translate: %s\n", err.msg);
 		return 1;
