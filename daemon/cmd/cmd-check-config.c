@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "config.h"
 #include "conf-check.h"
 #include "daemon.h"
 #include "devices.h"

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "config.h"
 #include "daemon.h"
 #include "emulated-host.h"
 #include "util/log.h"
