@@ -14,7 +14,7 @@
 #include "emulated-host.h"
 #include "util/log.h"
 #include "platform.h"
-#include "topology-source.h"
+#include "snapshot-nodes.h"
 #include "util/util.h"
 
 /*

@@ -19,7 +19,7 @@
 #include "batch.h"
 #include "builtin.h"
 #include "test-hooks.h"
-#include "topology-source.h"
+#include "snapshot-nodes.h"
 
 struct xlat_ctx {
 	const struct hb_topology *t;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* A snapshot's NUMA nodes against this host (the loading is translate/'s hb_topology_open()). */
-#ifndef HB_TOPOLOGY_SOURCE_H
-#define HB_TOPOLOGY_SOURCE_H
+#ifndef HB_SNAPSHOT_NODES_H
+#define HB_SNAPSHOT_NODES_H
 
 #include "translate.h"
 

@@ -4,7 +4,7 @@
 #include <unistd.h>
 
 #include "util/log.h"
-#include "topology-source.h"
+#include "snapshot-nodes.h"
 
 #define HB_MAX_NODE_ID 1024
 
