@@ -4,7 +4,8 @@
  * function that both `run` and `check-config` (the unit's ExecStartPre) call,
  * so the two cannot drift: sources exist and take their parameters, node
  * lists parse, the target node exists and is not a CXL node, the token
- * bucket holds a page, the emulated host runs dry.
+ * bucket holds a page, the emulated host runs dry, demote.cxl_node is a
+ * CXL node.
  */
 #ifndef HB_CONF_CHECK_H
 #define HB_CONF_CHECK_H

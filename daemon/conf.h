@@ -59,6 +59,13 @@ struct hb_config {
 	uint64_t watermark_mb;
 	int64_t target_node;         /* -1: nearest node with CPUs */
 	char source_nodes[128];      /* "" = the CXL nodes of the topology; else "2,3" */
+	/* [demote] */
+	bool demote_enabled;
+	uint64_t demote_room_mb;     /* demote while free < watermark_mb + this */
+	uint64_t demote_rate_pages;  /* per DRAM node per second; 0 = no limit */
+	uint64_t demote_cxl_floor_mb;
+	int64_t demote_cxl_node;     /* -1: the source node each page came from */
+	uint64_t demote_cold_cycles; /* idle checks in a row before a page is cold */
 	/* [migrate] */
 	char backend[16];            /* auto | phys | damon | pagemap | dryrun */
 	int64_t syscall_nr;          /* 0 = from the kernel's sysfs */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * One cycle: poll the sources, decide (core/ policy), migrate, fold the
- * per-page results into counters, hold or back off, record, decay.
+ * One cycle: poll the sources, demote (demote-step.c), decide (core/
+ * policy), migrate, fold the per-page results into counters, hold or back
+ * off, record, decay.
  */
 #include <syslog.h>
 
@@ -24,50 +25,64 @@ int hb_daemon_refresh_nodes(struct hb_daemon *d)
 	return r;
 }
 
-int hb_daemon_cycle(struct hb_daemon *d)
+size_t hb_daemon_move(struct hb_daemon *d, size_t n, enum hb_reason acted, const char *what,
+		      struct hb_migrate_counts *ret_counts, struct hb_migrate_counts *total)
 {
-	uint64_t t0 = now_ns();
-	struct hb_daemon_stats before = d->st;
-	struct hb_migrate_counts mc = { 0 };
 	struct hb_err err = { 0 };
-	size_t n, np = 0;
+	size_t np = 0;
 
-	/*
-	 * 1. sources (fd-driven ones were fed by the loop already); none while
-	 * the ingestion backlog is being worked off: it holds what they sent
-	 */
-	hb_daemon_poll_sources(d);
-	/* 2. decide (not while paused: the table keeps learning) */
-	hb_daemon_refresh_nodes(d);
-	n = d->paused ? 0 : hb_heat_collect(d->heat, d->pcfg.threshold, d->cand, MAX_CANDIDATES);
-	hb_policy_decide(d->policy, &d->pcfg, d->nodes, d->dist, d->cand, n, t0, d->dec);
-	if (!d->paused)
-		hb_latency_decide(&d->lat, now_ns());
 	for (size_t i = 0; i < n; i++) {
 		d->st.decisions[d->dec[i].reason]++;
-		if (d->dec[i].reason != HB_REASON_PROMOTE)
+		if (d->dec[i].reason != acted)
 			continue;
 		d->hpa[np] = d->dec[i].hpa;
 		d->tnode[np] = d->dec[i].target;
 		d->snode[np] = d->dec[i].src;
 		np++;
 	}
-	/* 3. migrate */
-	if (np && hb_migrator_move(d->mig, np, d->hpa, d->tnode, d->status, 0, &err) < 0)
-		hb_dlog(d, LOG_ERR, "migration of %zu pages failed: %s", np, err.msg);
-	if (np) {
-		hb_migrate_fold(&mc, np, d->status, d->tnode, d->snode);
-		for (int k = 0; k < _HB_MIGRATE_CLASS_MAX; k++)
-			d->st.migrated.by_class[k] += mc.by_class[k];
-		for (size_t k = 0; k < HB_ARRAY_SIZE(mc.by_errno); k++)
-			d->st.migrated.by_errno[k] += mc.by_errno[k];
+	if (!np)
+		return 0;
+	if (hb_migrator_move(d->mig, np, d->hpa, d->tnode, d->status, 0, &err) < 0)
+		hb_dlog(d, LOG_ERR, "%s of %zu pages failed: %s", what, np, err.msg);
+	hb_migrate_fold(ret_counts, np, d->status, d->tnode, d->snode);
+	for (int k = 0; k < _HB_MIGRATE_CLASS_MAX; k++)
+		total->by_class[k] += ret_counts->by_class[k];
+	for (size_t k = 0; k < HB_ARRAY_SIZE(ret_counts->by_errno); k++)
+		total->by_errno[k] += ret_counts->by_errno[k];
+	return np;
+}
+
+int hb_daemon_cycle(struct hb_daemon *d)
+{
+	uint64_t t0 = now_ns();
+	struct hb_daemon_stats before = d->st;
+	struct hb_migrate_counts mc = { 0 };
+	size_t n, np;
+
+	/*
+	 * 1. sources (fd-driven ones were fed by the loop already); none while
+	 * the ingestion backlog is being worked off: it holds what they sent
+	 */
+	hb_daemon_poll_sources(d);
+	/* 2. demote what went cold where DRAM runs short, then decide (not while paused) */
+	hb_daemon_refresh_nodes(d);
+	if (d->placed && !d->paused) {
+		hb_daemon_demote_step(d, t0);
+		hb_daemon_refresh_nodes(d);
 	}
+	n = d->paused ? 0 : hb_heat_collect(d->heat, d->pcfg.threshold, d->cand, MAX_CANDIDATES);
+	hb_policy_decide(d->policy, &d->pcfg, d->nodes, d->dist, d->cand, n, t0, d->dec);
+	if (!d->paused)
+		hb_latency_decide(&d->lat, now_ns());
+	/* 3. migrate */
+	np = hb_daemon_move(d, n, HB_REASON_PROMOTE, "migration", &mc, &d->st.migrated);
 	for (size_t i = 0; i < np; i++) {
 		enum hb_migrate_class c = hb_migrate_classify(d->status[i], d->tnode[i], d->snode[i]);
 
 		if (c == HB_MIGRATE_MOVED) {
 			d->st.promoted_bytes += d->pcfg.page_size;
 			d->st.promoted_pages_by_node[d->tnode[i]]++;
+			hb_daemon_demote_placed(d, d->hpa[i], d->snode[i], d->tnode[i], t0);
 		}
 		if (c == HB_MIGRATE_BACKOFF)
 			d->backoff_until[d->tnode[i]] = t0 + 10 * d->cfg.interval_ms * 1000000ULL;

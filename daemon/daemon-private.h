@@ -7,6 +7,7 @@
  *   source-host.c      the plugin host: watches, timers, open/poll of sources
  *   intake.c           records -> translation -> table (ingest.c), in slices
  *   cycle.c            decide -> migrate -> fold -> hold/back off -> decay
+ *   demote-step.c      the cycle's demotion: coldness, decide, migrate, fold
  *   report.c           status/stats/sources JSON, Prometheus, textfile
  *   damon-report.c     the damon migrator's counters in those (damon-report.h)
  *   topology-watch.c   uevents, debounce, topology rebuild
@@ -91,6 +92,14 @@ struct hb_daemon {
 	uint8_t dist[HB_MAX_NODES][HB_MAX_NODES];
 	uint64_t source_mask;          /* from config or topology */
 	uint64_t backoff_until[HB_MAX_NODES];   /* ENOMEM on a target: rest it */
+	/* demotion (demote-step.c); placed NULL when it is off */
+	struct hb_placed *placed;
+	struct hb_demoter *demoter;
+	struct hb_demote_config dcfg;
+	uint64_t demote_backoff_until[HB_MAX_NODES];   /* a demotion failed: rest the DRAM node */
+	uint64_t *pfn;                 /* coldness buffers, one per placed page */
+	uint8_t *idle;
+	size_t pfn_cap;
 	struct hb_candidate *cand;
 	struct hb_decision *dec;
 	uint64_t *hpa;
@@ -147,6 +156,21 @@ int hb_daemon_set_ingest_topology(struct hb_daemon *d);
 
 /* cycle.c */
 int hb_daemon_refresh_nodes(struct hb_daemon *d);
+/*
+ * d->dec[0..n) counted by reason; those with reason `acted` handed to the
+ * migrator in one batch (d->hpa, tnode, snode, status hold them), folded
+ * into ret_counts (zeroed by the caller) and added to total. Returns how many.
+ */
+size_t hb_daemon_move(struct hb_daemon *d, size_t n, enum hb_reason acted, const char *what,
+		      struct hb_migrate_counts *ret_counts, struct hb_migrate_counts *total);
+
+/* demote-step.c */
+int hb_daemon_demote_new(struct hb_daemon *d, struct hb_err *err);
+void hb_daemon_demote_free(struct hb_daemon *d);
+void hb_daemon_demote_config(struct hb_daemon *d);
+void hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0);
+/* a promotion moved hpa from src to node: placed, for demotion to find */
+void hb_daemon_demote_placed(struct hb_daemon *d, uint64_t hpa, int src, int node, uint64_t t0);
 
 /* report.c */
 struct json_object *hb_daemon_json_u64(uint64_t v);

@@ -104,7 +104,8 @@ int hb_daemon_new(const struct hb_config *cfg, struct hb_daemon_env *env,
 	if ((r = hb_heat_new(cfg->max_entries, cfg->decay, (unsigned int)__builtin_ctzll(d->pcfg.page_size),
 			     &d->heat, err)) < 0 ||
 	    (r = hb_policy_new(cfg->top_k ? cfg->top_k * 64 : 65536, &d->policy, err)) < 0 ||
-	    (r = hb_history_new(cfg->history_size, &d->history, err)) < 0)
+	    (r = hb_history_new(cfg->history_size, &d->history, err)) < 0 ||
+	    (r = hb_daemon_demote_new(d, err)) < 0)
 		goto fail;
 	if ((r = hb_config_source_nodes(cfg, &d->source_mask, err)) < 0)
 		goto fail;
@@ -156,6 +157,7 @@ struct hb_daemon *hb_daemon_free(struct hb_daemon *d)
 	hb_ingest_free(d->ingest);
 	hb_heat_free(d->heat);
 	hb_policy_free(d->policy);
+	hb_daemon_demote_free(d);
 	hb_history_free(d->history);
 	hb_migrator_free(d->mig);
 	hb_platform_free(d->env.platform);

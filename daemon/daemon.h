@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "coldness.h"
 #include "conf.h"
 #include "core.h"
 #include "ingest.h"
@@ -26,6 +27,11 @@ struct hb_daemon_stats {
 	struct hb_migrate_counts migrated;
 	uint64_t promoted_bytes, source_errors;
 	uint64_t promoted_pages_by_node[HB_MAX_NODES];
+	/* demotion: what its migrations gave, bytes and pages moved back to CXL */
+	struct hb_migrate_counts demoted;
+	uint64_t demoted_bytes, demoted_pages_by_node[HB_MAX_NODES];   /* by CXL node */
+	uint64_t demote_backoffs;     /* failed demotions that rested their DRAM node */
+	uint64_t coldness_errors;     /* cycles the coldness source failed */
 	uint64_t uevents, topology_reloads, topology_reload_failures, topology_pages_dropped;
 	double last_cycle_ms, cycle_ms_total;
 };
@@ -40,6 +46,8 @@ struct hb_daemon;
 struct hb_daemon_env {
 	struct hb_platform *platform;        /* taken */
 	struct hb_migrator *migrator;        /* taken; NULL: from the config */
+	/* which placed pages went cold (borrowed; ops NULL: none, no demotion) */
+	struct hb_coldness coldness;
 	/*
 	 * A dry-run migrator from the config keeps its last dryrun_keep requests
 	 * for hb_migrator_dryrun_records() (the demo's score asks for 2^20,
@@ -86,6 +94,10 @@ int hb_daemon_run(struct hb_daemon *d, const char *config_path);
  */
 void hb_daemon_drop_capabilities(struct hb_daemon *d);
 const struct hb_daemon_stats *hb_daemon_stats(const struct hb_daemon *d);
+/* The open emul-chmu source on memdev (its priv, for hb_source_emul_truth()), or NULL. */
+void *hb_daemon_emul_chmu_of(struct hb_daemon *d, const char *memdev);
+/* The pages hotbridge placed on DRAM and has not demoted (NULL: demotion off). */
+const struct hb_placed *hb_daemon_placed(const struct hb_daemon *d);
 /*
  * Asks the platform for the topology now (what a debounced uevent
  * burst does); on success pages in the table are re-checked against the new

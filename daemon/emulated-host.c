@@ -4,14 +4,21 @@
  * two memdevs (mem0, mem1, 512 MiB each) interleaved 2-way at 4 KiB in
  * region0 (1 GiB at 0x390000000) on CPU-less node 2; DRAM nodes 0 and 1
  * have CPUs (node 0 nearer). Node 0's free memory shrinks by what the
- * daemon promoted, so its watermark bites.
+ * daemon promoted and grows by what it demoted (node 2's the other way), so
+ * its watermark bites and demotion makes room. Coldness: the emulated
+ * CHMUs' ground truth counts every access to a page wherever it is, so a
+ * page marked idle is still idle while its count has not moved.
  */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "daemon.h"
+#include "devices.h"
 #include "emulated-host.h"
 #include "platform.h"
+#include "util/macro.h"
 
 #define REGION_BASE 0x390000000ULL
 #define MEMDEV_SIZE (512ULL << 20)
@@ -83,7 +90,9 @@ static int emu_nodes(void *ud, struct hb_numa_node *nodes,
 		     uint8_t distance[HB_MAX_NODES][HB_MAX_NODES])
 {
 	struct hb_emulated_host *h = ud;
-	uint64_t used = h->d ? hb_daemon_stats(h->d)->promoted_bytes : 0;
+	const struct hb_daemon_stats *st = h->d ? hb_daemon_stats(h->d) : NULL;
+	uint64_t used = st && st->promoted_bytes > st->demoted_bytes
+				? st->promoted_bytes - st->demoted_bytes : 0;
 
 	memset(nodes, 0, sizeof(*nodes) * HB_MAX_NODES);
 	memset(distance, 255, HB_MAX_NODES * HB_MAX_NODES);
@@ -94,11 +103,96 @@ static int emu_nodes(void *ud, struct hb_numa_node *nodes,
 	}
 	nodes[0].free_bytes = h->dram_free > used ? h->dram_free - used : 0;
 	nodes[1].free_bytes = 8ULL << 30;
-	nodes[2].free_bytes = 256ULL << 20;
+	nodes[2].free_bytes = (256ULL << 20) > used ? (256ULL << 20) - used : 0;
 	distance[0][1] = distance[1][0] = 21;
 	distance[0][2] = distance[2][0] = 20;
 	distance[1][2] = distance[2][1] = 30;
 	return 0;
+}
+
+/* the memdev (0, 1) and DPA of a page of region0: 2 ways of 4 KiB */
+static int page_dpa(uint64_t pfn, uint64_t *ret_dpa)
+{
+	uint64_t off = pfn * 4096 - REGION_BASE;
+
+	if (pfn * 4096 < REGION_BASE || off >= 2 * MEMDEV_SIZE)
+		return -1;
+	*ret_dpa = off / 8192 * 4096;
+	return (int)(off / 4096 % 2);
+}
+
+/* the access count of pfn's unit now, and where its mark lives; -ENOENT: not ours */
+static int truth_of(struct hb_emulated_host *h, uint64_t pfn, uint64_t **ret_mark,
+		    uint64_t *ret_count)
+{
+	const uint64_t *truth;
+	uint64_t dpa, unit;
+	int m = page_dpa(pfn, &dpa);
+	size_t n, u;
+	void *priv;
+	char name[16];
+
+	if (m < 0 || m > 1 || !h->d)
+		return -ENOENT;
+	snprintf(name, sizeof(name), "mem%d", m);
+	priv = hb_daemon_emul_chmu_of(h->d, name);
+	if (!priv || !(n = hb_source_emul_truth(priv, &truth, &unit)) || !unit)
+		return -ENOENT;
+	u = (size_t)(dpa / unit);
+	if (u >= n)
+		return -ENOENT;
+	if (!h->mark[m]) {
+		h->mark[m] = calloc(n, sizeof(*h->mark[m]));
+		if (!h->mark[m])
+			return -ENOMEM;
+	}
+	*ret_mark = &h->mark[m][u];
+	*ret_count = truth[u];
+	return 0;
+}
+
+static int emu_mark_idle(void *priv, size_t n, const uint64_t *pfn)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t *mark, count;
+		int r = truth_of(priv, pfn[i], &mark, &count);
+
+		if (r == -ENOMEM)
+			return r;
+		if (r == 0)
+			*mark = count;
+	}
+	return 0;
+}
+
+static int emu_check_idle(void *priv, size_t n, const uint64_t *pfn, uint8_t *idle)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t *mark, count;
+		int r = truth_of(priv, pfn[i], &mark, &count);
+
+		if (r == -ENOMEM)
+			return r;
+		idle[i] = r == 0 && count == *mark;   /* not ours: never idle, never demoted */
+	}
+	return 0;
+}
+
+static const struct hb_coldness_ops emu_coldness_ops = {
+	.name = "emulated", .mark_idle = emu_mark_idle, .check_idle = emu_check_idle,
+};
+
+struct hb_coldness hb_emulated_coldness(struct hb_emulated_host *h)
+{
+	return (struct hb_coldness){ .ops = &emu_coldness_ops, .priv = h };
+}
+
+void hb_emulated_host_done(struct hb_emulated_host *h)
+{
+	for (size_t m = 0; m < HB_ARRAY_SIZE(h->mark); m++) {
+		free(h->mark[m]);
+		h->mark[m] = NULL;
+	}
 }
 
 /* no host uevent concerns it: it changes when a test says (hb_platform_set_events_fd()) */

@@ -14,6 +14,7 @@ struct hb_emulated_host {
 	struct hb_daemon *d;         /* set once created: promoted bytes debit node 0 */
 	bool region_offline;         /* region0 destroyed: its memory on no node */
 	unsigned int reloads;        /* topology rebuilds asked for */
+	uint64_t *mark[2];           /* coldness: each unit's access count when marked idle */
 };
 
 /* region0 = mem0 + mem1 (2-way x 4 KiB) */
@@ -25,5 +26,13 @@ int hb_emulated_topology(struct hb_topology **ret, struct hb_err *err);
  */
 int hb_emulated_platform_new(struct hb_emulated_host *h, struct hb_platform **ret,
 			     struct hb_err *err);
+
+/*
+ * Its coldness source (coldness.h) for hb_daemon_env.coldness: over the
+ * emul-chmu sources of mem0 and mem1 (their ground truth). Pages of other
+ * memory are never idle. hb_emulated_host_done() frees what it keeps.
+ */
+struct hb_coldness hb_emulated_coldness(struct hb_emulated_host *h);
+void hb_emulated_host_done(struct hb_emulated_host *h);
 
 #endif

@@ -62,6 +62,29 @@ static void explain_reason(const struct hb_daemon *d, const struct hb_decision *
 	case HB_REASON_NO_TARGET:
 		snprintf(buf, size, "no target node for node %d", dec->src);
 		break;
+	case HB_REASON_RESIDENT:
+		snprintf(buf, size, "on node %d by our doing: promoted and not demoted since",
+			 dec->held_result);
+		break;
+	case HB_REASON_DEMOTED_RECENTLY:
+		snprintf(buf, size, "demoted %.1f s ago (result: %s%d); not promoted again for "
+			 "hysteresis_ms = %llu", ago, dec->held_result >= 0 ? "node " : "errno ",
+			 dec->held_result >= 0 ? dec->held_result : -dec->held_result,
+			 (unsigned long long)(d->pcfg.hysteresis_ns / 1000000ULL));
+		break;
+	case HB_REASON_DEMOTE:
+		snprintf(buf, size, "idle %g checks in a row on node %d, which is below watermark + "
+			 "room (%llu MiB); to node %d", dec->heat, dec->src,
+			 (unsigned long long)(d->dcfg.goal_bytes >> 20), dec->target);
+		break;
+	case HB_REASON_NOT_COLD:
+		snprintf(buf, size, "idle %g checks in a row, cold after %u", dec->heat,
+			 d->dcfg.cold_cycles);
+		break;
+	case HB_REASON_PROMOTED_RECENTLY:
+		snprintf(buf, size, "promoted %.1f s ago: not demoted within hysteresis_ms = %llu",
+			 ago, (unsigned long long)(d->pcfg.hysteresis_ns / 1000000ULL));
+		break;
 	default:
 		snprintf(buf, size, "%s", hb_reason_to_string(dec->reason));
 		break;
@@ -76,6 +99,7 @@ static void explain_reason(const struct hb_daemon *d, const struct hb_decision *
 int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, struct hb_err *err)
 {
 	struct hb_candidate c;
+	const struct hb_placed_page *placed;
 	struct hb_decision dec;
 	uint64_t exact = hpa, now = now_ns();
 	json_object *o, *h;
@@ -105,6 +129,13 @@ int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, stru
 	tokens = dec.target >= 0 ? hb_policy_tokens(d->policy, &d->pcfg, dec.target, now) : -1;
 	json_object_object_add(o, "rate_limit_tokens_bytes",
 			       tokens >= 0 ? json_object_new_double(tokens) : NULL);
+	placed = d->placed ? hb_placed_find(d->placed, hpa) : NULL;
+	if (placed) {
+		hb_demote_evaluate(d->demoter, &d->dcfg, d->nodes, d->placed, placed, NULL, now, &dec);
+		explain_reason(d, &dec, now, why, sizeof(why));
+		json_object_object_add(o, "demotion", json_object_new_string(hb_reason_to_string(dec.reason)));
+		json_object_object_add(o, "demotion_reason", json_object_new_string(why));
+	}
 	json_object_object_add(o, "history", h);
 	*ret = o;
 	return 0;

@@ -14,7 +14,9 @@
 
 static bool is_held(enum hb_reason r)
 {
-	return r == HB_REASON_HYSTERESIS || r == HB_REASON_ON_TARGET || r == HB_REASON_REFUSED;
+	return r == HB_REASON_HYSTERESIS || r == HB_REASON_ON_TARGET || r == HB_REASON_REFUSED ||
+	       r == HB_REASON_DEMOTED_RECENTLY || r == HB_REASON_RESIDENT ||
+	       r == HB_REASON_PROMOTED_RECENTLY;
 }
 
 size_t hb_history_record(struct hb_history *h, const struct hb_history_cycle *c)
@@ -30,7 +32,7 @@ size_t hb_history_record(struct hb_history *h, const struct hb_history_cycle *c)
 		};
 		struct hb_xlat x;
 
-		if (d->reason == HB_REASON_PROMOTE) {
+		if (d->reason == HB_REASON_PROMOTE || d->reason == HB_REASON_DEMOTE) {
 			if (k < c->np)
 				e.result = c->status[k];
 			k++;
@@ -104,7 +106,8 @@ json_object *hb_history_entry_json(const struct hb_history_entry *e, uint64_t no
 	json_object_object_add(o, "node", e->src >= 0 ? json_object_new_int(e->src) : NULL);
 	json_object_object_add(o, "target", e->target >= 0 ? json_object_new_int(e->target) : NULL);
 	json_object_object_add(o, "decision", json_object_new_string(
-		e->reason == HB_REASON_PROMOTE ? "promote" : "skip"));
+		e->reason == HB_REASON_PROMOTE ? "promote" :
+		e->reason == HB_REASON_DEMOTE ? "demote" : "skip"));
 	json_object_object_add(o, "reason", json_object_new_string(reason ? reason : "unknown"));
 	json_object_object_add(o, "result", result_json(e->result));
 	return o;

@@ -62,6 +62,8 @@ static const char *const live_keys[] = {
 	"daemon.interval_ms", "daemon.log_level", "daemon.metrics_textfile",
 	"policy.threshold", "policy.top_k", "policy.hysteresis_ms", "policy.rate_mbps",
 	"policy.burst_mb", "policy.watermark_mb", "policy.target_node",
+	"demote.room_mb", "demote.rate_pages", "demote.cxl_floor_mb", "demote.cxl_node",
+	"demote.cold_cycles",
 };
 
 struct reload_diff {
@@ -132,6 +134,12 @@ int hb_daemon_reload(struct hb_daemon *d, struct hb_err *err)
 	d->cfg.burst_mb = next->burst_mb;
 	d->cfg.watermark_mb = next->watermark_mb;
 	d->cfg.target_node = next->target_node;
+	d->cfg.demote_room_mb = next->demote_room_mb;
+	d->cfg.demote_rate_pages = next->demote_rate_pages;
+	d->cfg.demote_cxl_floor_mb = next->demote_cxl_floor_mb;
+	d->cfg.demote_cxl_node = next->demote_cxl_node;
+	d->cfg.demote_cold_cycles = next->demote_cold_cycles;
+	hb_daemon_demote_config(d);
 	d->cfg.interval_ms = next->interval_ms;
 	memcpy(d->cfg.log_level, next->log_level, sizeof(d->cfg.log_level));
 	(void)hb_logger_set_level(&d->log, d->cfg.log_level);   /* checked above */

@@ -53,6 +53,16 @@ void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
 				(unsigned long long)s->promoted_pages_by_node[n]);
 	METRIC("promoted_bytes_total", "counter", "Bytes promoted (rate: take its derivative).");
 	fprintf(f, "hotbridge_promoted_bytes_total %llu\n", (unsigned long long)s->promoted_bytes);
+	METRIC("pages_demoted_total", "counter", "Demotions handed to the migrator, by outcome.");
+	for (int i = 0; i < _HB_MIGRATE_CLASS_MAX; i++)
+		fprintf(f, "hotbridge_pages_demoted_total{status=\"%s\"} %llu\n",
+			hb_migrate_class_to_string(i), (unsigned long long)s->demoted.by_class[i]);
+	METRIC("demoted_bytes_total", "counter", "Bytes demoted to CXL nodes.");
+	fprintf(f, "hotbridge_demoted_bytes_total %llu\n", (unsigned long long)s->demoted_bytes);
+	METRIC("demote_backoffs_total", "counter", "Failed demotions (EBUSY, ENOMEM) that rested their DRAM node.");
+	fprintf(f, "hotbridge_demote_backoffs_total %llu\n", (unsigned long long)s->demote_backoffs);
+	METRIC("placed_pages", "gauge", "Pages hotbridge placed on DRAM and has not demoted.");
+	fprintf(f, "hotbridge_placed_pages %zu\n", d->placed ? hb_placed_len(d->placed) : 0);
 	METRIC("source_errors_total", "counter", "Failed source polls.");
 	fprintf(f, "hotbridge_source_errors_total %llu\n", (unsigned long long)s->source_errors);
 	METRIC("cycle_seconds_last", "gauge", "Duration of the last cycle.");
@@ -115,6 +125,10 @@ void hb_daemon_print_stats(const struct hb_daemon *d, FILE *f)
 		if (s->migrated.by_class[i])
 			fprintf(f, "migrated %s %llu\n", hb_migrate_class_to_string(i),
 				(unsigned long long)s->migrated.by_class[i]);
+	for (int i = 0; i < _HB_MIGRATE_CLASS_MAX; i++)
+		if (s->demoted.by_class[i])
+			fprintf(f, "demoted %s %llu\n", hb_migrate_class_to_string(i),
+				(unsigned long long)s->demoted.by_class[i]);
 	if (d->mig && hb_migrator_damon_stats(d->mig, &ds) == 0)
 		hb_damon_stats_print(&ds, f);
 }
@@ -215,6 +229,14 @@ json_object *hb_daemon_stats_json(struct hb_daemon *d)
 		json_object_object_add(x, hb_migrate_class_to_string(i), hb_daemon_json_u64(d->st.migrated.by_class[i]));
 	json_object_object_add(o, "migrated", x);
 	json_object_object_add(o, "promoted_bytes", hb_daemon_json_u64(d->st.promoted_bytes));
+	x = json_object_new_object();
+	for (int i = 0; i < _HB_MIGRATE_CLASS_MAX; i++)
+		json_object_object_add(x, hb_migrate_class_to_string(i), hb_daemon_json_u64(d->st.demoted.by_class[i]));
+	json_object_object_add(o, "demoted", x);
+	json_object_object_add(o, "demoted_bytes", hb_daemon_json_u64(d->st.demoted_bytes));
+	json_object_object_add(o, "demote_backoffs", hb_daemon_json_u64(d->st.demote_backoffs));
+	json_object_object_add(o, "placed_pages",
+			       d->placed ? hb_daemon_json_u64(hb_placed_len(d->placed)) : NULL);
 	json_object_object_add(o, "source_errors", hb_daemon_json_u64(d->st.source_errors));
 	json_object_object_add(o, "uevents", hb_daemon_json_u64(d->st.uevents));
 	json_object_object_add(o, "topology_reloads", hb_daemon_json_u64(d->st.topology_reloads));

@@ -284,3 +284,12 @@ void *hb_daemon_source_priv(struct hb_daemon *d, const char *name)
 			return d->src[i].priv;
 	return NULL;
 }
+
+void *hb_daemon_emul_chmu_of(struct hb_daemon *d, const char *memdev)
+{
+	for (size_t i = 0; i < d->nsrc; i++)
+		if (!d->src[i].disabled && !strcmp(d->src[i].memdev, memdev) &&
+		    !strcmp(d->src[i].ops->name, "emul-chmu"))
+			return d->src[i].priv;
+	return NULL;
+}

@@ -8,8 +8,11 @@
  * a Zipf workload whose hot set moves. The daemon translates the CHMUs'
  * DPA reports through the region's decoders, decides, and "migrates" with
  * the dry-run migrator; node 0's free memory shrinks by what it promoted,
- * so the watermark bites. At the end the promoted pages are scored against
- * the emulators' own ground truth.
+ * so the watermark bites, and grows by what it demoted: pages found idle
+ * (the emulated host's coldness source) go back to node 2 when node 0 runs
+ * short of its watermark plus room. The promoted pages are scored against
+ * the emulators' own ground truth, and the pages on DRAM against the
+ * current hot set, at the end and over the last ten cycles (demo-score.h).
  */
 #include <getopt.h>
 #include <stdbool.h>
@@ -20,6 +23,7 @@
 
 #include "builtin.h"
 #include "daemon.h"
+#include "demo-score.h"
 #include "devices.h"
 #include "emulated-host.h"
 
@@ -31,6 +35,9 @@ struct demo {
 	struct hb_emulated_host host;
 	struct hb_daemon *d;
 	uint64_t cycles;
+	const struct hb_topology *topology;
+	struct hb_demo_score score;
+	int score_rc;
 };
 
 static void progress(void *ud, struct hb_daemon *d)
@@ -39,6 +46,10 @@ static void progress(void *ud, struct hb_daemon *d)
 	struct demo *dm = ud;
 	bool tty = isatty(2);
 
+	if (!dm->score_rc)
+		dm->score_rc = hb_demo_score_cycle(&dm->score, d, dm->topology,
+						   dm->cycles > HB_DEMO_SCORE_LAST
+							   ? dm->cycles - HB_DEMO_SCORE_LAST + 1 : 1);
 	if (!tty && s->cycles % 10 && s->cycles != dm->cycles)
 		return;
 	/* one format for both: a terminal gets it redrawn in place */
@@ -132,6 +143,24 @@ static size_t true_hot_set(struct hb_daemon *d, const struct hb_topology *t, uin
 	return hot ? k : 0;
 }
 
+/* the distinct pages ever promoted (a page demoted and promoted again counts once) */
+static size_t promoted_pages(const struct hb_dryrun_record *rec, size_t n, uint64_t **ret)
+{
+	uint64_t *p = calloc(n ? n : 1, sizeof(*p));
+	size_t k = 0, u = 0;
+
+	for (size_t i = 0; p && i < n; i++)
+		if (rec[i].node != CXL_NODE)
+			p[k++] = rec[i].hpa;
+	if (k > 1)
+		qsort(p, k, sizeof(*p), by_hpa);
+	for (size_t i = 0; i < k; i++)
+		if (!u || p[u - 1] != p[i])
+			p[u++] = p[i];
+	*ret = p;
+	return u;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: hotbridge demo [--cycles N]\n"
@@ -146,7 +175,7 @@ int hb_cmd_demo(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	struct demo dm = { .host.dram_free = (1024ULL + 32) << 20, .cycles = 30 };
+	struct demo dm = { .host.dram_free = (1024ULL + 16) << 20, .cycles = 30 };
 	/* the score reads every promotion back from the dry-run migrator */
 	struct hb_daemon_env env = { .quiet = true, .after_cycle = progress,
 				     .keep_capabilities = true, .dryrun_keep = 1u << 20 };
@@ -156,6 +185,7 @@ int hb_cmd_demo(int argc, char **argv)
 	struct hb_err err = { 0 };
 	struct hb_config cfg;
 	uint64_t *hot = NULL;
+	uint64_t *promoted = NULL;
 	size_t nrec, nhot, hit = 0;
 	int o, rc = 1;
 
@@ -182,10 +212,18 @@ int hb_cmd_demo(int argc, char **argv)
 	cfg.top_k = 4096;
 	cfg.rate_mbps = 40;          /* 4 MB, 1024 pages, per 100 ms cycle */
 	cfg.burst_mb = 4;
-	cfg.watermark_mb = 1024;     /* node 0 starts 32 MiB above it */
+	cfg.watermark_mb = 1024;     /* node 0 starts 16 MiB above it: less than the hot sets */
+	cfg.hysteresis_ms = 500;     /* 5 cycles: a moved hot set is followed within the run */
+	cfg.demote_enabled = true;
+	cfg.demote_room_mb = 8;      /* demote once less than 8 MiB of the 16 are left */
+	cfg.demote_rate_pages = 10240;   /* 1024 pages per cycle, promotion's pace */
+	cfg.demote_cxl_floor_mb = 64;    /* node 2 has 256 MiB free */
+	cfg.demote_cold_cycles = 2;
 	cfg.plugin_dir[0] = '\0';
 	snprintf(cfg.log_level, sizeof(cfg.log_level), "warning");
 	env.stop_cycles = dm.cycles;
+	env.coldness = hb_emulated_coldness(&dm.host);
+	dm.score.window = HB_DEMO_SCORE_LAST;
 	env.ud = &dm;
 	if (add_source(&cfg, "mem0", 1) < 0 || add_source(&cfg, "mem1", 2) < 0 ||
 	    hb_emulated_platform_new(&dm.host, &env.platform, &err) < 0 ||
@@ -194,12 +232,17 @@ int hb_cmd_demo(int argc, char **argv)
 		goto out;
 	}
 	dm.host.d = dm.d;
+	dm.topology = copy;
 	printf("hotbridge demo: emulated host: region0 = mem0 + mem1, 2-way x 4 KiB, 1 GiB at "
 	       "%#llx on CPU-less node %d;\n  an emulated CHMU per memdev (moving Zipf 1.1, "
 	       "100000 accesses per 100 ms epoch); DRAM node 0 (nearest), dry-run migrator;\n"
-	       "  threshold %g, rate limit %g MB/s per node, watermark %llu MiB with 32 MiB of "
-	       "room above it\n", REGION_BASE, CXL_NODE, cfg.threshold, cfg.rate_mbps,
-	       (unsigned long long)cfg.watermark_mb);
+	       "  threshold %g, rate limit %g MB/s per node, watermark %llu MiB with 16 MiB of "
+	       "room above it;\n  demotion: pages idle %llu cycles in a row go back to node %d while "
+	       "node 0 has less than %llu MiB free (%llu pages/s)\n", REGION_BASE, CXL_NODE,
+	       cfg.threshold, cfg.rate_mbps, (unsigned long long)cfg.watermark_mb,
+	       (unsigned long long)cfg.demote_cold_cycles, CXL_NODE,
+	       (unsigned long long)(cfg.watermark_mb + cfg.demote_room_mb),
+	       (unsigned long long)cfg.demote_rate_pages);
 	fflush(stdout);
 	if (hb_daemon_run(dm.d, NULL) < 0)
 		goto out;
@@ -208,19 +251,41 @@ int hb_cmd_demo(int argc, char **argv)
 	s = hb_daemon_stats(dm.d);
 	nrec = hb_migrator_dryrun_records(hb_daemon_migrator(dm.d), &rec);
 	nhot = true_hot_set(dm.d, copy, &hot);
+	nrec = promoted_pages(rec, nrec, &promoted);
 	for (size_t i = 0; i < nrec; i++)
-		hit += bsearch(&rec[i].hpa, hot, nhot, sizeof(*hot), by_hpa) != NULL;
+		hit += bsearch(&promoted[i], hot, nhot, sizeof(*hot), by_hpa) != NULL;
 	printf("\n%-52s %12s\n", "records and pages", "");
 	printf("%-52s %12llu\n", "cycles", (unsigned long long)s->cycles);
 	printf("%-52s %12llu\n", "hotness records from the CHMUs", (unsigned long long)s->in.records);
 	printf("%-52s %12llu\n", "  translated DPA -> HPA", (unsigned long long)s->in.translated);
 	printf("%-52s %12llu\n", "pages promoted (dry run)",
 	       (unsigned long long)s->migrated.by_class[HB_MIGRATE_MOVED]);
+	printf("%-52s %12llu\n", "pages demoted (dry run)",
+	       (unsigned long long)s->demoted.by_class[HB_MIGRATE_MOVED]);
 	printf("%-52s %12zu\n", "true hot set (pages with 80 % of accesses)", nhot);
+	printf("%-52s %12zu\n", "distinct pages ever promoted", nrec);
 	printf("%-52s %12.3f\n", "precision (promoted pages that are hot)",
 	       nrec ? (double)hit / (double)nrec : 0.0);
 	printf("%-52s %12.3f\n", "recall (hot pages that were promoted)",
 	       nhot ? (double)hit / (double)nhot : 0.0);
+	if (dm.score_rc < 0 || !dm.score.scored) {
+		fprintf(stderr, "hotbridge demo: no score of the pages on DRAM: %s\n",
+			dm.score_rc < 0 ? strerror(-dm.score_rc) : "too few cycles (want more than 10)");
+	} else {
+		const struct hb_demo_figures *f = &dm.score.last;
+
+		printf("\n%-52s %12s\n", "pages on DRAM against the current hot set", "");
+		printf("%-52s %12zu\n", "current hot set (80 % of the last 10 cycles' accesses)",
+		       f->hot);
+		printf("%-52s %12zu\n", "pages on DRAM (promoted, not demoted since)", f->on_dram);
+		printf("%-52s %12.3f\n", "precision at the end (pages on DRAM that are hot)",
+		       f->precision);
+		printf("%-52s %12.3f\n", "recall at the end (hot pages that are on DRAM)", f->recall);
+		printf("%-52s %12.3f\n", "precision, mean of the last 10 cycles",
+		       dm.score.sum_precision / (double)dm.score.scored);
+		printf("%-52s %12.3f\n", "recall, mean of the last 10 cycles",
+		       dm.score.sum_recall / (double)dm.score.scored);
+	}
 	/* a page above the threshold is decided every cycle: these count decisions */
 	printf("\n%-52s %12s\n", "decisions (one per hot page per cycle)", "");
 	printf("%-52s %12llu\n", "  promote", (unsigned long long)s->decisions[HB_REASON_PROMOTE]);
@@ -235,12 +300,25 @@ int hb_cmd_demo(int argc, char **argv)
 	printf("%-52s %12llu\n", "  already on the target, or refused by the kernel",
 	       (unsigned long long)(s->decisions[HB_REASON_ON_TARGET] +
 				    s->decisions[HB_REASON_REFUSED]));
+	printf("%-52s %12llu\n", "  resident: on DRAM already, by our doing",
+	       (unsigned long long)s->decisions[HB_REASON_RESIDENT]);
+	printf("%-52s %12llu\n", "  demoted < hysteresis_ms ago, hot again",
+	       (unsigned long long)s->decisions[HB_REASON_DEMOTED_RECENTLY]);
+	printf("%-52s %12llu\n", "  demote: idle on DRAM, node 0 short of room",
+	       (unsigned long long)s->decisions[HB_REASON_DEMOTE]);
+	printf("%-52s %12llu\n", "  demotion rate limit, CXL floor, promoted recently",
+	       (unsigned long long)(s->decisions[HB_REASON_DEMOTE_RATE_LIMIT] +
+				    s->decisions[HB_REASON_CXL_FLOOR] +
+				    s->decisions[HB_REASON_PROMOTED_RECENTLY]));
 	rc = 0;
 out:
 	free(hot);
+	free(promoted);
 	hb_topology_free(copy);
 	hb_daemon_free(dm.d);
 	hb_platform_free(env.platform);    /* when the daemon did not take it */
+	hb_demo_score_done(&dm.score);
+	hb_emulated_host_done(&dm.host);
 	hb_config_done(&cfg);
 	return rc;
 }

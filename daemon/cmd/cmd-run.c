@@ -121,6 +121,7 @@ int hb_cmd_run(int argc, char **argv)
 			hb_log_early(LOG_ERR, "hotbridge run", "%s", err.msg);
 			goto out;
 		}
+		env.coldness = hb_emulated_coldness(&emu);
 	} else {
 		if (hb_platform_live_new(&ts, &env.platform, &err) < 0) {
 			hb_log_early(LOG_ERR, "hotbridge run", "%s", err.msg);
@@ -144,6 +145,7 @@ int hb_cmd_run(int argc, char **argv)
 out:
 	/* its sockets are removed while the lock is still ours */
 	hb_daemon_free(d);
+	hb_emulated_host_done(&emu);
 	lock = hb_pid_lock_release(lock);
 	hb_config_done(&cfg);
 	return rc;

@@ -7,6 +7,12 @@
  *   policy.c  promotion rules: threshold, top-K, hysteresis, per-node rate
  *             limit (token bucket), DRAM free-memory watermark, the target
  *             node (explicit, else the nearest node with CPUs)
+ *   bucket.c  the token bucket both directions' rate limits use
+ *   placed.c  the pages hotbridge placed on DRAM (promoted, not demoted
+ *             since) and how many coldness checks in a row found them idle
+ *   demote.c  demotion rules: the DRAM free-space goal (watermark + room),
+ *             the coldest placed pages first, a per-node token bucket in
+ *             pages, the CXL node's free-memory floor, hysteresis
  *   latency.c record -> table and record -> decision latency histograms
  *   history.c the last decisions acted on or refused, and what migration
  *             gave: two rings (acted on, refused) of fixed size, allocated
@@ -82,12 +88,60 @@ enum hb_reason {
 	HB_REASON_NO_TARGET,       /* no target node */
 	HB_REASON_ON_TARGET,       /* held: the migrator found it on the target already */
 	HB_REASON_REFUSED,         /* held: the kernel refused to move it (an errno) */
+	HB_REASON_DEMOTED_RECENTLY,/* held: demoted less than hysteresis ago */
+	HB_REASON_RESIDENT,        /* on DRAM by our doing (promoted, not demoted since) */
+	/* demotion (demote.c): of pages hotbridge placed on DRAM */
+	HB_REASON_DEMOTE,
+	HB_REASON_NOT_COLD,        /* accessed within its last cold_cycles checks */
+	HB_REASON_PROMOTED_RECENTLY, /* promoted less than hysteresis ago */
+	HB_REASON_DRAM_HAS_ROOM,   /* its node is at or above watermark + room */
+	HB_REASON_DEMOTE_RATE_LIMIT, /* its node's demotion bucket is empty */
+	HB_REASON_CXL_FLOOR,       /* the CXL node would fall below its floor */
+	HB_REASON_NO_CXL_NODE,     /* the configured CXL node is not a source node */
 	_HB_REASON_MAX,
 };
 
 const char *hb_reason_to_string(enum hb_reason r);
 
 #define HB_MAX_NODES 64
+
+/* ---- token bucket (bucket.c) ---- */
+
+struct hb_bucket {
+	double tokens;
+	uint64_t last_ns;
+	bool primed;              /* false: full */
+};
+
+/* The level now, refilled at rate per second up to depth; -1 when rate <= 0 (no limit). */
+double hb_bucket_level(const struct hb_bucket *b, double rate, double depth, uint64_t now_ns);
+/* Refill to now, then take amount (may go negative: what the level allowed is the caller's). */
+void hb_bucket_take(struct hb_bucket *b, double rate, double depth, double amount,
+		    uint64_t now_ns);
+
+/* ---- pages placed on DRAM (placed.c) ---- */
+
+struct hb_placed_page {         /* 24 bytes */
+	uint64_t key;            /* page number + 1; 0 = empty slot */
+	uint64_t since_ns;       /* promoted then */
+	int16_t src, node;       /* came from (CXL), is on (DRAM) */
+	uint16_t idle;           /* coldness checks in a row that found it idle */
+	bool marked;             /* marked idle since it was placed */
+};
+
+struct hb_placed;
+
+/* At most max pages (grows to it); page_size a power of two. */
+int hb_placed_new(size_t max, uint64_t page_size, struct hb_placed **ret, struct hb_err *err);
+struct hb_placed *hb_placed_free(struct hb_placed *p);
+/* 0, or -ENOSPC when max pages are placed already, -ENOMEM */
+int hb_placed_add(struct hb_placed *p, uint64_t hpa, int src, int node, uint64_t now_ns);
+bool hb_placed_remove(struct hb_placed *p, uint64_t hpa);
+const struct hb_placed_page *hb_placed_find(const struct hb_placed *p, uint64_t hpa);
+size_t hb_placed_len(const struct hb_placed *p);
+uint64_t hb_placed_hpa(const struct hb_placed *p, const struct hb_placed_page *e);
+/* Walk: *cursor starts at 0; NULL at the end. Entries may be changed, not added or removed. */
+struct hb_placed_page *hb_placed_next(struct hb_placed *p, size_t *cursor);
 
 struct hb_numa_node {
 	bool present, has_cpus, is_source;   /* is_source: a CXL node to promote from */
@@ -163,6 +217,9 @@ size_t hb_policy_decide(struct hb_policy *p, const struct hb_policy_config *cfg,
 			const struct hb_candidate *c, size_t n, uint64_t now_ns,
 			struct hb_decision *out);
 
+/* Pages on DRAM by our doing are HB_REASON_RESIDENT (borrowed; NULL: none). */
+void hb_policy_set_placed(struct hb_policy *p, const struct hb_placed *placed);
+
 /* After migration: the page is not reconsidered until now + hysteresis. */
 void hb_policy_hold(struct hb_policy *p, const struct hb_policy_config *cfg, uint64_t hpa,
 		    uint64_t now_ns);
@@ -172,11 +229,59 @@ enum hb_hold_outcome {
 	HB_HOLD_MOVED,        /* moved (or to retry): HB_REASON_HYSTERESIS */
 	HB_HOLD_ON_TARGET,    /* was there already: HB_REASON_ON_TARGET */
 	HB_HOLD_REFUSED,      /* an errno from the kernel: HB_REASON_REFUSED */
+	HB_HOLD_DEMOTED,      /* demoted: HB_REASON_DEMOTED_RECENTLY */
 };
 
 /* hb_policy_hold() saying why; result: the node reached, or -errno. */
 void hb_policy_hold_outcome(struct hb_policy *p, const struct hb_policy_config *cfg, uint64_t hpa,
 			    uint64_t now_ns, enum hb_hold_outcome outcome, int result);
+
+/* ---- demotion (demote.c) ---- */
+
+struct hb_demote_config {
+	uint64_t goal_bytes;       /* demote from a DRAM node while it has less free:
+				      the promotion watermark + demote.room_mb */
+	double rate_pages;         /* per DRAM node per second; 0 = no limit */
+	uint64_t cxl_floor_bytes;  /* never leave the CXL node with less free */
+	int cxl_node;              /* where demoted pages go; -1: the node each came from */
+	unsigned int cold_cycles;  /* idle checks in a row before a page is cold (>= 1) */
+	uint64_t hysteresis_ns;    /* none demoted within this of its promotion */
+	uint64_t page_size;
+};
+
+struct hb_demoter;
+
+int hb_demoter_new(struct hb_demoter **ret, struct hb_err *err);
+struct hb_demoter *hb_demoter_free(struct hb_demoter *dm);
+
+/* What one cycle's demotions have used so far (zero: nothing yet). */
+struct hb_demote_spent {
+	size_t demoted;
+	uint64_t from[HB_MAX_NODES];   /* pages demoted off each DRAM node */
+	uint64_t to[HB_MAX_NODES];     /* pages demoted onto each CXL node */
+};
+
+/*
+ * The decision for one placed page now, after spent (NULL: nothing), every
+ * rule evaluated, charging nothing. ret->heat is the page's idle count,
+ * ret->src its DRAM node, ret->target the CXL node it would go to.
+ */
+enum hb_reason hb_demote_evaluate(const struct hb_demoter *dm, const struct hb_demote_config *cfg,
+				  const struct hb_numa_node *nodes, const struct hb_placed *placed,
+				  const struct hb_placed_page *e, const struct hb_demote_spent *spent,
+				  uint64_t now_ns, struct hb_decision *ret);
+
+/*
+ * The cycle's demotion decisions, at most max, into out: for each DRAM node
+ * in node_mask below the goal, its cold placed pages, coldest first (then
+ * the longest placed), each hb_demote_evaluate() after those before it,
+ * until the node's shortfall is covered by demotions or refusals; pages
+ * not cold or not needed get no decision. The demotions are charged to
+ * their nodes' buckets. Returns the number of decisions.
+ */
+size_t hb_demote_decide(struct hb_demoter *dm, const struct hb_demote_config *cfg,
+			const struct hb_numa_node *nodes, struct hb_placed *placed,
+			uint64_t node_mask, uint64_t now_ns, struct hb_decision *out, size_t max);
 
 /* ---- history ---- */
 

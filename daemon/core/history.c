@@ -62,7 +62,8 @@ struct hb_history *hb_history_free(struct hb_history *h)
 
 void hb_history_add(struct hb_history *h, const struct hb_history_entry *e)
 {
-	struct ring *r = &h->r[e->reason == HB_REASON_PROMOTE ? ACTED : REFUSED];
+	struct ring *r = &h->r[e->reason == HB_REASON_PROMOTE || e->reason == HB_REASON_DEMOTE ? ACTED
+											: REFUSED];
 
 	r->e[r->total % r->size] = *e;
 	r->total++;

@@ -17,16 +17,11 @@ struct hold {                 /* 24 bytes */
 
 _Static_assert(sizeof(struct hold) == 24, "a hold is 24 bytes");
 
-struct bucket {
-	double tokens;           /* bytes */
-	uint64_t last_ns;
-	bool primed;
-};
-
 struct hb_policy {
 	struct hold *hold;       /* hysteresis: a small open-addressing table */
 	size_t cap, len;
-	struct bucket bucket[HB_MAX_NODES];
+	struct hb_bucket bucket[HB_MAX_NODES];   /* bytes */
+	const struct hb_placed *placed;          /* pages on DRAM by our doing */
 };
 
 static const char *const reason_names[_HB_REASON_MAX] = {
@@ -40,6 +35,15 @@ static const char *const reason_names[_HB_REASON_MAX] = {
 	[HB_REASON_NO_TARGET] = "no_target_node",
 	[HB_REASON_ON_TARGET] = "already_on_target",
 	[HB_REASON_REFUSED] = "refused_by_kernel",
+	[HB_REASON_DEMOTED_RECENTLY] = "demoted_recently",
+	[HB_REASON_RESIDENT] = "resident_on_dram",
+	[HB_REASON_DEMOTE] = "demote",
+	[HB_REASON_NOT_COLD] = "not_cold",
+	[HB_REASON_PROMOTED_RECENTLY] = "promoted_recently",
+	[HB_REASON_DRAM_HAS_ROOM] = "dram_has_room",
+	[HB_REASON_DEMOTE_RATE_LIMIT] = "demote_rate_limit",
+	[HB_REASON_CXL_FLOOR] = "cxl_floor",
+	[HB_REASON_NO_CXL_NODE] = "no_cxl_node",
 };
 
 const char *hb_reason_to_string(enum hb_reason r)
@@ -176,38 +180,19 @@ static double depth_of(const struct hb_policy_config *cfg)
 double hb_policy_tokens(const struct hb_policy *p, const struct hb_policy_config *cfg, int node,
 			uint64_t now_ns)
 {
-	const struct bucket *b = &p->bucket[node];
-	double depth = depth_of(cfg), t;
-
-	if (cfg->rate_mbps <= 0)
-		return -1;
-	if (!b->primed)
-		return depth;
-	t = b->tokens;
-	if (now_ns > b->last_ns)
-		t += cfg->rate_mbps * 1e6 * (double)(now_ns - b->last_ns) / 1e9;
-	return t > depth ? depth : t;
+	return hb_bucket_level(&p->bucket[node], cfg->rate_mbps * 1e6, depth_of(cfg), now_ns);
 }
 
-/* refill to now, then take bytes (what hb_policy_tokens() allowed) */
-static void charge(struct hb_policy *p, const struct hb_policy_config *cfg, int node,
-		   uint64_t bytes, uint64_t now)
+void hb_policy_set_placed(struct hb_policy *p, const struct hb_placed *placed)
 {
-	struct bucket *b = &p->bucket[node];
-	double t = hb_policy_tokens(p, cfg, node, now);
-
-	if (t < 0)
-		return;
-	b->tokens = t - (double)bytes;
-	if (!b->primed || now > b->last_ns)
-		b->last_ns = now;
-	b->primed = true;
+	p->placed = placed;
 }
 
-static const enum hb_reason hold_reason[] = {
+static const enum hb_reason hold_reason[4] = {
 	[HB_HOLD_MOVED] = HB_REASON_HYSTERESIS,
 	[HB_HOLD_ON_TARGET] = HB_REASON_ON_TARGET,
 	[HB_HOLD_REFUSED] = HB_REASON_REFUSED,
+	[HB_HOLD_DEMOTED] = HB_REASON_DEMOTED_RECENTLY,
 };
 
 enum hb_reason hb_policy_evaluate(const struct hb_policy *p, const struct hb_policy_config *cfg,
@@ -237,8 +222,12 @@ enum hb_reason hb_policy_evaluate(const struct hb_policy *p, const struct hb_pol
 	if (h) {
 		d->held_since_ns = h->until_ns - (uint64_t)h->hold_ms * 1000000ULL;
 		d->held_result = h->result;
-		return d->reason = (unsigned int)h->outcome < HB_ARRAY_SIZE(hold_reason)
-					   ? hold_reason[h->outcome] : HB_REASON_HYSTERESIS;
+		return d->reason = hold_reason[h->outcome];   /* 2 bits, 4 entries */
+	}
+	/* on DRAM by our doing, not demoted since: nothing to do */
+	if (p->placed && hb_placed_find(p->placed, c->hpa)) {
+		d->held_result = d->target;
+		return d->reason = HB_REASON_RESIDENT;
 	}
 	if (c->heat < cfg->threshold)
 		return d->reason = HB_REASON_BELOW_THRESHOLD;
@@ -271,6 +260,7 @@ size_t hb_policy_decide(struct hb_policy *p, const struct hb_policy_config *cfg,
 	}
 	for (int node = 0; node < HB_MAX_NODES; node++)
 		if (spent.bytes[node])
-			charge(p, cfg, node, spent.bytes[node], now_ns);
+			hb_bucket_take(&p->bucket[node], cfg->rate_mbps * 1e6, depth_of(cfg),
+				       (double)spent.bytes[node], now_ns);
 	return spent.promoted;
 }

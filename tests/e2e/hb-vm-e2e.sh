@@ -15,6 +15,7 @@ mode=$1 ways=${2:-1} pages=${3:-2048} backend=${4:-phys}
 # (2 boots in 16): mem0 never bound at all (its probe deferred, nothing
 # re-triggered it in 300 s); a memdev still unbound after 10 s is enabled
 # with `cxl enable-memdev`, as an operator would.
+# No CXL memory device on PCI at all fails at once.
 want=$( [ "$ways" = 2 ] && echo 2 || echo 1 )
 cxl_ready() {
 	[ "$(ls -d /sys/bus/cxl/devices/mem*/driver 2>/dev/null | wc -l)" -ge "$want" ] &&
@@ -24,12 +25,22 @@ i=0
 until cxl_ready || [ $i -ge 1800 ]; do
 	sleep 0.1; i=$((i + 1))
 	[ $((i % 100)) -eq 0 ] || continue
-	# no memdev at all after 10 s: cxl_pci never made one, and nothing
-	# here can; say so now rather than after the whole wait
+	# No memdev yet. With no CXL memory device (PCI class 0x050210) at
+	# all, nothing here can make one: say so now. With one, its drivers
+	# (modules on 6.12, probed asynchronously) may still be on their way
+	# on a loaded TCG host (seen: nothing under /sys/bus/cxl after 10 s):
+	# give them 60 s, then say which step is missing.
 	if ! ls -d /sys/bus/cxl/devices/mem* >/dev/null 2>&1; then
-		echo "hb-vm-e2e: no CXL memdev after $i waits (cxl_pci made none): $(ls /sys/bus/cxl/devices 2>/dev/null | tr '\n' ' ')"
-		dmesg | grep -iE "cxl|pcieport" | tail -8 | sed 's/^/hb-vm-e2e: dmesg: /'
-		exit 10
+		pcidevs=$(grep -l '^0x050210$' /sys/bus/pci/devices/*/class 2>/dev/null | wc -l)
+		if [ "$pcidevs" -eq 0 ] || [ $i -ge 600 ]; then
+			echo "hb-vm-e2e: no CXL memdev after $i waits: $pcidevs CXL memory device(s) on PCI," \
+				"$(ls /sys/bus/pci/drivers/cxl_pci 2>/dev/null | grep -c '^0000:') bound to cxl_pci;" \
+				"/sys/bus/cxl/devices: $(ls /sys/bus/cxl/devices 2>/dev/null | tr '\n' ' ');" \
+				"modules: $(grep -o '^cxl[a-z_]*' /proc/modules | tr '\n' ' ')"
+			dmesg | grep -iE "cxl|pcieport" | tail -8 | sed 's/^/hb-vm-e2e: dmesg: /'
+			exit 10
+		fi
+		continue
 	fi
 	for m in /sys/bus/cxl/devices/mem*; do
 		[ -e "$m" ] || continue

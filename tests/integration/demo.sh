@@ -2,12 +2,14 @@
 # hotbridge demo, a new user's first command: its progress line on a
 # terminal (stderr a pseudo-terminal, redrawn in place with \r) and off one
 # (one line every 10 cycles and the last) carries the cycle count, records
-# and pages promoted, not a bare "cycle".
+# and pages promoted, not a bare "cycle". The default run (30 cycles, a
+# DRAM too small for the moving hot set) demotes, and its table scores the
+# pages on DRAM against the current hot set, at the end and over 10 cycles.
 #   demo.sh HOTBRIDGE
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 trap 'rm -rf "$tmp"' EXIT
-echo "1..5"
+echo "1..8"
 
 # stderr on a pseudo-terminal, stdout to a file
 python3 - "$tmp/tty.err" "$tmp/tty.out" "${hb[@]}" demo --cycles 3 <<'PY' || bad "demo with stderr on a terminal exits 0"
@@ -41,4 +43,23 @@ ok "summary on stdout"
 grep -Eq "^$line\$" "$tmp/pipe.err" ||
 	{ sed 's/^/# /' "$tmp/pipe.err"; bad "progress line off a terminal has the numbers"; }
 ok "progress line off a terminal has the numbers"
+"${hb[@]}" demo >"$tmp/full.out" 2>"$tmp/full.err" || bad "demo with its defaults exits 0"
+ok "demo with its defaults exits 0"
+fig() { sed -n "s/^$1 *\([0-9.]*\)\$/\1/p" "$tmp/full.out"; }
+promoted=$(fig 'pages promoted (dry run)')
+demoted=$(fig 'pages demoted (dry run)')
+on_dram=$(fig 'pages on DRAM (promoted, not demoted since)')
+[ -n "$demoted" ] && [ "$demoted" -gt 0 ] && [ -n "$on_dram" ] &&
+	[ $((promoted - demoted)) -eq "$on_dram" ] ||
+	{ sed 's/^/# /' "$tmp/full.out"; bad "pages demoted, and promoted - demoted are on DRAM"; }
+ok "pages demoted: $demoted of $promoted promoted, $on_dram on DRAM"
+figs=""
+for f in 'precision at the end (pages on DRAM that are hot)' 'recall at the end (hot pages that are on DRAM)' \
+	 'precision, mean of the last 10 cycles' 'recall, mean of the last 10 cycles'; do
+	v=$(fig "$f")
+	awk -v v="$v" 'BEGIN { exit !(v != "" && v >= 0 && v <= 1) }' ||
+		{ sed 's/^/# /' "$tmp/full.out"; bad "figure '$f' in 0..1"; }
+	figs="$figs ${f%% (*} $v;"
+done
+ok "scores against the current hot set:$figs"
 hb_reports_ok

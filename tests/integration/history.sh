@@ -75,7 +75,7 @@ h history "$md" >"$tmp/p1md.json"
 check "$tmp/p1md.json" 'assert r["page"] == "0x390001000" and len(r["entries"]) == 1, r' &&
 	ok "history $md: the same page and entry" || { sed "s/^/# /" "$tmp/p1md.json"; bad "history by memdev:DPA"; }
 h explain 0x390001000 >"$tmp/x1.json"
-sed 's/^/# /' "$tmp/x1.json" | head -30
+sed -n '1,30s/^/# /p' "$tmp/x1.json"
 check "$tmp/x1.json" '
 assert r["decision"] == "hysteresis", r
 assert "handed to the migrator" in r["reason"] and "node 0" in r["reason"], r

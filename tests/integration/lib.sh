@@ -64,7 +64,7 @@ hb_reports_ok() {
 		[ -s "$f" ] || continue
 		found=1
 		echo "# $(basename "$f"):"
-		sed 's/^/#   /' "$f" | head -60
+		sed -n '1,60s/^/#   /p' "$f"
 	done
 	[ "$found" -eq 0 ] && ok "no valgrind or sanitizer report from any hotbridge process" ||
 		bad "reports from hotbridge processes (above)"

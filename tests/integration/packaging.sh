@@ -52,7 +52,7 @@ for key in ExecStartPre ExecStart; do
 	*) bad "unit: $key='$line' does not run $bindir/hotbridge" ;;
 	esac
 done
-grep -q '@[a-z_]*@' "$unit" && bad "unit: unsubstituted $(grep -o '@[a-z_]*@' "$unit" | head -1)" ||
+grep -q '@[a-z_]*@' "$unit" && bad "unit: unsubstituted $(grep -o -m1 '@[a-z_]*@' "$unit")" ||
 	ok "unit: nothing left unsubstituted"
 
 # the configuration's path, from sysconfdir, the same everywhere
@@ -91,7 +91,7 @@ fi
 if cmp -s "$tmp/conf.5" "$D$mandir/man5/hotbridge.conf.5"; then
 	ok "hotbridge.conf(5) is what check-config --man prints"
 else
-	{ diff "$D$mandir/man5/hotbridge.conf.5" "$tmp/conf.5" || true; } | head -20 | sed "s/^/# /"
+	{ diff "$D$mandir/man5/hotbridge.conf.5" "$tmp/conf.5" || true; } | sed -n '1,20s/^/# /p'
 	bad "contrib/man/hotbridge.conf.5.in is stale: run 'ninja -C $build update-conf-man' and commit it"
 fi
 if ! command -v man >/dev/null; then
@@ -103,7 +103,7 @@ else
 			sed 's/^/# /' "$tmp/man.err"
 			bad "$page does not render cleanly"
 		fi
-		first=$(printf '%s\n' "$out" | head -1)
+		first=${out%%$'\n'*}  # no pipe: head exiting early would SIGPIPE the writer
 		ok "$page renders: $first"
 	done
 fi

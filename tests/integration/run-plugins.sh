@@ -58,7 +58,7 @@ CONF
 once() {
 	local rc=0
 	"${hb[@]}" run --once --config "$tmp/$1.conf" >"$tmp/$1.out" 2>"$tmp/$1.err" || rc=$?
-	sed 's/^/# /' "$tmp/$1.err" | head -20
+	sed -n '1,20s/^/# /p' "$tmp/$1.err"
 	return "$rc"
 }
 records() { sed -n 's/^cycles 1, records \([0-9]*\),.*/\1/p' "$tmp/$1.out"; }

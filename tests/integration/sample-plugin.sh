@@ -64,7 +64,7 @@ else
 	sed 's/^/# /' "$tmp/guide.out" "$tmp/guide.err" | tail -30
 	bad "the guide's blocks 1..$last failed (above)"
 fi
-sed 's/^/# /' "$tmp/guide.out" "$tmp/guide.err" | head -12
+cat "$tmp/guide.out" "$tmp/guide.err" | sed -n '1,12s/^/# /p'
 
 want=$(sed -n 's/^#define HB_DEVICE_ABI_MAJOR \([0-9]*\).*/\1/p' "$src/devices/hb-device.h").$(sed -n 's/^#define HB_DEVICE_ABI_MINOR \([0-9]*\).*/\1/p' "$src/devices/hb-device.h")
 [ "$(head -1 "$tmp/guide.out")" = "$want" ] && ok "build: the installed .pc says ABI $want" ||

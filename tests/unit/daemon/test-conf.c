@@ -378,6 +378,15 @@ static void test_conf_check_refuses_what_run_cannot_use(void **state)
 	assert_int_equal(hb_config_check(&c, &f, &err), -EPERM);
 	c.dry_run = true;
 	assert_int_equal(hb_config_check(&c, &f, &err), 0);
+	/* demotion goes to a CXL node only */
+	c.demote_enabled = true;
+	c.demote_cxl_node = 0;
+	assert_int_equal(hb_config_check(&c, &f, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "demote.cxl_node=0: not a CXL node"));
+	c.demote_cxl_node = 2;
+	assert_int_equal(hb_config_check(&c, &f, &err), 0);
+	c.demote_enabled = false;
+	c.demote_cxl_node = -1;
 	for (const char *const *bad = (const char *const[]){ "banana", "2,", "2,,3", "-1", "64",
 							     " 2", NULL }; *bad; bad++) {
 		strcpy(c.source_nodes, *bad);

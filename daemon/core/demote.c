@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Demotion rules. Pure: time, free memory and the pages' idle counts come
+ * in as data. A DRAM node below its goal (the promotion watermark plus the
+ * configured room) gives back its coldest placed pages, at most its bucket's
+ * worth, to the CXL node, never below that node's floor, never a page
+ * promoted less than the hysteresis time ago.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "core.h"
+
+struct hb_demoter {
+	struct hb_bucket bucket[HB_MAX_NODES];   /* pages, per DRAM node */
+};
+
+int hb_demoter_new(struct hb_demoter **ret, struct hb_err *err)
+{
+	struct hb_demoter *dm = calloc(1, sizeof(*dm));
+
+	if (!dm)
+		return hb_err_set(err, -ENOMEM, "out of memory");
+	*ret = dm;
+	return 0;
+}
+
+struct hb_demoter *hb_demoter_free(struct hb_demoter *dm)
+{
+	free(dm);
+	return NULL;
+}
+
+static double level(const struct hb_demoter *dm, const struct hb_demote_config *cfg, int node,
+		    uint64_t now_ns)
+{
+	return hb_bucket_level(&dm->bucket[node], cfg->rate_pages, cfg->rate_pages, now_ns);
+}
+
+/* free bytes of node after spent pages left it (freed) or came onto it (used) */
+static uint64_t free_after(const struct hb_numa_node *n, uint64_t freed, uint64_t used,
+			   uint64_t page)
+{
+	uint64_t f = n->free_bytes + freed * page;
+
+	return f > used * page ? f - used * page : 0;
+}
+
+enum hb_reason hb_demote_evaluate(const struct hb_demoter *dm, const struct hb_demote_config *cfg,
+				  const struct hb_numa_node *nodes, const struct hb_placed *placed,
+				  const struct hb_placed_page *e, const struct hb_demote_spent *spent,
+				  uint64_t now_ns, struct hb_decision *ret)
+{
+	static const struct hb_demote_spent nothing;
+	int src = e->node, dst = cfg->cxl_node >= 0 ? cfg->cxl_node : e->src;
+	double tokens;
+
+	if (!spent)
+		spent = &nothing;
+	*ret = (struct hb_decision){ .hpa = hb_placed_hpa(placed, e), .heat = e->idle, .src = src,
+				     .target = -1, .held_since_ns = e->since_ns };
+	if (dst < 0 || dst >= HB_MAX_NODES || !nodes[dst].present || !nodes[dst].is_source ||
+	    src < 0 || src >= HB_MAX_NODES || dst == src)
+		return ret->reason = HB_REASON_NO_CXL_NODE;
+	ret->target = dst;
+	if (now_ns < e->since_ns + cfg->hysteresis_ns)
+		return ret->reason = HB_REASON_PROMOTED_RECENTLY;
+	if (e->idle < (cfg->cold_cycles ? cfg->cold_cycles : 1))
+		return ret->reason = HB_REASON_NOT_COLD;
+	if (free_after(&nodes[src], spent->from[src], spent->to[src], cfg->page_size) >=
+	    cfg->goal_bytes)
+		return ret->reason = HB_REASON_DRAM_HAS_ROOM;
+	if (free_after(&nodes[dst], spent->from[dst], spent->to[dst], cfg->page_size) <
+	    cfg->cxl_floor_bytes + cfg->page_size)
+		return ret->reason = HB_REASON_CXL_FLOOR;
+	tokens = level(dm, cfg, src, now_ns);
+	if (tokens >= 0 && tokens - (double)spent->from[src] < 1)
+		return ret->reason = HB_REASON_DEMOTE_RATE_LIMIT;
+	return ret->reason = HB_REASON_DEMOTE;
+}
+
+struct cold {
+	struct hb_placed_page *e;
+};
+
+/* coldest first, then the longest placed, then by page (a total order) */
+static int colder_first(const void *a, const void *b)
+{
+	const struct hb_placed_page *x = ((const struct cold *)a)->e, *y = ((const struct cold *)b)->e;
+
+	if (x->idle != y->idle)
+		return x->idle > y->idle ? -1 : 1;
+	if (x->since_ns != y->since_ns)
+		return x->since_ns < y->since_ns ? -1 : 1;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* pages node is short of its goal, or 0 */
+static uint64_t shortfall(const struct hb_demote_config *cfg, const struct hb_numa_node *n)
+{
+	return n->free_bytes < cfg->goal_bytes
+		       ? (cfg->goal_bytes - n->free_bytes + cfg->page_size - 1) / cfg->page_size : 0;
+}
+
+size_t hb_demote_decide(struct hb_demoter *dm, const struct hb_demote_config *cfg,
+			const struct hb_numa_node *nodes, struct hb_placed *placed,
+			uint64_t node_mask, uint64_t now_ns, struct hb_decision *out, size_t max)
+{
+	struct hb_demote_spent spent = { 0 };
+	uint64_t want[HB_MAX_NODES] = { 0 }, covered[HB_MAX_NODES] = { 0 }, any = 0;
+	unsigned int cold_min = cfg->cold_cycles ? cfg->cold_cycles : 1;
+	struct hb_placed_page *e;
+	struct cold *c = NULL;
+	size_t nc = 0, n = 0, cursor = 0;
+
+	for (int t = 0; t < HB_MAX_NODES; t++) {
+		if ((node_mask >> t) & 1 && nodes[t].present && !nodes[t].is_source)
+			want[t] = shortfall(cfg, &nodes[t]);
+		any |= want[t];
+	}
+	if (!any || !hb_placed_len(placed) ||
+	    !(c = malloc(hb_placed_len(placed) * sizeof(*c))))
+		return 0;
+	while ((e = hb_placed_next(placed, &cursor)))
+		if (e->idle >= cold_min && e->node >= 0 && e->node < HB_MAX_NODES && want[e->node])
+			c[nc++].e = e;
+	qsort(c, nc, sizeof(*c), colder_first);
+	for (size_t i = 0; i < nc && n < max; i++) {
+		struct hb_decision *d = &out[n];
+		int t = c[i].e->node;
+
+		if (covered[t] >= want[t])
+			continue;
+		switch (hb_demote_evaluate(dm, cfg, nodes, placed, c[i].e, &spent, now_ns, d)) {
+		case HB_REASON_DEMOTE:
+			spent.from[t]++;
+			spent.to[d->target]++;
+			spent.demoted++;
+			covered[t]++;
+			break;
+		case HB_REASON_DEMOTE_RATE_LIMIT:
+		case HB_REASON_CXL_FLOOR:
+		case HB_REASON_NO_CXL_NODE:
+			covered[t]++;   /* needed, refused: one decision a page short */
+			break;
+		default:
+			break;
+		}
+		n++;
+	}
+	free(c);
+	for (int t = 0; t < HB_MAX_NODES; t++)
+		if (spent.from[t])
+			hb_bucket_take(&dm->bucket[t], cfg->rate_pages, cfg->rate_pages,
+				       (double)spent.from[t], now_ns);
+	return n;
+}
