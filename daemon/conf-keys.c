@@ -291,8 +291,9 @@ void hb_config_write_man(FILE *f)
 
 	fputs(".TH HOTBRIDGE.CONF 5 \"\" \"hotbridge " HB_VERSION "\" \"File formats\"\n"
 	      ".SH NAME\nhotbridge.conf \\- configuration of the hotbridge daemon\n"
-	      ".SH SYNOPSIS\n/etc/hotbridge/hotbridge.conf, /etc/hotbridge/hotbridge.conf.d/*.conf\n"
-	      ".SH DESCRIPTION\nINI files read by \\fBhotbridge run\\fR and "
+	      ".SH SYNOPSIS\n", f);
+	roff(f, HB_CONFIG_DEFAULT ", " HB_CONFIG_DEFAULT ".d/*.conf");
+	fputs("\n.SH DESCRIPTION\nINI files read by \\fBhotbridge run\\fR and "
 	      "\\fBhotbridge check\\-config\\fR: the main file, then the drop\\-ins in lexical "
 	      "order, then \\fB\\-\\-set\\fR \\fISECTION.KEY=VALUE\\fR options. An unknown key or "
 	      "a value out of range is an error naming the file and line. Every file, and "

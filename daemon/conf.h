@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The daemon's configuration: INI (Debian's inih), /etc/hotbridge/hotbridge.conf
- * then hotbridge.conf.d/ (*.conf) in lexical order. One key table drives
+ * The daemon's configuration: INI (Debian's inih), HB_CONFIG_DEFAULT (config.h:
+ * <sysconfdir>/hotbridge/hotbridge.conf) or --config FILE, then FILE.d/ (*.conf)
+ * in lexical order. One key table drives
  * parsing, defaults, ranges and `hotbridge check-config`. Unknown keys and
  * out-of-range values are errors naming file:line. Files are trusted like
  * plugins (util.h, hb_trust_check()): no symlink, owned by root or the
@@ -22,7 +23,6 @@
 
 #include "util/util.h"
 
-#define HB_CONFIG_DEFAULT "/etc/hotbridge/hotbridge.conf"
 #define HB_MAX_SOURCES 32
 #define HB_MAX_SOURCE_PARAMS 24
 #define HB_MAX_SETS 64               /* --set options of run and check-config */

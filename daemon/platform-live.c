@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "platform.h"
-#include "topology-source.h"
+#include "translate.h"
 #include "uevent.h"
 
 int hb_numa_nodes(void *ud, struct hb_numa_node *nodes,
@@ -44,7 +44,7 @@ static int live_reload(void *priv, struct hb_topology **ret_t, struct hb_node_ma
 		       struct hb_err *err)
 {
 	const struct hb_topology_source *ts = priv;
-	int r = hb_topology_source_load(ts, ret_t, err);
+	int r = hb_topology_open(ts, ret_t, err);
 
 	if (r < 0)
 		return r;

@@ -167,14 +167,5 @@ int hb_topology_load_libcxl(const struct hb_cedt *cedt, struct hb_topology **ret
 	r = add_roots(t, ctx, err);
 	if (r < 0)
 		return r;
-	if (cedt) {
-		r = hb_topology_apply_cedt(t, cedt, err);
-		if (r < 0)
-			return r;
-	}
-	r = hb_topology_finalize(t, err);
-	if (r < 0)
-		return r;
-	*ret = HB_TAKE_PTR(t);
-	return 0;
+	return hb_topology_complete(&t, cedt, ret, err);
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * The topology model: builders, validation (hb_topology_finalize) and the
- * two lookups. Loaders build a private topology and hand it out only when
+ * The topology model: builders, validation (hb_topology_finalize, and
+ * hb_topology_complete: every loader's tail) and the two lookups. Loaders build a private topology and hand it out only when
  * finalize accepted it, so nothing is ever half-loaded.
  */
 #include <errno.h>
@@ -517,6 +517,23 @@ int hb_topology_finalize(struct hb_topology *t, struct hb_err *err)
 	if (r < 0)
 		return r;
 	t->finalized = true;
+	return 0;
+}
+
+int hb_topology_complete(struct hb_topology **t, const struct hb_cedt *cedt,
+			 struct hb_topology **ret, struct hb_err *err)
+{
+	int r;
+
+	if (cedt) {
+		r = hb_topology_apply_cedt(*t, cedt, err);
+		if (r < 0)
+			return r;
+	}
+	r = hb_topology_finalize(*t, err);
+	if (r < 0)
+		return r;
+	*ret = HB_TAKE_PTR(*t);
 	return 0;
 }
 

@@ -27,4 +27,13 @@ struct hb_topology {
 	size_t nr_by_hpa;
 };
 
+/*
+ * The tail every loader shares: the CEDT's arithmetic and XOR maps given to
+ * the root decoders (cedt may be NULL), then hb_topology_finalize(). On
+ * success *t moves to *ret (the caller's *t becomes NULL); on failure *t is
+ * left for the caller's cleanup and *ret untouched.
+ */
+int hb_topology_complete(struct hb_topology **t, const struct hb_cedt *cedt,
+			 struct hb_topology **ret, struct hb_err *err);
+
 #endif

@@ -615,16 +615,7 @@ int hb_topology_load_json(const char *buf, size_t len, const struct hb_cedt *ced
 		return r;
 	if (!t->nr_memdevs && !t->nr_regions && !t->nr_eps && !t->nr_roots)
 		return hb_err_set(err, -ENODATA, "JSON document holds no memdev, decoder or region");
-	if (cedt) {
-		r = hb_topology_apply_cedt(t, cedt, err);
-		if (r < 0)
-			return r;
-	}
-	r = hb_topology_finalize(t, err);
-	if (r < 0)
-		return r;
-	*ret = HB_TAKE_PTR(t);
-	return 0;
+	return hb_topology_complete(&t, cedt, ret, err);
 }
 
 int hb_topology_load_json_file(const char *path, const struct hb_cedt *cedt,

@@ -5,7 +5,9 @@
  *  - struct hb_topology: memdevs, endpoint decoders, regions and root
  *    decoders, loaded whole or not at all from libcxl (live), from a saved
  *    `cxl list` JSON document, and completed with the ACPI CEDT (CFMWS
- *    arithmetic, CXIMS XOR maps), which libcxl does not expose.
+ *    arithmetic, CXIMS XOR maps), which libcxl does not expose;
+ *    hb_topology_open() chooses the loader and the CEDT (struct
+ *    hb_topology_source), so other folders only ask for a topology.
  *  - DPA -> HPA and HPA -> (memdev, DPA) for every interleave the spec
  *    allows (1,2,3,4,6,8,12,16 ways; 256 B..16 KiB; modulo and XOR).
  *  - HPA -> NUMA node and page frame from sysfs memory blocks and dax
@@ -195,6 +197,22 @@ int hb_topology_load_json_file(const char *path, const struct hb_cedt *cedt,
 /* Live, through libcxl (sysfs under /sys/bus/cxl, as libcxl hard-codes it). */
 int hb_topology_load_libcxl(const struct hb_cedt *cedt, struct hb_topology **ret,
 			    struct hb_err *err);
+
+/* Where a topology comes from (hotbridge translate/topology, [topology]). */
+struct hb_topology_source {
+	const char *topology;   /* saved cxl list JSON, NULL = live */
+	const char *cedt;       /* CEDT binary, NULL = the ACPI one when live */
+};
+
+#define HB_DEFAULT_CEDT "/sys/firmware/acpi/tables/CEDT"
+
+/*
+ * Load as src says: the snapshot src->topology, or live through libcxl.
+ * The CEDT is src->cedt, else live the firmware's (HB_DEFAULT_CEDT) when it
+ * is readable (root), else none (every window modulo). Prints nothing.
+ */
+int hb_topology_open(const struct hb_topology_source *src, struct hb_topology **ret,
+		     struct hb_err *err);
 
 /* CEDT (ACPI): CFMWS windows and CXIMS XOR maps. */
 struct hb_cedt_window {

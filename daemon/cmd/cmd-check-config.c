@@ -11,12 +11,13 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "config.h"
 #include "conf-check.h"
 #include "daemon.h"
 #include "devices.h"
 #include "emulated-host.h"
 #include "platform.h"
-#include "topology-source.h"
+#include "translate.h"
 
 static int map_node_of(void *ud, uint64_t hpa)
 {
@@ -62,7 +63,7 @@ static int check_host(const struct hb_config *c, struct hb_err *err)
 
 		if (hb_numa_nodes(NULL, nodes, dist) == 0)
 			f.nodes = nodes;
-		r = hb_topology_source_load(&ts, &t, &why);
+		r = hb_topology_open(&ts, &t, &why);
 		if (r < 0 && ts.topology)
 			return hb_err_set(err, r, "%s", why.msg);
 		if (r == 0 && hb_node_map_load(NULL, &m, &why) == 0)

@@ -27,6 +27,7 @@
 #include "devices.h"
 #include "hmu.h"
 #include "kernel.h"
+#include "test-hooks.h"
 #include "translate.h"
 
 /* a plugin whose inspection takes longer is refused */
@@ -35,10 +36,12 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: hotbridge list [--plugin-dir DIR] [--pci-dump FILE] [--sysfs-root DIR]\n"
+		"usage: hotbridge list [--plugin-dir DIR]"
+		HB_TEST_HOOK_USAGE(" [--pci-dump FILE] [--sysfs-root DIR]") "\n"
 		"  -p, --plugin-dir DIR  vendor plugins (default: %s)\n"
-		"  -d, --pci-dump FILE   read PCI config space from an `lspci -xxxx` dump\n"
-		"  -s, --sysfs-root DIR  prefix before /sys, /proc/iomem and /dev/mem (tests)\n",
+		HB_TEST_HOOK_USAGE(
+		"  -d, --pci-dump FILE   read PCI config space from an `lspci -xxxx` dump (test hook)\n"
+		"  -s, --sysfs-root DIR  prefix before /sys, /proc/iomem and /dev/mem (test hook)\n"),
 		HB_PLUGINDIR);
 }
 
@@ -251,8 +254,16 @@ int hb_cmd_list(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "p:d:s:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p': plugindir = optarg; break;
-		case 'd': dump = optarg; break;
-		case 's': sysroot = optarg; break;
+		case 'd':
+			if (!hb_test_hook_allowed(argv[0], "--pci-dump"))
+				return 2;
+			dump = optarg;
+			break;
+		case 's':
+			if (!hb_test_hook_allowed(argv[0], "--sysfs-root"))
+				return 2;
+			sysroot = optarg;
+			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}

@@ -9,11 +9,12 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "config.h"
 #include "daemon.h"
 #include "emulated-host.h"
 #include "util/log.h"
 #include "platform.h"
-#include "topology-source.h"
+#include "snapshot-nodes.h"
 #include "util/util.h"
 
 /*

@@ -6,7 +6,7 @@
 #include <json-c/json.h>
 
 #include "builtin.h"
-#include "topology-source.h"
+#include "translate.h"
 
 static void usage(FILE *f)
 {
@@ -43,7 +43,7 @@ int hb_cmd_topology(int argc, char **argv)
 		fprintf(stderr, "hotbridge topology: unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
-	r = hb_topology_source_load(&src, &t, &err);
+	r = hb_topology_open(&src, &t, &err);
 	if (r < 0) {
 		fprintf(stderr, "hotbridge topology: %s\n", err.msg);
 		return 1;

@@ -18,7 +18,8 @@
 
 #include "batch.h"
 #include "builtin.h"
-#include "topology-source.h"
+#include "test-hooks.h"
+#include "snapshot-nodes.h"
 
 struct xlat_ctx {
 	const struct hb_topology *t;
@@ -182,8 +183,9 @@ static void usage(FILE *f)
 		"       hotbridge translate [options] --batch < queries\n"
 		"  -t, --topology FILE     saved `cxl list` JSON (default: live, libcxl)\n"
 		"  -c, --cedt FILE         ACPI CEDT for XOR windows (live default: %s)\n"
-		"  -s, --sysfs-root DIR    read memory blocks and dax devices below DIR\n"
-		"                          (default: / when live, none with --topology)\n"
+		HB_TEST_HOOK_USAGE(
+		"  -s, --sysfs-root DIR    read memory blocks and dax devices below DIR (test hook;\n"
+		"                          default: / when live, none with --topology)\n")
 		"  -m, --memdev NAME       memdev of --dpa\n"
 		"      --dpa ADDR          device physical address\n"
 		"  -a, --hpa ADDR          host physical address\n"
@@ -218,7 +220,11 @@ int hb_cmd_translate(int argc, char **argv)
 		switch (c) {
 		case 't': src.topology = optarg; break;
 		case 'c': src.cedt = optarg; break;
-		case 's': root = optarg; break;
+		case 's':
+			if (!hb_test_hook_allowed(argv[0], "--sysfs-root"))
+				return 2;
+			root = optarg;
+			break;
 		case 'm': memdev = optarg; break;
 		case OPT_DPA: dpa = optarg; break;
 		case 'a': hpa = optarg; break;
@@ -237,7 +243,7 @@ int hb_cmd_translate(int argc, char **argv)
 			"hotbridge translate: give exactly one of --memdev NAME --dpa ADDR, --hpa ADDR or --batch\n");
 		return 2;
 	}
-	r = hb_topology_source_load(&src, &t, &err);
+	r = hb_topology_open(&src, &t, &err);
 	if (r < 0) {
 		fprintf(stderr, "hotbridge translate: %s\n", err.msg);
 		return 1;

@@ -3,15 +3,17 @@
 # --help`: `hotbridge help CMD` and `hotbridge CMD -h` print that command's
 # usage on stdout and exit 0; getopt's errors are prefixed "hotbridge CMD:",
 # followed by the usage on stderr, and exit 2; an unknown command (also
-# after help) exits 2 naming it.
-#   cli.sh HOTBRIDGE
+# after help) exits 2 naming it. Test hooks (list --pci-dump/--sysfs-root,
+# translate --sysfs-root) are not in hotbridge's usage, and it refuses them
+# by name, exit 2; hotbridge-test (built with the tests) lists them.
+#   cli.sh HOTBRIDGE HOTBRIDGE_TEST
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 trap 'rm -rf "$tmp"' EXIT
 
 "${hb[@]}" --help >"$tmp/help"
 mapfile -t cmds < <(sed -n '/^commands:/,/^$/s/^  \([a-z-]*\) .*/\1/p' "$tmp/help")
-echo "1..$((${#cmds[@]} * 3 + 3))"
+echo "1..$((${#cmds[@]} * 3 + 7))"
 [ "${#cmds[@]}" -ge 14 ] || bad "hotbridge --help lists the commands (${#cmds[@]})"
 ok "hotbridge --help lists ${#cmds[@]} commands"
 
@@ -43,4 +45,34 @@ rc=0
 [ "$rc" -eq 2 ] && grep -q "'no-such-command' is not a command" "$tmp/err" ||
 	bad "no-such-command: exit $rc, $(cat "$tmp/err")"
 ok "unknown commands, also after help, exit 2 naming them"
+
+hbt=("${hb[@]:0:${#hb[@]}-1}" "$2")
+hooks() { # CMD OPTION...: the test hooks of CMD
+	local c=$1 o rc
+	shift
+	"${hb[@]}" help "$c" >"$tmp/out"
+	"${hbt[@]}" help "$c" >"$tmp/out-test"
+	for o in "$@"; do
+		grep -q -- "$o" "$tmp/out" && bad "hotbridge help $c lists the test hook $o"
+		grep -q -- "$o" "$tmp/out-test" || bad "hotbridge-test help $c does not list $o"
+		rc=0
+		"${hb[@]}" "$c" "$o" /dev/null >"$tmp/out" 2>"$tmp/err" || rc=$?
+		[ "$rc" -eq 2 ] && [ ! -s "$tmp/out" ] &&
+			grep -q "^hotbridge $c: $o is a test hook: only hotbridge-test" "$tmp/err" ||
+			bad "hotbridge $c $o: exit $rc, $(head -1 "$tmp/err")"
+	done
+	ok "hotbridge $c: $* not in its usage (hotbridge-test's only), refused by name, exit 2"
+}
+hooks list --pci-dump --sysfs-root
+hooks translate --sysfs-root
+# hotbridge-test follows them: its errors name the paths given
+printf '{"memdev":"mem0","ram_size":268435456}' >"$tmp/one.json"
+"${hbt[@]}" translate --topology "$tmp/one.json" --sysfs-root "$tmp/no-root" --hpa 0 >/dev/null 2>"$tmp/err" || true
+grep -q "no NUMA node information: $tmp/no-root/sys/" "$tmp/err" ||
+	bad "hotbridge-test translate --sysfs-root: $(cat "$tmp/err")"
+ok "hotbridge-test translate --sysfs-root reads below the root given"
+"${hbt[@]}" list --pci-dump "$tmp/no-dump" --sysfs-root "$tmp" --plugin-dir /nonexistent >/dev/null 2>"$tmp/err" || true
+grep -q "PCI scan: $tmp/no-dump: No such file" "$tmp/err" ||
+	bad "hotbridge-test list --pci-dump: $(cat "$tmp/err")"
+ok "hotbridge-test list --pci-dump reads the dump given"
 hb_reports_ok

@@ -5,7 +5,7 @@
 # crashes, one whose entry point crashes, one named like a built-in and two
 # claiming one name. list inspects each plugin in a child: a crash is a
 # refusal with the signal, and list itself goes on (it used to die, 139).
-#   list.sh HOTBRIDGE DATA_DIR PLUGIN_BUILD_DIR
+#   list.sh HOTBRIDGE_TEST DATA_DIR PLUGIN_BUILD_DIR (hotbridge-test: --pci-dump is a test hook)
 set -euo pipefail
 data=$2 plugins=$3
 [ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP the plugin directory must be root-owned: run as root"; exit 0; }

@@ -11,12 +11,15 @@
 #  - the bash completion, which defines the completion for hotbridge;
 #  - hb-device.h and hotbridge-device.pc: --cflags finds the header,
 #    plugindir is the daemon's default plugin_dir (and moves with
-#    --define-variable=prefix), abi_version is the header's.
-#   packaging.sh BUILD_DIR SOURCE_DIR BINDIR UNITDIR DATADIR MANDIR LIBDIR INCLUDEDIR PLUGINDIR PREFIX
+#    --define-variable=prefix), abi_version is the header's;
+#  - the configuration's path is SYSCONFDIR/hotbridge/hotbridge.conf
+#    everywhere: the binary's default (run/check-config --help), the
+#    unit's ConditionPathExists=, both man pages.
+#   packaging.sh BUILD_DIR SOURCE_DIR BINDIR UNITDIR DATADIR MANDIR LIBDIR INCLUDEDIR PLUGINDIR PREFIX SYSCONFDIR
 #   (absolute paths as configured, before DESTDIR)
 set -euo pipefail
 build=$1 src=$2 bindir=$3 unitdir=$4 datadir=$5 mandir=$6 libdir=$7 includedir=$8 plugindir=$9
-prefix=${10}
+prefix=${10} sysconfdir=${11}
 . "$(dirname "$0")/lib.sh" "$build/daemon/hotbridge"
 trap 'rm -rf "$tmp"' EXIT
 D=$tmp/root
@@ -51,6 +54,26 @@ for key in ExecStartPre ExecStart; do
 done
 grep -q '@[a-z_]*@' "$unit" && bad "unit: unsubstituted $(grep -o -m1 '@[a-z_]*@' "$unit")" ||
 	ok "unit: nothing left unsubstituted"
+
+# the configuration's path, from sysconfdir, the same everywhere
+config=$sysconfdir/hotbridge/hotbridge.conf
+roff_config=${config//-/\\-}
+line=$(sed -n 's/^ConditionPathExists=//p' "$unit")
+[ "$line" = "$config" ] && ok "unit: ConditionPathExists=$config" ||
+	bad "unit: ConditionPathExists='$line', want $config"
+for c in run check-config; do
+	"${hb_installed[@]}" help "$c" | grep -qF "default $config (" &&
+		ok "hotbridge $c reads $config by default" ||
+		bad "hotbridge help $c does not name $config: $("${hb_installed[@]}" help "$c" | grep -i default | head -2)"
+done
+grep -qxF "$roff_config, $roff_config.d/*.conf" "$D$mandir/man5/hotbridge.conf.5" &&
+	ok "hotbridge.conf(5) synopsis: $config" || bad "hotbridge.conf(5) synopsis does not name $config"
+grep -qxF ".I $roff_config" "$D$mandir/man8/hotbridge.8" &&
+	ok "hotbridge(8) FILES: $config" || bad "hotbridge(8) FILES does not name $config"
+for page in "$mandir/man8/hotbridge.8" "$mandir/man5/hotbridge.conf.5"; do
+	grep -q '@[A-Z_]*@' "$D$page" && bad "$page: unsubstituted $(grep -o '@[A-Z_]*@' "$D$page" | head -1)"
+done
+ok "man pages: nothing left unsubstituted"
 
 # the example configuration
 cmp -s "$src/contrib/hotbridge.conf" "$D$datadir/doc/hotbridge/examples/hotbridge.conf" &&

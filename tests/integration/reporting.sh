@@ -9,7 +9,7 @@
 #     otherwise, even with INVOCATION_ID set;
 #  4. `hotbridge run` logs one summary line at exit (records, pages
 #     promoted, failures, uptime), at info level ("<6>" in the journal).
-#   reporting.sh HOTBRIDGE DATA
+#   reporting.sh HOTBRIDGE DATA HOTBRIDGE_TEST (hotbridge-test: translate --sysfs-root)
 set -euo pipefail
 [ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP needs root (the control socket serves root only)"; exit 0; }
 . "$(dirname "$0")/lib.sh"
@@ -94,7 +94,8 @@ else
 	[ "$(grep -c "^hotbridge translate: $want.* $missing, which" "$tmp/tr.err")" = 1 ] &&
 		ok "translate: one warning naming node(s) $missing" || { cat "$tmp/tr.err"; bad "translate warning"; }
 fi
-"${hb[@]}" translate --topology "$snap" --sysfs-root "$data/sysfs/cxl-x2-online" --memdev mem1 --dpa 0x10 \
+hbt=("${hb[@]:0:${#hb[@]}-1}" "$3")
+"${hbt[@]}" translate --topology "$snap" --sysfs-root "$data/sysfs/cxl-x2-online" --memdev mem1 --dpa 0x10 \
 	>/dev/null 2>"$tmp/tr2.err" || true
 grep -q "NUMA node 9, which this host does not have" "$tmp/tr2.err" && ! grep -q "node 2\b\|nodes 2" "$tmp/tr2.err" &&
 	ok "against a sysfs tree with node2: only node 9 named" || { cat "$tmp/tr2.err"; bad "sysfs-root warning"; }

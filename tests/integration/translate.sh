@@ -9,7 +9,7 @@
 #  - numbers are decimal or 0x hex: "010" is refused, not read as octal;
 #  - "pfn" and "online" are always present (null when unknown);
 #  - a read error (a directory as stdin) exits 1 with a message.
-#   translate.sh HOTBRIDGE DATA
+#   translate.sh HOTBRIDGE_TEST DATA (hotbridge-test: --sysfs-root is a test hook)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 data=$2

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "topology-source.h"
+#include "snapshot-nodes.h"
 
 static const char *data_dir(void)
 {
