@@ -88,6 +88,12 @@ static json_object *endpoints_json(const struct hb_topology *t)
 		add(o, "dpa_resource", hb_json_hex(e->dpa_base));
 		add(o, "dpa_size", hb_json_hex(e->dpa_size));
 		add(o, "mode", json_object_new_string(hb_mode_to_string(e->mode)));
+		if (e->hpa_size) {
+			add(o, "resource", hb_json_hex(e->hpa_base));
+			add(o, "size", hb_json_hex(e->hpa_size));
+		}
+		if (e->ways && e->dpa_size)
+			add(o, "interleave_ways", json_object_new_int((int)e->ways));
 		if (e->region >= 0) {
 			add(o, "region", json_object_new_string(t->regions[e->region].name));
 			add(o, "position", json_object_new_int((int)e->pos));
@@ -111,11 +117,15 @@ static json_object *regions_json(const struct hb_topology *t)
 			add(o, "root_decoder", json_object_new_string(t->roots[rg->root].name));
 		add(o, "resource", hb_json_hex(rg->hpa_base));
 		add(o, "size", hb_json_hex(rg->hpa_size));
+		if (rg->cache_size)
+			add(o, "extended_linear_cache_size", hb_json_hex(rg->cache_size));
 		add(o, "interleave_ways", json_object_new_int((int)rg->ways));
 		add(o, "interleave_granularity", json_object_new_int((int)rg->gran));
 		add(o, "decode_state", json_object_new_string(rg->committed ? "commit" : "reset"));
 		if (rg->mode != HB_MODE_NONE)
 			add(o, "type", json_object_new_string(hb_mode_to_string(rg->mode)));
+		if (rg->refused[0])
+			add(o, "refused", json_object_new_string(rg->refused));
 		for (unsigned pos = 0; pos < rg->ways && pos < HB_MAX_WAYS; pos++) {
 			json_object *m;
 			int ei = rg->targets[pos];

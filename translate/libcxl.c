@@ -59,6 +59,11 @@ static int add_endpoint_decoders(struct hb_topology *t, struct cxl_memdev *md, s
 		d.gran = known_u(cxl_decoder_get_interleave_granularity(dec));
 		if (!d.dpa_size)
 			d.ways = d.gran = 0;
+		/* "start" is readable by root only: without it the ways still tell */
+		d.hpa_base = known(cxl_decoder_get_resource(dec));
+		d.hpa_size = d.dpa_size ? known(cxl_decoder_get_size(dec)) : 0;
+		if (d.hpa_base == 0 && cxl_decoder_get_resource(dec) == ULLONG_MAX)
+			d.hpa_size = 0;
 		if (region)
 			snprintf(d.region_name, sizeof(d.region_name), "%s",
 				 cxl_region_get_devname(region));
@@ -69,11 +74,34 @@ static int add_endpoint_decoders(struct hb_topology *t, struct cxl_memdev *md, s
 	return 0;
 }
 
+/*
+ * regionZ/extended_linear_cache_size (kernel 6.15+), which libcxl 76.1
+ * does not read (cxl_region_get_extended_linear_cache_size() is ndctl v84):
+ * absent means no cache.
+ */
+static int read_cache_size(const char *region, uint64_t *ret, struct hb_err *err)
+{
+	char path[128];
+	int r;
+
+	snprintf(path, sizeof(path), "/sys/bus/cxl/devices/%s/extended_linear_cache_size", region);
+	r = hb_read_u64(NULL, path, 0, ret);
+	if (r == -ENOENT) {
+		*ret = 0;
+		return 0;
+	}
+	if (r < 0)
+		return hb_err_set(err, r, "%s: cannot read %s as a number: %s", region, path,
+				  strerror(-r));
+	return 0;
+}
+
 static int add_region(struct hb_topology *t, struct cxl_decoder *root, struct cxl_region *region,
 		      struct hb_err *err)
 {
 	struct hb_region rg = {0};
 	struct cxl_memdev_mapping *map;
+	int r;
 
 	snprintf(rg.name, sizeof(rg.name), "%s", cxl_region_get_devname(region));
 	snprintf(rg.root_name, sizeof(rg.root_name), "%s", cxl_decoder_get_devname(root));
@@ -82,6 +110,9 @@ static int add_region(struct hb_topology *t, struct cxl_decoder *root, struct cx
 	rg.ways = known_u(cxl_region_get_interleave_ways(region));
 	rg.gran = known_u(cxl_region_get_interleave_granularity(region));
 	rg.committed = cxl_region_decode_is_committed(region) == 1;
+	r = read_cache_size(rg.name, &rg.cache_size, err);
+	if (r < 0)
+		return r;
 	cxl_mapping_foreach(region, map) {
 		struct cxl_decoder *dec = cxl_mapping_get_decoder(map);
 		unsigned pos = cxl_mapping_get_position(map);

@@ -309,12 +309,12 @@ static int check_region_targets(struct hb_topology *t, struct hb_region *rg, int
 			return hb_err_set(err, -EINVAL,
 					  "region %s: target %s decodes %u ways x %u B, the region %u x %u B",
 					  rg->name, e->name, e->ways, e->gran, rg->ways, rg->gran);
-		if (e->dpa_size * rg->ways != rg->hpa_size)
+		if (e->dpa_size * rg->ways != rg->hpa_size - rg->cache_size)
 			return hb_err_set(err, -EINVAL,
 					  "region %s: target %s has dpa_size %#" PRIx64 ", region size %#" PRIx64
 					  " needs %#" PRIx64 " per way",
-					  rg->name, e->name, e->dpa_size, rg->hpa_size,
-					  rg->hpa_size / rg->ways);
+					  rg->name, e->name, e->dpa_size, rg->hpa_size - rg->cache_size,
+					  (rg->hpa_size - rg->cache_size) / rg->ways);
 		e->region = ri;
 		e->pos = pos;
 		snprintf(e->region_name, sizeof(e->region_name), "%s", rg->name);
@@ -326,6 +326,23 @@ static int check_region_targets(struct hb_topology *t, struct hb_region *rg, int
 					  "region %s: %u interleave ways but a target at position %u",
 					  rg->name, rg->ways, pos);
 	return 0;
+}
+
+/* Targets of a region that maps nothing (not committed, or refused): lookups
+ * find the region and say why they fail. */
+static void claim_targets(struct hb_topology *t, struct hb_region *rg, int ri)
+{
+	for (unsigned pos = 0; pos < HB_MAX_WAYS; pos++) {
+		int ei = rg->target_names[pos][0] ? find_ep(t, rg->target_names[pos]) : -1;
+
+		if (ei >= 0 && t->eps[ei].region < 0) {
+			if (t->eps[ei].memdev < 0 && rg->target_memdevs[pos][0])
+				t->eps[ei].memdev = hb_topology_find_memdev(t, rg->target_memdevs[pos]);
+			t->eps[ei].region = ri;
+			t->eps[ei].pos = pos;
+			rg->targets[pos] = ei;
+		}
+	}
 }
 
 static int setup_region(struct hb_topology *t, int ri, struct hb_err *err)
@@ -355,15 +372,7 @@ static int setup_region(struct hb_topology *t, int ri, struct hb_err *err)
 	if (!rg->committed) {
 		/* A region in reset state may be half-configured: keep its name
 		 * so lookups can say why they fail, but map nothing. */
-		for (unsigned pos = 0; pos < HB_MAX_WAYS; pos++) {
-			int ei = rg->target_names[pos][0] ? find_ep(t, rg->target_names[pos]) : -1;
-
-			if (ei >= 0 && t->eps[ei].region < 0) {
-				t->eps[ei].region = ri;
-				t->eps[ei].pos = pos;
-				rg->targets[pos] = ei;
-			}
-		}
+		claim_targets(t, rg, ri);
 		return 0;
 	}
 
@@ -372,8 +381,16 @@ static int setup_region(struct hb_topology *t, int ri, struct hb_err *err)
 		return hb_err_set(err, -EINVAL,
 				  "region %s: HPA %#" PRIx64 "-%#" PRIx64 " lies outside root decoder %s",
 				  rg->name, rg->hpa_base, rg->hpa_base + rg->hpa_size - 1, root->name);
-	p.base = rg->hpa_base;
-	p.size = rg->hpa_size;
+	r = hb_region_refusal(t, rg, root, err);
+	if (r < 0)
+		return r;
+	if (r > 0) {
+		claim_targets(t, rg, ri);
+		return 0;
+	}
+	/* with an extended linear cache the decoders map the part after the cache */
+	p.base = rg->hpa_base + rg->cache_size;
+	p.size = rg->hpa_size - rg->cache_size;
 	p.ways = rg->ways;
 	p.gran = rg->gran;
 	if (root) {
@@ -599,6 +616,9 @@ int hb_topology_dpa_to_hpa(const struct hb_topology *t, int memdev, uint64_t dpa
 		return hb_err_set(err, HB_E_UNCOMMITTED,
 				  "%s: DPA %#" PRIx64 " is in %s of %s, which is not committed",
 				  t->memdevs[memdev].name, dpa, e->name, rg->name);
+	if (rg->refused[0])
+		return hb_err_set(err, HB_E_REFUSED, "%s: DPA %#" PRIx64 " is in %s of %s: %s",
+				  t->memdevs[memdev].name, dpa, e->name, rg->name, rg->refused);
 	ret->memdev = memdev;
 	ret->endpoint = (int)(e - t->eps);
 	ret->region = e->region;
@@ -645,6 +665,16 @@ int hb_topology_hpa_to_dpa(const struct hb_topology *t, uint64_t hpa, struct hb_
 		return hb_err_set(err, HB_E_UNMAPPED,
 				  "HPA %#" PRIx64 " is not in any committed CXL region", hpa);
 	}
+	if (rg->refused[0])
+		return hb_err_set(err, HB_E_REFUSED, "HPA %#" PRIx64 " is in %s: %s", hpa, rg->name,
+				  rg->refused);
+	if (hpa - rg->hpa_base < rg->cache_size)
+		return hb_err_set(err, HB_E_REFUSED,
+				  "HPA %#" PRIx64 " is in the extended linear cache of %s (DRAM, HPA %#"
+				  PRIx64 "-%#" PRIx64 "): it aliases HPA %#" PRIx64
+				  ", and which of the two the CXL device holds changes as the cache works",
+				  hpa, rg->name, rg->hpa_base, rg->hpa_base + rg->cache_size - 1,
+				  hpa + rg->cache_size);
 	hb_interleave_to_dpa(&rg->il, hpa, &pos, &off);
 	e = &t->eps[rg->targets[pos]];
 	ret->memdev = e->memdev;

@@ -36,4 +36,11 @@ struct hb_topology {
 int hb_topology_complete(struct hb_topology **t, const struct hb_cedt *cedt,
 			 struct hb_topology **ret, struct hb_err *err);
 
+/*
+ * Whether a region must be refused (refuse.c): 0 no, 1 yes with rg->refused
+ * saying why, or a negative errno for a topology that is not consistent.
+ */
+int hb_region_refusal(const struct hb_topology *t, struct hb_region *rg,
+		      const struct hb_root_decoder *root, struct hb_err *err);
+
 #endif

@@ -346,7 +346,13 @@ static int load_endpoint(struct walker *w, json_object *o, const char *name,
 	if ((r = get_u64(w, o, label, "dpa_resource", false, &d.dpa_base)) < 0 ||
 	    (r = get_u64(w, o, label, "dpa_size", true, &d.dpa_size)) < 0 ||
 	    (r = get_uint(w, o, label, "interleave_ways", &d.ways)) < 0 ||
-	    (r = get_uint(w, o, label, "interleave_granularity", &d.gran)) < 0)
+	    (r = get_uint(w, o, label, "interleave_granularity", &d.gran)) < 0 ||
+	    (r = get_u64(w, o, label, "resource", false, &d.hpa_base)) < 0)
+		return r;
+	/* its HPA range, for the checks of refuse.c; both or nothing */
+	if (r == 0 || (r = get_u64(w, o, label, "size", true, &d.hpa_size)) <= 0)
+		d.hpa_base = d.hpa_size = 0;
+	if (r < 0)
 		return r;
 	if ((r = check_dpa_aligned(w, o, label, "dpa_resource", d.dpa_base)) < 0 ||
 	    (r = check_dpa_aligned(w, o, label, "dpa_size", d.dpa_size)) < 0)
@@ -435,6 +441,12 @@ static int load_region(struct walker *w, json_object *o, const char *name,
 		return hb_err_set(w->err, -EINVAL, "%s: no interleave_ways", label);
 	if ((r = get_uint(w, o, label, "interleave_granularity", &rg.gran)) < 0)
 		return r;
+	{
+		int rc = get_u64(w, o, label, "extended_linear_cache_size", true, &rg.cache_size);
+
+		if (rc < 0)
+			return rc;
+	}
 	s = get_str(o, "decode_state");
 	rg.committed = !s || !strcmp(s, "commit");
 	if (s && strcmp(s, "commit") && strcmp(s, "reset"))

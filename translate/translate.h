@@ -35,6 +35,7 @@
 #define HB_E_UNMAPPED   (-ENXIO)    /* address outside every decoder     */
 #define HB_E_NOREGION   (-ENOLINK)  /* decoder is not part of a region   */
 #define HB_E_UNCOMMITTED (-ENOTCONN) /* region exists, decode not committed */
+#define HB_E_REFUSED    (-EOPNOTSUPP) /* a case hotbridge cannot translate right */
 
 enum hb_mode {
 	HB_MODE_NONE,
@@ -128,6 +129,7 @@ struct hb_endpoint_decoder {
 	int region;               /* index, -1 when in no region */
 	unsigned pos;             /* position in its region */
 	unsigned ways, gran;      /* 0 when not reported */
+	uint64_t hpa_base, hpa_size; /* its programmed HPA range; size 0: not reported */
 };
 
 struct hb_root_decoder {
@@ -144,9 +146,14 @@ struct hb_region {
 	char root_name[HB_NAME_MAX]; /* "" if the source did not say */
 	int root;                 /* index, -1 when no root decoder is known */
 	uint64_t hpa_base, hpa_size;
+	/* extended linear cache: the first cache_size bytes of the region are
+	 * DRAM caching the CXL part that follows (0: none) */
+	uint64_t cache_size;
 	unsigned ways, gran;
 	bool committed;
 	enum hb_mode mode;
+	/* set by finalize: why this committed region is not translated ("" if it is) */
+	char refused[256];
 	char target_names[HB_MAX_WAYS][HB_NAME_MAX]; /* endpoint decoder by position */
 	char target_memdevs[HB_MAX_WAYS][HB_NAME_MAX]; /* its memdev, "" if not said */
 	int targets[HB_MAX_WAYS]; /* endpoint decoder index by position */

@@ -3,6 +3,10 @@
 #ifndef HB_BUILTIN_H
 #define HB_BUILTIN_H
 
+/* Exit status of translate/topology when an address or region lies in a case
+ * hotbridge refuses to translate (normalized addressing, ...): see hotbridge(8). */
+#define HB_EXIT_REFUSED 3
+
 int hb_cmd_translate(int argc, char **argv);
 int hb_cmd_topology(int argc, char **argv);
 int hb_cmd_list(int argc, char **argv);

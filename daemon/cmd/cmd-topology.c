@@ -17,6 +17,22 @@ static void usage(FILE *f)
 		HB_DEFAULT_CEDT);
 }
 
+/* Regions hotbridge will not translate, each named on stderr: exit 3 if any. */
+static int refusals(const struct hb_topology *t)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < hb_topology_nr_regions(t); i++) {
+		const struct hb_region *rg = hb_topology_region(t, i);
+
+		if (!rg->refused[0])
+			continue;
+		fprintf(stderr, "hotbridge topology: %s not translated: %s\n", rg->name, rg->refused);
+		ret = HB_EXIT_REFUSED;
+	}
+	return ret;
+}
+
 int hb_cmd_topology(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -51,5 +67,5 @@ int hb_cmd_topology(int argc, char **argv)
 	o = hb_topology_to_json(t);
 	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED));
 	json_object_put(o);
-	return 0;
+	return refusals(t);
 }

@@ -33,6 +33,7 @@ static const char *errno_name(int e)
 	case ENXIO: return "ENXIO";
 	case ENOLINK: return "ENOLINK";
 	case ENOTCONN: return "ENOTCONN";
+	case EOPNOTSUPP: return "EOPNOTSUPP";
 	case EINVAL: return "EINVAL";
 	default: return "EIO";
 	}
@@ -269,12 +270,15 @@ int hb_cmd_translate(int argc, char **argv)
 		snprintf(text, sizeof(text), "%s %s", memdev ? memdev : "hpa", addr);
 		o = query(&x, memdev, addr, text, strlen(text), &ok);
 		if (!ok) {
-			json_object *msg;
+			json_object *msg, *code;
+			bool refused;
 
 			json_object_object_get_ex(o, "error", &msg);
+			json_object_object_get_ex(o, "errno", &code);
+			refused = !strcmp(json_object_get_string(code), "EOPNOTSUPP");
 			fprintf(stderr, "hotbridge translate: %s\n", json_object_get_string(msg));
 			json_object_put(o);
-			return 1;
+			return refused ? HB_EXIT_REFUSED : 1;
 		}
 		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED));
 		json_object_put(o);

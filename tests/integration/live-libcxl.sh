@@ -4,7 +4,8 @@
 # specs, compared with the same topology loaded from the real `cxl list -vvv`
 # output of that tree: the regions, their mappings and the endpoint
 # decoders must be identical. Needs unprivileged or root user namespaces
-# (unshare -Urm); exits 77 (skip) where they are not allowed.
+# (unshare -Urm); exits 77 (skip) where they are not allowed. A refused
+# region ("refused" in the output, exit 3) must be refused alike by both.
 set -euo pipefail
 data=$2
 gen=$3
@@ -18,12 +19,16 @@ hbq=$(printf '%q ' "${hb[@]}")
 for spec in "$data"/cxl-list/*.spec.json; do
 	name=$(basename "$spec" .spec.json)
 	snap="$data/cxl-list/$name.vvv.json"
+	# cxl-cli 76.1 does not print what the live loader reads beyond libcxl
+	# (extended_linear_cache_size): such a tree has a saved live topology
+	[ -f "$data/cxl-list/$name.hb.json" ] && snap="$data/cxl-list/$name.hb.json"
 	[ -f "$snap" ] || continue
 	mkdir -p "$work/$name"
 	unshare -Urm sh -c "mount -t tmpfs tmpfs '$work/$name' && python3 '$gen' '$spec' '$work/$name' >/dev/null &&
 		mount --bind '$work/$name/sys' /sys && mount --bind '$work/$name/dev' /dev &&
-		$hbq topology" > "$work/$name.live.json"
-	"${hb[@]}" topology --topology "$snap" > "$work/$name.snap.json"
+		{ $hbq topology || [ \$? -eq 3 ]; }" > "$work/$name.live.json"
+	# exit 3: a region refused (zen5-normalized); both sides must say so alike
+	"${hb[@]}" topology --topology "$snap" > "$work/$name.snap.json" || [ $? -eq 3 ]
 	python3 - "$work/$name.live.json" "$work/$name.snap.json" "$name" <<'PY'
 import json, sys
 def parts(path):

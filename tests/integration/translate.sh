@@ -8,7 +8,10 @@
 #    UTF-8 come back as \xNN, so every answer is valid JSON;
 #  - numbers are decimal or 0x hex: "010" is refused, not read as octal;
 #  - "pfn" and "online" are always present (null when unknown);
-#  - a read error (a directory as stdin) exits 1 with a message.
+#  - a read error (a directory as stdin) exits 1 with a message;
+#  - a refused case (AMD Zen5 normalized addressing, an extended linear
+#    cache's DRAM half) exits 3 naming it; topology prints the model with
+#    "refused" and exits 3 too (issue 17).
 #   translate.sh HOTBRIDGE_TEST DATA (hotbridge-test: --sysfs-root is a test hook)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -16,7 +19,7 @@ data=$2
 trap 'rm -rf "$tmp"' EXIT
 topo=(--topology "$data/snapshots/x2-vvv-notes.json")
 sysfs=(--sysfs-root "$data/sysfs/cxl-x2-online")
-echo "1..14"
+echo "1..17"
 
 # check_answers INPUT OUTPUT: as many answers as lines, each valid UTF-8
 # JSON echoing its line; prints the answers as "N<TAB>json" for greps
@@ -141,4 +144,31 @@ rc=0
 [ "$rc" -eq 2 ] && grep -q "^hotbridge translate: invalid option -- 'd'" "$tmp/err" ||
 	bad "-d is not --dpa (a decoder in cxl-cli): $rc $(head -1 "$tmp/err")"
 ok "-d refused with a 'hotbridge translate:' prefix, --dpa kept"
+z5=(--topology "$data/cxl-list/zen5-normalized.vvv.json")
+rc=0
+"${hb[@]}" translate "${z5[@]}" --memdev mem0 --dpa 0x1000 >"$tmp/out" 2>"$tmp/err" || rc=$?
+[ "$rc" -eq 3 ] && [ ! -s "$tmp/out" ] &&
+	grep -q "^hotbridge translate: mem0: DPA 0x1000 is in decoder3.0 of region0: normalized addressing (AMD Zen5 PRM) not supported" "$tmp/err" ||
+	bad "zen5 DPA refused with exit 3: $rc $(cat "$tmp/err")"
+rc=0
+printf 'hpa 0x2050000000\nmem1 0x0\n' | "${hb[@]}" translate "${z5[@]}" --batch >"$tmp/out" || rc=$?
+[ "$rc" -eq 1 ] && [ "$(grep -c '"errno":"EOPNOTSUPP"' "$tmp/out")" -eq 2 ] ||
+	bad "zen5 batch: both refused as EOPNOTSUPP, exit 1: $rc $(cat "$tmp/out")"
+ok "normalized addressing refused by name: exit 3, EOPNOTSUPP in a batch"
+
+rc=0
+"${hb[@]}" topology "${z5[@]}" >"$tmp/out" 2>"$tmp/err" || rc=$?
+[ "$rc" -eq 3 ] && grep -q '"refused": "normalized addressing (AMD Zen5 PRM)' "$tmp/out" &&
+	grep -q "^hotbridge topology: region0 not translated: normalized addressing" "$tmp/err" ||
+	bad "topology prints the refusal and exits 3: $rc $(cat "$tmp/err")"
+ok "topology shows the refused region and exits 3"
+
+elc=(--topology "$data/cxl-list/elc.hb.json")
+"${hb[@]}" translate "${elc[@]}" --memdev mem1 --dpa 0x5123 >"$tmp/out"
+grep -q '"hpa": "0x44000b123"' "$tmp/out" || bad "elc DPA -> HPA past the cache: $(cat "$tmp/out")"
+rc=0
+"${hb[@]}" translate "${elc[@]}" --hpa 0x40000b123 >"$tmp/out" 2>"$tmp/err" || rc=$?
+[ "$rc" -eq 3 ] && grep -q "extended linear cache of region0" "$tmp/err" ||
+	bad "elc DRAM half refused with exit 3: $rc $(cat "$tmp/err")"
+ok "extended linear cache: translated past the cache, its DRAM half refused (exit 3)"
 hb_reports_ok
