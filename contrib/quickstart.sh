@@ -71,7 +71,7 @@ test)
 vm)
 	install_deps "${vm_pkgs[@]}"
 	build
-	kernel/build --base 6.12 --stock
+	kernel/build --base 6.12 --stock --cxl-test
 	kernel/build --base 6.1 --stock
 	meson test -C build --suite vm --suite e2e --print-errorlogs
 	meson test -C build --suite bench vm-promote -v
