@@ -21,10 +21,11 @@ tr=/sys/kernel/tracing
 
 # cxl_test makes 8 memdevs under two host bridges (2 root ports each, a
 # switch under each root port), 2 under a third bridge and 1 RCD; they probe
-# asynchronously: wait until every one is bound and has its endpoint.
+# asynchronously: wait until every one is bound and the 10 switched ones
+# have their endpoint ports.
 i=0
 until [ "$(ls -d $sys/mem*/driver 2>/dev/null | wc -l)" -ge 11 ] &&
-	[ "$(ls -d $sys/endpoint* 2>/dev/null | wc -l)" -ge 11 ] || [ $i -ge 600 ]; do
+	[ "$(ls -d $sys/endpoint* 2>/dev/null | wc -l)" -ge 10 ] || [ $i -ge 600 ]; do
 	sleep 0.1; i=$((i + 1))
 done
 nmem=$(ls -d $sys/mem* 2>/dev/null | wc -l)
@@ -41,7 +42,7 @@ attr() { cat "$sys/$1/$2" 2>/dev/null; }
 
 # the root decoder of a window: type (pmem|ram) and host bridge targets
 root_of() {
-	for d in $sys/root0/decoder0.*; do
+	for d in $sys/decoder0.*; do
 		d=${d##*/}
 		[ "$(attr "$d" "cap_$1")" = 1 ] || continue
 		[ "$(attr "$d" target_list)" = "$2" ] && { echo "$d"; return 0; }
@@ -53,7 +54,7 @@ cedt=
 if [ "$arith" = xor ]; then
 	# cxl_test has no ACPI table to read: the host writes the CEDT of its
 	# mock windows (bases as allocated at load time, read here)
-	for d in $sys/root0/decoder0.*; do
+	for d in $sys/decoder0.*; do
 		d=${d##*/}
 		echo "$d $(attr "$d" start) $(attr "$d" size) $(attr "$d" interleave_ways)" \
 			"$(attr "$d" interleave_granularity) $(attr "$d" target_list)"
@@ -88,10 +89,10 @@ members() {
 # DPA just past the decoder (in no region: both sides must refuse it)
 poison() {
 	local m=$1 a=$2
-	echo "$m $(printf '%#x' "$a")" >>"$dir/fwd.q"
-	echo "$(printf '%#x' "$a")" >/sys/kernel/debug/cxl/$m/inject_poison ||
+	echo "$m $(printf '0x%x' "$a")" >>"$dir/fwd.q"
+	echo "$(printf '0x%x' "$a")" >/sys/kernel/debug/cxl/$m/inject_poison ||
 		echo "hb-vm-oracle: $m: inject at $a refused"
-	echo "$(printf '%#x' "$a")" >/sys/kernel/debug/cxl/$m/clear_poison ||
+	echo "$(printf '0x%x' "$a")" >/sys/kernel/debug/cxl/$m/clear_poison ||
 		echo "hb-vm-oracle: $m: clear at $a refused"
 }
 probe_region() {
@@ -157,7 +158,6 @@ test_regions() {
 		probe_region "$r"
 	done
 	grep cxl_poison $tr/trace >"$dir/trace"
-	cxl list -vvv >"$dir/cxl-list.json" 2>/dev/null
 	# shellcheck disable=SC2086
 	hotbridge translate $cedt --batch <"$dir/fwd.q" >"$dir/fwd.out" 2>"$dir/fwd.err"
 	sed -n 's/.* hpa=\(0x[0-9a-f]*\) .*/hpa \1/p' "$dir/trace" |

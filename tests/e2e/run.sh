@@ -49,8 +49,9 @@ guest=("$here/../vm/run.sh" --tap --cxl "$ways" --base "$base" --kernel "$kernel
 set +e
 if [ "$mode" = oracle ]; then
 	# ways is the arithmetic here; the XOR guest waits for the host's CEDT
+	# 20 shapes under TCG: the 600 s default timed out on a host at load 14
 	oguest=("$here/../vm/run.sh" --tap --cxl-test "$ways" --base "$base" --kernel mpp
-		--node-mem 1024 --host-bin cxl --host-bin jq --host-bin "$hb"
+		--timeout 1700 --node-mem 1024 --host-bin cxl --host-bin jq --host-bin "$hb"
 		--extra "$here/hb-vm-oracle.sh" --bindir "$bindir" --state "$out")
 	( "${oguest[@]}" hb-vm-oracle.sh "$ways" >"$out/guest.log" 2>&1; echo $? >"$out/guest.rc" ) &
 	gpid=$!
