@@ -8,6 +8,13 @@
 #   run.sh tag WAYS PAGES HOTBRIDGE BINDIR
 #   run.sh promote WAYS PAGES HOTBRIDGE BINDIR BACKEND [KERNEL [BASE]]
 #   (KERNEL mpp | stock, BASE a kernel/build base: 6.1 | 6.12)
+#   run.sh oracle modulo|xor - HOTBRIDGE BINDIR - mpp 6.12
+# oracle: no QEMU CXL device; the kernel's own mock topology (cxl_test,
+# `kernel/build --base 6.12 --cxl-test`) with modulo or XOR windows: the
+# guest makes regions of every shape it offers with cxl-cli, injects poison
+# at DPAs on every memdev and asks hotbridge for the same translation the
+# kernel reports in its cxl_poison events (hb-vm-oracle.sh,
+# kernel-oracle.py).
 # promote: the guest keeps the tagged pages mapped; the host finds them in
 # the live backing files, feeds every 8th page's DPA to the guest's
 # `hotbridge run --once` (replay source) as device telemetry, and checks
@@ -26,7 +33,13 @@ image=$mpp
 [ "$kernel" = stock ] && image=$stock
 how="kernel/build --base $base"
 [ "$kernel" = stock ] && how="$how --stock-only"
+[ "$mode" = oracle ] && how="$how --cxl-test"
 [ -f "$image" ] || skip "no $kernel $base kernel at $image (build it: $how)"
+if [ "$mode" = oracle ]; then
+	command -v jq >/dev/null || skip "jq not installed (apt-get install jq)"
+	[ -d "$cxltest_root" ] ||
+		skip "no cxl_test modules for the $base kernel at $cxltest_root (build them: kernel/build --base $base --cxl-test)"
+fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 start=$(date +%s)
@@ -34,7 +47,22 @@ guest=("$here/../vm/run.sh" --tap --cxl "$ways" --base "$base" --kernel "$kernel
 	--host-bin cxl --host-bin ndctl --host-bin daxctl --host-bin "$hb"
 	--extra "$here/hb-vm-e2e.sh" --bindir "$bindir")
 set +e
-if [ "$mode" = reload ]; then
+if [ "$mode" = oracle ]; then
+	# ways is the arithmetic here; the XOR guest waits for the host's CEDT
+	# 20 shapes under TCG: the 600 s default timed out on a host at load 14
+	oguest=("$here/../vm/run.sh" --tap --cxl-test "$ways" --base "$base" --kernel mpp
+		--timeout 1700 --node-mem 1024 --host-bin cxl --host-bin jq --host-bin "$hb"
+		--extra "$here/hb-vm-oracle.sh" --bindir "$bindir" --state "$out")
+	( "${oguest[@]}" hb-vm-oracle.sh "$ways" >"$out/guest.log" 2>&1; echo $? >"$out/guest.rc" ) &
+	gpid=$!
+	frc=0
+	if [ "$ways" = xor ]; then
+		python3 "$here/kernel-oracle.py" cedt "$out"
+		frc=$?
+	fi
+	wait $gpid
+	rc=$(cat "$out/guest.rc")
+elif [ "$mode" = reload ]; then
 	HB_VM_KEEP=$out "${guest[@]}" hb-vm-e2e.sh reload "$ways" >"$out/guest.log" 2>&1
 	rc=$?
 elif [ "$mode" = promote ]; then
@@ -55,13 +83,19 @@ if grep -q "^1..0 # SKIP" "$out/guest.log"; then
 	grep "^1..0 # SKIP" "$out/guest.log"
 	exit 0
 fi
-sed 's/^/# /; s/^# # /# /' "$out/guest.log" | grep -E "hb-vm-e2e|hb-vmtest|run.sh|error|Error" || true
+sed 's/^/# /; s/^# # /# /' "$out/guest.log" | grep -E "hb-vm-e2e|hb-vm-oracle|hb-vmtest|run.sh|error|Error" || true
 if [ "$rc" -ne 0 ]; then
 	sed 's/^/# /' "$out/guest.log" | tail -40
 	fail "the guest failed (status $rc); the end of its log is above"
 fi
 [ "$mode" != promote ] || [ "$frc" -eq 0 ] || fail "the host's feed of hot DPAs failed (see above)"
-if [ "$mode" = reload ]; then
+[ "$mode" != oracle ] || [ "$frc" -eq 0 ] || fail "the host's CEDT for the XOR guest failed (see above)"
+if [ "$mode" = oracle ]; then
+	orc=0
+	python3 "$here/kernel-oracle.py" check "$out/share/oracle" || orc=$?
+	echo "# scenario oracle $ways on cxl_test, $base: $(( $(date +%s) - start )) s wall"
+	exit $orc
+elif [ "$mode" = reload ]; then
 	python3 - "$out" "$hb" <<'PY'
 import json, subprocess, sys
 d, hb = sys.argv[1], sys.argv[2]

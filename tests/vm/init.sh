@@ -8,9 +8,11 @@ export PATH=/bin:/usr/bin:/hb
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
-# a modular kernel: load what run.sh put in, in dependency order
+# a modular kernel: load what run.sh put in, in dependency order (a line is
+# the module's path and its parameters, if any)
 if [ -f /etc-modules ]; then
-	while read -r ko; do insmod "$ko" 2>/dev/null; done </etc-modules
+	# shellcheck disable=SC2086
+	while read -r ko args; do insmod "$ko" $args 2>/dev/null; done </etc-modules
 	echo "hb-init: $(wc -l </etc-modules) modules loaded"
 fi
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null

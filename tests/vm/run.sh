@@ -3,7 +3,7 @@
 # run one of them; the guest's exit status becomes ours.
 #
 #   run.sh [--tap] [--base 6.12|6.1] [--kernel mpp|stock] [--node-mem MiB] [--timeout s] \
-#          [--cxl N] [--host-bin NAME]... [--extra FILE]... [--state DIR] \
+#          [--cxl N | --cxl-test modulo|xor] [--host-bin NAME]... [--extra FILE]... [--state DIR] \
 #          --bindir DIR PROGRAM [ARG...]
 #
 # --base: which kernel/build base to boot (default: kernel/build's, 6.12).
@@ -25,6 +25,13 @@
 # ports (a bridge with one port loses every write on 6.1 + QEMU 7.2) and N
 # (1 or 2) cxl-type3 devices of 512 MiB each, backed by sparse files.
 #
+# --cxl-test modulo|xor: no emulated CXL hardware; instead the kernel's own
+# mock topology, cxl_test (tools/testing/cxl, built by `kernel/build --base
+# 6.12 --cxl-test`): the wrapped cxl_core, cxl_acpi, cxl_port, cxl_mem and
+# cxl_pmem in place of the in-tree modules, then cxl_test (with
+# interleave_arithmetic=1 for xor: its XOR windows) and cxl_mock_mem, which
+# binds the mock memdevs. Our kernel (--kernel mpp) only.
+#
 # --tap: the program speaks TAP; console lines that are not TAP are passed
 # on as "# " comments, and a skip is reported as "1..0 # SKIP" (exit 0).
 #
@@ -40,11 +47,12 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 kernel=mpp base= node_mem=1024 timeout=600 bindir= tap=0 cxl=0
-host_bins=() extras=() state=
+host_bins=() extras=() state= cxl_test=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--tap) tap=1; shift ;;
 	--cxl) cxl=$2; shift 2 ;;
+	--cxl-test) cxl_test=$2; shift 2 ;;
 	--host-bin) host_bins+=("$2"); shift 2 ;;
 	--extra) extras+=("$2"); shift 2 ;;
 	--state) state=$2; shift 2 ;;
@@ -97,6 +105,15 @@ esac
 how="kernel/build --base $base"
 [ "$kernel" = stock ] && how="$how --stock-only"
 [ -f "$image" ] || skip "no $kernel $base kernel at $image (build it: $how)"
+case $cxl_test in
+'') ;;
+modulo|xor)
+	[ "$kernel" = mpp ] || { echo "run.sh: --cxl-test needs --kernel mpp" >&2; exit 2; }
+	[ "$cxl" -eq 0 ] || { echo "run.sh: --cxl-test and --cxl exclude each other" >&2; exit 2; }
+	[ -n "${cxltest_root:-}" ] && [ -d "$cxltest_root" ] ||
+		skip "no cxl_test modules for the $base kernel at ${cxltest_root:-?} (build them: kernel/build --base $base --cxl-test)" ;;
+*) echo "run.sh: --cxl-test must be modulo or xor" >&2; exit 2 ;;
+esac
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -145,12 +162,19 @@ if [ ${#host_bins[@]} -gt 0 ]; then
 fi
 # a modular kernel (Debian's, our 6.12): the modules the guests need, in
 # load order, decompressed (busybox insmod reads no .ko.xz)
+# (cxl_test: its tree, where the wrapped CXL modules replace the in-tree
+# ones; cxl_test's dependencies bring them, cxl_mock_mem binds the memdevs,
+# which udev would load on a full system)
 rel=$(cat "$basedir/release-$kernel" 2>/dev/null || true)
 mods=$basedir/$kernel-root
+want_mods="virtio_pci 9pnet_virtio 9p cxl_acpi cxl_port cxl_pci cxl_mem cxl_pmem nd_pmem dax_pmem device_dax kmem"
+if [ -n "$cxl_test" ]; then
+	mods=$cxltest_root
+	want_mods="virtio_pci 9pnet_virtio 9p cxl_test cxl_mock_mem"
+fi
 if [ -n "$rel" ] && [ -d "$mods/lib/modules/$rel" ] && command -v modprobe >/dev/null; then
 	: >"$work/root/etc-modules"
-	for m in virtio_pci 9pnet_virtio 9p cxl_acpi cxl_port cxl_pci cxl_mem cxl_pmem nd_pmem dax_pmem \
-		device_dax kmem; do
+	for m in $want_mods; do
 		modprobe -C /dev/null -d "$mods" -S "$rel" --ignore-install --show-depends "$m" 2>/dev/null |
 			awk '$1 == "insmod" {print $2}'
 	done | awk '!seen[$0]++' | while read -r ko; do
@@ -160,8 +184,14 @@ if [ -n "$rel" ] && [ -d "$mods/lib/modules/$rel" ] && command -v modprobe >/dev
 		*.xz) dst=${dst%.xz}; xz -dc "$ko" >"$work/root$dst" ;;
 		*) cp "$ko" "$work/root$dst" ;;
 		esac
-		echo "$dst" >>"$work/root/etc-modules"
+		args=
+		[ "$cxl_test" = xor ] && [ "${dst##*/}" = cxl_test.ko ] && args=interleave_arithmetic=1
+		echo "$dst $args" >>"$work/root/etc-modules"
 	done
+	if [ -n "$cxl_test" ]; then
+		grep -q '/cxl_test\.ko' "$work/root/etc-modules" && grep -q '/cxl_mock_mem\.ko' "$work/root/etc-modules" ||
+			{ echo "run.sh: cxl_test or cxl_mock_mem not found in $mods (kernel/build --base $base --cxl-test)" >&2; exit 2; }
+	fi
 	cp "$mods/lib/modules/$rel"/modules.builtin* "$mods/lib/modules/$rel/modules.order" \
 		"$work/root/lib/modules/$rel/" 2>/dev/null || true
 	depmod -b "$work/root" "$rel" 2>/dev/null || true
