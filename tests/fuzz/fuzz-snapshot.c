@@ -18,9 +18,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const struct hb_region *rg = hb_topology_region(t, i);
 		struct hb_xlat x, y;
 
-		if (!rg->committed)
+		/* a refused region answers nothing; a cache's DRAM half (its first
+		 * cache_size bytes) has no DPA */
+		if (!rg->committed || rg->refused[0])
 			continue;
-		for (uint64_t off = 0; off < rg->hpa_size && off < (1u << 20); off += 4093) {
+		for (uint64_t off = rg->cache_size; off < rg->hpa_size && off < rg->cache_size + (1u << 20);
+		     off += 4093) {
 			if (hb_topology_hpa_to_dpa(t, rg->hpa_base + off, &x, &err) < 0)
 				__builtin_trap();
 			if (hb_topology_dpa_to_hpa(t, x.memdev, x.dpa, &y, &err) < 0 ||
