@@ -49,10 +49,20 @@ fig() { sed -n "s/^$1 *\([0-9.]*\)\$/\1/p" "$tmp/full.out"; }
 promoted=$(fig 'pages promoted (dry run)')
 demoted=$(fig 'pages demoted (dry run)')
 on_dram=$(fig 'pages on DRAM (promoted, not demoted since)')
-[ -n "$demoted" ] && [ "$demoted" -gt 0 ] && [ -n "$on_dram" ] &&
-	[ $((promoted - demoted)) -eq "$on_dram" ] ||
-	{ sed 's/^/# /' "$tmp/full.out"; bad "pages demoted, and promoted - demoted are on DRAM"; }
-ok "pages demoted: $demoted of $promoted promoted, $on_dram on DRAM"
+# Demotion makes room once promotions have filled DRAM down to the
+# watermark plus its room. How many records 30 cycles ingest depends on the
+# machine (under valgrind about 10000, 1600 pages promoted, DRAM never
+# full), so demand demotion only when DRAM did fill: more pages promoted
+# than the room, or a promotion held back by the watermark. Without
+# demotion the default run is held back by the watermark, so this fails.
+room_mb=$(sed -n 's/.* with \([0-9]*\) MiB of room above it.*/\1/p' "$tmp/full.out")
+room_pages=$(( ${room_mb:-0} * 256 ))
+held=$(fig '  watermark: the target had too little free')
+[ -n "$demoted" ] && [ -n "$on_dram" ] && [ -n "$held" ] && [ "$room_pages" -gt 0 ] &&
+	[ $((promoted - demoted)) -eq "$on_dram" ] &&
+	{ [ "$promoted" -le "$room_pages" ] && [ "$held" -eq 0 ] || [ "$demoted" -gt 0 ]; } ||
+	{ sed 's/^/# /' "$tmp/full.out"; bad "pages demoted once DRAM filled, and promoted - demoted are on DRAM"; }
+ok "pages demoted once DRAM filled ($room_pages pages of room, $held held by the watermark): $demoted of $promoted promoted, $on_dram on DRAM"
 figs=""
 for f in 'precision at the end (pages on DRAM that are hot)' 'recall at the end (hot pages that are on DRAM)' \
 	 'precision, mean of the last 10 cycles' 'recall, mean of the last 10 cycles'; do
