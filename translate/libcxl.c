@@ -38,9 +38,30 @@ static enum hb_mode mode_of(enum cxl_decoder_mode m)
 	}
 }
 
-static int add_endpoint_decoders(struct hb_topology *t, struct cxl_memdev *md, struct hb_err *err)
+/*
+ * A memdev's endpoint port. libcxl 76.1's cxl_memdev_get_endpoint() looks
+ * below the host bridges only, so it misses a memdev attached through a
+ * restricted CXL host (RCH, a CXL 1.1 device), whose endpoint sits directly
+ * under the root port (`cxl list` shows it as "endpoints:root0"); look
+ * there too.
+ */
+static struct cxl_endpoint *endpoint_of(struct cxl_memdev *md)
 {
 	struct cxl_endpoint *ep = cxl_memdev_get_endpoint(md);
+	struct cxl_bus *bus;
+
+	if (ep)
+		return ep;
+	cxl_bus_foreach(cxl_memdev_get_ctx(md), bus)
+		cxl_endpoint_foreach(cxl_bus_get_port(bus), ep)
+			if (cxl_endpoint_get_memdev(ep) == md)
+				return ep;
+	return NULL;
+}
+
+static int add_endpoint_decoders(struct hb_topology *t, struct cxl_memdev *md, struct hb_err *err)
+{
+	struct cxl_endpoint *ep = endpoint_of(md);
 	struct cxl_decoder *dec;
 
 	if (!ep)

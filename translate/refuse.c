@@ -13,6 +13,10 @@
  *  - An extended linear cache whose size the source did not give (cxl-cli
  *    before v84 does not print extended_linear_cache_size): the region then
  *    starts the cache's size below its endpoint decoders.
+ *  - A target decoder the source does not list (a snapshot cut short, or
+ *    a reader that misses some endpoints, as libcxl 76.1's memdev-to-
+ *    endpoint lookup misses an RCH's): only that region is refused, the
+ *    others still translate.
  *  - An extended linear cache in an XOR window or an unaligned 3/6/12-way
  *    window: no platform is known, and the kernel's forward and reverse
  *    steps do not agree there.
@@ -90,6 +94,10 @@ int hb_region_refusal(const struct hb_topology *t, struct hb_region *rg,
 	for (unsigned pos = 0; pos < rg->ways && pos < HB_MAX_WAYS; pos++) {
 		const struct hb_endpoint_decoder *e = target(t, rg, pos);
 
+		if (!e && rg->target_names[pos][0])
+			return refuse(rg,
+				      "position %u names endpoint decoder %s, which is not listed",
+				      pos, rg->target_names[pos]);
 		if (!e)
 			continue; /* reported by the target checks */
 		if (normalized(e, rg, cxl_base))

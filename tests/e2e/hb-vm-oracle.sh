@@ -124,10 +124,15 @@ shape() {
 		echo "${name%+} none no-$type-window-to-$targets" >>"$out/shapes"; return; }
 	for h in "$@"; do mems="$mems $(mem_of "$h")"; done
 	echo "hb-vm-oracle: $name: $type x$ways over $root ($targets), gran $gran: $* =$mems"
-	set -- -m -t "$type" -d "$root" -w "$ways" -s "$size"
-	[ "$gran" = - ] || set -- "$@" -g "$gran"
-	# shellcheck disable=SC2086
-	r=$(cxl create-region "$@" $mems 2>"$dir/create.err" | jq -r .region)
+	if [ "$type" = ram ]; then
+		# shellcheck disable=SC2086
+		r=$(sysfs_region "$root" "$ways" "$gran" "$size" $mems 2>"$dir/create.err")
+	else
+		set -- -m -t "$type" -d "$root" -w "$ways" -s "$size"
+		[ "$gran" = - ] || set -- "$@" -g "$gran"
+		# shellcheck disable=SC2086
+		r=$(cxl create-region "$@" $mems 2>"$dir/create.err" | jq -r .region)
+	fi
 	if [ -z "$r" ] || [ "$r" = null ]; then
 		echo "hb-vm-oracle: $name: cxl create-region refused: $(tr '\n' ' ' <"$dir/create.err")"
 		echo "${name%+} none create-region-refused" >>"$out/shapes"
@@ -139,10 +144,58 @@ shape() {
 	*) destroy $keep "$r"; keep= ;;
 	esac
 }
+# a RAM region through the kernel's sysfs ABI, the steps cxl-cli takes for
+# pmem: Debian 12's cxl-cli (76.1) makes no RAM region ("region type 'ram'
+# not supported yet") and lists no RCD memdev. Committed, not bound: the
+# poison event names the region of a committed decoder, and no memory is
+# onlined. Prints the region's name.
+#   sysfs_region ROOT WAYS GRAN SIZE MEMDEV...
+sysfs_region() {
+	local root=$1 ways=$2 gran=$3 size=$4 r i=0 m ep dec d
+	shift 4
+	[ "$gran" = - ] && gran=256
+	r=$(cat "$sys/$root/create_ram_region") &&
+		echo "$r" >"$sys/$root/create_ram_region" &&
+		echo "$gran" >"$sys/$r/interleave_granularity" &&
+		echo "$ways" >"$sys/$r/interleave_ways" &&
+		echo "$size" >"$sys/$r/size" || return 1
+	: >"/tmp/$r.decoders"
+	for m in "$@"; do
+		ep=
+		for e in "$sys"/endpoint*; do
+			[ "$(basename "$(readlink -f "$e/uport")")" = "$m" ] && ep=${e##*/}
+		done
+		dec=
+		for d in "$sys/$ep"/decoder*; do
+			[ $(($(attr "${d##*/}" dpa_size))) = 0 ] && { dec=${d##*/}; break; }
+		done
+		[ -n "$dec" ] || { echo "no free endpoint decoder on $m ($ep)" >&2; return 1; }
+		echo "$dec" >>"/tmp/$r.decoders"
+		echo ram >"$sys/$dec/mode" &&
+			echo $((size / ways)) >"$sys/$dec/dpa_size" &&
+			echo "$dec" >"$sys/$r/target$i" || { echo "$r: target$i $dec refused" >&2; return 1; }
+		i=$((i + 1))
+	done
+	echo 1 >"$sys/$r/commit" || { echo "$r: commit refused" >&2; return 1; }
+	echo "$r $root" >>/tmp/sysfs-regions
+	echo "$r"
+}
 destroy() {
-	local r rev=
+	local r rev= root d
 	for r in "$@"; do rev="$r $rev"; done
 	for r in $rev; do
+		root=$(awk -v r="$r" '$1 == r {print $2}' /tmp/sysfs-regions 2>/dev/null)
+		if [ -n "$root" ]; then
+			# names are reused once deleted
+			sed -i "/^$r /d" /tmp/sysfs-regions
+			# undo sysfs_region: decommit, delete, free the DPA newest first
+			echo 0 >"$sys/$r/commit"
+			echo "$r" >"$sys/$root/delete_region" || echo "hb-vm-oracle: delete $r failed"
+			for d in $(sed '1!G;h;$!d' "/tmp/$r.decoders"); do
+				echo 0 >"$sys/$d/dpa_size" || echo "hb-vm-oracle: free $d failed"
+			done
+			continue
+		fi
 		cxl disable-region "$r" >/dev/null 2>&1
 		cxl destroy-region -f "$r" >/dev/null 2>&1 || echo "hb-vm-oracle: destroy $r failed"
 	done
@@ -158,6 +211,11 @@ test_regions() {
 		probe_region "$r"
 	done
 	grep cxl_poison $tr/trace >"$dir/trace"
+	# what hotbridge makes of the topology (refused regions say why), and
+	# what cxl-cli lists: the fixtures of tests/data/cxl-list come from here
+	# shellcheck disable=SC2086
+	hotbridge topology $cedt >"$dir/topology.json" 2>"$dir/topology.err"
+	cxl list -vvv >"$dir/cxl-list.vvv.json" 2>/dev/null
 	# shellcheck disable=SC2086
 	hotbridge translate $cedt --batch <"$dir/fwd.q" >"$dir/fwd.out" 2>"$dir/fwd.err"
 	sed -n 's/.* hpa=\(0x[0-9a-f]*\) .*/hpa \1/p' "$dir/trace" |
@@ -179,6 +237,19 @@ for r in $sys/region*; do
 	test_regions "auto-${r##*/}" "${r##*/}"
 done
 
+# the RCH bandwidth warning (see x1-ram-rch), if the shape provoked it:
+# exactly one WARN, at to_cxl_port, called from cxl_endpoint_gather_bandwidth
+known_rch_warning() {
+	dmesg | sed "1,$(cat /tmp/dmesg.lines)d" >/tmp/dmesg.new
+	grep "WARNING:" /tmp/dmesg.new >/tmp/warn.new || return 0
+	if [ "$(wc -l </tmp/warn.new)" = 1 ] && grep -q " to_cxl_port+" /tmp/warn.new &&
+		grep -q "cxl_acpi.*: not a cxl_port device" /tmp/dmesg.new &&
+		grep -q " cxl_endpoint_gather_bandwidth" /tmp/dmesg.new; then
+		cat /tmp/warn.new >>/tmp/hb-known-warnings
+		echo "hb-vm-oracle: x1-ram-rch: the kernel's RCH bandwidth warning (known)"
+	fi
+}
+
 M=268435456
 if [ "$arith" = modulo ]; then
 	# host bridge 0: root ports 0 (cxl_mem.0, .4) and 2 (.2, .6); host
@@ -197,7 +268,14 @@ if [ "$arith" = modulo ]; then
 	shape x2-hb2-g2048       pmem 2   2 2048  $((2 * M)) cxl_mem.8 cxl_mem.9
 	shape x1-ram             ram  0   1 -     $M         cxl_mem.6
 	shape x2-ram-2hb         ram  0,1 2 4096  $((2 * M)) cxl_mem.2 cxl_mem.3
+	# 6.12 WARNs when a RAM region attaches to an RCD: its bandwidth walk
+	# (cxl_endpoint_gather_bandwidth) takes the RCH's parent, cxl_acpi, for
+	# a port (to_cxl_port: "not a cxl_port device"); ndctl issue #282 shows
+	# the same warning on hardware. That one is declared known; any other
+	# warning still fails the guest.
+	dmesg | grep -c . >/tmp/dmesg.lines
 	shape x1-ram-rch         ram  3   1 -     $M         cxl_rcd.10
+	known_rch_warning
 	# two decoders on one memdev: a second region after the first (its DPA
 	# follows), then a pmem region after a RAM one (DPA skip over the rest
 	# of the RAM partition)
@@ -216,8 +294,8 @@ else
 	shape x8-2hb             pmem 0,1     8 256  $((8 * M)) cxl_mem.0 cxl_mem.1 cxl_mem.2 cxl_mem.3 \
 		cxl_mem.4 cxl_mem.5 cxl_mem.6 cxl_mem.7
 	shape x4-4t              pmem 0,1,0,1 4 256  $((4 * M)) cxl_mem.0 cxl_mem.1 cxl_mem.2 cxl_mem.3
-	shape x8-4t              pmem 0,1,0,1 8 256  $((8 * M)) cxl_mem.0 cxl_mem.1 cxl_mem.2 cxl_mem.3 \
-		cxl_mem.4 cxl_mem.5 cxl_mem.6 cxl_mem.7
+	# (no x8 over 0,1,0,1: 6.12 refuses it at the last target in either
+	# order tried; ndctl's cxl-xor-region.sh makes x1, x2 and x4 there)
 	shape multi-a+           pmem 0       1 -    $M         cxl_mem.6
 	shape multi-b            pmem 0,1     2 256  $((2 * M)) cxl_mem.6 cxl_mem.7
 fi

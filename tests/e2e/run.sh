@@ -40,8 +40,14 @@ if [ "$mode" = oracle ]; then
 	[ -d "$cxltest_root" ] ||
 		skip "no cxl_test modules for the $base kernel at $cxltest_root (build them: kernel/build --base $base --cxl-test)"
 fi
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+# HB_E2E_STATE=DIR keeps the guest's share, logs and dmesg there
+if [ -n "${HB_E2E_STATE:-}" ]; then
+	out=$HB_E2E_STATE
+	rm -rf "$out" && mkdir -p "$out"
+else
+	out=$(mktemp -d)
+	trap 'rm -rf "$out"' EXIT
+fi
 start=$(date +%s)
 guest=("$here/../vm/run.sh" --tap --cxl "$ways" --base "$base" --kernel "$kernel" --node-mem 1024
 	--host-bin cxl --host-bin ndctl --host-bin daxctl --host-bin "$hb"
