@@ -16,7 +16,7 @@ pkgs=(meson ninja-build pkg-config gcc make libcxl-dev uuid-dev libpci-dev libnu
       libevent-dev libcmocka-dev libjson-c-dev libinih-dev libcap-ng-dev zlib1g-dev
       libtraceevent-dev libtracefs-dev)
 # the vm suite's guest: QEMU, a static busybox, cpio for the initramfs
-vm_pkgs=(qemu-system-x86 busybox-static cpio file ndctl daxctl kmod xz-utils)
+vm_pkgs=(qemu-system-x86 busybox-static cpio file ndctl daxctl kmod xz-utils jq)
 # the contrib test renders the man pages
 test_pkgs=(man-db)
 
