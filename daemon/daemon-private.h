@@ -205,6 +205,7 @@ void hb_daemon_log_exit_summary(const struct hb_daemon *d);
 
 /* topology-watch.c */
 uint64_t hb_daemon_topology_nodes(struct hb_daemon *d);
+void hb_daemon_warn_refused(struct hb_daemon *d);
 void hb_daemon_watch_uevents(struct hb_daemon *d);
 
 /* control-ops.c: the control socket, when the configuration names one */

@@ -111,6 +111,7 @@ int hb_daemon_new(const struct hb_config *cfg, struct hb_daemon_env *env,
 		goto fail;
 	if (!d->source_mask)
 		d->source_mask = hb_daemon_topology_nodes(d);
+	hb_daemon_warn_refused(d);
 	if ((r = hb_daemon_intake_new(d, err)) < 0)
 		goto fail;
 	hb_daemon_refresh_nodes(d);

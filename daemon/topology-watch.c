@@ -22,6 +22,20 @@ uint64_t hb_daemon_topology_nodes(struct hb_daemon *d)
 	return hb_topology_cxl_nodes(hb_platform_topology(d->env.platform), hb_daemon_node_of_ud, d);
 }
 
+/* regions hotbridge does not translate (translate/refuse.c), each with its reason */
+void hb_daemon_warn_refused(struct hb_daemon *d)
+{
+	const struct hb_topology *t = hb_platform_topology(d->env.platform);
+
+	for (size_t i = 0; t && i < hb_topology_nr_regions(t); i++) {
+		const struct hb_region *rg = hb_topology_region(t, i);
+
+		if (rg->refused[0])
+			hb_dlog(d, LOG_WARNING, "region %s not translated: %s; its pages are never "
+				"promoted", rg->name, rg->refused);
+	}
+}
+
 int hb_daemon_rebuild_topology(struct hb_daemon *d, struct hb_err *err)
 {
 	const struct hb_topology *t;
@@ -52,6 +66,7 @@ int hb_daemon_rebuild_topology(struct hb_daemon *d, struct hb_err *err)
 		"kept, %zu on no node any more dropped",
 		hb_topology_nr_regions(t), hb_topology_nr_memdevs(t),
 		(unsigned long long)d->source_mask, hb_heat_len(d->heat), gone);
+	hb_daemon_warn_refused(d);
 	return 0;
 }
 

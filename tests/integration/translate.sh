@@ -19,7 +19,7 @@ data=$2
 trap 'rm -rf "$tmp"' EXIT
 topo=(--topology "$data/snapshots/x2-vvv-notes.json")
 sysfs=(--sysfs-root "$data/sysfs/cxl-x2-online")
-echo "1..17"
+echo "1..18"
 
 # check_answers INPUT OUTPUT: as many answers as lines, each valid UTF-8
 # JSON echoing its line; prints the answers as "N<TAB>json" for greps
@@ -171,4 +171,13 @@ rc=0
 [ "$rc" -eq 3 ] && grep -q "extended linear cache of region0" "$tmp/err" ||
 	bad "elc DRAM half refused with exit 3: $rc $(cat "$tmp/err")"
 ok "extended linear cache: translated past the cache, its DRAM half refused (exit 3)"
+
+# the daemon says at start which regions it will not translate, and why
+: >"$tmp/empty.replay"
+printf '[daemon]\ndry_run = true\n[topology]\nsnapshot = %s\n[source f]\ntype = replay\npath = %s\n' \
+	"$data/cxl-list/zen5-normalized.vvv.json" "$tmp/empty.replay" >"$tmp/z5.conf"
+"${hb[@]}" run --once --config "$tmp/z5.conf" >"$tmp/out" 2>"$tmp/err" || true
+grep -q "region region0 not translated: normalized addressing (AMD Zen5 PRM) not supported" "$tmp/err" ||
+	bad "run does not log the refused region: $(cat "$tmp/err")"
+ok "run logs each refused region with its reason at start"
 hb_reports_ok
