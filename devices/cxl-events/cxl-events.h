@@ -107,6 +107,22 @@ int hb_cxl_ring_walk(struct hb_cxl_ring *r, const struct hb_cxl_decoder *dec, vo
 					     const struct hb_err *bad), void *ud);
 
 /*
+ * stale.c: the pid of a source's instance name "hotbridge-<pid>" (decimal,
+ * no leading zero), or -EINVAL for any other name.
+ */
+int hb_cxl_instance_pid(const char *name);
+
+/*
+ * stale.c: removes every hotbridge-<pid> below the tracefs instances
+ * directory whose pid no process has (a daemon that died without closing);
+ * cb is told each one removed (err 0) or that could not be (-errno).
+ * Instances of live processes, our own and other names are left. Returns
+ * the number removed, or -errno when the directory cannot be read.
+ */
+int hb_cxl_remove_stale(const char *instances,
+			void (*cb)(void *ud, const char *name, int err), void *ud);
+
+/*
  * source.c: whether the cxl-events source can run here: 1, or 0 with why
  * ("not root", "no tracefs mounted", "no cxl trace events (cxl_core not
  * loaded?)") for `hotbridge list`.

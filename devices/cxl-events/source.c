@@ -6,7 +6,8 @@
  * the instance's event files, each CPU's trace_pipe_raw is watched by the
  * daemon's loop (buffer_percent 0: readable as soon as one event is in;
  * no polling), and every event goes to the host through submit_event().
- * The instance is removed at close and on every failed open.
+ * The instance is removed at close and on every failed open; instances of
+ * daemons that died are removed at open (stale.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -224,6 +225,31 @@ static int open_cpus(struct cxl_events *s, struct hb_err *err)
 					"buffers", s->instance);
 }
 
+static void on_stale(void *ud, const char *name, int err)
+{
+	struct cxl_events *s = ud;
+
+	if (err)
+		s->ops->log(s->host, HB_LOG_WARNING, "cannot remove stale tracefs instance %s "
+			    "(its daemon is gone): %s", name, strerror(-err));
+	else
+		s->ops->log(s->host, HB_LOG_NOTICE, "removed stale tracefs instance %s: its "
+			    "daemon is gone", name);
+}
+
+/* the instances of daemons that died without closing, below mnt */
+static void remove_stale(struct cxl_events *s, const char *mnt)
+{
+	char dir[4096 + 16];
+	int r;
+
+	snprintf(dir, sizeof(dir), "%s/instances", mnt);
+	r = hb_cxl_remove_stale(dir, on_stale, s);
+	if (r < 0)
+		s->ops->log(s->host, HB_LOG_WARNING, "cannot look for stale instances in %s: %s",
+			    dir, strerror(-r));
+}
+
 static int cxl_events_open(const struct hb_host_ops *ops, struct hb_host *h,
 			   const struct hb_dev_info *info, void **ret_priv)
 {
@@ -271,6 +297,7 @@ static int cxl_events_open(const struct hb_host_ops *ops, struct hb_host *h,
 		cxl_events_close(s);
 		return -ENOENT;
 	}
+	remove_stale(s, mnt);
 	/* a live one of that name is someone else's (or a daemon that still runs) */
 	if (tracefs_instance_exists(s->instance)) {
 		ops->log(h, HB_LOG_ERR, "tracefs instance %s exists already: not ours, not "
