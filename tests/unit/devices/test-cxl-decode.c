@@ -22,16 +22,26 @@
 
 #define FIXTURES "tracefs/6.12"
 
-static char *slurp(const char *name, size_t *len)
+/* tests/data/<dir>/<file> */
+static char *slurp_in(const char *dir, const char *file, size_t *len)
 {
 	char path[4096];
 	char *buf = NULL;
 	int r;
 
-	snprintf(path, sizeof(path), "%s/%s/%s.format", getenv("HB_TEST_DATA"), FIXTURES, name);
+	snprintf(path, sizeof(path), "%s/%s/%s", getenv("HB_TEST_DATA"), dir, file);
 	r = hb_read_file(path, 1 << 20, &buf, len);
 	assert_int_equal(r, 0);
 	return buf;
+}
+
+/* a format file of tests/data/tracefs/6.12 */
+static char *slurp(const char *name, size_t *len)
+{
+	char file[256];
+
+	snprintf(file, sizeof(file), "%s.format", name);
+	return slurp_in(FIXTURES, file, len);
 }
 
 static void add(struct hb_cxl_decoder *dec, const char *name)
@@ -404,6 +414,112 @@ static void test_cxl_ring_walks_a_page(void **state)
 	hb_cxl_decoder_free(dec);
 }
 
+/*
+ * The events of tests/data/tracefs/6.12/cxltest, captured in the cxl_test
+ * guest: one trace_pipe_raw page and the format files of the same boot.
+ * The expected fields are the kernel's own rendering of the same events
+ * (trace.txt, the instance's `trace`), in the same order.
+ */
+#define CAPTURED "tracefs/6.12/cxltest"
+
+static const struct captured {
+	enum hb_cxl_kind kind;
+	const char *memdev, *host, *region;
+	uint64_t dpa, hpa, dpa_length;
+	uint8_t descriptor, trace_type;
+	uint16_t count;
+	uint64_t first_ts, last_ts;
+} captured[] = {
+	{ HB_CXL_POISON, "mem0", "cxl_mem.0", "region0", 0x10000, 0xf010020000ULL, 0x40, 0, 1, 0, 0, 0 },
+	{ HB_CXL_POISON, "mem0", "cxl_mem.0", "region0", 0x20040, 0xf010040040ULL, 0x40, 0, 1, 0, 0, 0 },
+	{ HB_CXL_POISON, "mem3", "cxl_mem.2", "region2", 0x40001000, 0xf0d0002000ULL, 0x40, 0, 1, 0, 0, 0 },
+	{ HB_CXL_POISON, "mem4", "cxl_mem.6", "region2", 0x40003000, 0xf0d0006100ULL, 0x40, 0, 1, 0, 0, 0 },
+	{ HB_CXL_POISON, "mem5", "cxl_mem.3", "", 0x5000, 0xffffffffffffffffULL, 0x40, 0, 1, 0, 0, 0 },
+	{ HB_CXL_DRAM, "mem0", "cxl_mem.0", "region0", 0x8000, 0xf010010000ULL, 64, 2, 0, 0, 0, 0 },
+	{ HB_CXL_OVERFLOW, "mem0", "cxl_mem.0", "", 0, 0, 0, 0, 0, 0, 1796483341990965264ULL, 1796483345990966827ULL },
+	{ HB_CXL_DRAM, "mem0", "cxl_mem.0", "region0", 0x8000, 0xf010010000ULL, 64, 2, 0, 0, 0, 0 },
+	{ HB_CXL_GENERAL_MEDIA, "mem0", "cxl_mem.0", "region0", 0x2000, 0xf010004000ULL, 64, 1, 0, 0, 0, 0 },
+	{ HB_CXL_DRAM, "mem0", "cxl_mem.0", "region0", 0x8000, 0xf010010000ULL, 64, 2, 0, 0, 0, 0 },
+	{ HB_CXL_GENERAL_MEDIA, "mem0", "cxl_mem.0", "region0", 0x2000, 0xf010004000ULL, 64, 1, 0, 0, 0, 0 },
+	{ HB_CXL_DRAM, "mem2", "cxl_mem.4", "region0", 0x8000, 0xf010011000ULL, 64, 2, 0, 0, 0, 0 },
+	{ HB_CXL_OVERFLOW, "mem2", "cxl_mem.4", "", 0, 0, 0, 0, 0, 0, 1796483341995541373ULL, 1796483345995541904ULL },
+	{ HB_CXL_DRAM, "mem2", "cxl_mem.4", "region0", 0x8000, 0xf010011000ULL, 64, 2, 0, 0, 0, 0 },
+	{ HB_CXL_GENERAL_MEDIA, "mem2", "cxl_mem.4", "region0", 0x2000, 0xf010005000ULL, 64, 1, 0, 0, 0, 0 },
+	{ HB_CXL_DRAM, "mem2", "cxl_mem.4", "region0", 0x8000, 0xf010011000ULL, 64, 2, 0, 0, 0, 0 },
+	{ HB_CXL_GENERAL_MEDIA, "mem2", "cxl_mem.4", "region0", 0x2000, 0xf010005000ULL, 64, 1, 0, 0, 0, 0 },
+	{ HB_CXL_DRAM, "mem3", "cxl_mem.2", "", 0x8000, 0xffffffffffffffffULL, 64, 2, 0, 0, 0, 0 },
+	{ HB_CXL_OVERFLOW, "mem3", "cxl_mem.2", "", 0, 0, 0, 0, 0, 0, 1796483341996178413ULL, 1796483345996178613ULL },
+	{ HB_CXL_DRAM, "mem3", "cxl_mem.2", "", 0x8000, 0xffffffffffffffffULL, 64, 2, 0, 0, 0, 0 },
+	{ HB_CXL_GENERAL_MEDIA, "mem3", "cxl_mem.2", "", 0x2000, 0xffffffffffffffffULL, 64, 1, 0, 0, 0, 0 },
+	{ HB_CXL_DRAM, "mem3", "cxl_mem.2", "", 0x8000, 0xffffffffffffffffULL, 64, 2, 0, 0, 0, 0 },
+	{ HB_CXL_GENERAL_MEDIA, "mem3", "cxl_mem.2", "", 0x2000, 0xffffffffffffffffULL, 64, 1, 0, 0, 0, 0 },
+};
+
+struct all_walked {
+	struct hb_cxl_record rec[64];
+	size_t n, nbad;
+};
+
+static void on_captured(void *ud, const struct hb_cxl_record *rec, const struct hb_err *bad)
+{
+	struct all_walked *w = ud;
+
+	if (bad) {
+		print_error("undecodable: %s\n", bad->msg);
+		w->nbad++;
+	} else if (w->n < 64) {
+		w->rec[w->n++] = *rec;
+	}
+}
+
+static void test_cxl_ring_captured_page(void **state)
+{
+	struct hb_cxl_decoder *dec;
+	struct hb_cxl_ring *ring;
+	struct all_walked w = { 0 };
+	size_t len, n = sizeof(captured) / sizeof(captured[0]);
+	char *page;
+
+	assert_int_equal(hb_cxl_decoder_new(&dec), 0);
+	for (int k = 0; k < HB_CXL_KIND_MAX; k++) {
+		struct hb_err err = { 0 };
+		char file[256];
+		char *fmt;
+
+		snprintf(file, sizeof(file), "%s.format", hb_cxl_kind_event(k));
+		fmt = slurp_in(CAPTURED, file, &len);
+		if (hb_cxl_decoder_add_format(dec, fmt, len, &err) < 0)
+			fail_msg("%s: %s", file, err.msg);
+		free(fmt);
+	}
+	page = slurp_in(CAPTURED, "cpu0.page", &len);
+	assert_int_equal(len, 4096);
+	assert_int_equal(hb_cxl_ring_new(&ring), 0);
+	assert_int_equal(hb_cxl_ring_walk(ring, dec, page, len, on_captured, &w), (int)n);
+	assert_int_equal(w.nbad, 0);
+	assert_int_equal(w.n, n);
+	for (size_t i = 0; i < n; i++) {
+		const struct captured *c = &captured[i];
+		const struct hb_cxl_record *r = &w.rec[i];
+
+		assert_int_equal(r->kind, c->kind);
+		assert_string_equal(r->memdev, c->memdev);
+		assert_string_equal(r->host, c->host);
+		assert_string_equal(r->region, c->region);
+		assert_int_equal(r->dpa, c->dpa);
+		assert_int_equal(r->hpa, c->kind == HB_CXL_OVERFLOW ? HB_ADDR_NONE : c->hpa);
+		assert_int_equal(r->dpa_length, c->dpa_length);
+		assert_int_equal(r->descriptor, c->descriptor);
+		assert_int_equal(r->trace_type, c->trace_type);
+		assert_int_equal(r->count, c->count);
+		assert_int_equal(r->first_ts, c->first_ts);
+		assert_int_equal(r->last_ts, c->last_ts);
+	}
+	free(page);
+	hb_cxl_ring_free(ring);
+	hb_cxl_decoder_free(dec);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -412,6 +528,7 @@ int main(void)
 		cmocka_unit_test(test_cxl_decode_refuses_hostile_records),
 		cmocka_unit_test(test_cxl_decode_formats),
 		cmocka_unit_test(test_cxl_ring_walks_a_page),
+		cmocka_unit_test(test_cxl_ring_captured_page),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
