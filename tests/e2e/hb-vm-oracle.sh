@@ -19,36 +19,8 @@ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 tr=/sys/kernel/tracing
 [ -d $tr/events/cxl/cxl_poison ] || { echo "hb-vm-oracle: no cxl_poison trace event"; exit 10; }
 
-# cxl_test makes 8 memdevs under two host bridges (2 root ports each, a
-# switch under each root port), 2 under a third bridge and 1 RCD; they probe
-# asynchronously: wait until every one is bound and the 10 switched ones
-# have their endpoint ports.
-i=0
-until [ "$(ls -d $sys/mem*/driver 2>/dev/null | wc -l)" -ge 11 ] &&
-	[ "$(ls -d $sys/endpoint* 2>/dev/null | wc -l)" -ge 10 ] || [ $i -ge 600 ]; do
-	sleep 0.1; i=$((i + 1))
-done
-nmem=$(ls -d $sys/mem* 2>/dev/null | wc -l)
-echo "hb-vm-oracle: $nmem memdevs, $(ls -d $sys/endpoint* 2>/dev/null | wc -l) endpoints after $i waits"
-[ "$nmem" -ge 11 ] || { ls $sys; dmesg | grep -i cxl | tail -20; exit 10; }
-
-# memN by its platform device (cxl_mem.K, cxl_rcd.K): memN names follow
-# probe order, the platform devices' place in the mock topology is fixed
-for m in $sys/mem*; do
-	echo "$(basename "$(dirname "$(readlink -f "$m")")") ${m##*/}"
-done >/tmp/hosts
-mem_of() { awk -v h="$1" '$1 == h {print $2}' /tmp/hosts; }
-attr() { cat "$sys/$1/$2" 2>/dev/null; }
-
-# the root decoder of a window: type (pmem|ram) and host bridge targets
-root_of() {
-	for d in $sys/decoder0.*; do
-		d=${d##*/}
-		[ "$(attr "$d" "cap_$1")" = 1 ] || continue
-		[ "$(attr "$d" target_list)" = "$2" ] && { echo "$d"; return 0; }
-	done
-	return 1
-}
+. /hb/cxltest-lib.sh
+cxltest_wait || exit 10
 
 cedt=
 if [ "$arith" = xor ]; then
@@ -69,19 +41,6 @@ fi
 
 echo 1 >$tr/events/cxl/cxl_poison/enable
 echo 1 >$tr/tracing_on
-
-# a region's members: "<position> <memdev> <decoder> <dpa_resource> <dpa_size>"
-members() {
-	local r=$1 w p dec ep
-	w=$(attr "$r" interleave_ways)
-	p=0
-	while [ $p -lt "$w" ]; do
-		dec=$(attr "$r" target$p)
-		ep=endpoint${dec#decoder}; ep=${ep%.*}
-		echo "$p $(basename "$(readlink -f $sys/$ep/uport)") $dec $(attr "$dec" dpa_resource) $(attr "$dec" dpa_size)"
-		p=$((p + 1))
-	done
-}
 
 # poison (inject, then clear, so the mock's 8-per-device limit is never hit)
 # at a spread of DPAs of each member: the first and last cache lines of the

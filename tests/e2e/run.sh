@@ -58,7 +58,7 @@ if [ "$mode" = oracle ]; then
 	# 20 shapes under TCG: the 600 s default timed out on a host at load 14
 	oguest=("$here/../vm/run.sh" --tap --cxl-test "$ways" --base "$base" --kernel mpp
 		--timeout 1700 --node-mem 1024 --host-bin cxl --host-bin jq --host-bin "$hb"
-		--extra "$here/hb-vm-oracle.sh" --bindir "$bindir" --state "$out")
+		--extra "$here/hb-vm-oracle.sh" --extra "$here/../vm/cxltest-lib.sh" --bindir "$bindir" --state "$out")
 	( "${oguest[@]}" hb-vm-oracle.sh "$ways" >"$out/guest.log" 2>&1; echo $? >"$out/guest.rc" ) &
 	gpid=$!
 	frc=0
