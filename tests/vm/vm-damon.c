@@ -8,7 +8,8 @@
  *                     hot pages moved to node 0, cold pages on the same node
  *                     untouched (same PFN), bytes intact; the target nearly
  *                     full -> nothing beyond its headroom moved, nothing
- *                     anywhere else; the DAMOS quota from the first second
+ *                     anywhere else; the rate within 20 % from the first
+ *                     second
  *   hb-vmdamon 6.1    unavailable with the reason, nothing written (Debian's
  *                     6.1 has no DAMON sysfs at all; a 6.1 with it would be
  *                     refused for want of migrate_hot); auto -> pagemap
@@ -363,8 +364,8 @@ static void check_rate(void)
 	struct hb_migrator *m = NULL;
 	struct hb_err err = { 0 };
 	struct moved res;
-	size_t n = 1024;
-	static int st[1024];
+	size_t n = 2048;          /* 8 budgets: one slow period weighs less */
+	static int st[2048];
 	uint64_t base = 0, first = 0, total, before_last = 0;
 	double t, t_first = 0, t_last = 0, avg;
 	pthread_t th;
@@ -386,11 +387,13 @@ static void check_rate(void)
 		return;
 	}
 	/*
-	 * DAMOS spends one quota per reset interval (100 ms), in bursts. The
-	 * trap: everything in the first interval. So: at most the rate (+20 %)
-	 * in the first second after the first rise, and over the run, the
-	 * bytes before the last rise per second from the first rise to it
-	 * within 20 % of the rate.
+	 * The kernel paces: one budget (rate x period, period 1.1 s) per apply,
+	 * in a burst, one apply per period. The trap: everything in the first
+	 * window. So: from the first rise, what came within one second, and
+	 * the rate between the first and the last rise (the bytes before the
+	 * last rise over the time to it), both within 20 % of the rate, either
+	 * way: never over (the bound), and reached (no time lost between
+	 * budgets).
 	 */
 	base = samp_v[0];
 	for (size_t i = 1; i < nsamp; i++) {
@@ -408,19 +411,18 @@ static void check_rate(void)
 	total = samp_v[nsamp - 1] - base;
 	/* the rate between bursts: what came before the last one, over the time to it */
 	avg = t_last > t_first ? (double)before_last / (t_last - t_first) : 0;
-	tap_ok(first <= rate + rate / 5 && avg <= 1.2 * (double)rate && res.hot_ok + 8 >= n &&
-		       res.elsewhere == 0 && res.intact == n,
-	       "rate %llu B/s never exceeded by 20 %%: %llu bytes in the first second, %.0f B/s "
-	       "between the first and last rise (%llu bytes; %zu/%zu pages moved, move() took %.2f s)",
-	       (unsigned long long)rate, (unsigned long long)first, avg, (unsigned long long)total,
-	       res.hot_ok, n, t);
-	/*
-	 * Not asserted: reaching the rate. Each paced commit costs several
-	 * sysfs commands that wait for the kdamond (about 100 ms each, far
-	 * more under TCG on a loaded host), so the average can fall short.
-	 */
-	tap_diag("rate reached: %.0f %% of %llu B/s", 100.0 * avg / (double)rate,
-		 (unsigned long long)rate);
+	tap_ok(first >= rate - rate / 5 && first <= rate + rate / 5 && avg >= 0.8 * (double)rate &&
+		       avg <= 1.2 * (double)rate && res.hot_ok + 8 >= n && res.elsewhere == 0 &&
+		       res.intact == n,
+	       "rate %llu B/s within 20 %% from the first second: %llu bytes in the first second, "
+	       "%.0f B/s (%.0f %%) between the first and last rise (%llu bytes; %zu/%zu pages moved, "
+	       "move() took %.2f s)",
+	       (unsigned long long)rate, (unsigned long long)first, avg, 100.0 * avg / (double)rate,
+	       (unsigned long long)total, res.hot_ok, n, t);
+	for (size_t i = 1; i < nsamp; i++)
+		if (samp_v[i] != samp_v[i - 1])
+			tap_diag("rise at %.2f s: +%llu bytes", samp_t[i] - t_first,
+				 (unsigned long long)(samp_v[i] - samp_v[i - 1]));
 }
 
 static int run_612(void)
