@@ -43,6 +43,7 @@ struct commit {
 static struct {
 	char avail[64];
 	bool no_migrate_hot, start_fails, never_applied;
+	unsigned int poll_ms, hold_polls;
 	const char *refuse;          /* path suffix whose write fails */
 	int refuse_err;
 	long move_max;               /* pages a commit moves at most; -1 all */
@@ -302,10 +303,17 @@ int __wrap_hb_sys_damon_write(const char *r, const char *path, const char *value
 			do_commit(dir);
 			return 0;
 		} else if (!strcmp(value, "update_schemes_stats")) {
+			/* a slow kdamond: each update one long aggregation, the
+			 * apply only after hold_polls of them */
+			if (fk.poll_ms)
+				usleep(fk.poll_ms * 1000);
 			snprintf(sz, sizeof(sz), "%s/contexts/0/schemes/0/stats/sz_applied", dir);
 			snprintf(p, sizeof(p), "%llu\n",
-				 (unsigned long long)(get_u64(sz) + fk.pending));
-			fk.pending = 0;
+				 (unsigned long long)(get_u64(sz) + (fk.hold_polls ? 0 : fk.pending)));
+			if (fk.hold_polls)
+				fk.hold_polls--;
+			else
+				fk.pending = 0;
 			put(sz, p);
 			/* the scheme was applied (to whatever regions) since the last update */
 			if (!fk.never_applied) {
@@ -659,6 +667,34 @@ static void test_damon_without_a_rate_applies_every_aggregation(void **state)
 	hb_migrator_free(m);
 }
 
+/*
+ * Under TCG one aggregation of many live regions outlasted the quiet time:
+ * the first stats update, served before the first apply, came late and
+ * showed nothing, and the batch was taken as settled (0 of 4096 moved).
+ * Quiet also needs three updates served (= aggregations) without a rise.
+ */
+static void test_damon_waits_aggregations_not_only_time(void **state)
+{
+	struct hb_migrator_config cfg = config();
+	struct hb_migrator *m;
+	uint64_t hpa[] = { (NODE1_PFN + 1) * PS, (NODE1_PFN + 2) * PS };
+	int nodes[] = { 0, 0 }, status[2];
+	struct hb_damon_stats st;
+	struct hb_err err = { 0 };
+
+	(void)state;
+	cfg.rate_bytes = 0;         /* quiet: 3 aggregations of 2 ms */
+	m = open_ok(&cfg);
+	fk.poll_ms = 10;            /* each update served 10 ms later */
+	fk.hold_polls = 2;          /* the apply after the second */
+	assert_int_equal(hb_migrator_move(m, 2, hpa, nodes, status, 0, &err), 0);
+	assert_int_equal(status[0], 0);
+	assert_int_equal(status[1], 0);
+	assert_int_equal(hb_migrator_damon_stats(m, &st), 0);
+	assert_int_equal(st.bytes_applied, 2 * PS);
+	hb_migrator_free(m);
+}
+
 static void test_damon_reports_per_page_only_what_is_sound(void **state)
 {
 	struct hb_migrator_config cfg = config();
@@ -792,6 +828,7 @@ int main(void)
 		T(test_damon_moves_single_page_regions_placeholder_first),
 		T(test_damon_commits_nothing_before_the_first_apply),
 		T(test_damon_without_a_rate_applies_every_aggregation),
+		T(test_damon_waits_aggregations_not_only_time),
 		T(test_damon_reports_per_page_only_what_is_sound),
 		T(test_damon_programs_nothing_beyond_the_watermark),
 		T(test_damon_recognises_its_own_kdamond_after_a_crash),
