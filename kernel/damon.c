@@ -453,8 +453,13 @@ static int run_commit(struct damon *d, int nid, size_t n, const uint64_t *pfn,
 			       : 3ULL * d->aggr_ms * 1000000ULL;
 	quiet_polls = d->quota_bytes ? 5 : 3;
 	limit = quiet + 2000000000ULL;
+	/*
+	 * Three periods a budget: a starved guest stretched 1.1 s periods to
+	 * 2.1-2.8 s, and a limit of one period a budget cut a batch short
+	 * while it still moved (the quiet rule ends one that stalls).
+	 */
 	if (d->quota_bytes)
-		limit += (want / d->quota_bytes + 1) * period;
+		limit += (want / d->quota_bytes + 1) * 3 * period;
 	last = a0;
 	t_change = t0;
 	/*
