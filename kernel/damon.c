@@ -10,28 +10,36 @@
  *  - Fallback to a non-target node: within one migrate_pages() call of a
  *    multi-page region, 6.12's alloc_migrate_folio() drops the node
  *    restriction after its first success, so pages went to a third node and
- *    were counted as applied. Every region here is ONE page, and no two
- *    regions of a commit touch (a contiguous run of pages is split between
- *    two commits, even and odd pages), because DAMON merges adjacent
- *    regions with similar access counts into one. A one-page region is one
- *    folio in one migrate_pages() call: nothing to fall back for. On top,
- *    the target's free pages are checked against its high watermarks before
- *    each commit and pages beyond that are not programmed (-ENOMEM).
- *  - The quota is a budget per reset interval, spent in a burst at the
- *    first apply of each window, and a commit lands at any point of the
- *    current window: two budgets could apply within a moment. So a commit
- *    holds at most one budget, and commits are one interval apart (the
- *    interval is the configured one plus an aggregation, so the kernel's
- *    window, which restarts at an apply, has ended by then). The kernel's
- *    quota stays on as the cap. Sampling is once per aggregation: with an
- *    access pattern that matches everything, more samples only cost (under
- *    TCG they stretched an aggregation to a second).
- *  - Quota not applied in the first reset interval: the kdamond starts with
- *    a placeholder region (PFN 1, reserved memory on x86) and no real range
- *    is committed before one reset interval (plus one aggregation) passed.
+ *    were counted as applied. Every region here is ONE page, and DAMON can
+ *    never merge two of them: kdamond_merge_regions() merges neighbours
+ *    only while their sum stays within damon_region_sz_limit(), the
+ *    monitored size over min_nr_regions, at least DAMON_MIN_REGION. With
+ *    min_nr_regions above the most regions a commit holds, that limit is
+ *    one page, so a merged pair (two pages) is never allowed. A one-page
+ *    region is one folio in one migrate_pages() call: nothing to fall back
+ *    for. On top, the target's free pages are checked against its high
+ *    watermarks before each commit and pages beyond that are not
+ *    programmed (-ENOMEM).
+ *  - The rate: the kernel paces, not we. With a rate, the scheme applies
+ *    once per period P (apply_interval_us; P = the configured reset
+ *    interval plus one aggregation) and its quota window (reset_interval_ms
+ *    = P minus one aggregation) is shorter than P, so every apply opens a
+ *    new window and spends at most one budget (rate x P). A commit restarts
+ *    the apply clock (damon_set_attrs() sets next_apply_sis), so the first
+ *    apply after any commit is P later: no two budgets can land within P,
+ *    whenever a commit comes. A batch is then one commit (up to 4096
+ *    regions) that the kernel works through a budget per apply, resuming
+ *    where the last one stopped (damos_skip_charged_region()).
+ *  - Quota not applied in the first window: 6.12 sets the effective quota
+ *    only when a window ends, so the first apply after `on` is unlimited.
+ *    The kdamond starts with a placeholder region (PFN 1, reserved memory
+ *    on x86) and no real range is committed before the scheme was applied
+ *    once (stats/nr_tried > 0, checked).
  *  - It keeps going: once sz_applied stops rising (or reached the batch),
- *    the placeholder is committed again. A commit with zero regions would
- *    leave the old ranges live, so it is never used.
+ *    the placeholder is committed. With a rate, the next apply is a whole
+ *    period after the last one, which is the time we have to see the batch
+ *    settle and replace it. A commit with zero regions would leave the old
+ *    ranges live, so it is never used.
  *  - No per-page status: per batch the sz_applied delta is measured; per
  *    page only what /proc/kpageflags and the memory block's node support is
  *    reported, the rest is -ENODATA (see hb_damon_stats).
@@ -53,6 +61,8 @@
 #define REGIONS CTX "/targets/0/regions"
 /* regions per commit; writing 8192 from C took 0.8 s under TCG */
 #define DAMON_COMMIT_MAX 4096
+/* min = max nr_regions: above DAMON_COMMIT_MAX + the placeholder, see above */
+#define DAMON_NR_REGIONS (DAMON_COMMIT_MAX + 16)
 #define PLACEHOLDER_START 4096ULL
 #define PLACEHOLDER_END 8192ULL
 
@@ -60,10 +70,10 @@ struct damon {
 	char root[256];
 	char state_path[PATH_MAX];
 	uint64_t page_size;
-	unsigned int reset_ms, aggr_ms;  /* reset_ms: the quota window and the
-					    pacing period (configured + aggr) */
-	uint64_t quota_bytes;         /* per reset interval; 0 = none */
-	uint64_t last_commit_ns;      /* pacing: the last real commit */
+	unsigned int reset_ms, aggr_ms;  /* reset_ms: the apply period P with a
+					    rate (configured + aggr) */
+	uint64_t quota_bytes;         /* per apply period; 0 = none */
+	bool tried_once;              /* the scheme was applied since `on` */
 	uint64_t applied_last;        /* sz_applied when the last commit settled */
 	bool applied_valid;           /* ... and all its pages were applied */
 	bool live;                    /* real ranges are committed */
@@ -120,20 +130,58 @@ static int wr_u64(struct damon *d, const char *path, uint64_t v, struct hb_err *
 	return wr(d, path, buf, err);
 }
 
+static int read_stat(struct damon *d, const char *name, uint64_t *ret, struct hb_err *err)
+{
+	char path[128];
+	int r;
+
+	snprintf(path, sizeof(path), SCHEME "/stats/%s", name);
+	r = hb_read_u64(d->root, path, 10, ret);
+	if (r < 0)
+		return hb_err_set(err, r, "damon: reading %s: %s", path, strerror(-r));
+	return 0;
+}
+
 static int read_applied(struct damon *d, uint64_t *ret, struct hb_err *err)
 {
 	int r = wr(d, HB_DAMON_KD "/0/state", "update_schemes_stats", err);
 
-	if (r < 0)
-		return r;
-	r = hb_read_u64(d->root, SCHEME "/stats/sz_applied", 10, ret);
-	if (r < 0)
-		return hb_err_set(err, r, "damon: reading %s/stats/sz_applied: %s", SCHEME,
-				  strerror(-r));
+	return r < 0 ? r : read_stat(d, "sz_applied", ret, err);
+}
+
+/*
+ * The first apply after `on` is unlimited (see the top): wait until it has
+ * been made on the placeholder (nr_tried > 0), at most 20 periods.
+ */
+static int wait_first_apply(struct damon *d, struct hb_err *err)
+{
+	uint64_t t0 = now_ns(), tried = 0, limit = 20ULL * d->reset_ms * 1000000ULL;
+	uint64_t first_ok = d->on_ns + (uint64_t)(d->reset_ms + d->aggr_ms) * 1000000ULL;
+	int r;
+
+	if (d->tried_once || !d->quota_bytes)
+		return 0;
+	if (now_ns() < first_ok)
+		sleep_ns(first_ok - now_ns());
+	for (;;) {
+		r = wr(d, HB_DAMON_KD "/0/state", "update_schemes_stats", err);
+		if (r == 0)
+			r = read_stat(d, "nr_tried", &tried, err);
+		if (r < 0)
+			return r;
+		if (tried > 0)
+			break;
+		if (now_ns() - t0 >= limit)
+			return hb_err_set(err, -ETIMEDOUT,
+					  "damon: the kdamond has not applied its scheme once in %llu ms",
+					  (unsigned long long)((now_ns() - d->on_ns) / 1000000));
+		sleep_ns(d->aggr_ms * 1000000ULL);
+	}
+	d->tried_once = true;
 	return 0;
 }
 
-/* nr_regions, then each start/end: pfns must be sorted and pairwise non-adjacent */
+/* nr_regions, then each start/end: pfns must be sorted, without repeats */
 static int write_regions(struct damon *d, size_t n, const uint64_t *pfn, struct hb_err *err)
 {
 	char path[128];
@@ -215,7 +263,8 @@ static int setup(struct damon *d, struct hb_err *err)
 	    (r = wr_u64(d, CTX "/monitoring_attrs/intervals/sample_us", d->aggr_ms * 1000ULL, err)) < 0 ||
 	    (r = wr_u64(d, CTX "/monitoring_attrs/intervals/aggr_us", d->aggr_ms * 1000ULL, err)) < 0 ||
 	    (r = wr_u64(d, CTX "/monitoring_attrs/intervals/update_us", d->aggr_ms * 10000ULL, err)) < 0 ||
-	    (r = wr_u64(d, CTX "/monitoring_attrs/nr_regions/max", DAMON_COMMIT_MAX + 16, err)) < 0 ||
+	    (r = wr_u64(d, CTX "/monitoring_attrs/nr_regions/max", DAMON_NR_REGIONS, err)) < 0 ||
+	    (r = wr_u64(d, CTX "/monitoring_attrs/nr_regions/min", DAMON_NR_REGIONS, err)) < 0 ||
 	    (r = wr(d, CTX "/targets/nr_targets", "1", err)) < 0 ||
 	    (r = wr(d, CTX "/schemes/nr_schemes", "1", err)) < 0)
 		return r;
@@ -224,6 +273,8 @@ static int setup(struct damon *d, struct hb_err *err)
 		return hb_err_set(err, r == -EINVAL ? -EOPNOTSUPP : r,
 				  "damon: the kernel refuses action migrate_hot (%s)", strerror(-r));
 	if ((r = wr(d, SCHEME "/target_nid", "0", err)) < 0 ||
+	    (r = wr_u64(d, SCHEME "/apply_interval_us",
+			d->quota_bytes ? d->reset_ms * 1000ULL : 0, err)) < 0 ||
 	    (r = wr(d, SCHEME "/access_pattern/sz/min", "0", err)) < 0 ||
 	    (r = wr(d, SCHEME "/access_pattern/sz/max", "18446744073709551615", err)) < 0 ||
 	    (r = wr(d, SCHEME "/access_pattern/nr_accesses/min", "0", err)) < 0 ||
@@ -232,11 +283,11 @@ static int setup(struct damon *d, struct hb_err *err)
 	    (r = wr(d, SCHEME "/access_pattern/age/max", "4294967295", err)) < 0 ||
 	    (r = wr(d, SCHEME "/quotas/ms", "0", err)) < 0 ||
 	    (r = wr_u64(d, SCHEME "/quotas/bytes", d->quota_bytes, err)) < 0 ||
-	    (r = wr_u64(d, SCHEME "/quotas/reset_interval_ms", d->reset_ms, err)) < 0 ||
+	    (r = wr_u64(d, SCHEME "/quotas/reset_interval_ms", d->reset_ms - d->aggr_ms, err)) < 0 ||
 	    (r = wr(d, SCHEME "/watermarks/metric", "none", err)) < 0)
 		return r;
 	d->nid = 0;
-	/* the placeholder first: no real range inside the first reset interval */
+	/* the placeholder first: no real range before the first apply */
 	r = write_regions(d, 1, &(uint64_t){ PLACEHOLDER_START / d->page_size }, err);
 	if (r < 0)
 		return r;
@@ -274,7 +325,24 @@ static int damon_open(struct hb_migrator *m, const struct hb_migrator_config *cf
 	d->aggr_ms = cfg->damon_aggr_ms ? cfg->damon_aggr_ms : 100;
 	d->reset_ms = (cfg->damon_reset_ms ? cfg->damon_reset_ms : 1000) + d->aggr_ms;
 	if (cfg->rate_bytes) {
-		d->quota_bytes = cfg->rate_bytes * d->reset_ms / 1000;
+		/*
+		 * Two samples (= aggregations) per apply period: the kdamond's
+		 * per-sample work (an access check of every region) stretches
+		 * the period, 1.1 s took 1.2-1.7 s under TCG with 11 samples;
+		 * and the stats we poll after an apply are read at the next
+		 * aggregation, before the next apply (see run_commit()).
+		 */
+		d->aggr_ms = d->reset_ms / 2;
+		/*
+		 * Whole pages, the nearest number, at least one: DAMOS charges
+		 * a region only whole, so with a budget that is not a page
+		 * multiple charged_sz never reaches it, the window counts as not
+		 * spent, the resume point is not kept, and the next apply starts
+		 * again from the first (moved) region (seen in the guest: 1 of
+		 * 4 budgets moved anything).
+		 */
+		d->quota_bytes = (cfg->rate_bytes * d->reset_ms / 1000 + d->page_size / 2) /
+				 d->page_size * d->page_size;
 		if (d->quota_bytes < d->page_size)
 			d->quota_bytes = d->page_size;
 	}
@@ -302,7 +370,7 @@ static int damon_open(struct hb_migrator *m, const struct hb_migrator_config *cf
 	}
 	snprintf(m->describe, sizeof(m->describe),
 		 "damon: DAMOS migrate_hot on paddr, kdamond pid %d, single-page regions, "
-		 "quota %llu bytes per %u ms%s", (int)d->kdamond_pid,
+		 "quota %llu bytes per apply every %u ms%s", (int)d->kdamond_pid,
 		 (unsigned long long)d->quota_bytes, d->reset_ms,
 		 found.nr_kdamonds ? " (took DAMON over)" : "");
 	m->priv = d;
@@ -331,24 +399,23 @@ static void damon_close(struct hb_migrator *m)
 /* ---- a batch ---- */
 
 /*
- * Commits pfn[0..n) (sorted, pairwise non-adjacent) as single-page regions
- * for target nid and waits until sz_applied settles. The ranges stay live
- * until the next commit replaces them or end_batch() commits the
- * placeholder (on an error here, at once). ret_bytes: the measured delta.
+ * Commits pfn[0..n) (sorted, no repeats) as single-page regions for target
+ * nid and waits until sz_applied settles: the kernel moves them, with a rate
+ * one budget per apply period. The ranges stay live until the next commit
+ * replaces them or end_batch() commits the placeholder (on an error here,
+ * at once). ret_bytes: the measured delta.
  */
 static int run_commit(struct damon *d, int nid, size_t n, const uint64_t *pfn,
 		      uint64_t *ret_bytes, struct hb_err *err)
 {
 	uint64_t want = n * d->page_size, a0, a, last, t0, t_change, quiet, limit;
-	uint64_t first_ok = d->on_ns + (d->reset_ms + d->aggr_ms) * 1000000ULL;
+	uint64_t period = d->reset_ms * 1000000ULL;
+	unsigned int polls = 0, quiet_polls;
 	int r, r2;
 
-	/* one quota's worth per commit, commits one reset interval apart */
-	if (d->quota_bytes && d->last_commit_ns &&
-	    first_ok < d->last_commit_ns + d->reset_ms * 1000000ULL)
-		first_ok = d->last_commit_ns + d->reset_ms * 1000000ULL;
-	if (now_ns() < first_ok)
-		sleep_ns(first_ok - now_ns());
+	r = wait_first_apply(d, err);
+	if (r < 0)
+		return r;
 	/* after a fully applied commit nothing more can rise: no re-read */
 	if (d->applied_valid) {
 		a0 = d->applied_last;
@@ -371,28 +438,53 @@ static int run_commit(struct damon *d, int nid, size_t n, const uint64_t *pfn,
 		goto placeholder;
 	d->live = true;
 	t0 = now_ns();
-	d->last_commit_ns = t0;
 	d->st.commits++;
 	d->st.pages_programmed += n;
-	quiet = (3ULL * d->aggr_ms + (d->quota_bytes ? d->reset_ms : 0)) * 1000000ULL;
+	/*
+	 * Settled: the delta covers the commit, or nothing rose for three
+	 * aggregations (with a rate: two apply periods and one more, as the
+	 * first apply comes a period after the commit), or the time the
+	 * budgets need plus that. Counted twice: in time, and in stats updates
+	 * served, one an aggregation: under TCG an aggregation of 4096 live
+	 * regions outlasted the time, and a batch was taken as settled before
+	 * its first apply (0 of 4096 moved in the bench).
+	 */
+	quiet = d->quota_bytes ? 2 * period + d->aggr_ms * 1000000ULL
+			       : 3ULL * d->aggr_ms * 1000000ULL;
+	quiet_polls = d->quota_bytes ? 5 : 3;
 	limit = quiet + 2000000000ULL;
+	/*
+	 * Three periods a budget: a starved guest stretched 1.1 s periods to
+	 * 2.1-2.8 s, and a limit of one period a budget cut a batch short
+	 * while it still moved (the quiet rule ends one that stalls).
+	 */
 	if (d->quota_bytes)
-		limit += (want / d->quota_bytes + 1) * d->reset_ms * 1000000ULL;
+		limit += (want / d->quota_bytes + 1) * 3 * period;
 	last = a0;
 	t_change = t0;
+	/*
+	 * A stats update is served at the next aggregation. With a rate the
+	 * polls follow one another: a burst (an apply) is seen at the
+	 * aggregation after it, which is not an apply, so the placeholder
+	 * committed then lands at the one after, before the next apply (and
+	 * the commit pushes that apply a period further).
+	 */
 	for (;;) {
 		uint64_t t;
 
-		sleep_ns(d->aggr_ms * 500000ULL);
+		if (!d->quota_bytes)
+			sleep_ns(d->aggr_ms * 500000ULL);
 		r = read_applied(d, &a, err);
 		if (r < 0)
 			goto placeholder;
 		t = now_ns();
+		polls++;
 		if (a != last) {
 			last = a;
 			t_change = t;
+			polls = 0;
 		}
-		if (a - a0 >= want || t - t_change >= quiet)
+		if (a - a0 >= want || (t - t_change >= quiet && polls >= quiet_polls))
 			break;
 		if (t - t0 >= limit) {
 			d->st.settle_timeouts++;
@@ -404,18 +496,6 @@ static int run_commit(struct damon *d, int nid, size_t n, const uint64_t *pfn,
 	d->st.bytes_applied += a - a0;
 	d->applied_last = a;
 	d->applied_valid = a - a0 >= want;
-	/*
-	 * Without a rate the next commit follows at once and replaces these
-	 * ranges (the caller ends with the placeholder). With one, the next
-	 * commit waits for the pacing, longer than the kernel's quota window
-	 * may last: the placeholder now, so no freed frame is applied again.
-	 */
-	if (d->quota_bytes) {
-		r = commit_placeholder(d, err);
-		if (r < 0)
-			return r;
-		d->live = false;
-	}
 	return 0;
 placeholder:
 	d->applied_valid = false;
@@ -514,7 +594,7 @@ static int move_to(struct damon *d, int nid, size_t n, const uint64_t *hpa, cons
 {
 	struct hb_damon_block_cache bc = { 0 };
 	uint64_t headroom = UINT64_MAX;
-	size_t k = 0, cap;
+	size_t k = 0;
 	int r;
 
 	/* the pages for nid, sorted by address, checked */
@@ -564,44 +644,21 @@ static int move_to(struct damon *d, int nid, size_t n, const uint64_t *hpa, cons
 		}
 		k = w;
 	}
-	/*
-	 * Two passes over the sorted pages: a page whose predecessor is its
-	 * neighbour goes to the other pass, so no two regions of a commit are
-	 * adjacent and DAMON cannot merge them into a multi-page region.
-	 */
+	/* one commit for up to DAMON_COMMIT_MAX pages; the kernel paces */
 	if (k)
 		d->st.batches++;
-	cap = DAMON_COMMIT_MAX;
-	if (d->quota_bytes && d->quota_bytes / d->page_size < cap)
-		cap = d->quota_bytes / d->page_size ? d->quota_bytes / d->page_size : 1;
-	for (int pass = 0; pass < 2; pass++) {
-		size_t m = 0;
-		uint64_t pfns[DAMON_COMMIT_MAX];
-		size_t ids[DAMON_COMMIT_MAX];
-		int parity = 0;
+	for (size_t j = 0; j < k; j += DAMON_COMMIT_MAX) {
+		size_t m = k - j < DAMON_COMMIT_MAX ? k - j : DAMON_COMMIT_MAX;
+		uint64_t bytes = 0;
 
-		for (size_t j = 0; j <= k; j++) {
-			if (j < k) {
-				parity = j > 0 && d->pfn[j - 1] + 1 == d->pfn[j] ? !parity : 0;
-				if (parity != pass)
-					continue;
-				pfns[m] = d->pfn[j];
-				ids[m++] = d->idx[j];
-			}
-			if (m && (m == cap || j == k)) {
-				uint64_t bytes = 0;
-
-				r = run_commit(d, nid, m, pfns, &bytes, err);
-				if (r < 0) {
-					(void)end_batch(d, NULL);
-					for (size_t i = 0; i < m; i++)
-						status[ids[i]] = r;
-					return r;
-				}
-				settle_status(d, nid, m, ids, pfns, bytes, status);
-				m = 0;
-			}
+		r = run_commit(d, nid, m, d->pfn + j, &bytes, err);
+		if (r < 0) {
+			(void)end_batch(d, NULL);
+			for (size_t i = j; i < k; i++)
+				status[d->idx[i]] = r;
+			return r;
 		}
+		settle_status(d, nid, m, d->idx + j, d->pfn + j, bytes, status);
 	}
 	return end_batch(d, err);
 }

@@ -9,23 +9,28 @@
  * MIBxPROCS is one configuration: MIB MiB mapped on node 1 in all, split
  * evenly over PROCS processes ("1024x8": 8 processes of 128 MiB). For each
  * configuration (mapped, measured, then unmapped, one after the other) and
- * each N, four backends promote N pages spread round-robin over the
+ * each N, five backends promote N pages spread round-robin over the
  * processes:
  *
  *   move_pages    move_pages(2) with the pids and addresses known: the
  *                 baseline that needs no reverse map
  *   phys          move_phys_pages (PFNs; the kernel's own reverse map)
+ *   damon         DAMOS migrate_hot over single-page paddr regions (PFNs;
+ *                 the backend of stock kernels >= 6.11), without a rate;
+ *                 a fresh migrator each round, its kdamond started untimed
  *   pagemap-cold  a fresh pagemap migrator: its first batch builds the
  *                 PFN -> (pid, address) index from /proc, then move_pages
  *   pagemap-warm  the same migrator's second batch, index built
  *
- * move_pages, phys and pagemap-cold take the same N pages, put back on
+ * move_pages, phys, damon and pagemap-cold take the same N pages, put back on
  * node 1 (untimed) after each; pagemap-warm takes N others, which the cold
  * batch indexed but did not move. So at most 2N pages are on node 0 at a
  * time. Before the first round both sets go to node 0 and back, untimed:
  * the first touch of guest memory costs the host too. With :REPS, all
  * four run REPS times over the same pages and each keeps its fastest time
- * (TCG on a busy host drifts by tens of percent).
+ * (TCG on a busy host drifts by tens of percent). Each time runs from the
+ * call that decides (the migrator's move, or move_pages) until it returns
+ * with the pages moved.
  * The table gives times, pages/s, each backend against move_pages and,
  * over the configurations, time ratios for 4x the mapped memory and 4x
  * the processes, raw and over move_pages' own ratio. Under TCG only the
@@ -48,12 +53,15 @@
 #define SIZES_MAX 8
 #define PROCS_MAX 256
 
-enum backend { B_MOVE_PAGES, B_PHYS, B_COLD, B_WARM, _B_MAX };
+enum backend { B_MOVE_PAGES, B_PHYS, B_DAMON, B_COLD, B_WARM, _B_MAX };
 
 static const char *const backend_name[_B_MAX] = {
-	[B_MOVE_PAGES] = "move_pages", [B_PHYS] = "phys",
+	[B_MOVE_PAGES] = "move_pages", [B_PHYS] = "phys", [B_DAMON] = "damon",
 	[B_COLD] = "pagemap-cold", [B_WARM] = "pagemap-warm",
 };
+
+/* why the damon migrator could not open (the kernel's), "" when it did */
+static char damon_unavailable[256];
 
 struct config {
 	uint64_t mib, procs;
@@ -237,8 +245,9 @@ static size_t timed_migrator(struct hb_migrator *m, struct pool *p, const struct
 static int measure_once(struct pool *p, const struct set *a, const struct set *b,
 			struct result *res)
 {
-	struct hb_migrator_config cfg = { .source_nodes = 1u << SRC, .rescan_ms = 3600000 };
-	struct hb_migrator *phys = NULL, *pm = NULL;
+	struct hb_migrator_config cfg = { .source_nodes = 1u << SRC, .rescan_ms = 3600000,
+					  .damon_state = "/tmp/hb-vmbench-damon-state" };
+	struct hb_migrator *phys = NULL, *pm = NULL, *damon = NULL;
 	struct hb_pagemap_stats s;
 	struct hb_err err = {0};
 	double t;
@@ -261,6 +270,34 @@ static int measure_once(struct pool *p, const struct set *a, const struct set *b
 	if (r < 0)
 		goto out;
 
+	/* 6.1 has no migrate_hot: damon is left out there, saying why */
+	r = hb_migrator_new(HB_MIGRATOR_DAMON, &cfg, &damon, &err);
+	if (r < 0) {
+		if (!damon_unavailable[0])
+			printf("# damon left out: %s\n", err.msg);
+		snprintf(damon_unavailable, sizeof(damon_unavailable), "%s", err.msg);
+		r = 0;
+		goto pagemap;
+	}
+	res[B_DAMON].moved = timed_migrator(damon, p, a, &res[B_DAMON].t);
+	{
+		struct hb_damon_stats ds;
+
+		if (hb_migrator_damon_stats(damon, &ds) == 0)
+			printf("# damon: %zu of %zu moved in %.3f s: %" PRIu64 " commits, %" PRIu64
+			       " bytes applied, inferred moved %" PRIu64 " / not moved %" PRIu64
+			       " / unknown %" PRIu64 ", %" PRIu64 " over the watermark, %" PRIu64
+			       " settle timeouts, settling %.3f s\n",
+			       res[B_DAMON].moved, a->n, res[B_DAMON].t, ds.commits, ds.bytes_applied,
+			       ds.pages_moved, ds.pages_not_moved, ds.pages_unknown,
+			       ds.pages_over_watermark, ds.settle_timeouts, (double)ds.settle_us / 1e6);
+	}
+	damon = hb_migrator_free(damon);
+	r = put_back(p, a);
+	if (r < 0)
+		goto out;
+
+pagemap:
 	r = hb_migrator_new(HB_MIGRATOR_PAGEMAP, &cfg, &pm, &err);
 	if (r < 0) {
 		fprintf(stderr, "hb-vmbench: pagemap: %s\n", err.msg);
@@ -278,6 +315,7 @@ static int measure_once(struct pool *p, const struct set *a, const struct set *b
 		r = put_back(p, b);
 out:
 	hb_migrator_free(phys);
+	hb_migrator_free(damon);
 	hb_migrator_free(pm);
 	return r;
 }
@@ -350,6 +388,8 @@ static void print_table(const struct config *cf, size_t ncf, const size_t *sz, s
 
 				snprintf(cfg, sizeof(cfg), "%" PRIu64 "M/%" PRIu64, cf[c].mib,
 					 cf[c].procs);
+				if (b == B_DAMON && damon_unavailable[0])
+					continue;
 				if (b == B_COLD || b == B_WARM)
 					snprintf(scan, sizeof(scan), "%.3f", r->scan);
 				printf("%-10s %6zu  %-13s %9.3f %10.0f %7.2fx %9s\n", cfg, sz[i],
@@ -399,6 +439,11 @@ static void print_growth(const struct config *cf, size_t ncf, const size_t *sz, 
 				printf("%-24s %6zu", what, sz[i]);
 				for (int b = over_mp ? B_PHYS : 0; b < _B_MAX; b++) {
 					double g = h[b].t / l[b].t;
+
+					if (b == B_DAMON && damon_unavailable[0]) {
+						printf(" %13s", "-");
+						continue;
+					}
 
 					if (over_mp)
 						g /= h[B_MOVE_PAGES].t / l[B_MOVE_PAGES].t;
@@ -470,6 +515,8 @@ int main(int argc, char **argv)
 			if (measure(&p, sz[i], reps[i], res[c][i]) < 0)
 				return 1;
 			for (int b = 0; b < _B_MAX; b++) {
+				if (b == B_DAMON && damon_unavailable[0])
+					continue;
 				if (res[c][i][b].moved != sz[i]) {
 					fprintf(stderr, "hb-vmbench: %s moved %zu of %zu pages\n",
 						backend_name[b], res[c][i][b].moved, sz[i]);
@@ -477,9 +524,11 @@ int main(int argc, char **argv)
 				}
 			}
 			printf("# %" PRIu64 "M/%" PRIu64 " N=%zu: move_pages %.3f s, phys %.3f s, "
-			       "pagemap cold %.3f s (scan %.3f s, %" PRIu64 " PFNs), warm %.3f s\n",
+			       "damon %.3f s, pagemap cold %.3f s (scan %.3f s, %" PRIu64 " PFNs), "
+			       "warm %.3f s\n",
 			       cf[c].mib, cf[c].procs, sz[i], res[c][i][B_MOVE_PAGES].t,
-			       res[c][i][B_PHYS].t, res[c][i][B_COLD].t, res[c][i][B_COLD].scan,
+			       res[c][i][B_PHYS].t, res[c][i][B_DAMON].t, res[c][i][B_COLD].t,
+			       res[c][i][B_COLD].scan,
 			       res[c][i][B_COLD].indexed, res[c][i][B_WARM].t);
 			fflush(stdout);
 		}

@@ -7,7 +7,7 @@ feed STATE:  wait for the guest's tagged pages (STATE/share/tags.done), find
              8th page as hot and write the hot DPAs to STATE/share/feed.txt in
              the replay format, as a device would report them.
 check STATE: after the guest ran `hotbridge run --once`: every hot page is on
-             a DRAM node (0), no cold page moved, every page's bytes are
+             a DRAM node (0), no cold page moved (same PFN), every page's bytes are
              intact, and the daemon's counters agree with what moved.
 """
 import os
@@ -63,8 +63,8 @@ def check(state):
     tags = tags_of(share)
     where = {}
     for line in open(os.path.join(share, "verify")):
-        t, node, ok = line.split()
-        where[int(t, 16)] = (int(node), ok == "1")
+        t, node, ok, hpa = line.split()
+        where[int(t, 16)] = (int(node), ok == "1", int(hpa, 16))
     stats = {}
     for line in open(os.path.join(share, "stats.txt")):
         k, _, v = line.rpartition(" ")
@@ -83,9 +83,17 @@ def check(state):
 
     hot_dram = sum(1 for t in hot if where[t][0] == 0)
     ok(hot_dram == len(hot), "%d of %d hot pages are on DRAM node 0 now" % (hot_dram, len(hot)))
+    # not only the node: the same frame (the guest's pagemap before the feed
+    # and after the run); a cold page moved within its node, or away and
+    # back, has another PFN
     cold_stayed = sum(1 for t in cold if where[t][0] in src)
-    ok(cold_stayed == len(cold), "%d of %d cold pages stayed on the CXL node %s"
-       % (cold_stayed, len(cold), sorted(src)))
+    cold_same = [t for t in cold if where[t][0] in src and where[t][2] == tags[t][0]]
+    cold_moved = [t for t in cold if t not in cold_same]
+    ok(len(cold_same) == len(cold),
+       "%d of %d cold pages at the same PFN on the CXL node %s (%d on it)%s"
+       % (len(cold_same), len(cold), sorted(src), cold_stayed,
+          "".join("; tag %#x: PFN %#x -> %#x on node %d"
+                  % (t, tags[t][0] // 4096, where[t][2] // 4096, where[t][0]) for t in cold_moved[:4])))
     intact = sum(1 for t in tags if where[t][1])
     ok(intact == len(tags), "%d of %d pages have their bytes intact (tag and checksum)"
        % (intact, len(tags)))

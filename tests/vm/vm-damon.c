@@ -8,7 +8,8 @@
  *                     hot pages moved to node 0, cold pages on the same node
  *                     untouched (same PFN), bytes intact; the target nearly
  *                     full -> nothing beyond its headroom moved, nothing
- *                     anywhere else; the DAMOS quota from the first second
+ *                     anywhere else; the rate within 20 % from the first
+ *                     second
  *   hb-vmdamon 6.1    unavailable with the reason, nothing written (Debian's
  *                     6.1 has no DAMON sysfs at all; a 6.1 with it would be
  *                     refused for want of migrate_hot); auto -> pagemap
@@ -320,12 +321,12 @@ static void check_full(void)
 	 * refused with -ENOMEM or, when all fitted, node 0 still above its
 	 * watermarks afterwards (headroom left > 0).
 	 */
-	tap_ok(nh == (int)n && res.elsewhere == 0 && res.intact == n &&
+	tap_ok(nh == (int)n && res.elsewhere == 0 && res.said_moved_wrongly == 0 && res.intact == n &&
 	       (count(st, n, -ENOMEM) > 0 || h3 > 0),
 	       "full target: %zu of %zu pages on node %d (headroom %llu before, %llu after), %d -ENOMEM, "
-	       "%zu elsewhere, %zu intact",
+	       "%zu elsewhere, %zu reported moved but not on node %d, %zu intact",
 	       res.on_dst, n, DST, (unsigned long long)h2, (unsigned long long)h3,
-	       count(st, n, -ENOMEM), res.elsewhere, res.intact);
+	       count(st, n, -ENOMEM), res.elsewhere, res.said_moved_wrongly, DST, res.intact);
 	tap_diag("stats: applied %llu bytes, moved %llu, not moved %llu, unknown %llu, over watermark %llu",
 		 (unsigned long long)s.bytes_applied, (unsigned long long)s.pages_moved,
 		 (unsigned long long)s.pages_not_moved, (unsigned long long)s.pages_unknown,
@@ -337,20 +338,46 @@ out:
 
 /* ---- the quota, from the first second ---- */
 
+/*
+ * The rate is measured as the kernel moves pages, not from DAMON's stats
+ * (those change only when a stats update is served, an aggregation or two
+ * after the apply, which shifted bursts by 0.55 s either way): every 20 ms
+ * the sampler reads /proc/vmstat's pgmigrate_success, which every
+ * migrate_pages() success counts at once. One file read: asking
+ * move_pages(2) for the node of each of the 2048 pages instead took
+ * enough of the guest's one TCG thread to stretch the kdamond's periods.
+ * Nothing else migrates in the guest meanwhile but compaction, which the
+ * total (compared with the pages moved) would show.
+ */
 static volatile bool sampling;
-static double samp_t[4096];
-static uint64_t samp_v[4096];
+static double samp_t[8192];
+static uint64_t samp_v[8192];
 static size_t nsamp;
+
+static int64_t migrated_pages(void)
+{
+	char line[128];
+	FILE *f = fopen("/proc/vmstat", "r");
+	int64_t v = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "pgmigrate_success ", 18))
+			v = strtoll(line + 18, NULL, 10);
+	if (f)
+		fclose(f);
+	return v;
+}
 
 static void *sampler(void *arg)
 {
 	(void)arg;
-	while (sampling && nsamp < 4096) {
-		char v[32];
+	while (sampling && nsamp < 8192) {
+		int64_t v = migrated_pages();
 
-		vm_get(KD "/0/contexts/0/schemes/0/stats/sz_applied", v, sizeof(v));
+		if (v < 0)
+			break;
 		samp_t[nsamp] = vm_now();
-		samp_v[nsamp++] = strtoull(v, NULL, 10);
+		samp_v[nsamp++] = (uint64_t)v * vm_page_size();
 		usleep(20000);
 	}
 	return NULL;
@@ -363,10 +390,11 @@ static void check_rate(void)
 	struct hb_migrator *m = NULL;
 	struct hb_err err = { 0 };
 	struct moved res;
-	size_t n = 1024;
-	static int st[1024];
-	uint64_t base = 0, first = 0, total, before_last = 0;
-	double t, t_first = 0, t_last = 0, avg;
+	size_t n = 2048;          /* 8 budgets: one slow period weighs less */
+	static int st[2048];
+	uint64_t base = 0, first = 0, total, before_last = 0, b_before[64];
+	double t, t_first = 0, t_last = 0, avg, b_start[64], b_end[64];
+	size_t nb = 0;
 	pthread_t th;
 	int nh;
 
@@ -386,41 +414,48 @@ static void check_rate(void)
 		return;
 	}
 	/*
-	 * DAMOS spends one quota per reset interval (100 ms), in bursts. The
-	 * trap: everything in the first interval. So: at most the rate (+20 %)
-	 * in the first second after the first rise, and over the run, the
-	 * bytes before the last rise per second from the first rise to it
-	 * within 20 % of the rate.
+	 * The kernel paces: one budget (rate x period, period 1.1 s) per apply,
+	 * in a burst, one apply per period. The trap: everything in the first
+	 * window. A burst is the rises less than 0.3 s apart. From the first
+	 * rise, what came within one second, and the rate from the first
+	 * burst's start to the last's (the bytes before the last burst over
+	 * that time), both within 20 % of the rate, either way: never over
+	 * (the bound), and reached (no time lost between budgets).
 	 */
 	base = samp_v[0];
 	for (size_t i = 1; i < nsamp; i++) {
-		if (samp_v[i] == base)
+		if (samp_v[i] == samp_v[i - 1])
 			continue;
 		if (!t_first)
 			t_first = samp_t[i];
-		if (samp_t[i] - t_first <= 1.0 && samp_v[i] - base > first)
+		if (samp_t[i] - t_first <= 1.0)
 			first = samp_v[i] - base;
-		if (samp_v[i] != samp_v[i - 1]) {
-			t_last = samp_t[i];
-			before_last = samp_v[i - 1] - base;
+		if (nb == 0 || samp_t[i] - b_end[nb - 1] >= 0.3) {
+			if (nb == 64)
+				break;
+			b_start[nb] = samp_t[i];
+			b_before[nb++] = samp_v[i - 1] - base;
 		}
+		b_end[nb - 1] = samp_t[i];
 	}
 	total = samp_v[nsamp - 1] - base;
-	/* the rate between bursts: what came before the last one, over the time to it */
+	if (nb > 1) {
+		t_last = b_start[nb - 1];
+		before_last = b_before[nb - 1];
+	}
 	avg = t_last > t_first ? (double)before_last / (t_last - t_first) : 0;
-	tap_ok(first <= rate + rate / 5 && avg <= 1.2 * (double)rate && res.hot_ok + 8 >= n &&
-		       res.elsewhere == 0 && res.intact == n,
-	       "rate %llu B/s never exceeded by 20 %%: %llu bytes in the first second, %.0f B/s "
-	       "between the first and last rise (%llu bytes; %zu/%zu pages moved, move() took %.2f s)",
-	       (unsigned long long)rate, (unsigned long long)first, avg, (unsigned long long)total,
-	       res.hot_ok, n, t);
-	/*
-	 * Not asserted: reaching the rate. Each paced commit costs several
-	 * sysfs commands that wait for the kdamond (about 100 ms each, far
-	 * more under TCG on a loaded host), so the average can fall short.
-	 */
-	tap_diag("rate reached: %.0f %% of %llu B/s", 100.0 * avg / (double)rate,
-		 (unsigned long long)rate);
+	tap_ok(first >= rate - rate / 5 && first <= rate + rate / 5 && avg >= 0.8 * (double)rate &&
+		       avg <= 1.2 * (double)rate && res.hot_ok + 8 >= n && res.elsewhere == 0 &&
+		       res.intact == n,
+	       "rate %llu B/s within 20 %% from the first second (pgmigrate_success, sampled every "
+	       "20 ms): %llu bytes in the first second, %.0f B/s (%.0f %%) over %zu bursts "
+	       "(%llu bytes; %zu/%zu pages moved, move() took %.2f s)",
+	       (unsigned long long)rate, (unsigned long long)first, avg,
+	       100.0 * avg / (double)rate, nb, (unsigned long long)total, res.hot_ok, n, t);
+	for (size_t i = 0; i < nb; i++)
+		tap_diag("burst at %.2f s (%.2f s long): +%llu bytes", b_start[i] - t_first,
+			 b_end[i] - b_start[i],
+			 (unsigned long long)((i + 1 < nb ? b_before[i + 1] : total) - b_before[i]));
 }
 
 static int run_612(void)

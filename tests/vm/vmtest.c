@@ -383,9 +383,9 @@ static int run_tag(size_t n, int node)
  * per-page pattern whose first word is a unique tag and whose second is its
  * complement; "<tag> <hpa> <node>" lines go to TAGS (then TAGS.done). The
  * process keeps the pages, reading every 8th one (the hot subset) every
- * 20 ms, until SIGUSR1, then writes "<tag> <node>
- * <checksum ok 0|1>" lines to VERIFY: where each page is now, and whether
- * its bytes survived.
+ * 20 ms, until SIGUSR1, then writes "<tag> <node> <checksum ok 0|1> <hpa>"
+ * lines to VERIFY: where each page is now (its node, and its frame from
+ * /proc/self/pagemap, as in TAGS), and whether its bytes survived.
  */
 static volatile sig_atomic_t got_usr1;
 
@@ -440,8 +440,9 @@ static int run_hold(size_t n, int node, const char *tags, const char *verify)
 	if (!f)
 		return 1;
 	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%#llx %d %d\n", (unsigned long long)(0x4842544147000000ULL + i), st[i],
-			vm_sum(addrs[i]) == sum[i]);
+		fprintf(f, "%#llx %d %d %#llx\n", (unsigned long long)(0x4842544147000000ULL + i), st[i],
+			vm_sum(addrs[i]) == sum[i],
+			(unsigned long long)vm_pfn(0, (uint64_t)(uintptr_t)addrs[i]) * ps);
 	fclose(f);
 	return 0;
 }

@@ -42,7 +42,8 @@ struct commit {
 
 static struct {
 	char avail[64];
-	bool no_migrate_hot, start_fails;
+	bool no_migrate_hot, start_fails, never_applied;
+	unsigned int poll_ms, hold_polls;
 	const char *refuse;          /* path suffix whose write fails */
 	int refuse_err;
 	long move_max;               /* pages a commit moves at most; -1 all */
@@ -159,7 +160,7 @@ static void make_scheme(const char *dir)
 		"access_pattern/sz/max", "access_pattern/nr_accesses/min",
 		"access_pattern/nr_accesses/max", "access_pattern/age/min", "access_pattern/age/max",
 		"quotas/ms", "quotas/bytes", "quotas/reset_interval_ms", "watermarks/metric",
-		"stats/sz_applied", "stats/nr_applied", "filters/nr_filters",
+		"stats/sz_applied", "stats/nr_applied", "stats/nr_tried", "filters/nr_filters",
 	};
 	char p[600];
 
@@ -302,11 +303,24 @@ int __wrap_hb_sys_damon_write(const char *r, const char *path, const char *value
 			do_commit(dir);
 			return 0;
 		} else if (!strcmp(value, "update_schemes_stats")) {
+			/* a slow kdamond: each update one long aggregation, the
+			 * apply only after hold_polls of them */
+			if (fk.poll_ms)
+				usleep(fk.poll_ms * 1000);
 			snprintf(sz, sizeof(sz), "%s/contexts/0/schemes/0/stats/sz_applied", dir);
 			snprintf(p, sizeof(p), "%llu\n",
-				 (unsigned long long)(get_u64(sz) + fk.pending));
-			fk.pending = 0;
+				 (unsigned long long)(get_u64(sz) + (fk.hold_polls ? 0 : fk.pending)));
+			if (fk.hold_polls)
+				fk.hold_polls--;
+			else
+				fk.pending = 0;
 			put(sz, p);
+			/* the scheme was applied (to whatever regions) since the last update */
+			if (!fk.never_applied) {
+				snprintf(sz, sizeof(sz), "%s/contexts/0/schemes/0/stats/nr_tried", dir);
+				snprintf(p, sizeof(p), "%llu\n", (unsigned long long)(get_u64(sz) + 1));
+				put(sz, p);
+			}
 			return 0;
 		} else {
 			return -EINVAL;
@@ -538,11 +552,26 @@ static void test_damon_moves_single_page_regions_placeholder_first(void **state)
 	int nodes[] = { 0, 0, 0, 0, 0 }, status[5];
 	struct hb_damon_stats st;
 	struct hb_err err = { 0 };
+	size_t first_tried = 0, first_commit = 0;
 
 	(void)state;
 	assert_true(exists("/run/hotbridge/damon-state"));
 	assert_string_equal(fk.log[0], "/nr_kdamonds=1");
-	assert_int_equal(get_u64(KD "/0/contexts/0/schemes/0/quotas/bytes"), (1 << 20) * 42 / 1000);
+	/*
+	 * the kernel paces: one budget (rate x period) per apply, one apply
+	 * per period (42 ms: 40 configured + one aggregation of 2 ms), each
+	 * apply in a window of its own (window 21 ms < period); the budget in whole
+	 * pages (44040 bytes: 10.75 pages -> 11)
+	 */
+	assert_int_equal(get_u64(KD "/0/contexts/0/schemes/0/quotas/bytes"), 11 * PS);
+	assert_int_equal(get_u64(KD "/0/contexts/0/schemes/0/apply_interval_us"), 42000);
+	assert_int_equal(get_u64(KD "/0/contexts/0/schemes/0/quotas/reset_interval_ms"), 21);
+	/* two samples (= aggregations) per period */
+	assert_int_equal(get_u64(KD "/0/contexts/0/monitoring_attrs/intervals/sample_us"), 21000);
+	assert_int_equal(get_u64(KD "/0/contexts/0/monitoring_attrs/intervals/aggr_us"), 21000);
+	/* no merges: min_nr_regions above the most regions of a commit */
+	assert_int_equal(get_u64(KD "/0/contexts/0/monitoring_attrs/nr_regions/min"), 4112);
+	assert_int_equal(get_u64(KD "/0/contexts/0/monitoring_attrs/nr_regions/max"), 4112);
 	assert_int_equal(hb_migrator_move(m, 5, hpa, nodes, status, 0, &err), 0);
 	assert_int_equal(status[0], 0);
 	assert_int_equal(status[1], 0);
@@ -553,27 +582,32 @@ static void test_damon_moves_single_page_regions_placeholder_first(void **state)
 	assert_int_equal(fk.commits[0].n, 1);
 	assert_int_equal(fk.commits[0].start[0], 4096);
 	assert_int_equal(fk.commits[0].end[0], 8192);
-	/* real ranges only after one reset interval; placeholder after each */
-	assert_true(fk.ncommits == 5);
-	assert_true(fk.commits[1].ns - fk.on_ns >= 40ULL * 1000000);
-	for (size_t c = 1; c < fk.ncommits; c += 2) {
-		for (size_t i = 0; i < fk.commits[c].n; i++) {
-			assert_int_equal(fk.commits[c].end[i] - fk.commits[c].start[i], PS);
-			if (i)
-				assert_true(fk.commits[c].start[i] > fk.commits[c].end[i - 1]);
-		}
-		assert_int_equal(fk.commits[c + 1].n, 1);
-		assert_int_equal(fk.commits[c + 1].start[0], 4096);
+	/*
+	 * real ranges only once the scheme was applied (the unlimited first
+	 * window spent on the placeholder): nr_tried read before the commit
+	 */
+	for (size_t i = 0; i < fk.nlog; i++) {
+		if (!first_tried && strstr(fk.log[i], "update_schemes_stats"))
+			first_tried = i + 1;
+		if (!first_commit && strstr(fk.log[i], "=commit"))
+			first_commit = i + 1;
 	}
-	/* pfn+1, +3, +5 in one commit; +2 (adjacent to both) in the other */
-	assert_int_equal(fk.commits[1].n, 3);
-	assert_int_equal(fk.commits[3].n, 1);
-	assert_int_equal(fk.commits[3].start[0], (NODE1_PFN + 2) * PS);
+	assert_true(first_tried && first_commit && first_tried < first_commit);
+	assert_true(fk.commits[1].ns - fk.on_ns >= 42ULL * 1000000);
+	/* all four pages in one commit, each its own page, then the placeholder */
+	assert_int_equal(fk.ncommits, 3);
+	assert_int_equal(fk.commits[1].n, 4);
+	for (size_t i = 0; i < fk.commits[1].n; i++) {
+		assert_int_equal(fk.commits[1].start[i], (NODE1_PFN + (i < 3 ? i + 1 : 5)) * PS);
+		assert_int_equal(fk.commits[1].end[i] - fk.commits[1].start[i], PS);
+	}
+	assert_int_equal(fk.commits[2].n, 1);
+	assert_int_equal(fk.commits[2].start[0], 4096);
 	assert_int_equal(fk.zero_commits, 0);
 	assert_true(logged("/0/contexts/0/schemes/0/action=migrate_hot"));
 	assert_int_equal(hb_migrator_damon_stats(m, &st), 0);
 	assert_int_equal(st.batches, 1);      /* one target node, one move call */
-	assert_int_equal(st.commits, 2);      /* split so no two regions touch */
+	assert_int_equal(st.commits, 1);
 	assert_int_equal(st.bytes_applied, 4 * PS);
 	assert_int_equal(st.pages_moved, 4);
 	hb_migrator_free(m);
@@ -583,7 +617,25 @@ static void test_damon_moves_single_page_regions_placeholder_first(void **state)
 	assert_false(exists("/run/hotbridge/damon-state"));
 }
 
-static void test_damon_without_a_rate_replaces_ranges_then_placeholder(void **state)
+/* a kdamond that never applies its scheme: no real range is ever committed */
+static void test_damon_commits_nothing_before_the_first_apply(void **state)
+{
+	struct hb_migrator_config cfg = config();
+	struct hb_migrator *m = open_ok(&cfg);
+	uint64_t hpa[] = { (NODE1_PFN + 1) * PS };
+	int nodes[] = { 0 }, status[1];
+	struct hb_err err = { 0 };
+
+	(void)state;
+	fk.never_applied = true;
+	assert_int_equal(hb_migrator_move(m, 1, hpa, nodes, status, 0, &err), -ETIMEDOUT);
+	assert_non_null(strstr(err.msg, "has not applied its scheme"));
+	assert_int_equal(status[0], -ETIMEDOUT);
+	assert_int_equal(fk.ncommits, 1);       /* `on` with the placeholder only */
+	hb_migrator_free(m);
+}
+
+static void test_damon_without_a_rate_applies_every_aggregation(void **state)
 {
 	struct hb_migrator_config cfg = config();
 	struct hb_migrator *m;
@@ -595,16 +647,51 @@ static void test_damon_without_a_rate_replaces_ranges_then_placeholder(void **st
 	cfg.rate_bytes = 0;
 	m = open_ok(&cfg);
 	assert_int_equal(get_u64(KD "/0/contexts/0/schemes/0/quotas/bytes"), 0);
+	assert_int_equal(get_u64(KD "/0/contexts/0/schemes/0/apply_interval_us"), 0);
+	fk.never_applied = true;     /* no quota: no first-window wait */
 	assert_int_equal(hb_migrator_move(m, 2, hpa, nodes, status, 0, &err), 0);
 	assert_int_equal(status[0], 0);
 	assert_int_equal(status[1], 0);
-	/* on: placeholder; pfn+1; pfn+2 replacing it; placeholder */
-	assert_int_equal(fk.ncommits, 4);
+	/* on: placeholder; both pages; placeholder; next batch; placeholder */
+	hpa[0] = (NODE1_PFN + 7) * PS;
+	assert_int_equal(hb_migrator_move(m, 1, hpa, nodes, status, 0, &err), 0);
+	assert_int_equal(fk.ncommits, 5);
+	assert_int_equal(fk.commits[1].n, 2);
 	assert_int_equal(fk.commits[1].start[0], (NODE1_PFN + 1) * PS);
-	assert_int_equal(fk.commits[2].start[0], (NODE1_PFN + 2) * PS);
-	assert_int_equal(fk.commits[3].n, 1);
-	assert_int_equal(fk.commits[3].start[0], 4096);
+	assert_int_equal(fk.commits[1].start[1], (NODE1_PFN + 2) * PS);
+	assert_int_equal(fk.commits[2].start[0], 4096);
+	assert_int_equal(fk.commits[3].start[0], (NODE1_PFN + 7) * PS);
+	assert_int_equal(fk.commits[4].n, 1);
+	assert_int_equal(fk.commits[4].start[0], 4096);
 	assert_int_equal(fk.zero_commits, 0);
+	hb_migrator_free(m);
+}
+
+/*
+ * Under TCG one aggregation of many live regions outlasted the quiet time:
+ * the first stats update, served before the first apply, came late and
+ * showed nothing, and the batch was taken as settled (0 of 4096 moved).
+ * Quiet also needs three updates served (= aggregations) without a rise.
+ */
+static void test_damon_waits_aggregations_not_only_time(void **state)
+{
+	struct hb_migrator_config cfg = config();
+	struct hb_migrator *m;
+	uint64_t hpa[] = { (NODE1_PFN + 1) * PS, (NODE1_PFN + 2) * PS };
+	int nodes[] = { 0, 0 }, status[2];
+	struct hb_damon_stats st;
+	struct hb_err err = { 0 };
+
+	(void)state;
+	cfg.rate_bytes = 0;         /* quiet: 3 aggregations of 2 ms */
+	m = open_ok(&cfg);
+	fk.poll_ms = 10;            /* each update served 10 ms later */
+	fk.hold_polls = 2;          /* the apply after the second */
+	assert_int_equal(hb_migrator_move(m, 2, hpa, nodes, status, 0, &err), 0);
+	assert_int_equal(status[0], 0);
+	assert_int_equal(status[1], 0);
+	assert_int_equal(hb_migrator_damon_stats(m, &st), 0);
+	assert_int_equal(st.bytes_applied, 2 * PS);
 	hb_migrator_free(m);
 }
 
@@ -739,7 +826,9 @@ int main(void)
 		T(test_damon_write_refused_is_named_and_undone),
 		T(test_damon_kdamond_that_will_not_start),
 		T(test_damon_moves_single_page_regions_placeholder_first),
-		T(test_damon_without_a_rate_replaces_ranges_then_placeholder),
+		T(test_damon_commits_nothing_before_the_first_apply),
+		T(test_damon_without_a_rate_applies_every_aggregation),
+		T(test_damon_waits_aggregations_not_only_time),
 		T(test_damon_reports_per_page_only_what_is_sound),
 		T(test_damon_programs_nothing_beyond_the_watermark),
 		T(test_damon_recognises_its_own_kdamond_after_a_crash),
