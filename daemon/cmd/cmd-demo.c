@@ -77,7 +77,7 @@ static int by_hpa(const void *a, const void *b)
 	return *x < *y ? -1 : *x > *y;
 }
 
-static int add_source(struct hb_config *c, const char *memdev, int seed)
+static int add_source(struct hb_config *c, const char *memdev, uint64_t seed)
 {
 	struct hb_source_config *s = &c->sources[c->nsources++];
 	char buf[64];
@@ -89,7 +89,7 @@ static int add_source(struct hb_config *c, const char *memdev, int seed)
 	snprintf(s->type, sizeof(s->type), "emul-chmu");
 	snprintf(s->memdev, sizeof(s->memdev), "%s", memdev);
 	snprintf(s->where, sizeof(s->where), "built-in demo");
-	snprintf(buf, sizeof(buf), "seed=%d", seed);
+	snprintf(buf, sizeof(buf), "seed=%llu", (unsigned long long)seed);
 	for (size_t i = 0; i < HB_ARRAY_SIZE(params); i++) {
 		s->params[i] = strdup(params[i]);
 		if (!s->params[i])
@@ -163,15 +163,17 @@ static size_t promoted_pages(const struct hb_dryrun_record *rec, size_t n, uint6
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: hotbridge demo [--cycles N]\n"
+	fprintf(f, "usage: hotbridge demo [--cycles N] [--seed S]\n"
 		"The daemon on a built-in emulated CXL host (no hardware, no root), N "
-		"cycles of 100 ms (default 30), then a summary.\n");
+		"cycles of 100 ms (default 30), then a summary.\n"
+		"The workloads of mem0 and mem1 are seeded S and S + 1 (default 1).\n");
 }
 
 int hb_cmd_demo(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "cycles", required_argument, NULL, 'c' },
+		{ "seed", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -187,13 +189,22 @@ int hb_cmd_demo(int argc, char **argv)
 	uint64_t *hot = NULL;
 	uint64_t *promoted = NULL;
 	size_t nrec, nhot, hit = 0;
+	uint64_t seed = 1;
 	int o, rc = 1;
 
-	while ((o = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "c:s:h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'c':
 			if (hb_parse_u64(optarg, &dm.cycles) < 0 || !dm.cycles || dm.cycles > 100000) {
 				fprintf(stderr, "hotbridge demo: --cycles %s: want 1..100000\n", optarg);
+				return 2;
+			}
+			break;
+		case 's':
+			/* seed 0 would pick the workload's fixed default; S + 1 must not wrap */
+			if (hb_parse_u64(optarg, &seed) < 0 || !seed || seed == UINT64_MAX) {
+				fprintf(stderr, "hotbridge demo: --seed %s: want 1..%llu\n", optarg,
+					(unsigned long long)UINT64_MAX - 1);
 				return 2;
 			}
 			break;
@@ -225,7 +236,7 @@ int hb_cmd_demo(int argc, char **argv)
 	env.coldness = hb_emulated_coldness(&dm.host);
 	dm.score.window = HB_DEMO_SCORE_LAST;
 	env.ud = &dm;
-	if (add_source(&cfg, "mem0", 1) < 0 || add_source(&cfg, "mem1", 2) < 0 ||
+	if (add_source(&cfg, "mem0", seed) < 0 || add_source(&cfg, "mem1", seed + 1) < 0 ||
 	    hb_emulated_platform_new(&dm.host, &env.platform, &err) < 0 ||
 	    hb_emulated_topology(&copy, &err) < 0 || hb_daemon_new(&cfg, &env, &dm.d, &err) < 0) {
 		fprintf(stderr, "hotbridge demo: %s\n", err.msg[0] ? err.msg : "out of memory");

@@ -9,7 +9,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 trap 'rm -rf "$tmp"' EXIT
-echo "1..8"
+echo "1..9"
 
 # stderr on a pseudo-terminal, stdout to a file
 python3 - "$tmp/tty.err" "$tmp/tty.out" "${hb[@]}" demo --cycles 3 <<'PY' || bad "demo with stderr on a terminal exits 0"
@@ -43,6 +43,10 @@ ok "summary on stdout"
 grep -Eq "^$line\$" "$tmp/pipe.err" ||
 	{ sed 's/^/# /' "$tmp/pipe.err"; bad "progress line off a terminal has the numbers"; }
 ok "progress line off a terminal has the numbers"
+rc=0; "${hb[@]}" demo --seed 0 >/dev/null 2>"$tmp/seed.err" || rc=$?
+[ "$rc" -eq 2 ] && grep -q -- '--seed 0: want 1\.\.' "$tmp/seed.err" ||
+	{ sed 's/^/# /' "$tmp/seed.err"; bad "--seed 0 refused, naming the option (exit $rc)"; }
+ok "--seed 0 refused, naming the option"
 "${hb[@]}" demo >"$tmp/full.out" 2>"$tmp/full.err" || bad "demo with its defaults exits 0"
 ok "demo with its defaults exits 0"
 fig() { sed -n "s/^$1 *\([0-9.]*\)\$/\1/p" "$tmp/full.out"; }
