@@ -232,7 +232,6 @@ int hb_cmd_demo(int argc, char **argv)
 	cfg.demote_cold_cycles = 2;
 	cfg.plugin_dir[0] = '\0';
 	snprintf(cfg.log_level, sizeof(cfg.log_level), "warning");
-	env.stop_cycles = dm.cycles;
 	env.coldness = hb_emulated_coldness(&dm.host);
 	dm.score.window = HB_DEMO_SCORE_LAST;
 	env.ud = &dm;
@@ -255,7 +254,7 @@ int hb_cmd_demo(int argc, char **argv)
 	       (unsigned long long)(cfg.watermark_mb + cfg.demote_room_mb),
 	       (unsigned long long)cfg.demote_rate_pages);
 	fflush(stdout);
-	if (hb_daemon_run(dm.d, NULL) < 0)
+	if (hb_daemon_simulate(dm.d, dm.cycles) < 0)
 		goto out;
 	if (isatty(2))
 		fprintf(stderr, "\n");
