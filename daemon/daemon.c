@@ -224,8 +224,10 @@ int hb_daemon_simulate(struct hb_daemon *d, uint64_t cycles)
 {
 	int r = 0;
 
-	d->simulated = true;
-	d->sim_ns = d->started_ns;
+	if (!d->simulated) {                   /* a second call goes on from there */
+		d->simulated = true;
+		d->sim_ns = now_ns();
+	}
 	hb_daemon_drop_capabilities(d);
 	for (uint64_t i = 0; i < cycles && r == 0; i++) {
 		d->sim_ns += d->cfg.interval_ms * 1000000ULL;

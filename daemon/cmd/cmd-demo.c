@@ -241,7 +241,7 @@ int hb_cmd_demo(int argc, char **argv)
 		fprintf(stderr, "hotbridge demo: %s\n", err.msg[0] ? err.msg : "out of memory");
 		goto out;
 	}
-	dm.host.d = dm.d;
+	hb_emulated_host_attach(&dm.host, dm.d);
 	dm.topology = copy;
 	printf("hotbridge demo: emulated host: region0 = mem0 + mem1, 2-way x 4 KiB, 1 GiB at "
 	       "%#llx on CPU-less node %d;\n  an emulated CHMU per memdev (moving Zipf 1.1, "

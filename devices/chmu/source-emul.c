@@ -3,7 +3,9 @@
  * The "emul-chmu" source: an emulated CHMU driven by a workload, read by the
  * real CHMU driver through its registers. For tests and `hotbridge demo`
  * on hosts without CXL hardware. Each poll is one epoch: `accesses` draws
- * from the workload, the epoch ends, the hotlist is drained and submitted.
+ * from the workload (those to pages the host moved away go to DRAM, and
+ * only the ground truth sees them), the epoch ends, the hotlist is drained
+ * and submitted.
  *
  * Parameters: capacity (bytes, multiple of 256 MiB; default 1 GiB),
  * workload (uniform | zipf:<s> | moving:<s>; default zipf:1.1),
@@ -26,6 +28,8 @@ struct emul_src {
 	struct hb_chmu *drv;
 	struct hb_workload *wl;
 	uint64_t accesses, epoch_ns;
+	bool (*away)(void *ud, uint64_t dpa);
+	void *away_ud;
 	struct hb_hot_record rec[1024];
 };
 
@@ -124,8 +128,14 @@ static int emul_poll(void *priv)
 {
 	struct emul_src *s = priv;
 
-	for (uint64_t i = 0; i < s->accesses; i++)
-		hb_chmu_emul_access(s->emu, hb_workload_next(s->wl), 1);
+	for (uint64_t i = 0; i < s->accesses; i++) {
+		uint64_t dpa = hb_workload_next(s->wl);
+
+		if (s->away && s->away(s->away_ud, dpa))
+			hb_chmu_emul_access_away(s->emu, dpa, 1);
+		else
+			hb_chmu_emul_access(s->emu, dpa, 1);
+	}
 	hb_chmu_emul_advance(s->emu, s->epoch_ns);
 	hb_workload_epoch(s->wl);
 	return hb_chmu_drain_submit(s->drv, s->rec, HB_ARRAY_SIZE(s->rec), s->ops, s->host);
@@ -148,4 +158,12 @@ size_t hb_source_emul_truth(void *priv, const uint64_t **ret, uint64_t *ret_unit
 
 	*ret_unit = hb_chmu_emul_unit_size(s->emu);
 	return hb_chmu_emul_truth(s->emu, ret);
+}
+
+void hb_source_emul_set_away(void *priv, bool (*away)(void *ud, uint64_t dpa), void *ud)
+{
+	struct emul_src *s = priv;
+
+	s->away = away;
+	s->away_ud = ud;
 }
