@@ -74,15 +74,23 @@ static void done(struct hb_daemon *d, struct hb_emulated_host *host, struct hb_c
 	hb_config_done(cfg);
 }
 
+/* the number key of in (a part of o), o released */
+static double number_of(json_object *o, json_object *in, const char *key)
+{
+	json_object *v;
+	double n;
+
+	assert_true(json_object_object_get_ex(in, key, &v));
+	n = json_object_get_double(v);
+	json_object_put(o);
+	return n;
+}
+
 static uint64_t source_records(struct hb_daemon *d, size_t i)
 {
-	json_object *a = hb_daemon_sources_json(d), *r;
-	uint64_t n;
+	json_object *a = hb_daemon_sources_json(d);
 
-	assert_true(json_object_object_get_ex(json_object_array_get_idx(a, i), "records", &r));
-	n = (uint64_t)json_object_get_int64(r);
-	json_object_put(a);
-	return n;
+	return (uint64_t)number_of(a, json_object_array_get_idx(a, i), "records");
 }
 
 /*
@@ -138,15 +146,11 @@ static void test_simulate_same_seeds_same_run(void **state)
 
 static double heat_of(struct hb_daemon *d, uint64_t hpa)
 {
-	json_object *o, *h;
 	struct hb_err err = { 0 };
-	double v;
+	json_object *o;
 
 	assert_int_equal(hb_daemon_explain(d, hpa, &o, &err), 0);
-	assert_true(json_object_object_get_ex(o, "heat", &h));
-	v = json_object_get_double(h);
-	json_object_put(o);
-	return v;
+	return number_of(o, o, "heat");
 }
 
 /*
