@@ -14,8 +14,7 @@
 int hb_daemon_refresh_nodes(struct hb_daemon *d)
 {
 	int r = hb_platform_nodes(d->env.platform, d->nodes, d->dist);
-
-	uint64_t now = now_ns();
+	uint64_t now = hb_daemon_clock(d);
 
 	for (int n = 0; n < HB_MAX_NODES; n++) {
 		d->nodes[n].is_source = d->nodes[n].present && (d->source_mask >> n) & 1;
@@ -54,7 +53,7 @@ size_t hb_daemon_move(struct hb_daemon *d, size_t n, enum hb_reason acted, const
 
 int hb_daemon_cycle(struct hb_daemon *d)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = hb_daemon_clock(d), started = now_ns();
 	struct hb_daemon_stats before = d->st;
 	struct hb_migrate_counts mc = { 0 };
 	size_t n, np;
@@ -102,7 +101,7 @@ int hb_daemon_cycle(struct hb_daemon *d)
 	/* 4. decay, report */
 	hb_heat_tick(d->heat);
 	d->st.cycles++;
-	d->st.last_cycle_ms = (double)(now_ns() - t0) / 1e6;
+	d->st.last_cycle_ms = (double)(now_ns() - started) / 1e6;
 	d->st.cycle_ms_total += d->st.last_cycle_ms;
 	if (d->cfg.metrics_textfile[0])
 		hb_daemon_write_textfile(d);

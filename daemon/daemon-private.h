@@ -129,6 +129,9 @@ struct hb_daemon {
 	uint64_t turn_deadline;        /* this loop turn's ingestion slice ends */
 	bool throttled;                /* source fds paused for the backlog */
 	bool looping;                  /* in hb_daemon_run() */
+	/* hb_daemon_simulate(): the clock is sim_ns, interval_ms more each cycle */
+	bool simulated;
+	uint64_t sim_ns;
 	struct source *submitting;     /* whose records are being taken in */
 	const char *config_path;
 	struct hb_logger log;
@@ -147,6 +150,16 @@ static inline uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The daemon's clock for what it times by rule (hysteresis, rate limits,
+ * back-offs): the machine's monotonic clock, or in a simulation the
+ * simulated one. Latencies and uptime are the machine's (now_ns()).
+ */
+static inline uint64_t hb_daemon_clock(const struct hb_daemon *d)
+{
+	return d->simulated ? d->sim_ns : now_ns();
 }
 
 static inline uint64_t wall_ns(void)

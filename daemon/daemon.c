@@ -221,6 +221,25 @@ static void notify_ready(void)
 	close(fd);
 }
 
+int hb_daemon_simulate(struct hb_daemon *d, uint64_t cycles)
+{
+	int r = 0;
+
+	if (!d->simulated) {                   /* a second call goes on from there */
+		d->simulated = true;
+		d->sim_ns = now_ns();
+	}
+	hb_daemon_drop_capabilities(d);
+	for (uint64_t i = 0; i < cycles && r == 0; i++) {
+		d->sim_ns += d->cfg.interval_ms * 1000000ULL;
+		r = hb_daemon_cycle(d);
+		if (d->env.after_cycle)
+			d->env.after_cycle(d->env.ud, d);
+	}
+	hb_daemon_log_exit_summary(d);
+	return r;
+}
+
 int hb_daemon_run(struct hb_daemon *d, const char *config_path)
 {
 	struct timeval tv = { .tv_sec = (time_t)(d->cfg.interval_ms / 1000),

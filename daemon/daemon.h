@@ -105,6 +105,17 @@ int hb_daemon_cycle(struct hb_daemon *d);
  * keep pointers to its parameters); SIGHUP reloads (hb_daemon_reload()).
  */
 int hb_daemon_run(struct hb_daemon *d, const char *config_path);
+/*
+ * A simulation (`hotbridge demo`): `cycles` cycles back to back, without
+ * the event loop, env.after_cycle after each. Every polled source is
+ * polled once a cycle and all it submits is taken in before the cycle
+ * decides (no ingestion slices, so no source waits behind another's
+ * backlog; sources that report through fds are not read), and the clock
+ * that times hysteresis, rate limits and back-offs advances by interval_ms
+ * a cycle instead of following the machine's: the result does not depend
+ * on how fast or loaded the machine is. 0 or the first failed cycle's error.
+ */
+int hb_daemon_simulate(struct hb_daemon *d, uint64_t cycles);
 
 /*
  * Keep only the capabilities the migrator needs (see capabilities.c); done by

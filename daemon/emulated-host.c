@@ -178,6 +178,31 @@ static int emu_check_idle(void *priv, size_t n, const uint64_t *pfn, uint8_t *id
 	return 0;
 }
 
+/* is memdev m's page at dpa on DRAM by the daemon's doing? (hb_source_emul_set_away) */
+static bool emu_away(void *ud, uint64_t dpa)
+{
+	const struct hb_emulated_memdev *md = ud;
+	const struct hb_placed *placed = hb_daemon_placed(md->h->d);
+	uint64_t hpa = REGION_BASE + dpa / 4096 * 8192 + (uint64_t)md->index * 4096;
+
+	return placed && hb_placed_find(placed, hpa);
+}
+
+void hb_emulated_host_attach(struct hb_emulated_host *h, struct hb_daemon *d)
+{
+	h->d = d;
+	for (int m = 0; m < 2; m++) {
+		char name[8] = "mem0";
+		void *priv;
+
+		name[3] = (char)('0' + m);
+		h->memdev[m] = (struct hb_emulated_memdev){ .h = h, .index = m };
+		priv = hb_daemon_emul_chmu_of(d, name);
+		if (priv)
+			hb_source_emul_set_away(priv, emu_away, &h->memdev[m]);
+	}
+}
+
 static const struct hb_coldness_ops emu_coldness_ops = {
 	.name = "emulated", .mark_idle = emu_mark_idle, .check_idle = emu_check_idle,
 };

@@ -101,7 +101,7 @@ int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, stru
 	struct hb_candidate c;
 	const struct hb_placed_page *placed;
 	struct hb_decision dec;
-	uint64_t exact = hpa, now = now_ns();
+	uint64_t exact = hpa, now = hb_daemon_clock(d);
 	const struct hb_quarantined *q;
 	json_object *o, *h;
 	char why[256];

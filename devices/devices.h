@@ -130,6 +130,13 @@ int hb_source_open(const struct hb_device_ops *ops, const char *origin,
  * open emul-chmu instance.
  */
 size_t hb_source_emul_truth(void *priv, const uint64_t **ret, uint64_t *ret_unit);
+/*
+ * Where the emulated host keeps the device's pages: away(ud, dpa) true
+ * means the host moved that DPA's page off the device (to DRAM), so the
+ * workload's accesses to it go there and the CHMU does not see them (the
+ * ground truth still counts them). NULL: every page is on the device.
+ */
+void hb_source_emul_set_away(void *priv, bool (*away)(void *ud, uint64_t dpa), void *ud);
 
 /* Built-in sources, in a fixed table (registry.c). */
 size_t hb_builtin_sources(const struct hb_device_ops *const **ret);

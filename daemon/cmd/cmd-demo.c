@@ -77,19 +77,25 @@ static int by_hpa(const void *a, const void *b)
 	return *x < *y ? -1 : *x > *y;
 }
 
-static int add_source(struct hb_config *c, const char *memdev, int seed)
+static int add_source(struct hb_config *c, const char *memdev, uint64_t seed)
 {
 	struct hb_source_config *s = &c->sources[c->nsources++];
 	char buf[64];
+	/*
+	 * A CHMU sized for its 131072 units of 4 KiB: the hot set's edge gets
+	 * about 2.5 accesses an epoch, so the hotness threshold is 2, and an
+	 * epoch has about 5300 units at 2 or more (fewer once the hot ones are
+	 * on DRAM): 6144 entries hold them all (QEMU's 1024 would keep 1023).
+	 */
 	const char *params[] = { "capacity=536870912", "workload=moving:1.1", "accesses=100000",
-				 "move_every=10", "threshold=8", buf };
+				 "move_every=10", "threshold=2", "hotlist=6144", buf };
 
 	memset(s, 0, sizeof(*s));
 	snprintf(s->name, sizeof(s->name), "chmu-%s", memdev);
 	snprintf(s->type, sizeof(s->type), "emul-chmu");
 	snprintf(s->memdev, sizeof(s->memdev), "%s", memdev);
 	snprintf(s->where, sizeof(s->where), "built-in demo");
-	snprintf(buf, sizeof(buf), "seed=%d", seed);
+	snprintf(buf, sizeof(buf), "seed=%llu", (unsigned long long)seed);
 	for (size_t i = 0; i < HB_ARRAY_SIZE(params); i++) {
 		s->params[i] = strdup(params[i]);
 		if (!s->params[i])
@@ -163,19 +169,22 @@ static size_t promoted_pages(const struct hb_dryrun_record *rec, size_t n, uint6
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: hotbridge demo [--cycles N]\n"
+	fprintf(f, "usage: hotbridge demo [--cycles N] [--seed S]\n"
 		"The daemon on a built-in emulated CXL host (no hardware, no root), N "
-		"cycles of 100 ms (default 30), then a summary.\n");
+		"cycles of 100 ms of simulated time, run back to back (default 30), then a "
+		"summary.\n"
+		"The workloads of mem0 and mem1 are seeded S and S + 1 (default 1).\n");
 }
 
 int hb_cmd_demo(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "cycles", required_argument, NULL, 'c' },
+		{ "seed", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	struct demo dm = { .host.dram_free = (1024ULL + 16) << 20, .cycles = 30 };
+	struct demo dm = { .host.dram_free = (1024ULL + 32) << 20, .cycles = 30 };
 	/* the score reads every promotion back from the dry-run migrator */
 	struct hb_daemon_env env = { .quiet = true, .after_cycle = progress,
 				     .keep_capabilities = true, .dryrun_keep = 1u << 20 };
@@ -187,13 +196,22 @@ int hb_cmd_demo(int argc, char **argv)
 	uint64_t *hot = NULL;
 	uint64_t *promoted = NULL;
 	size_t nrec, nhot, hit = 0;
+	uint64_t seed = 1;
 	int o, rc = 1;
 
-	while ((o = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "c:s:h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'c':
 			if (hb_parse_u64(optarg, &dm.cycles) < 0 || !dm.cycles || dm.cycles > 100000) {
 				fprintf(stderr, "hotbridge demo: --cycles %s: want 1..100000\n", optarg);
+				return 2;
+			}
+			break;
+		case 's':
+			/* seed 0 would pick the workload's fixed default; S + 1 must not wrap */
+			if (hb_parse_u64(optarg, &seed) < 0 || !seed || seed == UINT64_MAX) {
+				fprintf(stderr, "hotbridge demo: --seed %s: want 1..%llu\n", optarg,
+					(unsigned long long)UINT64_MAX - 1);
 				return 2;
 			}
 			break;
@@ -208,43 +226,54 @@ int hb_cmd_demo(int argc, char **argv)
 	hb_config_defaults(&cfg);
 	cfg.interval_ms = 100;
 	cfg.dry_run = true;
-	cfg.threshold = 8;
+	/*
+	 * Heat is the reports' sum decaying by 0.8 a cycle, about 5 cycles'
+	 * worth: the 80 % hot set's edge (about 2.3 accesses an epoch reported)
+	 * holds about 12.
+	 */
+	cfg.threshold = 12;
 	cfg.top_k = 4096;
 	cfg.rate_mbps = 40;          /* 4 MB, 1024 pages, per 100 ms cycle */
 	cfg.burst_mb = 4;
-	cfg.watermark_mb = 1024;     /* node 0 starts 16 MiB above it: less than the hot sets */
+	/*
+	 * node 0 starts 32 MiB (8192 pages) above it: room for one hot set
+	 * (about 4900 pages), not for two (the old one must go to make room for
+	 * the next) nor for the 13700 pages hot at some time in a run
+	 */
+	cfg.watermark_mb = 1024;
 	cfg.hysteresis_ms = 500;     /* 5 cycles: a moved hot set is followed within the run */
 	cfg.demote_enabled = true;
-	cfg.demote_room_mb = 8;      /* demote once less than 8 MiB of the 16 are left */
+	cfg.demote_room_mb = 16;     /* demote once less than 16 MiB of the 32 are left */
 	cfg.demote_rate_pages = 10240;   /* 1024 pages per cycle, promotion's pace */
 	cfg.demote_cxl_floor_mb = 64;    /* node 2 has 256 MiB free */
 	cfg.demote_cold_cycles = 2;
 	cfg.plugin_dir[0] = '\0';
 	snprintf(cfg.log_level, sizeof(cfg.log_level), "warning");
-	env.stop_cycles = dm.cycles;
 	env.coldness = hb_emulated_coldness(&dm.host);
 	dm.score.window = HB_DEMO_SCORE_LAST;
 	env.ud = &dm;
-	if (add_source(&cfg, "mem0", 1) < 0 || add_source(&cfg, "mem1", 2) < 0 ||
+	if (add_source(&cfg, "mem0", seed) < 0 || add_source(&cfg, "mem1", seed + 1) < 0 ||
 	    hb_emulated_platform_new(&dm.host, &env.platform, &err) < 0 ||
 	    hb_emulated_topology(&copy, &err) < 0 || hb_daemon_new(&cfg, &env, &dm.d, &err) < 0) {
 		fprintf(stderr, "hotbridge demo: %s\n", err.msg[0] ? err.msg : "out of memory");
 		goto out;
 	}
-	dm.host.d = dm.d;
+	hb_emulated_host_attach(&dm.host, dm.d);
 	dm.topology = copy;
 	printf("hotbridge demo: emulated host: region0 = mem0 + mem1, 2-way x 4 KiB, 1 GiB at "
 	       "%#llx on CPU-less node %d;\n  an emulated CHMU per memdev (moving Zipf 1.1, "
-	       "100000 accesses per 100 ms epoch); DRAM node 0 (nearest), dry-run migrator;\n"
-	       "  threshold %g, rate limit %g MB/s per node, watermark %llu MiB with 16 MiB of "
+	       "100000 accesses per 100 ms epoch,\n  hotness threshold 2, hotlist 6144 entries); "
+	       "DRAM node 0 (nearest), dry-run migrator; 100 ms cycles, simulated;\n"
+	       "  threshold %g, rate limit %g MB/s per node, watermark %llu MiB with %llu MiB of "
 	       "room above it;\n  demotion: pages idle %llu cycles in a row go back to node %d while "
 	       "node 0 has less than %llu MiB free (%llu pages/s)\n", REGION_BASE, CXL_NODE,
 	       cfg.threshold, cfg.rate_mbps, (unsigned long long)cfg.watermark_mb,
+	       (unsigned long long)((dm.host.dram_free >> 20) - cfg.watermark_mb),
 	       (unsigned long long)cfg.demote_cold_cycles, CXL_NODE,
 	       (unsigned long long)(cfg.watermark_mb + cfg.demote_room_mb),
 	       (unsigned long long)cfg.demote_rate_pages);
 	fflush(stdout);
-	if (hb_daemon_run(dm.d, NULL) < 0)
+	if (hb_daemon_simulate(dm.d, dm.cycles) < 0)
 		goto out;
 	if (isatty(2))
 		fprintf(stderr, "\n");

@@ -134,7 +134,8 @@ int hb_cmd_run(int argc, char **argv)
 		hb_log_early(LOG_ERR, "hotbridge run", "%s", err.msg);
 		goto out;
 	}
-	emu.d = d;
+	if (cfg.emulated)
+		hb_emulated_host_attach(&emu, d);
 	if (once) {
 		hb_daemon_drop_capabilities(d);
 		rc = hb_daemon_cycle(d) < 0;

@@ -220,6 +220,12 @@ struct hb_chmu_emul *hb_chmu_emul_free(struct hb_chmu_emul *e);
 void hb_chmu_emul_window(struct hb_chmu_emul *e, struct hb_regwin *ret);
 /* n accesses to dpa (counted when enabled, tracked, after down-sampling) */
 void hb_chmu_emul_access(struct hb_chmu_emul *e, uint64_t dpa, uint64_t n);
+/*
+ * n accesses to dpa's page while the host has it elsewhere (moved to
+ * DRAM): they never reach the device, so its counters and hotlist do not
+ * see them; the ground truth counts them (when enabled and tracked).
+ */
+void hb_chmu_emul_access_away(struct hb_chmu_emul *e, uint64_t dpa, uint64_t n);
 /* advances device time; ends epochs that are due */
 void hb_chmu_emul_advance(struct hb_chmu_emul *e, uint64_t ns);
 /* ground truth: every access per unit since enable, before down-sampling */

@@ -198,6 +198,12 @@ void hb_chmu_emul_access(struct hb_chmu_emul *e, uint64_t dpa, uint64_t n)
 	}
 }
 
+void hb_chmu_emul_access_away(struct hb_chmu_emul *e, uint64_t dpa, uint64_t n)
+{
+	if (e->enabled && tracked(e, dpa))
+		e->truth[dpa / e->unit_size] += n;
+}
+
 void hb_chmu_emul_advance(struct hb_chmu_emul *e, uint64_t ns)
 {
 	e->now_ns += ns;

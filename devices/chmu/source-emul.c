@@ -3,12 +3,16 @@
  * The "emul-chmu" source: an emulated CHMU driven by a workload, read by the
  * real CHMU driver through its registers. For tests and `hotbridge demo`
  * on hosts without CXL hardware. Each poll is one epoch: `accesses` draws
- * from the workload, the epoch ends, the hotlist is drained and submitted.
+ * from the workload (those to pages the host moved away go to DRAM, and
+ * only the ground truth sees them), the epoch ends, the hotlist is drained
+ * and submitted.
  *
  * Parameters: capacity (bytes, multiple of 256 MiB; default 1 GiB),
  * workload (uniform | zipf:<s> | moving:<s>; default zipf:1.1),
  * accesses (per epoch; default 200000), unit (bytes; 4096), threshold (16),
- * ds (down-sampling factor; 1), move_every (epochs; 10), seed.
+ * ds (down-sampling factor; 1), move_every (epochs; 10), seed, hotlist
+ * (the device's hotlist entries; QEMU's 1024 by default, as many as fit
+ * the 16-bit instance length at most).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -24,6 +28,8 @@ struct emul_src {
 	struct hb_chmu *drv;
 	struct hb_workload *wl;
 	uint64_t accesses, epoch_ns;
+	bool (*away)(void *ud, uint64_t dpa);
+	void *away_ud;
 	struct hb_hot_record rec[1024];
 };
 
@@ -39,7 +45,7 @@ static void emul_close(void *priv)
 
 /* the parameters it takes (hb_builtin_params(), check-config) */
 const char *const hb_source_emul_chmu_params[] = { "capacity", "workload", "accesses", "unit",
-	"threshold", "ds", "move_every", "seed", NULL };
+	"threshold", "ds", "move_every", "seed", "hotlist", NULL };
 
 static int emul_open(const struct hb_host_ops *ops, struct hb_host *h,
 		     const struct hb_dev_info *info, void **ret_priv)
@@ -50,7 +56,7 @@ static int emul_open(const struct hb_host_ops *ops, struct hb_host *h,
 	struct hb_chmu_range range;
 	struct hb_chmu_config cfg = { .epoch_ns = 100000000, .mode = HB_CHMU_MODE_EPOCH };
 	const char *wls = hb_dev_param(info, "workload");
-	uint64_t unit, thr, ds, move, seed;
+	uint64_t unit, thr, ds, move, seed, hotlist;
 	struct hb_err err = { 0 };
 	struct emul_src *s;
 	int kind, r;
@@ -70,8 +76,15 @@ static int emul_open(const struct hb_host_ops *ops, struct hb_host *h,
 	    (r = hb_dev_param_u64(info, "threshold", 16, &thr, &err)) < 0 ||
 	    (r = hb_dev_param_u64(info, "ds", 1, &ds, &err)) < 0 ||
 	    (r = hb_dev_param_u64(info, "move_every", 10, &move, &err)) < 0 ||
-	    (r = hb_dev_param_u64(info, "seed", 1, &seed, &err)) < 0)
+	    (r = hb_dev_param_u64(info, "seed", 1, &seed, &err)) < 0 ||
+	    (r = hb_dev_param_u64(info, "hotlist", ep.hotlist_size, &hotlist, &err)) < 0)
 		goto fail;
+	if (hotlist < 2 || hotlist > 0xffff) {
+		r = hb_err_set(&err, -EINVAL, "%s: hotlist=%llu: want 2..65535 entries",
+			       info->name ? info->name : "emul-chmu", (unsigned long long)hotlist);
+		goto fail;
+	}
+	ep.hotlist_size = (unsigned int)hotlist;
 	kind = hb_workload_kind_from_string(wls ? wls : "zipf:1.1", &wp.skew);
 	if (kind < 0) {
 		r = hb_err_set(&err, -EINVAL, "%s: workload=%s: use uniform, zipf:<s> or moving:<s>",
@@ -115,8 +128,14 @@ static int emul_poll(void *priv)
 {
 	struct emul_src *s = priv;
 
-	for (uint64_t i = 0; i < s->accesses; i++)
-		hb_chmu_emul_access(s->emu, hb_workload_next(s->wl), 1);
+	for (uint64_t i = 0; i < s->accesses; i++) {
+		uint64_t dpa = hb_workload_next(s->wl);
+
+		if (s->away && s->away(s->away_ud, dpa))
+			hb_chmu_emul_access_away(s->emu, dpa, 1);
+		else
+			hb_chmu_emul_access(s->emu, dpa, 1);
+	}
 	hb_chmu_emul_advance(s->emu, s->epoch_ns);
 	hb_workload_epoch(s->wl);
 	return hb_chmu_drain_submit(s->drv, s->rec, HB_ARRAY_SIZE(s->rec), s->ops, s->host);
@@ -139,4 +158,12 @@ size_t hb_source_emul_truth(void *priv, const uint64_t **ret, uint64_t *ret_unit
 
 	*ret_unit = hb_chmu_emul_unit_size(s->emu);
 	return hb_chmu_emul_truth(s->emu, ret);
+}
+
+void hb_source_emul_set_away(void *priv, bool (*away)(void *ud, uint64_t dpa), void *ud)
+{
+	struct emul_src *s = priv;
+
+	s->away = away;
+	s->away_ud = ud;
 }

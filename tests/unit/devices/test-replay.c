@@ -621,6 +621,100 @@ static void test_replay_emul_chmu_source_submits_hot_units(void **state)
 	assert_non_null(strstr(logs[0], "workload=pareto"));
 }
 
+/*
+ * hotlist= sizes the emulated device's hotlist: QEMU's 1024 entries hold
+ * 1023 hot units an epoch (one slot stays empty) and lose the rest; 4096
+ * hold all of this epoch's. Out of range, or past what the 16-bit instance
+ * length allows, is refused by name.
+ */
+static void test_replay_emul_chmu_hotlist_is_the_devices_size(void **state)
+{
+	const struct hb_device_ops *ops = hb_builtin_find("emul-chmu");
+	const char *params[] = { "capacity=268435456", "accesses=50000", "workload=zipf:1.1",
+				 "threshold=2", NULL, NULL };
+	struct hb_dev_info info = { .size = sizeof(info), .name = "emu", .memdev = "mem7",
+				    .params = params };
+	static const struct {
+		const char *param, *why;
+	} bad[] = {
+		{ "hotlist=1", "emu: hotlist=1: want 2..65535 entries" },
+		{ "hotlist=65536", "emu: hotlist=65536: want 2..65535 entries" },
+		{ "hotlist=9000", "does not fit the 16-bit INSTANCE_LENGTH" },
+		{ "hotlist=lots", "hotlist" },
+	};
+	void *priv;
+
+	reset();
+	assert_int_equal(ops->open(&host, NULL, &info, &priv), 0);
+	assert_int_equal(ops->poll(priv), 0);
+	assert_int_equal(ngot, 1023);
+	ops->close(priv);
+
+	params[4] = "hotlist=4096";
+	reset();
+	assert_int_equal(ops->open(&host, NULL, &info, &priv), 0);
+	assert_int_equal(ops->poll(priv), 0);
+	assert_true(ngot > 1023 && ngot < 4095);
+	for (size_t i = 0; i < ngot; i++)
+		assert_true(got[i].count >= 2);
+	ops->close(priv);
+
+	for (size_t i = 0; i < HB_ARRAY_SIZE(bad); i++) {
+		params[4] = bad[i].param;
+		nlogs = 0;
+		assert_int_equal(ops->open(&host, NULL, &info, &priv), -EINVAL);
+		assert_int_equal(nlogs, 1);
+		assert_non_null(strstr(logs[0], bad[i].why));
+	}
+}
+
+static bool low_half_away(void *ud, uint64_t dpa)
+{
+	return dpa < *(const uint64_t *)ud / 2;
+}
+
+/*
+ * Pages the host moved away (hb_source_emul_set_away()): the device
+ * reports none of them, the ground truth counts every access to them.
+ */
+static void test_replay_emul_chmu_pages_away_are_not_seen(void **state)
+{
+	const struct hb_device_ops *ops = hb_builtin_find("emul-chmu");
+	const char *params[] = { "capacity=268435456", "accesses=50000", "workload=uniform",
+				 "threshold=1", "hotlist=8000", NULL };
+	struct hb_dev_info info = { .size = sizeof(info), .name = "emu", .memdev = "mem7",
+				    .params = params };
+	static const uint64_t cap = 268435456;
+	uint64_t low = 0, all = 0, unit;
+	const uint64_t *truth;
+	size_t n, seen_low = 0;
+	void *priv;
+
+	reset();
+	assert_int_equal(ops->open(&host, NULL, &info, &priv), 0);
+	hb_source_emul_set_away(priv, low_half_away, (void *)&cap);
+	assert_int_equal(ops->poll(priv), 0);
+	assert_true(ngot > 1000);
+	for (size_t i = 0; i < ngot; i++)
+		assert_true(got[i].addr >= cap / 2);
+	n = hb_source_emul_truth(priv, &truth, &unit);
+	assert_int_equal(n * unit, cap);
+	for (size_t u = 0; u < n; u++) {
+		all += truth[u];
+		low += u * unit < cap / 2 ? truth[u] : 0;
+	}
+	assert_int_equal(all, 50000);
+	assert_true(low > 20000 && low < 30000);
+	/* NULL: every page on the device again */
+	hb_source_emul_set_away(priv, NULL, NULL);
+	reset();
+	assert_int_equal(ops->poll(priv), 0);
+	for (size_t i = 0; i < ngot; i++)
+		seen_low += got[i].addr < cap / 2;
+	assert_true(seen_low > 1000);
+	ops->close(priv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -633,6 +727,8 @@ int main(void)
 		cmocka_unit_test(test_replay_frame_checks),
 		cmocka_unit_test(test_replay_source_file_fifo_socket),
 		cmocka_unit_test(test_replay_emul_chmu_source_submits_hot_units),
+		cmocka_unit_test(test_replay_emul_chmu_hotlist_is_the_devices_size),
+		cmocka_unit_test(test_replay_emul_chmu_pages_away_are_not_seen),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

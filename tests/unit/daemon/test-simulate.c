@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: MIT
+/*
+ * hb_daemon_simulate() over the emulated host (what `hotbridge demo`
+ * runs): the clock that times the rate limit advances by interval_ms a
+ * cycle whatever the machine does, every source is polled each cycle, the
+ * same seeds give the same run; and the pages the daemon placed on DRAM
+ * are away from the emulated CHMUs (hb_emulated_host_attach()): the
+ * workload's accesses to them reach the ground truth, not the devices.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <json-c/json.h>
+
+#include "daemon.h"
+#include "devices.h"
+#include "emulated-host.h"
+
+static const char *const params[2][5] = {
+	{ "capacity=536870912", "accesses=20000", "threshold=2", "seed=1", NULL },
+	{ "capacity=536870912", "accesses=20000", "threshold=2", "seed=2", NULL },
+};
+
+/* emul-chmu on mem0 and mem1, the dry-run migrator, demotion on (DRAM has room) */
+static struct hb_daemon *daemon_on(struct hb_emulated_host *host, struct hb_config *cfg,
+				   double rate_mbps, double burst_mb)
+{
+	struct hb_daemon_env env = { .quiet = true, .keep_capabilities = true };
+	struct hb_daemon *d = NULL;
+	struct hb_err err = { 0 };
+
+	hb_config_defaults(cfg);
+	cfg->interval_ms = 100;
+	cfg->dry_run = true;
+	cfg->threshold = 4;
+	cfg->max_entries = 1 << 16;       /* the default million takes longer to set up than to run */
+	cfg->rate_mbps = rate_mbps;
+	cfg->burst_mb = burst_mb;
+	cfg->hysteresis_ms = 0;
+	cfg->demote_enabled = true;
+	cfg->demote_room_mb = 0;
+	cfg->demote_cxl_floor_mb = 0;
+	cfg->control_socket[0] = cfg->plugin_dir[0] = '\0';
+	snprintf(cfg->log_level, sizeof(cfg->log_level), "err");
+	cfg->nsources = 2;
+	for (int m = 0; m < 2; m++) {
+		struct hb_source_config *s = &cfg->sources[m];
+
+		memset(s, 0, sizeof(*s));
+		snprintf(s->name, sizeof(s->name), "emu%d", m);
+		strcpy(s->type, "emul-chmu");
+		snprintf(s->memdev, sizeof(s->memdev), "mem%d", m);
+		for (int i = 0; params[m][i]; i++) {
+			s->params[s->nparams] = strdup(params[m][i]);   /* hb_config_done() frees them */
+			assert_non_null(s->params[s->nparams++]);
+		}
+	}
+	env.coldness = hb_emulated_coldness(host);
+	assert_int_equal(hb_emulated_platform_new(host, &env.platform, &err), 0);
+	assert_int_equal(hb_daemon_new(cfg, &env, &d, &err), 0);
+	return d;
+}
+
+static void done(struct hb_daemon *d, struct hb_emulated_host *host, struct hb_config *cfg)
+{
+	hb_daemon_free(d);
+	hb_emulated_host_done(host);
+	hb_config_done(cfg);
+}
+
+/* the number key of in (a part of o), o released */
+static double number_of(json_object *o, json_object *in, const char *key)
+{
+	json_object *v;
+	double n;
+
+	assert_true(json_object_object_get_ex(in, key, &v));
+	n = json_object_get_double(v);
+	json_object_put(o);
+	return n;
+}
+
+static uint64_t source_records(struct hb_daemon *d, size_t i)
+{
+	json_object *a = hb_daemon_sources_json(d);
+
+	return (uint64_t)number_of(a, json_object_array_get_idx(a, i), "records");
+}
+
+/*
+ * Two pages a cycle by the rate limit (8192 bytes each 100 ms, a burst of
+ * two pages): 20 cycles promote 40 though they run back to back, in far
+ * less than the 2 s the machine's clock would want for it (on that clock
+ * the first cycle takes the burst and the rest little more).
+ */
+static void test_simulate_times_the_rate_limit_by_cycles(void **state)
+{
+	struct hb_emulated_host host = { .dram_free = 8ULL << 30 };
+	struct hb_config cfg;
+	struct hb_daemon *d = daemon_on(&host, &cfg, 0.08192, 0.008192);
+	const struct hb_daemon_stats *s = hb_daemon_stats(d);
+	uint64_t before[2];
+
+	(void)state;
+	hb_emulated_host_attach(&host, d);
+	assert_int_equal(hb_daemon_simulate(d, 20), 0);
+	assert_int_equal(s->cycles, 20);
+	assert_in_range(s->migrated.by_class[HB_MIGRATE_MOVED], 39, 41);
+	/* a second call goes on: one more cycle polls both sources, promotes two */
+	before[0] = source_records(d, 0);
+	before[1] = source_records(d, 1);
+	assert_int_equal(hb_daemon_simulate(d, 1), 0);
+	assert_true(before[0] > 0 && before[1] > 0);
+	assert_true(source_records(d, 0) > before[0] && source_records(d, 1) > before[1]);
+	assert_in_range(s->migrated.by_class[HB_MIGRATE_MOVED], 41, 43);
+	done(d, &host, &cfg);
+}
+
+/* the same seeds, the same run: records, promotions, decisions */
+static void test_simulate_same_seeds_same_run(void **state)
+{
+	struct hb_daemon_stats st[2];
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		struct hb_emulated_host host = { .dram_free = 8ULL << 30 };
+		struct hb_config cfg;
+		struct hb_daemon *d = daemon_on(&host, &cfg, 40, 4);
+
+		hb_emulated_host_attach(&host, d);
+		assert_int_equal(hb_daemon_simulate(d, 15), 0);
+		st[k] = *hb_daemon_stats(d);
+		done(d, &host, &cfg);
+	}
+	assert_true(st[0].in.records > 0 && st[0].migrated.by_class[HB_MIGRATE_MOVED] > 0);
+	assert_int_equal(st[0].in.records, st[1].in.records);
+	assert_memory_equal(st[0].decisions, st[1].decisions, sizeof(st[0].decisions));
+	assert_memory_equal(&st[0].migrated, &st[1].migrated, sizeof(st[0].migrated));
+}
+
+static double heat_of(struct hb_daemon *d, uint64_t hpa)
+{
+	struct hb_err err = { 0 };
+	json_object *o;
+
+	assert_int_equal(hb_daemon_explain(d, hpa, &o, &err), 0);
+	return number_of(o, o, "heat");
+}
+
+/*
+ * Pages placed on DRAM get no more CHMU reports (their heat, forgotten at
+ * promotion, stays 0) while the workload keeps touching them (their
+ * ground truth grows). Without the attachment the devices would go on
+ * reporting them and their heat would be back above the threshold.
+ */
+static void test_placed_pages_are_away_from_the_chmus(void **state)
+{
+	struct hb_emulated_host host = { .dram_free = 8ULL << 30 };
+	struct hb_config cfg;
+	struct hb_daemon *d = daemon_on(&host, &cfg, 40, 4);
+	const struct hb_placed *placed;
+	const uint64_t *truth;
+	uint64_t *hpa, *was, unit, grew = 0;
+	size_t n = 0, cursor = 0, nu;
+	struct hb_placed_page *e;
+
+	(void)state;
+	hb_emulated_host_attach(&host, d);
+	assert_int_equal(hb_daemon_simulate(d, 5), 0);
+	placed = hb_daemon_placed(d);
+	assert_non_null(placed);
+	nu = hb_source_emul_truth(hb_daemon_emul_chmu_of(d, "mem0"), &truth, &unit);
+	assert_int_equal(unit, 4096);
+	hpa = calloc(hb_placed_len(placed), sizeof(*hpa));
+	was = calloc(hb_placed_len(placed), sizeof(*was));
+	assert_non_null(hpa);
+	assert_non_null(was);
+	/* mem0's placed pages (2-way x 4 KiB: the even pages of region0) */
+	while ((e = hb_placed_next((struct hb_placed *)placed, &cursor))) {
+		uint64_t h = hb_placed_hpa(placed, e), off = h - HB_EMU_REGION_BASE;
+
+		if (off / 4096 % 2)
+			continue;
+		assert_true(off / 8192 < nu);
+		hpa[n] = h;
+		was[n++] = truth[off / 8192];
+	}
+	assert_true(n > 100);
+	assert_int_equal(hb_daemon_simulate(d, 5), 0);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t off = hpa[i] - HB_EMU_REGION_BASE;
+
+		if (!hb_placed_find(placed, hpa[i]))
+			continue;           /* not placed any more (none is, with this room) */
+		grew += truth[off / 8192] > was[i];
+		assert_true(heat_of(d, hpa[i]) == 0.0);
+	}
+	assert_true(grew > n / 2);
+	free(hpa);
+	free(was);
+	done(d, &host, &cfg);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_simulate_times_the_rate_limit_by_cycles),
+		cmocka_unit_test(test_simulate_same_seeds_same_run),
+		cmocka_unit_test(test_placed_pages_are_away_from_the_chmus),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
