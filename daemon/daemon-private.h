@@ -104,6 +104,7 @@ struct hb_daemon {
 	struct hb_plugin_set plugins;
 	struct source src[HB_MAX_SOURCES];
 	size_t nsrc;
+	size_t poll_next;              /* the source the next polling round starts at */
 	struct watch watch[MAX_WATCHES];
 	struct hb_numa_node nodes[HB_MAX_NODES];
 	uint8_t dist[HB_MAX_NODES][HB_MAX_NODES];

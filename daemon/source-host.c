@@ -263,10 +263,17 @@ void hb_daemon_close_sources(struct hb_daemon *d)
 	hb_plugin_set_done(&d->plugins);
 }
 
-/* The polled sources, each once; one failing SOURCE_MAX_ERRORS times in a row is disabled. */
+/*
+ * The polled sources, each once; one failing SOURCE_MAX_ERRORS times in a
+ * row is disabled. A poll that leaves an ingestion backlog ends the round
+ * (the loop works the backlog off first), so each round starts after the
+ * source polled last: else a source whose poll always overruns its slice
+ * would starve every source after it.
+ */
 void hb_daemon_poll_sources(struct hb_daemon *d)
 {
-	for (size_t i = 0; i < d->nsrc && !hb_ingest_backlog(d->ingest); i++) {
+	for (size_t k = 0; k < d->nsrc && !hb_ingest_backlog(d->ingest); k++) {
+		size_t i = (d->poll_next + k) % d->nsrc;
 		struct source *s = &d->src[i];
 		int r;
 
@@ -275,6 +282,7 @@ void hb_daemon_poll_sources(struct hb_daemon *d)
 		hb_daemon_turn_begin(d);
 		r = s->ops->poll(s->priv);
 		hb_daemon_turn_end(d);
+		d->poll_next = (i + 1) % d->nsrc;
 		if (r < 0) {
 			d->st.source_errors++;
 			if (++s->errors == SOURCE_MAX_ERRORS) {

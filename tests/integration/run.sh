@@ -66,6 +66,13 @@ wait "$npid" && grep -qx "READY=1" "$tmp/notify.out" && ok "READY=1 sent to NOTI
 wait_for_cycles 1
 "${hb[@]}" status --socket "$tmp/ctl.sock" >"$tmp/status.json" && grep -q '"state": "running"' "$tmp/status.json" && ok "hotbridge status: running" || bad "status"
 "${hb[@]}" explain --socket "$tmp/ctl.sock" mem1:0x0 >"$tmp/explain.json" && grep -q '"page": "0x390001000"' "$tmp/explain.json" && grep -q '"decision"' "$tmp/explain.json" && ok "hotbridge explain mem1:0x0 -> HPA 0x390001000 with a decision" || { cat "$tmp/explain.json"; bad "explain"; }
+# each emulated CHMU's poll overruns its ingestion slice: the round that a
+# backlog ends must not always begin at cxl0, or cxl1 is never polled
+wait_for_cycles 3
+"${hb[@]}" sources --socket "$tmp/ctl.sock" >"$tmp/sources.json"
+python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))["sources"]; sys.exit(not all(x["records"] > 0 for x in s))' "$tmp/sources.json" &&
+	ok "the loop polls both sources ($(tr -d ' \n' <"$tmp/sources.json" | grep -o '"records":[0-9]*' | tr '\n' ' '))" ||
+	{ cat "$tmp/sources.json"; bad "a source was never polled in the loop"; }
 "${hb[@]}" pause --socket "$tmp/ctl.sock" >/dev/null && ok "pause" || bad "pause"
 wait_for_cycles 2
 "${hb[@]}" stats --socket "$tmp/ctl.sock" >"$tmp/s1.json"
