@@ -272,8 +272,10 @@ void hb_daemon_close_sources(struct hb_daemon *d)
  */
 void hb_daemon_poll_sources(struct hb_daemon *d)
 {
+	size_t start = d->poll_next;
+
 	for (size_t k = 0; k < d->nsrc && !hb_ingest_backlog(d->ingest); k++) {
-		size_t i = (d->poll_next + k) % d->nsrc;
+		size_t i = (start + k) % d->nsrc;
 		struct source *s = &d->src[i];
 		int r;
 
