@@ -3,7 +3,7 @@
 # run one of them; the guest's exit status becomes ours.
 #
 #   run.sh [--tap] [--base 6.12|6.1] [--kernel mpp|stock] [--node-mem MiB] [--timeout s] \
-#          [--cxl N | --cxl-test modulo|xor] [--host-bin NAME]... [--extra FILE]... [--state DIR] \
+#          [--nodes 2|3] [--node2-mem MiB] [--cxl N | --cxl-test modulo|xor] [--host-bin NAME]... [--extra FILE]... [--state DIR] \
 #          --bindir DIR PROGRAM [ARG...]
 #
 # --base: which kernel/build base to boot (default: kernel/build's, 6.12).
@@ -21,6 +21,10 @@
 # libraries it needs into the initramfs (/usr/bin); --extra FILE: copy FILE
 # into /hb next to the test programs.
 #
+# --nodes 3: a third NUMA node (node 2), without CPUs like node 1, of
+# --node2-mem MiB (default: --node-mem); a test can check that nothing it
+# owns lands there (vm-capacity-6.12: demotion goes to node 1 only).
+#
 # --cxl N: a q35 machine with cxl=on, one pxb-cxl host bridge with two root
 # ports (a bridge with one port loses every write on 6.1 + QEMU 7.2) and N
 # (1 or 2) cxl-type3 devices of 512 MiB each, backed by sparse files.
@@ -36,7 +40,8 @@
 # on as "# " comments, and a skip is reported as "1..0 # SKIP" (exit 0).
 #
 # The guest: qemu-system-x86_64 (KVM if it works, else TCG), two NUMA nodes
-# of --node-mem MiB each (default 1024), CPUs only on node 0, a busybox
+# of --node-mem MiB each (default 1024; a third with --nodes 3), CPUs only
+# on node 0, a busybox
 # initramfs holding every hb-vm* binary of --bindir, serial console on our
 # stdout, a 9p share (the guest writes output and dmesg there) and
 # isa-debug-exit for the status. No network.
@@ -47,7 +52,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 kernel=mpp base= node_mem=1024 timeout=600 bindir= tap=0 cxl=0
-host_bins=() extras=() state= cxl_test=
+host_bins=() extras=() state= cxl_test= nodes=2 node2_mem=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--tap) tap=1; shift ;;
@@ -59,6 +64,8 @@ while [ $# -gt 0 ]; do
 	--kernel) kernel=$2; shift 2 ;;
 	--base) base=$2; shift 2 ;;
 	--node-mem) node_mem=$2; shift 2 ;;
+	--nodes) nodes=$2; shift 2 ;;
+	--node2-mem) node2_mem=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--bindir) bindir=$2; shift 2 ;;
 	--) shift; break ;;
@@ -68,6 +75,14 @@ while [ $# -gt 0 ]; do
 done
 [ $# -ge 1 ] || { echo "run.sh: no program to run" >&2; exit 2; }
 [ -n "$bindir" ] || { echo "run.sh: --bindir missing" >&2; exit 2; }
+case $nodes in
+2|3) ;;
+*) echo "run.sh: --nodes must be 2 or 3, not '$nodes'" >&2; exit 2 ;;
+esac
+case ${node2_mem:-$node_mem} in
+''|*[!0-9]*) echo "run.sh: --node2-mem must be a size in MiB, not '$node2_mem'" >&2; exit 2 ;;
+esac
+[ -z "$node2_mem" ] || [ "$nodes" -eq 3 ] || { echo "run.sh: --node2-mem needs --nodes 3" >&2; exit 2; }
 
 skip() {
 	if [ $tap -eq 1 ]; then
@@ -213,6 +228,14 @@ if [ "$base" = 6.12 ]; then
 fi
 run=$(IFS=,; echo "$*")
 mem=$((node_mem * 2))
+numa=(-object memory-backend-ram,id=m0,size="${node_mem}M"
+	-object memory-backend-ram,id=m1,size="${node_mem}M"
+	-numa node,nodeid=0,cpus=0-1,memdev=m0 -numa node,nodeid=1,memdev=m1)
+if [ "$nodes" -eq 3 ]; then
+	node2_mem=${node2_mem:-$node_mem}
+	mem=$((mem + node2_mem))
+	numa+=(-object memory-backend-ram,id=m2,size="${node2_mem}M" -numa node,nodeid=2,memdev=m2)
+fi
 machine=(-M pc)
 cxl_args=()
 if [ "$cxl" -gt 0 ]; then
@@ -232,9 +255,7 @@ fi
 start=$(date +%s)
 set +e
 timeout "$timeout" "$qemu" -accel "$accel" -cpu "$cpu" "${machine[@]}" -smp 2 -m "${mem}M" \
-	-object memory-backend-ram,id=m0,size="${node_mem}M" \
-	-object memory-backend-ram,id=m1,size="${node_mem}M" \
-	-numa node,nodeid=0,cpus=0-1,memdev=m0 -numa node,nodeid=1,memdev=m1 \
+	"${numa[@]}" \
 	-kernel "$image" -initrd "$work/initramfs.cpio.gz" \
 	-append "console=ttyS0 quiet rdinit=/init panic=-1 no_timer_check transparent_hugepage=madvise$extra_append hb.run=$run" \
 	-virtfs local,path="$(readlink -f "$work/share")",mount_tag=hbshare,security_model=none,id=hbshare \
