@@ -118,6 +118,8 @@ struct hb_daemon {
 	uint64_t *pfn;                 /* coldness buffers, one per placed page */
 	uint8_t *idle;
 	size_t pfn_cap;
+	uint64_t *census;              /* live: one census window's frames */
+	size_t census_cap;
 	struct hb_candidate *cand;
 	struct hb_decision *dec;
 	uint64_t *hpa;
@@ -206,7 +208,12 @@ size_t hb_daemon_move(struct hb_daemon *d, size_t n, enum hb_reason acted, const
 
 /* demote-step.c */
 int hb_daemon_demote_new(struct hb_daemon *d, struct hb_err *err);
+/* c's [demote] is usable here (start and reload) */
+int hb_daemon_demote_check(const struct hb_daemon *d, const struct hb_config *c,
+			   struct hb_err *err);
 void hb_daemon_demote_free(struct hb_daemon *d);
+/* after the migrator opened: a live host demotes with phys (or dryrun) only */
+int hb_daemon_demote_check_mover(struct hb_daemon *d, struct hb_err *err);
 void hb_daemon_demote_config(struct hb_daemon *d);
 void hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0);
 /* a promotion moved hpa from src to node: placed, for demotion to find */

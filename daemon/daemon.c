@@ -117,7 +117,8 @@ int hb_daemon_new(const struct hb_config *cfg, struct hb_daemon_env *env,
 	hb_daemon_refresh_nodes(d);
 	if ((r = hb_daemon_check_config(d, &d->cfg, err)) < 0)
 		goto fail;
-	if (!d->mig && (r = open_migrator(d, err)) < 0)
+	if ((!d->mig && (r = open_migrator(d, err)) < 0) ||
+	    (r = hb_daemon_demote_check_mover(d, err)) < 0)
 		goto fail;
 	hb_daemon_check_conflicts(d, "start");   /* after the migrator: its kdamond is ours */
 	hb_daemon_open_sources(d);

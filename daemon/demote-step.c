@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * The cycle's demotion step (before promotion, so that what it frees is
- * promoted into): ask the coldness source which placed pages stayed idle
- * since the last cycle and mark them all idle again; decide (core/demote.c);
+ * promoted into): on a live host, take the census of a window of each
+ * promotion target's frames (the placed pages there: coldness.h says why);
+ * ask the coldness source which placed pages stayed idle since the last
+ * cycle and mark them all idle again; decide (core/demote.c);
  * move the demotions to the CXL node; fold the results. A demotion that
  * fails with EBUSY/EAGAIN or ENOMEM rests its DRAM node for 10 cycles, for
  * promotion as for demotion: nothing spins on a node that cannot give room.
@@ -28,6 +30,17 @@ void hb_daemon_demote_config(struct hb_daemon *d)
 	};
 }
 
+int hb_daemon_demote_check(const struct hb_daemon *d, const struct hb_config *c,
+			   struct hb_err *err)
+{
+	if (!c->demote_enabled || !d->env.coldness.ops || !d->env.coldness.ops->census ||
+	    c->demote_cxl_node >= 0)
+		return 0;
+	return hb_err_set(err, -EINVAL, "demote.cxl_node = -1: on a live host name the CXL node "
+			  "demoted pages go to (a DRAM page frame does not say where its page came "
+			  "from)");
+}
+
 int hb_daemon_demote_new(struct hb_daemon *d, struct hb_err *err)
 {
 	int r;
@@ -35,9 +48,10 @@ int hb_daemon_demote_new(struct hb_daemon *d, struct hb_err *err)
 	if (!d->cfg.demote_enabled)
 		return 0;
 	if (!d->env.coldness.ops)
-		return hb_err_set(err, -EOPNOTSUPP, "demote.enabled = true: this host has no coldness "
-				  "source (which promoted pages went cold); only the emulated host "
-				  "has one so far");
+		return hb_err_set(err, -EOPNOTSUPP, "demote.enabled = true: no coldness source (which "
+				  "pages on DRAM went cold) was given to the daemon");
+	if ((r = hb_daemon_demote_check(d, &d->cfg, err)) < 0)
+		return r;
 	hb_daemon_demote_config(d);
 	if ((r = hb_placed_new(d->cfg.max_entries, d->pcfg.page_size, &d->placed, err)) < 0 ||
 	    (r = hb_demoter_new(&d->demoter, err)) < 0)
@@ -46,14 +60,30 @@ int hb_daemon_demote_new(struct hb_daemon *d, struct hb_err *err)
 	return 0;
 }
 
+int hb_daemon_demote_check_mover(struct hb_daemon *d, struct hb_err *err)
+{
+	enum hb_migrator_kind k;
+
+	if (!d->placed || !d->env.coldness.ops->census)
+		return 0;
+	k = hb_migrator_kind(d->mig);
+	if (k == HB_MIGRATOR_PHYS || k == HB_MIGRATOR_DRYRUN)
+		return 0;
+	return hb_err_set(err, -EOPNOTSUPP, "demote.enabled = true: a live host demotes by page frame "
+			  "with move_phys_pages (migrate.backend = phys), not with %s",
+			  hb_migrator_kind_to_string(k));
+}
+
 void hb_daemon_demote_free(struct hb_daemon *d)
 {
 	d->placed = hb_placed_free(d->placed);
 	d->demoter = hb_demoter_free(d->demoter);
 	free(d->pfn);
 	free(d->idle);
-	d->pfn = NULL;
+	free(d->census);
+	d->pfn = d->census = NULL;
 	d->idle = NULL;
+	d->pfn_cap = d->census_cap = 0;
 }
 
 const struct hb_placed *hb_daemon_placed(const struct hb_daemon *d)
@@ -63,13 +93,119 @@ const struct hb_placed *hb_daemon_placed(const struct hb_daemon *d)
 
 void hb_daemon_demote_placed(struct hb_daemon *d, uint64_t hpa, int src, int node, uint64_t t0)
 {
-	if (d->placed && hb_placed_add(d->placed, hpa, src, node, t0) < 0)
+	/* live hosts: the census finds the new frame, the old address is no use */
+	if (d->placed && !d->env.coldness.ops->census && hb_placed_add(d->placed, hpa, src, node, t0) < 0)
 		hb_dlog(d, LOG_DEBUG, "placed pages: table full, %#llx not tracked",
 			(unsigned long long)hpa);
 }
 
-/* Idle counts from the coldness source, then every placed page marked idle again. */
-static int refresh_coldness(struct hb_daemon *d)
+static bool census_node(const struct hb_daemon *d, int t)
+{
+	const struct hb_numa_node *n = &d->nodes[t];
+
+	if (!n->present || n->is_source)
+		return false;
+	return d->pcfg.target_node >= 0 ? t == d->pcfg.target_node : n->has_cpus;
+}
+
+static bool in_census(const uint64_t *pfn, size_t n, uint64_t x)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pfn[mid] == x)
+			return true;
+		if (pfn[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/* node t's window [win[0], win[1]) holds the movable frames pfn[0..n): placed follows */
+static int census_apply(struct hb_daemon *d, int t, const uint64_t win[2], const uint64_t *pfn,
+			size_t n, uint64_t t0)
+{
+	uint64_t ps = d->pcfg.page_size, *gone = NULL;
+	size_t ngone = 0, cap = 0, cur = 0;
+	struct hb_placed_page *e;
+	int r = 0;
+
+	while ((e = hb_placed_next(d->placed, &cur))) {
+		uint64_t f = hb_placed_hpa(d->placed, e) / ps;
+
+		if (e->node != t || f < win[0] || f >= win[1] || in_census(pfn, n, f))
+			continue;
+		if (ngone == cap) {
+			uint64_t *g = realloc(gone, (cap = cap ? cap * 2 : 256) * sizeof(*g));
+
+			if (!g) {
+				free(gone);
+				return -ENOMEM;
+			}
+			gone = g;
+		}
+		gone[ngone++] = f * ps;
+	}
+	for (size_t i = 0; i < ngone; i++)
+		hb_placed_remove(d->placed, gone[i]);
+	free(gone);
+	for (size_t i = 0; i < n && r == 0; i++)
+		if (!hb_placed_find(d->placed, pfn[i] * ps))
+			r = hb_placed_add(d->placed, pfn[i] * ps, d->dcfg.cxl_node, t, t0);
+	if (r == -ENOSPC) {
+		hb_dlog(d, LOG_DEBUG, "placed pages: table full, node %d's census from PFN %#llx "
+			"not tracked", t, (unsigned long long)win[0]);
+		r = 0;
+	}
+	return r;
+}
+
+/* Live hosts: the census of the next window of each promotion target's frames. */
+static int take_census(struct hb_daemon *d, uint64_t t0)
+{
+	const struct hb_coldness *c = &d->env.coldness;
+	size_t max = (size_t)((d->cfg.demote_scan_mb << 20) / d->pcfg.page_size);
+	struct hb_err err = { 0 };
+
+	if (!c->ops->census)
+		return 0;
+	if (max > d->census_cap) {
+		uint64_t *p = realloc(d->census, max * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		d->census = p;
+		d->census_cap = max;
+	}
+	for (int t = 0; t < HB_MAX_NODES; t++) {
+		uint64_t win[2];
+		long n;
+		int r;
+
+		if (!census_node(d, t))
+			continue;
+		n = c->ops->census(c->priv, t, max, d->census, win, &err);
+		if (n == -ENOENT)
+			continue;   /* no online memory block: nothing to demote */
+		if (n < 0) {
+			hb_dlog(d, LOG_WARNING, "%s", err.msg);
+			return (int)n;
+		}
+		if ((r = census_apply(d, t, win, d->census, (size_t)n, t0)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+/*
+ * Idle counts from the coldness source, then every placed page marked idle
+ * again. Live hosts: a frame found in use (or new) starts its time again.
+ */
+static int refresh_coldness(struct hb_daemon *d, uint64_t t0)
 {
 	const struct hb_coldness *c = &d->env.coldness;
 	size_t n = hb_placed_len(d->placed), k = 0, cur = 0;
@@ -95,10 +231,17 @@ static int refresh_coldness(struct hb_daemon *d)
 	if (k && (r = c->ops->check_idle(c->priv, k, d->pfn, d->idle)) < 0)
 		return r;
 	k = cur = 0;
-	while ((e = hb_placed_next(d->placed, &cur)))
-		if (e->marked)
-			e->idle = d->idle[k++] ? (uint16_t)(e->idle < UINT16_MAX ? e->idle + 1 : e->idle)
-					       : 0;
+	while ((e = hb_placed_next(d->placed, &cur))) {
+		if (!e->marked)
+			continue;
+		if (d->idle[k++]) {
+			e->idle = (uint16_t)(e->idle < UINT16_MAX ? e->idle + 1 : e->idle);
+		} else {
+			e->idle = 0;
+			if (c->ops->census)
+				e->since_ns = t0;
+		}
+	}
 	k = cur = 0;
 	while ((e = hb_placed_next(d->placed, &cur))) {
 		d->pfn[k++] = hb_placed_hpa(d->placed, e) / d->pcfg.page_size;
@@ -116,7 +259,7 @@ void hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0)
 
 	if (!d->placed || d->paused)
 		return;
-	if ((r = refresh_coldness(d)) < 0) {
+	if ((r = take_census(d, t0)) < 0 || (r = refresh_coldness(d, t0)) < 0) {
 		d->st.coldness_errors++;
 		hb_dlog(d, LOG_WARNING, "coldness (%s): %s, no demotion this cycle",
 			d->env.coldness.ops->name, strerror(-r));

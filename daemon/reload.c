@@ -63,7 +63,7 @@ static const char *const live_keys[] = {
 	"policy.threshold", "policy.top_k", "policy.hysteresis_ms", "policy.rate_mbps",
 	"policy.burst_mb", "policy.watermark_mb", "policy.target_node",
 	"demote.room_mb", "demote.rate_pages", "demote.cxl_floor_mb", "demote.cxl_node",
-	"demote.cold_cycles",
+	"demote.cold_cycles", "demote.scan_mb",
 };
 
 struct reload_diff {
@@ -117,7 +117,7 @@ int hb_daemon_reload(struct hb_daemon *d, struct hb_err *err)
 	if (d->env.dry_run_forced)
 		next->dry_run = true;
 	r = hb_daemon_check_config(d, next, err);
-	if (r < 0)
+	if (r < 0 || (r = hb_daemon_demote_check(d, next, err)) < 0)
 		goto out;
 	hb_config_diff(&d->cfg, next, on_changed, &rd);
 	d->pcfg.threshold = next->threshold;
@@ -139,6 +139,7 @@ int hb_daemon_reload(struct hb_daemon *d, struct hb_err *err)
 	d->cfg.demote_cxl_floor_mb = next->demote_cxl_floor_mb;
 	d->cfg.demote_cxl_node = next->demote_cxl_node;
 	d->cfg.demote_cold_cycles = next->demote_cold_cycles;
+	d->cfg.demote_scan_mb = next->demote_scan_mb;
 	hb_daemon_demote_config(d);
 	d->cfg.interval_ms = next->interval_ms;
 	memcpy(d->cfg.log_level, next->log_level, sizeof(d->cfg.log_level));

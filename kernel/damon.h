@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "kernel.h"
+#include "frames.h"
 
 #define HB_DAMON_ADMIN "/sys/kernel/mm/damon/admin"
 #define HB_DAMON_KD HB_DAMON_ADMIN "/kdamonds"
@@ -72,11 +73,7 @@ struct hb_damon_block_cache {
 int hb_damon_pfn_node(const char *root, struct hb_damon_block_cache *c, uint64_t pfn,
 		      uint64_t page_size);
 
-/* /proc/kpageflags bits we read (include/uapi/linux/kernel-page-flags.h). */
-#define HB_KPF_LRU 5
-#define HB_KPF_BUDDY 10
-#define HB_KPF_MMAP 11
-#define HB_KPF_NOPAGE 20
+/* /proc/kpageflags bits: HB_KPF_* of frames.h */
 /* Flags of each PFN into ret[i]; -errno when the file cannot be read. */
 int hb_damon_kpageflags(const char *root, size_t n, const uint64_t *pfn, uint64_t *ret);
 

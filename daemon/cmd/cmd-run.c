@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "coldness.h"
 #include "config.h"
 #include "daemon.h"
 #include "emulated-host.h"
@@ -71,6 +72,7 @@ int hb_cmd_run(int argc, char **argv)
 	struct hb_daemon_env env = { 0 };
 	struct hb_daemon *d = NULL;
 	struct hb_emulated_host emu = { .dram_free = 8ULL << 30 };
+	_hb_cleanup_(hb_live_coldness_freep) struct hb_live_coldness *cold = NULL;
 	struct hb_config cfg;
 	struct hb_err err = { 0 };
 	bool once = false, dry = false;
@@ -129,6 +131,17 @@ int hb_cmd_run(int argc, char **argv)
 		}
 		hb_topology_source_check_nodes(&ts, hb_platform_topology(env.platform), NULL,
 					       "hotbridge run");
+		/* opened before capabilities go: kpageflags and the bitmap are root's */
+		if (cfg.demote_enabled) {
+			long ps = sysconf(_SC_PAGESIZE);
+
+			if (hb_live_coldness_new(NULL, ps > 0 ? (uint64_t)ps : 4096, &cold, &err) < 0) {
+				hb_log_early(LOG_ERR, "hotbridge run", "demote.enabled = true: %s",
+					     err.msg);
+				goto out;
+			}
+			env.coldness = hb_live_coldness(cold);
+		}
 	}
 	if (hb_daemon_new(&cfg, &env, &d, &err) < 0) {
 		hb_log_early(LOG_ERR, "hotbridge run", "%s", err.msg);

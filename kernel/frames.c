@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A census of a node's page frames in windows (frames.h): the node's
+ * online memory blocks from sysfs, each frame's flags from /proc/kpageflags
+ * read a page of entries at a time.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "frames.h"
+#include "kernel.h"
+#include "util/macro.h"
+
+#define FLAGS_CHUNK 512          /* kpageflags entries a pread */
+#define MAX_NODES 64             /* NUMA nodes 0-63, as the daemon has */
+
+struct node_pass {
+	uint64_t *block;         /* the node's online blocks, ascending */
+	size_t nblock;
+	size_t at;               /* index of the block the next scan starts in */
+	uint64_t pfn;            /* and its PFN there; 0 with at 0: a new pass */
+	bool started;
+};
+
+struct hb_frames {
+	char root[PATH_MAX / 2];
+	char path[PATH_MAX];     /* kpageflags */
+	int fd;
+	uint64_t page_size, block_pages;
+	struct node_pass node[MAX_NODES];
+	uint64_t flags[FLAGS_CHUNK];
+};
+
+bool hb_frames_movable(uint64_t kpf)
+{
+	const uint64_t refuse = 1ULL << HB_KPF_SLAB | 1ULL << HB_KPF_WRITEBACK |
+				1ULL << HB_KPF_BUDDY | 1ULL << HB_KPF_COMPOUND_HEAD |
+				1ULL << HB_KPF_COMPOUND_TAIL | 1ULL << HB_KPF_HUGE |
+				1ULL << HB_KPF_UNEVICTABLE | 1ULL << HB_KPF_HWPOISON |
+				1ULL << HB_KPF_NOPAGE | 1ULL << HB_KPF_KSM | 1ULL << HB_KPF_THP |
+				1ULL << HB_KPF_OFFLINE | 1ULL << HB_KPF_ZERO_PAGE |
+				1ULL << HB_KPF_PGTABLE | 1ULL << HB_KPF_MLOCKED;
+
+	return (kpf >> HB_KPF_LRU & 1) && !(kpf & refuse);
+}
+
+int hb_frames_open(const char *root, uint64_t page_size, struct hb_frames **ret,
+		   struct hb_err *err)
+{
+	_hb_cleanup_(hb_frames_freep) struct hb_frames *f = calloc(1, sizeof(*f));
+	uint64_t block_bytes;
+	int r;
+
+	if (!f)
+		return hb_err_set(err, -ENOMEM, "out of memory");
+	f->fd = -1;
+	if (!page_size || (page_size & (page_size - 1)))
+		return hb_err_set(err, -EINVAL, "page frames: page size %llu is not a power of two",
+				  (unsigned long long)page_size);
+	if (root && strlen(root) >= sizeof(f->root))
+		return hb_err_set(err, -ENAMETOOLONG, "page frames: root %s: too long", root);
+	snprintf(f->root, sizeof(f->root), "%s", root ? root : "");
+	snprintf(f->path, sizeof(f->path), "%s/proc/kpageflags", f->root);
+	r = hb_read_u64(f->root, "/sys/devices/system/memory/block_size_bytes", 16, &block_bytes);
+	if (r < 0 || block_bytes < page_size || block_bytes % page_size)
+		return hb_err_set(err, r < 0 ? r : -EINVAL, "page frames: %s/sys/devices/system/"
+				  "memory/block_size_bytes: %s", f->root,
+				  r < 0 ? strerror(-r) : "not a multiple of the page size");
+	f->page_size = page_size;
+	f->block_pages = block_bytes / page_size;
+	f->fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	if (f->fd < 0) {
+		r = -errno;
+		return hb_err_set(err, r, "page frames: cannot open %s: %s%s", f->path, strerror(-r),
+				  r == -EACCES || r == -EPERM ? " (mode 0400, owned by root: needs "
+				  "root)" : "");
+	}
+	*ret = HB_TAKE_PTR(f);
+	return 0;
+}
+
+struct hb_frames *hb_frames_free(struct hb_frames *f)
+{
+	if (!f)
+		return NULL;
+	for (size_t i = 0; i < HB_ARRAY_SIZE(f->node); i++)
+		free(f->node[i].block);
+	if (f->fd >= 0)
+		(void)close(f->fd);
+	free(f);
+	return NULL;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool block_online(const char *root, const char *name)
+{
+	char path[PATH_MAX], buf[16];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/memory/%s/online", name);
+	return hb_read_text(root, path, buf, sizeof(buf)) >= 0 && !strcmp(buf, "1");
+}
+
+/* the node's online blocks, ascending, into p (a new pass) */
+static int read_blocks(struct hb_frames *f, int node, struct node_pass *p, struct hb_err *err)
+{
+	char path[PATH_MAX];
+	DIR *d;
+	struct dirent *e;
+	size_t cap = 0;
+	int r = 0;
+
+	p->nblock = p->at = 0;
+	p->pfn = 0;
+	snprintf(path, sizeof(path), "%s/sys/devices/system/node/node%d", f->root, node);
+	if (!(d = opendir(path)))
+		return hb_err_set(err, -errno, "page frames: %s: %s", path, strerror(errno));
+	while ((e = readdir(d))) {
+		uint64_t index;
+
+		if (strncmp(e->d_name, "memory", 6) ||
+		    hb_parse_u64_base(e->d_name + 6, 10, &index) < 0 || !block_online(f->root, e->d_name))
+			continue;
+		if (p->nblock == cap) {
+			uint64_t *b = realloc(p->block, (cap = cap ? cap * 2 : 64) * sizeof(*b));
+
+			if (!b) {
+				r = hb_err_set(err, -ENOMEM, "out of memory");
+				break;
+			}
+			p->block = b;
+		}
+		p->block[p->nblock++] = index;
+	}
+	closedir(d);
+	if (r < 0)
+		return r;
+	qsort(p->block, p->nblock, sizeof(*p->block), cmp_u64);
+	return p->nblock ? 0 : hb_err_set(err, -ENOENT, "page frames: node %d has no online memory "
+					  "block in %s", node, path);
+}
+
+/* flags of n frames from pfn into f->flags */
+static int read_flags(struct hb_frames *f, uint64_t pfn, size_t n, struct hb_err *err)
+{
+	ssize_t r = pread(f->fd, f->flags, n * sizeof(uint64_t), (off_t)(pfn * sizeof(uint64_t)));
+
+	if (r == (ssize_t)(n * sizeof(uint64_t)))
+		return 0;
+	return hb_err_set(err, r < 0 ? -errno : -EIO, "page frames: %s at PFN %#llx: %s", f->path,
+			  (unsigned long long)pfn, r < 0 ? strerror(errno) : "short read");
+}
+
+long hb_frames_scan(struct hb_frames *f, int node, size_t max, uint64_t *pfn,
+		    uint64_t ret_window[2], struct hb_err *err)
+{
+	struct node_pass *p;
+	size_t seen = 0, n = 0;
+	int r;
+
+	ret_window[0] = ret_window[1] = 0;
+	if (node < 0 || node >= MAX_NODES)
+		return hb_err_set(err, -EINVAL, "page frames: no node %d", node);
+	p = &f->node[node];
+	if (!p->started || p->at >= p->nblock) {
+		if ((r = read_blocks(f, node, p, err)) < 0)
+			return r;
+		p->started = true;
+		p->pfn = p->block[0] * f->block_pages;
+	}
+	ret_window[0] = p->pfn;
+	while (seen < max && p->at < p->nblock) {
+		uint64_t end = (p->block[p->at] + 1) * f->block_pages;
+		size_t k = (size_t)(end - p->pfn);
+
+		if (k > FLAGS_CHUNK)
+			k = FLAGS_CHUNK;
+		if (k > max - seen)
+			k = max - seen;
+		if ((r = read_flags(f, p->pfn, k, err)) < 0)
+			return r;
+		for (size_t i = 0; i < k; i++)
+			if (hb_frames_movable(f->flags[i]))
+				pfn[n++] = p->pfn + i;
+		seen += k;
+		p->pfn += k;
+		ret_window[1] = p->pfn;
+		if (p->pfn == end && ++p->at < p->nblock)
+			p->pfn = p->block[p->at] * f->block_pages;
+	}
+	return (long)n;
+}

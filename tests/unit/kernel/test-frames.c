@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The census of a node's page frames (kernel/frames.c) over a fake tree:
+ * 32 KiB memory blocks (8 pages of 4 KiB; block_size_bytes "8000"), node 0
+ * with blocks 2, 3 (online) and 4 (offline), node 1 with block 6, and a
+ * /proc/kpageflags of 64 entries whose flags are the kernel's bits
+ * (include/uapi/linux/kernel-page-flags.h).
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "frames.h"
+
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+
+#define BIT(b) (1ULL << (b))
+#define LRU BIT(HB_KPF_LRU)
+
+static char root[64];
+static uint64_t kpf[64];
+
+static void put(const char *rel, const char *text)
+{
+	char p[256];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s%s", root, rel);
+	for (char *s = p + strlen(root) + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = 0;
+		(void)mkdir(p, 0755);
+		*s = '/';
+	}
+	if (!text) {
+		(void)mkdir(p, 0755);
+		return;
+	}
+	assert_non_null(f = fopen(p, "w"));
+	fputs(text, f);
+	fclose(f);
+}
+
+static void write_kpageflags(size_t n)
+{
+	char p[128];
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/proc/kpageflags", root);
+	assert_true((fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600)) >= 0);
+	assert_int_equal(write(fd, kpf, n * 8), (ssize_t)(n * 8));
+	close(fd);
+}
+
+static void block(int node, int index, bool online)
+{
+	char p[128], o[8];
+
+	snprintf(p, sizeof(p), "/sys/devices/system/node/node%d/memory%d", node, index);
+	put(p, NULL);
+	snprintf(p, sizeof(p), "/sys/devices/system/memory/memory%d/online", index);
+	snprintf(o, sizeof(o), "%d\n", online);
+	put(p, o);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(root, sizeof(root), "/tmp/hb-test-frames-XXXXXX");
+	assert_non_null(mkdtemp(root));
+	put("/proc", NULL);
+	put("/sys/devices/system/memory/block_size_bytes", "8000\n");
+	block(0, 2, true);
+	block(0, 3, true);
+	block(0, 4, false);
+	block(1, 6, true);
+	put("/sys/devices/system/node/node0/cpulist", "0-1\n");   /* not a block */
+	put("/sys/devices/system/node/node5", NULL);               /* no memory */
+	memset(kpf, 0, sizeof(kpf));
+	for (int p = 16; p < 64; p++)
+		kpf[p] = LRU | BIT(HB_KPF_MMAP) | BIT(12);
+	write_kpageflags(64);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
+	return 0;
+}
+
+static void test_frames_movable_is_a_base_page_on_an_lru(void **state)
+{
+	static const int refused[] = {
+		HB_KPF_SLAB, HB_KPF_WRITEBACK, HB_KPF_BUDDY, HB_KPF_COMPOUND_HEAD,
+		HB_KPF_COMPOUND_TAIL, HB_KPF_HUGE, HB_KPF_UNEVICTABLE, HB_KPF_HWPOISON,
+		HB_KPF_NOPAGE, HB_KPF_KSM, HB_KPF_THP, HB_KPF_OFFLINE, HB_KPF_ZERO_PAGE,
+		HB_KPF_PGTABLE, HB_KPF_MLOCKED,
+	};
+
+	(void)state;
+	assert_true(hb_frames_movable(LRU));
+	/* anon, file, dirty, active, referenced, swap-backed, idle: all movable */
+	assert_true(hb_frames_movable(LRU | BIT(12) | BIT(4) | BIT(6) | BIT(2) | BIT(14) | BIT(25)));
+	assert_false(hb_frames_movable(0));
+	assert_false(hb_frames_movable(BIT(HB_KPF_MMAP) | BIT(12)));   /* mapped, off the LRU */
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		assert_false(hb_frames_movable(LRU | BIT(refused[i])));
+}
+
+static void test_frames_scan_walks_the_online_blocks_in_windows(void **state)
+{
+	struct hb_frames *f = NULL;
+	struct hb_err err = { 0 };
+	uint64_t pfn[64], win[2];
+
+	(void)state;
+	kpf[17] = BIT(HB_KPF_BUDDY);                    /* free */
+	kpf[20] = LRU | BIT(HB_KPF_UNEVICTABLE);
+	kpf[25] = LRU | BIT(HB_KPF_THP);
+	kpf[26] = BIT(HB_KPF_SLAB);
+	write_kpageflags(64);
+	assert_int_equal(hb_frames_open(root, 4096, &f, &err), 0);
+	/* window 1: five frames of block 2 (PFN 16-23) */
+	assert_int_equal(hb_frames_scan(f, 0, 5, pfn, win, &err), 3);
+	assert_int_equal(win[0], 16);
+	assert_int_equal(win[1], 21);
+	assert_int_equal(pfn[0], 16);
+	assert_int_equal(pfn[1], 18);
+	assert_int_equal(pfn[2], 19);
+	/* window 2 goes on across into block 3 and ends at the node's last online block */
+	assert_int_equal(hb_frames_scan(f, 0, 16, pfn, win, &err), 9);
+	assert_int_equal(win[0], 21);
+	assert_int_equal(win[1], 32);   /* block 4 (PFN 32-39) is offline */
+	assert_int_equal(pfn[0], 21);
+	assert_int_equal(pfn[3], 24);
+	assert_int_equal(pfn[4], 27);
+	assert_int_equal(pfn[8], 31);
+	/* a new pass reads the blocks again: block 4 came online */
+	block(0, 4, true);
+	assert_int_equal(hb_frames_scan(f, 0, 64, pfn, win, &err), 20);
+	assert_int_equal(win[0], 16);
+	assert_int_equal(win[1], 40);
+	assert_int_equal(pfn[19], 39);
+	/* node 1: its own cursor */
+	assert_int_equal(hb_frames_scan(f, 1, 64, pfn, win, &err), 8);
+	assert_int_equal(win[0], 48);
+	assert_int_equal(win[1], 56);
+	hb_frames_free(f);
+}
+
+static void test_frames_errors_name_what_failed(void **state)
+{
+	struct hb_frames *f = NULL;
+	struct hb_err err = { 0 };
+	uint64_t pfn[64], win[2];
+	char p[128];
+
+	(void)state;
+	assert_int_equal(hb_frames_open(root, 4096, &f, &err), 0);
+	/* a node without memory, and one that does not exist */
+	assert_int_equal(hb_frames_scan(f, 5, 16, pfn, win, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "node 5 has no online memory block"));
+	assert_int_equal(win[0], win[1]);
+	assert_int_equal(hb_frames_scan(f, 7, 16, pfn, win, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "/node7"));
+	assert_int_equal(hb_frames_scan(f, 64, 16, pfn, win, &err), -EINVAL);
+	/* kpageflags ends before node 1's block */
+	write_kpageflags(50);
+	assert_int_equal(hb_frames_scan(f, 1, 16, pfn, win, &err), -EIO);
+	assert_non_null(strstr(err.msg, "/proc/kpageflags at PFN 0x30: short read"));
+	hb_frames_free(f);
+	/* no kpageflags, a block size that is not whole pages */
+	snprintf(p, sizeof(p), "%s/proc/kpageflags", root);
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(hb_frames_open(root, 4096, &f, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "cannot open"));
+	assert_non_null(strstr(err.msg, "/proc/kpageflags"));
+	put("/sys/devices/system/memory/block_size_bytes", "1800\n");
+	assert_int_equal(hb_frames_open(root, 4096, &f, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "block_size_bytes: not a multiple of the page size"));
+	assert_int_equal(hb_frames_open(root, 3000, &f, &err), -EINVAL);
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_frames_movable_is_a_base_page_on_an_lru),
+		T(test_frames_scan_walks_the_online_blocks_in_windows),
+		T(test_frames_errors_name_what_failed),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
