@@ -37,13 +37,20 @@ struct hb_frames {
 	uint64_t flags[FLAGS_CHUNK];
 };
 
+/*
+ * KPF_KSM is not refused: 6.12's stable_page_flags() (fs/proc/page.c) sets
+ * it when folio->mapping has any bit of PAGE_MAPPING_KSM (ANON | MOVABLE),
+ * i.e. on every anonymous page, so refusing it refuses all anonymous
+ * memory. A real KSM page is the mover's to judge (migration moves KSM
+ * folios).
+ */
 bool hb_frames_movable(uint64_t kpf)
 {
 	const uint64_t refuse = 1ULL << HB_KPF_SLAB | 1ULL << HB_KPF_WRITEBACK |
 				1ULL << HB_KPF_BUDDY | 1ULL << HB_KPF_COMPOUND_HEAD |
 				1ULL << HB_KPF_COMPOUND_TAIL | 1ULL << HB_KPF_HUGE |
 				1ULL << HB_KPF_UNEVICTABLE | 1ULL << HB_KPF_HWPOISON |
-				1ULL << HB_KPF_NOPAGE | 1ULL << HB_KPF_KSM | 1ULL << HB_KPF_THP |
+				1ULL << HB_KPF_NOPAGE | 1ULL << HB_KPF_THP |
 				1ULL << HB_KPF_OFFLINE | 1ULL << HB_KPF_ZERO_PAGE |
 				1ULL << HB_KPF_PGTABLE | 1ULL << HB_KPF_MLOCKED;
 
