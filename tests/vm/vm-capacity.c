@@ -5,21 +5,23 @@
  *
  *   hb-vmcapacity FEED LEAVE_MB HOT_MB SECONDS LINGER_S RESULT
  *
- *  1. cold: anonymous memory bound to node 0 (mbind), filled page by page
- *     with a per-page pattern until node 0's MemFree is down to LEAVE_MB
- *     (read from /sys/devices/system/node/node0/meminfo); never read again
- *     until the end, so it stays idle;
- *  2. hot: HOT_MB bound to node 1 (the "CXL" node), filled the same way;
- *  3. for at most SECONDS: every round (~200 ms) reads every hot page, asks
- *     move_pages(2) (nodes = NULL) where the hot pages are, and writes the
+ *  1. hot: HOT_MB of anonymous memory bound to node 1 (mbind; the "CXL"
+ *     node), filled page by page with a per-page pattern;
+ *  2. cold: as much memory bound to node 0 as node 0's MemFree (from
+ *     /sys/devices/system/node/node0/meminfo) exceeds LEAVE_MB, filled the
+ *     same way; never read again until the end, so it stays idle;
+ *  3. for at most SECONDS: a thread reads every hot page every 50 ms; every
+ *     round (~200 ms) asks move_pages(2) (nodes = NULL) where the hot pages
+ *     are (counting those seen leaving node 0 again), and writes the
  *     HPAs (PFN from /proc/self/pagemap x page size) of those still on node
- *     1 as replay lines (`hpa=0x... len=4096 count=N`) into FEED, a FIFO the
- *     daemon reads; stops LINGER_S seconds after every hot page reached node
+ *     1 as replay lines (`hpa=0x... len=4096 count=N`), each page once a
+ *     second, into FEED, a FIFO the daemon reads; stops LINGER_S seconds after every hot page reached node
  *     0 (a demotion that took hot pages would show in those seconds);
  *  4. every page's node (move_pages, nodes = NULL) and bytes (checksum
  *     against the one taken at fill time).
  *
- * Nodes' MemFree is sampled all along (each 4 MiB of the fill, each round).
+ * Nodes' MemFree is sampled all along (each 4 MiB of the fill, each round),
+ * alone and with the free pages in the per-CPU lists (/proc/zoneinfo).
  * RESULT gets "key value" lines for the script's TAP; progress goes to
  * stdout as "# " lines. Exit 0 when the workload ran (the checks are the
  * script's), 1 when it could not.
@@ -28,6 +30,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,8 +42,15 @@
 #include "vm-lib.h"
 
 #define MAX_NODE 3        /* nodes 0..2, and "elsewhere" */
-#define FEED_COUNT 16     /* count= of each hot record */
+/*
+ * count= of each hot record: one is over policy.threshold (8). The daemon's
+ * cycles slow the rounds down under TCG (seconds while it takes its census),
+ * so a page must not need several rounds' records to be promoted
+ */
+#define FEED_COUNT 16
 #define ROUND_MS 200
+#define TOUCH_MS 50
+#define FEED_EVERY_MS 1000
 
 struct area {
 	char *base;
@@ -48,7 +59,7 @@ struct area {
 };
 
 struct samples {
-	uint64_t n, min_free[MAX_NODE];
+	uint64_t n, min_free[MAX_NODE], min_free_pcp[MAX_NODE];
 };
 
 static uint64_t node_free_kb(int node)
@@ -68,13 +79,42 @@ static uint64_t node_free_kb(int node)
 	return kb;
 }
 
+/*
+ * kB of free pages held in the nodes' per-CPU lists (/proc/zoneinfo
+ * "pagesets" counts): MemFree leaves them out, since the kernel takes them
+ * from the free lists in batches before they are handed out
+ */
+static void pcp_kb(uint64_t kb[MAX_NODE])
+{
+	FILE *f = fopen("/proc/zoneinfo", "re");
+	char line[256];
+	unsigned long long v;
+	int node = -1;
+
+	memset(kb, 0, sizeof(uint64_t) * MAX_NODE);
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Node %d,", &node) == 1)
+			continue;
+		if (node >= 0 && node < MAX_NODE && sscanf(line, " count: %llu", &v) == 1)
+			kb[node] += v * vm_page_size() / 1024;
+	}
+	fclose(f);
+}
+
 static void sample(struct samples *s)
 {
+	uint64_t pcp[MAX_NODE];
+
+	pcp_kb(pcp);
 	for (int k = 0; k < MAX_NODE; k++) {
 		uint64_t kb = node_free_kb(k);
 
 		if (!s->n || kb < s->min_free[k])
 			s->min_free[k] = kb;
+		if (!s->n || kb + pcp[k] < s->min_free_pcp[k])
+			s->min_free_pcp[k] = kb + pcp[k];
 	}
 	s->n++;
 }
@@ -126,21 +166,52 @@ static int area_nodes(const struct area *a, int *status)
 	return r;
 }
 
-/* reads every hot page (an access the kernel's young bits see) */
-static uint64_t touch(const struct area *a)
-{
-	uint64_t x = 0;
+/*
+ * A thread reads every hot page (an access the kernel's young bits see)
+ * every TOUCH_MS, apart from the rounds: a round waits for the daemon to
+ * read the FIFO, which it does between cycles that take seconds under TCG,
+ * and a hot page left untouched that long is cold by any measure.
+ */
+struct toucher {
+	const struct area *a;
+	atomic_bool stop;
+	double max_gap;       /* seconds between the starts of two passes, at most */
+	uint64_t passes, sum;
+};
 
-	for (size_t i = 0; i < a->n; i++)
-		x += *(volatile const uint64_t *)(a->base + i * vm_page_size());
-	return x;
+static void *touch_main(void *arg)
+{
+	struct toucher *t = arg;
+	double last = vm_now();
+
+	while (!atomic_load(&t->stop)) {
+		double now = vm_now();
+
+		if (t->passes && now - last > t->max_gap)
+			t->max_gap = now - last;
+		last = now;
+		for (size_t i = 0; i < t->a->n; i++)
+			t->sum += *(volatile const uint64_t *)(t->a->base + i * vm_page_size());
+		t->passes++;
+		usleep(TOUCH_MS * 1000);
+	}
+	return NULL;
 }
 
-/* replay lines for the hot pages on node 1, in writes of at most PIPE_BUF */
-static int feed(int fd, const struct area *a, const int *status, uint64_t *pfn, size_t *fed)
+/*
+ * Replay lines, in writes of at most PIPE_BUF, for the hot pages on node 1
+ * not fed in the last FEED_EVERY_MS (or fed at another frame). A record
+ * outlives its page at that frame: the daemon may read it after the page
+ * was promoted and a demoted page took the frame, and promote that one.
+ * Feeding each page again only once a second keeps such records few while
+ * its heat (count 16, decaying 0.8 a cycle) stays over the threshold.
+ */
+static int feed(int fd, const struct area *a, const int *status, uint64_t *pfn,
+		uint64_t *fed_pfn, double *fed_at, size_t *fed)
 {
 	char buf[4096], line[96];
 	size_t len = 0;
+	double now = vm_now();
 	int r = vm_pfn_range(getpid(), (uintptr_t)a->base, a->n, pfn);
 
 	if (r < 0)
@@ -149,8 +220,11 @@ static int feed(int fd, const struct area *a, const int *status, uint64_t *pfn, 
 	for (size_t i = 0; i < a->n; i++) {
 		int k;
 
-		if (status[i] != 1 || !pfn[i])
+		if (status[i] != 1 || !pfn[i] ||
+		    (fed_pfn[i] == pfn[i] && now - fed_at[i] < FEED_EVERY_MS / 1e3))
 			continue;
+		fed_pfn[i] = pfn[i];
+		fed_at[i] = now;
 		k = snprintf(line, sizeof(line), "hpa=0x%" PRIx64 " len=%" PRIu64 " count=%d\n",
 			     pfn[i] * vm_page_size(), vm_page_size(), FEED_COUNT);
 		if (len + (size_t)k > sizeof(buf)) {
@@ -178,6 +252,34 @@ static void census(const struct area *a, const int *status, size_t on[MAX_NODE +
 	}
 }
 
+/* the kernel's page flags of every 16th page, the most common values first */
+static void flags_diag(const char *what, const struct area *a, uint64_t *pfn)
+{
+	struct { uint64_t flags; size_t n; } seen[8] = { { 0 } };
+	size_t other = 0;
+
+	if (vm_pfn_range(getpid(), (uintptr_t)a->base, a->n, pfn) < 0)
+		return;
+	for (size_t i = 0; i < a->n; i += 16) {
+		uint64_t f = pfn[i] ? vm_kpageflags(pfn[i]) : 0;
+		size_t k = 0;
+
+		while (k < 8 && seen[k].n && seen[k].flags != f)
+			k++;
+		if (k == 8) {
+			other++;
+			continue;
+		}
+		seen[k].flags = f;
+		seen[k].n++;
+	}
+	for (size_t k = 0; k < 8 && seen[k].n; k++)
+		tap_diag("%s pages: kpageflags %#" PRIx64 " on %zu of %zu sampled", what, seen[k].flags,
+			 seen[k].n, (a->n + 15) / 16);
+	if (other)
+		tap_diag("%s pages: %zu sampled with other flags", what, other);
+}
+
 static int parse_u64(const char *s, uint64_t *v)
 {
 	char *end;
@@ -192,10 +294,12 @@ int main(int argc, char **argv)
 	uint64_t leave_mb, hot_mb, secs, linger, ps = vm_page_size();
 	struct area cold = { 0 }, hot = { 0 };
 	struct samples smp = { 0 };
-	size_t on[MAX_NODE + 1], bad, fed = 0, rounds = 0, fed_total = 0;
-	double t0, t_fill, t_all = 0, deadline;
-	uint64_t free0_kb, *pfn;
-	int *status, fd;
+	size_t on[MAX_NODE + 1], bad, fed = 0, rounds = 0, fed_total = 0, plan, hot_left = 0;
+	struct toucher tch = { 0 };
+	pthread_t th;
+	double t0, t_fill, t_all = 0, deadline, *fed_at;
+	uint64_t free0_kb, *pfn, *fed_pfn;
+	int *status, *prev, fd;
 	FILE *res;
 
 	if (argc != 7 || parse_u64(argv[2], &leave_mb) || parse_u64(argv[3], &hot_mb) ||
@@ -210,53 +314,78 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	/* cold: fill node 0 down to LEAVE_MB free */
+	/*
+	 * hot first, so that node 1's MemFree already counts it when demotion
+	 * (which may start during the cold fill) meets the floor
+	 */
+	t0 = vm_now();
+	if (area_map(&hot, hot_mb * 256, 1) < 0) {
+		fprintf(stderr, "hb-vmcapacity: cannot map %" PRIu64 " MiB on node 1: %m\n", hot_mb);
+		return 1;
+	}
+	for (hot.n = 0; hot.n < hot_mb * 256; hot.n++)
+		area_fill_page(&hot, hot.n, 0x407);
+	/*
+	 * cold: what node 0 has free beyond LEAVE_MB now (not "until MemFree is
+	 * LEAVE_MB": demotions during the fill would make that open-ended); stops
+	 * early should MemFree fall to LEAVE_MB / 2
+	 */
 	free0_kb = node_free_kb(0);
 	if (free0_kb / 1024 <= leave_mb + 16) {
 		fprintf(stderr, "hb-vmcapacity: node 0 has %" PRIu64 " MiB free, not more than "
 			"LEAVE_MB %" PRIu64 " + 16\n", free0_kb / 1024, leave_mb);
 		return 1;
 	}
-	t0 = vm_now();
-	if (area_map(&cold, free0_kb / 4 - leave_mb * 256, 0) < 0 ||
-	    area_map(&hot, hot_mb * 256, 1) < 0) {
-		fprintf(stderr, "hb-vmcapacity: cannot map and bind: %m\n");
+	plan = free0_kb / 4 - leave_mb * 256;
+	if (area_map(&cold, plan, 0) < 0) {
+		fprintf(stderr, "hb-vmcapacity: cannot map %zu pages on node 0: %m\n", plan);
 		return 1;
 	}
-	for (size_t max = free0_kb / 4 - leave_mb * 256; cold.n < max;) {
+	while (cold.n < plan) {
 		if (cold.n % 1024 == 0) {
 			sample(&smp);
-			if (node_free_kb(0) / 1024 <= leave_mb)
+			if (node_free_kb(0) / 1024 <= leave_mb / 2)
 				break;
 		}
 		area_fill_page(&cold, cold.n++, 0xC01D);
 	}
-	for (hot.n = 0; hot.n < hot_mb * 256; hot.n++)
-		area_fill_page(&hot, hot.n, 0x407);
 	t_fill = vm_now() - t0;
 	status = calloc(cold.n > hot.n ? cold.n : hot.n, sizeof(*status));
-	pfn = calloc(hot.n, sizeof(*pfn));
-	if (!status || !pfn)
+	pfn = calloc(cold.n > hot.n ? cold.n : hot.n, sizeof(*pfn));
+	prev = calloc(hot.n, sizeof(*prev));
+	fed_pfn = calloc(hot.n, sizeof(*fed_pfn));
+	fed_at = calloc(hot.n, sizeof(*fed_at));
+	if (!status || !pfn || !prev || !fed_pfn || !fed_at)
 		return 1;
+	flags_diag("cold", &cold, pfn);
 	sample(&smp);
 	tap_diag("filled %zu cold pages on node 0 and %zu hot on node 1 in %.1f s; MemFree "
 		 "node 0 %" PRIu64 " MiB, node 1 %" PRIu64 " MiB", cold.n, hot.n, t_fill,
 		 node_free_kb(0) / 1024, node_free_kb(1) / 1024);
-	fprintf(res, "cold_pages %zu\nhot_pages %zu\nfree0_after_fill_kb %" PRIu64
-		"\nfree1_after_fill_kb %" PRIu64 "\n", cold.n, hot.n, node_free_kb(0), node_free_kb(1));
+	fprintf(res, "cold_pages %zu\ncold_planned %zu\nhot_pages %zu\nfree0_before_cold_kb %" PRIu64
+		"\nfree0_after_fill_kb %" PRIu64 "\nfree1_after_fill_kb %" PRIu64 "\n", cold.n, plan,
+		hot.n, free0_kb, node_free_kb(0), node_free_kb(1));
 
-	/* hot: touch, feed the ones still on node 1, until all moved (+ LINGER_S) */
+	/* hot: touched all along; fed while on node 1, until all moved (+ LINGER_S) */
+	tch.a = &hot;
+	if ((errno = pthread_create(&th, NULL, touch_main, &tch))) {
+		fprintf(stderr, "hb-vmcapacity: cannot start the toucher: %m\n");
+		return 1;
+	}
 	deadline = vm_now() + (double)secs;
 	while (vm_now() < deadline) {
 		size_t on0 = 0;
 
-		touch(&hot);
-		if (area_nodes(&hot, status) < 0 || feed(fd, &hot, status, pfn, &fed) < 0) {
+		if (area_nodes(&hot, status) < 0 || feed(fd, &hot, status, pfn, fed_pfn, fed_at, &fed) < 0) {
 			fprintf(stderr, "hb-vmcapacity: round %zu: %m\n", rounds);
 			return 1;
 		}
-		for (size_t i = 0; i < hot.n; i++)
+		for (size_t i = 0; i < hot.n; i++) {
 			on0 += status[i] == 0;
+			/* a hot page that went back to node 1: the daemon demoted it */
+			hot_left += rounds && prev[i] == 0 && status[i] != 0;
+			prev[i] = status[i];
+		}
 		sample(&smp);
 		fed_total += fed;
 		if (rounds++ % 10 == 0)
@@ -270,12 +399,17 @@ int main(int argc, char **argv)
 		}
 		usleep(ROUND_MS * 1000);
 	}
+	atomic_store(&tch.stop, true);
+	pthread_join(th, NULL);
 	close(fd);
 	sample(&smp);
-	fprintf(res, "rounds %zu\nfed_records %zu\nhot_all_on_node0_s %.1f\nsamples %" PRIu64 "\n",
-		rounds, fed_total, t_all ? t_all - t0 - t_fill : -1.0, smp.n);
+	fprintf(res, "rounds %zu\nfed_records %zu\nhot_all_on_node0_s %.1f\nsamples %" PRIu64
+		"\nhot_demoted_seen %zu\ntouch_passes %" PRIu64 "\ntouch_max_gap_ms %.0f\n",
+		rounds, fed_total, t_all ? t_all - t0 - t_fill : -1.0, smp.n, hot_left, tch.passes,
+		tch.max_gap * 1e3);
 	for (int k = 0; k < MAX_NODE; k++)
-		fprintf(res, "min_free%d_kb %" PRIu64 "\n", k, smp.min_free[k]);
+		fprintf(res, "min_free%d_kb %" PRIu64 "\nmin_free_pcp%d_kb %" PRIu64 "\n", k,
+			smp.min_free[k], k, smp.min_free_pcp[k]);
 
 	/* where every page is, and its bytes */
 	if (area_nodes(&hot, status) < 0)
