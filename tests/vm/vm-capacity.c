@@ -17,8 +17,9 @@
  *     1 as replay lines (`hpa=0x... len=4096 count=N`), each page once a
  *     second, into FEED, a FIFO the daemon reads; stops LINGER_S seconds after every hot page reached node
  *     0 (a demotion that took hot pages would show in those seconds);
- *  4. every page's node (move_pages, nodes = NULL) and bytes (checksum
- *     against the one taken at fill time).
+ *  4. every page's node (move_pages, nodes = NULL; asked again while any
+ *     page is being moved) and bytes (checksum against the one taken at
+ *     fill time).
  *
  * Nodes' MemFree is sampled all along (each 4 MiB of the fill, each round),
  * alone and with the free pages in the per-CPU lists (/proc/zoneinfo).
@@ -167,6 +168,27 @@ static int area_nodes(const struct area *a, int *status)
 }
 
 /*
+ * area_nodes() until no page reads an error, for up to 2 s: a page the
+ * daemon is moving right then has a migration entry, which reads -ENOENT.
+ * Returns how many queries it took, or -errno.
+ */
+static int area_nodes_settled(const struct area *a, int *status)
+{
+	for (int tries = 1;; tries++) {
+		size_t bad = 0;
+		int r = area_nodes(a, status);
+
+		if (r < 0)
+			return r;
+		for (size_t i = 0; i < a->n; i++)
+			bad += status[i] < 0;
+		if (!bad || tries == 20)
+			return tries;
+		usleep(100 * 1000);
+	}
+}
+
+/*
  * A thread reads every hot page (an access the kernel's young bits see)
  * every TOUCH_MS, apart from the rounds: a round waits for the daemon to
  * read the FIFO, which it does between cycles that take seconds under TCG,
@@ -299,7 +321,7 @@ int main(int argc, char **argv)
 	pthread_t th;
 	double t0, t_fill, t_all = 0, deadline, *fed_at;
 	uint64_t free0_kb, *pfn, *fed_pfn;
-	int *status, *prev, fd;
+	int *status, *prev, fd, tries, r;
 	FILE *res;
 
 	if (argc != 7 || parse_u64(argv[2], &leave_mb) || parse_u64(argv[3], &hot_mb) ||
@@ -412,13 +434,14 @@ int main(int argc, char **argv)
 			smp.min_free[k], k, smp.min_free_pcp[k]);
 
 	/* where every page is, and its bytes */
-	if (area_nodes(&hot, status) < 0)
+	if ((tries = area_nodes_settled(&hot, status)) < 0)
 		return 1;
 	census(&hot, status, on, &bad);
 	fprintf(res, "hot_on0 %zu\nhot_on1 %zu\nhot_on2 %zu\nhot_elsewhere %zu\nhot_bad %zu\n",
 		on[0], on[1], on[2], on[3], bad);
-	if (area_nodes(&cold, status) < 0)
+	if ((r = area_nodes_settled(&cold, status)) < 0)
 		return 1;
+	fprintf(res, "node_queries %d %d\n", tries, r);
 	census(&cold, status, on, &bad);
 	fprintf(res, "cold_on0 %zu\ncold_on1 %zu\ncold_on2 %zu\ncold_elsewhere %zu\ncold_bad %zu\n",
 		on[0], on[1], on[2], on[3], bad);
