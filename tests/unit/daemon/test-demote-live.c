@@ -25,7 +25,9 @@
 
 #include "coldness.h"
 #include "daemon.h"
+#include "emul-config.h"
 #include "emulated-host.h"
+#include "fake-tree.h"
 #include "frames.h"
 #include "idle.h"
 
@@ -57,35 +59,12 @@ long __wrap_hb_sys_move_phys_pages(long nr, unsigned long count, const uint64_t 
 
 static void put(const char *rel, const char *text)
 {
-	char p[256];
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s%s", root, rel);
-	for (char *s = p + strlen(root) + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = 0;
-		(void)mkdir(p, 0755);
-		*s = '/';
-	}
-	if (!text) {
-		(void)mkdir(p, 0755);
-		return;
-	}
-	assert_non_null(f = fopen(p, "w"));
-	fputs(text, f);
-	fclose(f);
+	hb_fake_put(root, rel, text);
 }
 
 static void put_bin(const char *rel, const void *buf, size_t len)
 {
-	char p[256];
-	int fd;
-
-	snprintf(p, sizeof(p), "%s%s", root, rel);
-	assert_true((fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600)) >= 0);
-	assert_int_equal(write(fd, buf, len), (ssize_t)len);
-	close(fd);
+	hb_fake_put_bin(root, rel, buf, len);
 }
 
 static uint64_t bitmap_word(void)
@@ -114,8 +93,7 @@ static int setup(void **state)
 	uint64_t kpf[64] = { 0 }, zero = 0;
 
 	(void)state;
-	snprintf(root, sizeof(root), "/tmp/hb-test-demote-live-XXXXXX");
-	assert_non_null(mkdtemp(root));
+	hb_fake_tree_new(root, sizeof(root), "test-demote-live");
 	put("/proc", NULL);
 	put("/sys/kernel/mm/page_idle", NULL);
 	put("/sys/devices/system/memory/block_size_bytes", "8000\n");
@@ -138,11 +116,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	assert_int_equal(system(cmd), 0);
+	hb_fake_tree_remove(root);
 	return 0;
 }
 
@@ -150,7 +125,7 @@ static void live_config(struct hb_config *cfg)
 {
 	static const char *const params[] = { "capacity=536870912", "accesses=2000", NULL };
 
-	hb_config_defaults(cfg);
+	hb_test_emul_config(cfg, params);
 	cfg->interval_ms = 1000;
 	cfg->threshold = 1000000;   /* the emulated CHMU's pages never promote: demotion alone */
 	cfg->rate_mbps = 0;
@@ -163,15 +138,6 @@ static void live_config(struct hb_config *cfg)
 	cfg->demote_rate_pages = 0;
 	cfg->demote_cxl_floor_mb = 64;
 	cfg->demote_cxl_node = 2;
-	cfg->control_socket[0] = cfg->plugin_dir[0] = '\0';
-	snprintf(cfg->log_level, sizeof(cfg->log_level), "err");
-	cfg->nsources = 1;
-	memset(&cfg->sources[0], 0, sizeof(cfg->sources[0]));
-	strcpy(cfg->sources[0].name, "emu");
-	strcpy(cfg->sources[0].type, "emul-chmu");
-	strcpy(cfg->sources[0].memdev, "mem0");
-	cfg->sources[0].params[0] = (char *)params[0];
-	cfg->sources[0].params[1] = (char *)params[1];
 }
 
 static int live_daemon(struct hb_emulated_host *host, struct hb_config *cfg,
