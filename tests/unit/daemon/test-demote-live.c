@@ -250,6 +250,30 @@ static void test_demote_live_frames_wait_for_the_hysteresis(void **state)
 	hb_live_coldness_free(cold);
 }
 
+/* far from its goal (1032 MiB + the room, 8 MiB), node 0 costs the kernel nothing */
+static void test_demote_live_tracks_nothing_while_dram_has_room(void **state)
+{
+	struct hb_emulated_host host = { .dram_free = (1040ULL + 1) << 20 };
+	struct hb_live_coldness *cold = NULL;
+	struct hb_daemon *d = NULL;
+	struct hb_config cfg;
+	struct hb_err err = { 0 };
+
+	(void)state;
+	live_config(&cfg);
+	assert_int_equal(live_daemon(&host, &cfg, HB_MIGRATOR_PHYS, &cold, &d, &err), 0);
+	assert_int_equal(hb_daemon_simulate(d, 3), 0);
+	assert_int_equal(hb_placed_len(hb_daemon_placed(d)), 0);
+	assert_int_equal(bitmap_word(), 0);
+	/* within the room of its goal: the census and idle marks start */
+	host.dram_free = (1040ULL - 1) << 20;
+	assert_int_equal(hb_daemon_simulate(d, 1), 0);
+	assert_int_equal(hb_placed_len(hb_daemon_placed(d)), 12);
+	assert_int_equal(demote_asked, 0);
+	hb_daemon_free(d);
+	hb_live_coldness_free(cold);
+}
+
 static void test_demote_live_refuses_what_it_cannot_do(void **state)
 {
 	struct hb_emulated_host host = { .dram_free = (1024ULL + 4) << 20 };
@@ -289,6 +313,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_demote_live_moves_frames_idle_for_cold_cycles),
 		T(test_demote_live_frames_wait_for_the_hysteresis),
+		T(test_demote_live_tracks_nothing_while_dram_has_room),
 		T(test_demote_live_refuses_what_it_cannot_do),
 	};
 
