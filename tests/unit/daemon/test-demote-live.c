@@ -23,6 +23,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include <json-c/json.h>
+
 #include "coldness.h"
 #include "daemon.h"
 #include "emul-config.h"
@@ -194,6 +196,14 @@ static void test_demote_live_moves_frames_idle_for_cold_cycles(void **state)
 	assert_int_equal(wrong_node, 0);
 	assert_int_equal(s->demoted_pages_by_node[2], 10);
 	assert_int_equal(s->demoted_bytes, 10 * 4096);
+	{
+		json_object *st = hb_daemon_stats_json(d);
+
+		assert_string_equal(json_object_get_string(json_object_object_get(st, "coldness")),
+				    "page_idle");
+		assert_int_equal(json_object_get_int64(json_object_object_get(st, "placed_pages")), 2);
+		json_object_put(st);
+	}
 	/* 4: PFN 20, idle twice since it was touched, goes too; 21 was freed meanwhile */
 	{
 		uint64_t kpf = BIT(HB_KPF_BUDDY);
