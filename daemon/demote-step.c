@@ -164,6 +164,23 @@ static int census_apply(struct hb_daemon *d, int t, const uint64_t win[2], const
 	return r;
 }
 
+/*
+ * Live hosts: idle tracking costs the kernel an rmap walk per frame, so it
+ * runs only while a promotion target is within demote.room_mb of its goal
+ * (the idle counts are ready by the time it falls below).
+ */
+static bool worth_tracking(const struct hb_daemon *d)
+{
+	uint64_t near = d->dcfg.goal_bytes + (d->cfg.demote_room_mb << 20);
+
+	if (!d->env.coldness.ops->census)
+		return true;
+	for (int t = 0; t < HB_MAX_NODES; t++)
+		if (census_node(d, t) && d->nodes[t].free_bytes < near)
+			return true;
+	return false;
+}
+
 /* Live hosts: the census of the next window of each promotion target's frames. */
 static int take_census(struct hb_daemon *d, uint64_t t0)
 {
@@ -257,7 +274,7 @@ void hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0)
 	size_t n, np;
 	int r;
 
-	if (!d->placed || d->paused)
+	if (!d->placed || d->paused || !worth_tracking(d))
 		return;
 	if ((r = take_census(d, t0)) < 0 || (r = refresh_coldness(d, t0)) < 0) {
 		d->st.coldness_errors++;

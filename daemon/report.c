@@ -73,7 +73,7 @@ void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
 	fprintf(f, "hotbridge_demoted_bytes_total %llu\n", (unsigned long long)s->demoted_bytes);
 	METRIC("demote_backoffs_total", "counter", "Failed demotions (EBUSY, ENOMEM) that rested their DRAM node.");
 	fprintf(f, "hotbridge_demote_backoffs_total %llu\n", (unsigned long long)s->demote_backoffs);
-	METRIC("placed_pages", "gauge", "Pages hotbridge placed on DRAM and has not demoted.");
+	METRIC("placed_pages", "gauge", "Pages tracked for demotion: those hotbridge placed on DRAM (emulated host), the DRAM frames its census found (live host).");
 	fprintf(f, "hotbridge_placed_pages %zu\n", d->placed ? hb_placed_len(d->placed) : 0);
 	METRIC("source_errors_total", "counter", "Failed source polls.");
 	fprintf(f, "hotbridge_source_errors_total %llu\n", (unsigned long long)s->source_errors);
@@ -250,6 +250,8 @@ json_object *hb_daemon_stats_json(struct hb_daemon *d)
 	json_object_object_add(o, "demote_backoffs", hb_daemon_json_u64(d->st.demote_backoffs));
 	json_object_object_add(o, "placed_pages",
 			       d->placed ? hb_daemon_json_u64(hb_placed_len(d->placed)) : NULL);
+	json_object_object_add(o, "coldness", d->placed && d->env.coldness.ops
+				      ? json_object_new_string(d->env.coldness.ops->name) : NULL);
 	json_object_object_add(o, "source_errors", hb_daemon_json_u64(d->st.source_errors));
 	json_object_object_add(o, "uevents", hb_daemon_json_u64(d->st.uevents));
 	json_object_object_add(o, "topology_reloads", hb_daemon_json_u64(d->st.topology_reloads));

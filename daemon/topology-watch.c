@@ -25,15 +25,12 @@ uint64_t hb_daemon_topology_nodes(struct hb_daemon *d)
 /* regions hotbridge does not translate (translate/refuse.c), each with its reason */
 void hb_daemon_warn_refused(struct hb_daemon *d)
 {
-	const struct hb_topology *t = hb_platform_topology(d->env.platform);
+	const struct hb_region *rg;
+	size_t cur = 0;
 
-	for (size_t i = 0; t && i < hb_topology_nr_regions(t); i++) {
-		const struct hb_region *rg = hb_topology_region(t, i);
-
-		if (rg->refused[0])
-			hb_dlog(d, LOG_WARNING, "region %s not translated: %s; its pages are never "
-				"promoted", rg->name, rg->refused);
-	}
+	while ((rg = hb_topology_next_refused(hb_platform_topology(d->env.platform), &cur)))
+		hb_dlog(d, LOG_WARNING, "region %s not translated: %s; its pages are never promoted",
+			rg->name, rg->refused);
 }
 
 int hb_daemon_rebuild_topology(struct hb_daemon *d, struct hb_err *err)

@@ -122,11 +122,10 @@ static bool block_online(const char *root, const char *name)
 /* the node's online blocks, ascending, into p (a new pass) */
 static int read_blocks(struct hb_frames *f, int node, struct node_pass *p, struct hb_err *err)
 {
+	_hb_cleanup_closedir_ DIR *d = NULL;
 	char path[PATH_MAX];
-	DIR *d;
 	struct dirent *e;
 	size_t cap = 0;
-	int r = 0;
 
 	p->nblock = p->at = 0;
 	p->pfn = 0;
@@ -142,17 +141,12 @@ static int read_blocks(struct hb_frames *f, int node, struct node_pass *p, struc
 		if (p->nblock == cap) {
 			uint64_t *b = realloc(p->block, (cap = cap ? cap * 2 : 64) * sizeof(*b));
 
-			if (!b) {
-				r = hb_err_set(err, -ENOMEM, "out of memory");
-				break;
-			}
+			if (!b)
+				return hb_err_set(err, -ENOMEM, "out of memory");
 			p->block = b;
 		}
 		p->block[p->nblock++] = index;
 	}
-	closedir(d);
-	if (r < 0)
-		return r;
 	qsort(p->block, p->nblock, sizeof(*p->block), cmp_u64);
 	return p->nblock ? 0 : hb_err_set(err, -ENOENT, "page frames: node %d has no online memory "
 					  "block in %s", node, path);

@@ -574,6 +574,17 @@ const struct hb_region *hb_topology_region(const struct hb_topology *t, size_t i
 	return i < t->nr_regions ? &t->regions[i] : NULL;
 }
 
+const struct hb_region *hb_topology_next_refused(const struct hb_topology *t, size_t *cursor)
+{
+	while (t && *cursor < t->nr_regions) {
+		const struct hb_region *rg = &t->regions[(*cursor)++];
+
+		if (rg->refused[0])
+			return rg;
+	}
+	return NULL;
+}
+
 const struct hb_root_decoder *hb_topology_root(const struct hb_topology *t, size_t i)
 {
 	return i < t->nr_roots ? &t->roots[i] : NULL;

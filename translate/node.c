@@ -51,8 +51,6 @@ struct hb_node_map *hb_node_map_free(struct hb_node_map *m)
 	return NULL;
 }
 
-HB_DEFINE_CLEANUP(DIR *, closedir)
-
 static int path_of(char *buf, size_t size, const char *root, const char *fmt, const char *a,
 		   const char *b)
 {
@@ -84,7 +82,7 @@ static int add_block(struct hb_node_map *m, uint64_t index, int node)
 
 static int scan_node(struct hb_node_map *m, const char *root, const char *node_dir, int node)
 {
-	_hb_cleanup_(closedirp) DIR *d = NULL;
+	_hb_cleanup_closedir_ DIR *d = NULL;
 	char path[PATH_MAX];
 	struct dirent *de;
 	int r;
@@ -116,7 +114,7 @@ static int cmp_block(const void *a, const void *b)
 
 static int scan_dax(struct hb_node_map *m, const char *root)
 {
-	_hb_cleanup_(closedirp) DIR *d = NULL;
+	_hb_cleanup_closedir_ DIR *d = NULL;
 	char path[PATH_MAX];
 	struct dirent *de;
 	int r;
@@ -158,7 +156,7 @@ static int scan_dax(struct hb_node_map *m, const char *root)
 int hb_node_map_load(const char *root, struct hb_node_map **ret, struct hb_err *err)
 {
 	_hb_cleanup_node_map_ struct hb_node_map *m = NULL;
-	_hb_cleanup_(closedirp) DIR *d = NULL;
+	_hb_cleanup_closedir_ DIR *d = NULL;
 	char path[PATH_MAX];
 	struct dirent *de;
 	long page;

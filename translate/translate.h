@@ -187,6 +187,11 @@ size_t hb_topology_nr_roots(const struct hb_topology *t);
 const struct hb_memdev *hb_topology_memdev(const struct hb_topology *t, size_t i);
 const struct hb_endpoint_decoder *hb_topology_endpoint(const struct hb_topology *t, size_t i);
 const struct hb_region *hb_topology_region(const struct hb_topology *t, size_t i);
+/*
+ * The next region from *cursor (start at 0) that hotbridge refuses to
+ * translate (its refused[] says why), or NULL; t NULL: none.
+ */
+const struct hb_region *hb_topology_next_refused(const struct hb_topology *t, size_t *cursor);
 const struct hb_root_decoder *hb_topology_root(const struct hb_topology *t, size_t i);
 /* Mutable root access for the CEDT step before finalize. */
 struct hb_root_decoder *hb_topology_root_mut(struct hb_topology *t, size_t i);

@@ -20,13 +20,11 @@ static void usage(FILE *f)
 /* Regions hotbridge will not translate, each named on stderr: exit 3 if any. */
 static int refusals(const struct hb_topology *t)
 {
+	const struct hb_region *rg;
+	size_t cur = 0;
 	int ret = 0;
 
-	for (size_t i = 0; i < hb_topology_nr_regions(t); i++) {
-		const struct hb_region *rg = hb_topology_region(t, i);
-
-		if (!rg->refused[0])
-			continue;
+	while ((rg = hb_topology_next_refused(t, &cur))) {
 		fprintf(stderr, "hotbridge topology: %s not translated: %s\n", rg->name, rg->refused);
 		ret = HB_EXIT_REFUSED;
 	}

@@ -6,6 +6,7 @@
 #ifndef HB_UTIL_MACRO_H
 #define HB_UTIL_MACRO_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -38,9 +39,16 @@ static inline void hb_closep(int *fd)
 	}
 }
 
+static inline void hb_closedirp(DIR **d)
+{
+	if (*d)
+		(void)closedir(*d);
+}
+
 #define _hb_cleanup_(fn) __attribute__((cleanup(fn)))
 #define _hb_cleanup_free_ _hb_cleanup_(hb_freep)
 #define _hb_cleanup_close_ _hb_cleanup_(hb_closep)
+#define _hb_cleanup_closedir_ _hb_cleanup_(hb_closedirp)
 
 /* Hand ownership out of a cleanup-managed variable. */
 #define HB_TAKE_PTR(p)                                                       \

@@ -19,8 +19,6 @@
 
 #define PREFIX "hotbridge-"
 
-HB_DEFINE_CLEANUP(DIR *, closedir)
-
 int hb_cxl_instance_pid(const char *name)
 {
 	uint64_t pid;
@@ -38,7 +36,7 @@ int hb_cxl_instance_pid(const char *name)
 int hb_cxl_remove_stale(const char *instances,
 			void (*cb)(void *ud, const char *name, int err), void *ud)
 {
-	_hb_cleanup_(closedirp) DIR *d = opendir(instances);
+	_hb_cleanup_closedir_ DIR *d = opendir(instances);
 	struct dirent *de;
 	int removed = 0;
 

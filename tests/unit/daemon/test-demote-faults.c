@@ -22,6 +22,7 @@
 #include <json-c/json.h>
 
 #include "daemon.h"
+#include "emul-config.h"
 #include "emulated-host.h"
 
 static int demote_errno;                /* 0: demotions move */
@@ -73,7 +74,7 @@ static struct hb_daemon *demoting_daemon(struct hb_emulated_host *host, struct h
 	struct hb_err err = { 0 };
 
 	snprintf(root, sizeof(root), "%s/mpp-probe/ported", getenv("HB_TEST_DATA"));
-	hb_config_defaults(cfg);
+	hb_test_emul_config(cfg, params);
 	cfg->interval_ms = 500;     /* the rest after a failure: 10 cycles = 5 s */
 	cfg->threshold = 4;
 	cfg->rate_mbps = 0;
@@ -85,15 +86,6 @@ static struct hb_daemon *demoting_daemon(struct hb_emulated_host *host, struct h
 	cfg->demote_rate_pages = 0;
 	cfg->demote_cxl_floor_mb = 64;
 	cfg->history_size = 1 << 17;   /* every decision of the test kept */
-	cfg->control_socket[0] = cfg->plugin_dir[0] = '\0';
-	snprintf(cfg->log_level, sizeof(cfg->log_level), "err");
-	cfg->nsources = 1;
-	memset(&cfg->sources[0], 0, sizeof(cfg->sources[0]));
-	strcpy(cfg->sources[0].name, "emu");
-	strcpy(cfg->sources[0].type, "emul-chmu");
-	strcpy(cfg->sources[0].memdev, "mem0");
-	cfg->sources[0].params[0] = (char *)params[0];
-	cfg->sources[0].params[1] = (char *)params[1];
 	assert_int_equal(hb_emulated_platform_new(host, &env.platform, &err), 0);
 	assert_int_equal(hb_migrator_new(HB_MIGRATOR_PHYS, &mc, &env.migrator, &err), 0);
 	assert_int_equal(hb_daemon_new(cfg, &env, &d, &err), 0);

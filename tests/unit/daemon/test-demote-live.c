@@ -23,9 +23,13 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include <json-c/json.h>
+
 #include "coldness.h"
 #include "daemon.h"
+#include "emul-config.h"
 #include "emulated-host.h"
+#include "fake-tree.h"
 #include "frames.h"
 #include "idle.h"
 
@@ -57,35 +61,12 @@ long __wrap_hb_sys_move_phys_pages(long nr, unsigned long count, const uint64_t 
 
 static void put(const char *rel, const char *text)
 {
-	char p[256];
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s%s", root, rel);
-	for (char *s = p + strlen(root) + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = 0;
-		(void)mkdir(p, 0755);
-		*s = '/';
-	}
-	if (!text) {
-		(void)mkdir(p, 0755);
-		return;
-	}
-	assert_non_null(f = fopen(p, "w"));
-	fputs(text, f);
-	fclose(f);
+	hb_fake_put(root, rel, text);
 }
 
 static void put_bin(const char *rel, const void *buf, size_t len)
 {
-	char p[256];
-	int fd;
-
-	snprintf(p, sizeof(p), "%s%s", root, rel);
-	assert_true((fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600)) >= 0);
-	assert_int_equal(write(fd, buf, len), (ssize_t)len);
-	close(fd);
+	hb_fake_put_bin(root, rel, buf, len);
 }
 
 static uint64_t bitmap_word(void)
@@ -114,8 +95,7 @@ static int setup(void **state)
 	uint64_t kpf[64] = { 0 }, zero = 0;
 
 	(void)state;
-	snprintf(root, sizeof(root), "/tmp/hb-test-demote-live-XXXXXX");
-	assert_non_null(mkdtemp(root));
+	hb_fake_tree_new(root, sizeof(root), "test-demote-live");
 	put("/proc", NULL);
 	put("/sys/kernel/mm/page_idle", NULL);
 	put("/sys/devices/system/memory/block_size_bytes", "8000\n");
@@ -138,11 +118,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	assert_int_equal(system(cmd), 0);
+	hb_fake_tree_remove(root);
 	return 0;
 }
 
@@ -150,7 +127,7 @@ static void live_config(struct hb_config *cfg)
 {
 	static const char *const params[] = { "capacity=536870912", "accesses=2000", NULL };
 
-	hb_config_defaults(cfg);
+	hb_test_emul_config(cfg, params);
 	cfg->interval_ms = 1000;
 	cfg->threshold = 1000000;   /* the emulated CHMU's pages never promote: demotion alone */
 	cfg->rate_mbps = 0;
@@ -163,15 +140,6 @@ static void live_config(struct hb_config *cfg)
 	cfg->demote_rate_pages = 0;
 	cfg->demote_cxl_floor_mb = 64;
 	cfg->demote_cxl_node = 2;
-	cfg->control_socket[0] = cfg->plugin_dir[0] = '\0';
-	snprintf(cfg->log_level, sizeof(cfg->log_level), "err");
-	cfg->nsources = 1;
-	memset(&cfg->sources[0], 0, sizeof(cfg->sources[0]));
-	strcpy(cfg->sources[0].name, "emu");
-	strcpy(cfg->sources[0].type, "emul-chmu");
-	strcpy(cfg->sources[0].memdev, "mem0");
-	cfg->sources[0].params[0] = (char *)params[0];
-	cfg->sources[0].params[1] = (char *)params[1];
 }
 
 static int live_daemon(struct hb_emulated_host *host, struct hb_config *cfg,
@@ -228,6 +196,14 @@ static void test_demote_live_moves_frames_idle_for_cold_cycles(void **state)
 	assert_int_equal(wrong_node, 0);
 	assert_int_equal(s->demoted_pages_by_node[2], 10);
 	assert_int_equal(s->demoted_bytes, 10 * 4096);
+	{
+		json_object *st = hb_daemon_stats_json(d);
+
+		assert_string_equal(json_object_get_string(json_object_object_get(st, "coldness")),
+				    "page_idle");
+		assert_int_equal(json_object_get_int64(json_object_object_get(st, "placed_pages")), 2);
+		json_object_put(st);
+	}
 	/* 4: PFN 20, idle twice since it was touched, goes too; 21 was freed meanwhile */
 	{
 		uint64_t kpf = BIT(HB_KPF_BUDDY);
@@ -284,6 +260,30 @@ static void test_demote_live_frames_wait_for_the_hysteresis(void **state)
 	hb_live_coldness_free(cold);
 }
 
+/* far from its goal (1032 MiB + the room, 8 MiB), node 0 costs the kernel nothing */
+static void test_demote_live_tracks_nothing_while_dram_has_room(void **state)
+{
+	struct hb_emulated_host host = { .dram_free = (1040ULL + 1) << 20 };
+	struct hb_live_coldness *cold = NULL;
+	struct hb_daemon *d = NULL;
+	struct hb_config cfg;
+	struct hb_err err = { 0 };
+
+	(void)state;
+	live_config(&cfg);
+	assert_int_equal(live_daemon(&host, &cfg, HB_MIGRATOR_PHYS, &cold, &d, &err), 0);
+	assert_int_equal(hb_daemon_simulate(d, 3), 0);
+	assert_int_equal(hb_placed_len(hb_daemon_placed(d)), 0);
+	assert_int_equal(bitmap_word(), 0);
+	/* within the room of its goal: the census and idle marks start */
+	host.dram_free = (1040ULL - 1) << 20;
+	assert_int_equal(hb_daemon_simulate(d, 1), 0);
+	assert_int_equal(hb_placed_len(hb_daemon_placed(d)), 12);
+	assert_int_equal(demote_asked, 0);
+	hb_daemon_free(d);
+	hb_live_coldness_free(cold);
+}
+
 static void test_demote_live_refuses_what_it_cannot_do(void **state)
 {
 	struct hb_emulated_host host = { .dram_free = (1024ULL + 4) << 20 };
@@ -323,6 +323,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_demote_live_moves_frames_idle_for_cold_cycles),
 		T(test_demote_live_frames_wait_for_the_hysteresis),
+		T(test_demote_live_tracks_nothing_while_dram_has_room),
 		T(test_demote_live_refuses_what_it_cannot_do),
 	};
 

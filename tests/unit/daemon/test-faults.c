@@ -25,6 +25,7 @@
 #include <json-c/json.h>
 
 #include "daemon.h"
+#include "emul-config.h"
 #include "emulated-host.h"
 
 static int calls, wrong_node, pattern_on = 1;
@@ -70,20 +71,11 @@ static struct hb_daemon *daemon_with_watermark(struct hb_emulated_host *host, st
 	struct hb_daemon *d = NULL;
 	struct hb_err err = { 0 };
 
-	hb_config_defaults(cfg);
+	hb_test_emul_config(cfg, params);
 	cfg->threshold = 4;
 	cfg->rate_mbps = 0;
 	cfg->hysteresis_ms = next_hysteresis_ms;
 	cfg->watermark_mb = watermark_mb;
-	cfg->control_socket[0] = cfg->plugin_dir[0] = '\0';
-	snprintf(cfg->log_level, sizeof(cfg->log_level), "err");
-	cfg->nsources = 1;
-	memset(&cfg->sources[0], 0, sizeof(cfg->sources[0]));
-	strcpy(cfg->sources[0].name, "emu");
-	strcpy(cfg->sources[0].type, "emul-chmu");
-	strcpy(cfg->sources[0].memdev, "mem0");
-	cfg->sources[0].params[0] = (char *)params[0];
-	cfg->sources[0].params[1] = (char *)params[1];
 	assert_int_equal(hb_emulated_platform_new(host, &env.platform, &err), 0);
 	assert_int_equal(hb_migrator_new(HB_MIGRATOR_PHYS, &mc, &env.migrator, &err), 0);
 	assert_int_equal(hb_daemon_new(cfg, &env, &d, &err), 0);

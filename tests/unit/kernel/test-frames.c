@@ -16,11 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "fake-tree.h"
 #include "frames.h"
 
 #pragma GCC diagnostic ignored "-Wformat-truncation"
@@ -33,35 +32,12 @@ static uint64_t kpf[64];
 
 static void put(const char *rel, const char *text)
 {
-	char p[256];
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s%s", root, rel);
-	for (char *s = p + strlen(root) + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = 0;
-		(void)mkdir(p, 0755);
-		*s = '/';
-	}
-	if (!text) {
-		(void)mkdir(p, 0755);
-		return;
-	}
-	assert_non_null(f = fopen(p, "w"));
-	fputs(text, f);
-	fclose(f);
+	hb_fake_put(root, rel, text);
 }
 
 static void write_kpageflags(size_t n)
 {
-	char p[128];
-	int fd;
-
-	snprintf(p, sizeof(p), "%s/proc/kpageflags", root);
-	assert_true((fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600)) >= 0);
-	assert_int_equal(write(fd, kpf, n * 8), (ssize_t)(n * 8));
-	close(fd);
+	hb_fake_put_bin(root, "/proc/kpageflags", kpf, n * 8);
 }
 
 static void block(int node, int index, bool online)
@@ -78,8 +54,7 @@ static void block(int node, int index, bool online)
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(root, sizeof(root), "/tmp/hb-test-frames-XXXXXX");
-	assert_non_null(mkdtemp(root));
+	hb_fake_tree_new(root, sizeof(root), "test-frames");
 	put("/proc", NULL);
 	put("/sys/devices/system/memory/block_size_bytes", "8000\n");
 	block(0, 2, true);
@@ -97,11 +72,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	assert_int_equal(system(cmd), 0);
+	hb_fake_tree_remove(root);
 	return 0;
 }
 

@@ -26,27 +26,13 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "fake-tree.h"
 #include "idle.h"
 
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 
 static char root[64];
 static char bitmap[128];
-
-static void mkdirs(const char *rel)
-{
-	char p[256];
-
-	snprintf(p, sizeof(p), "%s%s", root, rel);
-	for (char *s = p + strlen(root) + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = 0;
-		(void)mkdir(p, 0755);
-		*s = '/';
-	}
-	(void)mkdir(p, 0755);
-}
 
 static void bitmap_words(size_t words)
 {
@@ -84,9 +70,8 @@ static void touch(uint64_t pfn)
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(root, sizeof(root), "/tmp/hb-test-idle-XXXXXX");
-	assert_non_null(mkdtemp(root));
-	mkdirs("/sys/kernel/mm/page_idle");
+	hb_fake_tree_new(root, sizeof(root), "test-idle");
+	hb_fake_put(root, "/sys/kernel/mm/page_idle", NULL);
 	snprintf(bitmap, sizeof(bitmap), "%s%s", root, HB_IDLE_BITMAP);
 	bitmap_words(64);
 	return 0;
@@ -94,11 +79,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	assert_int_equal(system(cmd), 0);
+	hb_fake_tree_remove(root);
 	return 0;
 }
 
