@@ -14,8 +14,9 @@
  *     round (~200 ms) asks move_pages(2) (nodes = NULL) where the hot pages
  *     are (counting those seen leaving node 0 again), and writes the
  *     HPAs (PFN from /proc/self/pagemap x page size) of those still on node
- *     1 as replay lines (`hpa=0x... len=4096 count=N`), each page once a
- *     second, into FEED, a FIFO the daemon reads; stops LINGER_S seconds after every hot page reached node
+ *     1 as replay lines (`hpa=0x... len=4096 count=N ts=...`), each page
+ *     once a second, into FEED, a FIFO the daemon reads; one cold page in 16
+ *     is watched each round (vm-capacity.h: seen demoted, seen back); stops LINGER_S seconds after every hot page reached node
  *     0 (a demotion that took hot pages would show in those seconds);
  *  4. every page's node (move_pages, nodes = NULL; asked again while any
  *     page is being moved) and bytes (checksum against the one taken at
@@ -40,153 +41,20 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "vm-capacity.h"
 #include "vm-lib.h"
 
-#define MAX_NODE 3        /* nodes 0..2, and "elsewhere" */
 /*
- * count= of each hot record: one is over policy.threshold (8). The daemon's
- * cycles slow the rounds down under TCG (seconds while it takes its census),
- * so a page must not need several rounds' records to be promoted
+ * count= of each hot record: one is over policy.threshold (8). Under TCG
+ * the daemon's cycles (its census and idle checks) leave it little time to
+ * read the feed, and records reach its table seconds late: a page must not
+ * need several of them to be promoted. Each record carries its time (ts=,
+ * CLOCK_MONOTONIC), so the daemon's latency_us says how late.
  */
 #define FEED_COUNT 16
 #define ROUND_MS 200
 #define TOUCH_MS 50
 #define FEED_EVERY_MS 1000
-
-struct area {
-	char *base;
-	size_t n;             /* pages */
-	uint64_t *sum;        /* checksums at fill time */
-};
-
-struct samples {
-	uint64_t n, min_free[MAX_NODE], min_free_pcp[MAX_NODE];
-};
-
-static uint64_t node_free_kb(int node)
-{
-	char path[64], line[128];
-	unsigned long long kb = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo", node);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Node %*d MemFree: %llu kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
-
-/*
- * kB of free pages held in the nodes' per-CPU lists (/proc/zoneinfo
- * "pagesets" counts): MemFree leaves them out, since the kernel takes them
- * from the free lists in batches before they are handed out
- */
-static void pcp_kb(uint64_t kb[MAX_NODE])
-{
-	FILE *f = fopen("/proc/zoneinfo", "re");
-	char line[256];
-	unsigned long long v;
-	int node = -1;
-
-	memset(kb, 0, sizeof(uint64_t) * MAX_NODE);
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "Node %d,", &node) == 1)
-			continue;
-		if (node >= 0 && node < MAX_NODE && sscanf(line, " count: %llu", &v) == 1)
-			kb[node] += v * vm_page_size() / 1024;
-	}
-	fclose(f);
-}
-
-static void sample(struct samples *s)
-{
-	uint64_t pcp[MAX_NODE];
-
-	pcp_kb(pcp);
-	for (int k = 0; k < MAX_NODE; k++) {
-		uint64_t kb = node_free_kb(k);
-
-		if (!s->n || kb < s->min_free[k])
-			s->min_free[k] = kb;
-		if (!s->n || kb + pcp[k] < s->min_free_pcp[k])
-			s->min_free_pcp[k] = kb + pcp[k];
-	}
-	s->n++;
-}
-
-static int area_map(struct area *a, size_t max_pages, int node)
-{
-	size_t len = max_pages * vm_page_size();
-
-	a->base = vm_map_on_node(len, node, -1, false);
-	if (!a->base)
-		return -errno;
-	if (madvise(a->base, len, MADV_NOHUGEPAGE) < 0)
-		return -errno;
-	a->sum = calloc(max_pages, sizeof(*a->sum));
-	return a->sum ? 0 : -ENOMEM;
-}
-
-/* a checksum of a page's words (vm_sum's bytewise one is slow under TCG) */
-static uint64_t page_sum(const char *page)
-{
-	const uint64_t *w = (const uint64_t *)page;
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (size_t k = 0; k < vm_page_size() / 8; k++)
-		h = (h ^ w[k]) * 0x100000001b3ULL;
-	return h;
-}
-
-static void area_fill_page(struct area *a, size_t i, uint64_t seed)
-{
-	char *p = a->base + i * vm_page_size();
-
-	vm_fill(p, 1, seed + i * 0x10001);
-	a->sum[i] = page_sum(p);
-}
-
-/* node of each page (status[i]: node, or -errno) */
-static int area_nodes(const struct area *a, int *status)
-{
-	void **addr = calloc(a->n, sizeof(*addr));
-	int r;
-
-	if (!addr)
-		return -ENOMEM;
-	for (size_t i = 0; i < a->n; i++)
-		addr[i] = a->base + i * vm_page_size();
-	r = vm_nodes_of(0, a->n, addr, status);
-	free(addr);
-	return r;
-}
-
-/*
- * area_nodes() until no page reads an error, for up to 2 s: a page the
- * daemon is moving right then has a migration entry, which reads -ENOENT.
- * Returns how many queries it took, or -errno.
- */
-static int area_nodes_settled(const struct area *a, int *status)
-{
-	for (int tries = 1;; tries++) {
-		size_t bad = 0;
-		int r = area_nodes(a, status);
-
-		if (r < 0)
-			return r;
-		for (size_t i = 0; i < a->n; i++)
-			bad += status[i] < 0;
-		if (!bad || tries == 20)
-			return tries;
-		usleep(100 * 1000);
-	}
-}
 
 /*
  * A thread reads every hot page (an access the kernel's young bits see)
@@ -229,9 +97,9 @@ static void *touch_main(void *arg)
  * its heat (count 16, decaying 0.8 a cycle) stays over the threshold.
  */
 static int feed(int fd, const struct area *a, const int *status, uint64_t *pfn,
-		uint64_t *fed_pfn, double *fed_at, size_t *fed)
+		uint64_t *fed_pfn, double *fed_at, uint8_t *fed_map, size_t *fed)
 {
-	char buf[4096], line[96];
+	char buf[4096], line[128];
 	size_t len = 0;
 	double now = vm_now();
 	int r = vm_pfn_range(getpid(), (uintptr_t)a->base, a->n, pfn);
@@ -247,8 +115,11 @@ static int feed(int fd, const struct area *a, const int *status, uint64_t *pfn,
 			continue;
 		fed_pfn[i] = pfn[i];
 		fed_at[i] = now;
-		k = snprintf(line, sizeof(line), "hpa=0x%" PRIx64 " len=%" PRIu64 " count=%d\n",
-			     pfn[i] * vm_page_size(), vm_page_size(), FEED_COUNT);
+		if (pfn[i] < FED_MAP_PFNS)
+			fed_map[pfn[i] / 8] |= (uint8_t)(1u << pfn[i] % 8);
+		k = snprintf(line, sizeof(line), "hpa=0x%" PRIx64 " len=%" PRIu64 " count=%d ts=%"
+			     PRIu64 "\n", pfn[i] * vm_page_size(), vm_page_size(), FEED_COUNT,
+			     (uint64_t)(now * 1e9));
 		if (len + (size_t)k > sizeof(buf)) {
 			if (write(fd, buf, len) != (ssize_t)len)
 				return -errno;
@@ -261,45 +132,6 @@ static int feed(int fd, const struct area *a, const int *status, uint64_t *pfn,
 	if (len && write(fd, buf, len) != (ssize_t)len)
 		return -errno;
 	return 0;
-}
-
-/* pages per node (last: anywhere else or not present) and pages whose bytes changed */
-static void census(const struct area *a, const int *status, size_t on[MAX_NODE + 1], size_t *bad)
-{
-	memset(on, 0, sizeof(size_t) * (MAX_NODE + 1));
-	*bad = 0;
-	for (size_t i = 0; i < a->n; i++) {
-		on[status[i] >= 0 && status[i] < MAX_NODE ? status[i] : MAX_NODE]++;
-		*bad += page_sum(a->base + i * vm_page_size()) != a->sum[i];
-	}
-}
-
-/* the kernel's page flags of every 16th page, the most common values first */
-static void flags_diag(const char *what, const struct area *a, uint64_t *pfn)
-{
-	struct { uint64_t flags; size_t n; } seen[8] = { { 0 } };
-	size_t other = 0;
-
-	if (vm_pfn_range(getpid(), (uintptr_t)a->base, a->n, pfn) < 0)
-		return;
-	for (size_t i = 0; i < a->n; i += 16) {
-		uint64_t f = pfn[i] ? vm_kpageflags(pfn[i]) : 0;
-		size_t k = 0;
-
-		while (k < 8 && seen[k].n && seen[k].flags != f)
-			k++;
-		if (k == 8) {
-			other++;
-			continue;
-		}
-		seen[k].flags = f;
-		seen[k].n++;
-	}
-	for (size_t k = 0; k < 8 && seen[k].n; k++)
-		tap_diag("%s pages: kpageflags %#" PRIx64 " on %zu of %zu sampled", what, seen[k].flags,
-			 seen[k].n, (a->n + 15) / 16);
-	if (other)
-		tap_diag("%s pages: %zu sampled with other flags", what, other);
 }
 
 static int parse_u64(const char *s, uint64_t *v)
@@ -318,6 +150,8 @@ int main(int argc, char **argv)
 	struct samples smp = { 0 };
 	size_t on[MAX_NODE + 1], bad, fed = 0, rounds = 0, fed_total = 0, plan, hot_left = 0;
 	struct toucher tch = { 0 };
+	struct watch watch = { 0 };
+	uint8_t *fed_map;
 	pthread_t th;
 	double t0, t_fill, t_all = 0, deadline, *fed_at;
 	uint64_t free0_kb, *pfn, *fed_pfn;
@@ -377,7 +211,8 @@ int main(int argc, char **argv)
 	prev = calloc(hot.n, sizeof(*prev));
 	fed_pfn = calloc(hot.n, sizeof(*fed_pfn));
 	fed_at = calloc(hot.n, sizeof(*fed_at));
-	if (!status || !pfn || !prev || !fed_pfn || !fed_at)
+	fed_map = calloc(FED_MAP_PFNS / 8, 1);
+	if (!status || !pfn || !prev || !fed_pfn || !fed_at || !fed_map || watch_init(&watch, &cold) < 0)
 		return 1;
 	flags_diag("cold", &cold, pfn);
 	sample(&smp);
@@ -398,7 +233,8 @@ int main(int argc, char **argv)
 	while (vm_now() < deadline) {
 		size_t on0 = 0;
 
-		if (area_nodes(&hot, status) < 0 || feed(fd, &hot, status, pfn, fed_pfn, fed_at, &fed) < 0) {
+		if (area_nodes(&hot, status) < 0 || feed(fd, &hot, status, pfn, fed_pfn, fed_at, fed_map, &fed) < 0 ||
+		    watch_round(&watch, &cold, fed_map) < 0) {
 			fprintf(stderr, "hb-vmcapacity: round %zu: %m\n", rounds);
 			return 1;
 		}
@@ -426,9 +262,10 @@ int main(int argc, char **argv)
 	close(fd);
 	sample(&smp);
 	fprintf(res, "rounds %zu\nfed_records %zu\nhot_all_on_node0_s %.1f\nsamples %" PRIu64
-		"\nhot_demoted_seen %zu\ntouch_passes %" PRIu64 "\ntouch_max_gap_ms %.0f\n",
+		"\nhot_demoted_seen %zu\ntouch_passes %" PRIu64 "\ntouch_max_gap_ms %.0f\n"
+		"watched %zu\nwatched_demoted %zu\nwatched_back %zu\nwatched_back_fed %zu\n",
 		rounds, fed_total, t_all ? t_all - t0 - t_fill : -1.0, smp.n, hot_left, tch.passes,
-		tch.max_gap * 1e3);
+		tch.max_gap * 1e3, watch.n, watch.demoted, watch.back, watch.back_fed);
 	for (int k = 0; k < MAX_NODE; k++)
 		fprintf(res, "min_free%d_kb %" PRIu64 "\nmin_free_pcp%d_kb %" PRIu64 "\n", k,
 			smp.min_free[k], k, smp.min_free_pcp[k]);
