@@ -270,7 +270,7 @@ static int refresh_coldness(struct hb_daemon *d, uint64_t t0)
 void hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0)
 {
 	struct hb_migrate_counts mc = { 0 };
-	uint64_t mask = 0, rest = t0 + 10 * d->cfg.interval_ms * 1000000ULL;
+	uint64_t mask = 0, rest = t0 + 10 * d->cfg.interval_ms * 1000000ULL, moved_at;
 	size_t n, np;
 	int r;
 
@@ -288,6 +288,7 @@ void hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0)
 	n = hb_demote_decide(d->demoter, &d->dcfg, d->nodes, d->placed, mask, t0, d->dec,
 			     MAX_CANDIDATES);
 	np = hb_daemon_move(d, n, HB_REASON_DEMOTE, "demotion", &mc, &d->st.demoted);
+	moved_at = now_ns();
 	for (size_t i = 0; i < np; i++) {
 		enum hb_migrate_class c = hb_migrate_classify(d->status[i], d->tnode[i], d->snode[i]);
 
@@ -297,6 +298,8 @@ void hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0)
 			if (c == HB_MIGRATE_MOVED) {
 				d->st.demoted_bytes += d->pcfg.page_size;
 				d->st.demoted_pages_by_node[d->tnode[i]]++;
+				/* records older than this may name the frame it went to */
+				hb_ingest_moved_onto(d->ingest, d->tnode[i], moved_at);
 			}
 			hb_placed_remove(d->placed, d->hpa[i]);
 			hb_policy_hold_outcome(d->policy, &d->pcfg, d->hpa[i], t0, HB_HOLD_DEMOTED,

@@ -33,6 +33,7 @@ struct span {
 struct work {
 	struct hb_hot_record r;
 	uint64_t off;            /* bytes of r done */
+	uint64_t seen_ns;        /* when it was submitted */
 	uint32_t drops;          /* 1 << enum hb_drop */
 	bool added;              /* a page of r entered the table */
 	bool checked;            /* its length was checked */
@@ -63,6 +64,7 @@ struct hb_ingest {
 	} mdc[MD_CACHE];
 	unsigned int mdc_len, mdc_next;
 	uint64_t gen;            /* bumped by every topology */
+	uint64_t moved_onto[64]; /* by node: when pages were last moved onto it */
 	struct piece pend[PEND_MAX];
 	size_t npend;
 	struct work *q;          /* ring: q[head..head+len) modulo cap */

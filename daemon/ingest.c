@@ -16,6 +16,7 @@ static const char *const drop_names[_HB_DROP_MAX] = {
 	[HB_DROP_BAD_RECORD] = "bad_record",
 	[HB_DROP_NOT_SOURCE] = "not_source",
 	[HB_DROP_BACKLOG_FULL] = "backlog_full",
+	[HB_DROP_STALE] = "stale",
 };
 
 const char *hb_drop_to_string(enum hb_drop r)
@@ -158,7 +159,7 @@ int hb_ingest_submit(struct hb_ingest *in, const struct hb_hot_record *r, size_t
 
 	in->st->records += n;
 	for (; i < n && !in->qlen; i++) {
-		struct work w = { .r = r[i] };
+		struct work w = { .r = r[i], .seen_ns = now };
 
 		if (!hb_ingest_work(in, &w, deadline_ns, &steps)) {
 			if (q_push(in, &w) < 0) {
@@ -173,7 +174,7 @@ int hb_ingest_submit(struct hb_ingest *in, const struct hb_hot_record *r, size_t
 	}
 	hb_ingest_flush(in);
 	for (; i < n; i++) {
-		struct work w = { .r = r[i] };
+		struct work w = { .r = r[i], .seen_ns = now };
 
 		if (q_push(in, &w) < 0) {
 			lost++;
@@ -184,6 +185,12 @@ int hb_ingest_submit(struct hb_ingest *in, const struct hb_hot_record *r, size_t
 	in->st->dropped[HB_DROP_BACKLOG_FULL] += lost;
 	report_burst(in);
 	return lost ? -ENOBUFS : 0;
+}
+
+void hb_ingest_moved_onto(struct hb_ingest *in, int node, uint64_t now_ns)
+{
+	if (node >= 0 && node < (int)HB_ARRAY_SIZE(in->moved_onto) && in->moved_onto[node] < now_ns)
+		in->moved_onto[node] = now_ns;
 }
 
 size_t hb_ingest_backlog(const struct hb_ingest *in)

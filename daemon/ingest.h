@@ -38,6 +38,7 @@ enum hb_drop {
 	HB_DROP_BAD_RECORD,       /* space or length the host cannot use */
 	HB_DROP_NOT_SOURCE,       /* HPA online on a node that is not a source node */
 	HB_DROP_BACKLOG_FULL,     /* arrived while the backlog was full */
+	HB_DROP_STALE,            /* taken before pages were moved onto its node */
 	_HB_DROP_MAX,
 };
 
@@ -75,6 +76,15 @@ HB_DEFINE_CLEANUP(struct hb_ingest *, hb_ingest_free)
  */
 int hb_ingest_set_topology(struct hb_ingest *in, const struct hb_topology *t,
 			   uint64_t source_mask, uint64_t node_step);
+
+/*
+ * Pages were moved onto node at now_ns (CLOCK_MONOTONIC): a record taken
+ * before (its timestamp_ns, or when it was submitted) that names a page on
+ * that node is dropped as stale: the frame it names may hold another page
+ * now (a demotion's, say), which it would heat. Records already in the
+ * table are not touched.
+ */
+void hb_ingest_moved_onto(struct hb_ingest *in, int node, uint64_t now_ns);
 
 /*
  * Takes n records: works on them until deadline_ns (CLOCK_MONOTONIC; 0: no

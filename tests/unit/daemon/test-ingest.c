@@ -172,6 +172,39 @@ static void test_pages_on_no_node_or_a_non_source_node_stay_out(void **state)
 }
 
 /*
+ * Pages moved onto node 2 at time T (a demotion): a record taken before T
+ * may name a frame that holds a demoted page now, and is dropped as stale;
+ * one taken after T, or submitted after T without a timestamp, counts.
+ */
+static void test_records_taken_before_pages_moved_onto_their_node_are_stale(void **state)
+{
+	struct fixture *f = *state;
+	const struct hb_ingest_stats *st = hb_ingest_stats(f->in);
+	uint64_t t = hb_now_ns();
+	struct hb_hot_record r[3] = { hpa_rec(REGION, PAGE, 9), hpa_rec(REGION + PAGE, PAGE, 9),
+				      hpa_rec(REGION + 2 * PAGE, PAGE, 9) };
+	int node;
+
+	r[0].timestamp_ns = t - 1000;
+	r[1].timestamp_ns = t + 1000;
+	hb_ingest_moved_onto(f->in, 2, t);
+	hb_ingest_moved_onto(f->in, 2, t - 5000);   /* the latest move counts */
+	hb_ingest_moved_onto(f->in, 64, t);         /* no such node: ignored */
+	assert_int_equal(hb_ingest_submit(f->in, r, 3, 0), 0);
+	assert_true(hb_heat_get(f->heat, REGION, &node) == 0);
+	assert_true(hb_heat_get(f->heat, REGION + PAGE, &node) > 0);
+	assert_true(hb_heat_get(f->heat, REGION + 2 * PAGE, &node) > 0);
+	assert_int_equal(st->dropped[HB_DROP_STALE], 1);
+	assert_int_equal(st->pages_dropped[HB_DROP_STALE], 1);
+	assert_string_equal(hb_drop_to_string(HB_DROP_STALE), "stale");
+	/* moves onto another node leave node 2's records alone */
+	hb_ingest_moved_onto(f->in, 0, t + 1000000);
+	r[0].timestamp_ns = t + 10;
+	assert_int_equal(hb_ingest_submit(f->in, r, 1, 0), 0);
+	assert_true(hb_heat_get(f->heat, REGION, &node) > 0);
+}
+
+/*
  * hpa=0x390000000 len=0x2000000000 (128 GiB named, 1 GiB of CXL memory)
  * stalled the loop 17.5 s: a record may name no more than all committed
  * CXL memory, and what it names outside the regions is skipped, not walked.
@@ -366,6 +399,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pages_on_no_node_or_a_non_source_node_stay_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_long_record_costs_only_the_cxl_memory_it_overlaps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_records_are_reported_once_per_burst, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_records_taken_before_pages_moved_onto_their_node_are_stale, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dpa_record_crossing_the_decoder_end_keeps_only_decoded_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_every_page_of_a_record_is_counted_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_slices_and_the_backlog_give_the_same_table, setup, teardown),
