@@ -14,6 +14,7 @@
 #include <json-c/json.h>
 
 #include "damon-report.h"
+#include "history-json.h"
 #include "daemon-private.h"
 #include "ingest.h"
 #include "util/util.h"
@@ -213,6 +214,17 @@ static json_object *latency_json(const struct hb_latency_hist *h)
 	return o;
 }
 
+/* {"EACCES": n, ...}: the failed moves by errno, the ones seen only */
+static json_object *errno_counts(const struct hb_migrate_counts *c)
+{
+	json_object *o = json_object_new_object();
+
+	for (size_t e = 1; e < HB_ARRAY_SIZE(c->by_errno); e++)
+		if (c->by_errno[e])
+			json_object_object_add(o, hb_errno_name((int)e), hb_daemon_json_u64(c->by_errno[e]));
+	return o;
+}
+
 json_object *hb_daemon_stats_json(struct hb_daemon *d)
 {
 	json_object *o = json_object_new_object(), *x;
@@ -241,11 +253,13 @@ json_object *hb_daemon_stats_json(struct hb_daemon *d)
 	for (int i = 0; i < _HB_MIGRATE_CLASS_MAX; i++)
 		json_object_object_add(x, hb_migrate_class_to_string(i), hb_daemon_json_u64(d->st.migrated.by_class[i]));
 	json_object_object_add(o, "migrated", x);
+	json_object_object_add(o, "migrated_errors", errno_counts(&d->st.migrated));
 	json_object_object_add(o, "promoted_bytes", hb_daemon_json_u64(d->st.promoted_bytes));
 	x = json_object_new_object();
 	for (int i = 0; i < _HB_MIGRATE_CLASS_MAX; i++)
 		json_object_object_add(x, hb_migrate_class_to_string(i), hb_daemon_json_u64(d->st.demoted.by_class[i]));
 	json_object_object_add(o, "demoted", x);
+	json_object_object_add(o, "demoted_errors", errno_counts(&d->st.demoted));
 	json_object_object_add(o, "demoted_bytes", hb_daemon_json_u64(d->st.demoted_bytes));
 	json_object_object_add(o, "demote_backoffs", hb_daemon_json_u64(d->st.demote_backoffs));
 	json_object_object_add(o, "placed_pages",

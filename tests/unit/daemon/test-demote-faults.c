@@ -132,6 +132,17 @@ static void failed_demotion_rests_both_directions(int e)
 	assert_int_equal(s->demoted.by_class[e == EBUSY ? HB_MIGRATE_RETRY : HB_MIGRATE_BACKOFF],
 			 demote_asked);
 	assert_int_equal(s->demoted.by_errno[e], demote_asked);
+	{
+		json_object *st = hb_daemon_stats_json(d), *x;
+
+		x = json_object_object_get(st, "demoted_errors");
+		assert_int_equal(json_object_object_length(x), 1);
+		assert_int_equal(json_object_get_int64(json_object_object_get(
+					 x, e == EBUSY ? "EBUSY" : "ENOMEM")), demote_asked);
+		assert_int_equal(json_object_object_length(json_object_object_get(st,
+							   "migrated_errors")), 0);
+		json_object_put(st);
+	}
 	assert_int_equal(s->demote_backoffs, 1);
 	assert_int_equal(s->demoted_bytes, 0);
 	placed = hb_placed_len(hb_daemon_placed(d));
