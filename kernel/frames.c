@@ -201,3 +201,29 @@ long hb_frames_scan(struct hb_frames *f, int node, size_t max, uint64_t *pfn,
 	}
 	return (long)n;
 }
+
+long hb_frames_node_ranges(struct hb_frames *f, int node, size_t max, uint64_t (*range)[2],
+			   struct hb_err *err)
+{
+	struct node_pass p = { 0 };
+	size_t n = 0;
+	int r;
+
+	if (node < 0 || node >= MAX_NODES)
+		return hb_err_set(err, -EINVAL, "page frames: node %d is not 0-%d", node,
+				  MAX_NODES - 1);
+	r = read_blocks(f, node, &p, err);
+	for (size_t i = 0; r == 0 && i < p.nblock; i++) {
+		uint64_t start = p.block[i] * f->block_pages;
+
+		if (n && range[n - 1][1] == start) {
+			range[n - 1][1] += f->block_pages;
+		} else if (n < max) {
+			range[n][0] = start;
+			range[n][1] = start + f->block_pages;
+			n++;
+		}
+	}
+	free(p.block);
+	return r < 0 ? r : (long)n;
+}
