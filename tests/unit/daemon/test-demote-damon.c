@@ -29,6 +29,7 @@
 #include "damon-monitor.h"
 #include "emulated-host.h"
 #include "frames.h"
+#include "live-fixture.h"
 
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 
@@ -37,34 +38,11 @@
 #define TRIED KD1 "/contexts/0/schemes/0/tried_regions"
 #define PS 4096ULL
 
-static char root[64];
 static struct {
 	struct hb_damon_region reg[8];
 	size_t nreg;
 	unsigned int updates;
 } fk;
-
-static void put(const char *rel, const char *text)
-{
-	char p[256];
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s%s", root, rel);
-	for (char *s = p + strlen(root) + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = 0;
-		(void)mkdir(p, 0755);
-		*s = '/';
-	}
-	if (!text) {
-		(void)mkdir(p, 0755);
-		return;
-	}
-	assert_non_null(f = fopen(p, "w"));
-	fputs(text, f);
-	fclose(f);
-}
 
 static void get(const char *rel, char *buf, size_t size)
 {
@@ -124,75 +102,19 @@ int __wrap_hb_sys_damon_write(const char *r, const char *path, const char *value
 	return 0;
 }
 
-static void put_bin(const char *rel, const void *buf, size_t len)
-{
-	char p[256];
-	int fd;
-
-	snprintf(p, sizeof(p), "%s%s", root, rel);
-	assert_true((fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600)) >= 0);
-	assert_int_equal(write(fd, buf, len), (ssize_t)len);
-	close(fd);
-}
-
 static int setup(void **state)
 {
 	uint64_t kpf[64] = { 0 };
 
 	(void)state;
 	memset(&fk, 0, sizeof(fk));
-	snprintf(root, sizeof(root), "/tmp/hb-test-demote-damon-XXXXXX");
-	assert_non_null(mkdtemp(root));
-	put("/proc", NULL);
-	put("/sys/devices/system/memory/block_size_bytes", "8000\n");
-	put("/sys/devices/system/node/node0/memory2", NULL);
-	put("/sys/devices/system/node/node0/memory3", NULL);
-	put("/sys/devices/system/memory/memory2/online", "1\n");
-	put("/sys/devices/system/memory/memory3/online", "1\n");
+	node0_tree("/tmp/hb-test-demote-damon-XXXXXX");
 	for (int p = 16; p < 32; p++)
 		kpf[p] = BIT(HB_KPF_LRU) | BIT(HB_KPF_MMAP);
 	kpf[24] = BIT(HB_KPF_BUDDY);                       /* free */
 	put_bin("/proc/kpageflags", kpf, sizeof(kpf));
 	put(KD1 "/state", "off\n");
 	return 0;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	assert_int_equal(system(cmd), 0);
-	return 0;
-}
-
-static void damon_config(struct hb_config *cfg)
-{
-	static const char *const params[] = { "capacity=536870912", "accesses=2000", NULL };
-
-	hb_config_defaults(cfg);
-	cfg->interval_ms = 1000;
-	cfg->threshold = 1000000;   /* the emulated CHMU's pages never promote: demotion alone */
-	cfg->rate_mbps = 0;
-	cfg->hysteresis_ms = 0;
-	cfg->watermark_mb = 1024;
-	cfg->target_node = 0;
-	cfg->demote_enabled = true;
-	cfg->demote_room_mb = 8;    /* node 0 has 1028 MiB free: short of 1032 */
-	cfg->demote_cold_cycles = 2;
-	cfg->demote_rate_pages = 0;
-	cfg->demote_cxl_floor_mb = 64;
-	cfg->demote_cxl_node = 2;
-	cfg->control_socket[0] = cfg->plugin_dir[0] = '\0';
-	snprintf(cfg->log_level, sizeof(cfg->log_level), "err");
-	cfg->nsources = 1;
-	memset(&cfg->sources[0], 0, sizeof(cfg->sources[0]));
-	strcpy(cfg->sources[0].name, "emu");
-	strcpy(cfg->sources[0].type, "emul-chmu");
-	strcpy(cfg->sources[0].memdev, "mem0");
-	cfg->sources[0].params[0] = (char *)params[0];
-	cfg->sources[0].params[1] = (char *)params[1];
 }
 
 static int damon_daemon(struct hb_emulated_host *host, struct hb_config *cfg,
@@ -253,7 +175,7 @@ static void test_demote_damon_moves_frames_of_unaccessed_regions(void **state)
 	const struct hb_damon_region cold_reg = { 20 * PS, 32 * PS, 0, 50 };
 
 	(void)state;
-	damon_config(&cfg);
+	live_config(&cfg);
 	assert_int_equal(damon_daemon(&host, &cfg, HB_MIGRATOR_DRYRUN, &cold, &d, &err), 0);
 	/* started after the migrator: kdamond 1 over node 0's memory (PFN 16-31), on */
 	get(KD1 "/contexts/0/targets/0/regions/nr_regions", v, sizeof(v));
@@ -306,7 +228,7 @@ static void test_demote_damon_refuses_what_it_cannot_do(void **state)
 
 	(void)state;
 	/* a mover by virtual address: the kdamond is the damon migrator's to make */
-	damon_config(&cfg);
+	live_config(&cfg);
 	assert_int_equal(damon_daemon(&host, &cfg, HB_MIGRATOR_PAGEMAP, &cold, &d, &err),
 			 -EOPNOTSUPP);
 	assert_non_null(strstr(err.msg, "the damon coldness source needs migrate.backend = damon, "
@@ -315,7 +237,7 @@ static void test_demote_damon_refuses_what_it_cannot_do(void **state)
 	/* no kdamond 1: named */
 	snprintf(p, sizeof(p), "rm -rf '%s/sys/kernel/mm/damon'", root);
 	assert_int_equal(system(p), 0);
-	damon_config(&cfg);
+	live_config(&cfg);
 	assert_int_equal(damon_daemon(&host, &cfg, HB_MIGRATOR_DRYRUN, &cold, &d, &err), -ENOENT);
 	assert_non_null(strstr(err.msg, "no kdamond 1"));
 	cold = hb_damon_coldness_free(cold);

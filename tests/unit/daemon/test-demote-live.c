@@ -28,12 +28,12 @@
 #include "emulated-host.h"
 #include "frames.h"
 #include "idle.h"
+#include "live-fixture.h"
 
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 
 #define BIT(b) (1ULL << (b))
 
-static char root[64];
 static uint64_t demoted[64];            /* PFN -> times asked to go to node 2 */
 static uint64_t wrong_node, demote_asked;
 
@@ -53,39 +53,6 @@ long __wrap_hb_sys_move_phys_pages(long nr, unsigned long count, const uint64_t 
 		}
 	}
 	return 0;
-}
-
-static void put(const char *rel, const char *text)
-{
-	char p[256];
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s%s", root, rel);
-	for (char *s = p + strlen(root) + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = 0;
-		(void)mkdir(p, 0755);
-		*s = '/';
-	}
-	if (!text) {
-		(void)mkdir(p, 0755);
-		return;
-	}
-	assert_non_null(f = fopen(p, "w"));
-	fputs(text, f);
-	fclose(f);
-}
-
-static void put_bin(const char *rel, const void *buf, size_t len)
-{
-	char p[256];
-	int fd;
-
-	snprintf(p, sizeof(p), "%s%s", root, rel);
-	assert_true((fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600)) >= 0);
-	assert_int_equal(write(fd, buf, len), (ssize_t)len);
-	close(fd);
 }
 
 static uint64_t bitmap_word(void)
@@ -114,15 +81,8 @@ static int setup(void **state)
 	uint64_t kpf[64] = { 0 }, zero = 0;
 
 	(void)state;
-	snprintf(root, sizeof(root), "/tmp/hb-test-demote-live-XXXXXX");
-	assert_non_null(mkdtemp(root));
-	put("/proc", NULL);
+	node0_tree("/tmp/hb-test-demote-live-XXXXXX");
 	put("/sys/kernel/mm/page_idle", NULL);
-	put("/sys/devices/system/memory/block_size_bytes", "8000\n");
-	put("/sys/devices/system/node/node0/memory2", NULL);
-	put("/sys/devices/system/node/node0/memory3", NULL);
-	put("/sys/devices/system/memory/memory2/online", "1\n");
-	put("/sys/devices/system/memory/memory3/online", "1\n");
 	for (int p = 16; p < 32; p++)
 		kpf[p] = BIT(HB_KPF_LRU) | BIT(HB_KPF_MMAP) | BIT(12);
 	kpf[24] = BIT(HB_KPF_BUDDY);                       /* free */
@@ -134,44 +94,6 @@ static int setup(void **state)
 	memset(demoted, 0, sizeof(demoted));
 	wrong_node = demote_asked = 0;
 	return 0;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	assert_int_equal(system(cmd), 0);
-	return 0;
-}
-
-static void live_config(struct hb_config *cfg)
-{
-	static const char *const params[] = { "capacity=536870912", "accesses=2000", NULL };
-
-	hb_config_defaults(cfg);
-	cfg->interval_ms = 1000;
-	cfg->threshold = 1000000;   /* the emulated CHMU's pages never promote: demotion alone */
-	cfg->rate_mbps = 0;
-	cfg->hysteresis_ms = 0;
-	cfg->watermark_mb = 1024;
-	cfg->target_node = 0;
-	cfg->demote_enabled = true;
-	cfg->demote_room_mb = 8;    /* node 0 has 1028 MiB free: short of 1032 */
-	cfg->demote_cold_cycles = 2;
-	cfg->demote_rate_pages = 0;
-	cfg->demote_cxl_floor_mb = 64;
-	cfg->demote_cxl_node = 2;
-	cfg->control_socket[0] = cfg->plugin_dir[0] = '\0';
-	snprintf(cfg->log_level, sizeof(cfg->log_level), "err");
-	cfg->nsources = 1;
-	memset(&cfg->sources[0], 0, sizeof(cfg->sources[0]));
-	strcpy(cfg->sources[0].name, "emu");
-	strcpy(cfg->sources[0].type, "emul-chmu");
-	strcpy(cfg->sources[0].memdev, "mem0");
-	cfg->sources[0].params[0] = (char *)params[0];
-	cfg->sources[0].params[1] = (char *)params[1];
 }
 
 static int live_daemon(struct hb_emulated_host *host, struct hb_config *cfg,
