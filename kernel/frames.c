@@ -37,13 +37,21 @@ struct hb_frames {
 	uint64_t flags[FLAGS_CHUNK];
 };
 
+/*
+ * Not KPF_KSM: 6.12's fs/proc/page.c sets it for every anonymous page
+ * (`mapping & PAGE_MAPPING_KSM` is true for either bit, and anon pages
+ * have PAGE_MAPPING_ANON), so refusing it refused all anonymous memory
+ * (seen in Debian's 6.12.118 guest: an ordinary anon page read
+ * 0x400205828). A real KSM page cannot be told apart there, and page
+ * migration handles KSM folios (migrate_pages(), as for any anon folio).
+ */
 bool hb_frames_movable(uint64_t kpf)
 {
 	const uint64_t refuse = 1ULL << HB_KPF_SLAB | 1ULL << HB_KPF_WRITEBACK |
 				1ULL << HB_KPF_BUDDY | 1ULL << HB_KPF_COMPOUND_HEAD |
 				1ULL << HB_KPF_COMPOUND_TAIL | 1ULL << HB_KPF_HUGE |
 				1ULL << HB_KPF_UNEVICTABLE | 1ULL << HB_KPF_HWPOISON |
-				1ULL << HB_KPF_NOPAGE | 1ULL << HB_KPF_KSM | 1ULL << HB_KPF_THP |
+				1ULL << HB_KPF_NOPAGE | 1ULL << HB_KPF_THP |
 				1ULL << HB_KPF_OFFLINE | 1ULL << HB_KPF_ZERO_PAGE |
 				1ULL << HB_KPF_PGTABLE | 1ULL << HB_KPF_MLOCKED;
 

@@ -11,7 +11,7 @@
  *
  * A frame is movable when its page is on an LRU list, is a base page (not
  * a huge page, a THP or any part of a large folio: the demotion budget
- * counts base pages), and is none of unevictable, mlocked, KSM, under
+ * counts base pages), and is none of unevictable, mlocked, under
  * writeback, hardware-poisoned, offline, a page table or the zero page.
  * The flags are a snapshot: the page may be freed or change before it is
  * moved, and the mover checks again.
