@@ -8,7 +8,8 @@
  * Implementations: the emulated host's (emulated-host.c: it knows every
  * access, and the placed pages are the ones hotbridge promoted); a live
  * host's (coldness-live.c: idle page tracking, /sys/kernel/mm/page_idle/
- * bitmap). On a live host hotbridge cannot know the frame a promoted page
+ * bitmap; coldness-damon.c: DAMON's monitoring results, for kernels
+ * without it). On a live host hotbridge cannot know the frame a promoted page
  * went to (move_phys_pages() reports nodes, not frames), so the placed
  * pages are the DRAM nodes' movable frames, found by the census op, and a
  * frame's time starts when it was last seen in use or new (a promotion's
@@ -23,7 +24,15 @@
 #include "util/util.h"
 
 struct hb_coldness_ops {
-	const char *name;                      /* "emulated", "page_idle" */
+	const char *name;                      /* "emulated", "page_idle", "damon" */
+	/*
+	 * true: the source is a DAMON kdamond the damon migrator makes for it
+	 * (migrate.backend = damon is then required, and demotes its frames);
+	 * start() is called once that migrator is open, with the nodes whose
+	 * frames the census takes (bit n: node n).
+	 */
+	bool damon;
+	int (*start)(void *priv, uint64_t node_mask, struct hb_err *err);
 	/* mark pfn[0..n) idle now; 0 or -errno */
 	int (*mark_idle)(void *priv, size_t n, const uint64_t *pfn);
 	/* idle[i] = 1 when pfn[i] was not accessed since it was last marked, else 0; 0 or -errno */
@@ -49,5 +58,18 @@ int hb_live_coldness_new(const char *root, uint64_t page_size, struct hb_live_co
 struct hb_live_coldness *hb_live_coldness_free(struct hb_live_coldness *lc);
 HB_DEFINE_CLEANUP(struct hb_live_coldness *, hb_live_coldness_free)
 struct hb_coldness hb_live_coldness(struct hb_live_coldness *lc);
+
+/*
+ * The live host's source over DAMON (coldness-damon.c), for kernels without
+ * idle page tracking: the census as above, coldness from a monitoring
+ * kdamond over the online memory of the census nodes, set up by start()
+ * (after the damon migrator made its kdamond). root NULL or "" = "/".
+ */
+struct hb_damon_coldness;
+int hb_damon_coldness_new(const char *root, uint64_t page_size, struct hb_damon_coldness **ret,
+			  struct hb_err *err);
+struct hb_damon_coldness *hb_damon_coldness_free(struct hb_damon_coldness *dc);
+HB_DEFINE_CLEANUP(struct hb_damon_coldness *, hb_damon_coldness_free)
+struct hb_coldness hb_damon_coldness(struct hb_damon_coldness *dc);
 
 #endif

@@ -212,7 +212,10 @@ int hb_daemon_demote_new(struct hb_daemon *d, struct hb_err *err);
 int hb_daemon_demote_check(const struct hb_daemon *d, const struct hb_config *c,
 			   struct hb_err *err);
 void hb_daemon_demote_free(struct hb_daemon *d);
-/* after the migrator opened: a live host demotes with phys (or dryrun) only */
+/*
+ * after the migrator opened: a live host demotes with phys (or dryrun) only,
+ * or with damon when the coldness is DAMON's, whose kdamond it then starts
+ */
 int hb_daemon_demote_check_mover(struct hb_daemon *d, struct hb_err *err);
 void hb_daemon_demote_config(struct hb_daemon *d);
 void hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0);

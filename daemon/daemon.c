@@ -29,7 +29,10 @@ static int open_migrator(struct hb_daemon *d, struct hb_err *err)
 					 .dryrun_keep = d->env.dryrun_keep,
 					 .rate_bytes = (uint64_t)(d->cfg.rate_mbps * 1e6),
 					 .damon_takeover = d->cfg.damon_takeover,
-					 .damon_state = d->cfg.damon_state };
+					 .damon_state = d->cfg.damon_state,
+					 /* the damon coldness source's kdamond, made with ours */
+					 .damon_monitor = d->placed && d->env.coldness.ops &&
+							  d->env.coldness.ops->damon };
 	const char *b = d->cfg.dry_run ? "dryrun" : d->cfg.backend;
 	struct hb_migrator_choice why;
 	int r;

@@ -60,13 +60,28 @@ int hb_daemon_demote_new(struct hb_daemon *d, struct hb_err *err)
 	return 0;
 }
 
+static bool census_node(const struct hb_daemon *d, int t);
+
 int hb_daemon_demote_check_mover(struct hb_daemon *d, struct hb_err *err)
 {
+	const struct hb_coldness_ops *ops = d->env.coldness.ops;
 	enum hb_migrator_kind k;
+	uint64_t mask = 0;
 
-	if (!d->placed || !d->env.coldness.ops->census)
+	if (!d->placed || !ops->census)
 		return 0;
 	k = hb_migrator_kind(d->mig);
+	if (ops->damon) {
+		/* its kdamond is the migrator's to make (kernel/damon-monitor.h); dryrun logs */
+		if (k != HB_MIGRATOR_DAMON && k != HB_MIGRATOR_DRYRUN)
+			return hb_err_set(err, -EOPNOTSUPP, "demote.enabled = true: the damon coldness "
+					  "source needs migrate.backend = damon, not %s",
+					  hb_migrator_kind_to_string(k));
+		for (int t = 0; t < HB_MAX_NODES && t < 64; t++)
+			if (census_node(d, t))
+				mask |= 1ULL << t;
+		return ops->start(d->env.coldness.priv, mask, err);
+	}
 	if (k == HB_MIGRATOR_PHYS || k == HB_MIGRATOR_DRYRUN)
 		return 0;
 	return hb_err_set(err, -EOPNOTSUPP, "demote.enabled = true: a live host demotes by page frame "

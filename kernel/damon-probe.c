@@ -53,7 +53,8 @@ static void find_ours(const char *root, const char *state, struct hb_damon_found
 
 	if (hb_damon_state_read(state, &f->recorded_pid, &found_before) < 0)
 		f->recorded_pid = -1;
-	if (f->nr_kdamonds == 1 && f->recorded_pid > 0) {
+	/* ours: kdamond 0, alone or with the coldness monitor's (damon-monitor.h) */
+	if ((f->nr_kdamonds == 1 || f->nr_kdamonds == 2) && f->recorded_pid > 0) {
 		int64_t pid;
 		char v[32];
 

@@ -81,6 +81,7 @@ struct damon {
 	uint64_t on_ns;               /* when the kdamond was turned on */
 	pid_t kdamond_pid;
 	bool on;
+	unsigned int nr_kdamonds;     /* we made: ours (0) and the monitor's (1) */
 	struct hb_damon_stats st;
 	/* per batch scratch */
 	uint64_t *pfn, *flags;
@@ -109,17 +110,22 @@ static void sleep_ns(uint64_t ns)
  * DAMON sysfs takes its lock with mutex_trylock: -EBUSY while another
  * command is in flight. Retry that for about a second.
  */
-static int wr(struct damon *d, const char *path, const char *value, struct hb_err *err)
+int hb_damon_write(const char *root, const char *path, const char *value, struct hb_err *err)
 {
 	int r;
 
-	for (int tries = 0; (r = hb_sys_damon_write(d->root, path, value)) == -EBUSY && tries < 100;
+	for (int tries = 0; (r = hb_sys_damon_write(root, path, value)) == -EBUSY && tries < 100;
 	     tries++)
 		sleep_ns(10000000ULL);
 
 	if (r < 0)
 		return hb_err_set(err, r, "damon: writing '%s' to %s: %s", value, path, strerror(-r));
 	return 0;
+}
+
+static int wr(struct damon *d, const char *path, const char *value, struct hb_err *err)
+{
+	return hb_damon_write(d->root, path, value, err);
 }
 
 static int wr_u64(struct damon *d, const char *path, uint64_t v, struct hb_err *err)
@@ -212,6 +218,9 @@ static void teardown(struct damon *d)
 	if (d->on)
 		(void)hb_sys_damon_write(d->root, HB_DAMON_KD "/0/state", "off");
 	d->on = false;
+	/* the monitor's kdamond too: nr_kdamonds cannot change while one is on */
+	if (d->nr_kdamonds > 1)
+		(void)hb_sys_damon_write(d->root, HB_DAMON_KD "/1/state", "off");
 	(void)hb_sys_damon_write(d->root, HB_DAMON_KD "/nr_kdamonds", "0");
 	hb_damon_state_remove(d->state_path);
 }
@@ -348,15 +357,25 @@ static int damon_open(struct hb_migrator *m, const struct hb_migrator_config *cf
 	}
 	d->nid = -1;
 	if (found.ours) {
-		/* our kdamond from a run that did not close: off, then as found */
-		(void)hb_sys_damon_write(d->root, HB_DAMON_KD "/0/state", "off");
+		/* ours (and its monitor's) from a run that did not close: off, then as found */
+		for (uint64_t k = 0; k < found.nr_kdamonds; k++) {
+			char path[96];
+
+			snprintf(path, sizeof(path), HB_DAMON_KD "/%llu/state", (unsigned long long)k);
+			(void)hb_sys_damon_write(d->root, path, "off");
+		}
 		found.nr_kdamonds = 0;
 	} else if (found.nr_kdamonds > 0) {
 		r = stop_others(d, found.nr_kdamonds, err);
 		if (r < 0)
 			goto err_free;
 	}
-	r = wr(d, HB_DAMON_KD "/nr_kdamonds", "1", err);
+	/*
+	 * All of them at once, before any is on: the kernel refuses to change
+	 * nr_kdamonds while one is (EBUSY). The monitor's stays off here.
+	 */
+	d->nr_kdamonds = cfg->damon_monitor ? 2 : 1;
+	r = wr_u64(d, HB_DAMON_KD "/nr_kdamonds", d->nr_kdamonds, err);
 	if (r < 0)
 		goto err_free;
 	r = setup(d, err);
@@ -370,9 +389,10 @@ static int damon_open(struct hb_migrator *m, const struct hb_migrator_config *cf
 	}
 	snprintf(m->describe, sizeof(m->describe),
 		 "damon: DAMOS migrate_hot on paddr, kdamond pid %d, single-page regions, "
-		 "quota %llu bytes per apply every %u ms%s", (int)d->kdamond_pid,
+		 "quota %llu bytes per apply every %u ms%s%s", (int)d->kdamond_pid,
 		 (unsigned long long)d->quota_bytes, d->reset_ms,
-		 found.nr_kdamonds ? " (took DAMON over)" : "");
+		 found.nr_kdamonds ? " (took DAMON over)" : "",
+		 cfg->damon_monitor ? "; kdamond 1 made for the coldness monitor" : "");
 	m->priv = d;
 	return 0;
 

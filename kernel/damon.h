@@ -19,6 +19,14 @@
 #define HB_DAMON_ADMIN "/sys/kernel/mm/damon/admin"
 #define HB_DAMON_KD HB_DAMON_ADMIN "/kdamonds"
 
+/* ---- damon.c ---- */
+
+/*
+ * Writes value to root/path (the sys.c seam), retrying -EBUSY for about a
+ * second: DAMON sysfs takes its lock with mutex_trylock. err names the file.
+ */
+int hb_damon_write(const char *root, const char *path, const char *value, struct hb_err *err);
+
 /* ---- damon-probe.c ---- */
 
 /* What was there before we started, and what our state file says. */

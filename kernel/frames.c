@@ -38,11 +38,12 @@ struct hb_frames {
 };
 
 /*
- * KPF_KSM is not refused: 6.12's stable_page_flags() (fs/proc/page.c) sets
- * it when folio->mapping has any bit of PAGE_MAPPING_KSM (ANON | MOVABLE),
- * i.e. on every anonymous page, so refusing it refuses all anonymous
- * memory. A real KSM page is the mover's to judge (migration moves KSM
- * folios).
+ * Not KPF_KSM: 6.12's fs/proc/page.c sets it for every anonymous page
+ * (`mapping & PAGE_MAPPING_KSM` is true for either bit, and anon pages
+ * have PAGE_MAPPING_ANON), so refusing it refused all anonymous memory
+ * (seen in Debian's 6.12.118 guest: an ordinary anon page read
+ * 0x400205828). A real KSM page cannot be told apart there, and page
+ * migration handles KSM folios (migrate_pages(), as for any anon folio).
  */
 bool hb_frames_movable(uint64_t kpf)
 {
@@ -201,4 +202,30 @@ long hb_frames_scan(struct hb_frames *f, int node, size_t max, uint64_t *pfn,
 			p->pfn = p->block[p->at] * f->block_pages;
 	}
 	return (long)n;
+}
+
+long hb_frames_node_ranges(struct hb_frames *f, int node, size_t max, uint64_t (*range)[2],
+			   struct hb_err *err)
+{
+	struct node_pass p = { 0 };
+	size_t n = 0;
+	int r;
+
+	if (node < 0 || node >= MAX_NODES)
+		return hb_err_set(err, -EINVAL, "page frames: node %d is not 0-%d", node,
+				  MAX_NODES - 1);
+	r = read_blocks(f, node, &p, err);
+	for (size_t i = 0; r == 0 && i < p.nblock; i++) {
+		uint64_t start = p.block[i] * f->block_pages;
+
+		if (n && range[n - 1][1] == start) {
+			range[n - 1][1] += f->block_pages;
+		} else if (n < max) {
+			range[n][0] = start;
+			range[n][1] = start + f->block_pages;
+			n++;
+		}
+	}
+	free(p.block);
+	return r < 0 ? r : (long)n;
 }

@@ -71,4 +71,13 @@ bool hb_frames_movable(uint64_t kpf);
 long hb_frames_scan(struct hb_frames *f, int node, size_t max, uint64_t *pfn,
 		    uint64_t ret_window[2], struct hb_err *err);
 
+/*
+ * The node's online memory as PFN ranges [range[i][0], range[i][1]),
+ * ascending, adjacent blocks joined, at most max of them (the rest left
+ * out). Count, or -errno with err: -ENOENT when the node has no online
+ * memory. Does not disturb the scans' windows.
+ */
+long hb_frames_node_ranges(struct hb_frames *f, int node, size_t max, uint64_t (*range)[2],
+			   struct hb_err *err);
+
 #endif

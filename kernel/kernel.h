@@ -98,6 +98,8 @@ struct hb_migrator_config {
 				    up (for a start after a crash); NULL = none */
 	unsigned int damon_reset_ms;  /* damon: quota reset interval; 0 = 100 */
 	unsigned int damon_aggr_ms;   /* damon: aggregation interval; 0 = 100 */
+	bool damon_monitor;      /* damon: also make kdamond 1, left off, for the
+				    coldness monitor (damon-monitor.h) */
 };
 
 struct hb_migrator;

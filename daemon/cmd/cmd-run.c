@@ -10,6 +10,7 @@
 
 #include "builtin.h"
 #include "coldness.h"
+#include "idle.h"
 #include "config.h"
 #include "daemon.h"
 #include "emulated-host.h"
@@ -57,6 +58,36 @@ static void usage(FILE *f)
 		"logged as needing a restart).\n", HB_CONFIG_DEFAULT);
 }
 
+/*
+ * The live host's coldness source: idle page tracking when the kernel has
+ * it (exact, per page, cheap to read); else DAMON's monitoring results when
+ * the damon migrator is in use (it makes the monitor's kdamond: nr_kdamonds
+ * is global and fixed while one is on, kernel/damon-monitor.h); else idle
+ * page tracking's refusal, which names the missing CONFIG_IDLE_PAGE_TRACKING.
+ */
+static int open_live_coldness(const struct hb_config *cfg, struct hb_live_coldness **cold,
+			      struct hb_damon_coldness **dcold, struct hb_daemon_env *env)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	uint64_t page_size = ps > 0 ? (uint64_t)ps : 4096;
+	struct hb_err err = { 0 };
+
+	if (access(HB_IDLE_BITMAP, F_OK) < 0 && !cfg->dry_run && !strcmp(cfg->backend, "damon")) {
+		if (hb_damon_coldness_new(NULL, page_size, dcold, &err) < 0) {
+			hb_log_early(LOG_ERR, "hotbridge run", "demote.enabled = true: %s", err.msg);
+			return -1;
+		}
+		env->coldness = hb_damon_coldness(*dcold);
+		return 0;
+	}
+	if (hb_live_coldness_new(NULL, page_size, cold, &err) < 0) {
+		hb_log_early(LOG_ERR, "hotbridge run", "demote.enabled = true: %s", err.msg);
+		return -1;
+	}
+	env->coldness = hb_live_coldness(*cold);
+	return 0;
+}
+
 int hb_cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -73,6 +104,7 @@ int hb_cmd_run(int argc, char **argv)
 	struct hb_daemon *d = NULL;
 	struct hb_emulated_host emu = { .dram_free = 8ULL << 30 };
 	_hb_cleanup_(hb_live_coldness_freep) struct hb_live_coldness *cold = NULL;
+	_hb_cleanup_(hb_damon_coldness_freep) struct hb_damon_coldness *dcold = NULL;
 	struct hb_config cfg;
 	struct hb_err err = { 0 };
 	bool once = false, dry = false;
@@ -132,16 +164,8 @@ int hb_cmd_run(int argc, char **argv)
 		hb_topology_source_check_nodes(&ts, hb_platform_topology(env.platform), NULL,
 					       "hotbridge run");
 		/* opened before capabilities go: kpageflags and the bitmap are root's */
-		if (cfg.demote_enabled) {
-			long ps = sysconf(_SC_PAGESIZE);
-
-			if (hb_live_coldness_new(NULL, ps > 0 ? (uint64_t)ps : 4096, &cold, &err) < 0) {
-				hb_log_early(LOG_ERR, "hotbridge run", "demote.enabled = true: %s",
-					     err.msg);
-				goto out;
-			}
-			env.coldness = hb_live_coldness(cold);
-		}
+		if (cfg.demote_enabled && open_live_coldness(&cfg, &cold, &dcold, &env) < 0)
+			goto out;
 	}
 	if (hb_daemon_new(&cfg, &env, &d, &err) < 0) {
 		hb_log_early(LOG_ERR, "hotbridge run", "%s", err.msg);

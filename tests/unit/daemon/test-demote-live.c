@@ -27,17 +27,15 @@
 
 #include "coldness.h"
 #include "daemon.h"
-#include "emul-config.h"
 #include "emulated-host.h"
-#include "fake-tree.h"
 #include "frames.h"
 #include "idle.h"
+#include "live-fixture.h"
 
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 
 #define BIT(b) (1ULL << (b))
 
-static char root[64];
 static uint64_t demoted[64];            /* PFN -> times asked to go to node 2 */
 static uint64_t wrong_node, demote_asked;
 
@@ -57,16 +55,6 @@ long __wrap_hb_sys_move_phys_pages(long nr, unsigned long count, const uint64_t 
 		}
 	}
 	return 0;
-}
-
-static void put(const char *rel, const char *text)
-{
-	hb_fake_put(root, rel, text);
-}
-
-static void put_bin(const char *rel, const void *buf, size_t len)
-{
-	hb_fake_put_bin(root, rel, buf, len);
 }
 
 static uint64_t bitmap_word(void)
@@ -95,14 +83,8 @@ static int setup(void **state)
 	uint64_t kpf[64] = { 0 }, zero = 0;
 
 	(void)state;
-	hb_fake_tree_new(root, sizeof(root), "test-demote-live");
-	put("/proc", NULL);
+	node0_tree("test-demote-live");
 	put("/sys/kernel/mm/page_idle", NULL);
-	put("/sys/devices/system/memory/block_size_bytes", "8000\n");
-	put("/sys/devices/system/node/node0/memory2", NULL);
-	put("/sys/devices/system/node/node0/memory3", NULL);
-	put("/sys/devices/system/memory/memory2/online", "1\n");
-	put("/sys/devices/system/memory/memory3/online", "1\n");
 	for (int p = 16; p < 32; p++)
 		kpf[p] = BIT(HB_KPF_LRU) | BIT(HB_KPF_MMAP) | BIT(12);
 	kpf[24] = BIT(HB_KPF_BUDDY);                       /* free */
@@ -114,32 +96,6 @@ static int setup(void **state)
 	memset(demoted, 0, sizeof(demoted));
 	wrong_node = demote_asked = 0;
 	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	hb_fake_tree_remove(root);
-	return 0;
-}
-
-static void live_config(struct hb_config *cfg)
-{
-	static const char *const params[] = { "capacity=536870912", "accesses=2000", NULL };
-
-	hb_test_emul_config(cfg, params);
-	cfg->interval_ms = 1000;
-	cfg->threshold = 1000000;   /* the emulated CHMU's pages never promote: demotion alone */
-	cfg->rate_mbps = 0;
-	cfg->hysteresis_ms = 0;
-	cfg->watermark_mb = 1024;
-	cfg->target_node = 0;
-	cfg->demote_enabled = true;
-	cfg->demote_room_mb = 8;    /* node 0 has 1028 MiB free: short of 1032 */
-	cfg->demote_cold_cycles = 2;
-	cfg->demote_rate_pages = 0;
-	cfg->demote_cxl_floor_mb = 64;
-	cfg->demote_cxl_node = 2;
 }
 
 static int live_daemon(struct hb_emulated_host *host, struct hb_config *cfg,

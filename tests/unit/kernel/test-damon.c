@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "damon-monitor.h"
 #include "kernel.h"
 
 /* fixture paths are short; GCC cannot see that through the helpers */
@@ -220,11 +221,15 @@ int __wrap_hb_sys_damon_write(const char *r, const char *path, const char *value
 	*strrchr(dir, '/') = 0;
 	n = strtoull(value, NULL, 10);
 	if (ends_with(path, "/nr_kdamonds")) {
-		char st[16];
+		/* while any kdamond is on, as 6.12's damon_sysfs_kdamonds_busy() */
+		for (int i = 0; i < 8; i++) {
+			char st[16];
 
-		get(KD "/0/state", st, sizeof(st));
-		if (!strcmp(st, "on"))
-			return -EBUSY;
+			snprintf(p, sizeof(p), "%s/%d/state", dir, i);
+			get(p, st, sizeof(st));
+			if (!strcmp(st, "on"))
+				return -EBUSY;
+		}
 		for (int i = 0; i < 8; i++) {
 			snprintf(p, sizeof(p), "%s/%d", dir, i);
 			rmd(p);
@@ -786,6 +791,47 @@ static void test_damon_recognises_its_own_kdamond_after_a_crash(void **state)
 	hb_migrator_free(crashed);
 }
 
+static void test_damon_makes_the_monitors_kdamond_and_removes_it(void **state)
+{
+	static const uint64_t range[1][2] = { { 0x100000, 0x140000 } };
+	struct hb_migrator_config cfg = config();
+	struct hb_damon_monitor *mon = NULL, *mon2 = NULL;
+	struct hb_migrator *m, *again;
+	struct hb_err err = { 0 };
+	char st[16];
+
+	(void)state;
+	cfg.damon_monitor = true;
+	m = open_ok(&cfg);
+	/* both made at once, before ours was on; the monitor's left off */
+	assert_string_equal(fk.log[0], "/nr_kdamonds=2");
+	get(KD "/1/state", st, sizeof(st));
+	assert_string_equal(st, "off");
+	assert_non_null(strstr(hb_migrator_describe(m), "kdamond 1 made for the coldness monitor"));
+	if (hb_damon_monitor_open(root, 1, range, &mon, &err) < 0)
+		fail_msg("monitor: %s", err.msg);
+	get(KD "/1/state", st, sizeof(st));
+	assert_string_equal(st, "on");
+	get(KD "/0/state", st, sizeof(st));
+	assert_string_equal(st, "on");
+	/* a "crash" (m left unclosed): both are ours, turned off, made again */
+	fk.nlog = 0;
+	again = open_ok(&cfg);
+	assert_true(logged("/0/state=off"));
+	assert_true(logged("/1/state=off"));
+	assert_true(logged("/nr_kdamonds=2"));
+	if (hb_damon_monitor_open(root, 1, range, &mon2, &err) < 0)
+		fail_msg("monitor after the crash: %s", err.msg);
+	/* close: the monitor's is turned off too, or nr_kdamonds could not change */
+	hb_migrator_free(again);
+	assert_int_equal(get_u64(KD "/nr_kdamonds"), 0);
+	assert_false(exists(KD "/1"));
+	/* monitors closed last find nothing to turn off */
+	hb_damon_monitor_free(mon2);
+	hb_damon_monitor_free(mon);
+	hb_migrator_free(m);
+}
+
 static void test_damon_auto_picks_damon_then_pagemap_and_says_why(void **state)
 {
 	struct hb_migrator_config cfg = config();
@@ -832,6 +878,7 @@ int main(void)
 		T(test_damon_reports_per_page_only_what_is_sound),
 		T(test_damon_programs_nothing_beyond_the_watermark),
 		T(test_damon_recognises_its_own_kdamond_after_a_crash),
+		T(test_damon_makes_the_monitors_kdamond_and_removes_it),
 		T(test_damon_auto_picks_damon_then_pagemap_and_says_why),
 	};
 

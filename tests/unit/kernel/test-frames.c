@@ -90,7 +90,11 @@ static void test_frames_movable_is_a_base_page_on_an_lru(void **state)
 	assert_true(hb_frames_movable(LRU));
 	/* anon, file, dirty, active, referenced, swap-backed, idle: all movable */
 	assert_true(hb_frames_movable(LRU | BIT(12) | BIT(4) | BIT(6) | BIT(2) | BIT(14) | BIT(25)));
-	/* what 6.12 reports for every anonymous page (fs/proc/page.c sets KSM on any) */
+	/*
+	 * an ordinary anonymous page as Debian's 6.12.118 reports it: LRU,
+	 * MMAP, ANON, SWAPBACKED, anon-exclusive, and KSM (6.12 sets KPF_KSM
+	 * for every anon page)
+	 */
 	assert_true(hb_frames_movable(0x400205828ULL));
 	assert_true(hb_frames_movable(LRU | BIT(12) | BIT(HB_KPF_KSM)));
 	assert_false(hb_frames_movable(0));
