@@ -148,9 +148,11 @@ static int read_blocks(struct hb_frames *f, int node, struct node_pass *p, struc
 		}
 		p->block[p->nblock++] = index;
 	}
+	if (!p->nblock)
+		return hb_err_set(err, -ENOENT, "page frames: node %d has no online memory block in %s",
+				  node, path);
 	qsort(p->block, p->nblock, sizeof(*p->block), cmp_u64);
-	return p->nblock ? 0 : hb_err_set(err, -ENOENT, "page frames: node %d has no online memory "
-					  "block in %s", node, path);
+	return 0;
 }
 
 /* flags of n frames from pfn into f->flags */
