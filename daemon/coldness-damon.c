@@ -60,6 +60,13 @@ struct hb_damon_coldness *hb_damon_coldness_free(struct hb_damon_coldness *dc)
 	return NULL;
 }
 
+static int by_start(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
 static int damon_start(void *priv, uint64_t node_mask, struct hb_err *err)
 {
 	struct hb_damon_coldness *dc = priv;
@@ -82,16 +89,7 @@ static int damon_start(void *priv, uint64_t node_mask, struct hb_err *err)
 		return hb_err_set(err, -ENOENT, "damon coldness: no online memory on the census "
 				  "nodes (mask %#llx)", (unsigned long long)node_mask);
 	/* PFNs to bytes; DAMON wants the ranges sorted (nodes may interleave) */
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = i + 1; j < n; j++)
-			if (range[j][0] < range[i][0]) {
-				uint64_t t0 = range[i][0], t1 = range[i][1];
-
-				range[i][0] = range[j][0];
-				range[i][1] = range[j][1];
-				range[j][0] = t0;
-				range[j][1] = t1;
-			}
+	qsort(range, n, sizeof(range[0]), by_start);
 	for (size_t i = 0; i < n; i++) {
 		range[i][0] *= dc->page_size;
 		range[i][1] *= dc->page_size;

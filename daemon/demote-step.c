@@ -77,7 +77,7 @@ int hb_daemon_demote_check_mover(struct hb_daemon *d, struct hb_err *err)
 			return hb_err_set(err, -EOPNOTSUPP, "demote.enabled = true: the damon coldness "
 					  "source needs migrate.backend = damon, not %s",
 					  hb_migrator_kind_to_string(k));
-		for (int t = 0; t < HB_MAX_NODES && t < 64; t++)
+		for (int t = 0; t < HB_MAX_NODES; t++)
 			if (census_node(d, t))
 				mask |= 1ULL << t;
 		return ops->start(d->env.coldness.priv, mask, err);
