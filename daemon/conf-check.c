@@ -5,6 +5,7 @@
 
 #include "conf-check.h"
 #include "devices.h"
+#include "source-nodes.h"
 
 int hb_config_source_nodes(const struct hb_config *c, uint64_t *ret_mask, struct hb_err *err)
 {
@@ -25,6 +26,9 @@ int hb_config_source_nodes(const struct hb_config *c, uint64_t *ret_mask, struct
 			return hb_err_set(err, -EINVAL, "policy.source_nodes=%s: '%s' is not a node "
 					  "number (want node numbers 0-63, comma-separated)",
 					  c->source_nodes, item);
+		if ((mask >> n) & 1)
+			return hb_err_set(err, -EINVAL, "policy.source_nodes=%s: lists node %llu "
+					  "twice", c->source_nodes, (unsigned long long)n);
 		mask |= 1ULL << n;
 		s = comma ? comma + 1 : s + len;
 		if (comma && !*s)
@@ -33,26 +37,6 @@ int hb_config_source_nodes(const struct hb_config *c, uint64_t *ret_mask, struct
 	}
 	*ret_mask = mask;
 	return 0;
-}
-
-uint64_t hb_topology_cxl_nodes(const struct hb_topology *t, int (*node_of)(void *ud, uint64_t hpa),
-			       void *ud)
-{
-	uint64_t mask = 0;
-
-	for (size_t i = 0; i < hb_topology_nr_regions(t); i++) {
-		const struct hb_region *r = hb_topology_region(t, i);
-
-		if (!r->committed)
-			continue;
-		for (uint64_t k = 0; k < 16; k++) {
-			int n = node_of(ud, r->hpa_base + r->hpa_size / 16 * k);
-
-			if (n >= 0 && n < 64)
-				mask |= 1ULL << n;
-		}
-	}
-	return mask;
 }
 
 static bool plugin_named(const struct hb_plugin_set *set, const char *name)
@@ -115,6 +99,15 @@ int hb_config_check(const struct hb_config *c, const struct hb_config_facts *f,
 	r = hb_config_source_nodes(c, &mask, err);
 	if (r < 0)
 		return r;
+	/* the one source-node rule (source-nodes.h), as for the topology's nodes */
+	if (mask && f->nodes) {
+		struct hb_source_facts sf = { .nodes = f->nodes, .window_nodes = f->window_nodes,
+					      .windows_why = f->windows_why };
+
+		r = hb_source_nodes_check(mask, "policy.source_nodes", c->source_nodes, &sf, err);
+		if (r < 0)
+			return r;
+	}
 	/* the bucket must hold one page, or nothing is ever promoted */
 	if (c->rate_mbps > 0 && depth * 1e6 < (double)page)
 		return hb_err_set(err, -EINVAL, "policy.%s=%g: the token bucket (%g bytes) is "
@@ -137,9 +130,12 @@ int hb_config_check(const struct hb_config *c, const struct hb_config_facts *f,
 	}
 	/* demotion goes to one CXL node only: a source node, never DRAM */
 	if (c->demote_enabled && c->demote_cxl_node >= 0 && cxl &&
-	    !((cxl >> c->demote_cxl_node) & 1))
+	    !((cxl >> c->demote_cxl_node) & 1)) {
+		char set[HB_NODE_SET_MAX];
+
 		return hb_err_set(err, -EINVAL, "demote.cxl_node=%lld: not a CXL node promoted from "
-				  "(the source nodes are %#llx)", (long long)c->demote_cxl_node,
-				  (unsigned long long)cxl);
+				  "(the source nodes are %s)", (long long)c->demote_cxl_node,
+				  hb_node_set_format(cxl, set, sizeof(set)));
+	}
 	return 0;
 }

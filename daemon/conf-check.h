@@ -3,7 +3,8 @@
  * What a configuration must be for `hotbridge run` to start, checked by one
  * function that both `run` and `check-config` (the unit's ExecStartPre) call,
  * so the two cannot drift: sources exist and take their parameters, node
- * lists parse, the target node exists and is not a CXL node, the token
+ * lists parse, policy.source_nodes passes the source-node rule
+ * (source-nodes.h), the target node exists and is not a CXL node, the token
  * bucket holds a page, the emulated host runs dry, demote.cxl_node is a
  * CXL node.
  */
@@ -19,7 +20,9 @@ struct hb_plugin_set;
 /* What the host says; a NULL/0 fact skips the checks that need it. */
 struct hb_config_facts {
 	const struct hb_numa_node *nodes;       /* HB_MAX_NODES entries */
-	uint64_t cxl_nodes;                     /* the topology's CXL nodes */
+	uint64_t cxl_nodes;                     /* the topology's source nodes (the rule's) */
+	uint64_t window_nodes;                  /* nodes in this host's CXL windows */
+	const char *windows_why;                /* why they are unknown, or NULL */
 	const struct hb_plugin_set *plugins;    /* scanned (not loaded) plugins */
 	uint64_t page_size;
 	bool migrator_given;                    /* not from the config (tests) */
@@ -27,9 +30,6 @@ struct hb_config_facts {
 
 /* policy.source_nodes as a node mask (0 when empty); -EINVAL naming it */
 int hb_config_source_nodes(const struct hb_config *c, uint64_t *ret_mask, struct hb_err *err);
-/* the nodes the topology's committed regions lie on */
-uint64_t hb_topology_cxl_nodes(const struct hb_topology *t, int (*node_of)(void *ud, uint64_t hpa),
-			       void *ud);
 /* 0, or the first problem (-errno) with err naming the key or [source] */
 int hb_config_check(const struct hb_config *c, const struct hb_config_facts *f,
 		    struct hb_err *err);

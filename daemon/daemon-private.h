@@ -32,6 +32,7 @@
 #include "daemon.h"
 #include "devices.h"
 #include "logger.h"
+#include "source-nodes.h"
 
 struct event;
 struct event_base;
@@ -229,6 +230,12 @@ void hb_daemon_log_exit_summary(const struct hb_daemon *d);
 
 /* topology-watch.c */
 uint64_t hb_daemon_topology_nodes(struct hb_daemon *d);
+/* the source-node rule's facts: the nodes and this host's CXL windows (source-nodes.h) */
+struct hb_source_facts hb_daemon_source_facts(const struct hb_daemon *d);
+/* why node is or is not a source node, in words (explain, status) */
+void hb_daemon_source_node_reason(const struct hb_daemon *d, int node, char *buf, size_t size);
+/* status's "source_node_rule": each node of this host, source or not, and why */
+struct json_object *hb_daemon_source_nodes_json(const struct hb_daemon *d);
 void hb_daemon_warn_refused(struct hb_daemon *d);
 void hb_daemon_watch_uevents(struct hb_daemon *d);
 

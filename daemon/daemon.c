@@ -65,6 +65,7 @@ int hb_daemon_new(const struct hb_config *cfg, struct hb_daemon_env *env,
 		  struct hb_daemon **ret, struct hb_err *err)
 {
 	struct hb_daemon *d = calloc(1, sizeof(*d));
+	char set[HB_NODE_SET_MAX];
 	long ps = sysconf(_SC_PAGESIZE);
 	int r;
 
@@ -129,9 +130,10 @@ int hb_daemon_new(const struct hb_config *cfg, struct hb_daemon_env *env,
 		r = no_source_opened(d, err);
 		goto fail;
 	}
-	hb_dlog(d, LOG_INFO, "%zu source(s), migrator %s, source nodes %#llx, threshold %g, every %llu ms",
-		d->nsrc, hb_migrator_describe(d->mig), (unsigned long long)d->source_mask,
-		cfg->threshold, (unsigned long long)cfg->interval_ms);
+	hb_dlog(d, LOG_INFO, "%zu source(s), migrator %s, source nodes %s, threshold %g, every %llu ms",
+		d->nsrc, hb_migrator_describe(d->mig),
+		hb_node_set_format(d->source_mask, set, sizeof(set)), cfg->threshold,
+		(unsigned long long)cfg->interval_ms);
 	*ret = d;
 	return 0;
 fail:

@@ -220,9 +220,18 @@ void hb_emulated_host_done(struct hb_emulated_host *h)
 	}
 }
 
+/* its one CXL window (decoder0.0) holds all of node 2's memory, region0 */
+static int emu_window_nodes(void *ud, const struct hb_node_map *m, uint64_t *ret,
+			    struct hb_err *err)
+{
+	*ret = 1ULL << CXL_NODE;
+	return 0;
+}
+
 /* no host uevent concerns it: it changes when a test says (hb_platform_set_events_fd()) */
 static const struct hb_platform_ops emu_ops = {
 	.name = "emulated", .node_of = emu_node_of, .nodes = emu_nodes, .reload = emu_reload,
+	.window_nodes = emu_window_nodes,
 };
 
 int hb_emulated_platform_new(struct hb_emulated_host *h, struct hb_platform **ret,

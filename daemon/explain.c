@@ -57,7 +57,7 @@ static void explain_reason(const struct hb_daemon *d, const struct hb_decision *
 			 (unsigned long long)(d->pcfg.watermark_bytes >> 20));
 		break;
 	case HB_REASON_NOT_SOURCE:
-		snprintf(buf, size, "not on a source (CXL) node");
+		hb_daemon_source_node_reason(d, dec->src, buf, size);
 		break;
 	case HB_REASON_NO_TARGET:
 		snprintf(buf, size, "no target node for node %d", dec->src);

@@ -5,9 +5,13 @@
  * for the nodes' memory and distances, kernel uevents for changes.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <numa.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "platform.h"
 #include "translate.h"
@@ -40,11 +44,17 @@ int hb_numa_nodes(void *ud, struct hb_numa_node *nodes,
 	return 0;
 }
 
+struct live {
+	struct hb_topology_source ts;
+	char iomem[PATH_MAX];
+	int iomem_fd;           /* opened with the rights to see addresses; -1 */
+};
+
 static int live_reload(void *priv, struct hb_topology **ret_t, struct hb_node_map **ret_m,
 		       struct hb_err *err)
 {
-	const struct hb_topology_source *ts = priv;
-	int r = hb_topology_open(ts, ret_t, err);
+	const struct live *l = priv;
+	int r = hb_topology_open(&l->ts, ret_t, err);
 
 	if (r < 0)
 		return r;
@@ -61,39 +71,62 @@ static int live_open_events(void *priv)
 	return hb_uevent_open();
 }
 
+static int live_window_nodes(void *priv, const struct hb_node_map *m, uint64_t *ret,
+			     struct hb_err *err)
+{
+	const struct live *l = priv;
+	struct hb_cxl_windows w;
+	int r;
+
+	*ret = 0;
+	r = hb_cxl_windows_load(l->iomem, l->iomem_fd, HB_DEFAULT_CEDT, &w, err);
+	if (r < 0)
+		return r;
+	if (m)
+		*ret = hb_node_map_window_nodes(m, &w);
+	return 0;
+}
+
 static void live_free(void *priv)
 {
-	free(priv);
+	struct live *l = priv;
+
+	if (l->iomem_fd >= 0)
+		close(l->iomem_fd);
+	free(l);
 }
 
 /* live topologies change (uevents); a saved snapshot does not */
 static const struct hb_platform_ops live_ops = {
 	.name = "live", .nodes = hb_numa_nodes, .reload = live_reload,
-	.open_events = live_open_events, .free = live_free,
+	.window_nodes = live_window_nodes, .open_events = live_open_events, .free = live_free,
 };
 
 static const struct hb_platform_ops snapshot_ops = {
-	.name = "live", .nodes = hb_numa_nodes, .free = live_free,
+	.name = "live", .nodes = hb_numa_nodes, .window_nodes = live_window_nodes,
+	.free = live_free,
 };
 
-int hb_platform_live_new(const struct hb_topology_source *ts, struct hb_platform **ret,
-			 struct hb_err *err)
+int hb_platform_live_new(const struct hb_topology_source *ts, const char *iomem,
+			 struct hb_platform **ret, struct hb_err *err)
 {
-	struct hb_topology_source *copy = malloc(sizeof(*copy));
+	struct live *l = calloc(1, sizeof(*l));
 	struct hb_topology *t = NULL;
 	struct hb_node_map *m = NULL;
 	int r;
 
-	if (!copy)
+	if (!l)
 		return hb_err_set(err, -ENOMEM, "out of memory");
-	*copy = *ts;
-	r = live_reload(copy, &t, &m, err);
+	l->ts = *ts;
+	snprintf(l->iomem, sizeof(l->iomem), "%s", iomem ? iomem : "/proc/iomem");
+	l->iomem_fd = open(l->iomem, O_RDONLY | O_CLOEXEC);
+	r = live_reload(l, &t, &m, err);
 	if (r < 0) {
-		free(copy);
+		live_free(l);
 		return r;
 	}
-	r = hb_platform_new(ts->topology ? &snapshot_ops : &live_ops, copy, false, t, m, ret, err);
+	r = hb_platform_new(ts->topology ? &snapshot_ops : &live_ops, l, false, t, m, ret, err);
 	if (r < 0)
-		free(copy);
+		live_free(l);
 	return r;
 }

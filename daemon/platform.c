@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* A platform over its ops (platform.h): the state every host shares. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -13,7 +14,23 @@ struct hb_platform {
 	struct hb_topology *topology;
 	struct hb_node_map *node_map;      /* NULL: ops->node_of */
 	int events_fd;                     /* a test's, until handed out; -1 */
+	uint64_t window_nodes;             /* memory in this host's CXL windows */
+	char windows_why[HB_ERR_MSG_MAX];  /* why none are known, or "" */
 };
+
+/* the nodes in CXL windows under the current node map */
+static void learn_windows(struct hb_platform *p)
+{
+	struct hb_err why = { 0 };
+
+	p->window_nodes = 0;
+	p->windows_why[0] = '\0';
+	if (p->ops->window_nodes &&
+	    p->ops->window_nodes(p->priv, p->node_map, &p->window_nodes, &why) < 0) {
+		p->window_nodes = 0;
+		snprintf(p->windows_why, sizeof(p->windows_why), "%s", why.msg);
+	}
+}
 
 int hb_platform_new(const struct hb_platform_ops *ops, void *priv, bool emulated,
 		    struct hb_topology *topology, struct hb_node_map *node_map,
@@ -34,6 +51,7 @@ int hb_platform_new(const struct hb_platform_ops *ops, void *priv, bool emulated
 	}
 	*p = (struct hb_platform){ .ops = ops, .priv = priv, .emulated = emulated,
 				   .topology = topology, .node_map = node_map, .events_fd = -1 };
+	learn_windows(p);
 	*ret = p;
 	return 0;
 }
@@ -88,6 +106,13 @@ int hb_platform_node_of_ud(void *ud, uint64_t hpa)
 	return hb_platform_node_of(ud, hpa);
 }
 
+uint64_t hb_platform_window_nodes(const struct hb_platform *p, const char **ret_why)
+{
+	if (ret_why)
+		*ret_why = p->windows_why;
+	return p->window_nodes;
+}
+
 int hb_platform_nodes(const struct hb_platform *p, struct hb_numa_node *nodes,
 		      uint8_t distance[HB_MAX_NODES][HB_MAX_NODES])
 {
@@ -114,6 +139,7 @@ int hb_platform_reload(struct hb_platform *p, struct hb_err *err)
 	hb_node_map_free(p->node_map);
 	p->topology = t;
 	p->node_map = m;
+	learn_windows(p);
 	return 0;
 }
 

@@ -32,6 +32,13 @@ struct hb_platform_ops {
 	/* a new topology and node map (may be NULL); NULL: it never changes */
 	int (*reload)(void *priv, struct hb_topology **ret_topology,
 		      struct hb_node_map **ret_node_map, struct hb_err *err);
+	/*
+	 * The nodes (bit n) whose memory lies in this host's CXL windows, given
+	 * the node map (may be NULL); asked at creation and after each reload.
+	 * NULL: none. An error (windows unknown) leaves none, with its reason.
+	 */
+	int (*window_nodes)(void *priv, const struct hb_node_map *m, uint64_t *ret,
+			    struct hb_err *err);
 	/* an fd readable when the topology may have changed (uevents); NULL: none */
 	int (*open_events)(void *priv);
 	void (*free)(void *priv);            /* priv, when the platform goes */
@@ -50,9 +57,13 @@ int hb_platform_new(const struct hb_platform_ops *ops, void *priv, bool emulated
 struct hb_platform *hb_platform_free(struct hb_platform *p);
 HB_DEFINE_CLEANUP(struct hb_platform *, hb_platform_free)
 
-/* The live host: topology as ts says (copied), the node map from sysfs. */
-int hb_platform_live_new(const struct hb_topology_source *ts, struct hb_platform **ret,
-			 struct hb_err *err);
+/*
+ * The live host: topology as ts says (copied), the node map from sysfs, the
+ * CXL windows from iomem (NULL: /proc/iomem, opened now, while the process
+ * may still see its addresses) and the firmware's CEDT.
+ */
+int hb_platform_live_new(const struct hb_topology_source *ts, const char *iomem,
+			 struct hb_platform **ret, struct hb_err *err);
 
 const char *hb_platform_name(const struct hb_platform *p);
 bool hb_platform_emulated(const struct hb_platform *p);
@@ -62,6 +73,11 @@ uint64_t hb_platform_node_step(const struct hb_platform *p);
 /* the online NUMA node of hpa, or -1 (ud: the platform) */
 int hb_platform_node_of(const struct hb_platform *p, uint64_t hpa);
 int hb_platform_node_of_ud(void *ud, uint64_t hpa);
+/*
+ * The nodes whose memory lies in this host's CXL windows (bit n); when the
+ * windows could not be read, 0 and *ret_why (if given) says why, else "".
+ */
+uint64_t hb_platform_window_nodes(const struct hb_platform *p, const char **ret_why);
 int hb_platform_nodes(const struct hb_platform *p, struct hb_numa_node *nodes,
 		      uint8_t distance[HB_MAX_NODES][HB_MAX_NODES]);
 /*

@@ -37,12 +37,15 @@ int hb_daemon_check_config(struct hb_daemon *d, const struct hb_config *cfg, str
 	struct hb_config_facts f = { .nodes = d->nodes, .cxl_nodes = d->source_mask,
 				     .plugins = &scanned, .page_size = d->pcfg.page_size,
 				     .migrator_given = d->mig != NULL };
+	struct hb_source_facts sf = hb_daemon_source_facts(d);
 	struct refusals *rf = calloc(1, sizeof(*rf));
 	struct hb_err why = { 0 };
 	int r;
 
 	if (!rf)
 		return hb_err_set(err, -ENOMEM, "out of memory");
+	f.window_nodes = sf.window_nodes;
+	f.windows_why = sf.windows_why;
 	/* names only: no plugin code runs to check a source's type */
 	if (cfg->plugin_dir[0] &&
 	    hb_plugins_scan(cfg->plugin_dir, 0, &scanned, note_refusal, rf, &why) < 0 &&

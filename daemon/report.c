@@ -196,6 +196,7 @@ json_object *hb_daemon_status_json(struct hb_daemon *d)
 	json_object_object_add(o, "table_pages", hb_daemon_json_u64(hb_heat_len(d->heat)));
 	json_object_object_add(o, "table_bytes", hb_daemon_json_u64(hb_heat_bytes(d->heat)));
 	json_object_object_add(o, "source_nodes", nodes_json(d->source_mask));
+	json_object_object_add(o, "source_node_rule", hb_daemon_source_nodes_json(d));
 	json_object_object_add(o, "last_cycle_ms", json_object_new_double(d->st.last_cycle_ms));
 	json_object_object_add(o, "history_entries", hb_daemon_json_u64(hb_history_len(d->history)));
 	json_object_object_add(o, "history_bytes", hb_daemon_json_u64(hb_history_bytes(d->history)));

@@ -5,21 +5,94 @@
  * those on no node any more.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <syslog.h>
 
 #include <event2/event.h>
+#include <json-c/json.h>
 
 #include "conf-check.h"
 #include "daemon-private.h"
 #include "ingest.h"
 #include "uevent.h"
 
-/* the nodes the topology's committed regions lie on */
+static void warn_not_source(void *ud, const struct hb_region *rg, int node,
+			    enum hb_source_node_why why)
+{
+	struct hb_daemon *d = ud;
+	const char *windows_why;
+	char msg[HB_ERR_MSG_MAX];
+
+	(void)hb_platform_window_nodes(d->env.platform, &windows_why);
+	hb_dlog(d, LOG_WARNING, "%s", hb_source_refusal_format(msg, sizeof(msg), rg, node, why,
+							       windows_why, d->cfg.topology[0]));
+}
+
+/*
+ * The source nodes the topology's committed regions lie on, by the one
+ * rule (source-nodes.h); each region on a node it refuses is warned about.
+ */
 uint64_t hb_daemon_topology_nodes(struct hb_daemon *d)
 {
-	return hb_topology_cxl_nodes(hb_platform_topology(d->env.platform), hb_daemon_node_of_ud, d);
+	struct hb_source_facts f;
+
+	hb_daemon_refresh_nodes(d);
+	f = hb_daemon_source_facts(d);
+	return hb_source_nodes_of_topology(hb_platform_topology(d->env.platform),
+					   hb_daemon_node_of_ud, d, &f, warn_not_source, d);
+}
+
+void hb_daemon_source_node_reason(const struct hb_daemon *d, int node, char *buf, size_t size)
+{
+	struct hb_source_facts f = hb_daemon_source_facts(d);
+	enum hb_source_node_why why;
+
+	if (node < 0) {
+		snprintf(buf, size, "not on a source node: on no NUMA node (no online memory block "
+			 "holds it)");
+		return;
+	}
+	why = hb_source_node_check(&f, node);
+	if (node < 64 && (d->source_mask >> node) & 1)
+		snprintf(buf, size, "node %d is a source node: it %s", node,
+			 hb_source_node_why_text(why));
+	else if (why == HB_SOURCE_NODE_OK)
+		snprintf(buf, size, "node %d is not a source node: %s", node, d->cfg.source_nodes[0]
+			 ? "not in policy.source_nodes" : "no committed CXL region lies on it");
+	else
+		snprintf(buf, size, "node %d is not a source node: it %s%s%s", node,
+			 hb_source_node_why_text(why), why == HB_SOURCE_NODE_NO_WINDOWS ? ": " : "",
+			 why == HB_SOURCE_NODE_NO_WINDOWS ? f.windows_why : "");
+}
+
+json_object *hb_daemon_source_nodes_json(const struct hb_daemon *d)
+{
+	json_object *a = json_object_new_array();
+
+	for (int n = 0; n < HB_MAX_NODES && n < 64; n++) {
+		json_object *o;
+		char why[HB_ERR_MSG_MAX];
+
+		if (!d->nodes[n].present && !((d->source_mask >> n) & 1))
+			continue;
+		hb_daemon_source_node_reason(d, n, why, sizeof(why));
+		o = json_object_new_object();
+		json_object_object_add(o, "node", json_object_new_int(n));
+		json_object_object_add(o, "source", json_object_new_boolean((d->source_mask >> n) & 1));
+		json_object_object_add(o, "reason", json_object_new_string(why));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+struct hb_source_facts hb_daemon_source_facts(const struct hb_daemon *d)
+{
+	struct hb_source_facts f = { .nodes = d->nodes };
+
+	f.window_nodes = hb_platform_window_nodes(d->env.platform, &f.windows_why);
+	return f;
 }
 
 /* regions hotbridge does not translate (translate/refuse.c), each with its reason */
@@ -36,6 +109,7 @@ void hb_daemon_warn_refused(struct hb_daemon *d)
 int hb_daemon_rebuild_topology(struct hb_daemon *d, struct hb_err *err)
 {
 	const struct hb_topology *t;
+	char set[HB_NODE_SET_MAX];
 	size_t gone;
 
 	if (!hb_platform_can_reload(d->env.platform))
@@ -59,10 +133,10 @@ int hb_daemon_rebuild_topology(struct hb_daemon *d, struct hb_err *err)
 	gone = hb_heat_revalidate(d->heat, hb_daemon_node_of_ud, d);
 	d->st.topology_pages_dropped += gone;
 	d->st.topology_reloads++;
-	hb_dlog(d, LOG_INFO, "topology rebuilt: %zu regions, %zu memdevs, source nodes %#llx; %zu hot pages "
+	hb_dlog(d, LOG_INFO, "topology rebuilt: %zu regions, %zu memdevs, source nodes %s; %zu hot pages "
 		"kept, %zu on no node any more dropped",
 		hb_topology_nr_regions(t), hb_topology_nr_memdevs(t),
-		(unsigned long long)d->source_mask, hb_heat_len(d->heat), gone);
+		hb_node_set_format(d->source_mask, set, sizeof(set)), hb_heat_len(d->heat), gone);
 	hb_daemon_warn_refused(d);
 	return 0;
 }

@@ -245,3 +245,31 @@ int hb_node_map_lookup(const struct hb_node_map *m, uint64_t hpa, struct hb_node
 	}
 	return -ENOENT;
 }
+
+/* a node is inside when it has memory and none of it (block or dax range) lies outside */
+uint64_t hb_node_map_window_nodes(const struct hb_node_map *m, const struct hb_cxl_windows *w)
+{
+	uint64_t inside = 0, outside = 0;
+
+	for (size_t i = 0; i < m->nr_blocks; i++) {
+		int n = m->blocks[i].node;
+
+		if (n < 0 || n >= 64)
+			continue;
+		if (hb_cxl_windows_contain(w, m->blocks[i].index * m->block_size, m->block_size))
+			inside |= 1ULL << n;
+		else
+			outside |= 1ULL << n;
+	}
+	for (size_t i = 0; i < m->nr_dax; i++) {
+		int n = m->dax[i].node;
+
+		if (n < 0 || n >= 64)
+			continue;
+		if (hb_cxl_windows_contain(w, m->dax[i].start, m->dax[i].size))
+			inside |= 1ULL << n;
+		else
+			outside |= 1ULL << n;
+	}
+	return inside & ~outside;
+}

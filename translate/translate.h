@@ -302,4 +302,36 @@ struct hb_node_info {
 int hb_node_map_lookup(const struct hb_node_map *m, uint64_t hpa, struct hb_node_info *ret);
 uint64_t hb_node_map_block_size(const struct hb_node_map *m);
 
+/*
+ * This host's CXL windows (windows.c): the CEDT's CFMWS, as the kernel
+ * lists them in /proc/iomem ("CXL Window N") and as the CEDT itself does.
+ */
+struct hb_cxl_window {
+	uint64_t start, end;      /* [start, end) */
+};
+
+struct hb_cxl_windows {
+	size_t n;
+	struct hb_cxl_window v[64];
+};
+
+struct hb_iomem;
+void hb_cxl_windows_add_iomem(struct hb_cxl_windows *w, const struct hb_iomem *m);
+void hb_cxl_windows_add_cedt(struct hb_cxl_windows *w, const struct hb_cedt *c);
+/* is [start, start + len) inside one window? */
+bool hb_cxl_windows_contain(const struct hb_cxl_windows *w, uint64_t start, uint64_t len);
+/*
+ * The windows of iomem (read from iomem_fd when >= 0, opened at start-up
+ * with the rights to see addresses) and of the CEDT file cedt (NULL: none),
+ * together; an error only when neither can be read, naming both reasons.
+ */
+int hb_cxl_windows_load(const char *iomem, int iomem_fd, const char *cedt,
+			struct hb_cxl_windows *ret, struct hb_err *err);
+/*
+ * The nodes (bit n) whose memory, every memory block and dax range the map
+ * puts on them, lies inside w: a node with memory outside every window, or
+ * with none, is not one of them.
+ */
+uint64_t hb_node_map_window_nodes(const struct hb_node_map *m, const struct hb_cxl_windows *w);
+
 #endif /* HB_TRANSLATE_H */

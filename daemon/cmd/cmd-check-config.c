@@ -17,7 +17,25 @@
 #include "devices.h"
 #include "emulated-host.h"
 #include "platform.h"
+#include "source-nodes.h"
 #include "translate.h"
+
+struct refusal_ctx {
+	const char *windows_why;
+	bool snapshot;
+};
+
+/* a region on a node the source-node rule refuses: said, not an error */
+static void warn_not_source(void *ud, const struct hb_region *rg, int node,
+			    enum hb_source_node_why why)
+{
+	const struct refusal_ctx *rc = ud;
+	char msg[HB_ERR_MSG_MAX];
+
+	fprintf(stderr, "hotbridge check-config: warning: %s\n",
+		hb_source_refusal_format(msg, sizeof(msg), rg, node, why, rc->windows_why,
+					 rc->snapshot));
+}
 
 static int map_node_of(void *ud, uint64_t hpa)
 {
@@ -41,7 +59,9 @@ static int check_host(const struct hb_config *c, struct hb_err *err)
 	_hb_cleanup_node_map_ struct hb_node_map *m = NULL;
 	struct hb_plugin_set scanned = { 0 };
 	struct hb_config_facts f = { .plugins = &scanned };
-	struct hb_err why = { 0 };
+	struct hb_err why = { 0 }, why_windows = { 0 };
+	struct refusal_ctx rc = { .snapshot = c->topology[0] && !c->emulated };
+	struct hb_source_facts sf = { .nodes = nodes };
 	long ps = sysconf(_SC_PAGESIZE);
 	int r;
 
@@ -55,8 +75,10 @@ static int check_host(const struct hb_config *c, struct hb_err *err)
 			return r;
 		if (hb_platform_nodes(p, nodes, dist) == 0)
 			f.nodes = nodes;
-		f.cxl_nodes = hb_topology_cxl_nodes(hb_platform_topology(p), hb_platform_node_of_ud,
-						    p);
+		sf.window_nodes = hb_platform_window_nodes(p, &sf.windows_why);
+		f.cxl_nodes = hb_source_nodes_of_topology(hb_platform_topology(p),
+							  hb_platform_node_of_ud, p, &sf,
+							  warn_not_source, &rc);
 	} else {
 		struct hb_topology_source ts = { .topology = c->topology[0] ? c->topology : NULL,
 						 .cedt = c->cedt[0] ? c->cedt : NULL };
@@ -66,12 +88,23 @@ static int check_host(const struct hb_config *c, struct hb_err *err)
 		r = hb_topology_open(&ts, &t, &why);
 		if (r < 0 && ts.topology)
 			return hb_err_set(err, r, "%s", why.msg);
-		if (r == 0 && hb_node_map_load(NULL, &m, &why) == 0)
-			f.cxl_nodes = hb_topology_cxl_nodes(t, map_node_of, m);
-		else if (c->target_node >= 0 && !c->source_nodes[0])
+		if (r == 0 && hb_node_map_load(NULL, &m, &why) == 0) {
+			struct hb_cxl_windows w;
+
+			if (hb_cxl_windows_load("/proc/iomem", -1, HB_DEFAULT_CEDT, &w,
+						&why_windows) == 0)
+				sf.window_nodes = hb_node_map_window_nodes(m, &w);
+			else
+				sf.windows_why = why_windows.msg;
+			rc.windows_why = sf.windows_why;
+			f.cxl_nodes = hb_source_nodes_of_topology(t, map_node_of, m, &sf,
+								  warn_not_source, &rc);
+		} else if (c->target_node >= 0 && !c->source_nodes[0])
 			fprintf(stderr, "hotbridge check-config: %s; target_node not checked "
 				"against the CXL nodes\n", why.msg);
 	}
+	f.window_nodes = sf.window_nodes;
+	f.windows_why = sf.windows_why;
 	hb_err_clear(&why);
 	if (c->plugin_dir[0] && hb_plugins_scan(c->plugin_dir, 0, &scanned, NULL, NULL, &why) < 0 &&
 	    why.code == -ENOENT)

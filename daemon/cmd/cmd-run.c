@@ -17,6 +17,7 @@
 #include "util/log.h"
 #include "platform.h"
 #include "snapshot-nodes.h"
+#include "test-hooks.h"
 #include "util/util.h"
 
 /*
@@ -53,6 +54,8 @@ static void usage(FILE *f)
 		"  -1, --once         one cycle, print the counters, exit\n"
 		"  -n, --dry-run      decide and report, never migrate\n"
 		"  -s, --set A=V      override a key of the configuration\n"
+		HB_TEST_HOOK_USAGE("  -I, --iomem FILE   read this host's CXL windows from FILE, not /proc/iomem\n"
+				   "                     (test hook)\n")
 		"Runs in the foreground (systemd does the rest). SIGTERM/SIGINT finish the current\n"
 		"cycle and exit 0; SIGHUP reloads the configuration (what cannot change live is\n"
 		"logged as needing a restart).\n", HB_CONFIG_DEFAULT);
@@ -95,10 +98,11 @@ int hb_cmd_run(int argc, char **argv)
 		{ "once", no_argument, NULL, '1' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "set", required_argument, NULL, 's' },
+		{ "iomem", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	const char *path = HB_CONFIG_DEFAULT, *sets[HB_MAX_SETS];
+	const char *path = HB_CONFIG_DEFAULT, *sets[HB_MAX_SETS], *iomem = NULL;
 	struct hb_topology_source ts = { 0 };
 	struct hb_daemon_env env = { 0 };
 	struct hb_daemon *d = NULL;
@@ -111,7 +115,7 @@ int hb_cmd_run(int argc, char **argv)
 	size_t nsets = 0;
 	int o, rc = 1, lock = -1;
 
-	while ((o = getopt_long(argc, argv, "c:1ns:h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "c:1ns:I:h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'c': path = optarg; break;
 		case '1': once = true; break;
@@ -123,6 +127,11 @@ int hb_cmd_run(int argc, char **argv)
 				return 2;
 			}
 			sets[nsets++] = optarg;
+			break;
+		case 'I':
+			if (!hb_test_hook_allowed(argv[0], "--iomem"))
+				return 2;
+			iomem = optarg;
 			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -157,7 +166,7 @@ int hb_cmd_run(int argc, char **argv)
 		}
 		env.coldness = hb_emulated_coldness(&emu);
 	} else {
-		if (hb_platform_live_new(&ts, &env.platform, &err) < 0) {
+		if (hb_platform_live_new(&ts, iomem, &env.platform, &err) < 0) {
 			hb_log_early(LOG_ERR, "hotbridge run", "%s", err.msg);
 			goto out;
 		}
