@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "coldness.h"
+#include "source-nodes.h"
 #include "damon-monitor.h"
 #include "frames.h"
 
@@ -85,9 +86,12 @@ static int damon_start(void *priv, uint64_t node_mask, struct hb_err *err)
 			return (int)k;
 		n += (size_t)k;
 	}
-	if (!n)
+	if (!n) {
+		char set[HB_NODE_SET_MAX];
+
 		return hb_err_set(err, -ENOENT, "damon coldness: no online memory on the census "
-				  "nodes (mask %#llx)", (unsigned long long)node_mask);
+				  "nodes (%s)", hb_node_set_format(node_mask, set, sizeof(set)));
+	}
 	/* PFNs to bytes; DAMON wants the ranges sorted (nodes may interleave) */
 	qsort(range, n, sizeof(range[0]), by_start);
 	for (size_t i = 0; i < n; i++) {

@@ -96,6 +96,12 @@ int hb_config_check(const struct hb_config *c, const struct hb_config_facts *f,
 		return hb_err_set(err, -EPERM, "[topology] emulated = true: the emulated host's "
 				  "addresses are not this machine's memory, so it runs with the "
 				  "dry-run migrator only (--dry-run, or [daemon] dry_run = true)");
+	/* the emulated host has its own topology: a saved one would be ignored */
+	if (c->emulated && (c->topology[0] || c->cedt[0]))
+		return hb_err_set(err, -EINVAL, "[topology] emulated = true and %s = %s: the "
+				  "emulated host has a topology of its own and would ignore it; "
+				  "set one of them", c->topology[0] ? "snapshot" : "cedt",
+				  c->topology[0] ? c->topology : c->cedt);
 	r = hb_config_source_nodes(c, &mask, err);
 	if (r < 0)
 		return r;

@@ -66,6 +66,10 @@ refused test-hook "[source hw]: pci_dump= is a test-only parameter of type chmu"
 base source-nodes "[policy]
 source_nodes = banana"
 refused source-nodes "policy.source_nodes=banana: 'banana' is not a node number"
+# the emulated host with a saved topology: refused, not one of them silently ignored
+base emulated-snapshot ""
+refused emulated-snapshot "[topology] emulated = true and snapshot = $tmp/any.json: the emulated host has a topology of its own" \
+	--set "topology.snapshot=$tmp/any.json"
 base no-node "[policy]
 target_node = 63"
 refused no-node "policy.target_node=63: no such NUMA node on this host"
