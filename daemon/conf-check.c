@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The start-up checks shared by `run` and `check-config` (conf-check.h). */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "conf-check.h"
@@ -36,6 +37,35 @@ int hb_config_source_nodes(const struct hb_config *c, uint64_t *ret_mask, struct
 					  c->source_nodes);
 	}
 	*ret_mask = mask;
+	return 0;
+}
+
+int hb_source_memdev(const struct hb_topology *t, const struct hb_source_config *s, char *memdev,
+		     size_t size, struct hb_err *err)
+{
+	const struct hb_memdev *of_pci = NULL;
+
+	snprintf(memdev, size, "%s", s->memdev);
+	if (!t)
+		return 0;
+	for (size_t i = 0; s->pci[0] && i < hb_topology_nr_memdevs(t) && !of_pci; i++)
+		if (!strcmp(hb_topology_memdev(t, i)->host, s->pci))
+			of_pci = hb_topology_memdev(t, i);
+	if (of_pci && s->memdev[0] && strcmp(of_pci->name, s->memdev))
+		return hb_err_set(err, -EINVAL, "%s: [source %s]: memdev = %s, but PCI function %s "
+				  "is %s", s->where, s->name, s->memdev, s->pci, of_pci->name);
+	if (of_pci) {
+		snprintf(memdev, size, "%s", of_pci->name);
+		return 0;
+	}
+	if (s->pci[0] && !s->memdev[0])
+		return hb_err_set(err, -ENODEV, "%s: [source %s]: PCI function %s is no memdev of the "
+				  "CXL topology (no memdev's host); give memdev =", s->where,
+				  s->name, s->pci);
+	/* a device's own unit submits its records under its memdev: it needs one */
+	if (!s->memdev[0] && !strcmp(s->type, "chmu"))
+		return hb_err_set(err, -EINVAL, "%s: [source %s]: type chmu names neither memdev = "
+				  "nor pci =: its records would name no memdev", s->where, s->name);
 	return 0;
 }
 
@@ -120,9 +150,14 @@ int hb_config_check(const struct hb_config *c, const struct hb_config_facts *f,
 				  "smaller than one page (%llu bytes): nothing would be promoted",
 				  c->burst_mb > 0 ? "burst_mb" : "rate_mbps", depth, depth * 1e6,
 				  (unsigned long long)page);
-	for (size_t i = 0; i < c->nsources; i++)
-		if ((r = check_source(c, &c->sources[i], f, err)) < 0)
+	for (size_t i = 0; i < c->nsources; i++) {
+		char memdev[sizeof(c->sources[i].memdev)];
+
+		if ((r = check_source(c, &c->sources[i], f, err)) < 0 ||
+		    (r = hb_source_memdev(f->topology, &c->sources[i], memdev, sizeof(memdev),
+					  err)) < 0)
 			return r;
+	}
 	cxl = mask ? mask : f->cxl_nodes;
 	if (c->target_node >= 0) {
 		int t = (int)c->target_node;

@@ -24,12 +24,21 @@ struct hb_config_facts {
 	uint64_t window_nodes;                  /* nodes in this host's CXL windows */
 	const char *windows_why;                /* why they are unknown, or NULL */
 	const struct hb_plugin_set *plugins;    /* scanned (not loaded) plugins */
+	const struct hb_topology *topology;     /* the CXL topology, if one was read */
 	uint64_t page_size;
 	bool migrator_given;                    /* not from the config (tests) */
 };
 
 /* policy.source_nodes as a node mask (0 when empty); -EINVAL naming it */
 int hb_config_source_nodes(const struct hb_config *c, uint64_t *ret_mask, struct hb_err *err);
+/*
+ * The memdev source s submits under: its memdev =, or the memdev whose host
+ * is its pci = (t's); -EINVAL when the two disagree, -ENODEV when pci names
+ * no memdev of t and memdev is not given, -EINVAL for a chmu source that
+ * names neither. t NULL: memdev = as given.
+ */
+int hb_source_memdev(const struct hb_topology *t, const struct hb_source_config *s, char *memdev,
+		     size_t size, struct hb_err *err);
 /* 0, or the first problem (-errno) with err naming the key or [source] */
 int hb_config_check(const struct hb_config *c, const struct hb_config_facts *f,
 		    struct hb_err *err);

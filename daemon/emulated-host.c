@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The emulated CXL host (`hotbridge demo`, `[topology] emulated = true`):
- * two memdevs (mem0, mem1, 512 MiB each) interleaved 2-way at 4 KiB in
+ * two memdevs (mem0, mem1, 512 MiB each; PCI functions 0000:0d:00.0 and
+ * 0000:0e:00.0) interleaved 2-way at 4 KiB in
  * region0 (1 GiB at 0x390000000) on CPU-less node 2; DRAM nodes 0 and 1
  * have CPUs (node 0 nearer). Node 0's free memory shrinks by what the
  * daemon promoted and grows by what it demoted (node 2's the other way), so
@@ -43,6 +44,7 @@ static int emu_topology(bool with_region, struct hb_topology **ret, struct hb_er
 		struct hb_endpoint_decoder e = { .dpa_size = MEMDEV_SIZE, .mode = HB_MODE_RAM };
 
 		snprintf(m.name, sizeof(m.name), "mem%d", i);
+		snprintf(m.host, sizeof(m.host), "0000:%02x:00.0", 0x0d + i);   /* its PCI function */
 		snprintf(e.name, sizeof(e.name), "decoder%d.0", i + 2);
 		snprintf(e.memdev_name, sizeof(e.memdev_name), "mem%d", i);
 		snprintf(rg.target_names[i], HB_NAME_MAX, "%s", e.name);

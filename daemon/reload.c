@@ -44,6 +44,7 @@ int hb_daemon_check_config(struct hb_daemon *d, const struct hb_config *cfg, str
 
 	if (!rf)
 		return hb_err_set(err, -ENOMEM, "out of memory");
+	f.topology = hb_platform_topology(d->env.platform);
 	f.window_nodes = sf.window_nodes;
 	f.windows_why = sf.windows_why;
 	/* names only: no plugin code runs to check a source's type */

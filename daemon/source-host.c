@@ -15,6 +15,7 @@
 
 #include <event2/event.h>
 
+#include "conf-check.h"
 #include "daemon-private.h"
 #include "ingest.h"
 #include "util/macro.h"
@@ -234,7 +235,19 @@ int hb_daemon_open_sources(struct hb_daemon *d)
 		}
 		snprintf(s->origin, sizeof(s->origin), "%s", origin);
 		snprintf(s->name, sizeof(s->name), "%s", sc->name);
-		snprintf(s->memdev, sizeof(s->memdev), "%s", sc->memdev);
+		if (hb_source_memdev(hb_platform_topology(d->env.platform), sc, s->memdev,
+				     sizeof(s->memdev), &err) < 0) {
+			hb_dlog(d, LOG_ERR, "%s; skipping it", err.msg);
+			continue;
+		}
+		if (s->memdev[0] && !sc->memdev[0])
+			hb_dlog(d, LOG_INFO, "source %s: memdev %s, the memdev of PCI function %s",
+				sc->name, s->memdev, sc->pci);
+		if (s->memdev[0] && hb_topology_find_memdev(hb_platform_topology(d->env.platform),
+							    s->memdev) < 0)
+			hb_dlog(d, LOG_WARNING, "%s: [source %s]: memdev %s is not in the CXL topology: "
+				"its records are dropped (unknown_memdev) until it appears", sc->where,
+				sc->name, s->memdev);
 		snprintf(s->pci, sizeof(s->pci), "%s", sc->pci);
 		s->info = (struct hb_dev_info){ .size = sizeof(s->info), .name = s->name,
 						.memdev = s->memdev[0] ? s->memdev : NULL,

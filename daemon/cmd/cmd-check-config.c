@@ -76,6 +76,8 @@ static int check_host(const struct hb_config *c, struct hb_err *err)
 		if (hb_platform_nodes(p, nodes, dist) == 0)
 			f.nodes = nodes;
 		sf.window_nodes = hb_platform_window_nodes(p, &sf.windows_why);
+		if ((r = hb_emulated_topology(&t, err)) < 0)
+			return r;
 		f.cxl_nodes = hb_source_nodes_of_topology(hb_platform_topology(p),
 							  hb_platform_node_of_ud, p, &sf,
 							  warn_not_source, &rc);
@@ -105,6 +107,7 @@ static int check_host(const struct hb_config *c, struct hb_err *err)
 	}
 	f.window_nodes = sf.window_nodes;
 	f.windows_why = sf.windows_why;
+	f.topology = t;
 	hb_err_clear(&why);
 	if (c->plugin_dir[0] && hb_plugins_scan(c->plugin_dir, 0, &scanned, NULL, NULL, &why) < 0 &&
 	    why.code == -ENOENT)

@@ -70,6 +70,26 @@ refused source-nodes "policy.source_nodes=banana: 'banana' is not a node number"
 base emulated-snapshot ""
 refused emulated-snapshot "[topology] emulated = true and snapshot = $tmp/any.json: the emulated host has a topology of its own" \
 	--set "topology.snapshot=$tmp/any.json"
+# a chmu source's memdev comes from its PCI function; a mismatch or neither is refused
+base chmu-mismatch "[source c]
+type = chmu
+pci = 0000:0d:00.0
+memdev = mem1"
+refused chmu-mismatch "[source c]: memdev = mem1, but PCI function 0000:0d:00.0 is mem0"
+base chmu-neither "[source c]
+type = chmu"
+refused chmu-neither "[source c]: type chmu names neither memdev = nor pci ="
+base chmu-no-memdev "[source c]
+type = chmu
+pci = 0000:0f:00.0"
+refused chmu-no-memdev "[source c]: PCI function 0000:0f:00.0 is no memdev of the CXL topology"
+base chmu-pci "[source c]
+type = chmu
+pci = 0000:0e:00.0"
+"${hb[@]}" run --once --config "$tmp/chmu-pci.conf" >/dev/null 2>"$tmp/chmu-pci.err" || true
+grep -q "source c: memdev mem1, the memdev of PCI function 0000:0e:00.0" "$tmp/chmu-pci.err" &&
+	ok "chmu with pci = and no memdev = takes the memdev of its PCI function (mem1)" ||
+	bad "chmu pci= memdev: $(cat "$tmp/chmu-pci.err")"
 base no-node "[policy]
 target_node = 63"
 refused no-node "policy.target_node=63: no such NUMA node on this host"
