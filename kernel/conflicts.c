@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Who else moves pages between tiers (conflicts.h): NUMA balancing in its
- * memory tiering mode, the kernel's demotion, another DAMON user.
+ * Who else moves pages between tiers (conflicts.h): NUMA balancing, in its
+ * normal and its memory tiering mode, the kernel's demotion, another DAMON
+ * user.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,7 +13,8 @@
 
 #define NUMA_BALANCING "/proc/sys/kernel/numa_balancing"
 #define DEMOTION "/sys/kernel/mm/numa/demotion_enabled"
-#define NUMA_BALANCING_MEMORY_TIERING 0x2   /* include/linux/sched/sysctl.h */
+#define NUMA_BALANCING_NORMAL 0x1           /* include/linux/sched/sysctl.h */
+#define NUMA_BALANCING_MEMORY_TIERING 0x2
 
 const char *hb_conflict_to_string(enum hb_conflict c)
 {
@@ -20,6 +22,7 @@ const char *hb_conflict_to_string(enum hb_conflict c)
 		[HB_CONFLICT_NUMA_TIERING] = "numa_balancing_tiering",
 		[HB_CONFLICT_KERNEL_DEMOTION] = "kernel_demotion",
 		[HB_CONFLICT_DAMON] = "damon_user",
+		[HB_CONFLICT_NUMA_BALANCING] = "numa_balancing",
 	};
 
 	return (unsigned int)c < _HB_CONFLICT_MAX ? names[c] : "unknown";
@@ -42,11 +45,17 @@ static void numa_tiering(const char *root, struct hb_conflicts *c)
 
 	if (hb_read_text(root, NUMA_BALANCING, v, sizeof(v)) < 0)
 		return;
-	if (hb_parse_u64_base(v, 10, &mode) < 0)
+	if (hb_parse_u64_base(v, 10, &mode) < 0) {
 		found(c, HB_CONFLICT_NUMA_TIERING, NUMA_BALANCING " is '%s', not a mode number", v);
-	else if (mode & NUMA_BALANCING_MEMORY_TIERING)
+		return;
+	}
+	if (mode & NUMA_BALANCING_MEMORY_TIERING)
 		found(c, HB_CONFLICT_NUMA_TIERING,
 		      NUMA_BALANCING " is %s: memory tiering mode (2) promotes pages of slow nodes", v);
+	if (mode & NUMA_BALANCING_NORMAL)
+		found(c, HB_CONFLICT_NUMA_BALANCING,
+		      NUMA_BALANCING " is %s: NUMA balancing (1) moves busy pages to the node of the "
+		      "CPU touching them, off CXL nodes too; set it to 0", v);
 }
 
 static void demotion(const char *root, struct hb_conflicts *c)

@@ -19,10 +19,14 @@ enum hb_conflict {
 	HB_CONFLICT_KERNEL_DEMOTION,
 	/* damon_reclaim/damon_lru_sort enabled, or a kdamond on that is not ours */
 	HB_CONFLICT_DAMON,
+	/* /proc/sys/kernel/numa_balancing has NUMA_BALANCING_NORMAL (1): hinting
+	   faults move a busy page to the node of the CPU that touches it, off a
+	   CPU-less CXL node too (most distributions' default where NUMA is) */
+	HB_CONFLICT_NUMA_BALANCING,
 	_HB_CONFLICT_MAX,
 };
 
-/* "numa_balancing_tiering", "kernel_demotion", "damon_user" */
+/* "numa_balancing_tiering", "kernel_demotion", "damon_user", "numa_balancing" */
 const char *hb_conflict_to_string(enum hb_conflict c);
 
 struct hb_conflicts {

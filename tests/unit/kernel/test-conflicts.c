@@ -66,7 +66,8 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void test_conflicts_none_on_stock_defaults(void **state)
+/* the stock defaults: NUMA balancing's mode 1 moves busy CXL pages too (issue 28) */
+static void test_conflicts_stock_defaults_name_numa_balancing_mode_1(void **state)
 {
 	struct hb_conflicts c;
 	char root[512];
@@ -74,7 +75,10 @@ static void test_conflicts_none_on_stock_defaults(void **state)
 	(void)state;
 	tree("tiering-quiet", root, sizeof(root));
 	hb_conflicts_probe(root, NULL, &c);
-	assert_int_equal(c.found, 0);
+	assert_int_equal(c.found, 1u << HB_CONFLICT_NUMA_BALANCING);
+	assert_non_null(strstr(c.why[HB_CONFLICT_NUMA_BALANCING], "numa_balancing is 1: NUMA "
+			       "balancing (1) moves busy pages"));
+	assert_string_equal(hb_conflict_to_string(HB_CONFLICT_NUMA_BALANCING), "numa_balancing");
 }
 
 static void test_conflicts_all_three_named(void **state)
@@ -102,8 +106,10 @@ static void test_conflicts_reclaim_module_and_mode_3(void **state)
 	(void)state;
 	tree("damon-reclaim", root, sizeof(root));
 	hb_conflicts_probe(root, NULL, &c);
-	assert_int_equal(c.found, 1u << HB_CONFLICT_NUMA_TIERING | 1u << HB_CONFLICT_DAMON);
+	assert_int_equal(c.found, 1u << HB_CONFLICT_NUMA_TIERING | 1u << HB_CONFLICT_DAMON |
+				  1u << HB_CONFLICT_NUMA_BALANCING);
 	assert_non_null(strstr(c.why[HB_CONFLICT_NUMA_TIERING], "is 3"));
+	assert_non_null(strstr(c.why[HB_CONFLICT_NUMA_BALANCING], "is 3"));
 	assert_non_null(strstr(c.why[HB_CONFLICT_DAMON], "damon_reclaim is enabled"));
 }
 
@@ -153,9 +159,12 @@ static void test_conflicts_unparsable_values_are_named(void **state)
 	assert_int_equal(c.found, 1u << HB_CONFLICT_NUMA_TIERING | 1u << HB_CONFLICT_KERNEL_DEMOTION);
 	assert_non_null(strstr(c.why[HB_CONFLICT_NUMA_TIERING], "is 'on', not a mode number"));
 	assert_non_null(strstr(c.why[HB_CONFLICT_KERNEL_DEMOTION], "is '1', neither true nor false"));
-	/* mode 1 alone is not the tiering mode */
+	/* mode 1 alone is not the tiering mode, but NUMA balancing; 0 is neither */
 	put("/proc/sys/kernel/numa_balancing", "1\n");
 	put("/sys/kernel/mm/numa/demotion_enabled", "false\n");
+	hb_conflicts_probe(tmp, NULL, &c);
+	assert_int_equal(c.found, 1u << HB_CONFLICT_NUMA_BALANCING);
+	put("/proc/sys/kernel/numa_balancing", "0\n");
 	hb_conflicts_probe(tmp, NULL, &c);
 	assert_int_equal(c.found, 0);
 }
@@ -165,7 +174,7 @@ static void test_conflicts_unparsable_values_are_named(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_conflicts_none_on_stock_defaults),
+		T(test_conflicts_stock_defaults_name_numa_balancing_mode_1),
 		T(test_conflicts_all_three_named),
 		T(test_conflicts_reclaim_module_and_mode_3),
 		T(test_conflicts_our_own_kdamond_is_not_one),
