@@ -29,6 +29,7 @@ const char *hb_source_node_why_text(enum hb_source_node_why why)
 					      "unknown",
 		[HB_SOURCE_NODE_OUTSIDE_CXL] = "has memory outside every CXL window of this host "
 					       "(/proc/iomem \"CXL Window\", ACPI CEDT)",
+		[HB_SOURCE_NODE_NO_MEMORY] = "holds no online memory of this host",
 	};
 
 	return why >= 0 && why < _HB_SOURCE_NODE_MAX ? text[why] : "?";
@@ -64,6 +65,7 @@ uint64_t hb_source_nodes_of_topology(const struct hb_topology *t,
 	for (size_t i = 0; i < hb_topology_nr_regions(t); i++) {
 		const struct hb_region *r = hb_topology_region(t, i);
 		uint64_t told = 0;
+		bool any = false;
 
 		if (!r->committed)
 			continue;
@@ -73,6 +75,7 @@ uint64_t hb_source_nodes_of_topology(const struct hb_topology *t,
 
 			if (n < 0 || n >= 64)
 				continue;
+			any = true;
 			why = hb_source_node_check(f, n);
 			if (why == HB_SOURCE_NODE_OK)
 				mask |= 1ULL << n;
@@ -81,6 +84,8 @@ uint64_t hb_source_nodes_of_topology(const struct hb_topology *t,
 			if (why != HB_SOURCE_NODE_OK)
 				told |= 1ULL << n;
 		}
+		if (!any && refused)
+			refused(refused_ud, r, -1, HB_SOURCE_NODE_NO_MEMORY);
 	}
 	return mask;
 }
@@ -111,12 +116,22 @@ const char *hb_source_refusal_format(char *buf, size_t size, const struct hb_reg
 				     bool snapshot)
 {
 	bool unknown = why == HB_SOURCE_NODE_NO_WINDOWS && windows_why;
+	const char *hint = snapshot ? " (is the snapshot of another host?)" : "";
 
+	if (node < 0) {
+		snprintf(buf, size, "region %s (HPA %#llx-%#llx) %s: on no NUMA node, so its pages "
+			 "are never promoted%s", rg->name, (unsigned long long)rg->hpa_base,
+			 (unsigned long long)(rg->hpa_base + rg->hpa_size - 1),
+			 hb_source_node_why_text(why),
+			 snapshot ? hint : " (not onlined yet? daxctl reconfigure-device "
+					   "--mode=system-ram)");
+		return buf;
+	}
 	snprintf(buf, size, "region %s (HPA %#llx-%#llx) lies on node %d, which %s%s%s: node %d "
 		 "is not a source node and the region's pages there are never promoted%s",
 		 rg->name, (unsigned long long)rg->hpa_base,
 		 (unsigned long long)(rg->hpa_base + rg->hpa_size - 1), node,
 		 hb_source_node_why_text(why), unknown ? ": " : "", unknown ? windows_why : "",
-		 node, snapshot ? " (is the snapshot of another host?)" : "");
+		 node, hint);
 	return buf;
 }

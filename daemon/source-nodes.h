@@ -24,6 +24,7 @@ enum hb_source_node_why {
 	HB_SOURCE_NODE_HAS_CPUS,       /* DRAM */
 	HB_SOURCE_NODE_NO_WINDOWS,     /* this host's CXL windows could not be read */
 	HB_SOURCE_NODE_OUTSIDE_CXL,    /* memory outside every CXL window, or none */
+	HB_SOURCE_NODE_NO_MEMORY,      /* a region on no node: no online memory here */
 	_HB_SOURCE_NODE_MAX,
 };
 
@@ -54,7 +55,8 @@ typedef void (*hb_source_refused_fn)(void *ud, const struct hb_region *rg, int n
  * The source nodes the topology's committed regions give: the nodes their
  * memory lies on (node_of, sampled at 16 points of each region) that pass
  * the rule; each region and node the rule refuses is passed to refused
- * (may be NULL), once per pair.
+ * (may be NULL), once per pair, and a region none of whose samples is
+ * online memory of this host once, with node -1 and HB_SOURCE_NODE_NO_MEMORY.
  */
 uint64_t hb_source_nodes_of_topology(const struct hb_topology *t,
 				     int (*node_of)(void *ud, uint64_t hpa), void *node_ud,

@@ -195,7 +195,24 @@ static void test_snapshot_of_another_host_never_makes_dram_a_source_node(void **
 	assert_non_null(strstr(msg, "has CPUs"));
 	assert_non_null(strstr(msg, "snapshot of another host"));
 
-	/* on its own host the same snapshot gives node 2 */
+	/* a region that is no memory of this host at all (x8's, at 0x2000000000) is said too */
+	t = hb_topology_free(t);
+	data_path(path, sizeof(path), "cxl-list/x8.vvv.json");
+	if (hb_topology_load_json_file(path, NULL, &t, &err) < 0)
+		fail_msg("%s", err.msg);
+	r = (struct refused){ .node = 5 };
+	assert_int_equal(hb_source_nodes_of_topology(t, map_node_of, m, &f, note_refused, &r), 0);
+	assert_int_equal(r.calls, 1);
+	assert_int_equal(r.node, -1);
+	assert_int_equal(r.why, HB_SOURCE_NODE_NO_MEMORY);
+	hb_source_refusal_format(msg, sizeof(msg), hb_topology_region(t, 0), -1, r.why, NULL, true);
+	assert_non_null(strstr(msg, "holds no online memory of this host: on no NUMA node"));
+
+	/* on its own host the x2 snapshot gives node 2 */
+	t = hb_topology_free(t);
+	data_path(path, sizeof(path), "snapshots/x2-vvv-notes.json");
+	if (hb_topology_load_json_file(path, NULL, &t, &err) < 0)
+		fail_msg("%s", err.msg);
 	m = hb_node_map_free(m);
 	nodes[2] = (struct hb_numa_node){ .present = true };
 	f.window_nodes = window_nodes("sysfs/cxl-x2-online", "iomem/cxl-x2.iomem", NULL, &m);
