@@ -31,7 +31,11 @@ struct node_pass {
 struct hb_frames {
 	char root[PATH_MAX / 2];
 	char path[PATH_MAX];     /* kpageflags */
+	char count_path[PATH_MAX];   /* kpagecount */
 	int fd;
+	int count_fd;            /* -1: the kernel has no kpagecount, no frame is skipped */
+	uint64_t shared;         /* frames skipped as mapped more than once */
+	uint64_t counts[FLAGS_CHUNK];
 	uint64_t page_size, block_pages;
 	struct node_pass node[MAX_NODES];
 	uint64_t flags[FLAGS_CHUNK];
@@ -67,7 +71,7 @@ int hb_frames_open(const char *root, uint64_t page_size, struct hb_frames **ret,
 
 	if (!f)
 		return hb_err_set(err, -ENOMEM, "out of memory");
-	f->fd = -1;
+	f->fd = f->count_fd = -1;
 	if (!page_size || (page_size & (page_size - 1)))
 		return hb_err_set(err, -EINVAL, "page frames: page size %llu is not a power of two",
 				  (unsigned long long)page_size);
@@ -75,6 +79,7 @@ int hb_frames_open(const char *root, uint64_t page_size, struct hb_frames **ret,
 		return hb_err_set(err, -ENAMETOOLONG, "page frames: root %s: too long", root);
 	snprintf(f->root, sizeof(f->root), "%s", root ? root : "");
 	snprintf(f->path, sizeof(f->path), "%s/proc/kpageflags", f->root);
+	snprintf(f->count_path, sizeof(f->count_path), "%s/proc/kpagecount", f->root);
 	r = hb_read_u64(f->root, "/sys/devices/system/memory/block_size_bytes", 16, &block_bytes);
 	if (r < 0 || block_bytes < page_size || block_bytes % page_size)
 		return hb_err_set(err, r < 0 ? r : -EINVAL, "page frames: %s/sys/devices/system/"
@@ -89,6 +94,14 @@ int hb_frames_open(const char *root, uint64_t page_size, struct hb_frames **ret,
 				  r == -EACCES || r == -EPERM ? " (mode 0400, owned by root: needs "
 				  "root)" : "");
 	}
+	/* the same mode as kpageflags; a kernel without it (!CONFIG_PROC_PAGE_MONITOR is
+	   neither) skips nothing */
+	f->count_fd = open(f->count_path, O_RDONLY | O_CLOEXEC);
+	if (f->count_fd < 0 && errno != ENOENT) {
+		r = -errno;
+		return hb_err_set(err, r, "page frames: cannot open %s: %s", f->count_path,
+				  strerror(-r));
+	}
 	*ret = HB_TAKE_PTR(f);
 	return 0;
 }
@@ -101,6 +114,8 @@ struct hb_frames *hb_frames_free(struct hb_frames *f)
 		free(f->node[i].block);
 	if (f->fd >= 0)
 		(void)close(f->fd);
+	if (f->count_fd >= 0)
+		(void)close(f->count_fd);
 	free(f);
 	return NULL;
 }
@@ -155,15 +170,30 @@ static int read_blocks(struct hb_frames *f, int node, struct node_pass *p, struc
 	return 0;
 }
 
-/* flags of n frames from pfn into f->flags */
-static int read_flags(struct hb_frames *f, uint64_t pfn, size_t n, struct hb_err *err)
+static int read_u64s(int fd, const char *path, uint64_t *v, uint64_t pfn, size_t n,
+		     struct hb_err *err)
 {
-	ssize_t r = pread(f->fd, f->flags, n * sizeof(uint64_t), (off_t)(pfn * sizeof(uint64_t)));
+	ssize_t r = pread(fd, v, n * sizeof(uint64_t), (off_t)(pfn * sizeof(uint64_t)));
 
 	if (r == (ssize_t)(n * sizeof(uint64_t)))
 		return 0;
-	return hb_err_set(err, r < 0 ? -errno : -EIO, "page frames: %s at PFN %#llx: %s", f->path,
+	return hb_err_set(err, r < 0 ? -errno : -EIO, "page frames: %s at PFN %#llx: %s", path,
 			  (unsigned long long)pfn, r < 0 ? strerror(errno) : "short read");
+}
+
+/* flags (and map counts, where the kernel has them) of n frames from pfn */
+static int read_flags(struct hb_frames *f, uint64_t pfn, size_t n, struct hb_err *err)
+{
+	int r = read_u64s(f->fd, f->path, f->flags, pfn, n, err);
+
+	if (r == 0 && f->count_fd >= 0)
+		r = read_u64s(f->count_fd, f->count_path, f->counts, pfn, n, err);
+	return r;
+}
+
+uint64_t hb_frames_shared(const struct hb_frames *f)
+{
+	return f->shared;
 }
 
 long hb_frames_scan(struct hb_frames *f, int node, size_t max, uint64_t *pfn,
@@ -194,9 +224,16 @@ long hb_frames_scan(struct hb_frames *f, int node, size_t max, uint64_t *pfn,
 			k = max - seen;
 		if ((r = read_flags(f, p->pfn, k, err)) < 0)
 			return r;
-		for (size_t i = 0; i < k; i++)
-			if (hb_frames_movable(f->flags[i]))
-				pfn[n++] = p->pfn + i;
+		for (size_t i = 0; i < k; i++) {
+			if (!hb_frames_movable(f->flags[i]))
+				continue;
+			/* mapped by several processes: the mover refuses it (EACCES) */
+			if (f->count_fd >= 0 && f->counts[i] > 1) {
+				f->shared++;
+				continue;
+			}
+			pfn[n++] = p->pfn + i;
+		}
 		seen += k;
 		p->pfn += k;
 		ret_window[1] = p->pfn;

@@ -7,13 +7,19 @@
  *    /sys/devices/system/node/nodeN/memoryM links with memoryM/online:
  *    the node's online memory blocks;
  *  - /proc/kpageflags: one u64 of KPF_* bits a PFN
- *    (include/uapi/linux/kernel-page-flags.h; mode 0400, root).
+ *    (include/uapi/linux/kernel-page-flags.h; mode 0400, root);
+ *  - /proc/kpagecount: one u64 a PFN, how many times its page is mapped
+ *    (fs/proc/page.c; the same mode), where the kernel has it.
  *
  * A frame is movable when its page is on an LRU list, is a base page (not
  * a huge page, a THP or any part of a large folio: the demotion budget
  * counts base pages), and is none of unevictable, mlocked, under
  * writeback, hardware-poisoned, offline, a page table or the zero page
  * (KSM is not refused: 6.12 reports it on every anonymous page, frames.c).
+ * A frame whose page is mapped more than once (kpagecount > 1, several
+ * processes or several mappings) is skipped and counted: the movers refuse
+ * such pages (EACCES without HB_MIGRATE_MOVE_ALL), and demoting them would
+ * only fail.
  * The flags are a snapshot: the page may be freed or change before it is
  * moved, and the mover checks again.
  *
@@ -70,6 +76,9 @@ bool hb_frames_movable(uint64_t kpf);
  */
 long hb_frames_scan(struct hb_frames *f, int node, size_t max, uint64_t *pfn,
 		    uint64_t ret_window[2], struct hb_err *err);
+
+/* The frames the scans skipped so far as mapped more than once. */
+uint64_t hb_frames_shared(const struct hb_frames *f);
 
 /*
  * The node's online memory as PFN ranges [range[i][0], range[i][1]),

@@ -177,6 +177,39 @@ static void test_frames_errors_name_what_failed(void **state)
 	assert_int_equal(hb_frames_open(root, 3000, &f, &err), -EINVAL);
 }
 
+/*
+ * Pages mapped more than once (/proc/kpagecount > 1) are skipped and
+ * counted: move_phys_pages refused them with EACCES (about 430 a run of
+ * vm-capacity-6.12). A page cache page mapped by none (0) is still movable.
+ */
+static void test_frames_scan_skips_pages_mapped_more_than_once(void **state)
+{
+	struct hb_frames *f = NULL;
+	struct hb_err err = { 0 };
+	uint64_t pfn[64], win[2], count[64] = { 0 };
+
+	(void)state;
+	for (int p = 16; p < 64; p++)
+		count[p] = 1;
+	count[18] = 2;
+	count[19] = 7;
+	count[21] = 0;
+	hb_fake_put_bin(root, "/proc/kpagecount", count, sizeof(count));
+	assert_int_equal(hb_frames_open(root, 4096, &f, &err), 0);
+	/* block 2 (PFN 16-23): all eight movable by their flags, two shared */
+	assert_int_equal(hb_frames_scan(f, 0, 8, pfn, win, &err), 6);
+	assert_int_equal(pfn[0], 16);
+	assert_int_equal(pfn[1], 17);
+	assert_int_equal(pfn[2], 20);
+	assert_int_equal(pfn[3], 21);
+	assert_int_equal(hb_frames_shared(f), 2);
+	/* a kpagecount shorter than the node: named, like kpageflags */
+	hb_fake_put_bin(root, "/proc/kpagecount", count, 20 * 8);
+	assert_int_equal(hb_frames_scan(f, 0, 8, pfn, win, &err), -EIO);
+	assert_non_null(strstr(err.msg, "/proc/kpagecount at PFN 0x18: short read"));
+	hb_frames_free(f);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -185,6 +218,7 @@ int main(void)
 		T(test_frames_movable_is_a_base_page_on_an_lru),
 		T(test_frames_scan_walks_the_online_blocks_in_windows),
 		T(test_frames_errors_name_what_failed),
+		T(test_frames_scan_skips_pages_mapped_more_than_once),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
