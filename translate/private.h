@@ -43,4 +43,8 @@ int hb_topology_complete(struct hb_topology **t, const struct hb_cedt *cedt,
 int hb_region_refusal(const struct hb_topology *t, struct hb_region *rg,
 		      const struct hb_root_decoder *root, struct hb_err *err);
 
+/* model.c: an object's index by name, or -1 (for model-check.c) */
+int hb_model_find_root(const struct hb_topology *t, const char *name);
+int hb_model_find_endpoint(const struct hb_topology *t, const char *name);
+
 #endif
