@@ -57,6 +57,9 @@ struct source {
 	struct hb_dev_info info;
 	struct hb_host host;
 	char name[64], memdev[32], pci[32];
+	/* the config's parameters, plus what the host adds (emul-chmu's capacity) */
+	const char *params[HB_MAX_SOURCE_PARAMS + 2];
+	char added[48];
 	uint64_t records, errors;
 	uint64_t bad_input;            /* units it could not make records of */
 	uint64_t events;               /* media events taken (ABI 1.2) */
