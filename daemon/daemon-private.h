@@ -128,6 +128,8 @@ struct hb_daemon {
 	uint64_t *hpa;
 	int *tnode, *snode, *status;
 	struct hb_daemon_stats st;
+	/* st.in at the last cycle line: the line counts what came since, by any way */
+	struct hb_ingest_stats logged_in;
 	struct hb_media_state media;
 	struct hb_latency lat;
 	struct hb_ingest *ingest;
@@ -135,6 +137,7 @@ struct hb_daemon {
 	uint64_t turn_deadline;        /* this loop turn's ingestion slice ends */
 	bool throttled;                /* source fds paused for the backlog */
 	bool looping;                  /* in hb_daemon_run() */
+	bool stopped;                  /* its loop ended: metrics say hotbridge_up 0 */
 	/* hb_daemon_simulate(): the clock is sim_ns, interval_ms more each cycle */
 	bool simulated;
 	uint64_t sim_ns;

@@ -150,11 +150,11 @@ static int host_submit(struct hb_host *h, const struct hb_hot_record *r, size_t 
 	return ret;
 }
 
-/* input a source could not parse: counted with the bad records */
+/* input a source could not parse: not records, so counted on its own */
 static void host_count_bad(struct hb_host *h, uint64_t n)
 {
 	h->src->bad_input += n;
-	h->d->st.in.dropped[HB_DROP_BAD_RECORD] += n;
+	h->d->st.in.bad_input += n;
 }
 
 /* a media event (ABI 1.2): cross-checked, poison kept out (media-events.c) */
