@@ -9,7 +9,11 @@
 #  2. a writer dies in a frame and nobody writes after it: counted bad
 #     once the FIFO has been quiet for a poll interval;
 #  3. two v1 writers in turn: the second one's header starts anew;
-#  4. bad text lines on the socket source count in bad_input as well.
+#  4. bad text lines on the socket source count in bad_input as well;
+#  5. a followed regular file (path=), the report's reproduction: 3 lines,
+#     then truncated and written anew with one (read again from its start:
+#     4 records), then rotated (renamed, a new file made with one line: its
+#     line read too, 5 records, then what is appended to it), each logged once.
 #   replay-fifo.sh HOTBRIDGE
 set -euo pipefail
 [ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP needs root (the control socket serves root only)"; exit 0; }
@@ -26,7 +30,11 @@ path = $tmp/fifo
 [source sock]
 type = replay
 socket = $tmp/feed.sock
+[source file]
+type = replay
+path = $tmp/feed.txt
 CONF
+printf 'mem0 dpa=0x1000 len=4096 count=20\nmem0 dpa=0x2000 len=4096 count=20\nmem0 dpa=0x3000 len=4096 count=20\n' >"$tmp/feed.txt"
 "${hb[@]}" run --config "$tmp/hb.conf" 2>"$tmp/log" &
 pid=$!
 wait_until 10 test -S "$tmp/feed.sock"
@@ -106,7 +114,10 @@ elif mode == "v1":
 PY
 
 # 1. three binary writers and a text writer, one binary writer killed mid-record
+records_of_file() { [ "$(source_of file records)" = "$1" ]; }
+wait_until 10 records_of_file 3 && ok "file: its 3 lines, read at start" || bad "file records $(source_of file records), want 3"
 read -r want_rec want_bad < <(python3 "$tmp/writers.py" "$tmp/fifo" mixed)
+want_rec=$((want_rec + 3))   # and the file's
 counts='(s["records"], s["bad_input"], s["dropped"]["unknown_memdev"] + s["dropped"]["bad_record"], s["backlog"])'
 wait_until 20 is "$counts" "($want_rec, $want_bad, 0, 0)" || true
 got=$(stat_of "$counts")
@@ -154,6 +165,22 @@ wait_until 10 is '(s["records"], s["bad_input"])' "($((base_rec + 2)), $((base_b
 	ok "socket: 2 good lines counted, 3 bad lines (garbage, a bad number, a NUL in the name) in bad_input" ||
 	bad "records, bad_input: $(stat_of '(s["records"], s["bad_input"])'), want ($((base_rec + 2)), $((base_bad + 3)))"
 [ "$(source_of sock bad_input)" = 3 ] && ok "the socket source's bad_input: 3" || bad "sock bad_input $(source_of sock bad_input)"
+
+# 5. a followed file truncated, then rotated
+printf 'mem0 dpa=0x9000 len=4096 count=20\n' >"$tmp/feed.txt"    # truncated and written anew
+wait_until 10 records_of_file 4 && ok "file truncated and written anew: its new line read (4 records)" ||
+	{ sed 's/^/# /' "$tmp/log"; bad "file records $(source_of file records) after truncation, want 4"; }
+mv "$tmp/feed.txt" "$tmp/feed.txt.1"
+printf 'mem0 dpa=0xa000 len=4096 count=20\n' >"$tmp/feed.txt"
+wait_until 10 records_of_file 5 && ok "file rotated (renamed, made anew): the new file's line read (5 records)" ||
+	{ sed 's/^/# /' "$tmp/log"; bad "file records $(source_of file records) after rotation, want 5"; }
+printf 'mem0 dpa=0xb000 len=4096 count=20\n' >>"$tmp/feed.txt"
+wait_until 10 records_of_file 6 && ok "and what is appended to the new file (6 records)" ||
+	bad "file records $(source_of file records) after an append, want 6"
+[ "$(grep -c "source file: $tmp/feed.txt shrank from 102 to [0-9]* bytes (truncated): reading it again from its start" "$tmp/log")" = 1 ] &&
+	[ "$(grep -c "is another file now (rotated)" "$tmp/log")" = 1 ] &&
+	ok "truncation and rotation logged once each: $(grep -m1 shrank "$tmp/log" | cut -c1-120)" ||
+	{ sed 's/^/# /' "$tmp/log"; bad "truncation/rotation not logged once each"; }
 
 kill -TERM "$pid"
 wait "$pid" && ok "SIGTERM: exit status 0" || bad "exit status $?"
