@@ -221,7 +221,7 @@ static int emul_capacity(struct hb_daemon *d, const struct hb_source_config *sc,
 	size_t n = 0;
 	int i;
 
-	for (; n < sc->nparams && sc->params[n]; n++) {
+	for (; n < HB_MAX_SOURCE_PARAMS && sc->params[n]; n++) {
 		s->params[n] = sc->params[n];
 		if (!strncmp(sc->params[n], "capacity=", 9))
 			v = sc->params[n] + 9;
