@@ -35,6 +35,32 @@ static int hex_field(json_object *o, const char *key, uint64_t *ret, char *why, 
 	return 1;
 }
 
+static bool blank(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n')
+			return false;
+	return true;
+}
+
+/*
+ * Why line is not one JSON object, in words: json-c's "continue" only
+ * means it wants more bytes, which the user knows as an empty request or
+ * one cut short.
+ */
+static const char *parse_error(struct json_tokener *tok, const json_object *o, const char *line,
+			       size_t len)
+{
+	enum json_tokener_error e = json_tokener_get_error(tok);
+
+	if (o)
+		return "not one JSON object: trailing bytes";
+	if (e == json_tokener_continue)
+		return blank(line, len) ? "empty request: want {\"command\": \"...\"}"
+					: "not one JSON object: incomplete JSON (it ends inside a value)";
+	return e == json_tokener_success ? "not one JSON object" : NULL;
+}
+
 int hb_control_parse(const char *line, size_t len, struct hb_control_req *req, char *why,
 		     size_t why_size)
 {
@@ -62,8 +88,13 @@ int hb_control_parse(const char *line, size_t len, struct hb_control_req *req, c
 		for (size_t i = end; trailing_ws && i < len; i++)
 			trailing_ws = line[i] == ' ' || line[i] == '\t' || line[i] == '\r';
 		if (!trailing_ws) {
-			snprintf(why, why_size, "not one JSON object: %s",
-				 o ? "trailing bytes" : json_tokener_error_desc(json_tokener_get_error(tok)));
+			const char *e = parse_error(tok, o, line, len);
+
+			if (e)
+				snprintf(why, why_size, "%s", e);
+			else
+				snprintf(why, why_size, "not one JSON object: %s",
+					 json_tokener_error_desc(json_tokener_get_error(tok)));
 			goto out;
 		}
 	}

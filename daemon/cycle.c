@@ -105,14 +105,21 @@ int hb_daemon_cycle(struct hb_daemon *d)
 	d->st.cycle_ms_total += d->st.last_cycle_ms;
 	if (d->cfg.metrics_textfile[0])
 		hb_daemon_write_textfile(d);
+	/*
+	 * records taken since the previous line, whether a poll in this cycle or
+	 * an fd callback between cycles submitted them; dropped: those of all
+	 * records that ended with none of their pages in the table; bad input
+	 * is not records (daemon/README.md, "One cycle")
+	 */
 	if (!d->env.quiet)
-		hb_dlog(d, LOG_INFO, "cycle %llu: %llu records (%llu dropped), %zu hot pages, %zu to promote: "
+		hb_dlog(d, LOG_INFO, "cycle %llu: %llu records (%llu dropped), %llu bad input, "
+			"%zu hot pages, %zu to promote: "
 			"%llu moved, %llu already there, %llu retry, %llu backoff, %llu dropped; "
 			"%llu rate-limited, %llu below watermark; table %zu pages; %.1f ms",
 			(unsigned long long)d->st.cycles,
-			(unsigned long long)(d->st.in.records - before.in.records),
-			(unsigned long long)(d->st.in.records - before.in.records -
-					     (d->st.in.translated - before.in.translated)),
+			(unsigned long long)(d->st.in.records - d->logged_in.records),
+			(unsigned long long)(d->st.in.dropped_records - d->logged_in.dropped_records),
+			(unsigned long long)(d->st.in.bad_input - d->logged_in.bad_input),
 			n, np, (unsigned long long)mc.by_class[HB_MIGRATE_MOVED],
 			(unsigned long long)mc.by_class[HB_MIGRATE_ALREADY],
 			(unsigned long long)mc.by_class[HB_MIGRATE_RETRY],
@@ -123,5 +130,6 @@ int hb_daemon_cycle(struct hb_daemon *d)
 			(unsigned long long)(d->st.decisions[HB_REASON_WATERMARK] -
 					     before.decisions[HB_REASON_WATERMARK]),
 			hb_heat_len(d->heat), d->st.last_cycle_ms);
+	d->logged_in = d->st.in;
 	return 0;
 }

@@ -58,6 +58,9 @@ struct source {
 	struct hb_dev_info info;
 	struct hb_host host;
 	char name[64], memdev[32], pci[32];
+	/* the config's parameters, plus what the host adds (emul-chmu's capacity) */
+	const char *params[HB_MAX_SOURCE_PARAMS + 2];
+	char added[48];
 	uint64_t records, errors;
 	uint64_t bad_input;            /* units it could not make records of */
 	uint64_t events;               /* media events taken (ABI 1.2) */
@@ -126,6 +129,8 @@ struct hb_daemon {
 	uint64_t *hpa;
 	int *tnode, *snode, *status;
 	struct hb_daemon_stats st;
+	/* st.in at the last cycle line: the line counts what came since, by any way */
+	struct hb_ingest_stats logged_in;
 	struct hb_media_state media;
 	struct hb_latency lat;
 	struct hb_ingest *ingest;
@@ -133,6 +138,7 @@ struct hb_daemon {
 	uint64_t turn_deadline;        /* this loop turn's ingestion slice ends */
 	bool throttled;                /* source fds paused for the backlog */
 	bool looping;                  /* in hb_daemon_run() */
+	bool stopped;                  /* its loop ended: metrics say hotbridge_up 0 */
 	/* hb_daemon_simulate(): the clock is sim_ns, interval_ms more each cycle */
 	bool simulated;
 	uint64_t sim_ns;

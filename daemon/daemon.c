@@ -268,6 +268,9 @@ int hb_daemon_run(struct hb_daemon *d, const char *config_path)
 	notify_ready();
 	event_base_dispatch(d->base);
 	d->looping = false;
+	d->stopped = true;
+	if (d->cfg.metrics_textfile[0])
+		hb_daemon_write_textfile(d);   /* the last word: hotbridge_up 0 */
 	hb_daemon_log_exit_summary(d);
 	return d->rc;
 }

@@ -228,6 +228,8 @@ void hb_ingest_finish(struct hb_ingest *in, const struct work *w, uint64_t now)
 		in->st->translated++;
 		if (w->drops)
 			in->st->partial++;
+	} else {
+		in->st->dropped_records++;
 	}
 	for (int i = 0; w->drops && i < _HB_DROP_MAX; i++)
 		if (w->drops & (1u << i))

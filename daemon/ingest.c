@@ -153,7 +153,7 @@ size_t hb_ingest_drain(struct hb_ingest *in, uint64_t deadline_ns)
 int hb_ingest_submit(struct hb_ingest *in, const struct hb_hot_record *r, size_t n,
 		     uint64_t deadline_ns)
 {
-	uint64_t now = hb_now_ns(), lost = 0;
+	uint64_t now = hb_now_ns(), lost = 0, unworked = 0;
 	unsigned int steps = 0;
 	size_t i = 0;
 
@@ -163,9 +163,11 @@ int hb_ingest_submit(struct hb_ingest *in, const struct hb_hot_record *r, size_t
 
 		if (!hb_ingest_work(in, &w, deadline_ns, &steps)) {
 			if (q_push(in, &w) < 0) {
+				/* its rest is lost; what it did so far counts as for any record */
 				lost++;
 				hb_ingest_drop_pages(in, &w, HB_DROP_BACKLOG_FULL, w.r.addr + w.off,
 					   w.r.len - w.off);
+				hb_ingest_finish(in, &w, now);
 			}
 			i++;
 			break;
@@ -178,11 +180,13 @@ int hb_ingest_submit(struct hb_ingest *in, const struct hb_hot_record *r, size_t
 
 		if (q_push(in, &w) < 0) {
 			lost++;
+			unworked++;
 			if (r[i].len && r[i].addr + r[i].len >= r[i].addr)
 				hb_ingest_drop_pages(in, &w, HB_DROP_BACKLOG_FULL, r[i].addr, r[i].len);
 		}
 	}
-	in->st->dropped[HB_DROP_BACKLOG_FULL] += lost;
+	in->st->dropped[HB_DROP_BACKLOG_FULL] += unworked;
+	in->st->dropped_records += unworked;
 	report_burst(in);
 	return lost ? -ENOBUFS : 0;
 }

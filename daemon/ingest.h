@@ -13,9 +13,12 @@
  *
  * Counting (struct hb_ingest_stats): every record counts once in `records`
  * when it is accepted; once finished, in `translated` if any of its pages
- * entered the table, in `partial` if, besides, part of it was dropped, and
- * once in dropped[reason] for each reason a part of it was dropped for. A
- * record wholly dropped is `records - translated`. Pages are counted too:
+ * entered the table, else in `dropped_records` (so both are subsets of
+ * `records`, and records = translated + dropped_records + the backlog), in
+ * `partial` if translated and part of it was dropped, and once in
+ * dropped[reason] for each reason a part of it was dropped for (a record
+ * may have several). Input a source could not make records of is not a
+ * record: the host counts it in `bad_input` only. Pages are counted too:
  * `pages` that entered the table, pages_dropped[reason] that did not (the
  * pages each dropped part touches, in the table's page size; a bad
  * record's are not counted, its length being what is wrong). For a
@@ -46,6 +49,8 @@ const char *hb_drop_to_string(enum hb_drop r);
 
 struct hb_ingest_stats {
 	uint64_t records, translated, partial, pages;
+	uint64_t dropped_records; /* records none of whose pages entered the table */
+	uint64_t bad_input;       /* not records: units sources could not parse (the host's) */
 	uint64_t deferred;        /* records that waited in the backlog */
 	uint64_t dropped[_HB_DROP_MAX];
 	uint64_t pages_dropped[_HB_DROP_MAX];

@@ -13,11 +13,46 @@
 
 #include <json-c/json.h>
 
+#include "config.h"
 #include "damon-report.h"
 #include "history-json.h"
 #include "daemon-private.h"
 #include "ingest.h"
 #include "util/util.h"
+
+/* a label value as the exposition format wants it: \\, \" and \n escaped */
+static void label_value(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			fputc('\\', f);
+		if (*s == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+/* {source="NAME",type="TYPE"} */
+static void source_labels(FILE *f, const struct source *s)
+{
+	fputs("{source=\"", f);
+	label_value(f, s->name);
+	fputs("\",type=\"", f);
+	label_value(f, s->ops->name);
+	fputs("\"}", f);
+}
+
+/* a summary of a latency histogram: its median, p90, p99 and count */
+static void latency_summary(FILE *f, const char *name, const struct hb_latency_hist *h)
+{
+	static const double q[] = { 0.5, 0.9, 0.99 };
+
+	for (size_t i = 0; i < HB_ARRAY_SIZE(q); i++)
+		fprintf(f, "hotbridge_%s{quantile=\"%g\"} %.6f\n", name, q[i],
+			(double)hb_latency_quantile(h, q[i]) / 1e9);
+	fprintf(f, "hotbridge_%s_count %llu\n", name, (unsigned long long)h->count);
+}
 
 void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
 {
@@ -29,12 +64,44 @@ void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
 	fprintf(f, "hotbridge_cycles_total %llu\n", (unsigned long long)s->cycles);
 	METRIC("records_total", "counter", "Hotness records received from sources.");
 	fprintf(f, "hotbridge_records_total %llu\n", (unsigned long long)s->in.records);
+	METRIC("source_records_total", "counter", "Records each source submitted (they add up to records_total).");
+	for (size_t i = 0; i < d->nsrc; i++) {
+		fputs("hotbridge_source_records_total", f);
+		source_labels(f, &d->src[i]);
+		fprintf(f, " %llu\n", (unsigned long long)d->src[i].records);
+	}
+	METRIC("source_bad_input_total", "counter", "Input each source could not make records of (they add up to bad_input_total).");
+	for (size_t i = 0; i < d->nsrc; i++) {
+		fputs("hotbridge_source_bad_input_total", f);
+		source_labels(f, &d->src[i]);
+		fprintf(f, " %llu\n", (unsigned long long)d->src[i].bad_input);
+	}
+	METRIC("source_events_total", "counter", "Media events each source delivered.");
+	for (size_t i = 0; i < d->nsrc; i++) {
+		fputs("hotbridge_source_events_total", f);
+		source_labels(f, &d->src[i]);
+		fprintf(f, " %llu\n", (unsigned long long)d->src[i].events);
+	}
+	METRIC("source_consecutive_errors", "gauge", "Failed polls of each source in a row (it is disabled at 10).");
+	for (size_t i = 0; i < d->nsrc; i++) {
+		fputs("hotbridge_source_consecutive_errors", f);
+		source_labels(f, &d->src[i]);
+		fprintf(f, " %llu\n", (unsigned long long)d->src[i].errors);
+	}
+	METRIC("source_disabled", "gauge", "1 for a source disabled after failing polls.");
+	for (size_t i = 0; i < d->nsrc; i++) {
+		fputs("hotbridge_source_disabled", f);
+		source_labels(f, &d->src[i]);
+		fprintf(f, " %d\n", d->src[i].disabled);
+	}
 	METRIC("records_translated_total", "counter", "Records translated to host physical pages.");
 	fprintf(f, "hotbridge_records_translated_total %llu\n", (unsigned long long)s->in.translated);
-	METRIC("records_dropped_total", "counter", "Records (or pieces) dropped, by reason.");
+	METRIC("records_dropped_total", "counter", "Records (of records_total) with a part dropped, by reason.");
 	for (int i = 0; i < _HB_DROP_MAX; i++)
 		fprintf(f, "hotbridge_records_dropped_total{reason=\"%s\"} %llu\n", hb_drop_to_string(i),
 			(unsigned long long)s->in.dropped[i]);
+	METRIC("bad_input_total", "counter", "Input sources could not make records of (not in records_total).");
+	fprintf(f, "hotbridge_bad_input_total %llu\n", (unsigned long long)s->in.bad_input);
 	METRIC("pages_dropped_total", "counter", "Pages of records that did not enter the table, by reason.");
 	for (int i = 0; i < _HB_DROP_MAX; i++)
 		fprintf(f, "hotbridge_pages_dropped_total{reason=\"%s\"} %llu\n", hb_drop_to_string(i),
@@ -88,10 +155,18 @@ void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
 			(double)hb_latency_quantile(&d->lat.to_decision, i ? 0.99 : 0.5) / 1e9);
 	fprintf(f, "hotbridge_record_to_decision_seconds_count %llu\n",
 		(unsigned long long)d->lat.to_decision.count);
+	METRIC("record_to_table_seconds", "summary", "Time from a record being made to its pages entering the hotness table.");
+	latency_summary(f, "record_to_table_seconds", &d->lat.to_table);
 	METRIC("table_pages", "gauge", "Pages in the hotness table.");
 	fprintf(f, "hotbridge_table_pages %zu\n", hb_heat_len(d->heat));
 	METRIC("paused", "gauge", "1 while promotion is paused.");
 	fprintf(f, "hotbridge_paused %d\n", d->paused);
+	METRIC("up", "gauge", "1 while the daemon runs; the textfile's last write at exit says 0.");
+	fprintf(f, "hotbridge_up %d\n", !d->stopped);
+	METRIC("build_info", "gauge", "Always 1; the version of the running hotbridge is its label.");
+	fprintf(f, "hotbridge_build_info{version=\"");
+	label_value(f, HB_VERSION);
+	fputs("\"} 1\n", f);
 #undef METRIC
 	if (d->mig && hb_migrator_damon_stats(d->mig, &ds) == 0)
 		hb_damon_stats_metrics(&ds, f);
@@ -127,9 +202,13 @@ void hb_daemon_print_stats(const struct hb_daemon *d, FILE *f)
 	fprintf(f, "cycles %llu, records %llu, translated %llu, pages added %llu\n",
 		(unsigned long long)s->cycles, (unsigned long long)s->in.records,
 		(unsigned long long)s->in.translated, (unsigned long long)s->in.pages);
+	if (s->in.dropped_records)
+		fprintf(f, "records dropped %llu\n", (unsigned long long)s->in.dropped_records);
 	for (int i = 0; i < _HB_DROP_MAX; i++)
 		if (s->in.dropped[i])
 			fprintf(f, "dropped %s %llu\n", hb_drop_to_string(i), (unsigned long long)s->in.dropped[i]);
+	if (s->in.bad_input)
+		fprintf(f, "bad input %llu\n", (unsigned long long)s->in.bad_input);
 	for (int i = 0; i < _HB_REASON_MAX; i++)
 		if (s->decisions[i])
 			fprintf(f, "decision %s %llu\n", hb_reason_to_string(i),
@@ -151,16 +230,18 @@ void hb_daemon_log_exit_summary(const struct hb_daemon *d)
 {
 	const struct hb_daemon_stats *s = &d->st;
 	const uint64_t *c = s->migrated.by_class;
-	uint64_t dropped = 0, not_moved;
+	uint64_t not_moved;
 
-	for (int i = 0; i < _HB_DROP_MAX; i++)
-		dropped += s->in.dropped[i];
 	not_moved = c[HB_MIGRATE_RETRY] + c[HB_MIGRATE_BACKOFF] + c[HB_MIGRATE_DROP] +
 		    c[HB_MIGRATE_WRONG_NODE];
+	/* dropped: records none of whose pages entered the table, a subset of
+	   records; bad input never became records and is counted on its own */
 	hb_dlog(d, LOG_INFO, "exiting after %.1f s and %llu cycles: %llu records (%llu dropped), "
-		"%llu pages promoted%s, %llu failures (%llu pages not moved, %llu source errors)",
+		"%llu bad input, %llu pages promoted%s, %llu failures (%llu pages not moved, "
+		"%llu source errors)",
 		(double)(now_ns() - d->started_ns) / 1e9, (unsigned long long)s->cycles,
-		(unsigned long long)s->in.records, (unsigned long long)dropped,
+		(unsigned long long)s->in.records, (unsigned long long)s->in.dropped_records,
+		(unsigned long long)s->in.bad_input,
 		(unsigned long long)c[HB_MIGRATE_MOVED], d->cfg.dry_run ? " (dry run)" : "",
 		(unsigned long long)(not_moved + s->source_errors), (unsigned long long)not_moved,
 		(unsigned long long)s->source_errors);
@@ -234,6 +315,8 @@ json_object *hb_daemon_stats_json(struct hb_daemon *d)
 	json_object_object_add(o, "cycles", hb_daemon_json_u64(d->st.cycles));
 	json_object_object_add(o, "records", hb_daemon_json_u64(d->st.in.records));
 	json_object_object_add(o, "translated", hb_daemon_json_u64(d->st.in.translated));
+	json_object_object_add(o, "records_dropped", hb_daemon_json_u64(d->st.in.dropped_records));
+	json_object_object_add(o, "bad_input", hb_daemon_json_u64(d->st.in.bad_input));
 	json_object_object_add(o, "partial", hb_daemon_json_u64(d->st.in.partial));
 	json_object_object_add(o, "pages_added", hb_daemon_json_u64(d->st.in.pages));
 	json_object_object_add(o, "deferred", hb_daemon_json_u64(d->st.in.deferred));

@@ -151,11 +151,11 @@ static int host_submit(struct hb_host *h, const struct hb_hot_record *r, size_t 
 	return ret;
 }
 
-/* input a source could not parse: counted with the bad records */
+/* input a source could not parse: not records, so counted on its own */
 static void host_count_bad(struct hb_host *h, uint64_t n)
 {
 	h->src->bad_input += n;
-	h->d->st.in.dropped[HB_DROP_BAD_RECORD] += n;
+	h->d->st.in.bad_input += n;
 }
 
 /* a media event (ABI 1.2): cross-checked, poison kept out (media-events.c) */
@@ -205,6 +205,49 @@ void hb_daemon_plugin_refused(void *ud, const char *path, const char *why)
 	hb_dlog(d, LOG_WARNING, "plugin %s refused: %s", path, why);
 }
 
+/*
+ * An emulated CHMU's capacity is its memdev's: by default the memdev's size
+ * in the daemon's topology (its own default, 1 GiB, is twice the emulated
+ * host's memdevs, and records past the memdev's end are dropped as
+ * unmapped); a larger capacity= is refused. A memdev not in the topology
+ * keeps the source's default (its records are unknown_memdev anyway).
+ */
+static int emul_capacity(struct hb_daemon *d, const struct hb_source_config *sc, struct source *s,
+			 struct hb_err *err)
+{
+	const struct hb_topology *t = hb_platform_topology(d->env.platform);
+	const struct hb_memdev *md;
+	const char *v = NULL;
+	uint64_t size, cap;
+	size_t n = 0;
+	int i;
+
+	for (; n < HB_MAX_SOURCE_PARAMS && sc->params[n]; n++) {
+		s->params[n] = sc->params[n];
+		if (!strncmp(sc->params[n], "capacity=", 9))
+			v = sc->params[n] + 9;
+	}
+	s->params[n] = NULL;
+	if (strcmp(sc->type, "emul-chmu") || !s->memdev[0] || !t ||
+	    (i = hb_topology_find_memdev(t, s->memdev)) < 0)
+		return 0;
+	md = hb_topology_memdev(t, (size_t)i);
+	size = md->ram_size + md->pmem_size;
+	if (!size)
+		return 0;
+	if (v) {
+		if (hb_dev_param_parse_u64(v, &cap) == 0 && cap > size)
+			return hb_err_set(err, -EINVAL, "%s: [source %s]: capacity=%s is larger than "
+					  "memdev %s (%llu MiB in the topology)", sc->where, sc->name, v,
+					  s->memdev, (unsigned long long)(size >> 20));
+		return 0;   /* the source checks the rest of it */
+	}
+	snprintf(s->added, sizeof(s->added), "capacity=%llu", (unsigned long long)size);
+	s->params[n++] = s->added;
+	s->params[n] = NULL;
+	return 0;
+}
+
 int hb_daemon_open_sources(struct hb_daemon *d)
 {
 	const char *want[HB_MAX_SOURCES + 1];
@@ -249,10 +292,14 @@ int hb_daemon_open_sources(struct hb_daemon *d)
 				"its records are dropped (unknown_memdev) until it appears", sc->where,
 				sc->name, s->memdev);
 		snprintf(s->pci, sizeof(s->pci), "%s", sc->pci);
+		if (emul_capacity(d, sc, s, &err) < 0) {
+			hb_dlog(d, LOG_ERR, "%s; going on without it", err.msg);
+			continue;
+		}
 		s->info = (struct hb_dev_info){ .size = sizeof(s->info), .name = s->name,
 						.memdev = s->memdev[0] ? s->memdev : NULL,
 						.pci_bdf = s->pci[0] ? s->pci : NULL,
-						.params = (const char *const *)sc->params };
+						.params = s->params };
 		s->host = (struct hb_host){ .d = d, .src = s };
 		if (hb_source_open(s->ops, s->origin, &host_ops, &s->host, &s->info, &s->priv,
 				   &err) < 0) {

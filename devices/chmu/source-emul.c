@@ -7,7 +7,8 @@
  * only the ground truth sees them), the epoch ends, the hotlist is drained
  * and submitted.
  *
- * Parameters: capacity (bytes, multiple of 256 MiB; default 1 GiB),
+ * Parameters: capacity (bytes, multiple of 256 MiB; default 1 GiB: the
+ * daemon passes its memdev's size instead, source-host.c),
  * workload (uniform | zipf:<s> | moving:<s>; default zipf:1.1),
  * accesses (per epoch; default 200000), unit (bytes; 4096), threshold (16),
  * ds (down-sampling factor; 1), move_every (epochs; 10), seed, hotlist

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * The "replay" source: records from a regular file (read to its end on each
- * poll, so appended lines arrive later), a FIFO (path=, watched; opened
+ * poll, so appended lines arrive later; one truncated below what was read
+ * is read again from its start, and when the path names another file
+ * (rotated: renamed or removed and made anew) the old one's last lines are
+ * read, then the new one from its start; each logged once), a FIFO (path=, watched; opened
  * read-write so writers may come and go; part of a frame or line held back
  * over a whole poll interval with no new bytes is a dead writer's, counted
  * bad) or a UNIX stream socket (socket=, mode 0600, one parser per client,
@@ -47,6 +50,7 @@ struct replay {
 	int fd;                       /* file, FIFO or listening socket */
 	struct hb_unix_listener sock; /* socket=: what to remove at close */
 	bool is_file, is_socket;
+	bool file_gone;               /* file: its path names nothing (logged once) */
 	struct hb_replay_parser *parser;
 	uint64_t bad_counted;
 	uint64_t polled_bytes;        /* FIFO: bytes read by the previous poll */
@@ -261,10 +265,102 @@ fail:
 	return r;
 }
 
+/* a fresh parser for input that starts anew; the old one's partial line is bad */
+static int new_parser(struct replay *s)
+{
+	struct hb_replay_parser *p = hb_replay_parser_new(s->path, emit, report, s);
+
+	if (!p)
+		return -ENOMEM;
+	hb_replay_parser_finish(s->parser);
+	count_bad(s, s->parser, &s->bad_counted);
+	hb_replay_parser_free(s->parser);
+	s->parser = p;
+	s->bad_counted = 0;
+	return 0;
+}
+
+/*
+ * A followed file cut below what was read (truncated, maybe written
+ * again): read from its start again. Sizes alone cannot see a file cut and
+ * rewritten past the old offset before the next poll.
+ */
+static int check_truncated(struct replay *s)
+{
+	off_t off = lseek(s->fd, 0, SEEK_CUR);
+	struct stat st;
+
+	if (off < 0 || fstat(s->fd, &st) < 0)
+		return -errno;
+	if (st.st_size >= off)
+		return 0;
+	s->ops->log(s->host, HB_LOG_NOTICE, "%s shrank from %lld to %lld bytes (truncated): "
+		    "reading it again from its start", s->path, (long long)off,
+		    (long long)st.st_size);
+	if (lseek(s->fd, 0, SEEK_SET) < 0)
+		return -errno;
+	return new_parser(s);
+}
+
+/*
+ * The path names another file than the one open (rotated: renamed or
+ * removed, and made anew): the open one was read to its end, now the new
+ * one is read from its start. A path naming nothing keeps the open file
+ * (its writer may still append) until a file appears there.
+ */
+static int check_rotated(struct replay *s)
+{
+	struct stat now, open_st;
+	int fd;
+
+	if (stat(s->path, &now) < 0) {
+		if (errno != ENOENT)
+			return -errno;
+		if (!s->file_gone)
+			s->ops->log(s->host, HB_LOG_NOTICE, "%s is gone (rotated?): reading the file "
+				    "that takes its name from its start", s->path);
+		s->file_gone = true;
+		return 0;
+	}
+	if (fstat(s->fd, &open_st) < 0)
+		return -errno;
+	if (now.st_dev == open_st.st_dev && now.st_ino == open_st.st_ino) {
+		s->file_gone = false;   /* back under its name */
+		return 0;
+	}
+	fd = open(s->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (fstat(fd, &now) < 0 || !S_ISREG(now.st_mode)) {
+		int r = S_ISREG(now.st_mode) ? -errno : -EINVAL;
+
+		close(fd);
+		return r;
+	}
+	s->ops->log(s->host, HB_LOG_NOTICE, "%s is another file now (rotated): reading it "
+		    "from its start", s->path);
+	close(s->fd);
+	s->fd = fd;
+	s->file_gone = false;
+	return new_parser(s);
+}
+
+static int poll_file(struct replay *s)
+{
+	int r = check_truncated(s);
+
+	if (r >= 0)
+		r = pump(s, s->fd, s->parser, FILE_POLL_MAX);
+	/* the old file's last lines are in; then the new one, if rotated */
+	if (r >= 0 && (r = check_rotated(s)) >= 0 && !s->file_gone)
+		r = pump(s, s->fd, s->parser, FILE_POLL_MAX);
+	count_bad(s, s->parser, &s->bad_counted);
+	return r < 0 ? r : 0;
+}
+
 static int replay_poll(void *priv)
 {
 	struct replay *s = priv;
-	int r;
 
 	if (s->is_socket)
 		return 0;     /* socket input arrives through watch_fd */
@@ -286,9 +382,7 @@ static int replay_poll(void *priv)
 		count_bad(s, s->parser, &s->bad_counted);
 		return 0;
 	}
-	r = pump(s, s->fd, s->parser, FILE_POLL_MAX);
-	count_bad(s, s->parser, &s->bad_counted);
-	return r < 0 ? r : 0;
+	return poll_file(s);
 }
 
 static void replay_close(void *priv)

@@ -8,7 +8,12 @@
 #     is the journal ($JOURNAL_STREAM = its dev:ino), and no line has one
 #     otherwise, even with INVOCATION_ID set;
 #  4. `hotbridge run` logs one summary line at exit (records, pages
-#     promoted, failures, uptime), at info level ("<6>" in the journal).
+#     promoted, failures, uptime), at info level ("<6>" in the journal);
+#  5. the counters add up, the same in every output: a replay FIFO and a
+#     replay socket (fd-driven) with good, unknown-memdev, unmapped and
+#     garbage lines; `records` = translated + dropped, bad input apart
+#     (not records), in the cycle lines (summed), the exit line, stats,
+#     sources, `metrics` and the textfile (per-source series too).
 #   reporting.sh HOTBRIDGE DATA HOTBRIDGE_TEST (hotbridge-test: translate --sysfs-root)
 set -euo pipefail
 [ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP needs root (the control socket serves root only)"; exit 0; }
@@ -45,7 +50,7 @@ grep -q '^<6>' "$tmp/loop.err" && ! grep -v '^<[0-7]>' "$tmp/loop.err" | grep -q
 kill -TERM "$pid"
 wait "$pid" && ok "SIGTERM: exit status 0" || bad "exit status $?"
 pid=
-summary=$(grep -c '^<6>exiting after [0-9.]* s and [0-9]* cycles: [0-9]* records ([0-9]* dropped), [0-9]* pages promoted (dry run), [0-9]* failures ([0-9]* pages not moved, [0-9]* source errors)$' "$tmp/loop.err" || true)
+summary=$(grep -c '^<6>exiting after [0-9.]* s and [0-9]* cycles: [0-9]* records ([0-9]* dropped), [0-9]* bad input, [0-9]* pages promoted (dry run), [0-9]* failures ([0-9]* pages not moved, [0-9]* source errors)$' "$tmp/loop.err" || true)
 [ "$summary" = 1 ] && ok "one summary line at exit, at info: $(grep '^<6>exiting' "$tmp/loop.err")" ||
 	{ tail -3 "$tmp/loop.err"; bad "exit summary lines: $summary"; }
 records=$(sed -n 's/^<6>exiting.*cycles: \([0-9]*\) records.*/\1/p' "$tmp/loop.err")
@@ -101,5 +106,103 @@ grep -q "NUMA node 9, which this host does not have" "$tmp/tr2.err" && ! grep -q
 	ok "against a sysfs tree with node2: only node 9 named" || { cat "$tmp/tr2.err"; bad "sysfs-root warning"; }
 "${hb[@]}" translate --topology "$data/snapshots/x2-vvv-notes.json" --memdev mem1 --dpa 0x10 >/dev/null 2>"$tmp/tr3.err"
 [ ! -s "$tmp/tr3.err" ] && ok "a snapshot without numa_node: no warning" || { cat "$tmp/tr3.err"; bad "spurious warning"; }
+# 5. counters that add up: one FIFO, one socket, good and bad lines
+mkfifo "$tmp/feed.fifo"
+hb_emulated_conf "$tmp/add.conf" "dry_run = true" "metrics_textfile = $tmp/hb.prom" <<CONF
+[source fifo]
+type = replay
+path = $tmp/feed.fifo
+[source so"ck]
+type = replay
+socket = $tmp/add.sock
+CONF
+"${hb[@]}" run --config "$tmp/add.conf" 2>"$tmp/add.err" &
+pid=$!
+wait_until 10 test -S "$tmp/add.sock" || { cat "$tmp/add.err"; bad "no feed socket"; }
+wait_until 10 grep -q "cycle 1:" "$tmp/add.err"
+# the report's feed: 200 DPA and 50 HPA records that translate, one on an
+# unknown memdev, one garbage line, one HPA in no region
+python3 -c 'print("\n".join([f"mem0 dpa=0x{i*4096:x} len=4096 count=20" for i in range(200)] +
+	[f"hpa=0x{0x3a0000000+i*4096:x} len=4096 count=30" for i in range(50)] +
+	["mem9 dpa=0x0 len=4096 count=3", "garbage line", "hpa=0x1000 len=4096 count=3"]))' >"$tmp/feed.fifo"
+# 10 records and one stray control request on the socket
+python3 - "$tmp/add.sock" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+s.sendall(b"".join(b"mem1 dpa=0x%x len=4096 count=9\n" % (i << 12) for i in range(10)) +
+          b'{"command": "status"}\n')
+s.close()
+PY
+stat_of() { "${hb[@]}" stats --socket "$tmp/ctl.sock" | python3 -c 'import json,sys; s=json.load(sys.stdin)["stats"]; print(eval(sys.argv[1]))' "$1"; }
+is() { [ "$(stat_of "$1")" = "$2" ]; }
+want='(262, 260, 2, 2, 0)'
+cols='(s["records"], s["translated"], s["records_dropped"], s["bad_input"], s["backlog"])'
+wait_until 10 is "$cols" "$want" || { cat "$tmp/add.err"; bad "stats $cols: $(stat_of "$cols"), want $want"; }
+add_cycles() { grep -c "cycle [0-9]*:" "$tmp/add.err"; }
+add_cycles_gt() { [ "$(add_cycles)" -gt "$1" ]; }
+n0=$(add_cycles)
+wait_until 10 add_cycles_gt $((n0 + 1)) || bad "no cycle line after the feed"   # one after them all
+"${hb[@]}" stats --socket "$tmp/ctl.sock" >"$tmp/add-stats.json"
+"${hb[@]}" sources --socket "$tmp/ctl.sock" >"$tmp/add-sources.json"
+"${hb[@]}" metrics --socket "$tmp/ctl.sock" >"$tmp/add-metrics.txt"
+wait_until 5 test -s "$tmp/hb.prom"
+cp "$tmp/hb.prom" "$tmp/add-textfile.txt"
+kill -TERM "$pid"
+wait "$pid" && ok "SIGTERM: exit status 0" || bad "exit status $?"
+pid=
+python3 - "$tmp" <<'PY' && ok "records 262 = translated 260 + dropped 2, bad input 2 apart: the same in cycle lines, exit line, stats, sources, metrics and textfile" || bad "the counters do not add up (above)"
+import json, re, sys
+t = sys.argv[1]
+fail = []
+def check(what, got, want):
+    if got != want:
+        fail.append(f"{what}: {got}, want {want}")
+want = {"records": 262, "translated": 260, "dropped": 2, "bad": 2}
+s = json.load(open(f"{t}/add-stats.json"))["stats"]
+check("stats", (s["records"], s["translated"], s["records_dropped"], s["bad_input"]),
+      (262, 260, 2, 2))
+check("stats records = translated + records_dropped", s["records"], s["translated"] + s["records_dropped"])
+check("stats dropped by reason", {k: v for k, v in s["dropped"].items() if v},
+      {"unknown_memdev": 1, "unmapped": 1})
+src = {x["name"]: x for x in json.load(open(f"{t}/add-sources.json"))["sources"]}
+check("sources", {k: (v["records"], v["bad_input"]) for k, v in src.items()},
+      {"fifo": (252, 1), 'so"ck': (10, 1)})
+log = open(f"{t}/add.err").read()
+cyc = re.findall(r"cycle \d+: (\d+) records \((\d+) dropped\), (\d+) bad input,", log)
+check("cycle lines summed", tuple(sum(int(c[i]) for c in cyc) for i in range(3)), (262, 2, 2))
+ex = re.findall(r"exiting after .* cycles: (\d+) records \((\d+) dropped\), (\d+) bad input,", log)
+check("exit line", ex, [("262", "2", "2")])
+for name in ("add-metrics.txt", "add-textfile.txt"):
+    m = open(f"{t}/{name}").read()
+    if name == "add-metrics.txt":
+        m = json.loads(m)["metrics"] if m.lstrip().startswith("{") else m
+    def val(series):
+        v = re.findall("^" + re.escape(series) + r" (\S+)$", m, re.M)
+        return float(v[0]) if len(v) == 1 else v
+    check(name + " records", val("hotbridge_records_total"), 262)
+    check(name + " translated", val("hotbridge_records_translated_total"), 260)
+    check(name + " bad input", val("hotbridge_bad_input_total"), 2)
+    check(name + " bad_record", val('hotbridge_records_dropped_total{reason="bad_record"}'), 0)
+    check(name + " fifo records", val('hotbridge_source_records_total{source="fifo",type="replay"}'), 252)
+    check(name + " sock records", val('hotbridge_source_records_total{source="so\\"ck",type="replay"}'), 10)
+    check(name + " fifo bad", val('hotbridge_source_bad_input_total{source="fifo",type="replay"}'), 1)
+    check(name + " sock bad", val('hotbridge_source_bad_input_total{source="so\\"ck",type="replay"}'), 1)
+    check(name + " disabled", val('hotbridge_source_disabled{source="fifo",type="replay"}'), 0)
+    check(name + " errors", val('hotbridge_source_consecutive_errors{source="fifo",type="replay"}'), 0)
+    check(name + " table latency count", val("hotbridge_record_to_table_seconds_count"), 262)
+    check(name + " up", val("hotbridge_up"), 1)
+    for series in ("hotbridge_source_records_total", "hotbridge_bad_input_total", "hotbridge_up",
+                   "hotbridge_build_info", "hotbridge_record_to_table_seconds"):
+        if f"# TYPE {series} " not in m or f"# HELP {series} " not in m:
+            fail.append(f"{name}: no HELP/TYPE for {series}")
+    if not re.search(r'^hotbridge_build_info\{version="[^"]+"\} 1$', m, re.M):
+        fail.append(f"{name}: no build_info")
+    if not re.search(r'^hotbridge_record_to_table_seconds\{quantile="0.99"\} [0-9.]+$', m, re.M):
+        fail.append(f"{name}: no record_to_table p99")
+if fail:
+    print("\n".join("# " + f for f in fail))
+sys.exit(1 if fail else 0)
+PY
+grep -q '^hotbridge_up 0$' "$tmp/hb.prom" && ok "the textfile's last write at exit: hotbridge_up 0" || bad "textfile after exit: $(grep up "$tmp/hb.prom")"
 hb_reports_ok
 echo "1..$n"

@@ -51,6 +51,22 @@ grep -q '^dropped' "$tmp/once.out" && bad "records were dropped" || ok "nothing 
 promote=$(sed -n 's/^decision promote //p' "$tmp/once.out")
 moved=$(sed -n 's/^migrated moved //p' "$tmp/once.out")
 [ -n "$promote" ] && [ "$promote" -gt 0 ] && [ "$promote" = "$moved" ] && ok "promoted $moved pages, as many as decided" || bad "promote '$promote' moved '$moved'"
+# an emul-chmu without capacity= takes its memdev's size from the topology
+# (512 MiB each here; its own default of 1 GiB put half its records past
+# the memdev's end, dropped as unmapped); a larger capacity= is refused
+grep -v '^capacity' "$tmp/hb.conf" >"$tmp/nocap.conf"
+sed 's/^capacity = .*/capacity = 0x40000000/' "$tmp/hb.conf" >"$tmp/bigcap.conf"
+chmod 0644 "$tmp/nocap.conf" "$tmp/bigcap.conf"
+"${hb[@]}" run --once --config "$tmp/nocap.conf" >"$tmp/nocap.out" 2>"$tmp/nocap.err"
+records=$(sed -n 's/^cycles 1, records \([0-9]*\), translated \([0-9]*\),.*/\1 \2/p' "$tmp/nocap.out")
+set -- $records
+[ -n "${1:-}" ] && [ "$1" -gt 1000 ] && [ "$1" = "$2" ] && ! grep -q '^dropped' "$tmp/nocap.out" &&
+	ok "emul-chmu without capacity=: the memdev's size, $1 records, all translated, none unmapped" ||
+	{ sed 's/^/# /' "$tmp/nocap.out"; bad "emul-chmu default capacity: '$records'"; }
+rc=0; "${hb[@]}" run --once --config "$tmp/bigcap.conf" >/dev/null 2>"$tmp/bigcap.err" || rc=$?
+[ "$rc" = 1 ] && grep -q "\[source cxl0\]: capacity=0x40000000 is larger than memdev mem0 (512 MiB in the topology)" "$tmp/bigcap.err" &&
+	ok "emul-chmu capacity larger than its memdev refused, naming both" ||
+	{ sed 's/^/# /' "$tmp/bigcap.err"; bad "capacity=0x40000000: rc $rc"; }
 grep -q "source nodes 2," "$tmp/once.err" && ok "source node: node 2 (CPU-less, from the topology), printed as a number" || bad "source nodes"
 
 python3 - "$tmp/notify.sock" $((10 * slow)) >"$tmp/notify.out" <<'PY' &

@@ -71,10 +71,25 @@ static void put(const char *rel, const char *v)
 	fclose(f);
 }
 
+/*
+ * A real run (dry_run = false: the tests hand the daemon a dry-run migrator,
+ * as the emulated host needs one) or a dry run, logging from `info`.
+ */
+static void write_conf(const char *path, bool dry_run)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fprintf(f, "[daemon]\ninterval_ms = 10\nlog_level = %s\ncontrol_socket =\n"
+		"dry_run = %s\n[table]\nmax_entries = 4096\n[topology]\nemulated = true\n"
+		"[source emu]\ntype = emul-chmu\nmemdev = mem0\n", dry_run ? "info" : "warning",
+		dry_run ? "true" : "false");
+	fclose(f);
+}
+
 static int setup(void **state)
 {
 	char cmd[512];
-	FILE *f;
 
 	(void)state;
 	snprintf(tmp, sizeof(tmp), "/tmp/hb-test-conflict-XXXXXX");
@@ -83,12 +98,7 @@ static int setup(void **state)
 	snprintf(cmd, sizeof(cmd), "cp -R '%s/sysfs/tiering-busy' '%s'", getenv("HB_TEST_DATA"), root);
 	assert_int_equal(system(cmd), 0);
 	snprintf(conf, sizeof(conf), "%s/hb.conf", tmp);
-	f = fopen(conf, "w");
-	assert_non_null(f);
-	fprintf(f, "[daemon]\ninterval_ms = 10\nlog_level = warning\ncontrol_socket =\n"
-		"dry_run = true\n[table]\nmax_entries = 4096\n[topology]\nemulated = true\n"
-		"[source emu]\ntype = emul-chmu\nmemdev = mem0\n");
-	fclose(f);
+	write_conf(conf, false);
 	return 0;
 }
 
@@ -102,19 +112,28 @@ static int teardown(void **state)
 	return 0;
 }
 
-static struct hb_daemon *daemon_on(struct hb_emulated_host *host, struct hb_config *cfg,
-				   const char *conflicts_root)
+static struct hb_daemon *daemon_from(const char *path, struct hb_emulated_host *host,
+				     struct hb_config *cfg, const char *conflicts_root)
 {
 	struct hb_daemon_env env = { .quiet = true, .keep_capabilities = true,
 				     .conflicts_root = conflicts_root };
 	struct hb_daemon *d = NULL;
 	struct hb_err err = { 0 };
 
-	assert_int_equal(hb_config_read(cfg, conf, true, NULL, 0, &err), 0);
+	assert_int_equal(hb_config_read(cfg, path, true, NULL, 0, &err), 0);
 	assert_int_equal(hb_emulated_platform_new(host, &env.platform, &err), 0);
+	if (!cfg->dry_run)
+		assert_int_equal(hb_migrator_new(HB_MIGRATOR_DRYRUN, &(struct hb_migrator_config){ 0 },
+						 &env.migrator, &err), 0);
 	assert_int_equal(hb_daemon_new(cfg, &env, &d, &err), 0);
 	host->d = d;
 	return d;
+}
+
+static struct hb_daemon *daemon_on(struct hb_emulated_host *host, struct hb_config *cfg,
+				   const char *conflicts_root)
+{
+	return daemon_from(conf, host, cfg, conflicts_root);
 }
 
 static const char *status_conflicts(struct hb_daemon *d, char *buf, size_t size)
@@ -148,6 +167,30 @@ static void test_conflicts_warned_at_start_and_shown_by_status(void **state)
 	assert_non_null(strstr(st, "{\"conflict\":\"kernel_demotion\",\"detail\":"
 				   "\"\\/sys\\/kernel\\/mm\\/numa\\/demotion_enabled is true"));
 	assert_non_null(strstr(st, "\"conflict\":\"damon_user\""));
+	hb_daemon_free(d);
+	hb_config_done(&cfg);
+}
+
+/* a dry run moves nothing: no warning, an info line that says "would"; status still lists them */
+static void test_dry_run_does_not_warn_of_conflicts(void **state)
+{
+	struct hb_emulated_host host = { .dram_free = 8ULL << 30 };
+	struct hb_config cfg;
+	struct hb_daemon *d;
+	char log[8192], st[2048], dry[160];
+
+	(void)state;
+	snprintf(dry, sizeof(dry), "%s/dry.conf", tmp);
+	write_conf(dry, true);
+	log_begin();
+	d = daemon_from(dry, &host, &cfg, root);
+	log_end(log, sizeof(log));
+	assert_int_equal(count(log, "moves the same pages"), 0);
+	assert_int_equal(count(log, "would move the same pages as hotbridge (none moved in a dry run)"), 3);
+	assert_non_null(strstr(log, "start: damon_user would move the same pages"));
+	status_conflicts(d, st, sizeof(st));
+	assert_non_null(strstr(st, "\"conflict\":\"damon_user\""));
+	assert_non_null(strstr(st, "\"conflict\":\"kernel_demotion\""));
 	hb_daemon_free(d);
 	hb_config_done(&cfg);
 }
@@ -192,6 +235,8 @@ static void test_reload_checks_again(void **state)
 	(void)state;
 	assert_int_equal(hb_config_read(&cfg, conf, true, NULL, 0, &err), 0);
 	assert_int_equal(hb_emulated_platform_new(&host, &env.platform, &err), 0);
+	assert_int_equal(hb_migrator_new(HB_MIGRATOR_DRYRUN, &(struct hb_migrator_config){ 0 },
+					 &env.migrator, &err), 0);
 	log_begin();
 	assert_int_equal(hb_daemon_new(&cfg, &env, &d, &err), 0);
 	host.d = d;
@@ -214,6 +259,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_conflicts_warned_at_start_and_shown_by_status),
+		T(test_dry_run_does_not_warn_of_conflicts),
 		T(test_emulated_host_without_a_root_checks_nothing),
 		T(test_reload_checks_again),
 	};

@@ -57,8 +57,11 @@ static void test_control_refuses_malformed_requests(void **state)
 {
 	char *big = malloc(HB_CONTROL_LINE_MAX + 10);
 
-	expect_bad("", -EINVAL, "not one JSON object");
-	expect_bad("{\"command\":", -EINVAL, "not one JSON object");
+	expect_bad("", -EINVAL, "empty request");
+	expect_bad(" \r", -EINVAL, "empty request");
+	expect_bad("{\"command\":", -EINVAL, "not one JSON object: incomplete JSON");
+	expect_bad("{\"command\": \"sta", -EINVAL, "incomplete JSON");
+	expect_bad("{\"command\" \"status\"}", -EINVAL, "not one JSON object: ");
 	expect_bad("[1,2]", -EINVAL, "want {\"command\"");
 	expect_bad("{\"cmd\":\"status\"}", -EINVAL, "want {\"command\"");
 	expect_bad("{\"command\":7}", -EINVAL, "want {\"command\"");
@@ -79,6 +82,21 @@ static void test_control_refuses_malformed_requests(void **state)
 	big[3000] = '\0';
 	expect_bad(big, -EINVAL, "not one JSON object");
 	free(big);
+}
+
+/* an empty or cut-short request is named as such, never by json-c's "continue" */
+static void test_control_empty_or_incomplete_request_is_named(void **state)
+{
+	static const char *const lines[] = { "", "\r", "  ", "{", "{\"command\":", "{\"command\":\"st",
+					     "[", "{\"command\":\"status\"" };
+	struct hb_control_req r;
+	char why[256];
+
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		assert_int_equal(parse(lines[i], &r, why), -EINVAL);
+		if (strstr(why, "continue") || (!strstr(why, "empty request") && !strstr(why, "incomplete JSON")))
+			fail_msg("'%s': '%s'", lines[i], why);
+	}
 }
 
 static void test_control_history_takes_last_and_an_optional_address(void **state)
@@ -114,6 +132,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_control_parses_every_command),
 		cmocka_unit_test(test_control_refuses_malformed_requests),
+		cmocka_unit_test(test_control_empty_or_incomplete_request_is_named),
 		cmocka_unit_test(test_control_history_takes_last_and_an_optional_address),
 	};
 

@@ -231,6 +231,38 @@ static void test_long_record_costs_only_the_cxl_memory_it_overlaps(void **state)
 	assert_non_null(strstr(f->last_report, "longer than all committed CXL regions"));
 }
 
+/*
+ * Every record ends translated (some page entered the table) or dropped
+ * (none did), whatever it hit: records = translated + dropped_records once
+ * the backlog is worked off, and a record partly applied is translated.
+ */
+static void test_records_are_translated_or_dropped_exactly(void **state)
+{
+	struct fixture *f = *state;
+	struct hb_hot_record r[8] = {
+		hpa_rec(REGION, PAGE, 1),                         /* translated */
+		dpa_rec("mem0", 0, PAGE, 1),                      /* translated */
+		hpa_rec(REGION + BLOCK - PAGE, 2 * PAGE, 1),      /* partial: translated */
+		dpa_rec("mem9", 0, PAGE, 1),                      /* unknown memdev */
+		hpa_rec(0x1000, PAGE, 1),                         /* DRAM: unmapped */
+		hpa_rec(REGION + BLOCK, PAGE, 1),                 /* offline: no node */
+		hpa_rec(REGION + 2 * BLOCK, PAGE, 1),             /* node 0: not a source */
+		hpa_rec(REGION, 0, 1),                            /* bad record */
+	};
+	const struct hb_ingest_stats *st = hb_ingest_stats(f->in);
+
+	/* a deadline already past: all but the first go through the backlog */
+	assert_int_equal(hb_ingest_submit(f->in, r, 8, 1), 0);
+	assert_int_equal(st->records, 8);
+	while (hb_ingest_drain(f->in, 0))
+		;
+	assert_int_equal(st->translated, 3);
+	assert_int_equal(st->partial, 1);
+	assert_int_equal(st->dropped_records, 5);
+	assert_int_equal(st->records, st->translated + st->dropped_records);
+	assert_int_equal(st->bad_input, 0);   /* the host's, never ingestion's */
+}
+
 static void test_bad_records_are_reported_once_per_burst(void **state)
 {
 	struct fixture *f = *state;
@@ -399,6 +431,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pages_on_no_node_or_a_non_source_node_stay_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_long_record_costs_only_the_cxl_memory_it_overlaps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_records_are_reported_once_per_burst, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_records_are_translated_or_dropped_exactly, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_records_taken_before_pages_moved_onto_their_node_are_stale, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dpa_record_crossing_the_decoder_end_keeps_only_decoded_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_every_page_of_a_record_is_counted_once, setup, teardown),
