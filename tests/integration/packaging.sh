@@ -4,7 +4,7 @@
 #  - the binary, and the systemd unit whose ExecStart=/ExecStartPre= name
 #    that binary (bindir substituted, nothing left as @...@);
 #  - the example configuration, unchanged, which the installed binary
-#    accepts;
+#    accepts, and the emulated-host example with its sample feed, unchanged;
 #  - hotbridge(8) and hotbridge.conf(5), rendered by `man -l` without a
 #    warning; hotbridge.conf(5) is what the installed binary's
 #    `check-config --man` prints (the checked-in page is current);
@@ -36,6 +36,8 @@ exists() { # WHAT PATH
 exists "the binary" "$bindir/hotbridge"
 exists "the unit" "$unitdir/hotbridge.service"
 exists "the example configuration" "$datadir/doc/hotbridge/examples/hotbridge.conf"
+exists "the emulated-host example" "$datadir/doc/hotbridge/examples/emulated.conf"
+exists "the emulated-host example's feed" "$datadir/doc/hotbridge/examples/emulated-feed.txt"
 exists "hotbridge(8)" "$mandir/man8/hotbridge.8"
 exists "hotbridge.conf(5)" "$mandir/man5/hotbridge.conf.5"
 exists "the bash completion" "$datadir/bash-completion/completions/hotbridge"
@@ -78,6 +80,10 @@ ok "man pages: nothing left unsubstituted"
 # the example configuration
 cmp -s "$src/contrib/hotbridge.conf" "$D$datadir/doc/hotbridge/examples/hotbridge.conf" &&
 	ok "the example configuration is contrib/hotbridge.conf" || bad "the installed example differs"
+for f in emulated.conf emulated-feed.txt; do
+	cmp -s "$src/contrib/$f" "$D$datadir/doc/hotbridge/examples/$f" &&
+		ok "the installed $f is contrib/$f" || bad "the installed $f differs"
+done
 if [ "$(id -u)" -eq 0 ]; then
 	"${hb_installed[@]}" check-config --no-dropins --config "$D$datadir/doc/hotbridge/examples/hotbridge.conf" \
 		>/dev/null && ok "the installed binary accepts the installed example" ||
