@@ -15,6 +15,7 @@
 #  - the configuration's path is SYSCONFDIR/hotbridge/hotbridge.conf
 #    everywhere: the binary's default (run/check-config --help), the
 #    unit's ConditionPathExists=, both man pages.
+#  - hotbridge(8) FILES names the installed examples directory.
 #   packaging.sh BUILD_DIR SOURCE_DIR BINDIR UNITDIR DATADIR MANDIR LIBDIR INCLUDEDIR PLUGINDIR PREFIX SYSCONFDIR
 #   (absolute paths as configured, before DESTDIR)
 set -euo pipefail
@@ -72,6 +73,9 @@ grep -qxF "$roff_config, $roff_config.d/*.conf" "$D$mandir/man5/hotbridge.conf.5
 	ok "hotbridge.conf(5) synopsis: $config" || bad "hotbridge.conf(5) synopsis does not name $config"
 grep -qxF ".I $roff_config" "$D$mandir/man8/hotbridge.8" &&
 	ok "hotbridge(8) FILES: $config" || bad "hotbridge(8) FILES does not name $config"
+examples=$datadir/doc/hotbridge/examples
+grep -qxF ".I ${examples//-/\\-}" "$D$mandir/man8/hotbridge.8" &&
+	ok "hotbridge(8) FILES: $examples" || bad "hotbridge(8) FILES does not name $examples"
 for page in "$mandir/man8/hotbridge.8" "$mandir/man5/hotbridge.conf.5"; do
 	grep -q '@[A-Z_]*@' "$D$page" && bad "$page: unsubstituted $(grep -o '@[A-Z_]*@' "$D$page" | head -1)"
 done
