@@ -102,6 +102,8 @@ static char *reader(char *buf, int size, void *stream)
 				    " (a source name: at most 42)");
 			return NULL;
 		}
+	} else if (*s == ';' || *s == '#') {
+		/* a comment, whatever it holds ("# Note: ...", "; a = b") */
 	} else if ((end = strpbrk(s, "=:")) && s != buf) {
 		/* an indented line continues the previous value: not a name */
 	} else if (end) {

@@ -1,8 +1,11 @@
 #!/bin/bash
-# contrib/: the example configuration parses; the systemd unit lets the
-# daemon write the example metrics_textfile and is hardened
-# (systemd-analyze security --offline: exposure at most 3.0); the man
-# pages render.
+# contrib/: the example configuration parses; the emulated-host example
+# (emulated.conf, its paths moved into a scratch directory) runs as shipped:
+# one --once cycle over emulated-feed.txt as a file promotes its hot pages in
+# a dry run, and a daemon fed that file through the replay FIFO promotes
+# them too; the systemd unit lets the daemon write the example
+# metrics_textfile and is hardened (systemd-analyze security --offline:
+# exposure at most 3.0); the man pages render.
 #   contrib.sh HOTBRIDGE SOURCE_DIR UNIT (the unit as configured for install)
 set -euo pipefail
 src=$2 unit=$3
@@ -12,6 +15,56 @@ cp "$src/contrib/hotbridge.conf" "$tmp/hotbridge.conf"
 chmod 0644 "$tmp/hotbridge.conf"
 "${hb[@]}" check-config --no-dropins --config "$tmp/hotbridge.conf" >/dev/null &&
 	ok "contrib/hotbridge.conf passes check-config" || bad "contrib/hotbridge.conf"
+
+# contrib/emulated.conf with contrib/emulated-feed.txt. No --dry-run is
+# given: the file must choose the dry run itself (the emulated host refuses
+# any other migrator). Its feed has 5 hot pages, 2 records below the
+# threshold and 1 past the end of mem0.
+feed=$src/contrib/emulated-feed.txt
+[ -f "$src/contrib/emulated.conf" ] && [ -f "$feed" ] ||
+	bad "contrib/emulated.conf or contrib/emulated-feed.txt is missing"
+emulated_conf() { # FEED_PATH: the shipped file with its paths in $tmp
+	sed -e "s|^path *=.*|path = $1|" -e "s|^control_socket *=.*|control_socket = $tmp/ctl.sock|" \
+		"$src/contrib/emulated.conf" >"$tmp/emulated.conf" && chmod 0644 "$tmp/emulated.conf"
+}
+records=$(grep -cv '^[[:space:]]*\(#\|$\)' "$feed")
+cp "$feed" "$tmp/feed.txt"
+emulated_conf "$tmp/feed.txt"
+"${hb[@]}" check-config --no-dropins --config "$tmp/emulated.conf" >/dev/null &&
+	ok "contrib/emulated.conf passes check-config" || bad "contrib/emulated.conf"
+out=$("${hb[@]}" run --config "$tmp/emulated.conf" --once 2>"$tmp/once.log") ||
+	{ sed 's/^/# /' "$tmp/once.log"; bad "run --once on contrib/emulated.conf failed"; }
+grep -q 'migrator dryrun' "$tmp/once.log" && ok "contrib/emulated.conf runs with the dry-run migrator" ||
+	{ sed 's/^/# /' "$tmp/once.log"; bad "contrib/emulated.conf: not a dry run"; }
+want="cycles 1, records $records, translated $((records - 1)),
+dropped unmapped 1
+decision promote 5
+migrated moved 5"
+got=$(printf '%s\n' "$out" | sed 's/, pages added.*/,/')
+[ "$got" = "$want" ] && ok "run --once over emulated-feed.txt: $records records, 5 hot pages promoted (dry run)" ||
+	{ printf '%s\n' "$out" | sed 's/^/# /'; bad "run --once over emulated-feed.txt"; }
+
+# the same as the quick start runs it: a daemon, the feed written into its FIFO
+mkfifo -m 0600 "$tmp/feed.fifo"
+emulated_conf "$tmp/feed.fifo"
+"${hb[@]}" run --config "$tmp/emulated.conf" >"$tmp/daemon.log" 2>&1 &
+pid=$!
+S=(--socket "$tmp/ctl.sock")
+wait_until 10 "${hb[@]}" status "${S[@]}" >/dev/null ||
+	{ sed 's/^/# /' "$tmp/daemon.log"; bad "the daemon on contrib/emulated.conf did not start"; }
+cat "$feed" >"$tmp/feed.fifo"
+moved5() { "${hb[@]}" stats "${S[@]}" | grep -q '"moved": 5,'; }
+wait_until 10 moved5 && ok "the daemon on contrib/emulated.conf promotes the FIFO's 5 hot pages" ||
+	{ "${hb[@]}" stats "${S[@]}" | sed -n '1,40s/^/# /p'; bad "no promotion from the FIFO feed"; }
+"${hb[@]}" explain "${S[@]}" mem0:0x8000 | grep -q '"decision": "below_threshold"' &&
+	ok "explain mem0:0x8000: below_threshold, as emulated-feed.txt says" ||
+	bad "explain mem0:0x8000: $("${hb[@]}" explain "${S[@]}" mem0:0x8000 | grep decision)"
+kill -TERM "$pid"
+wait "$pid" && ok "the daemon exits 0 on SIGTERM" || bad "the daemon exited $?"
+grep -q "exiting after .* 5 pages promoted (dry run)" "$tmp/daemon.log" &&
+	ok "exit line: 5 pages promoted (dry run)" ||
+	{ sed 's/^/# /' "$tmp/daemon.log"; bad "exit line"; }
+
 # the example metrics_textfile must be writable under the unit: its
 # directory (where the temporary is made and renamed) below a ReadWritePaths=
 textfile=$(sed -n 's/^#* *metrics_textfile *= *//p' "$src/contrib/hotbridge.conf")

@@ -4,7 +4,7 @@
 #  - the binary, and the systemd unit whose ExecStart=/ExecStartPre= name
 #    that binary (bindir substituted, nothing left as @...@);
 #  - the example configuration, unchanged, which the installed binary
-#    accepts;
+#    accepts, and the emulated-host example with its sample feed, unchanged;
 #  - hotbridge(8) and hotbridge.conf(5), rendered by `man -l` without a
 #    warning; hotbridge.conf(5) is what the installed binary's
 #    `check-config --man` prints (the checked-in page is current);
@@ -15,6 +15,7 @@
 #  - the configuration's path is SYSCONFDIR/hotbridge/hotbridge.conf
 #    everywhere: the binary's default (run/check-config --help), the
 #    unit's ConditionPathExists=, both man pages.
+#  - hotbridge(8) FILES names the installed examples directory.
 #   packaging.sh BUILD_DIR SOURCE_DIR BINDIR UNITDIR DATADIR MANDIR LIBDIR INCLUDEDIR PLUGINDIR PREFIX SYSCONFDIR
 #   (absolute paths as configured, before DESTDIR)
 set -euo pipefail
@@ -36,6 +37,8 @@ exists() { # WHAT PATH
 exists "the binary" "$bindir/hotbridge"
 exists "the unit" "$unitdir/hotbridge.service"
 exists "the example configuration" "$datadir/doc/hotbridge/examples/hotbridge.conf"
+exists "the emulated-host example" "$datadir/doc/hotbridge/examples/emulated.conf"
+exists "the emulated-host example's feed" "$datadir/doc/hotbridge/examples/emulated-feed.txt"
 exists "hotbridge(8)" "$mandir/man8/hotbridge.8"
 exists "hotbridge.conf(5)" "$mandir/man5/hotbridge.conf.5"
 exists "the bash completion" "$datadir/bash-completion/completions/hotbridge"
@@ -70,6 +73,9 @@ grep -qxF "$roff_config, $roff_config.d/*.conf" "$D$mandir/man5/hotbridge.conf.5
 	ok "hotbridge.conf(5) synopsis: $config" || bad "hotbridge.conf(5) synopsis does not name $config"
 grep -qxF ".I $roff_config" "$D$mandir/man8/hotbridge.8" &&
 	ok "hotbridge(8) FILES: $config" || bad "hotbridge(8) FILES does not name $config"
+examples=$datadir/doc/hotbridge/examples
+grep -qxF ".I ${examples//-/\\-}" "$D$mandir/man8/hotbridge.8" &&
+	ok "hotbridge(8) FILES: $examples" || bad "hotbridge(8) FILES does not name $examples"
 for page in "$mandir/man8/hotbridge.8" "$mandir/man5/hotbridge.conf.5"; do
 	grep -q '@[A-Z_]*@' "$D$page" && bad "$page: unsubstituted $(grep -o '@[A-Z_]*@' "$D$page" | head -1)"
 done
@@ -78,6 +84,10 @@ ok "man pages: nothing left unsubstituted"
 # the example configuration
 cmp -s "$src/contrib/hotbridge.conf" "$D$datadir/doc/hotbridge/examples/hotbridge.conf" &&
 	ok "the example configuration is contrib/hotbridge.conf" || bad "the installed example differs"
+for f in emulated.conf emulated-feed.txt; do
+	cmp -s "$src/contrib/$f" "$D$datadir/doc/hotbridge/examples/$f" &&
+		ok "the installed $f is contrib/$f" || bad "the installed $f differs"
+done
 if [ "$(id -u)" -eq 0 ]; then
 	"${hb_installed[@]}" check-config --no-dropins --config "$D$datadir/doc/hotbridge/examples/hotbridge.conf" \
 		>/dev/null && ok "the installed binary accepts the installed example" ||

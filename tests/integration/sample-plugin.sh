@@ -9,7 +9,8 @@
 #  2. install: into the .pc's plugindir;
 #  3. test (as root: the plugin directory and config must be root-owned):
 #     the installed hotbridge lists the plugin, and runs a cycle on the
-#     emulated host with a source of its type;
+#     emulated host with a source of its type; its typo example (windw = 1)
+#     exits 1 as the guide says, acme0 being the only source;
 # then test-loader loads that build through its ops.
 #   sample-plugin.sh BUILD_DIR SOURCE_DIR TEST_LOADER PREFIX BINDIR LIBDIR PLUGINDIR
 set -euo pipefail
@@ -79,6 +80,22 @@ if [ "$root" -eq 1 ]; then
 		ok "test: run opened source acme0 from the plugin" || bad "test: acme0 not opened"
 	grep -q "^cycles 1, records 1, translated 1, pages added 256" "$tmp/guide.out" &&
 		ok "test: one cycle, its record translated (256 pages)" || bad "test: no record"
+	# the guide's typo, windw = 1: the message it quotes, and run's exit
+	# status with acme0 the only source, which the guide must give too
+	echo "windw = 1" >>"$tmp/sample/acme.conf"
+	rc=0
+	"${hb[@]:0:${#hb[@]}-1}" "$D$bindir/hotbridge" run --once --config "$tmp/sample/acme.conf" \
+		>/dev/null 2>"$tmp/typo.err" || rc=$?
+	if [ "$rc" -eq 1 ] && grep -q "source acme0: unknown parameter 'windw=1'" "$tmp/typo.err" &&
+		grep -q "no source opened: acme0" "$tmp/typo.err"; then
+		ok "test: windw = 1 is refused by the plugin, and run exits 1 (no source opened: acme0)"
+	else
+		sed 's/^/# /' "$tmp/typo.err"
+		bad "test: windw = 1 gave exit $rc"
+	fi
+	tr '\n' ' ' <"$guide" | grep -q "exits 1 with \`no source opened: acme0\`" &&
+		ok "the guide says run exits 1 with no source opened: acme0" ||
+		bad "the guide does not say that run exits 1 when acme0, its only source, fails"
 else
 	skip "the guide's list and run: the plugin directory and config must be root-owned"
 fi

@@ -268,6 +268,21 @@ static void test_conf_long_names_are_errors_not_merged(void **state)
 	rm_rf(dir);
 }
 
+/* a comment is never a key name, however long the text before its ':' or '=' */
+static void test_conf_long_comment_with_colon_is_a_comment(void **state)
+{
+	char *dir = scratch();
+	const char *p = put(dir, "comment.conf",
+		"# As root (the file must be owned by root and not group-writable):\n"
+		"[daemon]\n"
+		"; a sentence of more than forty-nine characters, then key = value\n"
+		"dry_run = true\n"
+		"\t# an indented comment that runs on past the limit as well: here\n");
+
+	expect_load(p, 0, NULL);
+	rm_rf(dir);
+}
+
 /* the first error is named, at its own line, even after an overlong line */
 static void test_conf_syntax_error_names_its_line(void **state)
 {
@@ -409,6 +424,7 @@ int main(void)
 		cmocka_unit_test(test_conf_trusts_files_like_plugins),
 		cmocka_unit_test(test_conf_refuses_symlinks_directories_and_empty_files),
 		cmocka_unit_test(test_conf_long_names_are_errors_not_merged),
+		cmocka_unit_test(test_conf_long_comment_with_colon_is_a_comment),
 		cmocka_unit_test(test_conf_syntax_error_names_its_line),
 		cmocka_unit_test(test_conf_too_many_dropins_is_an_error),
 		cmocka_unit_test(test_conf_diff_names_each_changed_key),
