@@ -37,6 +37,7 @@ out=$("${hb[@]}" run --config "$tmp/emulated.conf" --once 2>"$tmp/once.log") ||
 grep -q 'migrator dryrun' "$tmp/once.log" && ok "contrib/emulated.conf runs with the dry-run migrator" ||
 	{ sed 's/^/# /' "$tmp/once.log"; bad "contrib/emulated.conf: not a dry run"; }
 want="cycles 1, records $records, translated $((records - 1)),
+records dropped 1
 dropped unmapped 1
 decision promote 5
 migrated moved 5"
