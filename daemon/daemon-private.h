@@ -186,7 +186,6 @@ void hb_daemon_media_free(struct hb_daemon *d);
 int hb_daemon_open_sources(struct hb_daemon *d);
 void hb_daemon_poll_sources(struct hb_daemon *d);
 void hb_daemon_close_sources(struct hb_daemon *d);
-void hb_daemon_plugin_refused(void *ud, const char *path, const char *why);
 
 /* intake.c */
 int hb_daemon_intake_new(struct hb_daemon *d, struct hb_err *err);
