@@ -46,6 +46,7 @@ int hb_plugin_refusal_note(struct hb_plugin_refusal *ret, const char *path, cons
 
 	if (hb_plugin_file_name(slash ? slash + 1 : path, ret->name, sizeof(ret->name)) < 0)
 		return -EINVAL;
+	snprintf(ret->path, sizeof(ret->path), "%s", path);
 	/* "...; refusing" says it twice: the caller says it was refused */
 	len = strlen(w);
 	if (len > 10 && !strcmp(w + len - 10, "; refusing"))

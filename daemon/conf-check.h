@@ -21,6 +21,7 @@ struct hb_plugin_set;
 /* a plugin refused while scanned or inspected, and why (without its path) */
 struct hb_plugin_refusal {
 	char name[64];
+	char path[512];
 	char why[HB_ERR_MSG_MAX];
 };
 

@@ -282,6 +282,25 @@ void hb_config_diff(const struct hb_config *a, const struct hb_config *b,
 		changed(ud, "source", NULL);
 }
 
+/* "# text", wrapped at 78 columns (a line may be 198 characters at most) */
+static void comment(FILE *f, const char *text)
+{
+	while (*text) {
+		size_t len = strlen(text), cut = len;
+
+		if (len > 76) {
+			for (cut = 76; cut > 0 && text[cut] != ' '; cut--)
+				;
+			if (!cut)
+				cut = 76;
+		}
+		fprintf(f, "# %.*s\n", (int)cut, text);
+		text += cut;
+		while (*text == ' ')
+			text++;
+	}
+}
+
 /* "; FILE:LINE", "; --set" or "; default": an inline comment inih skips */
 static void where(FILE *f, const char *w)
 {
@@ -298,7 +317,13 @@ void hb_config_write(const struct hb_config *c, FILE *f)
 
 		if (strcmp(section, k->section))
 			fprintf(f, "%s[%s]\n", i ? "\n" : "", section = k->section);
-		fprintf(f, "# %s (default %s)\n%s = ", k->help, k->def, k->name);
+		{
+			char text[512];
+
+			snprintf(text, sizeof(text), "%s (default %s)", k->help, k->def);
+			comment(f, text);
+		}
+		fprintf(f, "%s = ", k->name);
 		switch (k->type) {
 		case T_U64: fprintf(f, "%llu", (unsigned long long)*(const uint64_t *)p); break;
 		case T_I64: fprintf(f, "%lld", (long long)*(const int64_t *)p); break;

@@ -132,7 +132,9 @@ static char *reader(char *buf, int size, void *stream)
 	if (*s && *s != '\n' && *s != '\r' && *s != ';' && *s != '#')
 		p->empty = false;
 	p->indented = s != buf && *s && *s != '\n' && *s != '\r';
-	if (*s == '[') {
+	if (*s == ';' || *s == '#') {
+		/* a comment: no name in it, whatever it says */
+	} else if (*s == '[') {
 		end = strchr(s, ']');
 		if (end && end - s - 1 >= INI_NAME_MAX) {
 			parse_error(p, "section name '%.*s' longer than %d characters%s",
@@ -305,7 +307,7 @@ bad:
  * Configuration files are trusted like plugins (util.h): opened without
  * following a symlink, a regular file owned by root or by the user running
  * hotbridge, not group- or world-writable, in a directory others cannot
- * write to (a root-owned sticky one aside, see hb_trust_parent()).
+ * write to (sticky or not: a /tmp-like directory is refused too).
  */
 static int parse_file(struct hb_config *c, const char *path, bool main_file, struct hb_err *err)
 {
@@ -326,7 +328,7 @@ static int parse_file(struct hb_config *c, const char *path, bool main_file, str
 				  path);
 	r = hb_trust_stat(path, &st, HB_TRUST_ROOT, geteuid(), err);
 	if (r == 0 && main_file)
-		r = hb_trust_parent(path, HB_TRUST_ROOT | HB_TRUST_STICKY, geteuid(), err);
+		r = hb_trust_parent(path, HB_TRUST_ROOT, geteuid(), err);
 	if (r < 0)
 		return r;
 	p.f = fdopen(fd, "re");

@@ -7,7 +7,7 @@
  * out-of-range values are errors naming file:line. Files are trusted like
  * plugins (util.h, hb_trust_check()): no symlink, owned by root or the
  * user running hotbridge, not group- or world-writable; conf.d likewise;
- * the main file's directory too (unless root-owned and sticky, like /tmp).
+ * the main file's directory too (a sticky one like /tmp as well).
  * A directory, an empty main file, more than 256 drop-ins, a line, section
  * or key name that inih would split or truncate are errors. [source NAME] sections configure sources:
  * `type=` picks the source, `memdev=`/`pci=` name the device, every other

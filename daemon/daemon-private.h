@@ -132,6 +132,7 @@ struct hb_daemon {
 	uint64_t turn_deadline;        /* this loop turn's ingestion slice ends */
 	bool throttled;                /* source fds paused for the backlog */
 	bool looping;                  /* in hb_daemon_run() */
+	int textfile_err;              /* the last metrics_textfile write's, or 0 */
 	/* hb_daemon_simulate(): the clock is sim_ns, interval_ms more each cycle */
 	bool simulated;
 	uint64_t sim_ns;

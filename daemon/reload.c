@@ -50,6 +50,9 @@ int hb_daemon_check_config(struct hb_daemon *d, const struct hb_config *cfg, str
 	f.refused = rf->v;
 	f.nrefused = rf->n;
 	r = hb_config_check(cfg, &f, err);
+	/* the refusals, each with its file, when a source's type is missing */
+	for (size_t i = 0; r == -ENOENT && i < rf->n; i++)
+		hb_dlog(d, LOG_WARNING, "plugin %s refused: %s", rf->v[i].path, rf->v[i].why);
 	hb_plugin_set_done(&scanned);
 	free(rf);
 	return r;
