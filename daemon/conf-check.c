@@ -218,9 +218,10 @@ int hb_config_check(const struct hb_config *c, const struct hb_config_facts *f,
 		return r;
 	/* the bucket must hold one page, or nothing is ever promoted */
 	if (c->rate_mbps > 0 && depth * 1e6 < (double)page)
-		return hb_err_set(err, -EINVAL, "policy.%s=%g: the token bucket (%g bytes) is "
+		return hb_err_set(err, -EINVAL, "policy.%s=%g: the token bucket (%g bytes%s) is "
 				  "smaller than one page (%llu bytes): nothing would be promoted",
 				  c->burst_mb > 0 ? "burst_mb" : "rate_mbps", depth, depth * 1e6,
+				  c->burst_mb > 0 ? "" : "; burst_mb = 0: one second of rate_mbps",
 				  (unsigned long long)page);
 	for (size_t i = 0; i < c->nsources; i++)
 		if ((r = check_source(c, &c->sources[i], f, err)) < 0)

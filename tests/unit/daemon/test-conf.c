@@ -398,6 +398,8 @@ static void test_conf_check_refuses_what_run_cannot_use(void **state)
 	c.rate_mbps = 0.001;   /* the bucket is one second of rate: 1000 bytes */
 	assert_int_equal(hb_config_check(&c, &f, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "policy.rate_mbps=0.001"));
+	/* defect 26: burst_mb = 0 means one second of rate_mbps, and the error says so */
+	assert_non_null(strstr(err.msg, "burst_mb = 0: one second of rate_mbps"));
 	c.rate_mbps = 0;       /* no limit, no bucket */
 	assert_int_equal(hb_config_check(&c, &f, &err), 0);
 	c.emulated = true;
