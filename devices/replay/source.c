@@ -177,7 +177,7 @@ static int open_socket(struct replay *s, const char *path, struct hb_err *err)
 	int r = hb_unix_listen(path, 16, &s->sock, &e);
 
 	if (r < 0)
-		return hb_err_set(err, r, "%s: socket=%s", s->name, e.msg);
+		return hb_err_set(err, r, "replay: socket=%s", e.msg);
 	s->fd = s->sock.fd;
 	return s->ops->watch_fd(s->host, s->fd, HB_FD_READ, on_listen, s);
 }
@@ -250,7 +250,7 @@ static int replay_open(const struct hb_host_ops *ops, struct hb_host *h,
 	} else {
 		s->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 		if (s->fd < 0 || fstat(s->fd, &st) < 0) {
-			r = hb_err_set(&err, -errno, "%s: %s: %s", s->name, path, strerror(errno));
+			r = hb_err_set(&err, -errno, "replay: path=%s: %s", path, strerror(errno));
 			goto fail;
 		}
 		s->parser = hb_replay_parser_new(path, emit, report, s);
@@ -268,13 +268,13 @@ static int replay_open(const struct hb_host_ops *ops, struct hb_host *h,
 				(void)fcntl(s->fd, F_SETPIPE_SZ, FIFO_PIPE_SIZE);
 			r = s->fd < 0 ? -errno : ops->watch_fd(h, s->fd, HB_FD_READ, on_fifo, s);
 			if (r < 0) {
-				hb_err_set(&err, r, "%s: %s: %s", s->name, path, strerror(-r));
+				hb_err_set(&err, r, "replay: path=%s: %s", path, strerror(-r));
 				goto fail;
 			}
 		} else if (S_ISREG(st.st_mode)) {
 			s->is_file = true;
 		} else {
-			r = hb_err_set(&err, -EINVAL, "%s: %s is neither a file nor a FIFO", s->name,
+			r = hb_err_set(&err, -EINVAL, "replay: path=%s is neither a file nor a FIFO",
 				       path);
 			goto fail;
 		}

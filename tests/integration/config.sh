@@ -120,6 +120,8 @@ rc=0; "${hb[@]}" run --once --config "$tmp/dead.conf" >/dev/null 2>"$tmp/dead.er
 sed 's/^/# /' "$tmp/dead.err" | tail -3
 [ "$rc" -eq 1 ] && grep -q "no source opened: feed-a, feed-b" "$tmp/dead.err" &&
 	ok "no source opened: exits 1 naming feed-a, feed-b" || bad "all sources failed: status $rc"
+grep -q "source feed-a: replay: socket=" "$tmp/dead.err" && ! grep -q "feed-a: feed-a" "$tmp/dead.err" &&
+	ok "a source's open error names it once" || bad "the source's name repeated"
 
 # defect 7: a replay or cxl-events source run refuses, check-config refuses too
 # (each built-in's own check, the one its open runs first)
@@ -223,10 +225,12 @@ metrics_textfile = $tmp/tf/x.prom"
 "${hb[@]}" run --config "$tmp/textfile-live.conf" 2>"$tmp/textfile-live.err" &
 pid=$!
 wait_until 10 test -s "$tmp/tf/x.prom" && ok "textfile: written" || bad "no textfile"
-rm -rf "$tmp/tf"
-sleep 1.5   # 15 cycles with nowhere to write
+mv "$tmp/tf" "$tmp/tf.gone"   # atomic: the daemon may be writing in it
+tf_failed() { grep -q "metrics: $tmp/tf/x.prom: No such file or directory" "$tmp/textfile-live.err"; }
+wait_until 10 tf_failed || true
+sleep $((2 * slow))   # 20 cycles (of 100 ms) with nowhere to write
 failed=$(grep -c "metrics: $tmp/tf/x.prom: No such file or directory" "$tmp/textfile-live.err" || true)
-[ "$failed" -eq 1 ] && ok "textfile: a failing write logged once over 15 cycles" ||
+[ "$failed" -eq 1 ] && ok "textfile: a failing write logged once over 20 cycles" ||
 	bad "textfile: failure logged $failed times"
 mkdir -m 0755 "$tmp/tf"
 tf_again() { grep -q "metrics: $tmp/tf/x.prom written again" "$tmp/textfile-live.err"; }
