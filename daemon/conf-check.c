@@ -3,10 +3,58 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "conf-check.h"
 #include "devices.h"
 #include "source-nodes.h"
+
+uint64_t hb_config_mem_bytes(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), ps = sysconf(_SC_PAGESIZE);
+
+	return pages > 0 && ps > 0 ? (uint64_t)pages * (uint64_t)ps : 0;
+}
+
+int hb_config_check_table(const struct hb_config *c, uint64_t mem_bytes, struct hb_err *err)
+{
+	uint64_t need = hb_heat_bytes_for(c->max_entries);
+
+	if (mem_bytes && need > mem_bytes)
+		return hb_err_set(err, -ENOMEM, "table.max_entries=%llu: the hotness table needs "
+				  "%.1f GiB (%zu slots of 24 bytes), more than this machine's "
+				  "%.1f GiB of memory", (unsigned long long)c->max_entries,
+				  (double)need / (1 << 30), hb_heat_slots(c->max_entries),
+				  (double)mem_bytes / (1 << 30));
+	return 0;
+}
+
+const char *hb_plugin_refusal_why(const char *path, const char *why)
+{
+	size_t len = strlen(path);
+
+	if (!strncmp(why, path, len) && why[len] == ':' && why[len + 1] == ' ')
+		return why + len + 2;
+	return why;
+}
+
+int hb_plugin_refusal_note(struct hb_plugin_refusal *ret, const char *path, const char *why)
+{
+	const char *slash = strrchr(path, '/');
+	const char *w = hb_plugin_refusal_why(path, why);
+	size_t len;
+
+	if (hb_plugin_file_name(slash ? slash + 1 : path, ret->name, sizeof(ret->name)) < 0)
+		return -EINVAL;
+	snprintf(ret->path, sizeof(ret->path), "%s", path);
+	/* "...; refusing" says it twice: the caller says it was refused */
+	len = strlen(w);
+	if (len > 10 && !strcmp(w + len - 10, "; refusing"))
+		len -= 10;
+	snprintf(ret->why, sizeof(ret->why), "%.*s", (int)len, w);
+	return 0;
+}
 
 int hb_config_source_nodes(const struct hb_config *c, uint64_t *ret_mask, struct hb_err *err)
 {
@@ -83,6 +131,17 @@ static int check_source(const struct hb_config *c, const struct hb_source_config
 	const char *const *allowed = hb_builtin_params(s->type);
 	const char *const *test_only = hb_builtin_test_params(s->type);
 
+	const struct hb_dev_info info = { .size = sizeof(info), .name = s->name,
+					  .memdev = s->memdev[0] ? s->memdev : NULL,
+					  .pci_bdf = s->pci[0] ? s->pci : NULL,
+					  .params = (const char *const *)s->params };
+	struct hb_err why = { 0 };
+	char unavailable[256];
+
+	for (size_t i = 0; i < f->nrefused; i++)
+		if (!hb_builtin_find(s->type) && !strcmp(f->refused[i].name, s->type))
+			return hb_err_set(err, -ENOENT, "%s: [source %s]: plugin %s was refused (%s)",
+					  s->where, s->name, s->type, f->refused[i].why);
 	if (!hb_builtin_find(s->type) && !plugin_named(f->plugins, s->type))
 		return hb_err_set(err, -ENOENT, "%s: [source %s]: no source of type '%s' (neither "
 				  "built-in nor a plugin in %s)", s->where, s->name, s->type,
@@ -110,6 +169,42 @@ static int check_source(const struct hb_config *c, const struct hb_source_config
 				  "'%.*s' (it takes: %s)", s->where, s->name, s->type, (int)len,
 				  s->params[k], list);
 	}
+	/* the built-in's own check, the one its open runs first */
+	if (hb_builtin_check(s->type, &info, &why) < 0)
+		return hb_err_set(err, why.code, "%s: [source %s]: %s", s->where, s->name, why.msg);
+	if (f->warn && hb_builtin_available(s->type, unavailable, sizeof(unavailable)) == 0) {
+		char msg[1024];
+
+		snprintf(msg, sizeof(msg), "%s: [source %s]: built-in %s cannot serve '%s' on this "
+			 "host: %s; run goes on without it", s->where, s->name, s->type, s->name,
+			 unavailable);
+		f->warn(f->warn_ud, msg);
+	}
+	return 0;
+}
+
+/* the directory the textfile is renamed into must be there */
+static int check_textfile(const char *path, struct hb_err *err)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096];
+	struct stat st;
+
+	if (!path[0])
+		return 0;
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	if (stat(dir, &st) < 0)
+		return hb_err_set(err, -errno, "daemon.metrics_textfile=%s: its directory %s: %s",
+				  path, dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return hb_err_set(err, -ENOTDIR, "daemon.metrics_textfile=%s: %s is not a directory",
+				  path, dir);
+	if (slash && !slash[1])
+		return hb_err_set(err, -EINVAL, "daemon.metrics_textfile=%s: names a directory, "
+				  "not a file", path);
 	return 0;
 }
 
@@ -122,16 +217,21 @@ int hb_config_check(const struct hb_config *c, const struct hb_config_facts *f,
 
 	if (!c->nsources)
 		return hb_err_set(err, -EINVAL, "no [source NAME] section: nothing to listen to");
-	if (c->emulated && !c->dry_run && !f->migrator_given)
+	if (c->emulated && !c->dry_run && strcmp(c->backend, "dryrun") && !f->migrator_given)
 		return hb_err_set(err, -EPERM, "[topology] emulated = true: the emulated host's "
 				  "addresses are not this machine's memory, so it runs with the "
-				  "dry-run migrator only (--dry-run, or [daemon] dry_run = true)");
+				  "dry-run migrator only (--dry-run, [daemon] dry_run = true or "
+				  "[migrate] backend = dryrun)");
 	/* the emulated host has its own topology: a saved one would be ignored */
 	if (c->emulated && (c->topology[0] || c->cedt[0]))
 		return hb_err_set(err, -EINVAL, "[topology] emulated = true and %s = %s: the "
 				  "emulated host has a topology of its own and would ignore it; "
 				  "set one of them", c->topology[0] ? "snapshot" : "cedt",
 				  c->topology[0] ? c->topology : c->cedt);
+	if ((r = hb_config_check_table(c, f->mem_bytes, err)) < 0)
+		return r;
+	if ((r = check_textfile(c->metrics_textfile, err)) < 0)
+		return r;
 	r = hb_config_source_nodes(c, &mask, err);
 	if (r < 0)
 		return r;
@@ -146,16 +246,17 @@ int hb_config_check(const struct hb_config *c, const struct hb_config_facts *f,
 	}
 	/* the bucket must hold one page, or nothing is ever promoted */
 	if (c->rate_mbps > 0 && depth * 1e6 < (double)page)
-		return hb_err_set(err, -EINVAL, "policy.%s=%g: the token bucket (%g bytes) is "
+		return hb_err_set(err, -EINVAL, "policy.%s=%g: the token bucket (%g bytes%s) is "
 				  "smaller than one page (%llu bytes): nothing would be promoted",
 				  c->burst_mb > 0 ? "burst_mb" : "rate_mbps", depth, depth * 1e6,
+				  c->burst_mb > 0 ? "" : "; burst_mb = 0: one second of rate_mbps",
 				  (unsigned long long)page);
 	for (size_t i = 0; i < c->nsources; i++) {
 		char memdev[sizeof(c->sources[i].memdev)];
 
-		if ((r = check_source(c, &c->sources[i], f, err)) < 0 ||
-		    (r = hb_source_memdev(f->topology, &c->sources[i], memdev, sizeof(memdev),
-					  err)) < 0)
+		if ((r = hb_source_memdev(f->topology, &c->sources[i], memdev, sizeof(memdev),
+					  err)) < 0 ||
+		    (r = check_source(c, &c->sources[i], f, err)) < 0)
 			return r;
 	}
 	cxl = mask ? mask : f->cxl_nodes;

@@ -39,9 +39,9 @@ static const struct hb_conf_key keys[] = {
 	K("daemon", "control_socket", T_STR, control_socket, "/run/hotbridge/control", 0, 0, NULL,
 	  "UNIX socket for hotbridge status/stats/explain (mode 0600, root only)"),
 	K("daemon", "metrics_textfile", T_STR, metrics_textfile, "", 0, 0, NULL,
-	  "Prometheus textfile rewritten each cycle; empty = none"),
+	  "Prometheus textfile rewritten each cycle, in a directory that exists at start-up; a failing write is logged once, and when it works again; empty = none"),
 	K("table", "max_entries", T_U64, max_entries, "1000000", 1, 1 << 30, NULL,
-	  "hotness table budget in pages (about 50 bytes each); the coldest are evicted"),
+	  "hotness table budget in pages (about 50 bytes each, allocated at start: 24-byte slots, twice the budget rounded up to a power of two, which must fit in this machine's memory); the coldest are evicted"),
 	K("table", "history_size", T_U64, history_size, "4096", 16, 1 << 20, NULL,
 	  "decisions kept for hotbridge history/explain, half promotions, half refusals (64 bytes each, allocated at start)"),
 	K("table", "decay", T_DOUBLE, decay, "0.8", 0.001, 1, NULL,
@@ -55,7 +55,7 @@ static const struct hb_conf_key keys[] = {
 	K("policy", "rate_mbps", T_DOUBLE, rate_mbps, "256", 0, 1e6, NULL,
 	  "promotion rate limit per target node in MB/s; 0 = none"),
 	K("policy", "burst_mb", T_DOUBLE, burst_mb, "64", 0, 1e6, NULL,
-	  "token bucket depth per target node in MB"),
+	  "token bucket depth per target node in MB; 0 = one second of rate_mbps. The bucket must hold one page"),
 	K("policy", "watermark_mb", T_U64, watermark_mb, "1024", 0, 1 << 30, NULL,
 	  "stop promoting to a node with less free memory than this"),
 	K("policy", "target_node", T_I64, target_node, "-1", -1, 63, NULL,
@@ -63,7 +63,7 @@ static const struct hb_conf_key keys[] = {
 	K("policy", "source_nodes", T_STR, source_nodes, "", 0, 0, NULL,
 	  "CXL nodes to promote from, e.g. 2,3; empty = the topology's CXL nodes"),
 	K("demote", "enabled", T_BOOL, demote_enabled, "false", 0, 0, NULL,
-	  "demote the coldest pages of a DRAM node when it runs short: on the emulated host those hotbridge promoted, on a live host its idle pages (idle page tracking, backend phys)"),
+	  "demote the coldest pages of a DRAM node when it runs short: on the emulated host those hotbridge promoted, on a live host its idle pages (idle page tracking; or, without it and with backend damon, DAMON's coldness: pages of regions DAMON found unaccessed)"),
 	K("demote", "room_mb", T_U64, demote_room_mb, "256", 0, 1 << 30, NULL,
 	  "demote from a DRAM node while its free memory is below watermark_mb plus this"),
 	K("demote", "rate_pages", T_U64, demote_rate_pages, "16384", 0, 1ULL << 32, NULL,
@@ -93,6 +93,48 @@ static const struct hb_conf_key keys[] = {
 	K("topology", "emulated", T_BOOL, emulated, "false", 0, 0, NULL,
 	  "use the built-in emulated CXL host (hotbridge demo's) instead of this machine's"),
 };
+
+_Static_assert(HB_ARRAY_SIZE(keys) <= HB_CONF_MAX_KEYS, "raise HB_CONF_MAX_KEYS");
+
+size_t hb_conf_key_index(const struct hb_conf_key *k)
+{
+	return (size_t)(k - keys);
+}
+
+/*
+ * A float key's number: [-]digits[.digits][e[+-]digits], the integer part
+ * without a leading zero (010 is refused like an integer key's; 0.5 is
+ * fine), no hex, inf or nan (strtod would take them).
+ */
+static bool plain_decimal(const char *v)
+{
+	const char *s = v;
+
+	if (*s == '-')
+		s++;
+	if (!(*s >= '0' && *s <= '9'))
+		return false;
+	if (s[0] == '0' && s[1] >= '0' && s[1] <= '9')
+		return false;
+	while (*s >= '0' && *s <= '9')
+		s++;
+	if (*s == '.') {
+		if (!(*++s >= '0' && *s <= '9'))
+			return false;
+		while (*s >= '0' && *s <= '9')
+			s++;
+	}
+	if (*s == 'e' || *s == 'E') {
+		s++;
+		if (*s == '-' || *s == '+')
+			s++;
+		if (!(*s >= '0' && *s <= '9'))
+			return false;
+		while (*s >= '0' && *s <= '9')
+			s++;
+	}
+	return !*s;
+}
 
 const struct hb_conf_key *hb_conf_key_find(const char *section, const char *name)
 {
@@ -135,10 +177,11 @@ int hb_conf_key_set(struct hb_config *c, const struct hb_conf_key *k, const char
 		double x;
 
 		errno = 0;
-		x = strtod(v, &end);
-		if (errno || end == v || *end || !(x >= k->min && x <= k->max)) {
-			snprintf(why, why_size, "%s.%s=%s: want a number in %g..%g", k->section, k->name,
-				 v, k->min, k->max);
+		x = plain_decimal(v) ? strtod(v, &end) : 0;
+		if (!plain_decimal(v) || errno || end == v || *end || !(x >= k->min && x <= k->max)) {
+			snprintf(why, why_size, "%s.%s=%s: want a decimal number in %g..%g (no "
+				 "leading zero: 0.5, not 00.5 or 010)", k->section, k->name, v,
+				 k->min, k->max);
 			return -EINVAL;
 		}
 		*(double *)p = x;
@@ -239,6 +282,31 @@ void hb_config_diff(const struct hb_config *a, const struct hb_config *b,
 		changed(ud, "source", NULL);
 }
 
+/* "# text", wrapped at 78 columns (a line may be 198 characters at most) */
+static void comment(FILE *f, const char *text)
+{
+	while (*text) {
+		size_t len = strlen(text), cut = len;
+
+		if (len > 76) {
+			for (cut = 76; cut > 0 && text[cut] != ' '; cut--)
+				;
+			if (!cut)
+				cut = 76;
+		}
+		fprintf(f, "# %.*s\n", (int)cut, text);
+		text += cut;
+		while (*text == ' ')
+			text++;
+	}
+}
+
+/* "; FILE:LINE", "; --set" or "; default": an inline comment inih skips */
+static void where(FILE *f, const char *w)
+{
+	fprintf(f, "   ; %s\n", w[0] ? w : "default");
+}
+
 void hb_config_write(const struct hb_config *c, FILE *f)
 {
 	const char *section = "";
@@ -249,28 +317,53 @@ void hb_config_write(const struct hb_config *c, FILE *f)
 
 		if (strcmp(section, k->section))
 			fprintf(f, "%s[%s]\n", i ? "\n" : "", section = k->section);
-		fprintf(f, "# %s (default %s)\n%s = ", k->help, k->def, k->name);
-		switch (k->type) {
-		case T_U64: fprintf(f, "%llu\n", (unsigned long long)*(const uint64_t *)p); break;
-		case T_I64: fprintf(f, "%lld\n", (long long)*(const int64_t *)p); break;
-		case T_DOUBLE: fprintf(f, "%g\n", *(const double *)p); break;
-		case T_BOOL: fprintf(f, "%s\n", *(const bool *)p ? "true" : "false"); break;
-		case T_STR:
-		case T_ENUM: fprintf(f, "%s\n", (const char *)p); break;
+		{
+			char text[512];
+
+			snprintf(text, sizeof(text), "%s (default %s)", k->help, k->def);
+			comment(f, text);
 		}
+		fprintf(f, "%s = ", k->name);
+		switch (k->type) {
+		case T_U64: fprintf(f, "%llu", (unsigned long long)*(const uint64_t *)p); break;
+		case T_I64: fprintf(f, "%lld", (long long)*(const int64_t *)p); break;
+		case T_DOUBLE: {
+			double x = *(const double *)p;
+			char buf[40];
+
+			/* the shortest that reads back as the same number */
+			for (int prec = 6; prec <= 17; prec++) {
+				snprintf(buf, sizeof(buf), "%.*g", prec, x);
+				if (strtod(buf, NULL) == x)
+					break;
+			}
+			fputs(buf, f);
+			break;
+		}
+		case T_BOOL: fputs(*(const bool *)p ? "true" : "false", f); break;
+		case T_STR:
+		case T_ENUM: fputs((const char *)p, f); break;
+		}
+		where(f, c->key_where[i]);
 	}
 	for (size_t i = 0; i < c->nsources; i++) {
 		const struct hb_source_config *s = &c->sources[i];
 
-		fprintf(f, "\n# from %s\n[source %s]\ntype = %s\n", s->where, s->name, s->type);
-		if (s->memdev[0])
-			fprintf(f, "memdev = %s\n", s->memdev);
-		if (s->pci[0])
-			fprintf(f, "pci = %s\n", s->pci);
+		fprintf(f, "\n[source %s]\ntype = %s", s->name, s->type);
+		where(f, s->fixed_where[0]);
+		if (s->memdev[0]) {
+			fprintf(f, "memdev = %s", s->memdev);
+			where(f, s->fixed_where[1]);
+		}
+		if (s->pci[0]) {
+			fprintf(f, "pci = %s", s->pci);
+			where(f, s->fixed_where[2]);
+		}
 		for (size_t k = 0; k < s->nparams; k++) {
 			const char *eq = strchr(s->params[k], '=');
 
-			fprintf(f, "%.*s = %s\n", (int)(eq - s->params[k]), s->params[k], eq + 1);
+			fprintf(f, "%.*s = %s", (int)(eq - s->params[k]), s->params[k], eq + 1);
+			where(f, s->param_where[k] ? s->param_where[k] : "");
 		}
 	}
 }
@@ -299,15 +392,34 @@ void hb_config_write_man(FILE *f)
 	      "\\fBhotbridge check\\-config\\fR: the main file, then the drop\\-ins in lexical "
 	      "order, then \\fB\\-\\-set\\fR \\fISECTION.KEY=VALUE\\fR options. An unknown key or "
 	      "a value out of range is an error naming the file and line. Every file, and "
-	      "the drop\\-in directory, must be owned by root (or the user running hotbridge), "
-	      "not be a symlink, and not be group\\- or world\\-writable, as plugins; "
-	      "a running daemon keeps its configuration when a reload fails.\n"
+	      "the drop\\-in directory, must be owned by root or by the user running hotbridge "
+	      "(under systemd both are root), not be a symlink, and not be group\\- or "
+	      "world\\-writable, as plugins; the main file's directory must not be group\\- or "
+	      "world\\-writable either, sticky (like /tmp) or not. "
+	      "A running daemon keeps its configuration when a reload fails.\n"
+	      ".PP\nPrecedence: within one file, each key and each \\fB[source \\fINAME\\fB]\\fR "
+	      "section may appear once; a second one is an error naming both lines. A later "
+	      "file overrides an earlier one key by key: a drop\\-in may set a key of the main "
+	      "file again, and its \\fB[source \\fINAME\\fB]\\fR replaces the keys it gives of the "
+	      "main file's section of that name and adds the others. \\fB\\-\\-set\\fR overrides "
+	      "every file; \\fB\\-\\-set source.\\fINAME\\fB.\\fIKEY\\fB=\\fIVALUE\\fR sets one "
+	      "parameter (or \\fBtype\\fR, \\fBmemdev\\fR, \\fBpci\\fR) of a configured source; "
+	      "a NAME no file configures is an error. \\fBhotbridge check\\-config\\fR prints after "
+	      "each value where it was set (\\fB; \\fIFILE\\fB:\\fILINE\\fR, \\fB; \\-\\-set\\fR or "
+	      "\\fB; default\\fR).\n"
 	      ".PP\nAn \\fIinteger\\fR is decimal or hexadecimal with \\fB0x\\fR, never octal: "
-	      "a decimal with a leading zero (\\fB010\\fR) is refused.\n"
+	      "a decimal with a leading zero (\\fB010\\fR) is refused. A \\fInumber\\fR is "
+	      "decimal with an optional fraction and exponent (\\fB0.5\\fR, \\fB12\\fR, "
+	      "\\fB1e3\\fR); a leading zero before more digits (\\fB010\\fR, \\fB00.5\\fR), hex, "
+	      "inf and nan are refused.\n"
 	      ".PP\n\\fB[source \\fINAME\\fB]\\fR sections open hotness sources: "
-	      "\\fBtype\\fR (chmu, emul\\-chmu, replay or a plugin's name), \\fBmemdev\\fR, "
+	      "\\fBtype\\fR (a built\\-in: chmu, emul\\-chmu, replay, cxl\\-events, cxl\\-hmu; "
+	      "or a plugin's name), \\fBmemdev\\fR, "
 	      "\\fBpci\\fR; every other key is passed to the source as a parameter "
-	      "(see \\fBhotbridge list\\fR and the sources' documentation).\n", f);
+	      "(see \\fBhotbridge list\\fR and the sources' documentation). The start\\-up checks "
+	      "(\\fBhotbridge check\\-config\\fR too) check each built\\-in's parameters and the "
+	      "files they name without opening the device; a source that cannot run on this "
+	      "host (no tracefs) is a warning, and \\fBrun\\fR goes on without it.\n", f);
 	for (size_t i = 0; i < HB_ARRAY_SIZE(keys); i++) {
 		const struct hb_conf_key *k = &keys[i];
 

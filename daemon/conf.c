@@ -19,8 +19,10 @@
 void hb_config_done(struct hb_config *c)
 {
 	for (size_t i = 0; i < c->nsources; i++)
-		for (size_t k = 0; k < c->sources[i].nparams; k++)
+		for (size_t k = 0; k < c->sources[i].nparams; k++) {
 			free(c->sources[i].params[k]);
+			free(c->sources[i].param_where[k]);
+		}
 	c->nsources = 0;
 }
 
@@ -30,8 +32,13 @@ static int config_copy(struct hb_config *dst, const struct hb_config *src)
 	*dst = *src;
 	for (size_t i = 0; i < src->nsources; i++) {
 		for (size_t k = 0; k < src->sources[i].nparams; k++) {
+			const char *w = src->sources[i].param_where[k];
+
 			dst->sources[i].params[k] = strdup(src->sources[i].params[k]);
-			if (!dst->sources[i].params[k]) {
+			dst->sources[i].param_where[k] = w ? strdup(w) : NULL;
+			if (!dst->sources[i].params[k] || (w && !dst->sources[i].param_where[k])) {
+				free(dst->sources[i].params[k]);
+				free(dst->sources[i].param_where[k]);
 				dst->sources[i].nparams = k;
 				dst->nsources = i + 1;
 				hb_config_done(dst);
@@ -42,23 +49,30 @@ static int config_copy(struct hb_config *dst, const struct hb_config *src)
 	return 0;
 }
 
+/* inih's limits (Debian's r55): longer names it would cut short silently */
+#define INI_NAME_MAX 50
+
 struct parse {
 	struct hb_config *c;
 	const char *file;
 	FILE *f;
 	int line, err_line;          /* err_line: where err was set */
 	bool empty;                  /* nothing but blanks and comments so far */
+	bool indented;               /* this line: inih continues the previous value */
 	struct hb_err *err;
 	char last_section[128];
+	/* this file's lines (0: not in this file), to refuse a second one */
+	int key_line[HB_CONF_MAX_KEYS];
+	int fixed_line[HB_MAX_SOURCES][3];               /* type, memdev, pci */
+	int param_line[HB_MAX_SOURCES][HB_MAX_SOURCE_PARAMS];
+	struct { char name[INI_NAME_MAX]; int line; } hdr[HB_MAX_SOURCES];  /* [source NAME]s */
+	size_t nhdr;
 };
-
-/* inih's limits (Debian's r55): longer names it would cut short silently */
-#define INI_NAME_MAX 50
 
 static void parse_error(struct parse *p, const char *fmt, ...) HB_PRINTF(2, 3);
 static void parse_error(struct parse *p, const char *fmt, ...)
 {
-	char why[200];
+	char why[512];
 	va_list ap;
 
 	if (p->err->code)
@@ -68,6 +82,30 @@ static void parse_error(struct parse *p, const char *fmt, ...)
 	va_end(ap);
 	hb_err_set(p->err, -EINVAL, "%s:%d: %s", p->file, p->line, why);
 	p->err_line = p->line;
+}
+
+/*
+ * A [source NAME] header (name .. end): a second one in the same file is
+ * an error naming both lines; sections of that name in other files
+ * override its keys (conf.h, precedence).
+ */
+static bool source_header(struct parse *p, const char *name, const char *end)
+{
+	size_t len = (size_t)(end - name);
+
+	for (size_t i = 0; i < p->nhdr; i++)
+		if (strlen(p->hdr[i].name) == len && !strncmp(p->hdr[i].name, name, len)) {
+			parse_error(p, "[source %.*s] again (first at %s:%d): a source is one "
+				    "section per file (a drop-in may override its keys)", (int)len,
+				    name, p->file, p->hdr[i].line);
+			return false;
+		}
+	if (p->nhdr < HB_ARRAY_SIZE(p->hdr) && len < sizeof(p->hdr[0].name)) {
+		memcpy(p->hdr[p->nhdr].name, name, len);
+		p->hdr[p->nhdr].name[len] = '\0';
+		p->hdr[p->nhdr++].line = p->line;
+	}
+	return true;
 }
 
 /*
@@ -93,7 +131,10 @@ static char *reader(char *buf, int size, void *stream)
 		;
 	if (*s && *s != '\n' && *s != '\r' && *s != ';' && *s != '#')
 		p->empty = false;
-	if (*s == '[') {
+	p->indented = s != buf && *s && *s != '\n' && *s != '\r';
+	if (*s == ';' || *s == '#') {
+		/* a comment: no name in it, whatever it says */
+	} else if (*s == '[') {
 		end = strchr(s, ']');
 		if (end && end - s - 1 >= INI_NAME_MAX) {
 			parse_error(p, "section name '%.*s' longer than %d characters%s",
@@ -102,8 +143,8 @@ static char *reader(char *buf, int size, void *stream)
 				    " (a source name: at most 42)");
 			return NULL;
 		}
-	} else if (*s == ';' || *s == '#') {
-		/* a comment, whatever it holds ("# Note: ...", "; a = b") */
+		if (end && !strncmp(s + 1, "source ", 7) && !source_header(p, s + 8, end))
+			return NULL;
 	} else if ((end = strpbrk(s, "=:")) && s != buf) {
 		/* an indented line continues the previous value: not a name */
 	} else if (end) {
@@ -144,42 +185,102 @@ static struct hb_source_config *source_for(struct parse *p, const char *section,
 	return &c->sources[c->nsources++];
 }
 
+/* the slot name takes in s: 0..2 type, memdev, pci; 3 + k parameter k (k == nparams: new) */
+static size_t source_slot(const struct hb_source_config *s, const char *name)
+{
+	size_t len = strlen(name);
+
+	if (!strcmp(name, "type"))
+		return 0;
+	if (!strcmp(name, "memdev"))
+		return 1;
+	if (!strcmp(name, "pci"))
+		return 2;
+	for (size_t k = 0; k < s->nparams; k++)
+		if (!strncmp(s->params[k], name, len) && s->params[k][len] == '=')
+			return 3 + k;
+	return 3 + s->nparams;
+}
+
+/* sets name=value in s (a later file's value replaces an earlier one's) */
+static int source_put(struct hb_source_config *s, size_t slot, const char *name,
+		      const char *value, const char *where, char *why, size_t why_size)
+{
+	char *kv, *w;
+
+	if (slot < 3) {
+		char *dst = slot == 0 ? s->type : slot == 1 ? s->memdev : s->pci;
+		size_t cap = slot == 0 ? sizeof(s->type) : sizeof(s->memdev);
+
+		if (strlen(value) >= cap) {
+			snprintf(why, why_size, "[source %s]: %s too long", s->name, name);
+			return -EINVAL;
+		}
+		strcpy(dst, value);
+		snprintf(s->fixed_where[slot], sizeof(s->fixed_where[slot]), "%s", where);
+		return 0;
+	}
+	slot -= 3;
+	if (slot == HB_MAX_SOURCE_PARAMS) {
+		snprintf(why, why_size, "[source %s]: more than %d parameters", s->name,
+			 HB_MAX_SOURCE_PARAMS);
+		return -EINVAL;
+	}
+	kv = malloc(strlen(name) + strlen(value) + 2);
+	w = strdup(where);
+	if (!kv || !w) {
+		free(kv);
+		free(w);
+		snprintf(why, why_size, "out of memory");
+		return -ENOMEM;
+	}
+	sprintf(kv, "%s=%s", name, value);
+	if (slot < s->nparams) {
+		free(s->params[slot]);
+		free(s->param_where[slot]);
+	} else {
+		s->nparams++;
+	}
+	s->params[slot] = kv;
+	s->param_where[slot] = w;
+	return 0;
+}
+
+/* a second value for a key in one file: an error naming both lines */
+static int twice(struct parse *p, int *line, const char *what, char *why, size_t why_size)
+{
+	if (!*line) {
+		*line = p->line;
+		return 0;
+	}
+	snprintf(why, why_size, "%s given again (first at %s:%d): each key once per file (a "
+		 "drop-in may override it)%s", what, p->file, *line,
+		 p->indented ? "; an indented line continues the previous key's value" : "");
+	return -EINVAL;
+}
+
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct parse *p = user;
-	char why[256];
+	char why[512], what[192], here[HB_CONF_WHERE_MAX];
 	const struct hb_conf_key *k;
 
+	snprintf(here, sizeof(here), "%s:%d", p->file, p->line);
 	if (!strncmp(section, "source ", 7)) {
 		struct hb_source_config *s = source_for(p, section, why, sizeof(why));
-		char *kv;
+		size_t i, slot;
 
 		if (!s)
 			goto bad;
-		if (!strcmp(name, "type") || !strcmp(name, "memdev") || !strcmp(name, "pci")) {
-			char *dst = !strcmp(name, "type") ? s->type : !strcmp(name, "memdev") ? s->memdev
-											     : s->pci;
-			size_t cap = !strcmp(name, "type") ? sizeof(s->type) : sizeof(s->memdev);
-
-			if (strlen(value) >= cap) {
-				snprintf(why, sizeof(why), "%s: %s too long", section, name);
-				goto bad;
-			}
-			strcpy(dst, value);
-			return 1;
-		}
-		if (s->nparams == HB_MAX_SOURCE_PARAMS) {
-			snprintf(why, sizeof(why), "[%s]: more than %d parameters", section,
-				 HB_MAX_SOURCE_PARAMS);
+		i = (size_t)(s - p->c->sources);
+		slot = source_slot(s, name);
+		snprintf(what, sizeof(what), "[%s] %s", section, name);
+		if (slot < 3 ? twice(p, &p->fixed_line[i][slot], what, why, sizeof(why)) < 0 :
+		    slot - 3 < HB_MAX_SOURCE_PARAMS &&
+		    twice(p, &p->param_line[i][slot - 3], what, why, sizeof(why)) < 0)
 			goto bad;
-		}
-		kv = malloc(strlen(name) + strlen(value) + 2);
-		if (!kv) {
-			snprintf(why, sizeof(why), "out of memory");
+		if (source_put(s, slot, name, value, here, why, sizeof(why)) < 0)
 			goto bad;
-		}
-		sprintf(kv, "%s=%s", name, value);
-		s->params[s->nparams++] = kv;
 		return 1;
 	}
 	k = hb_conf_key_find(section, name);
@@ -190,8 +291,13 @@ static int handler(void *user, const char *section, const char *name, const char
 			 name, section);
 		goto bad;
 	}
-	if (hb_conf_key_set(p->c, k, value, why, sizeof(why)) == 0)
+	snprintf(what, sizeof(what), "%s.%s", section, name);
+	if (twice(p, &p->key_line[hb_conf_key_index(k)], what, why, sizeof(why)) < 0)
+		goto bad;
+	if (hb_conf_key_set(p->c, k, value, why, sizeof(why)) == 0) {
+		snprintf(p->c->key_where[hb_conf_key_index(k)], HB_CONF_WHERE_MAX, "%s", here);
 		return 1;
+	}
 bad:
 	parse_error(p, "%s", why);
 	return 0;
@@ -201,7 +307,7 @@ bad:
  * Configuration files are trusted like plugins (util.h): opened without
  * following a symlink, a regular file owned by root or by the user running
  * hotbridge, not group- or world-writable, in a directory others cannot
- * write to (a root-owned sticky one aside, see hb_trust_parent()).
+ * write to (sticky or not: a /tmp-like directory is refused too).
  */
 static int parse_file(struct hb_config *c, const char *path, bool main_file, struct hb_err *err)
 {
@@ -222,7 +328,7 @@ static int parse_file(struct hb_config *c, const char *path, bool main_file, str
 				  path);
 	r = hb_trust_stat(path, &st, HB_TRUST_ROOT, geteuid(), err);
 	if (r == 0 && main_file)
-		r = hb_trust_parent(path, HB_TRUST_ROOT | HB_TRUST_STICKY, geteuid(), err);
+		r = hb_trust_parent(path, HB_TRUST_ROOT, geteuid(), err);
 	if (r < 0)
 		return r;
 	p.f = fdopen(fd, "re");
@@ -326,12 +432,49 @@ int hb_config_load(struct hb_config *c, const char *path, bool dropins, struct h
 	return 0;
 }
 
+/* "source.NAME.KEY=VALUE" or "source NAME.KEY=VALUE": one key of a configured source */
+static int set_source(struct hb_config *c, const char *assignment, struct hb_err *err)
+{
+	const char *name = assignment + 7, *eq = strchr(assignment, '='), *dot;
+	char key[64], why[256];
+	struct hb_source_config *s = NULL;
+	size_t nlen;
+
+	for (dot = eq ? eq : name; dot > name && *dot != '.'; dot--)
+		;
+	if (!eq || dot == name || (size_t)(eq - dot - 1) >= sizeof(key) || eq == dot + 1)
+		return hb_err_set(err, -EINVAL, "command line: '%s' is not source.NAME.KEY=VALUE",
+				  assignment);
+	nlen = (size_t)(dot - name);
+	memcpy(key, dot + 1, (size_t)(eq - dot - 1));
+	key[eq - dot - 1] = '\0';
+	for (size_t i = 0; i < c->nsources && !s; i++)
+		if (strlen(c->sources[i].name) == nlen && !strncmp(c->sources[i].name, name, nlen))
+			s = &c->sources[i];
+	if (!s) {
+		char names[HB_ERR_MSG_MAX / 2] = "";
+
+		for (size_t i = 0; i < c->nsources; i++)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+				 i ? ", " : "", c->sources[i].name);
+		return hb_err_set(err, -ENOENT, "command line: %s: no [source %.*s] in the "
+				  "configuration (its sources: %s); --set changes a configured "
+				  "source, it does not add one", assignment, (int)nlen, name,
+				  names[0] ? names : "none");
+	}
+	if (source_put(s, source_slot(s, key), key, eq + 1, "--set", why, sizeof(why)) < 0)
+		return hb_err_set(err, -EINVAL, "command line: %s", why);
+	return 0;
+}
+
 int hb_config_set(struct hb_config *c, const char *assignment, struct hb_err *err)
 {
 	const char *dot = strchr(assignment, '.'), *eq = strchr(assignment, '=');
 	char section[64], name[64], why[256];
 	const struct hb_conf_key *k;
 
+	if (!strncmp(assignment, "source.", 7) || !strncmp(assignment, "source ", 7))
+		return set_source(c, assignment, err);
 	if (!dot || !eq || dot > eq || (size_t)(dot - assignment) >= sizeof(section) ||
 	    (size_t)(eq - dot - 1) >= sizeof(name))
 		return hb_err_set(err, -EINVAL, "command line: '%s' is not section.key=value",
@@ -345,6 +488,7 @@ int hb_config_set(struct hb_config *c, const char *assignment, struct hb_err *er
 		return hb_err_set(err, -EINVAL, "command line: unknown key %s.%s", section, name);
 	if (hb_conf_key_set(c, k, eq + 1, why, sizeof(why)) < 0)
 		return hb_err_set(err, -EINVAL, "command line: %s", why);
+	snprintf(c->key_where[hb_conf_key_index(k)], HB_CONF_WHERE_MAX, "--set");
 	return 0;
 }
 

@@ -7,7 +7,7 @@
  * out-of-range values are errors naming file:line. Files are trusted like
  * plugins (util.h, hb_trust_check()): no symlink, owned by root or the
  * user running hotbridge, not group- or world-writable; conf.d likewise;
- * the main file's directory too (unless root-owned and sticky, like /tmp).
+ * the main file's directory too (a sticky one like /tmp as well).
  * A directory, an empty main file, more than 256 drop-ins, a line, section
  * or key name that inih would split or truncate are errors. [source NAME] sections configure sources:
  * `type=` picks the source, `memdev=`/`pci=` name the device, every other
@@ -26,6 +26,8 @@
 #define HB_MAX_SOURCES 32
 #define HB_MAX_SOURCE_PARAMS 24
 #define HB_MAX_SETS 64               /* --set options of run and check-config */
+#define HB_CONF_MAX_KEYS 48          /* the key table's size at most (conf-keys.c) */
+#define HB_CONF_WHERE_MAX 256        /* "file:line", "--set" or "" (the default) */
 
 struct hb_source_config {
 	char name[64];
@@ -33,8 +35,10 @@ struct hb_source_config {
 	char memdev[32];
 	char pci[32];
 	char *params[HB_MAX_SOURCE_PARAMS + 1];   /* "key=value", NULL-terminated */
+	char *param_where[HB_MAX_SOURCE_PARAMS]; /* where each was set (heap) */
 	size_t nparams;
 	char where[300];                         /* file:line of its first key */
+	char fixed_where[3][HB_CONF_WHERE_MAX];  /* where type, memdev, pci were set */
 };
 
 struct hb_config {
@@ -80,6 +84,8 @@ struct hb_config {
 	/* [source NAME] */
 	struct hb_source_config sources[HB_MAX_SOURCES];
 	size_t nsources;
+	/* where each key of the table was set: "file:line", "--set", "" = default */
+	char key_where[HB_CONF_MAX_KEYS][HB_CONF_WHERE_MAX];
 };
 
 void hb_config_defaults(struct hb_config *c);
@@ -88,9 +94,18 @@ void hb_config_done(struct hb_config *c);
 /*
  * Reads path, then path's ".d" directory (*.conf, lexical order). On error
  * c is left as it was before the call (a reload keeps the old config).
+ * Precedence: within one file a key, and a [source NAME] section, may
+ * appear once (a second one is an error naming both lines); a later file
+ * overrides an earlier one key by key, a source's parameters included (a
+ * drop-in's [source NAME] replaces the keys it gives and adds the others).
  */
 int hb_config_load(struct hb_config *c, const char *path, bool dropins, struct hb_err *err);
-/* one "section.key=value" from the command line (file "command line") */
+/*
+ * One "section.key=value" from the command line (file "command line"), or
+ * "source.NAME.KEY=value" (also "source NAME.KEY=value") for a parameter
+ * (or type, memdev, pci) of a configured [source NAME]: it replaces the
+ * file's value or is added; an unknown NAME is an error.
+ */
 int hb_config_set(struct hb_config *c, const char *assignment, struct hb_err *err);
 /*
  * What the commands do: defaults, then path (and its drop-ins), then each
@@ -104,7 +119,11 @@ int hb_config_read(struct hb_config *c, const char *path, bool dropins,
  */
 void hb_config_diff(const struct hb_config *a, const struct hb_config *b,
 		    void (*changed)(void *ud, const char *section, const char *key), void *ud);
-/* the effective configuration as INI, with each key's help as a comment */
+/*
+ * The effective configuration as INI, with each key's help as a comment
+ * and, after each value, where it was set as an inline comment
+ * ("; FILE:LINE", "; --set" or "; default"), still valid configuration.
+ */
 void hb_config_write(const struct hb_config *c, FILE *f);
 /* hotbridge.conf(5) in roff, from the same key table */
 void hb_config_write_man(FILE *f);

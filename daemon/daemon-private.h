@@ -139,6 +139,7 @@ struct hb_daemon {
 	bool throttled;                /* source fds paused for the backlog */
 	bool looping;                  /* in hb_daemon_run() */
 	bool stopped;                  /* its loop ended: metrics say hotbridge_up 0 */
+	int textfile_err;              /* the last metrics_textfile write's, or 0 */
 	/* hb_daemon_simulate(): the clock is sim_ns, interval_ms more each cycle */
 	bool simulated;
 	uint64_t sim_ns;
@@ -193,7 +194,6 @@ void hb_daemon_media_free(struct hb_daemon *d);
 int hb_daemon_open_sources(struct hb_daemon *d);
 void hb_daemon_poll_sources(struct hb_daemon *d);
 void hb_daemon_close_sources(struct hb_daemon *d);
-void hb_daemon_plugin_refused(void *ud, const char *path, const char *why);
 
 /* intake.c */
 int hb_daemon_intake_new(struct hb_daemon *d, struct hb_err *err);

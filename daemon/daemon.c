@@ -105,7 +105,8 @@ int hb_daemon_new(const struct hb_config *cfg, struct hb_daemon_env *env,
 		r = hb_err_set(err, -ENOMEM, "out of memory");
 		goto fail;
 	}
-	if ((r = hb_heat_new(cfg->max_entries, cfg->decay, (unsigned int)__builtin_ctzll(d->pcfg.page_size),
+	if ((r = hb_config_check_table(cfg, hb_config_mem_bytes(), err)) < 0 ||
+	    (r = hb_heat_new(cfg->max_entries, cfg->decay, (unsigned int)__builtin_ctzll(d->pcfg.page_size),
 			     &d->heat, err)) < 0 ||
 	    (r = hb_policy_new(cfg->top_k ? cfg->top_k * 64 : 65536, &d->policy, err)) < 0 ||
 	    (r = hb_history_new(cfg->history_size, &d->history, err)) < 0 ||

@@ -16,7 +16,7 @@
 #include "util/macro.h"
 
 struct refusals {
-	char path[4][PATH_MAX], why[4][HB_ERR_MSG_MAX];
+	struct hb_plugin_refusal v[8];
 	size_t n;
 };
 
@@ -24,21 +24,20 @@ static void note_refusal(void *ud, const char *path, const char *why)
 {
 	struct refusals *rf = ud;
 
-	if (rf->n == HB_ARRAY_SIZE(rf->path))
-		return;
-	snprintf(rf->path[rf->n], sizeof(rf->path[0]), "%s", path);
-	snprintf(rf->why[rf->n++], sizeof(rf->why[0]), "%s", why);
+	if (rf->n < HB_ARRAY_SIZE(rf->v) && hb_plugin_refusal_note(&rf->v[rf->n], path, why) == 0)
+		rf->n++;
 }
 
 /* what check-config checks too (conf-check.c), with this host's facts */
 int hb_daemon_check_config(struct hb_daemon *d, const struct hb_config *cfg, struct hb_err *err)
 {
 	struct hb_plugin_set scanned = { 0 };
+	struct refusals *rf = calloc(1, sizeof(*rf));
 	struct hb_config_facts f = { .nodes = d->nodes, .cxl_nodes = d->source_mask,
 				     .plugins = &scanned, .page_size = d->pcfg.page_size,
+				     .mem_bytes = hb_config_mem_bytes(),
 				     .migrator_given = d->mig != NULL };
 	struct hb_source_facts sf = hb_daemon_source_facts(d);
-	struct refusals *rf = calloc(1, sizeof(*rf));
 	struct hb_err why = { 0 };
 	int r;
 
@@ -51,11 +50,13 @@ int hb_daemon_check_config(struct hb_daemon *d, const struct hb_config *cfg, str
 	if (cfg->plugin_dir[0] &&
 	    hb_plugins_scan(cfg->plugin_dir, 0, &scanned, note_refusal, rf, &why) < 0 &&
 	    why.code != -ENOENT)
-		note_refusal(rf, cfg->plugin_dir, why.msg);   /* the whole directory */
+		hb_dlog(d, LOG_WARNING, "plugins: %s, ignoring", why.msg);  /* the whole directory */
+	f.refused = rf->v;
+	f.nrefused = rf->n;
 	r = hb_config_check(cfg, &f, err);
-	/* a source's type may be unknown because its plugin was refused: say why */
+	/* the refusals, each with its file, when a source's type is missing */
 	for (size_t i = 0; r == -ENOENT && i < rf->n; i++)
-		hb_daemon_plugin_refused(d, rf->path[i], rf->why[i]);
+		hb_dlog(d, LOG_WARNING, "plugin %s refused: %s", rf->v[i].path, rf->v[i].why);
 	hb_plugin_set_done(&scanned);
 	free(rf);
 	return r;

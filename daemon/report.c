@@ -190,8 +190,13 @@ void hb_daemon_write_textfile(struct hb_daemon *d)
 				   : -ENOMEM;
 	}
 	free(text);
-	if (r < 0)
-		hb_dlog(d, LOG_WARNING, "metrics: %s: %s, ignoring", d->cfg.metrics_textfile, strerror(-r));
+	/* a failure is logged once (again if its cause changes), and the recovery */
+	if (r < 0 && r != d->textfile_err)
+		hb_dlog(d, LOG_WARNING, "metrics: %s: %s, ignoring (logged again only when it "
+			"changes or works again)", d->cfg.metrics_textfile, strerror(-r));
+	else if (r == 0 && d->textfile_err)
+		hb_dlog(d, LOG_NOTICE, "metrics: %s written again", d->cfg.metrics_textfile);
+	d->textfile_err = r < 0 ? r : 0;
 }
 
 void hb_daemon_print_stats(const struct hb_daemon *d, FILE *f)

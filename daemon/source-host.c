@@ -198,11 +198,29 @@ static const struct hb_device_ops *find_source(struct hb_daemon *d, const char *
 	return NULL;
 }
 
-void hb_daemon_plugin_refused(void *ud, const char *path, const char *why)
-{
-	struct hb_daemon *d = ud;
+struct load_refusals {
+	struct hb_daemon *d;
+	struct hb_plugin_refusal v[HB_MAX_SOURCES];
+	size_t n;
+};
 
-	hb_dlog(d, LOG_WARNING, "plugin %s refused: %s", path, why);
+/* logged once with its path; kept by NAME for the source that wanted it */
+static void plugin_refused(void *ud, const char *path, const char *why)
+{
+	struct load_refusals *lr = ud;
+
+	hb_dlog(lr->d, LOG_WARNING, "plugin %s refused: %s", path,
+		hb_plugin_refusal_why(path, why));
+	if (lr->n < HB_ARRAY_SIZE(lr->v) && hb_plugin_refusal_note(&lr->v[lr->n], path, why) == 0)
+		lr->n++;
+}
+
+static const char *refusal_of(const struct load_refusals *lr, const char *type)
+{
+	for (size_t i = 0; i < lr->n; i++)
+		if (!strcmp(lr->v[i].name, type))
+			return lr->v[i].why;
+	return NULL;
 }
 
 /*
@@ -251,9 +269,13 @@ static int emul_capacity(struct hb_daemon *d, const struct hb_source_config *sc,
 int hb_daemon_open_sources(struct hb_daemon *d)
 {
 	const char *want[HB_MAX_SOURCES + 1];
+	struct load_refusals *lr = calloc(1, sizeof(*lr));
 	struct hb_err err = { 0 };
 	size_t nwant = 0;
 
+	if (!lr)
+		return -ENOMEM;
+	lr->d = d;
 	/* only the plugins a source names are loaded: no other plugin's code
 	 * runs; those are tried in a child first, so one that crashes while
 	 * loading is refused instead of killing the daemon */
@@ -263,7 +285,7 @@ int hb_daemon_open_sources(struct hb_daemon *d)
 	want[nwant] = NULL;
 	if (nwant && d->cfg.plugin_dir[0] &&
 	    hb_plugins_load(d->cfg.plugin_dir, 0, want, PLUGIN_INSPECT_MS, &d->plugins,
-			    hb_daemon_plugin_refused, d, &err) < 0 && err.code != -ENOENT)
+			    plugin_refused, lr, &err) < 0 && err.code != -ENOENT)
 		hb_dlog(d, LOG_WARNING, "plugins: %s, ignoring", err.msg);
 	for (size_t i = 0; i < d->cfg.nsources; i++) {
 		const struct hb_source_config *sc = &d->cfg.sources[i];
@@ -271,6 +293,11 @@ int hb_daemon_open_sources(struct hb_daemon *d)
 		const char *origin;
 
 		s->ops = find_source(d, sc->type, &origin);
+		if (!s->ops && refusal_of(lr, sc->type)) {
+			hb_dlog(d, LOG_ERR, "%s: [source %s]: plugin %s was refused (%s), skipping it",
+				sc->where, sc->name, sc->type, refusal_of(lr, sc->type));
+			continue;
+		}
 		if (!s->ops) {
 			hb_dlog(d, LOG_ERR, "%s: [source %s]: no source of type '%s' (built-in or plugin), "
 				"skipping it", sc->where, sc->name, sc->type);
@@ -309,6 +336,7 @@ int hb_daemon_open_sources(struct hb_daemon *d)
 		hb_dlog(d, LOG_INFO, "source %s: %s (%s) open", s->name, s->ops->name, s->origin);
 		d->nsrc++;
 	}
+	free(lr);
 	return 0;
 }
 

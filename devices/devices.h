@@ -149,6 +149,16 @@ const char *const *hb_builtin_params(const char *name);
  */
 const char *const *hb_builtin_test_params(const char *name);
 /*
+ * The configuration-level check of an instance of built-in source `name`:
+ * its parameters and the files they name, without opening any device,
+ * socket or tracefs instance. Each built-in's open runs the same check
+ * first, so `check-config` and `run` (conf-check.c) refuse the same
+ * instances. 0 (also for a name that is not built-in: a plugin's
+ * parameters are its own, checked at open), or -errno with err saying
+ * what is wrong (the caller names the instance).
+ */
+int hb_builtin_check(const char *name, const struct hb_dev_info *info, struct hb_err *err);
+/*
  * whether built-in source `name` can run on this host: 1, or 0 with why
  * (for `hotbridge list`); -ENOSYS for a source that cannot tell before open
  */

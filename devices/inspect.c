@@ -171,15 +171,15 @@ int hb_plugin_inspect(const struct hb_plugin *p, int timeout_ms, struct hb_plugi
 				  strerror(-r));
 	if (got == -ETIMEDOUT)
 		return hb_err_set(err, -ETIMEDOUT,
-				  "%s: no answer within %d ms while being inspected; refusing",
+				  "%s: no answer within %d ms while loading; refusing",
 				  p->path, timeout_ms);
 	if (WIFSIGNALED(status))
-		return hb_err_set(err, -ECHILD, "%s: crashed (%s) while being inspected; refusing",
+		return hb_err_set(err, -ECHILD, "%s: crashed (%s) while loading; refusing",
 				  p->path, signal_name(WTERMSIG(status), buf, sizeof(buf)));
 	if (got != (ssize_t)sizeof(a))
 		return hb_err_set(err, -ECHILD,
-				  "%s: exited (status %d) without an answer while being "
-				  "inspected; refusing", p->path,
+				  "%s: exited (status %d) without an answer while "
+				  "loading; refusing", p->path,
 				  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 	if (a.code < 0 && a.code > -4096) {
 		a.msg[sizeof(a.msg) - 1] = '\0';

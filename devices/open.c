@@ -18,9 +18,17 @@ int hb_source_open(const struct hb_device_ops *ops, const char *origin,
 		if (r < 0)
 			return hb_err_set(err, r, "%s (%s): probe of '%s' failed: %s", origin, ops->name,
 					  info->name ? info->name : "?", strerror(-r));
-		if (r == 0)
-			return hb_err_set(err, -ENODEV, "%s (%s): cannot serve '%s' on this host",
-					  origin, ops->name, info->name ? info->name : "?");
+		if (r == 0) {
+			char why[256] = "";
+
+			/* a built-in can say why; a plugin's probe cannot (ABI 1.x) */
+			if (hb_builtin_find(ops->name) == ops &&
+			    hb_builtin_available(ops->name, why, sizeof(why)) != 0)
+				why[0] = '\0';
+			return hb_err_set(err, -ENODEV, "%s (%s): cannot serve '%s' on this host%s%s",
+					  origin, ops->name, info->name ? info->name : "?",
+					  why[0] ? ": " : "", why);
+		}
 	}
 	r = ops->open(host, h, info, &priv);
 	if (r > 0)

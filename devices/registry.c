@@ -7,8 +7,11 @@
 #include <errno.h>
 #include <string.h>
 
+#include "chmu/chmu.h"
 #include "cxl-events/cxl-events.h"
 #include "devices.h"
+#include "hmu/hmu.h"
+#include "replay/replay.h"
 #include "util/macro.h"
 
 extern const struct hb_device_ops hb_source_chmu;
@@ -43,23 +46,33 @@ const struct hb_device_ops *hb_builtin_find(const char *name)
 	return NULL;
 }
 
+/* what the daemon knows of each built-in beyond its ops table */
+static const struct {
+	const struct hb_device_ops *ops;
+	const char *const *params;
+	int (*check)(const struct hb_dev_info *info, struct hb_err *err);
+} table[] = {
+	{ &hb_source_chmu, hb_source_chmu_params, hb_source_chmu_check },
+	{ &hb_source_emul_chmu, hb_source_emul_chmu_params, hb_source_emul_chmu_check },
+	{ &hb_source_replay, hb_source_replay_params, hb_source_replay_check },
+	{ &hb_source_cxl_events, hb_source_cxl_events_params, hb_source_cxl_events_check },
+	{ &hb_source_cxl_hmu, hb_source_cxl_hmu_params, hb_source_cxl_hmu_check },
+};
+
 const char *const *hb_builtin_params(const char *name)
 {
-	static const struct {
-		const struct hb_device_ops *ops;
-		const char *const *params;
-	} table[] = {
-		{ &hb_source_chmu, hb_source_chmu_params },
-		{ &hb_source_emul_chmu, hb_source_emul_chmu_params },
-		{ &hb_source_replay, hb_source_replay_params },
-		{ &hb_source_cxl_events, hb_source_cxl_events_params },
-		{ &hb_source_cxl_hmu, hb_source_cxl_hmu_params },
-	};
-
 	for (size_t i = 0; i < HB_ARRAY_SIZE(table); i++)
 		if (!strcmp(table[i].ops->name, name))
 			return table[i].params;
 	return NULL;
+}
+
+int hb_builtin_check(const char *name, const struct hb_dev_info *info, struct hb_err *err)
+{
+	for (size_t i = 0; i < HB_ARRAY_SIZE(table); i++)
+		if (!strcmp(table[i].ops->name, name))
+			return table[i].check(info, err);
+	return 0;
 }
 
 const char *const *hb_builtin_test_params(const char *name)

@@ -13,6 +13,7 @@
 #include "builtin.h"
 #include "config.h"
 #include "conf-check.h"
+#include "conf-keys.h"
 #include "daemon.h"
 #include "devices.h"
 #include "emulated-host.h"
@@ -22,7 +23,7 @@
 
 struct refusal_ctx {
 	const char *windows_why;
-	bool snapshot;
+	bool snapshot, quiet;
 };
 
 /* a region on a node the source-node rule refuses: said, not an error */
@@ -32,9 +33,10 @@ static void warn_not_source(void *ud, const struct hb_region *rg, int node,
 	const struct refusal_ctx *rc = ud;
 	char msg[HB_ERR_MSG_MAX];
 
-	fprintf(stderr, "hotbridge check-config: warning: %s\n",
-		hb_source_refusal_format(msg, sizeof(msg), rg, node, why, rc->windows_why,
-					 rc->snapshot));
+	if (!rc->quiet)
+		fprintf(stderr, "hotbridge check-config: warning: %s\n",
+			hb_source_refusal_format(msg, sizeof(msg), rg, node, why,
+						 rc->windows_why, rc->snapshot));
 }
 
 static int map_node_of(void *ud, uint64_t hpa)
@@ -46,21 +48,64 @@ static int map_node_of(void *ud, uint64_t hpa)
 	return ni.node;
 }
 
+/* what `run` allows a plugin to take while loading (source-host.c) */
+#define PLUGIN_INSPECT_MS 5000
+
+struct refusals {
+	struct hb_plugin_refusal v[HB_MAX_SOURCES];
+	size_t n;
+};
+
+static void note_refusal(void *ud, const char *path, const char *why)
+{
+	struct refusals *rf = ud;
+
+	if (rf->n < HB_ARRAY_SIZE(rf->v) && hb_plugin_refusal_note(&rf->v[rf->n], path, why) == 0)
+		rf->n++;
+}
+
+static void warn(void *ud, const char *msg)
+{
+	if (!*(const bool *)ud)
+		fprintf(stderr, "hotbridge check-config: warning: %s\n", msg);
+}
+
+/*
+ * The plugins the sources name, inspected in a child as `run` loads them
+ * (no plugin code runs here): one `run` would refuse becomes a refusal.
+ */
+static void inspect_plugins(const struct hb_config *c, const struct hb_plugin_set *set,
+			    struct refusals *rf)
+{
+	for (size_t i = 0; i < set->n; i++) {
+		struct hb_plugin_desc desc;
+		struct hb_err why = { 0 };
+		bool used = false;
+
+		for (size_t k = 0; k < c->nsources && !used; k++)
+			used = !strcmp(c->sources[k].type, set->v[i].name);
+		if (used && hb_plugin_inspect(&set->v[i], PLUGIN_INSPECT_MS, &desc, &why) < 0)
+			note_refusal(rf, set->v[i].path, why.msg);
+	}
+}
+
 /*
  * The facts `run` checks against: NUMA nodes, the topology's CXL nodes,
  * the plugins' names. A live topology that cannot be read here (no CXL on
  * this machine) only skips the CXL-node check; a snapshot must load.
  */
-static int check_host(const struct hb_config *c, struct hb_err *err)
+static int check_host(const struct hb_config *c, bool quiet, struct hb_err *err)
 {
 	static struct hb_numa_node nodes[HB_MAX_NODES];
 	static uint8_t dist[HB_MAX_NODES][HB_MAX_NODES];
 	_hb_cleanup_topology_ struct hb_topology *t = NULL;
 	_hb_cleanup_node_map_ struct hb_node_map *m = NULL;
 	struct hb_plugin_set scanned = { 0 };
-	struct hb_config_facts f = { .plugins = &scanned };
+	static struct refusals rf;
+	struct hb_config_facts f = { .plugins = &scanned, .mem_bytes = hb_config_mem_bytes(),
+				     .warn = warn, .warn_ud = &quiet };
 	struct hb_err why = { 0 }, why_windows = { 0 };
-	struct refusal_ctx rc = { .snapshot = c->topology[0] && !c->emulated };
+	struct refusal_ctx rc = { .snapshot = c->topology[0] && !c->emulated, .quiet = quiet };
 	struct hb_source_facts sf = { .nodes = nodes };
 	long ps = sysconf(_SC_PAGESIZE);
 	int r;
@@ -101,7 +146,7 @@ static int check_host(const struct hb_config *c, struct hb_err *err)
 			rc.windows_why = sf.windows_why;
 			f.cxl_nodes = hb_source_nodes_of_topology(t, map_node_of, m, &sf,
 								  warn_not_source, &rc);
-		} else if (c->target_node >= 0 && !c->source_nodes[0])
+		} else if (c->target_node >= 0 && !c->source_nodes[0] && !quiet)
 			fprintf(stderr, "hotbridge check-config: %s; target_node not checked "
 				"against the CXL nodes\n", why.msg);
 	}
@@ -109,9 +154,14 @@ static int check_host(const struct hb_config *c, struct hb_err *err)
 	f.windows_why = sf.windows_why;
 	f.topology = t;
 	hb_err_clear(&why);
-	if (c->plugin_dir[0] && hb_plugins_scan(c->plugin_dir, 0, &scanned, NULL, NULL, &why) < 0 &&
+	rf.n = 0;
+	if (c->plugin_dir[0] &&
+	    hb_plugins_scan(c->plugin_dir, 0, &scanned, note_refusal, &rf, &why) < 0 &&
 	    why.code == -ENOENT)
 		hb_err_clear(&why);
+	inspect_plugins(c, &scanned, &rf);
+	f.refused = rf.v;
+	f.nrefused = rf.n;
 	r = hb_config_check(c, &f, err);
 	/* a type unknown because the plugin directory itself was refused */
 	if (r == -ENOENT && why.code)
@@ -123,41 +173,47 @@ static int check_host(const struct hb_config *c, struct hb_err *err)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: hotbridge check-config [--config FILE] [--no-dropins] [--dry-run] [--set SECTION.KEY=VALUE]...\n"
+		"usage: hotbridge check-config [--config FILE] [--dry-run] [--quiet] [--no-dropins] [--set SECTION.KEY=VALUE]...\n"
 		"  -c, --config FILE   default %s (then FILE.d/*.conf)\n"
-		"  -n, --no-dropins    do not read FILE.d/\n"
-		"  -s, --set A=V       override one key, as `hotbridge run` would\n"
-		"      --dry-run       check as for `hotbridge run --dry-run`\n"
+		"  -n, --dry-run       check as for `hotbridge run --dry-run` (-n there too)\n"
+		"  -q, --quiet         print errors only: no configuration, no warnings\n"
+		"  -s, --set A=V       override one key, as `hotbridge run` would;\n"
+		"                      source.NAME.KEY=V sets a parameter of [source NAME]\n"
+		"      --no-dropins    do not read FILE.d/\n"
 		"  -m, --man           print hotbridge.conf(5), from the key table\n"
 		"Runs the start-up checks of `hotbridge run` (sources and their parameters,\n"
 		"nodes, files' owners and modes) and prints the effective configuration, each\n"
-		"key with its meaning and default; exits 1 naming the first error.\n", HB_CONFIG_DEFAULT);
+		"key with its meaning and default and, after its value, where it was set\n"
+		"(; FILE:LINE, ; --set, ; default); exits 1 naming the first error. A source\n"
+		"this host cannot serve is a warning (run goes on without it).\n", HB_CONFIG_DEFAULT);
 }
 
 int hb_cmd_check_config(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
-		{ "no-dropins", no_argument, NULL, 'n' },
+		{ "no-dropins", no_argument, NULL, 'N' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "set", required_argument, NULL, 's' },
 		{ "man", no_argument, NULL, 'm' },
-		{ "dry-run", no_argument, NULL, 'D' },
+		{ "dry-run", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	const char *path = HB_CONFIG_DEFAULT, *sets[HB_MAX_SETS];
 	struct hb_config c;
 	struct hb_err err = { 0 };
-	bool dropins = true, dry = false;
+	bool dropins = true, dry = false, quiet = false;
 	size_t nsets = 0;
 	int o;
 
-	while ((o = getopt_long(argc, argv, "c:ns:mh", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "c:nqs:mh", opts, NULL)) != -1) {
 		switch (o) {
 		case 'm': hb_config_write_man(stdout); return 0;
 		case 'c': path = optarg; break;
-		case 'n': dropins = false; break;
-		case 'D': dry = true; break;
+		case 'N': dropins = false; break;
+		case 'n': dry = true; break;
+		case 'q': quiet = true; break;
 		case 's':
 			if (nsets == HB_MAX_SETS) {
 				fprintf(stderr, "hotbridge check-config: more than %d --set options\n",
@@ -178,14 +234,18 @@ int hb_cmd_check_config(int argc, char **argv)
 		fprintf(stderr, "hotbridge check-config: %s\n", err.msg);
 		return 1;
 	}
-	if (dry)
+	if (dry) {
 		c.dry_run = true;
-	if (check_host(&c, &err) < 0) {
+		snprintf(c.key_where[hb_conf_key_index(hb_conf_key_find("daemon", "dry_run"))],
+			 HB_CONF_WHERE_MAX, "--dry-run");
+	}
+	if (check_host(&c, quiet, &err) < 0) {
 		fprintf(stderr, "hotbridge check-config: %s\n", err.msg);
 		hb_config_done(&c);
 		return 1;
 	}
-	hb_config_write(&c, stdout);
+	if (!quiet)
+		hb_config_write(&c, stdout);
 	hb_config_done(&c);
 	return 0;
 }

@@ -43,6 +43,9 @@ struct hb_heat_table;
 int hb_heat_new(size_t max_entries, double decay, unsigned int page_shift,
 		struct hb_heat_table **ret, struct hb_err *err);
 struct hb_heat_table *hb_heat_free(struct hb_heat_table *t);
+/* what hb_heat_new() allocates for max_entries: slots and bytes */
+size_t hb_heat_slots(size_t max_entries);
+uint64_t hb_heat_bytes_for(size_t max_entries);
 
 /*
  * count accesses to [hpa, hpa + len) on node: a range larger than a page

@@ -37,6 +37,16 @@ struct hb_heat_table {
 
 _Static_assert(sizeof(struct entry) == 24, "entry is 24 bytes");
 
+size_t hb_heat_slots(size_t max_entries)
+{
+	return hb_pow2_at_least(2 * max_entries, 16);
+}
+
+uint64_t hb_heat_bytes_for(size_t max_entries)
+{
+	return (uint64_t)hb_heat_slots(max_entries) * sizeof(struct entry);
+}
+
 int hb_heat_new(size_t max_entries, double decay, unsigned int page_shift,
 		struct hb_heat_table **ret, struct hb_err *err)
 {
@@ -49,11 +59,13 @@ int hb_heat_new(size_t max_entries, double decay, unsigned int page_shift,
 		return hb_err_set(err, -EINVAL, "heat table: decay %g not in (0, 1]", decay);
 	if (page_shift < 12 || page_shift > 30)
 		return hb_err_set(err, -EINVAL, "heat table: page shift %u", page_shift);
-	cap = hb_pow2_at_least(2 * max_entries, 16);
+	cap = hb_heat_slots(max_entries);
 	t = calloc(1, sizeof(*t));
 	if (!t || !(t->e = calloc(cap, sizeof(*t->e)))) {
 		free(t);
-		return hb_err_set(err, -ENOMEM, "heat table: no memory for %zu entries", cap);
+		return hb_err_set(err, -ENOMEM, "heat table: no memory for table.max_entries=%zu "
+				  "(%zu slots of %zu bytes: %.1f GiB)", max_entries, cap,
+				  sizeof(*t->e), (double)hb_heat_bytes_for(max_entries) / (1 << 30));
 	}
 	/*
 	 * Fault it in now: otherwise the first sweep after the first record

@@ -33,10 +33,6 @@ int hb_trust_stat(const char *path, const struct stat *st, unsigned flags, uid_t
 		return hb_err_set(err, -EPERM, "%s: owned by uid %u, not %u; refusing", path,
 				  (unsigned)st->st_uid, (unsigned)owner);
 	}
-	/* a root-owned sticky directory (/tmp): others may add files there,
-	 * never replace ours, and their files fail the owner check */
-	if (want_dir && (flags & HB_TRUST_STICKY) && (st->st_mode & S_ISVTX) && st->st_uid == 0)
-		return 0;
 	if (st->st_mode & (S_IWGRP | S_IWOTH))
 		return hb_err_set(err, -EPERM, "%s: group- or world-writable (mode %04o); refusing",
 				  path, (unsigned)(st->st_mode & 07777));

@@ -132,14 +132,13 @@ int hb_unix_unlink(const char *path);
  * Trusted paths (trust.c): what plugins and configuration files must be
  * before the daemon reads them. A trusted path is not a symlink, is a
  * regular file (a directory with HB_TRUST_DIR), is owned by `owner` (or by
- * root too with HB_TRUST_ROOT) and is not group- or world-writable; a
- * directory with HB_TRUST_STICKY may be world-writable when it is sticky
- * and root-owned (/tmp: others' files there fail the owner check). -EPERM
- * (or -errno) with err naming the path and why.
+ * root too with HB_TRUST_ROOT) and is not group- or world-writable, a
+ * sticky directory (/tmp) included: others may create files there (a
+ * name a configuration or plugin is expected under). -EPERM (or -errno)
+ * with err naming the path and why.
  */
 #define HB_TRUST_DIR 1u
 #define HB_TRUST_ROOT 2u
-#define HB_TRUST_STICKY 4u
 struct stat;
 int hb_trust_stat(const char *path, const struct stat *st, unsigned flags, uid_t owner,
 		  struct hb_err *err);

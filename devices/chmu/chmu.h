@@ -261,4 +261,8 @@ extern const char *const hb_source_chmu_test_params[];
  */
 extern const struct hb_device_ops hb_source_chmu_test;
 
+/* the start-up checks of the chmu and emul-chmu sources' parameters (registry.c) */
+int hb_source_chmu_check(const struct hb_dev_info *info, struct hb_err *err);
+int hb_source_emul_chmu_check(const struct hb_dev_info *info, struct hb_err *err);
+
 #endif

@@ -35,6 +35,9 @@ struct hb_cxl_pcidev {
  */
 int hb_cxl_pci_scan(const char *dump, struct hb_cxl_pcidev **ret, size_t *ret_n,
 		    struct hb_err *err);
+/* the same, and whether any PCI device (CXL or not) has BDF bdf */
+int hb_cxl_pci_scan_for(const char *dump, const char *bdf, struct hb_cxl_pcidev **ret,
+			size_t *ret_n, bool *ret_present, struct hb_err *err);
 const char *hb_cxl_regblock_name(unsigned int id);
 
 #endif

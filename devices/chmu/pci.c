@@ -75,6 +75,8 @@ static void walk_dvsecs(struct pci_dev *d, struct hb_cxl_pcidev *out)
 struct scan {
 	struct hb_cxl_pcidev *v;
 	size_t n;
+	const char *want;             /* a BDF to look for among every device */
+	bool present;
 };
 
 /* Everything that runs while libpci may longjmp back: state in *st only. */
@@ -85,6 +87,13 @@ static int scan_devices(struct pci_access *a, struct scan *st)
 	for (struct pci_dev *d = a->devices; d; d = d->next) {
 		struct hb_cxl_pcidev *nv, *out;
 
+		if (st->want) {
+			char bdf[16];
+
+			snprintf(bdf, sizeof(bdf), "%04x:%02x:%02x.%d", d->domain & 0xffff, d->bus,
+				 d->dev, d->func);
+			st->present |= !strcmp(bdf, st->want);
+		}
 		pci_fill_info(d, PCI_FILL_IDENT | PCI_FILL_CLASS | PCI_FILL_BASES | PCI_FILL_SIZES |
 				 PCI_FILL_EXT_CAPS);
 		if (d->device_class != 0x0502 || pci_read_byte(d, PCI_CLASS_PROG) != 0x10)
@@ -117,6 +126,14 @@ static int scan_devices(struct pci_access *a, struct scan *st)
 int hb_cxl_pci_scan(const char *dump, struct hb_cxl_pcidev **ret, size_t *ret_n,
 		    struct hb_err *err)
 {
+	bool present;
+
+	return hb_cxl_pci_scan_for(dump, NULL, ret, ret_n, &present, err);
+}
+
+int hb_cxl_pci_scan_for(const char *dump, const char *bdf, struct hb_cxl_pcidev **ret,
+			size_t *ret_n, bool *ret_present, struct hb_err *err)
+{
 	struct pci_access *a;
 	struct scan *st;
 	jmp_buf jb;
@@ -126,6 +143,7 @@ int hb_cxl_pci_scan(const char *dump, struct hb_cxl_pcidev **ret, size_t *ret_n,
 	*ret_n = 0;
 	if (dump && access(dump, R_OK) < 0)
 		return hb_err_set(err, -errno, "%s: %s", dump, strerror(errno));
+	*ret_present = false;
 	st = calloc(1, sizeof(*st));
 	a = pci_alloc();
 	if (!a || !st) {
@@ -134,6 +152,7 @@ int hb_cxl_pci_scan(const char *dump, struct hb_cxl_pcidev **ret, size_t *ret_n,
 			pci_cleanup(a);
 		return hb_err_set(err, -ENOMEM, "out of memory");
 	}
+	st->want = bdf;
 	a->error = on_error;
 	a->warning = on_warning;
 	a->debug = on_warning;
@@ -157,6 +176,7 @@ int hb_cxl_pci_scan(const char *dump, struct hb_cxl_pcidev **ret, size_t *ret_n,
 	}
 	*ret = st->v;
 	*ret_n = st->n;
+	*ret_present = st->present;
 	free(st);
 	return 0;
 }

@@ -48,55 +48,82 @@ static void emul_close(void *priv)
 const char *const hb_source_emul_chmu_params[] = { "capacity", "workload", "accesses", "unit",
 	"threshold", "ds", "move_every", "seed", "hotlist", NULL };
 
+struct emul_params {
+	struct hb_chmu_emul_params ep;
+	struct hb_workload_params wp;
+	uint64_t accesses, unit, thr, ds;
+};
+
+/* the parameters, each refusal naming it (open and the start-up check) */
+static int emul_params(const struct hb_dev_info *info, struct emul_params *q, struct hb_err *err)
+{
+	const char *wls = hb_dev_param(info, "workload");
+	uint64_t move, seed, hotlist;
+	int kind, r;
+
+	q->wp = (struct hb_workload_params){ .granule = 4096, .move_every = 10 };
+	hb_chmu_emul_params_default(&q->ep);
+	q->ep.ds_factors = 0xffff;
+	q->ep.unit_sizes = 0x1ffff0;           /* 4 KiB .. 256 MiB */
+	if ((r = hb_dev_params_check(info, hb_source_emul_chmu_params, err)) < 0 ||
+	    (r = hb_dev_param_u64(info, "capacity", 1ULL << 30, &q->ep.capacity, err)) < 0 ||
+	    (r = hb_dev_param_u64(info, "accesses", 200000, &q->accesses, err)) < 0 ||
+	    (r = hb_dev_param_u64(info, "unit", 4096, &q->unit, err)) < 0 ||
+	    (r = hb_dev_param_u64(info, "threshold", 16, &q->thr, err)) < 0 ||
+	    (r = hb_dev_param_u64(info, "ds", 1, &q->ds, err)) < 0 ||
+	    (r = hb_dev_param_u64(info, "move_every", 10, &move, err)) < 0 ||
+	    (r = hb_dev_param_u64(info, "seed", 1, &seed, err)) < 0 ||
+	    (r = hb_dev_param_u64(info, "hotlist", q->ep.hotlist_size, &hotlist, err)) < 0)
+		return r;
+	if (hotlist < 2 || hotlist > 0xffff)
+		return hb_err_set(err, -EINVAL, "%s: hotlist=%llu: want 2..65535 entries",
+				  info->name ? info->name : "emul-chmu", (unsigned long long)hotlist);
+	q->ep.hotlist_size = (unsigned int)hotlist;
+	kind = hb_workload_kind_from_string(wls ? wls : "zipf:1.1", &q->wp.skew);
+	if (kind < 0)
+		return hb_err_set(err, -EINVAL, "%s: workload=%s: use uniform, zipf:<s> or moving:<s>",
+				  info->name ? info->name : "emul-chmu", wls);
+	q->wp.kind = kind;
+	q->wp.size = q->ep.capacity;
+	q->wp.granule = q->unit < 4096 ? q->unit : 4096;
+	q->wp.move_every = (unsigned int)move;
+	q->wp.seed = seed;
+	return 0;
+}
+
+int hb_source_emul_chmu_check(const struct hb_dev_info *info, struct hb_err *err)
+{
+	struct emul_params q;
+
+	return emul_params(info, &q, err);
+}
+
 static int emul_open(const struct hb_host_ops *ops, struct hb_host *h,
 		     const struct hb_dev_info *info, void **ret_priv)
 {
-	const char *const *allowed = hb_source_emul_chmu_params;
+	struct emul_params q;
 	struct hb_chmu_emul_params ep;
-	struct hb_workload_params wp = { .granule = 4096, .move_every = 10 };
+	struct hb_workload_params wp;
 	struct hb_chmu_range range;
 	struct hb_chmu_config cfg = { .epoch_ns = 100000000, .mode = HB_CHMU_MODE_EPOCH };
-	const char *wls = hb_dev_param(info, "workload");
-	uint64_t unit, thr, ds, move, seed, hotlist;
+	uint64_t unit, thr, ds;
 	struct hb_err err = { 0 };
 	struct emul_src *s;
-	int kind, r;
+	int r;
 
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
 	s->ops = ops;
 	s->host = h;
-	hb_chmu_emul_params_default(&ep);
-	ep.ds_factors = 0xffff;
-	ep.unit_sizes = 0x1ffff0;           /* 4 KiB .. 256 MiB */
-	if ((r = hb_dev_params_check(info, allowed, &err)) < 0 ||
-	    (r = hb_dev_param_u64(info, "capacity", 1ULL << 30, &ep.capacity, &err)) < 0 ||
-	    (r = hb_dev_param_u64(info, "accesses", 200000, &s->accesses, &err)) < 0 ||
-	    (r = hb_dev_param_u64(info, "unit", 4096, &unit, &err)) < 0 ||
-	    (r = hb_dev_param_u64(info, "threshold", 16, &thr, &err)) < 0 ||
-	    (r = hb_dev_param_u64(info, "ds", 1, &ds, &err)) < 0 ||
-	    (r = hb_dev_param_u64(info, "move_every", 10, &move, &err)) < 0 ||
-	    (r = hb_dev_param_u64(info, "seed", 1, &seed, &err)) < 0 ||
-	    (r = hb_dev_param_u64(info, "hotlist", ep.hotlist_size, &hotlist, &err)) < 0)
+	if ((r = emul_params(info, &q, &err)) < 0)
 		goto fail;
-	if (hotlist < 2 || hotlist > 0xffff) {
-		r = hb_err_set(&err, -EINVAL, "%s: hotlist=%llu: want 2..65535 entries",
-			       info->name ? info->name : "emul-chmu", (unsigned long long)hotlist);
-		goto fail;
-	}
-	ep.hotlist_size = (unsigned int)hotlist;
-	kind = hb_workload_kind_from_string(wls ? wls : "zipf:1.1", &wp.skew);
-	if (kind < 0) {
-		r = hb_err_set(&err, -EINVAL, "%s: workload=%s: use uniform, zipf:<s> or moving:<s>",
-			       info->name ? info->name : "emul-chmu", wls);
-		goto fail;
-	}
-	wp.kind = kind;
-	wp.size = ep.capacity;
-	wp.granule = unit < 4096 ? unit : 4096;
-	wp.move_every = (unsigned int)move;
-	wp.seed = seed;
+	ep = q.ep;
+	wp = q.wp;
+	unit = q.unit;
+	thr = q.thr;
+	ds = q.ds;
+	s->accesses = q.accesses;
 	if ((r = hb_chmu_emul_new(&ep, &s->emu, &err)) < 0)
 		goto fail;
 	{

@@ -88,11 +88,47 @@ const char *const hb_source_chmu_params[] = { "pci", "dpa_ranges", "unit", "epoc
 /* what only test binaries pass (hb_builtin_test_params()) */
 const char *const hb_source_chmu_test_params[] = { "pci_dump", "sysfs_root", NULL };
 
+/*
+ * The parameters (the start-up check, registry.c, and open): nothing is
+ * read from the bus here. ranges may be NULL (the check only).
+ */
+static int chmu_params(const struct hb_dev_info *info, struct hb_chmu_range *ranges, size_t *nr,
+		       struct hb_err *err)
+{
+	const char *bdf = hb_dev_param(info, "pci"), *mode = hb_dev_param(info, "mode");
+	struct hb_chmu_range scratch[MAX_RANGES];
+	uint64_t v;
+	size_t n;
+	int r;
+
+	for (const char *const *t = hb_source_chmu_test_params; *t; t++)
+		if (hb_dev_param(info, *t))
+			return hb_err_set(err, -EINVAL, "chmu: %s= is a test-only parameter; the "
+					  "daemon does not take it", *t);
+	if ((r = hb_dev_params_check(info, hb_source_chmu_params, err)) < 0 ||
+	    (r = parse_ranges(hb_dev_param(info, "dpa_ranges"), ranges ? ranges : scratch,
+			      nr ? nr : &n, err)) < 0)
+		return r;
+	for (const char *const *k = (const char *const[]){ "unit", "epoch_ms", "threshold", "ds",
+							   "instance", NULL }; *k; k++)
+		if ((r = hb_dev_param_u64(info, *k, 0, &v, err)) < 0)
+			return r;
+	if (!bdf && !info->pci_bdf)
+		return hb_err_set(err, -EINVAL, "chmu: no PCI function (pci=<bdf>)");
+	if (mode && strcmp(mode, "epoch") && strcmp(mode, "always-on"))
+		return hb_err_set(err, -EINVAL, "chmu: mode=%s: use epoch or always-on", mode);
+	return 0;
+}
+
+int hb_source_chmu_check(const struct hb_dev_info *info, struct hb_err *err)
+{
+	return chmu_params(info, NULL, NULL, err);
+}
+
 int hb_chmu_source_open(const struct hb_host_ops *ops, struct hb_host *h,
 			const struct hb_dev_info *info, const struct hb_chmu_test_hooks *hooks,
 			void **ret_priv)
 {
-	const char *const *allowed = hb_source_chmu_params;
 	const char *bdf = hb_dev_param(info, "pci"), *mode = hb_dev_param(info, "mode");
 	const char *sysroot = hooks ? hooks->sysfs_root : NULL;
 	struct hb_chmu_range ranges[MAX_RANGES];
@@ -102,6 +138,7 @@ int hb_chmu_source_open(const struct hb_host_ops *ops, struct hb_host *h,
 	uint64_t unit, epoch_ms, thr, ds, inst, size;
 	struct hw_src *s;
 	size_t ndev = 0, nr;
+	bool present = false;
 	int r;
 
 	s = calloc(1, sizeof(*s));
@@ -112,34 +149,23 @@ int hb_chmu_source_open(const struct hb_host_ops *ops, struct hb_host *h,
 	s->req.iomem_fd = -1;
 	if (!bdf)
 		bdf = info->pci_bdf;
-	for (const char *const *t = hb_source_chmu_test_params; *t; t++)
-		if (hb_dev_param(info, *t)) {
-			r = hb_err_set(&err, -EINVAL, "chmu: %s= is a test-only parameter; the "
-				       "daemon does not take it", *t);
-			goto fail;
-		}
-	if ((r = hb_dev_params_check(info, allowed, &err)) < 0 ||
-	    (r = parse_ranges(hb_dev_param(info, "dpa_ranges"), ranges, &nr, &err)) < 0 ||
+	if ((r = chmu_params(info, ranges, &nr, &err)) < 0 ||
 	    (r = hb_dev_param_u64(info, "unit", 0, &unit, &err)) < 0 ||
 	    (r = hb_dev_param_u64(info, "epoch_ms", 100, &epoch_ms, &err)) < 0 ||
 	    (r = hb_dev_param_u64(info, "threshold", 16, &thr, &err)) < 0 ||
 	    (r = hb_dev_param_u64(info, "ds", 0, &ds, &err)) < 0 ||
 	    (r = hb_dev_param_u64(info, "instance", 0, &inst, &err)) < 0)
 		goto fail;
-	if (!bdf) {
-		r = hb_err_set(&err, -EINVAL, "chmu: no PCI function (pci=<bdf>)");
-		goto fail;
-	}
-	if (mode && strcmp(mode, "epoch") && strcmp(mode, "always-on")) {
-		r = hb_err_set(&err, -EINVAL, "chmu: mode=%s: use epoch or always-on", mode);
-		goto fail;
-	}
-	r = hb_cxl_pci_scan(hooks ? hooks->pci_dump : NULL, &devs, &ndev, &err);
+	r = hb_cxl_pci_scan_for(hooks ? hooks->pci_dump : NULL, bdf, &devs, &ndev, &present, &err);
 	if (r < 0)
 		goto fail;
 	for (size_t i = 0; i < ndev && !d; i++)
 		if (!strcmp(devs[i].bdf, bdf))
 			d = &devs[i];
+	if (!present) {
+		r = hb_err_set(&err, -ENODEV, "chmu: no PCI device %s", bdf);
+		goto fail;
+	}
 	if (!d || !d->has_chmu) {
 		r = hb_err_set(&err, -ENODEV, "chmu: %s is %s", bdf,
 			       !d ? "not a CXL memory device" :
@@ -183,8 +209,8 @@ int hb_chmu_source_open(const struct hb_host_ops *ops, struct hb_host *h,
 	return 0;
 fail:
 	free(devs);
-	ops->log(h, HB_LOG_ERR, "%s%s%s", info->name ? info->name : "", info->name ? ": " : "",
-		 err.msg);
+	/* the host names the source (source NAME: ...) */
+	ops->log(h, HB_LOG_ERR, "%s", err.msg);
 	hb_chmu_source_close(s);
 	return r;
 }

@@ -129,4 +129,7 @@ int hb_cxl_remove_stale(const char *instances,
  */
 int hb_cxl_events_available(char *why, size_t size);
 
+/* the start-up check of a cxl-events source's parameters (registry.c) */
+int hb_source_cxl_events_check(const struct hb_dev_info *info, struct hb_err *err);
+
 #endif

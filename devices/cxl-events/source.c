@@ -89,6 +89,23 @@ int hb_cxl_events_available(char *why, size_t size)
 	return 1;
 }
 
+/* the start-up check (registry.c): instance= names a directory of its own */
+int hb_source_cxl_events_check(const struct hb_dev_info *info, struct hb_err *err)
+{
+	const char *inst = hb_dev_param(info, "instance");
+	int r = hb_dev_params_check(info, hb_source_cxl_events_params, err);
+
+	if (r < 0)
+		return r;
+	if (inst && (!*inst || strchr(inst, '/') || !strcmp(inst, ".") || !strcmp(inst, "..")))
+		return hb_err_set(err, -EINVAL, "cxl-events: instance=%s is not a directory name "
+				  "(no '/', not . or ..)", inst);
+	if (inst && strlen(inst) >= sizeof(((struct cxl_events *)0)->instance))
+		return hb_err_set(err, -ENAMETOOLONG, "cxl-events: instance=%s: longer than %zu "
+				  "characters", inst, sizeof(((struct cxl_events *)0)->instance) - 1);
+	return 0;
+}
+
 static int cxl_events_probe(const struct hb_dev_info *info)
 {
 	char why[256];
@@ -264,7 +281,7 @@ static int cxl_events_open(const struct hb_host_ops *ops, struct hb_host *h,
 		ops->log(h, HB_LOG_ERR, "the host takes no events (plugin ABI 1.2)");
 		return -EPROTO;
 	}
-	r = hb_dev_params_check(info, hb_source_cxl_events_params, &err);
+	r = hb_source_cxl_events_check(info, &err);
 	if (r < 0) {
 		ops->log(h, HB_LOG_ERR, "%s", err.msg);
 		return r;
@@ -285,11 +302,6 @@ static int cxl_events_open(const struct hb_host_ops *ops, struct hb_host *h,
 	if (!s->page || hb_cxl_decoder_new(&s->dec) < 0 || hb_cxl_ring_new(&s->ring) < 0) {
 		cxl_events_close(s);
 		return -ENOMEM;
-	}
-	if (inst && (!*inst || strchr(inst, '/') || !strcmp(inst, ".") || !strcmp(inst, ".."))) {
-		ops->log(h, HB_LOG_ERR, "instance=%s is not a directory name", inst);
-		cxl_events_close(s);
-		return -EINVAL;
 	}
 	/* never let libtracefs mount tracefs itself: use the mount there is */
 	if (!tracefs_mount(mnt, sizeof(mnt)) || tracefs_set_tracing_dir(mnt) < 0) {

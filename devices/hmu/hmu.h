@@ -201,4 +201,7 @@ int hb_hmu_source_prepare(const char *root, const struct hb_dev_info *info,
 extern const char *const hb_source_cxl_hmu_params[];
 extern const struct hb_device_ops hb_source_cxl_hmu;
 
+/* the start-up check of a cxl-hmu source's parameters (registry.c) */
+int hb_source_cxl_hmu_check(const struct hb_dev_info *info, struct hb_err *err);
+
 #endif

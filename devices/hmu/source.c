@@ -124,6 +124,15 @@ static int request_from_params(const struct hb_dev_info *info, struct hb_hmu_req
 	return 0;
 }
 
+/* the start-up check (registry.c): the parameters as open reads them */
+int hb_source_cxl_hmu_check(const struct hb_dev_info *info, struct hb_err *err)
+{
+	struct hb_hmu_request q = { 0 };
+	uint64_t pages;
+
+	return request_from_params(info, &q, &pages, err);
+}
+
 /* memX of cxl_hmu_memX.Y.Z; "" when the name has another form */
 static void memdev_of_pmu(const char *pmu, char *out, size_t size)
 {

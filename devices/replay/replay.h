@@ -53,6 +53,7 @@
 #include <stdint.h>
 
 #include "hb-device.h"
+#include "util/util.h"
 
 #define HB_REPLAY_LINE_MAX 512
 #define HB_REPLAY_MAGIC "HBRB"
@@ -111,5 +112,8 @@ void hb_replay_binary_record(const struct hb_hot_record *r, uint8_t out[HB_REPLA
  * 0 when n is out of range.
  */
 size_t hb_replay_frame(const struct hb_hot_record *r, size_t n, uint8_t *out);
+
+/* the start-up check of a replay source's parameters (registry.c) */
+int hb_source_replay_check(const struct hb_dev_info *info, struct hb_err *err);
 
 #endif

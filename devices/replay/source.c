@@ -181,7 +181,7 @@ static int open_socket(struct replay *s, const char *path, struct hb_err *err)
 	int r = hb_unix_listen(path, 16, &s->sock, &e);
 
 	if (r < 0)
-		return hb_err_set(err, r, "%s: socket=%s", s->name, e.msg);
+		return hb_err_set(err, r, "replay: socket=%s", e.msg);
 	s->fd = s->sock.fd;
 	return s->ops->watch_fd(s->host, s->fd, HB_FD_READ, on_listen, s);
 }
@@ -189,20 +189,51 @@ static int open_socket(struct replay *s, const char *path, struct hb_err *err)
 /* the parameters it takes (hb_builtin_params(), check-config) */
 const char *const hb_source_replay_params[] = { "path", "socket", NULL };
 
+/*
+ * The start-up check (registry.c, and open first): one of path= and
+ * socket=; a path that is a file or FIFO we may read; a socket path that
+ * fits sockaddr_un and is not something else already. Opens nothing.
+ */
+int hb_source_replay_check(const struct hb_dev_info *info, struct hb_err *err)
+{
+	const char *path = hb_dev_param(info, "path"), *sock = hb_dev_param(info, "socket");
+	struct sockaddr_un sa;
+	struct stat st;
+	int r = hb_dev_params_check(info, hb_source_replay_params, err);
+
+	if (r < 0)
+		return r;
+	if (!path == !sock)
+		return hb_err_set(err, -EINVAL, "replay: give exactly one of path= (file or FIFO) "
+				  "and socket=");
+	if (path && !*path)
+		return hb_err_set(err, -EINVAL, "replay: path= is empty");
+	if (path && stat(path, &st) < 0)
+		return hb_err_set(err, -errno, "replay: path=%s: %s", path, strerror(errno));
+	if (path && !S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
+		return hb_err_set(err, -EINVAL, "replay: path=%s is neither a file nor a FIFO", path);
+	if (path && access(path, R_OK) < 0)
+		return hb_err_set(err, -errno, "replay: path=%s: %s", path, strerror(errno));
+	if (sock && (!*sock || strlen(sock) >= sizeof(sa.sun_path)))
+		return hb_err_set(err, -ENAMETOOLONG, "replay: socket=%s: want 1..%zu bytes (a UNIX "
+				  "socket's path)", sock, sizeof(sa.sun_path) - 1);
+	if (sock && lstat(sock, &st) == 0 && !S_ISSOCK(st.st_mode))
+		return hb_err_set(err, -EEXIST, "replay: socket=%s exists and is not a socket", sock);
+	return 0;
+}
+
 static int replay_open(const struct hb_host_ops *ops, struct hb_host *h,
 		       const struct hb_dev_info *info, void **ret_priv)
 {
-	const char *const *allowed = hb_source_replay_params;
 	const char *path = hb_dev_param(info, "path"), *sock = hb_dev_param(info, "socket");
 	struct hb_err err = { 0 };
 	struct replay *s;
 	struct stat st;
 	int r;
 
-	if (hb_dev_params_check(info, allowed, &err) < 0 || (!path == !sock)) {
-		ops->log(h, HB_LOG_ERR, "%s", err.code ? err.msg :
-			 "replay: give exactly one of path= (file or FIFO) and socket=");
-		return err.code ? err.code : -EINVAL;
+	if ((r = hb_source_replay_check(info, &err)) < 0) {
+		ops->log(h, HB_LOG_ERR, "%s", err.msg);
+		return r;
 	}
 	s = calloc(1, sizeof(*s));
 	if (!s)
@@ -223,7 +254,7 @@ static int replay_open(const struct hb_host_ops *ops, struct hb_host *h,
 	} else {
 		s->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 		if (s->fd < 0 || fstat(s->fd, &st) < 0) {
-			r = hb_err_set(&err, -errno, "%s: %s: %s", s->name, path, strerror(errno));
+			r = hb_err_set(&err, -errno, "replay: path=%s: %s", path, strerror(errno));
 			goto fail;
 		}
 		s->parser = hb_replay_parser_new(path, emit, report, s);
@@ -241,13 +272,13 @@ static int replay_open(const struct hb_host_ops *ops, struct hb_host *h,
 				(void)fcntl(s->fd, F_SETPIPE_SZ, FIFO_PIPE_SIZE);
 			r = s->fd < 0 ? -errno : ops->watch_fd(h, s->fd, HB_FD_READ, on_fifo, s);
 			if (r < 0) {
-				hb_err_set(&err, r, "%s: %s: %s", s->name, path, strerror(-r));
+				hb_err_set(&err, r, "replay: path=%s: %s", path, strerror(-r));
 				goto fail;
 			}
 		} else if (S_ISREG(st.st_mode)) {
 			s->is_file = true;
 		} else {
-			r = hb_err_set(&err, -EINVAL, "%s: %s is neither a file nor a FIFO", s->name,
+			r = hb_err_set(&err, -EINVAL, "replay: path=%s is neither a file nor a FIFO",
 				       path);
 			goto fail;
 		}

@@ -85,7 +85,8 @@ pci = 0000:0f:00.0"
 refused chmu-no-memdev "[source c]: PCI function 0000:0f:00.0 is no memdev of the CXL topology"
 base chmu-pci "[source c]
 type = chmu
-pci = 0000:0e:00.0"
+pci = 0000:0e:00.0
+dpa_ranges = 0x0+0x20000000"
 "${hb[@]}" run --once --config "$tmp/chmu-pci.conf" >/dev/null 2>"$tmp/chmu-pci.err" || true
 grep -q "source c: memdev mem1, the memdev of PCI function 0000:0e:00.0" "$tmp/chmu-pci.err" &&
 	ok "chmu with pci = and no memdev = takes the memdev of its PCI function (mem1)" ||
@@ -123,7 +124,9 @@ refused dropin "dropin.conf.d: group- or world-writable (mode 0777); refusing"
 chmod 0755 "$tmp/dropin.conf.d"
 refused dropin "50-evil.conf: owned by uid 65534, not 0; refusing"
 
-# every source fails to open: exit non-zero naming them
+# every source fails to open (their parameters pass the checks; a socket
+# under a regular file cannot be made): exit non-zero naming them
+: >"$tmp/plain-file"
 cat >"$tmp/dead.conf" <<CONF
 [daemon]
 dry_run = true
@@ -132,16 +135,135 @@ control_socket = $tmp/dead.sock
 emulated = true
 [source feed-a]
 type = replay
-path = $tmp/missing-a
+socket = $tmp/plain-file/a
 [source feed-b]
 type = replay
-path = $tmp/missing-b
+socket = $tmp/plain-file/b
 CONF
 chmod 0644 "$tmp/dead.conf"
 rc=0; "${hb[@]}" run --once --config "$tmp/dead.conf" >/dev/null 2>"$tmp/dead.err" || rc=$?
 sed 's/^/# /' "$tmp/dead.err" | tail -3
 [ "$rc" -eq 1 ] && grep -q "no source opened: feed-a, feed-b" "$tmp/dead.err" &&
 	ok "no source opened: exits 1 naming feed-a, feed-b" || bad "all sources failed: status $rc"
+grep -q "source feed-a: replay: socket=" "$tmp/dead.err" && ! grep -q "feed-a: feed-a" "$tmp/dead.err" &&
+	ok "a source's open error names it once" || bad "the source's name repeated"
+
+# defect 7: a replay or cxl-events source run refuses, check-config refuses too
+# (each built-in's own check, the one its open runs first)
+base replay-none "[source feed]
+type = replay"
+refused replay-none "[source feed]: replay: give exactly one of path= (file or FIFO) and socket="
+base replay-both "[source feed]
+type = replay
+path = $tmp/replay-both.conf
+socket = $tmp/feed.sock"
+refused replay-both "[source feed]: replay: give exactly one of path= (file or FIFO) and socket="
+base replay-missing "[source feed]
+type = replay
+path = /nonexistent"
+refused replay-missing "[source feed]: replay: path=/nonexistent: No such file or directory"
+base evil-instance "[source ev]
+type = cxl-events
+instance = ../../evil"
+refused evil-instance "[source ev]: cxl-events: instance=../../evil is not a directory name"
+# defect 15: a source this host cannot serve: a warning with the reason, run goes on
+if ! grep -q tracefs /proc/self/mounts; then
+	base no-tracefs "[source ev]
+type = cxl-events"
+	rc=0; "${hb[@]}" check-config --config "$tmp/no-tracefs.conf" >/dev/null 2>"$tmp/no-tracefs.check" || rc=$?
+	"${hb[@]}" run --once --config "$tmp/no-tracefs.conf" >/dev/null 2>"$tmp/no-tracefs.run" || rc=$((rc + $?))
+	[ "$rc" -eq 0 ] && grep -q "warning: .*\[source ev\]: built-in cxl-events cannot serve 'ev' on this host: no tracefs mounted" \
+		"$tmp/no-tracefs.check" &&
+		grep -q "cannot serve 'ev' on this host: no tracefs mounted; going on without it" "$tmp/no-tracefs.run" &&
+		ok "no tracefs: check-config warns, run goes on, both say why" ||
+		bad "no tracefs: status $rc"
+else
+	skip "tracefs is mounted here: the cxl-events source can run"
+fi
+# defect 14: the textfile's directory is checked at start-up
+base textfile "[daemon]
+metrics_textfile = /nonexistent/dir/x.prom"
+refused textfile "daemon.metrics_textfile=/nonexistent/dir/x.prom: its directory /nonexistent/dir: No such file or directory"
+# defect 33: a table larger than this machine's memory, with the entries and bytes it needs
+if [ "$(awk '/MemTotal/ { print $2 }' /proc/meminfo)" -lt $((48 * 1024 * 1024)) ]; then
+	base big-table ""
+	refused big-table "table.max_entries=1073741824: the hotness table needs 48.0 GiB" \
+		--set table.max_entries=1073741824
+else
+	skip "this machine has 48 GiB or more: a 2^30-entry table fits"
+fi
+# defect 8: a key or a source twice in one file; drop-ins may override both
+base dup-source "[source cxl0]
+type = emul-chmu"
+refused dup-source "dup-source.conf:12: [source cxl0] again (first at $tmp/dup-source.conf:8)"
+base dup-key "[policy]
+threshold = 12
+threshold = 13"
+refused dup-key "dup-key.conf:14: policy.threshold given again (first at $tmp/dup-key.conf:13)"
+base layered "[policy]
+threshold = 12"
+mkdir -m 0755 "$tmp/layered.conf.d"
+printf '[policy]\nthreshold = 13\n[source cxl0]\ncapacity = 268435456\n' >"$tmp/layered.conf.d/50-over.conf"
+chmod 0644 "$tmp/layered.conf.d/50-over.conf"
+out=$("${hb[@]}" check-config --config "$tmp/layered.conf")
+grep -qx "threshold = 13   ; $tmp/layered.conf.d/50-over.conf:2" <<<"$out" &&
+	grep -qx "capacity = 268435456   ; $tmp/layered.conf.d/50-over.conf:4" <<<"$out" &&
+	grep -qx "memdev = mem0   ; $tmp/layered.conf:10" <<<"$out" &&
+	grep -qx "interval_ms = 1000   ; default" <<<"$out" &&
+	ok "drop-ins override keys and source parameters; check-config names the file:line of each" ||
+	bad "layered: $(grep -E '^(threshold|capacity|memdev) ' <<<"$out")"
+# check-config names where each value came from, and its output is configuration again
+out=$("${hb[@]}" check-config --config "$tmp/layered.conf" --set policy.top_k=9 \
+	--set source.cxl0.seed=5 --no-dropins)
+grep -qx "top_k = 9   ; --set" <<<"$out" && grep -qx "seed = 5   ; --set" <<<"$out" &&
+	grep -qx "threshold = 12   ; $tmp/layered.conf:13" <<<"$out" &&
+	ok "check-config: --set values marked '; --set', the file's with file:line" ||
+	bad "provenance: $(grep -E '^(top_k|seed|threshold) ' <<<"$out")"
+printf '%s\n' "$out" >"$tmp/again.conf"
+chmod 0644 "$tmp/again.conf"
+"${hb[@]}" check-config --config "$tmp/again.conf" -q && ok "check-config's output is a valid configuration" ||
+	bad "check-config's output does not read back"
+rc=0; "${hb[@]}" check-config --config "$tmp/layered.conf" --set source.nosuch.path=/x >/dev/null 2>"$tmp/nosuch.err" || rc=$?
+[ "$rc" -eq 1 ] && grep -q "source.nosuch.path=/x: no \[source nosuch\] in the configuration (its sources: cxl0)" "$tmp/nosuch.err" &&
+	ok "--set for an unknown source: a clear error" || bad "--set source.nosuch: status $rc"
+# defect 9: the emulated host takes backend = dryrun as it takes --dry-run
+base dryrun-backend "[migrate]
+backend = dryrun"
+"${hb[@]}" check-config -q --config "$tmp/dryrun-backend.conf" --set daemon.dry_run=false &&
+	"${hb[@]}" run --once --config "$tmp/dryrun-backend.conf" --set daemon.dry_run=false >/dev/null 2>&1 &&
+	ok "emulated host: backend = dryrun accepted by check-config and run" || bad "backend = dryrun refused"
+# defect 11: -n is --dry-run in check-config as in run; --no-dropins is long-only
+"${hb[@]}" check-config -n -q --config "$tmp/emulated-live.conf" --set daemon.dry_run=false &&
+	ok "check-config -n: checks as run -n (dry run)" || bad "check-config -n is not --dry-run"
+# defect 34: --quiet prints errors only
+out=$("${hb[@]}" check-config --quiet --config "$tmp/good.conf" 2>&1)
+[ -z "$out" ] && ok "check-config --quiet: nothing printed for a good configuration" || bad "--quiet printed: $out"
+out=$("${hb[@]}" check-config -q --config "$tmp/replay-none.conf" 2>&1) && bad "-q hid the exit status" ||
+	grep -q "give exactly one of path=" <<<"$out" && ok "check-config -q: still prints the error, exits 1" ||
+	bad "-q: $out"
+
+# defect 14: a textfile write that fails is logged once, and once when it works again
+mkdir -m 0755 "$tmp/tf"
+base textfile-live "[daemon]
+interval_ms = 100
+metrics_textfile = $tmp/tf/x.prom"
+"${hb[@]}" run --config "$tmp/textfile-live.conf" 2>"$tmp/textfile-live.err" &
+pid=$!
+wait_until 10 test -s "$tmp/tf/x.prom" && ok "textfile: written" || bad "no textfile"
+mv "$tmp/tf" "$tmp/tf.gone"   # atomic: the daemon may be writing in it
+tf_failed() { grep -q "metrics: $tmp/tf/x.prom: No such file or directory" "$tmp/textfile-live.err"; }
+wait_until 10 tf_failed || true
+sleep $((2 * slow))   # 20 cycles (of 100 ms) with nowhere to write
+failed=$(grep -c "metrics: $tmp/tf/x.prom: No such file or directory" "$tmp/textfile-live.err" || true)
+[ "$failed" -eq 1 ] && ok "textfile: a failing write logged once over 20 cycles" ||
+	bad "textfile: failure logged $failed times"
+mkdir -m 0755 "$tmp/tf"
+tf_again() { grep -q "metrics: $tmp/tf/x.prom written again" "$tmp/textfile-live.err"; }
+wait_until 10 tf_again && wait_until 10 test -s "$tmp/tf/x.prom" &&
+	ok "textfile: the recovery is logged and the file written again" || bad "no recovery logged"
+kill -TERM "$pid"
+wait "$pid" || true
+pid=
 
 # reload (SIGHUP): from the defaults, then the file, then --set again
 cat >"$tmp/live.conf" <<CONF

@@ -55,6 +55,9 @@ for key in ExecStartPre ExecStart; do
 	*) bad "unit: $key='$line' does not run $bindir/hotbridge" ;;
 	esac
 done
+[ "$(sed -n 's/^ExecStartPre=//p' "$unit")" = "$bindir/hotbridge check-config --quiet" ] &&
+	ok "unit: ExecStartPre= checks quietly (errors only in the journal)" ||
+	bad "unit: ExecStartPre= is not check-config --quiet"
 grep -q '@[a-z_]*@' "$unit" && bad "unit: unsubstituted $(grep -o -m1 '@[a-z_]*@' "$unit")" ||
 	ok "unit: nothing left unsubstituted"
 
@@ -134,11 +137,11 @@ else
 	[ "$got" = "$plugindir" ] && ok "pkg-config --variable=plugindir: $got" ||
 		bad "pkg-config --variable=plugindir: '$got', want $plugindir"
 	# the daemon's default plugin_dir is the same directory
-	printf '[source s]\ntype = replay\npath = /dev/null\n' >"$tmp/min.conf"
+	printf '[source s]\ntype = replay\npath = %s\n' "$tmp/min.conf" >"$tmp/min.conf"
 	chmod 0644 "$tmp/min.conf"
 	if [ "$(id -u)" -eq 0 ]; then
 		dflt=$("${hb_installed[@]}" check-config --no-dropins --config "$tmp/min.conf" |
-			sed -n 's/^plugin_dir = //p')
+			sed -n 's/^plugin_dir = \(.*\)   ; default$/\1/p')
 		[ "$dflt" = "$got" ] && ok "the daemon's default plugin_dir is the .pc's plugindir" ||
 			bad "the daemon's default plugin_dir '$dflt' is not the .pc's plugindir '$got'"
 	else

@@ -92,7 +92,8 @@ rc=0; once twin || rc=$?
 [ "$rc" -eq 1 ] && ok "a source of a twice-claimed type: run --once exits 1" || bad "status $rc"
 grep "30-twin.so" "$tmp/twin.err" | grep -q "is also claimed by $tmp/plugins/40-twin.so; refusing both" &&
 	ok "the refusal of 30-twin.so names 40-twin.so" || bad "no refusal naming both twins"
-grep -q "no source of type 'twin'" "$tmp/twin.err" && ok "source t: neither twin is used" ||
+grep -q "\[source t\]: plugin twin was refused (source name 'twin' is also claimed by" "$tmp/twin.err" &&
+	ok "source t: neither twin is used, and the error says the plugin was refused" ||
 	bad "a twin was used"
 [ ! -e "$tmp/ctor-ran" ] && ok "no crashing plugin was loaded" || bad "a crashing plugin was loaded"
 
@@ -107,7 +108,19 @@ rc=0; once crashy || rc=$?
 grep -q "plugin $tmp/plugins/10-crashy.so refused: .*crashed (SIGSEGV)" "$tmp/crashy.err" &&
 	grep -q "plugin $tmp/plugins/15-crashentry.so refused: .*crashed (SIGSEGV)" "$tmp/crashy.err" &&
 	ok "both refused: crashed (SIGSEGV) (constructor, entry point)" || bad "no crash refusals"
-grep -q "no source of type 'crashy'" "$tmp/crashy.err" && ok "source c: not opened" || bad "source c"
+grep -q "\[source c\]: plugin crashy was refused (crashed (SIGSEGV) while loading), skipping it" \
+	"$tmp/crashy.err" && ok "source c: not opened, saying its plugin was refused and why" ||
+	bad "source c"
+[ "$(grep -c "10-crashy.so" "$tmp/crashy.err")" -eq 1 ] &&
+	[ "$(grep "10-crashy.so" "$tmp/crashy.err" | grep -o "10-crashy.so" | wc -l)" -eq 1 ] &&
+	ok "the crashing plugin's path is named once" || bad "10-crashy.so named more than once"
+# check-config inspects the plugins its sources name as run does: not exit 0 silently
+rc=0
+"${hb[@]}" check-config --config "$tmp/crashy.conf" >/dev/null 2>"$tmp/crashy.check" || rc=$?
+sed 's/^/# check-config: /' "$tmp/crashy.check"
+[ "$rc" -eq 1 ] && grep -q "\[source c\]: plugin crashy was refused (crashed (SIGSEGV) while loading)" \
+	"$tmp/crashy.check" && ok "check-config: exits 1 naming the refused plugin crashy" ||
+	bad "check-config on a crashing plugin: status $rc"
 r=$(records crashy)
 [ -n "$r" ] && [ "$r" -gt 0 ] && ok "the built-in source goes on: $r records" || bad "no records: '$r'"
 hb_reports_ok

@@ -12,12 +12,14 @@
 #include <stdlib.h>
 #include <errno.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "conf-check.h"
 #include "conf.h"
+#include "devices.h"
 
 static const char *data(const char *name)
 {
@@ -95,18 +97,24 @@ static void expect_error(const char *file, const char *needle)
 
 static void test_conf_errors_name_file_and_line(void **state)
 {
-	expect_error("bad-range.conf", "bad-range.conf:4: table.decay=1.5: want a number in 0.001..1");
+	expect_error("bad-range.conf", "bad-range.conf:4: table.decay=1.5: want a decimal number in 0.001..1");
 	expect_error("bad-key.conf", "bad-key.conf:5: unknown key 'threshold' in unknown section [polcy]");
 	expect_error("bad-notype.conf", "bad-notype.conf:5: [source orphan] has no type=");
 	expect_error("bad-enum.conf", "bad-enum.conf:2: migrate.backend=physical: want one of auto|phys|damon|pagemap|dryrun");
 }
 
+static char *scratch(void);
+
 static void test_conf_refuses_writable_files(void **state)
 {
-	char path[] = "/tmp/hb-test-conf-XXXXXX";
+	char path[4096];
 	struct hb_config c;
 	struct hb_err err = {0};
-	int fd = mkstemp(path);
+	char *dir = scratch();
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/hb.conf", dir);
+	fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
 
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, "[daemon]\ndry_run = yes\n", 23), 23);
@@ -119,6 +127,7 @@ static void test_conf_refuses_writable_files(void **state)
 	assert_int_equal(hb_config_load(&c, path, false, &err), 0);
 	assert_true(c.dry_run);
 	unlink(path);
+	rmdir(dir);
 	assert_int_equal(hb_config_load(&c, "/nonexistent.conf", false, &err), -ENOENT);
 	assert_non_null(strstr(err.msg, "/nonexistent.conf"));
 }
@@ -228,6 +237,22 @@ static void test_conf_trusts_files_like_plugins(void **state)
 	/* the main file's own directory */
 	assert_int_equal(chmod(dir, 0777), 0);
 	expect_load(path, -EPERM, ": group- or world-writable (mode 0777); refusing");
+	assert_int_equal(chmod(dir, 0755), 0);
+	rm_rf(dir);
+}
+
+/* a root-owned sticky world-writable directory (like /tmp) is refused as 0777 is */
+static void test_conf_refuses_a_sticky_world_writable_directory(void **state)
+{
+	char *dir, path[4096];
+
+	if (geteuid() != 0)
+		skip();   /* the rule under test was about root-owned directories */
+	dir = scratch();
+	snprintf(path, sizeof(path), "%s", put(dir, "hb.conf", "[daemon]\ndry_run = true\n"));
+	expect_load(path, 0, NULL);
+	assert_int_equal(chmod(dir, 01777), 0);
+	expect_load(path, -EPERM, ": group- or world-writable (mode 1777); refusing");
 	assert_int_equal(chmod(dir, 0755), 0);
 	rm_rf(dir);
 }
@@ -363,8 +388,9 @@ static void test_conf_check_refuses_what_run_cannot_use(void **state)
 	strcpy(c.sources[0].name, "feed");
 	strcpy(c.sources[0].type, "replay");
 	strcpy(c.sources[0].where, "x.conf:3");
-	assert_int_equal(hb_config_check(&c, &f, &err), 0);
 	c.sources[0].params[0] = params[0];
+	c.sources[0].nparams = 1;
+	assert_int_equal(hb_config_check(&c, &f, &err), 0);
 	c.sources[0].params[1] = params[1];
 	c.sources[0].nparams = 2;
 	assert_int_equal(hb_config_check(&c, &f, &err), -EINVAL);
@@ -387,6 +413,8 @@ static void test_conf_check_refuses_what_run_cannot_use(void **state)
 	c.rate_mbps = 0.001;   /* the bucket is one second of rate: 1000 bytes */
 	assert_int_equal(hb_config_check(&c, &f, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "policy.rate_mbps=0.001"));
+	/* defect 26: burst_mb = 0 means one second of rate_mbps, and the error says so */
+	assert_non_null(strstr(err.msg, "burst_mb = 0: one second of rate_mbps"));
 	c.rate_mbps = 0;       /* no limit, no bucket */
 	assert_int_equal(hb_config_check(&c, &f, &err), 0);
 	c.emulated = true;
@@ -413,6 +441,218 @@ static void test_conf_check_refuses_what_run_cannot_use(void **state)
 	assert_int_equal(mask, 0xc);
 }
 
+/* defect 8: a key or a [source] twice in one file is an error naming both lines */
+static void test_conf_duplicates_in_one_file_name_both_lines(void **state)
+{
+	char *dir = scratch(), main_file[4096], d[4096], where[4096];
+	struct hb_config c;
+	struct hb_err err = {0};
+
+	snprintf(where, sizeof(where), "src.conf:4: [source a] again (first at %s/src.conf:1)", dir);
+	expect_load(put(dir, "src.conf", "[source a]\ntype = replay\npath = /x\n"
+			"[source a]\ntype = replay\npath = /y\n"), -EINVAL, where);
+	snprintf(where, sizeof(where), "keys.conf:3: policy.threshold given again (first at "
+		 "%s/keys.conf:2)", dir);
+	expect_load(put(dir, "keys.conf", "[policy]\nthreshold = 12\nthreshold = 13\n"), -EINVAL,
+		    where);
+	/* the same section header twice with the key in each */
+	expect_load(put(dir, "split.conf", "[policy]\nthreshold = 12\n[daemon]\ndry_run = 1\n"
+			"[policy]\nthreshold = 13\n"), -EINVAL, "split.conf:6: policy.threshold given again");
+	expect_load(put(dir, "param.conf", "[source a]\ntype = replay\npath = /x\npath = /y\n"),
+		    -EINVAL, "param.conf:4: [source a] path given again");
+	/* drop-ins override the main file key by key, a source's parameters too */
+	snprintf(main_file, sizeof(main_file), "%s",
+		 put(dir, "hb.conf", "[policy]\nthreshold = 12\n[source a]\ntype = replay\n"
+		     "path = /x\n"));
+	snprintf(d, sizeof(d), "%s/hb.conf.d", dir);
+	assert_int_equal(mkdir(d, 0755), 0);
+	put(dir, "hb.conf.d/50-over.conf", "[policy]\nthreshold = 13\n[source a]\npath = /y\n"
+	    "extra = 1\n");
+	hb_config_defaults(&c);
+	assert_int_equal(hb_config_load(&c, main_file, true, &err), 0);
+	assert_true(c.threshold == 13);
+	assert_int_equal(c.nsources, 1);
+	assert_int_equal(c.sources[0].nparams, 2);
+	assert_string_equal(c.sources[0].params[0], "path=/y");
+	assert_string_equal(c.sources[0].params[1], "extra=1");
+	assert_non_null(strstr(c.sources[0].param_where[0], "50-over.conf:4"));
+	assert_non_null(strstr(c.sources[0].fixed_where[0], "hb.conf:4"));
+	hb_config_done(&c);
+	rm_rf(dir);
+}
+
+/* defect 28: float keys refuse a leading zero like integer keys; 0.5 and 1e3 are fine */
+static void test_conf_float_keys_refuse_a_leading_zero(void **state)
+{
+	struct hb_config c;
+	struct hb_err err = {0};
+
+	hb_config_defaults(&c);
+	for (const char *const *bad = (const char *const[]){ "010", "00.5", "0x10", "inf", "nan",
+							     "1.", ".5", "1e", "+3", " 3", NULL };
+	     *bad; bad++) {
+		char set[64];
+
+		snprintf(set, sizeof(set), "policy.threshold=%s", *bad);
+		if (hb_config_set(&c, set, &err) != -EINVAL)
+			fail_msg("%s accepted", set);
+		assert_non_null(strstr(err.msg, "no leading zero"));
+	}
+	assert_true(c.threshold == 8);
+	assert_int_equal(hb_config_set(&c, "policy.threshold=0.5", &err), 0);
+	assert_true(c.threshold == 0.5);
+	assert_int_equal(hb_config_set(&c, "policy.threshold=0", &err), 0);
+	assert_int_equal(hb_config_set(&c, "policy.threshold=1e3", &err), 0);
+	assert_true(c.threshold == 1000);
+	assert_int_equal(hb_config_set(&c, "policy.threshold=12.25", &err), 0);
+	assert_true(c.threshold == 12.25);
+}
+
+/* --set source.NAME.KEY=VALUE changes a configured source; an unknown NAME is an error */
+static void test_conf_set_changes_a_source_parameter(void **state)
+{
+	char *dir = scratch();
+	struct hb_config c;
+	struct hb_err err = {0};
+
+	hb_config_defaults(&c);
+	assert_int_equal(hb_config_load(&c, put(dir, "s.conf", "[source feed]\ntype = replay\n"
+						  "path = /x\n"), false, &err), 0);
+	assert_int_equal(hb_config_set(&c, "source.feed.path=/y", &err), 0);
+	assert_int_equal(c.sources[0].nparams, 1);
+	assert_string_equal(c.sources[0].params[0], "path=/y");
+	assert_string_equal(c.sources[0].param_where[0], "--set");
+	assert_int_equal(hb_config_set(&c, "source feed.colour=red", &err), 0);
+	assert_string_equal(c.sources[0].params[1], "colour=red");
+	assert_int_equal(hb_config_set(&c, "source.feed.type=emul-chmu", &err), 0);
+	assert_string_equal(c.sources[0].type, "emul-chmu");
+	assert_int_equal(hb_config_set(&c, "source.nosuch.path=/z", &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "no [source nosuch] in the configuration (its sources: feed)"));
+	assert_int_equal(hb_config_set(&c, "source.feed=1", &err), -EINVAL);
+	assert_int_equal(hb_config_set(&c, "source.feed.=1", &err), -EINVAL);
+	hb_config_done(&c);
+	rm_rf(dir);
+}
+
+/* check-config's output names where each value was set, and reads back as the same */
+static void test_conf_write_names_where_each_value_was_set(void **state)
+{
+	char *dir = scratch(), path[4096], want[4200], *text = NULL;
+	size_t len = 0;
+	struct hb_config c, back;
+	struct hb_err err = {0};
+	FILE *m;
+
+	snprintf(path, sizeof(path), "%s", put(dir, "w.conf", "[policy]\nthreshold = 13\n"
+					       "[source feed]\ntype = replay\npath = /x\n"));
+	hb_config_defaults(&c);
+	assert_int_equal(hb_config_load(&c, path, false, &err), 0);
+	assert_int_equal(hb_config_set(&c, "table.decay=0.3", &err), 0);
+	m = open_memstream(&text, &len);
+	assert_non_null(m);
+	hb_config_write(&c, m);
+	assert_int_equal(fclose(m), 0);
+	snprintf(want, sizeof(want), "\nthreshold = 13   ; %s:2\n", path);
+	assert_non_null(strstr(text, want));
+	snprintf(want, sizeof(want), "\npath = /x   ; %s:5\n", path);
+	assert_non_null(strstr(text, want));
+	assert_non_null(strstr(text, "\ndecay = 0.3   ; --set\n"));
+	assert_non_null(strstr(text, "\ninterval_ms = 1000   ; default\n"));
+	/* valid configuration: the same values when read back */
+	put(dir, "back.conf", text);
+	snprintf(path, sizeof(path), "%s/back.conf", dir);
+	hb_config_defaults(&back);
+	if (hb_config_load(&back, path, false, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_true(back.threshold == 13 && back.decay == 0.3 && back.interval_ms == 1000);
+	assert_string_equal(back.control_socket, c.control_socket);
+	assert_string_equal(back.metrics_textfile, "");
+	assert_string_equal(back.sources[0].params[0], "path=/x");
+	free(text);
+	hb_config_done(&c);
+	hb_config_done(&back);
+	rm_rf(dir);
+}
+
+static void note_warning(void *ud, const char *msg)
+{
+	snprintf(ud, 512, "%s", msg);
+}
+
+/* defects 7, 9, 14, 20, 33: the shared check refuses what run would refuse */
+static void test_conf_check_runs_the_sources_own_checks(void **state)
+{
+	struct hb_numa_node nodes[HB_MAX_NODES] = { [0] = { .present = true, .has_cpus = true },
+						    [2] = { .present = true } };
+	struct hb_plugin_refusal refused = { .name = "crashy", .why = "crashed (SIGSEGV) while loading" };
+	char warned[512] = "", why[256];
+	struct hb_config_facts f = { .nodes = nodes, .cxl_nodes = 1u << 2, .page_size = 4096,
+				     .refused = &refused, .nrefused = 1,
+				     .warn = note_warning, .warn_ud = warned };
+	static char *p_path[] = { "path=/nonexistent", NULL }, *p_both[] = { "path=/", "socket=/s", NULL },
+		    *p_evil[] = { "instance=../../evil", NULL }, *p_dir[] = { "path=/", NULL },
+		    *p_ok[] = { "path=/dev/null", NULL };
+	struct hb_config c;
+	struct hb_err err = {0};
+
+	hb_config_defaults(&c);
+	c.nsources = 1;
+	strcpy(c.sources[0].name, "a");
+	strcpy(c.sources[0].type, "replay");
+	strcpy(c.sources[0].where, "t.conf:1");
+	assert_int_equal(hb_config_check(&c, &f, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "t.conf:1: [source a]: replay: give exactly one of path="));
+	memcpy(c.sources[0].params, p_both, sizeof(p_both));
+	c.sources[0].nparams = 2;
+	assert_int_equal(hb_config_check(&c, &f, &err), -EINVAL);
+	memcpy(c.sources[0].params, p_path, sizeof(p_path));
+	c.sources[0].nparams = 1;
+	assert_int_equal(hb_config_check(&c, &f, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "[source a]: replay: path=/nonexistent: No such file"));
+	memcpy(c.sources[0].params, p_dir, sizeof(p_dir));
+	assert_int_equal(hb_config_check(&c, &f, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "neither a file nor a FIFO"));
+	memcpy(c.sources[0].params, p_ok, sizeof(p_ok));
+	assert_int_equal(hb_config_check(&c, &f, &err), -EINVAL);   /* a device: no */
+	strcpy(c.sources[0].type, "cxl-events");
+	memcpy(c.sources[0].params, p_evil, sizeof(p_evil));
+	assert_int_equal(hb_config_check(&c, &f, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "[source a]: cxl-events: instance=../../evil is not a directory name"));
+	/* a built-in this host cannot serve: a warning with the reason, no error */
+	c.sources[0].nparams = 0;
+	c.sources[0].params[0] = NULL;
+	assert_int_equal(hb_config_check(&c, &f, &err), 0);
+	if (hb_builtin_available("cxl-events", why, sizeof(why)) == 0) {
+		assert_non_null(strstr(warned, "[source a]: built-in cxl-events cannot serve 'a' on this host: "));
+		assert_non_null(strstr(warned, why));
+	}
+	/* a plugin refused while loading is named, not "no source of type" */
+	strcpy(c.sources[0].type, "crashy");
+	assert_int_equal(hb_config_check(&c, &f, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "[source a]: plugin crashy was refused (crashed (SIGSEGV) while loading)"));
+	strcpy(c.sources[0].type, "cxl-events");
+	/* the textfile's directory */
+	strcpy(c.metrics_textfile, "/nonexistent/dir/x.prom");
+	assert_int_equal(hb_config_check(&c, &f, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "daemon.metrics_textfile=/nonexistent/dir/x.prom: its directory /nonexistent/dir"));
+	strcpy(c.metrics_textfile, "/tmp/");
+	assert_int_equal(hb_config_check(&c, &f, &err), -EINVAL);
+	strcpy(c.metrics_textfile, "/tmp/x.prom");
+	assert_int_equal(hb_config_check(&c, &f, &err), 0);
+	/* a table larger than memory: the entries asked for and the bytes they need */
+	c.max_entries = 1u << 30;
+	f.mem_bytes = 23ULL << 30;
+	assert_int_equal(hb_config_check(&c, &f, &err), -ENOMEM);
+	assert_non_null(strstr(err.msg, "table.max_entries=1073741824: the hotness table needs 48.0 GiB"));
+	c.max_entries = 1000000;
+	assert_int_equal(hb_config_check(&c, &f, &err), 0);
+	/* the emulated host takes the dryrun backend as it takes --dry-run */
+	c.emulated = true;
+	assert_int_equal(hb_config_check(&c, &f, &err), -EPERM);
+	strcpy(c.backend, "dryrun");
+	assert_int_equal(hb_config_check(&c, &f, &err), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -429,6 +669,12 @@ int main(void)
 		cmocka_unit_test(test_conf_too_many_dropins_is_an_error),
 		cmocka_unit_test(test_conf_diff_names_each_changed_key),
 		cmocka_unit_test(test_conf_check_refuses_what_run_cannot_use),
+		cmocka_unit_test(test_conf_refuses_a_sticky_world_writable_directory),
+		cmocka_unit_test(test_conf_duplicates_in_one_file_name_both_lines),
+		cmocka_unit_test(test_conf_float_keys_refuse_a_leading_zero),
+		cmocka_unit_test(test_conf_set_changes_a_source_parameter),
+		cmocka_unit_test(test_conf_write_names_where_each_value_was_set),
+		cmocka_unit_test(test_conf_check_runs_the_sources_own_checks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

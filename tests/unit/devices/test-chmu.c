@@ -518,6 +518,11 @@ static void test_chmu_hardware_source_maps_the_bar_it_discovers(void **state)
 		 getenv("HB_TEST_DATA"));
 	assert_int_equal(ops->open(&host, NULL, &info, &priv), -ENODEV);
 	assert_non_null(strstr(hw_log, "without a CHMU register block"));
+	/* defect 21: a PCI address with no device at all says so; the host names the source */
+	info.pci_bdf = "0000:0e:00.0";
+	assert_int_equal(ops->open(&host, NULL, &info, &priv), -ENODEV);
+	assert_string_equal(hw_log, "chmu: no PCI device 0000:0e:00.0");
+	info.pci_bdf = "0000:0d:00.0";
 	prm[2] = "unit=4096";
 	assert_int_equal(ops->open(&host, NULL, &info, &priv), -EINVAL);
 	assert_non_null(strstr(hw_log, "dpa_ranges= is required"));

@@ -365,14 +365,14 @@ static void test_inspect_reports_a_crash_or_a_hang_as_a_refusal(void **state)
 
 	set_marker(marker, sizeof(marker));
 	inspect_one("libbad-crashctor.so", "10-crashy.so", 30000, -ECHILD,
-		    "crashed (SIGSEGV) while being inspected; refusing");
+		    "crashed (SIGSEGV) while loading; refusing");
 	/* the constructor did run, in the child: this process survived it */
 	assert_true(marker_exists(marker));
 	unlink(marker);
 	inspect_one("libbad-crashentry.so", "20-crashentry.so", 30000, -ECHILD,
-		    "crashed (SIGSEGV) while being inspected");
+		    "crashed (SIGSEGV) while loading");
 	inspect_one("libbad-hang.so", "30-hang.so", 300, -ETIMEDOUT,
-		    "no answer within 300 ms while being inspected; refusing");
+		    "no answer within 300 ms while loading; refusing");
 	inspect_one("libbad-abi.so", "40-bad-abi.so", 30000, -EPROTO,
 		    "plugin ABI 2.0, host speaks 1.2");
 
