@@ -87,7 +87,7 @@ static int damon_start(void *priv, uint64_t node_mask, struct hb_err *err)
 	}
 	if (!n)
 		return hb_err_set(err, -ENOENT, "damon coldness: no online memory on the census "
-				  "nodes (mask %#llx)", (unsigned long long)node_mask);
+				  "nodes (mask 0x%llx)", (unsigned long long)node_mask);
 	/* PFNs to bytes; DAMON wants the ranges sorted (nodes may interleave) */
 	qsort(range, n, sizeof(range[0]), by_start);
 	for (size_t i = 0; i < n; i++) {

@@ -139,7 +139,7 @@ int hb_config_check(const struct hb_config *c, const struct hb_config_facts *f,
 	if (c->demote_enabled && c->demote_cxl_node >= 0 && cxl &&
 	    !((cxl >> c->demote_cxl_node) & 1))
 		return hb_err_set(err, -EINVAL, "demote.cxl_node=%lld: not a CXL node promoted from "
-				  "(the source nodes are %#llx)", (long long)c->demote_cxl_node,
+				  "(the source nodes are 0x%llx)", (long long)c->demote_cxl_node,
 				  (unsigned long long)cxl);
 	return 0;
 }

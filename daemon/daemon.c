@@ -129,7 +129,7 @@ int hb_daemon_new(const struct hb_config *cfg, struct hb_daemon_env *env,
 		r = no_source_opened(d, err);
 		goto fail;
 	}
-	hb_dlog(d, LOG_INFO, "%zu source(s), migrator %s, source nodes %#llx, threshold %g, every %llu ms",
+	hb_dlog(d, LOG_INFO, "%zu source(s), migrator %s, source nodes 0x%llx, threshold %g, every %llu ms",
 		d->nsrc, hb_migrator_describe(d->mig), (unsigned long long)d->source_mask,
 		cfg->threshold, (unsigned long long)cfg->interval_ms);
 	*ret = d;

@@ -59,7 +59,7 @@ int hb_daemon_rebuild_topology(struct hb_daemon *d, struct hb_err *err)
 	gone = hb_heat_revalidate(d->heat, hb_daemon_node_of_ud, d);
 	d->st.topology_pages_dropped += gone;
 	d->st.topology_reloads++;
-	hb_dlog(d, LOG_INFO, "topology rebuilt: %zu regions, %zu memdevs, source nodes %#llx; %zu hot pages "
+	hb_dlog(d, LOG_INFO, "topology rebuilt: %zu regions, %zu memdevs, source nodes 0x%llx; %zu hot pages "
 		"kept, %zu on no node any more dropped",
 		hb_topology_nr_regions(t), hb_topology_nr_memdevs(t),
 		(unsigned long long)d->source_mask, hb_heat_len(d->heat), gone);

@@ -162,7 +162,7 @@ static int read_flags(struct hb_frames *f, uint64_t pfn, size_t n, struct hb_err
 
 	if (r == (ssize_t)(n * sizeof(uint64_t)))
 		return 0;
-	return hb_err_set(err, r < 0 ? -errno : -EIO, "page frames: %s at PFN %#llx: %s", f->path,
+	return hb_err_set(err, r < 0 ? -errno : -EIO, "page frames: %s at PFN 0x%llx: %s", f->path,
 			  (unsigned long long)pfn, r < 0 ? strerror(errno) : "short read");
 }
 

@@ -15,8 +15,9 @@ json_object *hb_json_hex(uint64_t v)
 {
 	char buf[24];
 
-	snprintf(buf, sizeof(buf), "%#" PRIx64, v);
-	return json_object_new_string(v ? buf : "0");
+	/* "0x%" rather than "%#": "%#" prints zero as a bare "0" */
+	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
+	return json_object_new_string(buf);
 }
 
 static void add(json_object *o, const char *k, json_object *v)

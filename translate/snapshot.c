@@ -177,11 +177,11 @@ static int memdev_twice(struct walker *w, const struct hb_memdev *m, const char 
 						       (size_t)hb_topology_find_memdev(w->t, m->name));
 
 	if (o->serial != m->serial)
-		return hb_err_set(w->err, -EEXIST, "%s: listed twice, with serial %#" PRIx64
-				  " and %#" PRIx64, label, o->serial, m->serial);
+		return hb_err_set(w->err, -EEXIST, "%s: listed twice, with serial 0x%" PRIx64
+				  " and 0x%" PRIx64, label, o->serial, m->serial);
 	if (o->ram_size != m->ram_size || o->pmem_size != m->pmem_size)
-		return hb_err_set(w->err, -EEXIST, "%s: listed twice, with capacities %#" PRIx64
-				  " and %#" PRIx64, label, o->ram_size + o->pmem_size,
+		return hb_err_set(w->err, -EEXIST, "%s: listed twice, with capacities 0x%" PRIx64
+				  " and 0x%" PRIx64, label, o->ram_size + o->pmem_size,
 				  m->ram_size + m->pmem_size);
 	return hb_err_set(w->err, -EEXIST, "%s: listed twice", label);
 }
@@ -320,7 +320,7 @@ static int check_dpa_aligned(struct walker *w, json_object *o, const char *label
 	if (!(v & (SZ_256M - 1)))
 		return 0;
 	if (json_object_object_get_ex(o, key, NULL))
-		return hb_err_set(w->err, -EINVAL, "%s: %s %#" PRIx64 " not aligned to 256 MiB",
+		return hb_err_set(w->err, -EINVAL, "%s: %s 0x%" PRIx64 " not aligned to 256 MiB",
 				  label, key, v);
 	return 0;
 }

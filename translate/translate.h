@@ -279,7 +279,8 @@ int hb_topology_dpa_piece(const struct hb_topology *t, int memdev, uint64_t dpa,
 /* JSON of the whole model (json-c object, caller puts it). */
 struct json_object;
 struct json_object *hb_topology_to_json(const struct hb_topology *t);
-/* An address or size as JSON: "0x..." (exact in every reader), zero as "0". */
+/* An address or size as JSON: "0x..." (exact in every reader), zero as "0x0":
+ * the one spelling of every address hotbridge prints. */
 struct json_object *hb_json_hex(uint64_t v);
 
 /* ---- HPA -> NUMA node and PFN ---- */

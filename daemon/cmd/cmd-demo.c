@@ -261,7 +261,7 @@ int hb_cmd_demo(int argc, char **argv)
 	hb_emulated_host_attach(&dm.host, dm.d);
 	dm.topology = copy;
 	printf("hotbridge demo: emulated host: region0 = mem0 + mem1, 2-way x 4 KiB, 1 GiB at "
-	       "%#llx on CPU-less node %d;\n  an emulated CHMU per memdev (moving Zipf 1.1, "
+	       "0x%llx on CPU-less node %d;\n  an emulated CHMU per memdev (moving Zipf 1.1, "
 	       "100000 accesses per 100 ms epoch,\n  hotness threshold 2, hotlist 6144 entries); "
 	       "DRAM node 0 (nearest), dry-run migrator; 100 ms cycles, simulated;\n"
 	       "  threshold %g, rate limit %g MB/s per node, watermark %llu MiB with %llu MiB of "

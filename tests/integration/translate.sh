@@ -8,6 +8,7 @@
 #    UTF-8 come back as \xNN, so every answer is valid JSON;
 #  - numbers are decimal or 0x hex: "010" is refused, not read as octal;
 #  - "pfn" and "online" are always present (null when unknown);
+#  - zero is "0x0" like every other address, never a bare "0" (defect 30);
 #  - a read error (a directory as stdin) exits 1 with a message;
 #  - a refused case (AMD Zen5 normalized addressing, an extended linear
 #    cache's DRAM half) exits 3 naming it; topology prints the model with
@@ -19,7 +20,7 @@ data=$2
 trap 'rm -rf "$tmp"' EXIT
 topo=(--topology "$data/snapshots/x2-vvv-notes.json")
 sysfs=(--sysfs-root "$data/sysfs/cxl-x2-online")
-echo "1..18"
+echo "1..19"
 
 # check_answers INPUT OUTPUT: as many answers as lines, each valid UTF-8
 # JSON echoing its line; prints the answers as "N<TAB>json" for greps
@@ -131,6 +132,13 @@ answer 2 | grep -q '"node": 2, "pfn": "0x39000b", "online": false' ||
 python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); assert o["pfn"] is None and o["online"] is None and o["query"] == "mem1 0x5123", o' "$tmp/out" ||
 	bad "single query: pfn/online null, query echoed"
 ok "pfn and online from sysfs when known; always present in a single query too"
+
+"${hb[@]}" translate "${topo[@]}" --memdev mem0 --dpa 0 >"$tmp/out"
+grep -q '"dpa": "0x0"' "$tmp/out" || bad "DPA 0 printed as 0x0: $(cat "$tmp/out")"
+"${hb[@]}" topology "${topo[@]}" >"$tmp/out"
+grep -q '"dpa_resource": "0x0"' "$tmp/out" && ! grep -q '": "0"' "$tmp/out" ||
+	bad "topology prints a zero address without 0x: $(grep '": "0"' "$tmp/out" | head -3)"
+ok "zero addresses are 0x0 in translate and topology, never a bare 0"
 
 rc=0
 "${hb[@]}" translate "${topo[@]}" --batch </ >"$tmp/out" 2>"$tmp/err" || rc=$?
