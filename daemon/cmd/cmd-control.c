@@ -11,6 +11,7 @@
 #include "conf.h"
 #include "control.h"
 #include "history-json.h"
+#include "opt.h"
 #include "util/util.h"
 
 static void usage(FILE *f, const char *cmd, const char *sock)
@@ -64,21 +65,21 @@ static int ask(int argc, char **argv, const char *cmd)
 	struct hb_config defaults;
 	char req[512], addr[256] = "", last[32] = "";
 	unsigned int timeout_s = HB_CONTROL_CLIENT_TIMEOUT_S;
+	struct hb_getopt g = { 0 };
 	const char *sock;
+	char want[48];
 	uint64_t v;
 	int o;
 
 	hb_config_defaults(&defaults);
 	sock = defaults.control_socket;
-	while ((o = getopt_long(argc, argv, history ? "S:t:n:h" : "S:t:h", opts, NULL)) != -1) {
+	while ((o = hb_getopt(argc, argv, history ? "S:t:n:h" : "S:t:h", opts, &g)) != -1) {
 		switch (o) {
 		case 'S': sock = optarg; break;
 		case 't':
-			if (hb_parse_u64(optarg, &v) < 0 || v < 1 || v > 3600) {
-				fprintf(stderr, "hotbridge %s: --timeout '%s': want whole seconds "
-					"from 1 to 3600\n", cmd, optarg);
+			if (hb_opt_u64(argv[0], "--timeout", optarg, 1, 3600,
+				       "whole seconds from 1 to 3600", &v) < 0)
 				return 2;
-			}
 			timeout_s = (unsigned int)v;
 			break;
 		case 'n':
@@ -86,11 +87,11 @@ static int ask(int argc, char **argv, const char *cmd)
 				fprintf(stderr, "hotbridge %s: --last is for history only\n", cmd);
 				return 2;
 			}
-			if (hb_parse_u64(optarg, &v) < 0 || v < 1 || v > HB_HISTORY_REPLY_MAX) {
-				fprintf(stderr, "hotbridge history: --last '%s': want a number of "
-					"entries in 1..%d\n", optarg, HB_HISTORY_REPLY_MAX);
+			snprintf(want, sizeof(want), "a number of entries in 1..%d",
+				 HB_HISTORY_REPLY_MAX);
+			if (hb_opt_u64(argv[0], "--last", optarg, 1, HB_HISTORY_REPLY_MAX, want,
+				       &v) < 0)
 				return 2;
-			}
 			snprintf(last, sizeof(last), ",\"last\":%llu", (unsigned long long)v);
 			break;
 		case 'h':

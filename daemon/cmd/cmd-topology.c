@@ -6,6 +6,7 @@
 #include <json-c/json.h>
 
 #include "builtin.h"
+#include "opt.h"
 #include "translate.h"
 
 static void usage(FILE *f)
@@ -43,9 +44,10 @@ int hb_cmd_topology(int argc, char **argv)
 	struct hb_topology_source src = {0};
 	struct hb_err err = {0};
 	json_object *o;
+	struct hb_getopt g = { 0 };
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "t:c:h", opts, NULL)) != -1) {
+	while ((c = hb_getopt(argc, argv, "t:c:h", opts, &g)) != -1) {
 		switch (c) {
 		case 't': src.topology = optarg; break;
 		case 'c': src.cedt = optarg; break;

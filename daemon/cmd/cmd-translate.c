@@ -18,6 +18,7 @@
 
 #include "batch.h"
 #include "builtin.h"
+#include "opt.h"
 #include "test-hooks.h"
 #include "snapshot-nodes.h"
 
@@ -103,10 +104,7 @@ static json_object *query(const struct xlat_ctx *x, const char *memdev, const ch
 	*ok = false;
 	r = hb_parse_u64(addr, &v);
 	if (r < 0) {
-		snprintf(err.msg, sizeof(err.msg), "address '%s' is not a number (decimal or 0x hex)",
-			 addr);
-		if (r == -ERANGE)
-			snprintf(err.msg, sizeof(err.msg), "address '%s' is above 2^64", addr);
+		snprintf(err.msg, sizeof(err.msg), "address '%s' %s", addr, hb_parse_u64_why(addr, r));
 		return error_json(text, len, -EINVAL, err.msg);
 	}
 	if (!memdev) {
@@ -214,10 +212,12 @@ int hb_cmd_translate(int argc, char **argv)
 	const char *memdev = NULL, *dpa = NULL, *hpa = NULL, *root = NULL;
 	struct hb_err err = {0};
 	struct xlat_ctx x;
+	struct hb_getopt g = { 0 };
 	bool batch = false, ok;
+	uint64_t v;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "t:c:s:m:a:bh", opts, NULL)) != -1) {
+	while ((c = hb_getopt(argc, argv, "t:c:s:m:a:bh", opts, &g)) != -1) {
 		switch (c) {
 		case 't': src.topology = optarg; break;
 		case 'c': src.cedt = optarg; break;
@@ -244,6 +244,12 @@ int hb_cmd_translate(int argc, char **argv)
 			"hotbridge translate: give exactly one of --memdev NAME --dpa ADDR, --hpa ADDR or --batch\n");
 		return 2;
 	}
+	/* a value that is not a number is a usage error (2), as for every option */
+	if ((dpa && hb_opt_u64(argv[0], "--dpa", dpa, 0, UINT64_MAX,
+			       "a DPA, decimal or 0x hex", &v) < 0) ||
+	    (hpa && hb_opt_u64(argv[0], "--hpa", hpa, 0, UINT64_MAX,
+			       "an HPA, decimal or 0x hex", &v) < 0))
+		return 2;
 	r = hb_topology_open(&src, &t, &err);
 	if (r < 0) {
 		fprintf(stderr, "hotbridge translate: %s\n", err.msg);

@@ -122,7 +122,9 @@ expect_err() { # expect_err MESSAGE ARGS...: exit status 2 and MESSAGE on stderr
 }
 expect_err "--last '0': want a number of entries in 1..200" history --last 0
 expect_err "--last '201': want a number of entries in 1..200" history --last 201
-expect_err "--last 'ten': want a number of entries in 1..200" history --last ten
+expect_err "--last 'ten' is not a number (decimal or 0x hex); want a number of entries in 1..200" history --last ten
+expect_err "--last '010' is not a number: a leading zero" history --last 010
+expect_err "--last given twice: it takes one value" history --last 3 --last 4
 expect_err "'banana' is not an address" history banana
 expect_err "'mem1:zz' is not MEMDEV:DPA" history mem1:zz
 expect_err "usage: hotbridge history" history 0x1000 0x2000

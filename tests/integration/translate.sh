@@ -107,15 +107,20 @@ answer 9 | grep -q '"hpa": "0x39000b123"' || bad "CRLF line: $(answer 9)"
 answer 10 | grep -q '"hpa": "0x390001010"' || bad "last line without newline: $(answer 10)"
 ok "empty/blank lines and word counts named; comment answered; CRLF and unterminated last line translate"
 
-answer 5 | grep -q '"error": "address '"'"'010'"'"' is not a number (decimal or 0x hex)"' ||
+answer 5 | grep -q '"error": "address '"'"'010'"'"' is not a number: a leading zero' ||
 	bad "010 refused: $(answer 5)"
 answer 6 | grep -q '"dpa": "0xa"' || bad "10 is decimal: $(answer 6)"
 rc=0
 "${hb[@]}" translate "${topo[@]}" --memdev mem1 --dpa 010 >"$tmp/out" 2>"$tmp/err" || rc=$?
-[ "$rc" -eq 1 ] && grep -q "address '010' is not a number" "$tmp/err" || bad "--dpa 010: $rc $(cat "$tmp/err")"
+[ "$rc" -eq 2 ] && grep -q "^hotbridge translate: --dpa '010' is not a number: a leading zero" "$tmp/err" ||
+	bad "--dpa 010 is a usage error (2) naming the leading zero: $rc $(cat "$tmp/err")"
+rc=0
+"${hb[@]}" translate "${topo[@]}" --memdev mem1 --dpa 0x >"$tmp/out" 2>"$tmp/err" || rc=$?
+[ "$rc" -eq 2 ] && grep -q "^hotbridge translate: --dpa '0x' is not a number: 0x without hex digits" "$tmp/err" ||
+	bad "--dpa 0x is a usage error (2): $rc $(cat "$tmp/err")"
 "${hb[@]}" translate "${topo[@]}" --memdev mem1 --dpa 0x10 >"$tmp/out" || bad "--dpa 0x10"
 grep -q '"dpa": "0x10"' "$tmp/out" || bad "--dpa 0x10 is hex"
-ok "010 is refused (batch and --dpa), 10 is decimal, 0x10 hex"
+ok "010 and 0x are refused (batch, and --dpa with exit 2), 10 is decimal, 0x10 hex"
 
 run_batch "$data/batch/good.txt"
 [ "$rc" -eq 0 ] || bad "exit 0 when every query translates (comment included), got $rc"
