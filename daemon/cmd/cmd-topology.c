@@ -18,6 +18,13 @@ static void usage(FILE *f)
 		HB_DEFAULT_CEDT);
 }
 
+void hb_cmd_warn_empty_topology(const struct hb_topology *t, const char *prog)
+{
+	if (!hb_topology_nr_memdevs(t) && !hb_topology_nr_endpoints(t) &&
+	    !hb_topology_nr_regions(t) && !hb_topology_nr_roots(t))
+		fprintf(stderr, "%s: warning: no CXL memdev, decoder or region\n", prog);
+}
+
 /* Regions hotbridge will not translate, each named on stderr: exit 3 if any. */
 static int refusals(const struct hb_topology *t)
 {
@@ -64,6 +71,7 @@ int hb_cmd_topology(int argc, char **argv)
 		fprintf(stderr, "hotbridge topology: %s\n", err.msg);
 		return 1;
 	}
+	hb_cmd_warn_empty_topology(t, "hotbridge topology");
 	o = hb_topology_to_json(t);
 	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED));
 	json_object_put(o);

@@ -255,6 +255,7 @@ int hb_cmd_translate(int argc, char **argv)
 		fprintf(stderr, "hotbridge translate: %s\n", err.msg);
 		return 1;
 	}
+	hb_cmd_warn_empty_topology(t, "hotbridge translate");
 	hb_topology_source_check_nodes(&src, t, root, "hotbridge translate");
 	if (!root && !src.topology)
 		root = "";

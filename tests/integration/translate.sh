@@ -8,6 +8,8 @@
 #    UTF-8 come back as \xNN, so every answer is valid JSON;
 #  - numbers are decimal or 0x hex: "010" is refused, not read as octal;
 #  - "pfn" and "online" are always present (null when unknown);
+#  - an empty `cxl list` ("[ ]") is an empty model with a warning, in
+#    topology and translate alike, as a live host without CXL (defect 19);
 #  - zero is "0x0" like every other address, never a bare "0" (defect 30);
 #  - a read error (a directory as stdin) exits 1 with a message;
 #  - a refused case (AMD Zen5 normalized addressing, an extended linear
@@ -20,7 +22,7 @@ data=$2
 trap 'rm -rf "$tmp"' EXIT
 topo=(--topology "$data/snapshots/x2-vvv-notes.json")
 sysfs=(--sysfs-root "$data/sysfs/cxl-x2-online")
-echo "1..19"
+echo "1..20"
 
 # check_answers INPUT OUTPUT: as many answers as lines, each valid UTF-8
 # JSON echoing its line; prints the answers as "N<TAB>json" for greps
@@ -144,6 +146,21 @@ grep -q '"dpa": "0x0"' "$tmp/out" || bad "DPA 0 printed as 0x0: $(cat "$tmp/out"
 grep -q '"dpa_resource": "0x0"' "$tmp/out" && ! grep -q '": "0"' "$tmp/out" ||
 	bad "topology prints a zero address without 0x: $(grep '": "0"' "$tmp/out" | head -3)"
 ok "zero addresses are 0x0 in translate and topology, never a bare 0"
+
+printf '[\n]\n' >"$tmp/empty.json"
+rc=0
+"${hb[@]}" topology --topology "$tmp/empty.json" >"$tmp/out" 2>"$tmp/err" || rc=$?
+[ "$rc" -eq 0 ] && grep -qx "hotbridge topology: warning: no CXL memdev, decoder or region" "$tmp/err" &&
+	python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); assert all(not v for o in m for v in o.values()), m' "$tmp/out" ||
+	bad "empty snapshot in topology: exit $rc, $(cat "$tmp/err")"
+rc=0
+"${hb[@]}" translate --topology "$tmp/empty.json" --hpa 0x1000 >"$tmp/out" 2>"$tmp/err" || rc=$?
+[ "$rc" -eq 1 ] && grep -qx "hotbridge translate: warning: no CXL memdev, decoder or region" "$tmp/err" &&
+	grep -q "HPA 0x1000 is not in any committed CXL region" "$tmp/err" ||
+	bad "empty snapshot in translate: exit $rc, $(cat "$tmp/err")"
+"${hb[@]}" topology "${topo[@]}" >/dev/null 2>"$tmp/err"
+[ ! -s "$tmp/err" ] || bad "a warning for a model that is not empty: $(cat "$tmp/err")"
+ok "an empty cxl list snapshot: an empty model and a warning (topology, translate), none otherwise"
 
 rc=0
 "${hb[@]}" translate "${topo[@]}" --batch </ >"$tmp/out" 2>"$tmp/err" || rc=$?
