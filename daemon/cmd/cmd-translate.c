@@ -172,7 +172,7 @@ static int run_batch(const struct xlat_ctx *x, FILE *in)
 	return failed ? 1 : 0;
 }
 
-enum { OPT_DPA = 0x100 };
+enum { OPT_DPA = 0x100, OPT_COMPACT };
 
 static void usage(FILE *f)
 {
@@ -189,6 +189,7 @@ static void usage(FILE *f)
 		"      --dpa ADDR          device physical address\n"
 		"  -a, --hpa ADDR          host physical address\n"
 		"  -b, --batch             queries on stdin, one a line: 'mem0 0x1234' or 'hpa 0x...'\n"
+		"      --compact           a single answer on one line, as --batch prints each\n"
 		"ADDR is decimal or 0x hex (a leading zero is refused, never octal).\n",
 		HB_DEFAULT_CEDT);
 }
@@ -203,6 +204,7 @@ int hb_cmd_translate(int argc, char **argv)
 		{ "dpa", required_argument, NULL, OPT_DPA }, /* no -d: a decoder in cxl-cli */
 		{ "hpa", required_argument, NULL, 'a' },
 		{ "batch", no_argument, NULL, 'b' },
+		{ "compact", no_argument, NULL, OPT_COMPACT },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -213,7 +215,7 @@ int hb_cmd_translate(int argc, char **argv)
 	struct hb_err err = {0};
 	struct xlat_ctx x;
 	struct hb_getopt g = { 0 };
-	bool batch = false, ok;
+	bool batch = false, compact = false, ok;
 	uint64_t v;
 	int c, r;
 
@@ -230,6 +232,7 @@ int hb_cmd_translate(int argc, char **argv)
 		case OPT_DPA: dpa = optarg; break;
 		case 'a': hpa = optarg; break;
 		case 'b': batch = true; break;
+		case OPT_COMPACT: compact = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -287,7 +290,8 @@ int hb_cmd_translate(int argc, char **argv)
 			json_object_put(o);
 			return refused ? HB_EXIT_REFUSED : 1;
 		}
-		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED));
+		puts(json_object_to_json_string_ext(o, compact ? JSON_C_TO_STRING_PLAIN :
+						    JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED));
 		json_object_put(o);
 	}
 	return 0;

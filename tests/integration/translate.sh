@@ -10,6 +10,7 @@
 #  - "pfn" and "online" are always present (null when unknown);
 #  - an empty `cxl list` ("[ ]") is an empty model with a warning, in
 #    topology and translate alike, as a live host without CXL (defect 19);
+#  - --compact prints a single answer on one line, as --batch does;
 #  - zero is "0x0" like every other address, never a bare "0" (defect 30);
 #  - a read error (a directory as stdin) exits 1 with a message;
 #  - a refused case (AMD Zen5 normalized addressing, an extended linear
@@ -22,7 +23,7 @@ data=$2
 trap 'rm -rf "$tmp"' EXIT
 topo=(--topology "$data/snapshots/x2-vvv-notes.json")
 sysfs=(--sysfs-root "$data/sysfs/cxl-x2-online")
-echo "1..20"
+echo "1..21"
 
 # check_answers INPUT OUTPUT: as many answers as lines, each valid UTF-8
 # JSON echoing its line; prints the answers as "N<TAB>json" for greps
@@ -146,6 +147,12 @@ grep -q '"dpa": "0x0"' "$tmp/out" || bad "DPA 0 printed as 0x0: $(cat "$tmp/out"
 grep -q '"dpa_resource": "0x0"' "$tmp/out" && ! grep -q '": "0"' "$tmp/out" ||
 	bad "topology prints a zero address without 0x: $(grep '": "0"' "$tmp/out" | head -3)"
 ok "zero addresses are 0x0 in translate and topology, never a bare 0"
+
+"${hb[@]}" translate "${topo[@]}" --memdev mem1 --dpa 0x5123 --compact >"$tmp/one"
+printf 'mem1 0x5123\n' | "${hb[@]}" translate "${topo[@]}" --batch >"$tmp/batch-one"
+[ "$(wc -l <"$tmp/one")" -eq 1 ] && cmp -s "$tmp/one" "$tmp/batch-one" ||
+	bad "--compact: $(cat "$tmp/one") vs --batch: $(cat "$tmp/batch-one")"
+ok "--compact: one line, the same as --batch's answer"
 
 printf '[\n]\n' >"$tmp/empty.json"
 rc=0
