@@ -89,12 +89,25 @@ static json_object *result_json(const struct xlat_ctx *x, const char *query, siz
 	return o;
 }
 
+/* an error answer; in a batch (lineno > 0) its message starts "line N: ", as the parser's do */
+static json_object *query_error(const char *text, size_t len, unsigned long lineno, int code,
+				const char *msg)
+{
+	char buf[HB_ERR_MSG_MAX + 32];
+
+	if (!lineno)
+		return error_json(text, len, code, msg);
+	snprintf(buf, sizeof(buf), "line %lu: %s", lineno, msg);
+	return error_json(text, len, code, buf);
+}
+
 /*
- * One query: memdev NULL for an HPA. text[0..len) is echoed as "query".
- * Returns a JSON object, the translation or an error; *ok says which.
+ * One query: memdev NULL for an HPA. text[0..len) is echoed as "query";
+ * lineno is its batch line (0 for a single query). Returns a JSON
+ * object, the translation or an error; *ok says which.
  */
 static json_object *query(const struct xlat_ctx *x, const char *memdev, const char *addr,
-			  const char *text, size_t len, bool *ok)
+			  const char *text, size_t len, unsigned long lineno, bool *ok)
 {
 	struct hb_err err = {0};
 	struct hb_xlat res;
@@ -105,7 +118,7 @@ static json_object *query(const struct xlat_ctx *x, const char *memdev, const ch
 	r = hb_parse_u64(addr, &v);
 	if (r < 0) {
 		snprintf(err.msg, sizeof(err.msg), "address '%s' %s", addr, hb_parse_u64_why(addr, r));
-		return error_json(text, len, -EINVAL, err.msg);
+		return query_error(text, len, lineno, -EINVAL, err.msg);
 	}
 	if (!memdev) {
 		r = hb_topology_hpa_to_dpa(x->t, v, &res, &err);
@@ -114,12 +127,12 @@ static json_object *query(const struct xlat_ctx *x, const char *memdev, const ch
 
 		if (md < 0) {
 			snprintf(err.msg, sizeof(err.msg), "memdev '%s' is not in the topology", memdev);
-			return error_json(text, len, md, err.msg);
+			return query_error(text, len, lineno, md, err.msg);
 		}
 		r = hb_topology_dpa_to_hpa(x->t, md, v, &res, &err);
 	}
 	if (r < 0)
-		return error_json(text, len, r, err.msg);
+		return query_error(text, len, lineno, r, err.msg);
 	*ok = true;
 	return result_json(x, text, len, &res);
 }
@@ -156,7 +169,8 @@ static int run_batch(const struct xlat_ctx *x, FILE *in)
 			put_line(o);
 			continue;
 		}
-		put_line(query(x, q.hpa ? NULL : q.memdev, q.addr, line.text, line.len, &ok));
+		put_line(query(x, q.hpa ? NULL : q.memdev, q.addr, line.text, line.len, line.lineno,
+			       &ok));
 		if (!ok)
 			failed++;
 	}
@@ -278,7 +292,7 @@ int hb_cmd_translate(int argc, char **argv)
 		json_object *o;
 
 		snprintf(text, sizeof(text), "%s %s", memdev ? memdev : "hpa", addr);
-		o = query(&x, memdev, addr, text, strlen(text), &ok);
+		o = query(&x, memdev, addr, text, strlen(text), 0, &ok);
 		if (!ok) {
 			json_object *msg, *code;
 			bool refused;

@@ -4,6 +4,7 @@
 #  - one answer per input line, in order, always: a NUL byte, an over-long
 #    line, an empty line each get an error object naming what was wrong,
 #    and the next query is still answered (issue 12, defect 7);
+#  - every error answer's message starts "line N: " (defect 35);
 #  - every answer echoes its whole line as "query"; bytes that are not
 #    UTF-8 come back as \xNN, so every answer is valid JSON;
 #  - numbers are decimal or 0x hex: "010" is refused, not read as octal;
@@ -63,6 +64,8 @@ for n, (line, ans) in enumerate(zip(lines, out), 1):
     want = echo(line[:256])
     if o.get("query") != want:
         sys.exit("answer %d echoes %r, not its line %r" % (n, o.get("query"), want))
+    if "error" in o and not o["error"].startswith("line %d: " % n):
+        sys.exit("answer %d: error without its \"line %d: \" prefix: %r" % (n, n, o["error"]))
     print("%d\t%s" % (n, json.dumps(o)))
 PY
 }
@@ -94,7 +97,7 @@ ok "256 bytes accepted; 257 and 5005 refused with their length; the next query t
 
 run_batch "$data/batch/invalid-utf8.txt"
 ok "invalid-utf8.txt: every answer valid UTF-8 JSON echoing its line with \\xNN"
-answer 1 | grep -qF '"error": "memdev '"'"'mem\\xff'"'"' is not in the topology"' ||
+answer 1 | grep -qF '"error": "line 1: memdev '"'"'mem\\xff'"'"' is not in the topology"' ||
 	bad "memdev name escaped in the message: $(answer 1)"
 answer 4 | grep -q '"hpa": "0x39000b123"' || bad "valid line among them: $(answer 4)"
 ok "invalid bytes escaped in messages too"
@@ -110,7 +113,7 @@ answer 9 | grep -q '"hpa": "0x39000b123"' || bad "CRLF line: $(answer 9)"
 answer 10 | grep -q '"hpa": "0x390001010"' || bad "last line without newline: $(answer 10)"
 ok "empty/blank lines and word counts named; comment answered; CRLF and unterminated last line translate"
 
-answer 5 | grep -q '"error": "address '"'"'010'"'"' is not a number: a leading zero' ||
+answer 5 | grep -q '"error": "line 5: address '"'"'010'"'"' is not a number: a leading zero' ||
 	bad "010 refused: $(answer 5)"
 answer 6 | grep -q '"dpa": "0xa"' || bad "10 is decimal: $(answer 6)"
 rc=0
