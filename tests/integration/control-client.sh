@@ -3,7 +3,8 @@
 #  1. `status` against something that is not a control socket fails with
 #     exit 1 and an error naming the socket, never hangs: the replay feed
 #     socket, and a listener that never answers (--timeout 2);
-#  2. errors are words on stderr: no such socket, a refused request
+#  2. errors are words on stderr: no such socket, a path that is not a
+#     socket (a directory, a regular file), a refused request
 #     (no errno names, no JSON on stdout); a bad --timeout is a usage error;
 #  3. a request without a trailing newline is answered at EOF;
 #  4. the server's 5 s are a deadline for the whole request: a client
@@ -58,6 +59,15 @@ rc=0
 [ "$rc" -eq 1 ] && [ ! -s "$tmp/none.out" ] &&
 	grep -qx "hotbridge status: cannot reach the daemon at $tmp/none.sock: No such file or directory (is \`hotbridge run\` running?)" "$tmp/none.err" &&
 	ok "no socket: $(cat "$tmp/none.err")" || bad "no socket: exit $rc, $(cat "$tmp/none.err")"
+for what in "$tmp:a directory" "$tmp/loop.err:a regular file"; do
+	path=${what%%:*} rc=0
+	"${hb[@]}" status --socket "$path" >"$tmp/ns.out" 2>"$tmp/ns.err" || rc=$?
+	[ "$rc" -eq 1 ] && [ ! -s "$tmp/ns.out" ] &&
+		grep -q "^hotbridge status: $path is not a socket (${what#*:})" "$tmp/ns.err" &&
+		! grep -q "exited" "$tmp/ns.err" ||
+		bad "--socket $path: exit $rc, $(cat "$tmp/ns.err")"
+done
+ok "--socket naming a directory or a regular file: '$(cat "$tmp/ns.err")'"
 rc=0
 "${hb[@]}" explain --socket "$tmp/ctl.sock" nosuchmem:0x0 >"$tmp/refused.out" 2>"$tmp/refused.err" || rc=$?
 [ "$rc" -eq 1 ] && [ ! -s "$tmp/refused.out" ] && grep -qx "hotbridge explain: the daemon refused: unknown memdev" "$tmp/refused.err" &&
