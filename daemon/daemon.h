@@ -156,8 +156,16 @@ struct json_object *hb_daemon_stats_json(struct hb_daemon *d);
 struct json_object *hb_daemon_sources_json(struct hb_daemon *d);
 /* Prometheus text exposition of the counters (no addresses in it) */
 void hb_daemon_metrics(const struct hb_daemon *d, FILE *f);
+/*
+ * explain's decision beyond the policy's reasons (hb_reason_to_string):
+ * an address in no committed CXL region (in translate's words).
+ */
+#define HB_EXPLAIN_NOT_IN_A_REGION "not_in_a_cxl_region"
 int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, struct json_object **ret,
 		      struct hb_err *err);
+/* the same for memdev:DPA, translated here (an unknown memdev: -ENODEV, named) */
+int hb_daemon_explain_dpa(struct hb_daemon *d, const char *memdev, uint64_t dpa,
+			  struct json_object **ret, struct hb_err *err);
 /* up to last decisions, newest first: all, or (page_only) of hpa's page */
 int hb_daemon_history(struct hb_daemon *d, bool page_only, uint64_t hpa, size_t last,
 		      struct json_object **ret, struct hb_err *err);

@@ -616,16 +616,19 @@ int hb_topology_dpa_to_hpa(const struct hb_topology *t, int memdev, uint64_t dpa
 	}
 	if (!e)
 		return hb_err_set(err, HB_E_UNMAPPED,
-				  "%s: DPA 0x%" PRIx64 " is not mapped by any committed decoder",
+				  "%s: DPA 0x%" PRIx64 " is not in any committed CXL region: "
+				  "no committed decoder maps it",
 				  t->memdevs[memdev].name, dpa);
 	if (e->region < 0)
 		return hb_err_set(err, HB_E_NOREGION,
-				  "%s: DPA 0x%" PRIx64 " is in %s, which is not part of a region",
+				  "%s: DPA 0x%" PRIx64 " is not in any committed CXL region: "
+				  "it is in %s, which is not part of a region",
 				  t->memdevs[memdev].name, dpa, e->name);
 	rg = &t->regions[e->region];
 	if (!rg->committed)
 		return hb_err_set(err, HB_E_UNCOMMITTED,
-				  "%s: DPA 0x%" PRIx64 " is in %s of %s, which is not committed",
+				  "%s: DPA 0x%" PRIx64 " is not in any committed CXL region: "
+				  "it is in %s of %s, which is not committed",
 				  t->memdevs[memdev].name, dpa, e->name, rg->name);
 	if (rg->refused[0])
 		return hb_err_set(err, HB_E_REFUSED, "%s: DPA 0x%" PRIx64 " is in %s of %s: %s",
@@ -670,7 +673,8 @@ int hb_topology_hpa_to_dpa(const struct hb_topology *t, uint64_t hpa, struct hb_
 
 			if (!c->committed && hpa >= c->hpa_base && hpa - c->hpa_base < c->hpa_size)
 				return hb_err_set(err, HB_E_UNCOMMITTED,
-						  "HPA 0x%" PRIx64 " is in %s, which is not committed",
+						  "HPA 0x%" PRIx64 " is not in any committed CXL "
+						  "region: it is in %s, which is not committed",
 						  hpa, c->name);
 		}
 		return hb_err_set(err, HB_E_UNMAPPED,

@@ -32,6 +32,8 @@
 
 /* Distinct errors of a lookup (documented in translate/README.md). */
 #define HB_E_NOMEMDEV   (-ENODEV)   /* memdev name not in the topology   */
+/* HB_E_NOMEMDEV in words, the same from every command: takes the name */
+#define HB_MEMDEV_UNKNOWN_FMT "memdev '%s' is not in the topology"
 #define HB_E_UNMAPPED   (-ENXIO)    /* address outside every decoder     */
 #define HB_E_NOREGION   (-ENOLINK)  /* decoder is not part of a region   */
 #define HB_E_UNCOMMITTED (-ENOTCONN) /* region exists, decode not committed */

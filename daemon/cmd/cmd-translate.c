@@ -126,7 +126,7 @@ static json_object *query(const struct xlat_ctx *x, const char *memdev, const ch
 		int md = hb_topology_find_memdev(x->t, memdev);
 
 		if (md < 0) {
-			snprintf(err.msg, sizeof(err.msg), "memdev '%s' is not in the topology", memdev);
+			snprintf(err.msg, sizeof(err.msg), HB_MEMDEV_UNKNOWN_FMT, memdev);
 			return query_error(text, len, lineno, md, err.msg);
 		}
 		r = hb_topology_dpa_to_hpa(x->t, md, v, &res, &err);

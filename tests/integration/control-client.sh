@@ -70,7 +70,7 @@ done
 ok "--socket naming a directory or a regular file: '$(cat "$tmp/ns.err")'"
 rc=0
 "${hb[@]}" explain --socket "$tmp/ctl.sock" nosuchmem:0x0 >"$tmp/refused.out" 2>"$tmp/refused.err" || rc=$?
-[ "$rc" -eq 1 ] && [ ! -s "$tmp/refused.out" ] && grep -qx "hotbridge explain: the daemon refused: unknown memdev" "$tmp/refused.err" &&
+[ "$rc" -eq 1 ] && [ ! -s "$tmp/refused.out" ] && grep -qx "hotbridge explain: the daemon refused: memdev 'nosuchmem' is not in the topology" "$tmp/refused.err" &&
 	! grep -q "E[A-Z]\{3,\}" "$tmp/refused.err" &&
 	ok "a refused request: exit 1, '$(cat "$tmp/refused.err")' on stderr" ||
 	bad "refused request: exit $rc, stdout '$(head -c 200 "$tmp/refused.out")', stderr '$(cat "$tmp/refused.err")'"

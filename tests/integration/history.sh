@@ -10,7 +10,9 @@
 #  2. `history --last N` answers the N newest; an address no decision
 #     named answers an empty list;
 #  3. bad arguments (CLI and raw requests) are errors naming what was wrong;
-#  4. a reload with another history_size names it as needing a restart.
+#  4. a reload with another history_size names it as needing a restart;
+#  5. an address in no committed CXL region, by HPA or by memdev:DPA, is
+#     answered "not_in_a_cxl_region" in translate's words.
 #   history.sh HOTBRIDGE
 set -euo pipefail
 [ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP needs root (the control socket serves root only)"; exit 0; }
@@ -131,7 +133,8 @@ expect_err "usage: hotbridge history" history 0x1000 0x2000
 expect_err "--last is for history only" explain --last 3 0x1000
 rc=0
 h history mem9:0x0 >"$tmp/bad.out" 2>&1 || rc=$?
-[ "$rc" -eq 1 ] && grep -q "unknown memdev" "$tmp/bad.out" && ok "history mem9:0x0 -> unknown memdev" ||
+[ "$rc" -eq 1 ] && grep -qx "hotbridge history: the daemon refused: memdev 'mem9' is not in the topology" "$tmp/bad.out" &&
+	ok "history mem9:0x0 -> $(cat "$tmp/bad.out")" ||
 	{ sed "s/^/# /" "$tmp/bad.out"; bad "unknown memdev: exit $rc"; }
 python3 - "$tmp/ctl.sock" >"$tmp/raw.out" <<'PY' && ok "raw requests: $(cat "$tmp/raw.out")" || { sed "s/^/# /" "$tmp/raw.out"; bad "raw history requests"; }
 import json, socket, sys
@@ -154,6 +157,16 @@ r = ask({"command": "history", "last": 2})
 assert r["ok"] and len(r["history"]["entries"]) == 2, r
 print("bad last/hpa/memdev refused naming the field; last=2 answers 2")
 PY
+
+# 5. explain: addresses in no region
+h explain 0x1000 >"$tmp/nr.json"
+check "$tmp/nr.json" 'assert r["decision"] == "not_in_a_cxl_region" and r["reason"] == "HPA 0x1000 is not in any committed CXL region", r' &&
+	ok "explain 0x1000: $(check "$tmp/nr.json" 'print(r["reason"])')" || { sed "s/^/# /" "$tmp/nr.json"; bad "explain of an HPA in no region"; }
+rc=0
+h explain mem0:0x40000000 >"$tmp/nd.json" 2>"$tmp/nd.err" || rc=$?
+[ "$rc" -eq 0 ] && check "$tmp/nd.json" 'assert r["decision"] == "not_in_a_cxl_region" and r["hpa"] is None and r["reason"].startswith("mem0: DPA 0x40000000 is not in any committed CXL region"), r' &&
+	ok "explain mem0:0x40000000: answered, $(check "$tmp/nd.json" 'print(r["reason"])')" ||
+	{ sed "s/^/# /" "$tmp/nd.json" "$tmp/nd.err"; bad "explain of an unmapped DPA: exit $rc"; }
 
 # 4. history_size needs a restart: a reload says so and keeps the ring
 sed -i 's/^history_size = 4096$/history_size = 32/' "$tmp/hb.conf"

@@ -82,7 +82,8 @@ static void test_topology_flat_human_and_distinct_errors(void **state)
 	assert_int_equal(hb_topology_dpa_to_hpa(t, m0, 0x1fffffff, &x, &err), 0);
 	assert_int_equal(x.hpa, 0x3afffffffull);
 	assert_int_equal(hb_topology_dpa_to_hpa(t, m0, 0x20000000, &x, &err), HB_E_UNMAPPED);
-	assert_string_equal(err.msg, "mem0: DPA 0x20000000 is not mapped by any committed decoder");
+	assert_string_equal(err.msg, "mem0: DPA 0x20000000 is not in any committed CXL region: "
+			    "no committed decoder maps it");
 	assert_int_equal(hb_topology_dpa_to_hpa(t, m1, 0x10000000, &x, &err), HB_E_NOREGION);
 	assert_non_null(strstr(err.msg, "decoder3.0"));
 	assert_int_equal(hb_topology_dpa_to_hpa(t, m1, 0x20000000, &x, &err), HB_E_UNCOMMITTED);
