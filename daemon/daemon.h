@@ -157,10 +157,12 @@ struct json_object *hb_daemon_sources_json(struct hb_daemon *d);
 /* Prometheus text exposition of the counters (no addresses in it) */
 void hb_daemon_metrics(const struct hb_daemon *d, FILE *f);
 /*
- * explain's decision beyond the policy's reasons (hb_reason_to_string):
- * an address in no committed CXL region (in translate's words).
+ * explain's decisions beyond the policy's reasons (hb_reason_to_string):
+ * an address in no committed CXL region (in translate's words), and a
+ * paused daemon (what it would do once resumed: when_resumed).
  */
 #define HB_EXPLAIN_NOT_IN_A_REGION "not_in_a_cxl_region"
+#define HB_EXPLAIN_PAUSED "paused"
 int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, struct json_object **ret,
 		      struct hb_err *err);
 /* the same for memdev:DPA, translated here (an unknown memdev: -ENODEV, named) */

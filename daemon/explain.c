@@ -122,6 +122,7 @@ static json_object *not_in_a_region_json(struct hb_daemon *d, bool has_hpa, uint
 	json_object_object_add(o, "node", node >= 0 ? json_object_new_int(node) : NULL);
 	json_object_object_add(o, "source_node", json_object_new_boolean(
 		node >= 0 && node < HB_MAX_NODES && d->nodes[node].is_source));
+	json_object_object_add(o, "paused", json_object_new_boolean(d->paused));
 	json_object_object_add(o, "decision", json_object_new_string(HB_EXPLAIN_NOT_IN_A_REGION));
 	json_object_object_add(o, "reason", json_object_new_string(why));
 	json_object_object_add(o, "history", h);
@@ -133,7 +134,9 @@ static json_object *not_in_a_region_json(struct hb_daemon *d, bool has_hpa, uint
  * it depends on the other pages of a cycle), nothing charged; and its
  * latest history entries. An address in no committed CXL region is no
  * candidate: its decision is "not_in_a_cxl_region", in translate's words
- * (a DRAM page we placed still gets its demotion fields).
+ * (a DRAM page we placed still gets its demotion fields). While paused,
+ * the decision is "paused", and what would be done once resumed is kept
+ * in when_resumed / when_resumed_reason.
  */
 int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, struct hb_err *err)
 {
@@ -174,6 +177,7 @@ int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, stru
 	json_object_object_add(o, "source_node", json_object_new_boolean(
 		c.node >= 0 && c.node < HB_MAX_NODES && d->nodes[c.node].is_source));
 	json_object_object_add(o, "target", dec.target >= 0 ? json_object_new_int(dec.target) : NULL);
+	json_object_object_add(o, "paused", json_object_new_boolean(d->paused));
 	q = hb_daemon_quarantined(d, hpa);
 	if (where.code) {
 		/* a DRAM page we placed: never promoted, maybe demoted (below) */
@@ -186,6 +190,14 @@ int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, stru
 			 q->why == (HB_QUARANTINE_POISON | HB_QUARANTINE_UNCORRECTABLE) ? " and " : "",
 			 (q->why & HB_QUARANTINE_UNCORRECTABLE) ? "with an uncorrectable error" : "");
 		json_object_object_add(o, "decision", json_object_new_string("quarantined"));
+	} else if (d->paused) {
+		/* nothing is promoted while paused: say so first, the rest once resumed */
+		json_object_object_add(o, "when_resumed",
+				       json_object_new_string(hb_reason_to_string(dec.reason)));
+		json_object_object_add(o, "when_resumed_reason", json_object_new_string(why));
+		snprintf(why, sizeof(why), "the daemon is paused: nothing is promoted or demoted "
+			 "until `hotbridge resume`");
+		json_object_object_add(o, "decision", json_object_new_string(HB_EXPLAIN_PAUSED));
 	} else {
 		json_object_object_add(o, "decision",
 				       json_object_new_string(hb_reason_to_string(dec.reason)));
@@ -199,8 +211,18 @@ int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, stru
 	if (placed) {
 		hb_demote_evaluate(d->demoter, &d->dcfg, d->nodes, d->placed, placed, NULL, now, &dec);
 		explain_reason(d, &dec, now, why, sizeof(why));
-		json_object_object_add(o, "demotion",
-				       json_object_new_string(hb_reason_to_string(dec.reason)));
+		if (d->paused) {
+			json_object_object_add(o, "demotion_when_resumed",
+					       json_object_new_string(hb_reason_to_string(dec.reason)));
+			json_object_object_add(o, "demotion_when_resumed_reason",
+					       json_object_new_string(why));
+			snprintf(why, sizeof(why), "the daemon is paused: nothing is demoted until "
+				 "`hotbridge resume`");
+			json_object_object_add(o, "demotion", json_object_new_string(HB_EXPLAIN_PAUSED));
+		} else {
+			json_object_object_add(o, "demotion",
+					       json_object_new_string(hb_reason_to_string(dec.reason)));
+		}
 		json_object_object_add(o, "demotion_reason", json_object_new_string(why));
 	}
 	json_object_object_add(o, "history", h);

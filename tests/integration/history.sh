@@ -11,8 +11,9 @@
 #     named answers an empty list;
 #  3. bad arguments (CLI and raw requests) are errors naming what was wrong;
 #  4. a reload with another history_size names it as needing a restart;
-#  5. an address in no committed CXL region, by HPA or by memdev:DPA, is
-#     answered "not_in_a_cxl_region" in translate's words.
+#  5. explain while paused says paused (what it would do once resumed
+#     apart), and an address in no committed CXL region, by HPA or by
+#     memdev:DPA, is answered "not_in_a_cxl_region" in translate's words.
 #   history.sh HOTBRIDGE
 set -euo pipefail
 [ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP needs root (the control socket serves root only)"; exit 0; }
@@ -158,7 +159,16 @@ assert r["ok"] and len(r["history"]["entries"]) == 2, r
 print("bad last/hpa/memdev refused naming the field; last=2 answers 2")
 PY
 
-# 5. explain: addresses in no region
+# 5. explain: paused, and addresses in no region
+h pause >/dev/null
+h explain 0x390005000 >"$tmp/px.json"
+check "$tmp/px.json" 'assert r["paused"] is True and r["decision"] == "paused" and "paused" in r["reason"] and r["when_resumed"] == "rate_limit" and "rate limited" in r["when_resumed_reason"], r' &&
+	ok "explain while paused: decision paused, $(check "$tmp/px.json" 'print(r["when_resumed"])') once resumed" ||
+	{ sed "s/^/# /" "$tmp/px.json"; bad "explain while paused"; }
+h resume >/dev/null
+h explain 0x390005000 >"$tmp/rx.json"
+check "$tmp/rx.json" 'assert r["paused"] is False and r["decision"] == "rate_limit" and "when_resumed" not in r, r' &&
+	ok "explain once resumed: rate_limit, paused false" || { sed "s/^/# /" "$tmp/rx.json"; bad "explain after resume"; }
 h explain 0x1000 >"$tmp/nr.json"
 check "$tmp/nr.json" 'assert r["decision"] == "not_in_a_cxl_region" and r["reason"] == "HPA 0x1000 is not in any committed CXL region", r' &&
 	ok "explain 0x1000: $(check "$tmp/nr.json" 'print(r["reason"])')" || { sed "s/^/# /" "$tmp/nr.json"; bad "explain of an HPA in no region"; }
