@@ -148,7 +148,9 @@ void hb_daemon_pause(struct hb_daemon *d, bool paused);
  * Keys removed from the file return to their defaults. What can change
  * live does (policy, interval_ms, log_level, metrics_textfile); every other
  * changed key, and changed [source] sections, is logged as needing a
- * restart and keeps its running value. On error nothing changes.
+ * restart and keeps its running value. On error nothing changes and the
+ * refusal is logged ("reload refused, ..."), whoever asked: SIGHUP or
+ * the control socket's reload. err may be NULL.
  */
 int hb_daemon_reload(struct hb_daemon *d, struct hb_err *err);
 struct json_object *hb_daemon_status_json(struct hb_daemon *d);

@@ -8,7 +8,9 @@
 #     (no errno names, no JSON on stdout); a bad --timeout is a usage error;
 #  3. a request without a trailing newline is answered at EOF;
 #  4. the server's 5 s are a deadline for the whole request: a client
-#     trickling a byte every 4 s is cut off after 5 s.
+#     trickling a byte every 4 s is cut off after 5 s;
+#  5. a refused `hotbridge reload` is logged by the daemon, as a refused
+#     SIGHUP is (the client gets the same words).
 #   control-client.sh HOTBRIDGE
 set -euo pipefail
 [ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP needs root (the control socket serves root only)"; exit 0; }
@@ -119,6 +121,22 @@ sys.exit(0 if reply and reply["ok"] is False and "within 5 s" in reply["error"]
          and 4.5 <= took <= 5 + 1.5 * slow else 1)
 PY
 "${hb[@]}" status --socket "$tmp/ctl.sock" >/dev/null && ok "the daemon still answers" || bad "daemon gone"
+
+# 5. a refused reload, over the socket then by SIGHUP: logged both times
+cp "$tmp/hb.conf" "$tmp/hb.conf.orig"
+echo "threshhold = 3" >>"$tmp/hb.conf"
+rc=0
+"${hb[@]}" reload --socket "$tmp/ctl.sock" >/dev/null 2>"$tmp/reload.err" || rc=$?
+[ "$rc" -eq 1 ] && grep -q "the daemon refused: .*threshhold" "$tmp/reload.err" ||
+	bad "reload of a bad file: exit $rc, $(cat "$tmp/reload.err")"
+wait_until 5 grep -q "reload refused, keeping the running configuration: .*threshhold" "$tmp/loop.err" &&
+	[ "$(grep -c "reload refused" "$tmp/loop.err")" -eq 1 ] ||
+	{ sed 's/^/# /' "$tmp/loop.err" | tail -5; bad "the daemon did not log the refused reload"; }
+kill -HUP "$pid"
+wait_until 5 test "$(grep -c "reload refused, keeping the running configuration: .*threshhold" "$tmp/loop.err")" -eq 2 ||
+	{ sed 's/^/# /' "$tmp/loop.err" | tail -5; bad "the daemon did not log the refused SIGHUP"; }
+ok "a refused reload is logged by the daemon, by the socket and by SIGHUP alike"
+cp "$tmp/hb.conf.orig" "$tmp/hb.conf"
 kill -TERM "$pid"
 wait "$pid" && ok "SIGTERM: exit 0" || bad "exit status $?"
 pid=
