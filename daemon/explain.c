@@ -172,8 +172,8 @@ int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, stru
 	json_object_object_add(o, "hpa", hb_json_hex(exact));
 	json_object_object_add(o, "page", hb_json_hex(hpa));
 	json_object_object_add(o, "node", c.node >= 0 ? json_object_new_int(c.node) : NULL);
-	json_object_object_add(o, "heat", json_object_new_double(c.heat));
-	json_object_object_add(o, "threshold", json_object_new_double(d->pcfg.threshold));
+	json_object_object_add(o, "heat", hb_json_double(c.heat, 3));
+	json_object_object_add(o, "threshold", hb_json_double(d->pcfg.threshold, 3));
 	json_object_object_add(o, "source_node", json_object_new_boolean(
 		c.node >= 0 && c.node < HB_MAX_NODES && d->nodes[c.node].is_source));
 	json_object_object_add(o, "target", dec.target >= 0 ? json_object_new_int(dec.target) : NULL);
@@ -206,7 +206,7 @@ int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, stru
 	json_object_object_add(o, "reason", json_object_new_string(why));
 	tokens = dec.target >= 0 ? hb_policy_tokens(d->policy, &d->pcfg, dec.target, now) : -1;
 	json_object_object_add(o, "rate_limit_tokens_bytes",
-			       tokens >= 0 ? json_object_new_double(tokens) : NULL);
+			       tokens >= 0 ? hb_json_double(tokens, 0) : NULL);
 	placed = d->placed ? hb_placed_find(d->placed, hpa) : NULL;
 	if (placed) {
 		hb_demote_evaluate(d->demoter, &d->dcfg, d->nodes, d->placed, placed, NULL, now, &dec);

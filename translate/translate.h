@@ -284,6 +284,13 @@ struct json_object *hb_topology_to_json(const struct hb_topology *t);
 /* An address or size as JSON: "0x..." (exact in every reader), zero as "0x0":
  * the one spelling of every address hotbridge prints. */
 struct json_object *hb_json_hex(uint64_t v);
+/*
+ * A measured or computed double as JSON, printed with at most decimals
+ * digits after the point (trailing zeros dropped, one kept): 7.773 rather
+ * than json-c's 7.7730712500000001. NaN and infinities are null. Every
+ * double hotbridge prints goes through it.
+ */
+struct json_object *hb_json_double(double v, int decimals);
 
 /* ---- HPA -> NUMA node and PFN ---- */
 struct hb_node_map;

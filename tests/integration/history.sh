@@ -178,6 +178,16 @@ h explain mem0:0x40000000 >"$tmp/nd.json" 2>"$tmp/nd.err" || rc=$?
 	ok "explain mem0:0x40000000: answered, $(check "$tmp/nd.json" 'print(r["reason"])')" ||
 	{ sed "s/^/# /" "$tmp/nd.json" "$tmp/nd.err"; bad "explain of an unmapped DPA: exit $rc"; }
 
+# 6. doubles without binary noise: at most 3 decimals (defect 29)
+h status >"$tmp/st.json"
+h explain 0x390001000 >"$tmp/x1b.json"
+h history --last 5 >"$tmp/h5.json"
+noisy=$(grep -ohE '"(uptime_s|last_cycle_ms|heat|threshold|age_s|rate_limit_tokens_bytes)": -?[0-9]+\.[0-9]{4,}' \
+	"$tmp/st.json" "$tmp/x1b.json" "$tmp/h5.json" || true)
+[ -z "$noisy" ] && grep -q '"uptime_s": [0-9]' "$tmp/st.json" && grep -q '"heat": [0-9]' "$tmp/x1b.json" ||
+	bad "doubles with more than 3 decimals: $noisy"
+ok "status, explain and history print doubles with at most 3 decimals"
+
 # 4. history_size needs a restart: a reload says so and keeps the ring
 sed -i 's/^history_size = 4096$/history_size = 32/' "$tmp/hb.conf"
 h reload >/dev/null
