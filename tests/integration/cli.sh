@@ -16,7 +16,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 "${hb[@]}" --help >"$tmp/help"
 mapfile -t cmds < <(sed -n '/^commands:/,/^$/s/^  \([a-z-]*\) .*/\1/p' "$tmp/help")
-echo "1..$((${#cmds[@]} * 3 + 10))"
+echo "1..$((${#cmds[@]} * 3 + 11))"
 [ "${#cmds[@]}" -ge 14 ] || bad "hotbridge --help lists the commands (${#cmds[@]})"
 ok "hotbridge --help lists ${#cmds[@]} commands"
 
@@ -38,6 +38,12 @@ for c in "${cmds[@]}"; do
 		bad "hotbridge $c --no-such-option: exit $rc, $(head -2 "$tmp/err")"
 	ok "hotbridge $c: getopt error prefixed 'hotbridge $c:', then the usage, exit 2"
 done
+
+rc=0
+"${hb[@]}" help help >"$tmp/out" 2>"$tmp/err" || rc=$?
+[ "$rc" -eq 0 ] && grep -q "^usage: hotbridge help \[COMMAND\]" "$tmp/out" ||
+	bad "hotbridge help help: exit $rc, $(cat "$tmp/out" "$tmp/err")"
+ok "hotbridge help help prints help's usage, exit 0 (help is in the synopsis)"
 
 rc=0
 "${hb[@]}" help no-such-command >"$tmp/out" 2>"$tmp/err" || rc=$?
