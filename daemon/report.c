@@ -200,6 +200,7 @@ json_object *hb_daemon_status_json(struct hb_daemon *d)
 	json_object_object_add(o, "history_entries", hb_daemon_json_u64(hb_history_len(d->history)));
 	json_object_object_add(o, "history_bytes", hb_daemon_json_u64(hb_history_bytes(d->history)));
 	json_object_object_add(o, "conflicts", hb_daemon_conflicts_json(d));
+	hb_daemon_status_why(d, o);
 	return o;
 }
 
