@@ -60,6 +60,11 @@ got=$(comp "$bin" demo --cycles 5 --s | tr '\n' ' ')
 [ "$got" = "--seed " ] || bad "demo --cycles 5 --s: '$got'"
 ok "completion: --memdev from the --topology file's memdevs (mem0 mem1); option names still offered"
 
+# hotbridge(8) lists no test hook (only hotbridge-test takes them: cli.sh)
+hooks=$(grep -nE 'pci\\?-dump|sysfs\\?-root' "$src/contrib/man/hotbridge.8" || true)
+[ -z "$hooks" ] && ok "hotbridge(8) lists no test hook (--pci-dump, --sysfs-root)" ||
+	bad "hotbridge(8) lists test hooks: $hooks"
+
 # every man page renders without a groff or man warning
 if ! command -v man >/dev/null; then
 	skip "man not installed"
