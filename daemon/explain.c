@@ -105,14 +105,16 @@ static int cxl_region_check(int r)
 /*
  * The answer for an address in no committed CXL region: nothing there is
  * a candidate, so no rule applies. why is translate's message. hpa and
- * page are null for a DPA that has no HPA.
+ * page are null for a DPA that has no HPA. The keys of every explain
+ * answer, so readers need no special case.
  */
 static json_object *not_in_a_region_json(struct hb_daemon *d, bool has_hpa, uint64_t hpa,
 					 const char *why)
 {
 	json_object *o = json_object_new_object();
 	uint64_t page = hpa & ~(d->pcfg.page_size - 1);
-	int node = has_hpa ? hb_daemon_node_of(d, page) : -1;
+	int tnode = -1, node = has_hpa ? hb_daemon_node_of(d, page) : -1;
+	double heat = has_hpa ? hb_heat_get(d->heat, page, &tnode) : 0;
 	json_object *h = has_hpa ? hb_history_find_json(d->history, true, page, d->pcfg.page_size,
 						       8, wall_ns())
 				 : json_object_new_array();
@@ -120,11 +122,16 @@ static json_object *not_in_a_region_json(struct hb_daemon *d, bool has_hpa, uint
 	json_object_object_add(o, "hpa", has_hpa ? hb_json_hex(hpa) : NULL);
 	json_object_object_add(o, "page", has_hpa ? hb_json_hex(page) : NULL);
 	json_object_object_add(o, "node", node >= 0 ? json_object_new_int(node) : NULL);
+	json_object_object_add(o, "heat", hb_json_double(heat, 3));
+	json_object_object_add(o, "threshold", hb_json_double(d->pcfg.threshold, 3));
 	json_object_object_add(o, "source_node", json_object_new_boolean(
 		node >= 0 && node < HB_MAX_NODES && d->nodes[node].is_source));
+	json_object_object_add(o, "target", NULL);
 	json_object_object_add(o, "paused", json_object_new_boolean(d->paused));
 	json_object_object_add(o, "decision", json_object_new_string(HB_EXPLAIN_NOT_IN_A_REGION));
+	json_object_object_add(o, "quarantined", json_object_new_boolean(false));
 	json_object_object_add(o, "reason", json_object_new_string(why));
+	json_object_object_add(o, "rate_limit_tokens_bytes", NULL);
 	json_object_object_add(o, "history", h);
 	return o;
 }
@@ -150,11 +157,11 @@ int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, stru
 	struct hb_xlat x;
 	char why[256];
 	double tokens;
-	int node;
+	int node, outside;
 
 	hpa &= ~(d->pcfg.page_size - 1);
-	if (cxl_region_check(hb_topology_hpa_to_dpa(hb_daemon_topology(d), exact, &x, &where)) &&
-	    !(d->placed && hb_placed_find(d->placed, hpa))) {
+	outside = cxl_region_check(hb_topology_hpa_to_dpa(hb_daemon_topology(d), exact, &x, &where));
+	if (outside && !(d->placed && hb_placed_find(d->placed, hpa))) {
 		o = not_in_a_region_json(d, true, exact, where.msg);
 		if (!o)
 			return hb_err_set(err, -ENOMEM, "out of memory");
@@ -179,7 +186,7 @@ int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, stru
 	json_object_object_add(o, "target", dec.target >= 0 ? json_object_new_int(dec.target) : NULL);
 	json_object_object_add(o, "paused", json_object_new_boolean(d->paused));
 	q = hb_daemon_quarantined(d, hpa);
-	if (where.code) {
+	if (outside) {
 		/* a DRAM page we placed: never promoted, maybe demoted (below) */
 		snprintf(why, sizeof(why), "%s", where.msg);
 		json_object_object_add(o, "decision", json_object_new_string(HB_EXPLAIN_NOT_IN_A_REGION));

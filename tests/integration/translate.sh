@@ -24,7 +24,7 @@ data=$2
 trap 'rm -rf "$tmp"' EXIT
 topo=(--topology "$data/snapshots/x2-vvv-notes.json")
 sysfs=(--sysfs-root "$data/sysfs/cxl-x2-online")
-echo "1..21"
+echo "1..22"
 
 # check_answers INPUT OUTPUT: as many answers as lines, each valid UTF-8
 # JSON echoing its line; prints the answers as "N<TAB>json" for greps
@@ -220,4 +220,27 @@ printf '[daemon]\ndry_run = true\n[topology]\nsnapshot = %s\n[source f]\ntype = 
 grep -q "region region0 not translated: normalized addressing (AMD Zen5 PRM) not supported" "$tmp/err" ||
 	bad "run does not log the refused region: $(cat "$tmp/err")"
 ok "run logs each refused region with its reason at start"
+
+# explain of an HPA in a region translate refuses: still CXL memory, not
+# "not_in_a_cxl_region" (that is for no region at all)
+if [ "$(id -u)" -ne 0 ]; then
+	skip "explain needs root (the control socket serves root only)"
+else
+	printf '[daemon]\ndry_run = true\ncontrol_socket = %s\n[topology]\nsnapshot = %s\n[source f]\ntype = replay\npath = %s\n' \
+		"$tmp/z5.sock" "$data/cxl-list/zen5-normalized.vvv.json" "$tmp/empty.replay" >"$tmp/z5d.conf"
+	chmod 0644 "$tmp/z5d.conf"
+	"${hb[@]}" run --config "$tmp/z5d.conf" 2>"$tmp/z5d.err" &
+	zpid=$!
+	wait_until 10 "${hb[@]}" status --socket "$tmp/z5.sock" >/dev/null || bad "no daemon on the zen5 snapshot"
+	"${hb[@]}" explain --socket "$tmp/z5.sock" 0x2050000000 >"$tmp/z5x.json"
+	"${hb[@]}" explain --socket "$tmp/z5.sock" 0x1000 >"$tmp/z5n.json"
+	kill -TERM "$zpid"
+	wait "$zpid" || bad "zen5 daemon: exit $?"
+	python3 -c 'import json,sys
+x = json.load(open(sys.argv[1]))["explain"]; n = json.load(open(sys.argv[2]))["explain"]
+assert x["decision"] != "not_in_a_cxl_region" and "heat" in x, x
+assert n["decision"] == "not_in_a_cxl_region", n' "$tmp/z5x.json" "$tmp/z5n.json" ||
+		{ sed 's/^/# /' "$tmp/z5x.json" "$tmp/z5n.json"; bad "explain in a refused region"; }
+	ok "explain in a region translate refuses: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["explain"]["decision"])' "$tmp/z5x.json"), not not_in_a_cxl_region"
+fi
 hb_reports_ok
