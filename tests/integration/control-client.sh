@@ -137,8 +137,9 @@ rc=0
 wait_until 5 grep -q "reload refused, keeping the running configuration: .*threshhold" "$tmp/loop.err" &&
 	[ "$(grep -c "reload refused" "$tmp/loop.err")" -eq 1 ] ||
 	{ sed 's/^/# /' "$tmp/loop.err" | tail -5; bad "the daemon did not log the refused reload"; }
+refusals() { test "$(grep -c "reload refused, keeping the running configuration: .*threshhold" "$tmp/loop.err")" -eq "$1"; }
 kill -HUP "$pid"
-wait_until 5 test "$(grep -c "reload refused, keeping the running configuration: .*threshhold" "$tmp/loop.err")" -eq 2 ||
+wait_until 5 refusals 2 ||
 	{ sed 's/^/# /' "$tmp/loop.err" | tail -5; bad "the daemon did not log the refused SIGHUP"; }
 ok "a refused reload is logged by the daemon, by the socket and by SIGHUP alike"
 cp "$tmp/hb.conf.orig" "$tmp/hb.conf"
