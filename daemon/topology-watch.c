@@ -22,11 +22,21 @@ uint64_t hb_daemon_topology_nodes(struct hb_daemon *d)
 	return hb_topology_cxl_nodes(hb_platform_topology(d->env.platform), hb_daemon_node_of_ud, d);
 }
 
-/* regions hotbridge does not translate (translate/refuse.c), each with its reason */
+/*
+ * regions hotbridge does not translate (translate/refuse.c), each with its
+ * reason; and an empty model (no CXL, or a snapshot of none), as the
+ * topology and translate commands warn
+ */
 void hb_daemon_warn_refused(struct hb_daemon *d)
 {
+	const struct hb_topology *t = hb_platform_topology(d->env.platform);
 	const struct hb_region *rg;
 	size_t cur = 0;
+
+	if (t && !hb_topology_nr_memdevs(t) && !hb_topology_nr_endpoints(t) &&
+	    !hb_topology_nr_regions(t) && !hb_topology_nr_roots(t))
+		hb_dlog(d, LOG_WARNING, "no CXL memdev, decoder or region in the topology: no "
+			"record translates until one appears");
 
 	while ((rg = hb_topology_next_refused(hb_platform_topology(d->env.platform), &cur)))
 		hb_dlog(d, LOG_WARNING, "region %s not translated: %s; its pages are never promoted",

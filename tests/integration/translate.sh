@@ -170,7 +170,14 @@ rc=0
 	bad "empty snapshot in translate: exit $rc, $(cat "$tmp/err")"
 "${hb[@]}" topology "${topo[@]}" >/dev/null 2>"$tmp/err"
 [ ! -s "$tmp/err" ] || bad "a warning for a model that is not empty: $(cat "$tmp/err")"
-ok "an empty cxl list snapshot: an empty model and a warning (topology, translate), none otherwise"
+: >"$tmp/none.replay"
+printf '[daemon]\ndry_run = true\ncontrol_socket =\n[topology]\nsnapshot = %s\n[source f]\ntype = replay\npath = %s\n' \
+	"$tmp/empty.json" "$tmp/none.replay" >"$tmp/empty.conf"
+rc=0
+"${hb[@]}" run --once --config "$tmp/empty.conf" >/dev/null 2>"$tmp/err" || rc=$?
+[ "$rc" -eq 0 ] && grep -q "no CXL memdev, decoder or region in the topology" "$tmp/err" ||
+	bad "run on an empty snapshot: exit $rc, $(cat "$tmp/err")"
+ok "an empty cxl list snapshot: an empty model and a warning (topology, translate, run), none otherwise"
 
 rc=0
 "${hb[@]}" translate "${topo[@]}" --batch </ >"$tmp/out" 2>"$tmp/err" || rc=$?
