@@ -30,22 +30,29 @@ static int address_fields(const char *cmd, const char *arg, char *buf, size_t si
 {
 	const char *colon = strchr(arg, ':');
 	uint64_t v;
+	int r;
 
 	if (colon) {
 		size_t len = (size_t)(colon - arg);
 
-		if (len == 0 || len > 31 || strpbrk(arg, "\"\\") ||
-		    hb_parse_u64_base(colon + 1, 0, &v) < 0) {
+		if (len == 0 || len > 31 || strpbrk(arg, "\"\\")) {
 			fprintf(stderr, "hotbridge %s: '%s' is not MEMDEV:DPA (e.g. mem0:0x1000)\n",
 				cmd, arg);
+			return -EINVAL;
+		}
+		r = hb_parse_u64(colon + 1, &v);
+		if (r < 0) {
+			fprintf(stderr, "hotbridge %s: '%s' is not MEMDEV:DPA (e.g. mem0:0x1000): "
+				"DPA '%s' %s\n", cmd, arg, colon + 1, hb_parse_u64_why(colon + 1, r));
 			return -EINVAL;
 		}
 		snprintf(buf, size, ",\"memdev\":\"%.*s\",\"dpa\":\"%s\"", (int)len, arg, colon + 1);
 		return 0;
 	}
-	if (hb_parse_u64_base(arg, 0, &v) < 0) {
+	r = hb_parse_u64(arg, &v);
+	if (r < 0) {
 		fprintf(stderr, "hotbridge %s: '%s' is not an address (HPA, e.g. 0x390001000, "
-			"or MEMDEV:DPA)\n", cmd, arg);
+			"or MEMDEV:DPA): it %s\n", cmd, arg, hb_parse_u64_why(arg, r));
 		return -EINVAL;
 	}
 	snprintf(buf, size, ",\"hpa\":\"%s\"", arg);

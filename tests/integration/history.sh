@@ -129,6 +129,8 @@ expect_err "--last 'ten' is not a number (decimal or 0x hex); want a number of e
 expect_err "--last '010' is not a number: a leading zero" history --last 010
 expect_err "--last given twice: it takes one value" history --last 3 --last 4
 expect_err "'banana' is not an address" history banana
+expect_err "'010' is not an address (HPA, e.g. 0x390001000, or MEMDEV:DPA): it is not a number: a leading zero" explain 010
+expect_err "DPA '0x' is not a number: 0x without hex digits" explain mem0:0x
 expect_err "'mem1:zz' is not MEMDEV:DPA" history mem1:zz
 expect_err "usage: hotbridge history" history 0x1000 0x2000
 expect_err "--last is for history only" explain --last 3 0x1000
