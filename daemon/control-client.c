@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -120,6 +121,7 @@ int hb_control_client(const char *cmd, const char *path, const char *request,
 	_hb_cleanup_free_ char *buf = NULL;
 	int64_t deadline = (int64_t)hb_now_ms() + (int64_t)timeout_s * 1000;
 	json_object *o, *ok, *v;
+	struct stat st;
 	ssize_t len;
 	int r;
 
@@ -135,6 +137,14 @@ int hb_control_client(const char *cmd, const char *path, const char *request,
 		return 1;
 	}
 	r = connect_until(fd, &sa, deadline);
+	if (r < 0 && stat(path, &st) == 0 && !S_ISSOCK(st.st_mode)) {
+		/* connect(2) says ECONNREFUSED for a file or a directory too */
+		fprintf(stderr, "hotbridge %s: %s is not a socket (%s): --socket names the "
+			"daemon's control socket\n", cmd, path,
+			S_ISDIR(st.st_mode) ? "a directory" : S_ISREG(st.st_mode) ? "a regular file" :
+			"not a socket");
+		return 1;
+	}
 	if (r < 0) {
 		fprintf(stderr, "hotbridge %s: cannot reach the daemon at %s: %s%s\n", cmd, path,
 			r == -ETIMEDOUT ? "it accepts no connection" : strerror(-r),

@@ -49,6 +49,12 @@ static int explain(void *ud, uint64_t hpa, struct json_object **ret, struct hb_e
 	return hb_daemon_explain(ud, hpa, ret, err);
 }
 
+static int explain_dpa(void *ud, const char *memdev, uint64_t dpa, struct json_object **ret,
+		       struct hb_err *err)
+{
+	return hb_daemon_explain_dpa(ud, memdev, dpa, ret, err);
+}
+
 static int history(void *ud, bool page_only, uint64_t hpa, size_t last, struct json_object **ret,
 		   struct hb_err *err)
 {
@@ -64,6 +70,7 @@ static const struct hb_control_ops control_ops = {
 	.reload = reload,
 	.topology = topology,
 	.explain = explain,
+	.explain_dpa = explain_dpa,
 	.history = history,
 };
 

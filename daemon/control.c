@@ -120,13 +120,23 @@ static void handle(struct hb_control *ctl, int fd, const char *line, size_t len)
 	case HB_CTL_HISTORY: {
 		uint64_t hpa = req.hpa;
 
+		if (req.cmd == HB_CTL_EXPLAIN && !req.has_hpa) {
+			/* explain translates itself: a DPA in no region is an answer */
+			r = ctl->ops->explain_dpa(ctl->ud, req.memdev, req.dpa, &answer, &err);
+			if (r < 0) {
+				reply_error(fd, err.code, err.msg);
+				return;
+			}
+			break;
+		}
 		if (req.has_address && !req.has_hpa) {
 			const struct hb_topology *t = ctl->ops->topology(ctl->ud);
 			int md = hb_topology_find_memdev(t, req.memdev);
 			struct hb_xlat x;
 
 			if (md < 0) {
-				reply_error(fd, -ENODEV, "unknown memdev");
+				snprintf(why, sizeof(why), HB_MEMDEV_UNKNOWN_FMT, req.memdev);
+				reply_error(fd, md, why);
 				return;
 			}
 			if (hb_topology_dpa_to_hpa(t, md, req.dpa, &x, &err) < 0) {

@@ -60,7 +60,8 @@ struct json_object;
 /*
  * What the server asks of its owner, each with the owner's ud. JSON
  * answers are the server's to free (NULL: out of memory); memdev:DPA
- * requests are translated with topology() before explain() or history().
+ * requests are translated with topology() before history(); explain_dpa()
+ * translates its own.
  */
 struct hb_control_ops {
 	struct json_object *(*status)(void *ud);
@@ -71,6 +72,9 @@ struct hb_control_ops {
 	int (*reload)(void *ud, struct hb_err *err);
 	const struct hb_topology *(*topology)(void *ud);
 	int (*explain)(void *ud, uint64_t hpa, struct json_object **ret, struct hb_err *err);
+	/* explain of memdev:DPA, which the owner translates (not topology()) */
+	int (*explain_dpa)(void *ud, const char *memdev, uint64_t dpa, struct json_object **ret,
+			   struct hb_err *err);
 	/* up to last entries, newest first: all pages, or (page_only) hpa's */
 	int (*history)(void *ud, bool page_only, uint64_t hpa, size_t last,
 		       struct json_object **ret, struct hb_err *err);

@@ -231,6 +231,8 @@ void hb_daemon_demote_placed(struct hb_daemon *d, uint64_t hpa, int src, int nod
 
 /* report.c */
 struct json_object *hb_daemon_json_u64(uint64_t v);
+/* status-why.c: adds to status why nothing is promoted (targets, watermark, demotion) */
+void hb_daemon_status_why(struct hb_daemon *d, struct json_object *o);
 void hb_daemon_write_textfile(struct hb_daemon *d);
 void hb_daemon_log_exit_summary(const struct hb_daemon *d);
 
@@ -238,10 +240,8 @@ void hb_daemon_log_exit_summary(const struct hb_daemon *d);
 uint64_t hb_daemon_topology_nodes(struct hb_daemon *d);
 /* the source-node rule's facts: the nodes and this host's CXL windows (source-nodes.h) */
 struct hb_source_facts hb_daemon_source_facts(const struct hb_daemon *d);
-/* why node is or is not a source node, in words (explain, status) */
+/* why node is or is not a source node, in words (explain, status's nodes[].source_reason) */
 void hb_daemon_source_node_reason(const struct hb_daemon *d, int node, char *buf, size_t size);
-/* status's "source_node_rule": each node of this host, source or not, and why */
-struct json_object *hb_daemon_source_nodes_json(const struct hb_daemon *d);
 void hb_daemon_warn_refused(struct hb_daemon *d);
 void hb_daemon_watch_uevents(struct hb_daemon *d);
 

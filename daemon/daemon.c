@@ -201,8 +201,7 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	if (sig == SIGHUP) {
 		struct hb_err err = { 0 };
 
-		if (hb_daemon_reload(d, &err) < 0)
-			hb_dlog(d, LOG_ERR, "reload refused, keeping the running configuration: %s", err.msg);
+		(void)hb_daemon_reload(d, &err);   /* logs a refusal */
 		return;
 	}
 	hb_dlog(d, LOG_INFO, "signal %d: finishing", (int)sig);

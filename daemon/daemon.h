@@ -148,7 +148,9 @@ void hb_daemon_pause(struct hb_daemon *d, bool paused);
  * Keys removed from the file return to their defaults. What can change
  * live does (policy, interval_ms, log_level, metrics_textfile); every other
  * changed key, and changed [source] sections, is logged as needing a
- * restart and keeps its running value. On error nothing changes.
+ * restart and keeps its running value. On error nothing changes and the
+ * refusal is logged ("reload refused, ..."), whoever asked: SIGHUP or
+ * the control socket's reload. err may be NULL.
  */
 int hb_daemon_reload(struct hb_daemon *d, struct hb_err *err);
 struct json_object *hb_daemon_status_json(struct hb_daemon *d);
@@ -156,8 +158,18 @@ struct json_object *hb_daemon_stats_json(struct hb_daemon *d);
 struct json_object *hb_daemon_sources_json(struct hb_daemon *d);
 /* Prometheus text exposition of the counters (no addresses in it) */
 void hb_daemon_metrics(const struct hb_daemon *d, FILE *f);
+/*
+ * explain's decisions beyond the policy's reasons (hb_reason_to_string):
+ * an address in no committed CXL region (in translate's words), and a
+ * paused daemon (what it would do once resumed: when_resumed).
+ */
+#define HB_EXPLAIN_NOT_IN_A_REGION "not_in_a_cxl_region"
+#define HB_EXPLAIN_PAUSED "paused"
 int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, struct json_object **ret,
 		      struct hb_err *err);
+/* the same for memdev:DPA, translated here (an unknown memdev: -ENODEV, named) */
+int hb_daemon_explain_dpa(struct hb_daemon *d, const char *memdev, uint64_t dpa,
+			  struct json_object **ret, struct hb_err *err);
 /* up to last decisions, newest first: all, or (page_only) of hpa's page */
 int hb_daemon_history(struct hb_daemon *d, bool page_only, uint64_t hpa, size_t last,
 		      struct json_object **ret, struct hb_err *err);

@@ -110,7 +110,7 @@ void hb_daemon_demote_placed(struct hb_daemon *d, uint64_t hpa, int src, int nod
 {
 	/* live hosts: the census finds the new frame, the old address is no use */
 	if (d->placed && !d->env.coldness.ops->census && hb_placed_add(d->placed, hpa, src, node, t0) < 0)
-		hb_dlog(d, LOG_DEBUG, "placed pages: table full, %#llx not tracked",
+		hb_dlog(d, LOG_DEBUG, "placed pages: table full, 0x%llx not tracked",
 			(unsigned long long)hpa);
 }
 
@@ -172,7 +172,7 @@ static int census_apply(struct hb_daemon *d, int t, const uint64_t win[2], const
 		if (!hb_placed_find(d->placed, pfn[i] * ps))
 			r = hb_placed_add(d->placed, pfn[i] * ps, d->dcfg.cxl_node, t, t0);
 	if (r == -ENOSPC) {
-		hb_dlog(d, LOG_DEBUG, "placed pages: table full, node %d's census from PFN %#llx "
+		hb_dlog(d, LOG_DEBUG, "placed pages: table full, node %d's census from PFN 0x%llx "
 			"not tracked", t, (unsigned long long)win[0]);
 		r = 0;
 	}

@@ -92,9 +92,58 @@ static void explain_reason(const struct hb_daemon *d, const struct hb_decision *
 }
 
 /*
+ * Is this address in a committed CXL region? The translation's own
+ * refusals (translate says the same words): no region at all, a decoder
+ * in none, a region not committed. 0 when it is, or for a case translate
+ * refuses on its own (EOPNOTSUPP: that region is still CXL memory).
+ */
+static int cxl_region_check(int r)
+{
+	return r == HB_E_UNMAPPED || r == HB_E_NOREGION || r == HB_E_UNCOMMITTED ? r : 0;
+}
+
+/*
+ * The answer for an address in no committed CXL region: nothing there is
+ * a candidate, so no rule applies. why is translate's message. hpa and
+ * page are null for a DPA that has no HPA. The keys of every explain
+ * answer, so readers need no special case.
+ */
+static json_object *not_in_a_region_json(struct hb_daemon *d, bool has_hpa, uint64_t hpa,
+					 const char *why)
+{
+	json_object *o = json_object_new_object();
+	uint64_t page = hpa & ~(d->pcfg.page_size - 1);
+	int tnode = -1, node = has_hpa ? hb_daemon_node_of(d, page) : -1;
+	double heat = has_hpa ? hb_heat_get(d->heat, page, &tnode) : 0;
+	json_object *h = has_hpa ? hb_history_find_json(d->history, true, page, d->pcfg.page_size,
+						       8, wall_ns())
+				 : json_object_new_array();
+
+	json_object_object_add(o, "hpa", has_hpa ? hb_json_hex(hpa) : NULL);
+	json_object_object_add(o, "page", has_hpa ? hb_json_hex(page) : NULL);
+	json_object_object_add(o, "node", node >= 0 ? json_object_new_int(node) : NULL);
+	json_object_object_add(o, "heat", hb_json_double(heat, 3));
+	json_object_object_add(o, "threshold", hb_json_double(d->pcfg.threshold, 3));
+	json_object_object_add(o, "source_node", json_object_new_boolean(
+		node >= 0 && node < HB_MAX_NODES && d->nodes[node].is_source));
+	json_object_object_add(o, "target", NULL);
+	json_object_object_add(o, "paused", json_object_new_boolean(d->paused));
+	json_object_object_add(o, "decision", json_object_new_string(HB_EXPLAIN_NOT_IN_A_REGION));
+	json_object_object_add(o, "quarantined", json_object_new_boolean(false));
+	json_object_object_add(o, "reason", json_object_new_string(why));
+	json_object_object_add(o, "rate_limit_tokens_bytes", NULL);
+	json_object_object_add(o, "history", h);
+	return o;
+}
+
+/*
  * What would happen to this page now, every rule evaluated (top-K aside:
  * it depends on the other pages of a cycle), nothing charged; and its
- * latest history entries.
+ * latest history entries. An address in no committed CXL region is no
+ * candidate: its decision is "not_in_a_cxl_region", in translate's words
+ * (a DRAM page we placed still gets its demotion fields). While paused,
+ * the decision is "paused", and what would be done once resumed is kept
+ * in when_resumed / when_resumed_reason.
  */
 int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, struct hb_err *err)
 {
@@ -104,11 +153,21 @@ int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, stru
 	uint64_t exact = hpa, now = hb_daemon_clock(d);
 	const struct hb_quarantined *q;
 	json_object *o, *h;
+	struct hb_err where = { 0 };
+	struct hb_xlat x;
 	char why[256];
 	double tokens;
-	int node;
+	int node, outside;
 
 	hpa &= ~(d->pcfg.page_size - 1);
+	outside = cxl_region_check(hb_topology_hpa_to_dpa(hb_daemon_topology(d), exact, &x, &where));
+	if (outside && !(d->placed && hb_placed_find(d->placed, hpa))) {
+		o = not_in_a_region_json(d, true, exact, where.msg);
+		if (!o)
+			return hb_err_set(err, -ENOMEM, "out of memory");
+		*ret = o;
+		return 0;
+	}
 	c = (struct hb_candidate){ .hpa = hpa, .heat = hb_heat_get(d->heat, hpa, &node) };
 	c.node = node >= 0 ? node : hb_daemon_node_of(d, hpa);
 	hb_policy_evaluate(d->policy, &d->pcfg, d->nodes, d->dist, &c, NULL, now, &dec);
@@ -120,19 +179,32 @@ int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, stru
 	json_object_object_add(o, "hpa", hb_json_hex(exact));
 	json_object_object_add(o, "page", hb_json_hex(hpa));
 	json_object_object_add(o, "node", c.node >= 0 ? json_object_new_int(c.node) : NULL);
-	json_object_object_add(o, "heat", json_object_new_double(c.heat));
-	json_object_object_add(o, "threshold", json_object_new_double(d->pcfg.threshold));
+	json_object_object_add(o, "heat", hb_json_double(c.heat, 3));
+	json_object_object_add(o, "threshold", hb_json_double(d->pcfg.threshold, 3));
 	json_object_object_add(o, "source_node", json_object_new_boolean(
 		c.node >= 0 && c.node < HB_MAX_NODES && d->nodes[c.node].is_source));
 	json_object_object_add(o, "target", dec.target >= 0 ? json_object_new_int(dec.target) : NULL);
+	json_object_object_add(o, "paused", json_object_new_boolean(d->paused));
 	q = hb_daemon_quarantined(d, hpa);
-	if (q) {
+	if (outside) {
+		/* a DRAM page we placed: never promoted, maybe demoted (below) */
+		snprintf(why, sizeof(why), "%s", where.msg);
+		json_object_object_add(o, "decision", json_object_new_string(HB_EXPLAIN_NOT_IN_A_REGION));
+	} else if (q) {
 		/* never a candidate: the cycle drops it before the policy sees it */
 		snprintf(why, sizeof(why), "quarantined: the device reported it %s%s%s; it is never "
 			 "promoted", (q->why & HB_QUARANTINE_POISON) ? "poisoned" : "",
 			 q->why == (HB_QUARANTINE_POISON | HB_QUARANTINE_UNCORRECTABLE) ? " and " : "",
 			 (q->why & HB_QUARANTINE_UNCORRECTABLE) ? "with an uncorrectable error" : "");
 		json_object_object_add(o, "decision", json_object_new_string("quarantined"));
+	} else if (d->paused) {
+		/* nothing is promoted while paused: say so first, the rest once resumed */
+		json_object_object_add(o, "when_resumed",
+				       json_object_new_string(hb_reason_to_string(dec.reason)));
+		json_object_object_add(o, "when_resumed_reason", json_object_new_string(why));
+		snprintf(why, sizeof(why), "the daemon is paused: nothing is promoted or demoted "
+			 "until `hotbridge resume`");
+		json_object_object_add(o, "decision", json_object_new_string(HB_EXPLAIN_PAUSED));
 	} else {
 		json_object_object_add(o, "decision",
 				       json_object_new_string(hb_reason_to_string(dec.reason)));
@@ -141,17 +213,49 @@ int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, stru
 	json_object_object_add(o, "reason", json_object_new_string(why));
 	tokens = dec.target >= 0 ? hb_policy_tokens(d->policy, &d->pcfg, dec.target, now) : -1;
 	json_object_object_add(o, "rate_limit_tokens_bytes",
-			       tokens >= 0 ? json_object_new_double(tokens) : NULL);
+			       tokens >= 0 ? hb_json_double(tokens, 0) : NULL);
 	placed = d->placed ? hb_placed_find(d->placed, hpa) : NULL;
 	if (placed) {
 		hb_demote_evaluate(d->demoter, &d->dcfg, d->nodes, d->placed, placed, NULL, now, &dec);
 		explain_reason(d, &dec, now, why, sizeof(why));
-		json_object_object_add(o, "demotion", json_object_new_string(hb_reason_to_string(dec.reason)));
+		if (d->paused) {
+			json_object_object_add(o, "demotion_when_resumed",
+					       json_object_new_string(hb_reason_to_string(dec.reason)));
+			json_object_object_add(o, "demotion_when_resumed_reason",
+					       json_object_new_string(why));
+			snprintf(why, sizeof(why), "the daemon is paused: nothing is demoted until "
+				 "`hotbridge resume`");
+			json_object_object_add(o, "demotion", json_object_new_string(HB_EXPLAIN_PAUSED));
+		} else {
+			json_object_object_add(o, "demotion",
+					       json_object_new_string(hb_reason_to_string(dec.reason)));
+		}
 		json_object_object_add(o, "demotion_reason", json_object_new_string(why));
 	}
 	json_object_object_add(o, "history", h);
 	*ret = o;
 	return 0;
+}
+
+int hb_daemon_explain_dpa(struct hb_daemon *d, const char *memdev, uint64_t dpa, json_object **ret,
+			  struct hb_err *err)
+{
+	const struct hb_topology *t = hb_daemon_topology(d);
+	struct hb_err where = { 0 };
+	struct hb_xlat x;
+	int md = hb_topology_find_memdev(t, memdev);
+	int r;
+
+	if (md < 0)
+		return hb_err_set(err, md, HB_MEMDEV_UNKNOWN_FMT, memdev);
+	r = hb_topology_dpa_to_hpa(t, md, dpa, &x, &where);
+	if (cxl_region_check(r)) {
+		*ret = not_in_a_region_json(d, false, 0, where.msg);
+		return *ret ? 0 : hb_err_set(err, -ENOMEM, "out of memory");
+	}
+	if (r < 0)
+		return hb_err_set(err, r, "%s", where.msg);
+	return hb_daemon_explain(d, x.hpa, ret, err);
 }
 
 int hb_daemon_history(struct hb_daemon *d, bool page_only, uint64_t hpa, size_t last,

@@ -102,7 +102,7 @@ json_object *hb_history_entry_json(const struct hb_history_entry *e, uint64_t no
 	json_object_object_add(o, "page", hb_json_hex(e->hpa));
 	json_object_object_add(o, "memdev", e->memdev[0] ? json_object_new_string(e->memdev) : NULL);
 	json_object_object_add(o, "dpa", e->memdev[0] ? hb_json_hex(e->dpa) : NULL);
-	json_object_object_add(o, "heat", json_object_new_double(e->heat));
+	json_object_object_add(o, "heat", hb_json_double(e->heat, 3));
 	json_object_object_add(o, "node", e->src >= 0 ? json_object_new_int(e->src) : NULL);
 	json_object_object_add(o, "target", e->target >= 0 ? json_object_new_int(e->target) : NULL);
 	json_object_object_add(o, "decision", json_object_new_string(

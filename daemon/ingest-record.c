@@ -167,11 +167,11 @@ static void bad(struct hb_ingest *in, struct work *w, const char *why)
 	if (!in->burst_bad++) {
 		if (w->r.space == HB_SPACE_DPA)
 			snprintf(in->burst_first, sizeof(in->burst_first),
-				 "%.*s dpa=%#" PRIx64 " len=%#" PRIx64 ": %s", HB_MEMDEV_NAME_MAX,
+				 "%.*s dpa=0x%" PRIx64 " len=0x%" PRIx64 ": %s", HB_MEMDEV_NAME_MAX,
 				 w->r.memdev, w->r.addr, w->r.len, why);
 		else
 			snprintf(in->burst_first, sizeof(in->burst_first),
-				 "space %u addr=%#" PRIx64 " len=%#" PRIx64 ": %s", w->r.space,
+				 "space %u addr=0x%" PRIx64 " len=0x%" PRIx64 ": %s", w->r.space,
 				 w->r.addr, w->r.len, why);
 	}
 }

@@ -73,6 +73,12 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		}
+		/* help is in the synopsis too: its own usage */
+		if (!strcmp(argv[2], "help")) {
+			printf("usage: hotbridge help [COMMAND]\n"
+			       "The list of commands, or COMMAND's usage (as hotbridge COMMAND --help).\n");
+			return 0;
+		}
 		/* hotbridge help CMD: that command's usage, as CMD --help */
 		cmd = find_command(argv[2]);
 		if (!cmd) {

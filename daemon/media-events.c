@@ -117,7 +117,7 @@ static void cross_check(struct hb_daemon *d, const struct hb_device_event *ev)
 		d->media.mismatch_quiet++;
 		return;
 	}
-	hb_dlog(d, LOG_WARNING, "%s:%#llx: the device's HPA %s%llx, ours %s%llx%s%s; ours is kept"
+	hb_dlog(d, LOG_WARNING, "%s:0x%llx: the device's HPA %s%llx, ours %s%llx%s%s; ours is kept"
 		" (%llu more mismatches not logged)", ev->memdev, (unsigned long long)ev->dpa,
 		ev->hpa == HB_ADDR_NONE ? "none " : "0x",
 		(unsigned long long)(ev->hpa == HB_ADDR_NONE ? 0 : ev->hpa),
@@ -148,7 +148,7 @@ static void quarantine_range(struct hb_daemon *d, const struct hb_device_event *
 	}
 	if (!any) {
 		d->st.media.quarantine_untranslated++;
-		hb_dlog(d, LOG_WARNING, "%s:%#llx+%#llx is %s but in no region we know: nothing "
+		hb_dlog(d, LOG_WARNING, "%s:0x%llx+0x%llx is %s but in no region we know: nothing "
 			"to keep out of promotion", ev->memdev, (unsigned long long)ev->dpa,
 			(unsigned long long)ev->len, why == HB_QUARANTINE_POISON ? "poisoned" :
 			"uncorrectable");

@@ -101,7 +101,7 @@ static void on_changed(void *ud, const char *section, const char *key)
 		list_add(rd->restart, sizeof(rd->restart), name);
 }
 
-int hb_daemon_reload(struct hb_daemon *d, struct hb_err *err)
+static int reload(struct hb_daemon *d, struct hb_err *err)
 {
 	struct hb_config *next;
 	struct reload_diff rd = { "", "" };
@@ -166,5 +166,23 @@ int hb_daemon_reload(struct hb_daemon *d, struct hb_err *err)
 out:
 	hb_config_done(next);
 	free(next);
+	return r;
+}
+
+/*
+ * SIGHUP and `hotbridge reload` both come here, so a refusal is logged
+ * the same way whichever asked (the control client also gets err).
+ */
+int hb_daemon_reload(struct hb_daemon *d, struct hb_err *err)
+{
+	struct hb_err local = { 0 };
+	int r;
+
+	if (!err)
+		err = &local;
+	r = reload(d, err);
+	if (r < 0)
+		hb_dlog(d, LOG_ERR, "reload refused, keeping the running configuration: %s",
+			err->msg);
 	return r;
 }

@@ -273,7 +273,7 @@ json_object *hb_daemon_status_json(struct hb_daemon *d)
 	json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "state", json_object_new_string(d->paused ? "paused" : "running"));
-	json_object_object_add(o, "uptime_s", json_object_new_double((double)(now_ns() - d->started_ns) / 1e9));
+	json_object_object_add(o, "uptime_s", hb_json_double((double)(now_ns() - d->started_ns) / 1e9, 3));
 	json_object_object_add(o, "cycles", hb_daemon_json_u64(d->st.cycles));
 	json_object_object_add(o, "interval_ms", hb_daemon_json_u64(d->cfg.interval_ms));
 	json_object_object_add(o, "migrator", json_object_new_string(hb_migrator_describe(d->mig)));
@@ -282,11 +282,11 @@ json_object *hb_daemon_status_json(struct hb_daemon *d)
 	json_object_object_add(o, "table_pages", hb_daemon_json_u64(hb_heat_len(d->heat)));
 	json_object_object_add(o, "table_bytes", hb_daemon_json_u64(hb_heat_bytes(d->heat)));
 	json_object_object_add(o, "source_nodes", nodes_json(d->source_mask));
-	json_object_object_add(o, "source_node_rule", hb_daemon_source_nodes_json(d));
-	json_object_object_add(o, "last_cycle_ms", json_object_new_double(d->st.last_cycle_ms));
+	json_object_object_add(o, "last_cycle_ms", hb_json_double(d->st.last_cycle_ms, 3));
 	json_object_object_add(o, "history_entries", hb_daemon_json_u64(hb_history_len(d->history)));
 	json_object_object_add(o, "history_bytes", hb_daemon_json_u64(hb_history_bytes(d->history)));
 	json_object_object_add(o, "conflicts", hb_daemon_conflicts_json(d));
+	hb_daemon_status_why(d, o);
 	return o;
 }
 

@@ -119,7 +119,7 @@ const char *hb_source_refusal_format(char *buf, size_t size, const struct hb_reg
 	const char *hint = snapshot ? " (is the snapshot of another host?)" : "";
 
 	if (node < 0) {
-		snprintf(buf, size, "region %s (HPA %#llx-%#llx) %s: on no NUMA node, so its pages "
+		snprintf(buf, size, "region %s (HPA 0x%llx-0x%llx) %s: on no NUMA node, so its pages "
 			 "are never promoted%s", rg->name, (unsigned long long)rg->hpa_base,
 			 (unsigned long long)(rg->hpa_base + rg->hpa_size - 1),
 			 hb_source_node_why_text(why),
@@ -127,7 +127,7 @@ const char *hb_source_refusal_format(char *buf, size_t size, const struct hb_reg
 					   "--mode=system-ram)");
 		return buf;
 	}
-	snprintf(buf, size, "region %s (HPA %#llx-%#llx) lies on node %d, which %s%s%s: node %d "
+	snprintf(buf, size, "region %s (HPA 0x%llx-0x%llx) lies on node %d, which %s%s%s: node %d "
 		 "is not a source node and the region's pages there are never promoted%s",
 		 rg->name, (unsigned long long)rg->hpa_base,
 		 (unsigned long long)(rg->hpa_base + rg->hpa_size - 1), node,

@@ -11,7 +11,6 @@
 #include <syslog.h>
 
 #include <event2/event.h>
-#include <json-c/json.h>
 
 #include "conf-check.h"
 #include "daemon-private.h"
@@ -67,26 +66,6 @@ void hb_daemon_source_node_reason(const struct hb_daemon *d, int node, char *buf
 			 why == HB_SOURCE_NODE_NO_WINDOWS ? f.windows_why : "");
 }
 
-json_object *hb_daemon_source_nodes_json(const struct hb_daemon *d)
-{
-	json_object *a = json_object_new_array();
-
-	for (int n = 0; n < HB_MAX_NODES && n < 64; n++) {
-		json_object *o;
-		char why[HB_ERR_MSG_MAX];
-
-		if (!d->nodes[n].present && !((d->source_mask >> n) & 1))
-			continue;
-		hb_daemon_source_node_reason(d, n, why, sizeof(why));
-		o = json_object_new_object();
-		json_object_object_add(o, "node", json_object_new_int(n));
-		json_object_object_add(o, "source", json_object_new_boolean((d->source_mask >> n) & 1));
-		json_object_object_add(o, "reason", json_object_new_string(why));
-		json_object_array_add(a, o);
-	}
-	return a;
-}
-
 struct hb_source_facts hb_daemon_source_facts(const struct hb_daemon *d)
 {
 	struct hb_source_facts f = { .nodes = d->nodes };
@@ -95,11 +74,21 @@ struct hb_source_facts hb_daemon_source_facts(const struct hb_daemon *d)
 	return f;
 }
 
-/* regions hotbridge does not translate (translate/refuse.c), each with its reason */
+/*
+ * regions hotbridge does not translate (translate/refuse.c), each with its
+ * reason; and an empty model (no CXL, or a snapshot of none), as the
+ * topology and translate commands warn
+ */
 void hb_daemon_warn_refused(struct hb_daemon *d)
 {
+	const struct hb_topology *t = hb_platform_topology(d->env.platform);
 	const struct hb_region *rg;
 	size_t cur = 0;
+
+	if (t && !hb_topology_nr_memdevs(t) && !hb_topology_nr_endpoints(t) &&
+	    !hb_topology_nr_regions(t) && !hb_topology_nr_roots(t))
+		hb_dlog(d, LOG_WARNING, "no CXL memdev, decoder or region in the topology: no "
+			"record translates until one appears");
 
 	while ((rg = hb_topology_next_refused(hb_platform_topology(d->env.platform), &cur)))
 		hb_dlog(d, LOG_WARNING, "region %s not translated: %s; its pages are never promoted",

@@ -22,7 +22,7 @@ int hb_device_ops_check(const struct hb_device_ops *ops, const char *origin, str
 	if (!ops->name || !ops->name[0])
 		return hb_err_set(err, -EINVAL, "%s: ops table has no name", origin);
 	if (ops->caps & ~HB_DEV_CAP_ALL_V1)
-		return hb_err_set(err, -EINVAL, "%s (%s): unknown capability bits %#llx", origin,
+		return hb_err_set(err, -EINVAL, "%s (%s): unknown capability bits 0x%llx", origin,
 				  ops->name, (unsigned long long)(ops->caps & ~HB_DEV_CAP_ALL_V1));
 	if (!(ops->caps & (HB_DEV_CAP_DPA | HB_DEV_CAP_HPA)))
 		return hb_err_set(err, -EINVAL, "%s (%s): reports neither DPA nor HPA records",

@@ -106,7 +106,7 @@ int hb_damon_monitor_open(const char *root, size_t n, const uint64_t (*range)[2]
 		return hb_err_set(err, -EINVAL, "damon monitor: no physical range to monitor");
 	for (size_t i = 0; i < n; i++)
 		if (range[i][0] >= range[i][1] || (i && range[i][0] < range[i - 1][1]))
-			return hb_err_set(err, -EINVAL, "damon monitor: range %zu [%#llx, %#llx) is "
+			return hb_err_set(err, -EINVAL, "damon monitor: range %zu [0x%llx, 0x%llx) is "
 					  "empty, unsorted or overlaps the one before", i,
 					  (unsigned long long)range[i][0],
 					  (unsigned long long)range[i][1]);

@@ -177,7 +177,7 @@ static int read_u64s(int fd, const char *path, uint64_t *v, uint64_t pfn, size_t
 
 	if (r == (ssize_t)(n * sizeof(uint64_t)))
 		return 0;
-	return hb_err_set(err, r < 0 ? -errno : -EIO, "page frames: %s at PFN %#llx: %s", path,
+	return hb_err_set(err, r < 0 ? -errno : -EIO, "page frames: %s at PFN 0x%llx: %s", path,
 			  (unsigned long long)pfn, r < 0 ? strerror(errno) : "short read");
 }
 

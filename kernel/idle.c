@@ -78,12 +78,12 @@ static int check_sorted(size_t n, const uint64_t *pfn, struct hb_err *err)
 {
 	for (size_t i = 1; i < n; i++)
 		if (pfn[i] < pfn[i - 1])
-			return hb_err_set(err, -EINVAL, "idle pages: PFN %#llx (entry %zu) comes after "
-					  "%#llx: the set must be sorted ascending",
+			return hb_err_set(err, -EINVAL, "idle pages: PFN 0x%llx (entry %zu) comes after "
+					  "0x%llx: the set must be sorted ascending",
 					  (unsigned long long)pfn[i], i,
 					  (unsigned long long)pfn[i - 1]);
 	if (n && pfn[n - 1] / WORD_BITS > (uint64_t)(INT64_MAX / 8))
-		return hb_err_set(err, -EINVAL, "idle pages: PFN %#llx is past any bitmap offset",
+		return hb_err_set(err, -EINVAL, "idle pages: PFN 0x%llx is past any bitmap offset",
 				  (unsigned long long)pfn[n - 1]);
 	return 0;
 }
@@ -113,8 +113,8 @@ static int beyond_end(const struct hb_idle *t, const uint64_t *pfn, size_t i, si
 {
 	while (i + 1 < end && pfn[i] / WORD_BITS < end_word)
 		i++;
-	return hb_err_set(err, -ENXIO, "idle pages: PFN %#llx is beyond the end of %s "
-			  "(the kernel's last PFN: it ends before PFN %#llx)",
+	return hb_err_set(err, -ENXIO, "idle pages: PFN 0x%llx is beyond the end of %s "
+			  "(the kernel's last PFN: it ends before PFN 0x%llx)",
 			  (unsigned long long)pfn[i], t->path,
 			  (unsigned long long)(end_word * WORD_BITS));
 }
@@ -154,7 +154,7 @@ static int run_io(struct hb_idle *t, bool write, const uint64_t *pfn, size_t i, 
 	ssize_t k = io_words(t, write, word, words);
 
 	if (k < 0)
-		return hb_err_set(err, (int)k, "idle pages: %s %s at PFN %#llx: %s",
+		return hb_err_set(err, (int)k, "idle pages: %s %s at PFN 0x%llx: %s",
 				  write ? "writing" : "reading", t->path,
 				  (unsigned long long)pfn[i], strerror((int)-k));
 	if ((size_t)k < words)

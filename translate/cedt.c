@@ -92,7 +92,7 @@ static int parse_cfmws(const uint8_t *p, size_t len, size_t off, struct hb_cedt 
 	if (!win->size || win->base % (256ull << 20) || win->size % (256ull << 20) ||
 	    win->base + win->size < win->base)
 		return hb_err_set(err, -EINVAL,
-				  "CEDT: CFMWS %#" PRIx64 "+%#" PRIx64 " is not 256 MiB aligned",
+				  "CEDT: CFMWS 0x%" PRIx64 "+0x%" PRIx64 " is not 256 MiB aligned",
 				  win->base, win->size);
 	c->nr_windows++;
 	return 0;
@@ -180,11 +180,11 @@ int hb_cedt_parse(const void *buf, size_t len, struct hb_cedt *ret, struct hb_er
 				break;
 		if (k == nr_xims)
 			return hb_err_set(err, -EINVAL,
-					  "CEDT: XOR window %#" PRIx64 " (%u ways, %u B) has no CXIMS "
+					  "CEDT: XOR window 0x%" PRIx64 " (%u ways, %u B) has no CXIMS "
 					  "with that granularity", win->base, win->ways, win->gran);
 		if (xims[k].nr < (unsigned)need)
 			return hb_err_set(err, -EINVAL,
-					  "CEDT: XOR window %#" PRIx64 " needs %d XOR maps, CXIMS has %u",
+					  "CEDT: XOR window 0x%" PRIx64 " needs %d XOR maps, CXIMS has %u",
 					  win->base, need, xims[k].nr);
 		win->nr_xormaps = (unsigned)need;
 		memcpy(win->xormaps, xims[k].maps, sizeof(uint64_t) * (size_t)need);
@@ -220,7 +220,7 @@ int hb_topology_apply_cedt(struct hb_topology *t, const struct hb_cedt *c, struc
 				continue;
 			if (win->ways != d->ways)
 				return hb_err_set(err, -EINVAL,
-						  "%s: %u ways, but its CFMWS at %#" PRIx64 " says %u",
+						  "%s: %u ways, but its CFMWS at 0x%" PRIx64 " says %u",
 						  d->name, d->ways, win->base, win->ways);
 			d->arith = win->arith;
 			d->nr_xormaps = win->nr_xormaps;

@@ -14,7 +14,7 @@ int hb_topology_dpa_piece(const struct hb_topology *t, int memdev, uint64_t dpa,
 	int r;
 
 	if (!len)
-		return hb_err_set(err, -EINVAL, "DPA %#" PRIx64 ": zero length", dpa);
+		return hb_err_set(err, -EINVAL, "DPA 0x%" PRIx64 ": zero length", dpa);
 	r = hb_topology_dpa_to_hpa(t, memdev, dpa, &x, err);
 	if (r < 0)
 		return r;

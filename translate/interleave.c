@@ -111,10 +111,10 @@ int hb_interleave_init(struct hb_interleave *il, const struct hb_interleave_para
 				  "region ways %u is not a multiple of the root decoder's %u ways",
 				  p->ways, root_ways);
 	if (p->base % SZ_256M)
-		return hb_err_set(err, -EINVAL, "HPA base %#llx is not 256 MiB aligned",
+		return hb_err_set(err, -EINVAL, "HPA base 0x%llx is not 256 MiB aligned",
 				  (unsigned long long)p->base);
 	if (!p->size || p->size % (SZ_256M * p->ways))
-		return hb_err_set(err, -EINVAL, "size %#llx is not a non-zero multiple of %u x 256 MiB",
+		return hb_err_set(err, -EINVAL, "size 0x%llx is not a non-zero multiple of %u x 256 MiB",
 				  (unsigned long long)p->size, p->ways);
 	if (p->base + p->size < p->base)
 		return hb_err_set(err, -ERANGE, "HPA range overflows 64 bits");

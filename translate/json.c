@@ -5,6 +5,8 @@
  * strings. hb_topology_load_json() reads this output back.
  */
 #include <inttypes.h>
+#include <math.h>
+#include <string.h>
 #include <stdio.h>
 
 #include <json-c/json.h>
@@ -15,8 +17,29 @@ json_object *hb_json_hex(uint64_t v)
 {
 	char buf[24];
 
-	snprintf(buf, sizeof(buf), "%#" PRIx64, v);
-	return json_object_new_string(v ? buf : "0");
+	/* "0x%" rather than "%#": "%#" prints zero as a bare "0" */
+	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
+	return json_object_new_string(buf);
+}
+
+json_object *hb_json_double(double v, int decimals)
+{
+	char buf[64];
+	size_t len;
+
+	if (!isfinite(v))
+		return NULL;
+	len = (size_t)snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+	if (len >= sizeof(buf))
+		return json_object_new_double(v);
+	/* 20.480 -> 20.48, 8.000 -> 8.0: still a JSON number with a point */
+	if (strchr(buf, '.')) {
+		while (len > 2 && buf[len - 1] == '0' && buf[len - 2] != '.')
+			buf[--len] = '\0';
+	}
+	if (!strcmp(buf, "-0.0") || !strcmp(buf, "-0"))
+		snprintf(buf, sizeof(buf), "0.0");
+	return json_object_new_double_s(v, buf);
 }
 
 static void add(json_object *o, const char *k, json_object *v)

@@ -102,8 +102,8 @@ static int check_region_targets(struct hb_topology *t, struct hb_region *rg, int
 					  rg->name, e->name, e->ways, e->gran, rg->ways, rg->gran);
 		if (e->dpa_size * rg->ways != rg->hpa_size - rg->cache_size)
 			return hb_err_set(err, -EINVAL,
-					  "region %s: target %s has dpa_size %#" PRIx64 ", region size %#" PRIx64
-					  " needs %#" PRIx64 " per way",
+					  "region %s: target %s has dpa_size 0x%" PRIx64 ", region size 0x%" PRIx64
+					  " needs 0x%" PRIx64 " per way",
 					  rg->name, e->name, e->dpa_size, rg->hpa_size - rg->cache_size,
 					  (rg->hpa_size - rg->cache_size) / rg->ways);
 		e->region = ri;
@@ -170,7 +170,7 @@ static int setup_region(struct hb_topology *t, int ri, struct hb_err *err)
 	if (root && (rg->hpa_base < root->hpa_base ||
 		     rg->hpa_base + rg->hpa_size > root->hpa_base + root->hpa_size))
 		return hb_err_set(err, -EINVAL,
-				  "region %s: HPA %#" PRIx64 "-%#" PRIx64 " lies outside root decoder %s",
+				  "region %s: HPA 0x%" PRIx64 "-0x%" PRIx64 " lies outside root decoder %s",
 				  rg->name, rg->hpa_base, rg->hpa_base + rg->hpa_size - 1, root->name);
 	r = hb_region_refusal(t, rg, root, err);
 	if (r < 0)
@@ -240,8 +240,8 @@ static int build_indexes(struct hb_topology *t, struct hb_err *err)
 				continue;
 			if (beyond_capacity(&t->memdevs[m], e))
 				return hb_err_set(err, -EINVAL,
-						  "memdev %s: decoder %s: DPA %#" PRIx64 "-%#" PRIx64
-						  " lies beyond the device's capacity %#" PRIx64,
+						  "memdev %s: decoder %s: DPA 0x%" PRIx64 "-0x%" PRIx64
+						  " lies beyond the device's capacity 0x%" PRIx64,
 						  t->memdevs[m].name, e->name, e->dpa_base,
 						  e->dpa_base + e->dpa_size - 1,
 						  capacity(&t->memdevs[m]));

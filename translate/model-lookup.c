@@ -70,19 +70,22 @@ int hb_topology_dpa_to_hpa(const struct hb_topology *t, int memdev, uint64_t dpa
 	}
 	if (!e)
 		return hb_err_set(err, HB_E_UNMAPPED,
-				  "%s: DPA %#" PRIx64 " is not mapped by any committed decoder",
+				  "%s: DPA 0x%" PRIx64 " is not in any committed CXL region: "
+				  "no committed decoder maps it",
 				  t->memdevs[memdev].name, dpa);
 	if (e->region < 0)
 		return hb_err_set(err, HB_E_NOREGION,
-				  "%s: DPA %#" PRIx64 " is in %s, which is not part of a region",
+				  "%s: DPA 0x%" PRIx64 " is not in any committed CXL region: "
+				  "it is in %s, which is not part of a region",
 				  t->memdevs[memdev].name, dpa, e->name);
 	rg = &t->regions[e->region];
 	if (!rg->committed)
 		return hb_err_set(err, HB_E_UNCOMMITTED,
-				  "%s: DPA %#" PRIx64 " is in %s of %s, which is not committed",
+				  "%s: DPA 0x%" PRIx64 " is not in any committed CXL region: "
+				  "it is in %s of %s, which is not committed",
 				  t->memdevs[memdev].name, dpa, e->name, rg->name);
 	if (rg->refused[0])
-		return hb_err_set(err, HB_E_REFUSED, "%s: DPA %#" PRIx64 " is in %s of %s: %s",
+		return hb_err_set(err, HB_E_REFUSED, "%s: DPA 0x%" PRIx64 " is in %s of %s: %s",
 				  t->memdevs[memdev].name, dpa, e->name, rg->name, rg->refused);
 	ret->memdev = memdev;
 	ret->endpoint = (int)(e - t->eps);
@@ -124,19 +127,20 @@ int hb_topology_hpa_to_dpa(const struct hb_topology *t, uint64_t hpa, struct hb_
 
 			if (!c->committed && hpa >= c->hpa_base && hpa - c->hpa_base < c->hpa_size)
 				return hb_err_set(err, HB_E_UNCOMMITTED,
-						  "HPA %#" PRIx64 " is in %s, which is not committed",
+						  "HPA 0x%" PRIx64 " is not in any committed CXL "
+						  "region: it is in %s, which is not committed",
 						  hpa, c->name);
 		}
 		return hb_err_set(err, HB_E_UNMAPPED,
-				  "HPA %#" PRIx64 " is not in any committed CXL region", hpa);
+				  "HPA 0x%" PRIx64 " is not in any committed CXL region", hpa);
 	}
 	if (rg->refused[0])
-		return hb_err_set(err, HB_E_REFUSED, "HPA %#" PRIx64 " is in %s: %s", hpa, rg->name,
+		return hb_err_set(err, HB_E_REFUSED, "HPA 0x%" PRIx64 " is in %s: %s", hpa, rg->name,
 				  rg->refused);
 	if (hpa - rg->hpa_base < rg->cache_size)
 		return hb_err_set(err, HB_E_REFUSED,
-				  "HPA %#" PRIx64 " is in the extended linear cache of %s (DRAM, HPA %#"
-				  PRIx64 "-%#" PRIx64 "): it aliases HPA %#" PRIx64
+				  "HPA 0x%" PRIx64 " is in the extended linear cache of %s (DRAM, HPA 0x%"
+				  PRIx64 "-0x%" PRIx64 "): it aliases HPA 0x%" PRIx64
 				  ", and which of the two the CXL device holds changes as the cache works",
 				  hpa, rg->name, rg->hpa_base, rg->hpa_base + rg->cache_size - 1,
 				  hpa + rg->cache_size);

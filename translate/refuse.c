@@ -67,8 +67,8 @@ static int check_cache(struct hb_region *rg, const struct hb_root_decoder *root,
 
 	if (rg->cache_size >= rg->hpa_size || rg->cache_size != rg->hpa_size - rg->cache_size)
 		return hb_err_set(err, -EINVAL,
-				  "region %s: extended_linear_cache_size %#" PRIx64
-				  " is not half of its size %#" PRIx64
+				  "region %s: extended_linear_cache_size 0x%" PRIx64
+				  " is not half of its size 0x%" PRIx64
 				  " (the kernel supports only a 1:1 cache)",
 				  rg->name, rg->cache_size, rg->hpa_size);
 	if (!root)
@@ -103,7 +103,7 @@ int hb_region_refusal(const struct hb_topology *t, struct hb_region *rg,
 		if (normalized(e, rg, cxl_base))
 			return refuse(rg,
 				      "normalized addressing (AMD Zen5 PRM) not supported: %s decodes "
-				      "%u way at HPA 0x%" PRIx64 " = its DPA, %s %u ways at %#" PRIx64
+				      "%u way at HPA 0x%" PRIx64 " = its DPA, %s %u ways at 0x%" PRIx64
 				      "; the mapping is the firmware's",
 				      e->name, e->ways ? e->ways : 1, e->hpa_base, rg->name, rg->ways,
 				      rg->hpa_base);
@@ -113,13 +113,13 @@ int hb_region_refusal(const struct hb_topology *t, struct hb_region *rg,
 		    e->hpa_base - rg->hpa_base == e->hpa_size &&
 		    e->hpa_base + e->hpa_size == rg->hpa_base + rg->hpa_size)
 			return refuse(rg,
-				      "extended linear cache of unknown size: %s decodes from HPA %#" PRIx64
-				      ", %#" PRIx64 " above %s; cxl-cli before v84 omits "
+				      "extended linear cache of unknown size: %s decodes from HPA 0x%" PRIx64
+				      ", 0x%" PRIx64 " above %s; cxl-cli before v84 omits "
 				      "extended_linear_cache_size: translate live or add it",
 				      e->name, e->hpa_base, e->hpa_base - rg->hpa_base, rg->name);
 		return hb_err_set(err, -EINVAL,
-				  "region %s: target %s decodes HPA %#" PRIx64 "-%#" PRIx64
-				  ", the region's CXL range is %#" PRIx64 "-%#" PRIx64,
+				  "region %s: target %s decodes HPA 0x%" PRIx64 "-0x%" PRIx64
+				  ", the region's CXL range is 0x%" PRIx64 "-0x%" PRIx64,
 				  rg->name, e->name, e->hpa_base, e->hpa_base + e->hpa_size - 1,
 				  cxl_base, rg->hpa_base + rg->hpa_size - 1);
 	}

@@ -177,11 +177,11 @@ static int memdev_twice(struct walker *w, const struct hb_memdev *m, const char 
 						       (size_t)hb_topology_find_memdev(w->t, m->name));
 
 	if (o->serial != m->serial)
-		return hb_err_set(w->err, -EEXIST, "%s: listed twice, with serial %#" PRIx64
-				  " and %#" PRIx64, label, o->serial, m->serial);
+		return hb_err_set(w->err, -EEXIST, "%s: listed twice, with serial 0x%" PRIx64
+				  " and 0x%" PRIx64, label, o->serial, m->serial);
 	if (o->ram_size != m->ram_size || o->pmem_size != m->pmem_size)
-		return hb_err_set(w->err, -EEXIST, "%s: listed twice, with capacities %#" PRIx64
-				  " and %#" PRIx64, label, o->ram_size + o->pmem_size,
+		return hb_err_set(w->err, -EEXIST, "%s: listed twice, with capacities 0x%" PRIx64
+				  " and 0x%" PRIx64, label, o->ram_size + o->pmem_size,
 				  m->ram_size + m->pmem_size);
 	return hb_err_set(w->err, -EEXIST, "%s: listed twice", label);
 }
@@ -320,7 +320,7 @@ static int check_dpa_aligned(struct walker *w, json_object *o, const char *label
 	if (!(v & (SZ_256M - 1)))
 		return 0;
 	if (json_object_object_get_ex(o, key, NULL))
-		return hb_err_set(w->err, -EINVAL, "%s: %s %#" PRIx64 " not aligned to 256 MiB",
+		return hb_err_set(w->err, -EINVAL, "%s: %s 0x%" PRIx64 " not aligned to 256 MiB",
 				  label, key, v);
 	return 0;
 }
@@ -565,6 +565,14 @@ static bool all_blank(const char *s, size_t len)
 	return true;
 }
 
+/* "[ ]" or "{ }": what `cxl list` prints where it finds nothing */
+static bool empty_document(json_object *doc)
+{
+	if (json_object_is_type(doc, json_type_array))
+		return json_object_array_length(doc) == 0;
+	return json_object_object_length(doc) == 0;
+}
+
 static const char *json_kind(json_object *o)
 {
 	switch (json_object_get_type(o)) {
@@ -625,7 +633,13 @@ int hb_topology_load_json(const char *buf, size_t len, const struct hb_cedt *ced
 	r = walk(&w, doc, (struct walk_ctx){0});
 	if (r < 0)
 		return r;
-	if (!t->nr_memdevs && !t->nr_regions && !t->nr_eps && !t->nr_roots)
+	/*
+	 * `cxl list` on a host without CXL prints "[ ]": an empty model, as
+	 * libcxl gives there (the commands warn). A document with content
+	 * but nothing of cxl-cli's in it is not a snapshot.
+	 */
+	if (!t->nr_memdevs && !t->nr_regions && !t->nr_eps && !t->nr_roots &&
+	    !empty_document(doc))
 		return hb_err_set(err, -ENODATA, "JSON document holds no memdev, decoder or region");
 	return hb_topology_complete(&t, cedt, ret, err);
 }

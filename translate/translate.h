@@ -32,6 +32,8 @@
 
 /* Distinct errors of a lookup (documented in translate/README.md). */
 #define HB_E_NOMEMDEV   (-ENODEV)   /* memdev name not in the topology   */
+/* HB_E_NOMEMDEV in words, the same from every command: takes the name */
+#define HB_MEMDEV_UNKNOWN_FMT "memdev '%s' is not in the topology"
 #define HB_E_UNMAPPED   (-ENXIO)    /* address outside every decoder     */
 #define HB_E_NOREGION   (-ENOLINK)  /* decoder is not part of a region   */
 #define HB_E_UNCOMMITTED (-ENOTCONN) /* region exists, decode not committed */
@@ -279,8 +281,16 @@ int hb_topology_dpa_piece(const struct hb_topology *t, int memdev, uint64_t dpa,
 /* JSON of the whole model (json-c object, caller puts it). */
 struct json_object;
 struct json_object *hb_topology_to_json(const struct hb_topology *t);
-/* An address or size as JSON: "0x..." (exact in every reader), zero as "0". */
+/* An address or size as JSON: "0x..." (exact in every reader), zero as "0x0":
+ * the one spelling of every address hotbridge prints. */
 struct json_object *hb_json_hex(uint64_t v);
+/*
+ * A measured or computed double as JSON, printed with at most decimals
+ * digits after the point (trailing zeros dropped, one kept): 7.773 rather
+ * than json-c's 7.7730712500000001. NaN and infinities are null. Every
+ * double hotbridge prints goes through it.
+ */
+struct json_object *hb_json_double(double v, int decimals);
 
 /* ---- HPA -> NUMA node and PFN ---- */
 struct hb_node_map;

@@ -7,6 +7,14 @@
  * hotbridge refuses to translate (normalized addressing, ...): see hotbridge(8). */
 #define HB_EXIT_REFUSED 3
 
+/*
+ * An empty model (no CXL here, or a snapshot saved before any): loaded like
+ * any other, live or from a file, with this warning on stderr, as cxl-cli
+ * warns that it found no devices. topology and translate say it.
+ */
+struct hb_topology;
+void hb_cmd_warn_empty_topology(const struct hb_topology *t, const char *prog);
+
 int hb_cmd_translate(int argc, char **argv);
 int hb_cmd_topology(int argc, char **argv);
 int hb_cmd_list(int argc, char **argv);

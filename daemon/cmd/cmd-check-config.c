@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "opt.h"
 #include "config.h"
 #include "conf-check.h"
 #include "conf-keys.h"
@@ -205,9 +206,10 @@ int hb_cmd_check_config(int argc, char **argv)
 	struct hb_err err = { 0 };
 	bool dropins = true, dry = false, quiet = false;
 	size_t nsets = 0;
+	struct hb_getopt g = { .repeatable = "s" };
 	int o;
 
-	while ((o = getopt_long(argc, argv, "c:nqs:mh", opts, NULL)) != -1) {
+	while ((o = hb_getopt(argc, argv, "c:nqs:mh", opts, &g)) != -1) {
 		switch (o) {
 		case 'm': hb_config_write_man(stdout); return 0;
 		case 'c': path = optarg; break;

@@ -11,6 +11,7 @@
 #include "conf.h"
 #include "control.h"
 #include "history-json.h"
+#include "opt.h"
 #include "util/util.h"
 
 static void usage(FILE *f, const char *cmd, const char *sock)
@@ -29,22 +30,29 @@ static int address_fields(const char *cmd, const char *arg, char *buf, size_t si
 {
 	const char *colon = strchr(arg, ':');
 	uint64_t v;
+	int r;
 
 	if (colon) {
 		size_t len = (size_t)(colon - arg);
 
-		if (len == 0 || len > 31 || strpbrk(arg, "\"\\") ||
-		    hb_parse_u64_base(colon + 1, 0, &v) < 0) {
+		if (len == 0 || len > 31 || strpbrk(arg, "\"\\")) {
 			fprintf(stderr, "hotbridge %s: '%s' is not MEMDEV:DPA (e.g. mem0:0x1000)\n",
 				cmd, arg);
+			return -EINVAL;
+		}
+		r = hb_parse_u64(colon + 1, &v);
+		if (r < 0) {
+			fprintf(stderr, "hotbridge %s: '%s' is not MEMDEV:DPA (e.g. mem0:0x1000): "
+				"DPA '%s' %s\n", cmd, arg, colon + 1, hb_parse_u64_why(colon + 1, r));
 			return -EINVAL;
 		}
 		snprintf(buf, size, ",\"memdev\":\"%.*s\",\"dpa\":\"%s\"", (int)len, arg, colon + 1);
 		return 0;
 	}
-	if (hb_parse_u64_base(arg, 0, &v) < 0) {
+	r = hb_parse_u64(arg, &v);
+	if (r < 0) {
 		fprintf(stderr, "hotbridge %s: '%s' is not an address (HPA, e.g. 0x390001000, "
-			"or MEMDEV:DPA)\n", cmd, arg);
+			"or MEMDEV:DPA): it %s\n", cmd, arg, hb_parse_u64_why(arg, r));
 		return -EINVAL;
 	}
 	snprintf(buf, size, ",\"hpa\":\"%s\"", arg);
@@ -64,21 +72,21 @@ static int ask(int argc, char **argv, const char *cmd)
 	struct hb_config defaults;
 	char req[512], addr[256] = "", last[32] = "";
 	unsigned int timeout_s = HB_CONTROL_CLIENT_TIMEOUT_S;
+	struct hb_getopt g = { 0 };
 	const char *sock;
+	char want[48];
 	uint64_t v;
 	int o;
 
 	hb_config_defaults(&defaults);
 	sock = defaults.control_socket;
-	while ((o = getopt_long(argc, argv, history ? "S:t:n:h" : "S:t:h", opts, NULL)) != -1) {
+	while ((o = hb_getopt(argc, argv, history ? "S:t:n:h" : "S:t:h", opts, &g)) != -1) {
 		switch (o) {
 		case 'S': sock = optarg; break;
 		case 't':
-			if (hb_parse_u64(optarg, &v) < 0 || v < 1 || v > 3600) {
-				fprintf(stderr, "hotbridge %s: --timeout '%s': want whole seconds "
-					"from 1 to 3600\n", cmd, optarg);
+			if (hb_opt_u64(argv[0], "--timeout", optarg, 1, 3600,
+				       "whole seconds from 1 to 3600", &v) < 0)
 				return 2;
-			}
 			timeout_s = (unsigned int)v;
 			break;
 		case 'n':
@@ -86,11 +94,11 @@ static int ask(int argc, char **argv, const char *cmd)
 				fprintf(stderr, "hotbridge %s: --last is for history only\n", cmd);
 				return 2;
 			}
-			if (hb_parse_u64(optarg, &v) < 0 || v < 1 || v > HB_HISTORY_REPLY_MAX) {
-				fprintf(stderr, "hotbridge history: --last '%s': want a number of "
-					"entries in 1..%d\n", optarg, HB_HISTORY_REPLY_MAX);
+			snprintf(want, sizeof(want), "a number of entries in 1..%d",
+				 HB_HISTORY_REPLY_MAX);
+			if (hb_opt_u64(argv[0], "--last", optarg, 1, HB_HISTORY_REPLY_MAX, want,
+				       &v) < 0)
 				return 2;
-			}
 			snprintf(last, sizeof(last), ",\"last\":%llu", (unsigned long long)v);
 			break;
 		case 'h':

@@ -26,6 +26,7 @@
 #include "demo-score.h"
 #include "devices.h"
 #include "emulated-host.h"
+#include "opt.h"
 
 #define REGION_BASE HB_EMU_REGION_BASE
 #define CXL_NODE HB_EMU_CXL_NODE
@@ -196,24 +197,23 @@ int hb_cmd_demo(int argc, char **argv)
 	uint64_t *hot = NULL;
 	uint64_t *promoted = NULL;
 	size_t nrec, nhot, hit = 0;
+	struct hb_getopt g = { 0 };
 	uint64_t seed = 1;
+	char want[32];
 	int o, rc = 1;
 
-	while ((o = getopt_long(argc, argv, "c:s:h", opts, NULL)) != -1) {
+	while ((o = hb_getopt(argc, argv, "c:s:h", opts, &g)) != -1) {
 		switch (o) {
 		case 'c':
-			if (hb_parse_u64(optarg, &dm.cycles) < 0 || !dm.cycles || dm.cycles > 100000) {
-				fprintf(stderr, "hotbridge demo: --cycles %s: want 1..100000\n", optarg);
+			if (hb_opt_u64(argv[0], "--cycles", optarg, 1, 100000, "1..100000",
+				       &dm.cycles) < 0)
 				return 2;
-			}
 			break;
 		case 's':
 			/* seed 0 would pick the workload's fixed default; S + 1 must not wrap */
-			if (hb_parse_u64(optarg, &seed) < 0 || !seed || seed == UINT64_MAX) {
-				fprintf(stderr, "hotbridge demo: --seed %s: want 1..%llu\n", optarg,
-					(unsigned long long)UINT64_MAX - 1);
+			snprintf(want, sizeof(want), "1..%llu", (unsigned long long)UINT64_MAX - 1);
+			if (hb_opt_u64(argv[0], "--seed", optarg, 1, UINT64_MAX - 1, want, &seed) < 0)
 				return 2;
-			}
 			break;
 		case 'h':
 			usage(stdout);
@@ -222,6 +222,10 @@ int hb_cmd_demo(int argc, char **argv)
 			usage(stderr);
 			return 2;
 		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "hotbridge demo: unexpected argument '%s'\n", argv[optind]);
+		return 2;
 	}
 	hb_config_defaults(&cfg);
 	cfg.interval_ms = 100;
@@ -261,7 +265,7 @@ int hb_cmd_demo(int argc, char **argv)
 	hb_emulated_host_attach(&dm.host, dm.d);
 	dm.topology = copy;
 	printf("hotbridge demo: emulated host: region0 = mem0 + mem1, 2-way x 4 KiB, 1 GiB at "
-	       "%#llx on CPU-less node %d;\n  an emulated CHMU per memdev (moving Zipf 1.1, "
+	       "0x%llx on CPU-less node %d;\n  an emulated CHMU per memdev (moving Zipf 1.1, "
 	       "100000 accesses per 100 ms epoch,\n  hotness threshold 2, hotlist 6144 entries); "
 	       "DRAM node 0 (nearest), dry-run migrator; 100 ms cycles, simulated;\n"
 	       "  threshold %g, rate limit %g MB/s per node, watermark %llu MiB with %llu MiB of "

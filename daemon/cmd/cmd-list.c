@@ -21,6 +21,7 @@
 #include <json-c/json.h>
 
 #include "builtin.h"
+#include "opt.h"
 #include "chmu.h"
 #include "config.h"
 #include "cxlpci.h"
@@ -249,9 +250,10 @@ int hb_cmd_list(int argc, char **argv)
 	struct hb_err err = { 0 };
 	json_object *top, *srcs, *chmus, *plugins;
 	size_t n, ndev = 0;
+	struct hb_getopt g = { 0 };
 	int c, rc = 0;
 
-	while ((c = getopt_long(argc, argv, "p:d:s:h", opts, NULL)) != -1) {
+	while ((c = hb_getopt(argc, argv, "p:d:s:h", opts, &g)) != -1) {
 		switch (c) {
 		case 'p': plugindir = optarg; break;
 		case 'd':

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "opt.h"
 #include "coldness.h"
 #include "idle.h"
 #include "config.h"
@@ -113,9 +114,10 @@ int hb_cmd_run(int argc, char **argv)
 	struct hb_err err = { 0 };
 	bool once = false, dry = false;
 	size_t nsets = 0;
+	struct hb_getopt g = { .repeatable = "s" };
 	int o, rc = 1, lock = -1;
 
-	while ((o = getopt_long(argc, argv, "c:1ns:I:h", opts, NULL)) != -1) {
+	while ((o = hb_getopt(argc, argv, "c:1ns:I:h", opts, &g)) != -1) {
 		switch (o) {
 		case 'c': path = optarg; break;
 		case '1': once = true; break;

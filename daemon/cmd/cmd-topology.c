@@ -6,6 +6,7 @@
 #include <json-c/json.h>
 
 #include "builtin.h"
+#include "opt.h"
 #include "translate.h"
 
 static void usage(FILE *f)
@@ -15,6 +16,13 @@ static void usage(FILE *f)
 		"  -t, --topology FILE  a saved `cxl list` JSON document (default: live, libcxl)\n"
 		"  -c, --cedt FILE      ACPI CEDT for XOR windows (default when live: %s)\n",
 		HB_DEFAULT_CEDT);
+}
+
+void hb_cmd_warn_empty_topology(const struct hb_topology *t, const char *prog)
+{
+	if (!hb_topology_nr_memdevs(t) && !hb_topology_nr_endpoints(t) &&
+	    !hb_topology_nr_regions(t) && !hb_topology_nr_roots(t))
+		fprintf(stderr, "%s: warning: no CXL memdev, decoder or region\n", prog);
 }
 
 /* Regions hotbridge will not translate, each named on stderr: exit 3 if any. */
@@ -43,9 +51,10 @@ int hb_cmd_topology(int argc, char **argv)
 	struct hb_topology_source src = {0};
 	struct hb_err err = {0};
 	json_object *o;
+	struct hb_getopt g = { 0 };
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "t:c:h", opts, NULL)) != -1) {
+	while ((c = hb_getopt(argc, argv, "t:c:h", opts, &g)) != -1) {
 		switch (c) {
 		case 't': src.topology = optarg; break;
 		case 'c': src.cedt = optarg; break;
@@ -62,6 +71,7 @@ int hb_cmd_topology(int argc, char **argv)
 		fprintf(stderr, "hotbridge topology: %s\n", err.msg);
 		return 1;
 	}
+	hb_cmd_warn_empty_topology(t, "hotbridge topology");
 	o = hb_topology_to_json(t);
 	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED));
 	json_object_put(o);

@@ -18,6 +18,7 @@
 
 #include "batch.h"
 #include "builtin.h"
+#include "opt.h"
 #include "test-hooks.h"
 #include "snapshot-nodes.h"
 
@@ -88,12 +89,25 @@ static json_object *result_json(const struct xlat_ctx *x, const char *query, siz
 	return o;
 }
 
+/* an error answer; in a batch (lineno > 0) its message starts "line N: ", as the parser's do */
+static json_object *query_error(const char *text, size_t len, unsigned long lineno, int code,
+				const char *msg)
+{
+	char buf[HB_ERR_MSG_MAX + 32];
+
+	if (!lineno)
+		return error_json(text, len, code, msg);
+	snprintf(buf, sizeof(buf), "line %lu: %s", lineno, msg);
+	return error_json(text, len, code, buf);
+}
+
 /*
- * One query: memdev NULL for an HPA. text[0..len) is echoed as "query".
- * Returns a JSON object, the translation or an error; *ok says which.
+ * One query: memdev NULL for an HPA. text[0..len) is echoed as "query";
+ * lineno is its batch line (0 for a single query). Returns a JSON
+ * object, the translation or an error; *ok says which.
  */
 static json_object *query(const struct xlat_ctx *x, const char *memdev, const char *addr,
-			  const char *text, size_t len, bool *ok)
+			  const char *text, size_t len, unsigned long lineno, bool *ok)
 {
 	struct hb_err err = {0};
 	struct hb_xlat res;
@@ -103,11 +117,8 @@ static json_object *query(const struct xlat_ctx *x, const char *memdev, const ch
 	*ok = false;
 	r = hb_parse_u64(addr, &v);
 	if (r < 0) {
-		snprintf(err.msg, sizeof(err.msg), "address '%s' is not a number (decimal or 0x hex)",
-			 addr);
-		if (r == -ERANGE)
-			snprintf(err.msg, sizeof(err.msg), "address '%s' is above 2^64", addr);
-		return error_json(text, len, -EINVAL, err.msg);
+		snprintf(err.msg, sizeof(err.msg), "address '%s' %s", addr, hb_parse_u64_why(addr, r));
+		return query_error(text, len, lineno, -EINVAL, err.msg);
 	}
 	if (!memdev) {
 		r = hb_topology_hpa_to_dpa(x->t, v, &res, &err);
@@ -115,13 +126,13 @@ static json_object *query(const struct xlat_ctx *x, const char *memdev, const ch
 		int md = hb_topology_find_memdev(x->t, memdev);
 
 		if (md < 0) {
-			snprintf(err.msg, sizeof(err.msg), "memdev '%s' is not in the topology", memdev);
-			return error_json(text, len, md, err.msg);
+			snprintf(err.msg, sizeof(err.msg), HB_MEMDEV_UNKNOWN_FMT, memdev);
+			return query_error(text, len, lineno, md, err.msg);
 		}
 		r = hb_topology_dpa_to_hpa(x->t, md, v, &res, &err);
 	}
 	if (r < 0)
-		return error_json(text, len, r, err.msg);
+		return query_error(text, len, lineno, r, err.msg);
 	*ok = true;
 	return result_json(x, text, len, &res);
 }
@@ -158,7 +169,8 @@ static int run_batch(const struct xlat_ctx *x, FILE *in)
 			put_line(o);
 			continue;
 		}
-		put_line(query(x, q.hpa ? NULL : q.memdev, q.addr, line.text, line.len, &ok));
+		put_line(query(x, q.hpa ? NULL : q.memdev, q.addr, line.text, line.len, line.lineno,
+			       &ok));
 		if (!ok)
 			failed++;
 	}
@@ -174,7 +186,7 @@ static int run_batch(const struct xlat_ctx *x, FILE *in)
 	return failed ? 1 : 0;
 }
 
-enum { OPT_DPA = 0x100 };
+enum { OPT_DPA = 0x100, OPT_COMPACT };
 
 static void usage(FILE *f)
 {
@@ -191,6 +203,7 @@ static void usage(FILE *f)
 		"      --dpa ADDR          device physical address\n"
 		"  -a, --hpa ADDR          host physical address\n"
 		"  -b, --batch             queries on stdin, one a line: 'mem0 0x1234' or 'hpa 0x...'\n"
+		"      --compact           a single answer on one line, as --batch prints each\n"
 		"ADDR is decimal or 0x hex (a leading zero is refused, never octal).\n",
 		HB_DEFAULT_CEDT);
 }
@@ -205,6 +218,7 @@ int hb_cmd_translate(int argc, char **argv)
 		{ "dpa", required_argument, NULL, OPT_DPA }, /* no -d: a decoder in cxl-cli */
 		{ "hpa", required_argument, NULL, 'a' },
 		{ "batch", no_argument, NULL, 'b' },
+		{ "compact", no_argument, NULL, OPT_COMPACT },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -214,10 +228,12 @@ int hb_cmd_translate(int argc, char **argv)
 	const char *memdev = NULL, *dpa = NULL, *hpa = NULL, *root = NULL;
 	struct hb_err err = {0};
 	struct xlat_ctx x;
-	bool batch = false, ok;
+	struct hb_getopt g = { 0 };
+	bool batch = false, compact = false, ok;
+	uint64_t v;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "t:c:s:m:a:bh", opts, NULL)) != -1) {
+	while ((c = hb_getopt(argc, argv, "t:c:s:m:a:bh", opts, &g)) != -1) {
 		switch (c) {
 		case 't': src.topology = optarg; break;
 		case 'c': src.cedt = optarg; break;
@@ -230,6 +246,7 @@ int hb_cmd_translate(int argc, char **argv)
 		case OPT_DPA: dpa = optarg; break;
 		case 'a': hpa = optarg; break;
 		case 'b': batch = true; break;
+		case OPT_COMPACT: compact = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -244,11 +261,18 @@ int hb_cmd_translate(int argc, char **argv)
 			"hotbridge translate: give exactly one of --memdev NAME --dpa ADDR, --hpa ADDR or --batch\n");
 		return 2;
 	}
+	/* a value that is not a number is a usage error (2), as for every option */
+	if ((dpa && hb_opt_u64(argv[0], "--dpa", dpa, 0, UINT64_MAX,
+			       "a DPA, decimal or 0x hex", &v) < 0) ||
+	    (hpa && hb_opt_u64(argv[0], "--hpa", hpa, 0, UINT64_MAX,
+			       "an HPA, decimal or 0x hex", &v) < 0))
+		return 2;
 	r = hb_topology_open(&src, &t, &err);
 	if (r < 0) {
 		fprintf(stderr, "hotbridge translate: %s\n", err.msg);
 		return 1;
 	}
+	hb_cmd_warn_empty_topology(t, "hotbridge translate");
 	hb_topology_source_check_nodes(&src, t, root, "hotbridge translate");
 	if (!root && !src.topology)
 		root = "";
@@ -268,7 +292,7 @@ int hb_cmd_translate(int argc, char **argv)
 		json_object *o;
 
 		snprintf(text, sizeof(text), "%s %s", memdev ? memdev : "hpa", addr);
-		o = query(&x, memdev, addr, text, strlen(text), &ok);
+		o = query(&x, memdev, addr, text, strlen(text), 0, &ok);
 		if (!ok) {
 			json_object *msg, *code;
 			bool refused;
@@ -280,7 +304,8 @@ int hb_cmd_translate(int argc, char **argv)
 			json_object_put(o);
 			return refused ? HB_EXIT_REFUSED : 1;
 		}
-		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED));
+		puts(json_object_to_json_string_ext(o, compact ? JSON_C_TO_STRING_PLAIN :
+						    JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED));
 		json_object_put(o);
 	}
 	return 0;

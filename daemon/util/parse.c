@@ -75,3 +75,21 @@ int hb_parse_int(const char *s, int *ret)
 	*ret = (int)v;
 	return 0;
 }
+
+const char *hb_parse_u64_why(const char *s, int r)
+{
+	if (r == -ERANGE)
+		return "is above 2^64 - 1";
+	if (!s || !*s)
+		return "is empty, not a number";
+	if (isspace((unsigned char)*s))
+		return "is not a number: it starts with a blank";
+	if (*s == '-' || *s == '+')
+		return "is not a number: no sign is taken";
+	if (is_hex_prefix(s) && !isxdigit((unsigned char)s[2]))
+		return "is not a number: 0x without hex digits";
+	if (s[0] == '0' && isdigit((unsigned char)s[1]))
+		return "is not a number: a leading zero (decimal has none, octal is never read, "
+		       "hex starts 0x)";
+	return "is not a number (decimal or 0x hex)";
+}

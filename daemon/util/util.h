@@ -47,6 +47,12 @@ int hb_parse_u64_base(const char *s, int base, uint64_t *ret);
 /* hb_parse_u64's syntax with an optional leading '-'. */
 int hb_parse_i64(const char *s, int64_t *ret);
 int hb_parse_int(const char *s, int *ret);
+/*
+ * Why s failed hb_parse_u64() with r, as a predicate to follow the quoted
+ * text: "'010' is not a number: a leading zero (...)". For every message
+ * that refuses a number, so each names the real reason.
+ */
+const char *hb_parse_u64_why(const char *s, int r);
 
 /* True when s[0..len) is well-formed UTF-8 without NUL bytes. */
 bool hb_utf8_valid(const char *s, size_t len);

@@ -77,7 +77,7 @@ int hb_chmu_open(const struct hb_regwin *w, unsigned int instance, const char *m
 	}
 	c->base = CHMU_INST0 + (uint64_t)instance * k->instance_len;
 	if (w->size && c->base + k->instance_len > w->size) {
-		r = hb_err_set(err, -EPROTO, "CHMU: instance %u ends at %#llx, beyond the %#llx-byte window",
+		r = hb_err_set(err, -EPROTO, "CHMU: instance %u ends at 0x%llx, beyond the 0x%llx-byte window",
 			   instance, (unsigned long long)(c->base + k->instance_len),
 			   (unsigned long long)w->size);
 		goto fail;
@@ -121,7 +121,7 @@ int hb_chmu_open(const struct hb_regwin *w, unsigned int instance, const char *m
 	}
 	if (k->range_off < 0x70 || k->hotlist_off < k->range_off ||
 	    k->hotlist_off + (uint64_t)k->hotlist_size * 8 > k->instance_len) {
-		r = hb_err_set(err, -EPROTO, "CHMU: range bitmap at %#llx and hotlist at %#llx do not fit "
+		r = hb_err_set(err, -EPROTO, "CHMU: range bitmap at 0x%llx and hotlist at 0x%llx do not fit "
 			   "an instance of %u bytes", (unsigned long long)k->range_off,
 			   (unsigned long long)k->hotlist_off, k->instance_len);
 		goto fail;
@@ -249,7 +249,7 @@ int hb_chmu_configure(struct hb_chmu *c, const struct hb_chmu_config *cfg, struc
 		uint64_t last = (cfg->ranges[i].start + cfg->ranges[i].len - 1) / CHMU_RANGE_GRANULE;
 
 		if (!cfg->ranges[i].len || last / 64 >= words)
-			return hb_err_set(err, -EINVAL, "CHMU: DPA range %#llx+%#llx is beyond the %llu "
+			return hb_err_set(err, -EINVAL, "CHMU: DPA range 0x%llx+0x%llx is beyond the %llu "
 					  "GiB the range bitmap covers",
 					  (unsigned long long)cfg->ranges[i].start,
 					  (unsigned long long)cfg->ranges[i].len,
@@ -288,7 +288,7 @@ int hb_chmu_configure(struct hb_chmu *c, const struct hb_chmu_config *cfg, struc
 		return hb_err_set(err, r, "CHMU: programming failed: %s", strerror(-r));
 	if (!(st & STATUS_ENABLED))
 		return hb_err_set(err, -EIO, "CHMU: device did not enable with unit %llu, epoch %llu "
-				  "ns, threshold %u (status %#llx)",
+				  "ns, threshold %u (status 0x%llx)",
 				  (unsigned long long)cfg->unit_size,
 				  (unsigned long long)cfg->epoch_ns, cfg->threshold,
 				  (unsigned long long)st);

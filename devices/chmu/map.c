@@ -103,12 +103,12 @@ static int check_unclaimed(const struct hb_chmu_map_req *q, uint64_t phys, uint6
 	r = hb_iomem_find_claim(&m, q->bdf, q->bar_start, ps, pe, &c);
 	if (r == -ENOENT) {
 		hb_iomem_done(&m);
-		return hb_err_set(err, r, "%s does not list BAR %u of %s at %#llx", q->iomem, q->bar,
+		return hb_err_set(err, r, "%s does not list BAR %u of %s at 0x%llx", q->iomem, q->bar,
 				  q->bdf, (unsigned long long)q->bar_start);
 	}
 	if (r > 0) {
 		driver_of(q, drv, sizeof(drv));
-		r = hb_err_set(err, -EBUSY, "CHMU registers at %#llx-%#llx are claimed by %s (%s); %s",
+		r = hb_err_set(err, -EBUSY, "CHMU registers at 0x%llx-0x%llx are claimed by %s (%s); %s",
 			       (unsigned long long)phys, (unsigned long long)(phys + len - 1),
 			       c->name, drv, why);
 	}
@@ -133,7 +133,7 @@ static int devmem_window(const struct hb_chmu_map_req *q, uint64_t phys, uint64_
 	close(fd);
 	r = hb_regwin_mmio_open(q->devmem, phys, len, ret, &e);
 	if (r == -EPERM)
-		return hb_err_set(err, r, "%s: the kernel refused %#llx-%#llx (STRICT_DEVMEM: a page "
+		return hb_err_set(err, r, "%s: the kernel refused 0x%llx-0x%llx (STRICT_DEVMEM: a page "
 				  "of it is RAM or claimed)", q->devmem, (unsigned long long)phys,
 				  (unsigned long long)(phys + len - 1));
 	if (r < 0)
@@ -204,7 +204,7 @@ int hb_chmu_map_block(const struct hb_chmu_map_req *q, struct hb_regwin *ret,
 	int r, r_sysfs;
 
 	if (q->bar_size && q->offset >= q->bar_size)
-		return hb_err_set(err, -EPROTO, "%s: CHMU block at BAR %u + %#llx lies beyond the "
+		return hb_err_set(err, -EPROTO, "%s: CHMU block at BAR %u + 0x%llx lies beyond the "
 				  "BAR (%llu bytes)", q->bdf, q->bar, (unsigned long long)q->offset,
 				  (unsigned long long)q->bar_size);
 	r = hb_regwin_mmio_open(q->resource, q->offset, window_max(q), &w, &e);

@@ -73,7 +73,7 @@ int hb_regwin_mmio_open(const char *resource, uint64_t offset, uint64_t size,
 		int e = errno;
 
 		free(m);
-		return hb_err_set(err, -e, "%s: mmap %#llx+%#llx: %s", resource,
+		return hb_err_set(err, -e, "%s: mmap 0x%llx+0x%llx: %s", resource,
 				  (unsigned long long)offset, (unsigned long long)size, strerror(e));
 	}
 	m->base = p;

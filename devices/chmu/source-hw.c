@@ -176,7 +176,7 @@ int hb_chmu_source_open(const struct hb_host_ops *ops, struct hb_host *h,
 	if (!size && sysroot)
 		size = d->chmu.offset + (1u << 20);     /* a test image: no BAR sizes in dumps */
 	if (size <= d->chmu.offset) {
-		r = hb_err_set(&err, -EPROTO, "chmu: %s: CHMU block at BAR %u + %#llx lies beyond the "
+		r = hb_err_set(&err, -EPROTO, "chmu: %s: CHMU block at BAR %u + 0x%llx lies beyond the "
 			       "BAR (%llu bytes)", bdf, d->chmu.bir,
 			       (unsigned long long)d->chmu.offset, (unsigned long long)size);
 		goto fail;

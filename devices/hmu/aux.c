@@ -36,10 +36,10 @@ static int chunk_check(const uint8_t *buf, size_t len, size_t off, uint64_t *ret
 	h0 = get_u64(buf + off);
 	h1 = get_u64(buf + off + 8);
 	if (h1 != HB_HMU_AUX_MAGIC)
-		return hb_err_set(err, -EBADMSG, "cxl-hmu AUX byte %zu: magic %#llx, expected %#llx",
+		return hb_err_set(err, -EBADMSG, "cxl-hmu AUX byte %zu: magic 0x%llx, expected 0x%llx",
 				  off, (unsigned long long)h1, HB_HMU_AUX_MAGIC);
 	if (HDR_RESERVED(h0))
-		return hb_err_set(err, -EBADMSG, "cxl-hmu AUX byte %zu: header %#llx has reserved "
+		return hb_err_set(err, -EBADMSG, "cxl-hmu AUX byte %zu: header 0x%llx has reserved "
 				  "bits 63:24 set", off, (unsigned long long)h0);
 	if (HDR_WIDTH(h0) < 1 || HDR_WIDTH(h0) > 63)
 		return hb_err_set(err, -EBADMSG, "cxl-hmu AUX byte %zu: counter width %u (must be "

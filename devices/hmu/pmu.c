@@ -222,7 +222,7 @@ int hb_hmu_request_encode(const struct hb_hmu_pmu *p, const struct hb_hmu_reques
 	int r;
 
 	if (q->dpa_start % gran || q->dpa_len % gran)
-		return hb_err_set(err, -EINVAL, "cxl-hmu: DPA range %#llx+%#llx is not on 256 MiB "
+		return hb_err_set(err, -EINVAL, "cxl-hmu: DPA range 0x%llx+0x%llx is not on 256 MiB "
 				  "boundaries (the PMU's range_base/range_size count 256 MiB)",
 				  (unsigned long long)q->dpa_start, (unsigned long long)q->dpa_len);
 	if (q->mode == 0 && (r = epoch_encode(p, q->epoch_ns, &scale, &mult, err)) < 0)

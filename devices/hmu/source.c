@@ -291,8 +291,8 @@ static int hmu_open(const struct hb_host_ops *ops, struct hb_host *h,
 	s->fd = (int)syscall(SYS_perf_event_open, &attr, -1, pmu_cpu("", pmu.name), -1,
 			     PERF_FLAG_FD_CLOEXEC);
 	if (s->fd < 0) {
-		r = hb_err_set(&err, -errno, "cxl-hmu: perf_event_open(%s, type %u, config %#llx, "
-			       "config1 %#llx, config2 %#llx): %s%s", pmu.name, pmu.type,
+		r = hb_err_set(&err, -errno, "cxl-hmu: perf_event_open(%s, type %u, config 0x%llx, "
+			       "config1 0x%llx, config2 0x%llx): %s%s", pmu.name, pmu.type,
 			       (unsigned long long)config[0], (unsigned long long)config[1],
 			       (unsigned long long)config[2], strerror(errno),
 			       errno == EACCES || errno == EPERM ? " (system-wide events need "

@@ -6,6 +6,9 @@
 # after help) exits 2 naming it. Test hooks (list --pci-dump/--sysfs-root,
 # translate --sysfs-root) are not in hotbridge's usage, and it refuses them
 # by name, exit 2; hotbridge-test (built with the tests) lists them.
+# Every option that takes one value is refused when given twice, naming it
+# (only --set repeats); extra arguments and a value that is not a number
+# are usage errors (exit 2) naming the reason, a leading zero included.
 #   cli.sh HOTBRIDGE HOTBRIDGE_TEST
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -13,7 +16,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 "${hb[@]}" --help >"$tmp/help"
 mapfile -t cmds < <(sed -n '/^commands:/,/^$/s/^  \([a-z-]*\) .*/\1/p' "$tmp/help")
-echo "1..$((${#cmds[@]} * 3 + 7))"
+echo "1..$((${#cmds[@]} * 3 + 11))"
 [ "${#cmds[@]}" -ge 14 ] || bad "hotbridge --help lists the commands (${#cmds[@]})"
 ok "hotbridge --help lists ${#cmds[@]} commands"
 
@@ -37,6 +40,12 @@ for c in "${cmds[@]}"; do
 done
 
 rc=0
+"${hb[@]}" help help >"$tmp/out" 2>"$tmp/err" || rc=$?
+[ "$rc" -eq 0 ] && grep -q "^usage: hotbridge help \[COMMAND\]" "$tmp/out" ||
+	bad "hotbridge help help: exit $rc, $(cat "$tmp/out" "$tmp/err")"
+ok "hotbridge help help prints help's usage, exit 0 (help is in the synopsis)"
+
+rc=0
 "${hb[@]}" help no-such-command >"$tmp/out" 2>"$tmp/err" || rc=$?
 [ "$rc" -eq 2 ] && grep -q "'no-such-command' is not a command" "$tmp/err" ||
 	bad "help no-such-command: exit $rc, $(cat "$tmp/err")"
@@ -45,6 +54,42 @@ rc=0
 [ "$rc" -eq 2 ] && grep -q "'no-such-command' is not a command" "$tmp/err" ||
 	bad "no-such-command: exit $rc, $(cat "$tmp/err")"
 ok "unknown commands, also after help, exit 2 naming them"
+
+# usage_error MESSAGE ARGS...: exit 2, MESSAGE (a grep -F) on stderr, nothing on stdout
+usage_error() {
+	local msg=$1 rc=0
+	shift
+	"${hb[@]}" "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
+	[ "$rc" -eq 2 ] && [ ! -s "$tmp/out" ] && grep -qF -- "$msg" "$tmp/err" ||
+		bad "hotbridge $*: exit $rc, $(head -2 "$tmp/err")"
+}
+# the first option with a value of each command, given twice
+for args in "translate --hpa 0x1000 --hpa 0x2000" "topology --topology a --topology b" \
+	"demo --cycles 1 --cycles 2" "list --plugin-dir a --plugin-dir b" \
+	"run --config a --config b" "check-config --config a --config b" \
+	"status --socket a --socket b" "stats -S a -S b" "sources --timeout 1 --timeout 2" \
+	"explain --socket a --socket b 0x1000" "history --last 1 --last 2" \
+	"pause --socket a -S b" "resume -t 1 -t 1" "reload -S a -S a" "metrics -S a -S b"; do
+	read -ra w <<<"$args"
+	usage_error "hotbridge ${w[0]}: --" "${w[@]}"
+	grep -q "^hotbridge ${w[0]}: --[a-z-]* given twice: it takes one value" "$tmp/err" ||
+		bad "hotbridge $args: $(head -1 "$tmp/err")"
+done
+rc=0
+"${hb[@]}" check-config --config /nonexistent --set a.b=1 --set c.d=2 >"$tmp/out" 2>"$tmp/err" || rc=$?
+grep -q "given twice" "$tmp/err" && bad "--set may repeat: $(cat "$tmp/err")"
+ok "an option taking one value, given twice, is refused by name in every command; --set repeats"
+
+usage_error "hotbridge demo: unexpected argument 'extra'" demo --cycles 5 extra
+ok "demo refuses extra arguments, exit 2"
+
+usage_error "hotbridge demo: --cycles '010' is not a number: a leading zero" demo --cycles 010
+usage_error "hotbridge demo: --cycles 'abc' is not a number (decimal or 0x hex)" demo --cycles abc
+usage_error "hotbridge demo: --cycles '0': want 1..100000" demo --cycles 0
+usage_error "hotbridge status: --timeout '0x' is not a number: 0x without hex digits" status --timeout 0x
+usage_error "hotbridge translate: --hpa '-1' is not a number: no sign is taken" translate --hpa -1
+usage_error "hotbridge translate: --dpa '99999999999999999999' is above 2^64 - 1" translate --memdev mem0 --dpa 99999999999999999999
+ok "a value that is not a number: exit 2, the reason named (leading zero, 0x alone, sign, range)"
 
 hbt=("${hb[@]:0:${#hb[@]}-1}" "$2")
 hooks() { # CMD OPTION...: the test hooks of CMD

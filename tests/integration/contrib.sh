@@ -89,6 +89,36 @@ else
 		bad "hotbridge.service exposure '$score'"
 	fi
 fi
+# the bash completion, sourced and called as bash would (defect 32):
+# nothing offered after an option that takes a value; --memdev from the
+# --topology file the line names (through the binary), not from this host
+comp() { # comp WORD...: the candidates for the last word
+	bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+		_hotbridge; printf "%s\n" "${COMPREPLY[@]}"' _ "$src/contrib/bash-completion/hotbridge" "$@"
+}
+bin=${hb[${#hb[@]}-1]}
+for line in "demo --cycles" "demo -c" "demo --seed" "history --last" "run --set" "check-config --set" \
+	"status --timeout" "status -t" "translate --dpa" "translate --memdev mem0 --dpa" "translate --hpa"; do
+	read -ra w <<<"$line"
+	got=$(comp "$bin" "${w[@]}" "")
+	[ -z "$got" ] || bad "completion after '$line': $(echo $got)"
+done
+ok "completion offers no option names after an option that takes a value"
+got=$(comp "$bin" translate --topology "$src/tests/data/snapshots/x2-vvv-notes.json" --memdev "" | tr '\n' ' ')
+[ "$got" = "mem0 mem1 " ] || bad "--memdev after --topology FILE: '$got'"
+got=$(comp "$bin" translate --topology="$src/tests/data/snapshots/x2-vvv-notes.json" --memdev m | tr '\n' ' ')
+[ "$got" = "mem0 mem1 " ] || bad "--memdev after --topology=FILE: '$got'"
+got=$(comp "$bin" translate --topology "$src/tests/data/snapshots/x2-vvv-notes.json" --c | tr '\n' ' ')
+[ "$got" = "--cedt --compact " ] || bad "translate --c: '$got'"
+got=$(comp "$bin" demo --cycles 5 --s | tr '\n' ' ')
+[ "$got" = "--seed " ] || bad "demo --cycles 5 --s: '$got'"
+ok "completion: --memdev from the --topology file's memdevs (mem0 mem1); option names still offered"
+
+# hotbridge(8) lists no test hook (only hotbridge-test takes them: cli.sh)
+hooks=$(grep -nE 'pci\\?-dump|sysfs\\?-root' "$src/contrib/man/hotbridge.8" || true)
+[ -z "$hooks" ] && ok "hotbridge(8) lists no test hook (--pci-dump, --sysfs-root)" ||
+	bad "hotbridge(8) lists test hooks: $hooks"
+
 # every man page renders without a groff or man warning
 if ! command -v man >/dev/null; then
 	skip "man not installed"

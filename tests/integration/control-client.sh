@@ -3,17 +3,25 @@
 #  1. `status` against something that is not a control socket fails with
 #     exit 1 and an error naming the socket, never hangs: the replay feed
 #     socket, and a listener that never answers (--timeout 2);
-#  2. errors are words on stderr: no such socket, a refused request
+#  2. errors are words on stderr: no such socket, a path that is not a
+#     socket (a directory, a regular file), a refused request
 #     (no errno names, no JSON on stdout); a bad --timeout is a usage error;
 #  3. a request without a trailing newline is answered at EOF;
 #  4. the server's 5 s are a deadline for the whole request: a client
-#     trickling a byte every 4 s is cut off after 5 s.
+#     trickling a byte every 4 s is cut off after 5 s;
+#  5. a refused `hotbridge reload` is logged by the daemon, as a refused
+#     SIGHUP is (the client gets the same words);
+#  6. status says why nothing is promoted: the DRAM target (node 0, for
+#     source node 2) with its free memory against watermark_mb, the
+#     promotion state (active; held_by_watermark after a reload raises
+#     the watermark above node 0's 8 GiB free; paused), the nodes, and
+#     demotion with its coldness source (off here; on in a second daemon).
 #   control-client.sh HOTBRIDGE
 set -euo pipefail
 [ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP needs root (the control socket serves root only)"; exit 0; }
 . "$(dirname "$0")/lib.sh"
-trap 'kill "$pid" "$spid" 2>/dev/null || true; rm -rf "$tmp"' EXIT
-pid= spid=
+trap 'kill "$pid" "$spid" "$pid2" 2>/dev/null || true; rm -rf "$tmp"' EXIT
+pid= spid= pid2=
 
 hb_emulated_conf "$tmp/hb.conf" <<CONF
 [source feed]
@@ -58,9 +66,18 @@ rc=0
 [ "$rc" -eq 1 ] && [ ! -s "$tmp/none.out" ] &&
 	grep -qx "hotbridge status: cannot reach the daemon at $tmp/none.sock: No such file or directory (is \`hotbridge run\` running?)" "$tmp/none.err" &&
 	ok "no socket: $(cat "$tmp/none.err")" || bad "no socket: exit $rc, $(cat "$tmp/none.err")"
+for what in "$tmp:a directory" "$tmp/loop.err:a regular file"; do
+	path=${what%%:*} rc=0
+	"${hb[@]}" status --socket "$path" >"$tmp/ns.out" 2>"$tmp/ns.err" || rc=$?
+	[ "$rc" -eq 1 ] && [ ! -s "$tmp/ns.out" ] &&
+		grep -q "^hotbridge status: $path is not a socket (${what#*:})" "$tmp/ns.err" &&
+		! grep -q "exited" "$tmp/ns.err" ||
+		bad "--socket $path: exit $rc, $(cat "$tmp/ns.err")"
+done
+ok "--socket naming a directory or a regular file: '$(cat "$tmp/ns.err")'"
 rc=0
 "${hb[@]}" explain --socket "$tmp/ctl.sock" nosuchmem:0x0 >"$tmp/refused.out" 2>"$tmp/refused.err" || rc=$?
-[ "$rc" -eq 1 ] && [ ! -s "$tmp/refused.out" ] && grep -qx "hotbridge explain: the daemon refused: unknown memdev" "$tmp/refused.err" &&
+[ "$rc" -eq 1 ] && [ ! -s "$tmp/refused.out" ] && grep -qx "hotbridge explain: the daemon refused: memdev 'nosuchmem' is not in the topology" "$tmp/refused.err" &&
 	! grep -q "E[A-Z]\{3,\}" "$tmp/refused.err" &&
 	ok "a refused request: exit 1, '$(cat "$tmp/refused.err")' on stderr" ||
 	bad "refused request: exit $rc, stdout '$(head -c 200 "$tmp/refused.out")', stderr '$(cat "$tmp/refused.err")'"
@@ -109,6 +126,65 @@ sys.exit(0 if reply and reply["ok"] is False and "within 5 s" in reply["error"]
          and 4.5 <= took <= 5 + 1.5 * slow else 1)
 PY
 "${hb[@]}" status --socket "$tmp/ctl.sock" >/dev/null && ok "the daemon still answers" || bad "daemon gone"
+
+# 5. a refused reload, over the socket then by SIGHUP: logged both times
+cp "$tmp/hb.conf" "$tmp/hb.conf.orig"
+echo "threshhold = 3" >>"$tmp/hb.conf"
+rc=0
+"${hb[@]}" reload --socket "$tmp/ctl.sock" >/dev/null 2>"$tmp/reload.err" || rc=$?
+[ "$rc" -eq 1 ] && grep -q "the daemon refused: .*threshhold" "$tmp/reload.err" ||
+	bad "reload of a bad file: exit $rc, $(cat "$tmp/reload.err")"
+wait_until 5 grep -q "reload refused, keeping the running configuration: .*threshhold" "$tmp/loop.err" &&
+	[ "$(grep -c "reload refused" "$tmp/loop.err")" -eq 1 ] ||
+	{ sed 's/^/# /' "$tmp/loop.err" | tail -5; bad "the daemon did not log the refused reload"; }
+refusals() { test "$(grep -c "reload refused, keeping the running configuration: .*threshhold" "$tmp/loop.err")" -eq "$1"; }
+kill -HUP "$pid"
+wait_until 5 refusals 2 ||
+	{ sed 's/^/# /' "$tmp/loop.err" | tail -5; bad "the daemon did not log the refused SIGHUP"; }
+ok "a refused reload is logged by the daemon, by the socket and by SIGHUP alike"
+cp "$tmp/hb.conf.orig" "$tmp/hb.conf"
+
+# 6. why nothing is promoted
+st() { "${hb[@]}" status --socket "$1" >"$tmp/st.json" && python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))["status"]
+exec(sys.argv[2])' "$tmp/st.json" "$2"; }
+"${hb[@]}" reload --socket "$tmp/ctl.sock" >/dev/null
+st "$tmp/ctl.sock" '
+t = s["targets"]
+assert s["promotion"] == "active" and s["target_node"] is None and s["watermark_mb"] == 1024, s
+assert [(x["node"], x["for_source_nodes"], x["free_mb"], x["watermark_mb"], x["held_by_watermark"]) for x in t] == [(0, [2], 8192, 1024, False)], t
+n = {x["node"]: x for x in s["nodes"]}
+assert n[2]["source"] and not n[2]["cpus"] and n[0]["target"] and not n[1]["target"], n
+assert s["demotion"] == {"enabled": False, "coldness": None, "below_mb": None, "cxl_node": None}, s["demotion"]
+assert s["state"] == "running" and s["source_nodes"] == [2], s' ||
+	{ sed 's/^/# /' "$tmp/st.json"; bad "status: targets, nodes, demotion"; }
+ok "status: target node 0 for source node 2, 8192 MiB free against watermark 1024: active; demotion off"
+printf '[policy]\nwatermark_mb = 9000\n' >>"$tmp/hb.conf"
+"${hb[@]}" reload --socket "$tmp/ctl.sock" >/dev/null
+st "$tmp/ctl.sock" '
+assert s["promotion"] == "held_by_watermark" and "9000" in s["promotion_reason"], s
+assert s["targets"][0]["held_by_watermark"] is True and s["targets"][0]["watermark_mb"] == 9000, s' ||
+	{ sed 's/^/# /' "$tmp/st.json"; bad "status after raising the watermark"; }
+"${hb[@]}" pause --socket "$tmp/ctl.sock" >/dev/null
+st "$tmp/ctl.sock" 'assert s["promotion"] == "paused" and s["state"] == "paused", s' ||
+	{ sed 's/^/# /' "$tmp/st.json"; bad "status while paused"; }
+"${hb[@]}" resume --socket "$tmp/ctl.sock" >/dev/null
+ok "status: held_by_watermark once watermark_mb (9000) is above node 0's free memory; paused while paused"
+cp "$tmp/hb.conf.orig" "$tmp/hb.conf"
+"${hb[@]}" reload --socket "$tmp/ctl.sock" >/dev/null
+printf '[daemon]\ninterval_ms = 200\ncontrol_socket = %s\n[topology]\nemulated = true\n[demote]\nenabled = true\n[source feed]\ntype = replay\nsocket = %s\n' \
+	"$tmp/ctl2.sock" "$tmp/feed2.sock" >"$tmp/demote.conf"
+chmod 0644 "$tmp/demote.conf"
+"${hb[@]}" run --dry-run --config "$tmp/demote.conf" 2>"$tmp/loop2.err" &
+pid2=$!
+wait_until 10 "${hb[@]}" status --socket "$tmp/ctl2.sock" >/dev/null || bad "no second daemon"
+st "$tmp/ctl2.sock" '
+assert s["demotion"] == {"enabled": True, "coldness": "emulated", "below_mb": 1280, "cxl_node": None}, s["demotion"]' ||
+	{ sed 's/^/# /' "$tmp/st.json"; bad "status of a demoting daemon"; }
+kill -TERM "$pid2"
+wait "$pid2" || bad "second daemon: exit $?"
+pid2=
+ok "status: demotion on, coldness source emulated, below watermark + room = 1280 MiB"
 kill -TERM "$pid"
 wait "$pid" && ok "SIGTERM: exit 0" || bad "exit status $?"
 pid=

@@ -47,7 +47,7 @@ grep -Eq "^$line\$" "$tmp/pipe.err" ||
 	{ sed 's/^/# /' "$tmp/pipe.err"; bad "progress line off a terminal has the numbers"; }
 ok "progress line off a terminal has the numbers"
 rc=0; "${hb[@]}" demo --seed 0 >/dev/null 2>"$tmp/seed.err" || rc=$?
-[ "$rc" -eq 2 ] && grep -q -- '--seed 0: want 1\.\.' "$tmp/seed.err" ||
+[ "$rc" -eq 2 ] && grep -q -- "--seed '0': want 1\.\." "$tmp/seed.err" ||
 	{ sed 's/^/# /' "$tmp/seed.err"; bad "--seed 0 refused, naming the option (exit $rc)"; }
 ok "--seed 0 refused, naming the option"
 "${hb[@]}" demo >"$tmp/full.out" 2>"$tmp/full.err" || bad "demo with its defaults exits 0"

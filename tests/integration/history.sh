@@ -10,7 +10,10 @@
 #  2. `history --last N` answers the N newest; an address no decision
 #     named answers an empty list;
 #  3. bad arguments (CLI and raw requests) are errors naming what was wrong;
-#  4. a reload with another history_size names it as needing a restart.
+#  4. a reload with another history_size names it as needing a restart;
+#  5. explain while paused says paused (what it would do once resumed
+#     apart), and an address in no committed CXL region, by HPA or by
+#     memdev:DPA, is answered "not_in_a_cxl_region" in translate's words.
 #   history.sh HOTBRIDGE
 set -euo pipefail
 [ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP needs root (the control socket serves root only)"; exit 0; }
@@ -122,14 +125,19 @@ expect_err() { # expect_err MESSAGE ARGS...: exit status 2 and MESSAGE on stderr
 }
 expect_err "--last '0': want a number of entries in 1..200" history --last 0
 expect_err "--last '201': want a number of entries in 1..200" history --last 201
-expect_err "--last 'ten': want a number of entries in 1..200" history --last ten
+expect_err "--last 'ten' is not a number (decimal or 0x hex); want a number of entries in 1..200" history --last ten
+expect_err "--last '010' is not a number: a leading zero" history --last 010
+expect_err "--last given twice: it takes one value" history --last 3 --last 4
 expect_err "'banana' is not an address" history banana
+expect_err "'010' is not an address (HPA, e.g. 0x390001000, or MEMDEV:DPA): it is not a number: a leading zero" explain 010
+expect_err "DPA '0x' is not a number: 0x without hex digits" explain mem0:0x
 expect_err "'mem1:zz' is not MEMDEV:DPA" history mem1:zz
 expect_err "usage: hotbridge history" history 0x1000 0x2000
 expect_err "--last is for history only" explain --last 3 0x1000
 rc=0
 h history mem9:0x0 >"$tmp/bad.out" 2>&1 || rc=$?
-[ "$rc" -eq 1 ] && grep -q "unknown memdev" "$tmp/bad.out" && ok "history mem9:0x0 -> unknown memdev" ||
+[ "$rc" -eq 1 ] && grep -qx "hotbridge history: the daemon refused: memdev 'mem9' is not in the topology" "$tmp/bad.out" &&
+	ok "history mem9:0x0 -> $(cat "$tmp/bad.out")" ||
 	{ sed "s/^/# /" "$tmp/bad.out"; bad "unknown memdev: exit $rc"; }
 python3 - "$tmp/ctl.sock" >"$tmp/raw.out" <<'PY' && ok "raw requests: $(cat "$tmp/raw.out")" || { sed "s/^/# /" "$tmp/raw.out"; bad "raw history requests"; }
 import json, socket, sys
@@ -152,6 +160,35 @@ r = ask({"command": "history", "last": 2})
 assert r["ok"] and len(r["history"]["entries"]) == 2, r
 print("bad last/hpa/memdev refused naming the field; last=2 answers 2")
 PY
+
+# 5. explain: paused, and addresses in no region
+h pause >/dev/null
+h explain 0x390005000 >"$tmp/px.json"
+check "$tmp/px.json" 'assert r["paused"] is True and r["decision"] == "paused" and "paused" in r["reason"] and r["when_resumed"] == "rate_limit" and "rate limited" in r["when_resumed_reason"], r' &&
+	ok "explain while paused: decision paused, $(check "$tmp/px.json" 'print(r["when_resumed"])') once resumed" ||
+	{ sed "s/^/# /" "$tmp/px.json"; bad "explain while paused"; }
+h resume >/dev/null
+h explain 0x390005000 >"$tmp/rx.json"
+check "$tmp/rx.json" 'assert r["paused"] is False and r["decision"] == "rate_limit" and "when_resumed" not in r, r' &&
+	ok "explain once resumed: rate_limit, paused false" || { sed "s/^/# /" "$tmp/rx.json"; bad "explain after resume"; }
+h explain 0x1000 >"$tmp/nr.json"
+check "$tmp/nr.json" 'assert r["decision"] == "not_in_a_cxl_region" and r["reason"] == "HPA 0x1000 is not in any committed CXL region", r' &&
+	ok "explain 0x1000: $(check "$tmp/nr.json" 'print(r["reason"])')" || { sed "s/^/# /" "$tmp/nr.json"; bad "explain of an HPA in no region"; }
+rc=0
+h explain mem0:0x40000000 >"$tmp/nd.json" 2>"$tmp/nd.err" || rc=$?
+[ "$rc" -eq 0 ] && check "$tmp/nd.json" 'assert r["decision"] == "not_in_a_cxl_region" and r["hpa"] is None and r["reason"].startswith("mem0: DPA 0x40000000 is not in any committed CXL region"), r' &&
+	ok "explain mem0:0x40000000: answered, $(check "$tmp/nd.json" 'print(r["reason"])')" ||
+	{ sed "s/^/# /" "$tmp/nd.json" "$tmp/nd.err"; bad "explain of an unmapped DPA: exit $rc"; }
+
+# 6. doubles without binary noise: at most 3 decimals (defect 29)
+h status >"$tmp/st.json"
+h explain 0x390001000 >"$tmp/x1b.json"
+h history --last 5 >"$tmp/h5.json"
+noisy=$(grep -ohE '"(uptime_s|last_cycle_ms|heat|threshold|age_s|rate_limit_tokens_bytes)": -?[0-9]+\.[0-9]{4,}' \
+	"$tmp/st.json" "$tmp/x1b.json" "$tmp/h5.json" || true)
+[ -z "$noisy" ] && grep -q '"uptime_s": [0-9]' "$tmp/st.json" && grep -q '"heat": [0-9]' "$tmp/x1b.json" ||
+	bad "doubles with more than 3 decimals: $noisy"
+ok "status, explain and history print doubles with at most 3 decimals"
 
 # 4. history_size needs a restart: a reload says so and keeps the ring
 sed -i 's/^history_size = 4096$/history_size = 32/' "$tmp/hb.conf"

@@ -27,11 +27,11 @@ pid=$!
 exec 3<>"$tmp/feed"
 wait_until 10 "${hb[@]}" status --socket "$tmp/ctl.sock" >/dev/null || bad "the daemon did not start"
 "${hb[@]}" status --socket "$tmp/ctl.sock" >"$tmp/status.json"
-rule=$(jq -c '[.status.source_node_rule[] | [.node, .source]]' "$tmp/status.json")
+rule=$(jq -c '[.status.nodes[] | [.node, .source]]' "$tmp/status.json")
 [ "$rule" = '[[0,false],[1,false],[2,true]]' ] && ok "status: node 2 is the one source node ($rule)" ||
-	bad "status source_node_rule: $rule"
-jq -r '.status.source_node_rule[0].reason' "$tmp/status.json" | grep -q "node 0 is not a source node: it has CPUs (DRAM)" &&
-	ok "status says why node 0 is not a source: it has CPUs" || bad "node 0's reason: $(jq -c .status.source_node_rule "$tmp/status.json")"
+	bad "status nodes: $rule"
+jq -r '.status.nodes[0].source_reason' "$tmp/status.json" | grep -q "node 0 is not a source node: it has CPUs (DRAM)" &&
+	ok "status says why node 0 is not a source: it has CPUs" || bad "node 0's reason: $(jq -c .status.nodes "$tmp/status.json")"
 grep -q "source nodes 2," "$tmp/emu.log" && ok "the start-up line names the source nodes as numbers" ||
 	bad "start-up line: $(grep 'source nodes' "$tmp/emu.log")"
 # an address outside every region is on no node: explain says that, not "not CXL"

@@ -4,10 +4,15 @@
 #  - one answer per input line, in order, always: a NUL byte, an over-long
 #    line, an empty line each get an error object naming what was wrong,
 #    and the next query is still answered (issue 12, defect 7);
+#  - every error answer's message starts "line N: " (defect 35);
 #  - every answer echoes its whole line as "query"; bytes that are not
 #    UTF-8 come back as \xNN, so every answer is valid JSON;
 #  - numbers are decimal or 0x hex: "010" is refused, not read as octal;
 #  - "pfn" and "online" are always present (null when unknown);
+#  - an empty `cxl list` ("[ ]") is an empty model with a warning, in
+#    topology and translate alike, as a live host without CXL (defect 19);
+#  - --compact prints a single answer on one line, as --batch does;
+#  - zero is "0x0" like every other address, never a bare "0" (defect 30);
 #  - a read error (a directory as stdin) exits 1 with a message;
 #  - a refused case (AMD Zen5 normalized addressing, an extended linear
 #    cache's DRAM half) exits 3 naming it; topology prints the model with
@@ -19,7 +24,7 @@ data=$2
 trap 'rm -rf "$tmp"' EXIT
 topo=(--topology "$data/snapshots/x2-vvv-notes.json")
 sysfs=(--sysfs-root "$data/sysfs/cxl-x2-online")
-echo "1..18"
+echo "1..22"
 
 # check_answers INPUT OUTPUT: as many answers as lines, each valid UTF-8
 # JSON echoing its line; prints the answers as "N<TAB>json" for greps
@@ -59,6 +64,8 @@ for n, (line, ans) in enumerate(zip(lines, out), 1):
     want = echo(line[:256])
     if o.get("query") != want:
         sys.exit("answer %d echoes %r, not its line %r" % (n, o.get("query"), want))
+    if "error" in o and not o["error"].startswith("line %d: " % n):
+        sys.exit("answer %d: error without its \"line %d: \" prefix: %r" % (n, n, o["error"]))
     print("%d\t%s" % (n, json.dumps(o)))
 PY
 }
@@ -90,7 +97,7 @@ ok "256 bytes accepted; 257 and 5005 refused with their length; the next query t
 
 run_batch "$data/batch/invalid-utf8.txt"
 ok "invalid-utf8.txt: every answer valid UTF-8 JSON echoing its line with \\xNN"
-answer 1 | grep -qF '"error": "memdev '"'"'mem\\xff'"'"' is not in the topology"' ||
+answer 1 | grep -qF '"error": "line 1: memdev '"'"'mem\\xff'"'"' is not in the topology"' ||
 	bad "memdev name escaped in the message: $(answer 1)"
 answer 4 | grep -q '"hpa": "0x39000b123"' || bad "valid line among them: $(answer 4)"
 ok "invalid bytes escaped in messages too"
@@ -106,15 +113,20 @@ answer 9 | grep -q '"hpa": "0x39000b123"' || bad "CRLF line: $(answer 9)"
 answer 10 | grep -q '"hpa": "0x390001010"' || bad "last line without newline: $(answer 10)"
 ok "empty/blank lines and word counts named; comment answered; CRLF and unterminated last line translate"
 
-answer 5 | grep -q '"error": "address '"'"'010'"'"' is not a number (decimal or 0x hex)"' ||
+answer 5 | grep -q '"error": "line 5: address '"'"'010'"'"' is not a number: a leading zero' ||
 	bad "010 refused: $(answer 5)"
 answer 6 | grep -q '"dpa": "0xa"' || bad "10 is decimal: $(answer 6)"
 rc=0
 "${hb[@]}" translate "${topo[@]}" --memdev mem1 --dpa 010 >"$tmp/out" 2>"$tmp/err" || rc=$?
-[ "$rc" -eq 1 ] && grep -q "address '010' is not a number" "$tmp/err" || bad "--dpa 010: $rc $(cat "$tmp/err")"
+[ "$rc" -eq 2 ] && grep -q "^hotbridge translate: --dpa '010' is not a number: a leading zero" "$tmp/err" ||
+	bad "--dpa 010 is a usage error (2) naming the leading zero: $rc $(cat "$tmp/err")"
+rc=0
+"${hb[@]}" translate "${topo[@]}" --memdev mem1 --dpa 0x >"$tmp/out" 2>"$tmp/err" || rc=$?
+[ "$rc" -eq 2 ] && grep -q "^hotbridge translate: --dpa '0x' is not a number: 0x without hex digits" "$tmp/err" ||
+	bad "--dpa 0x is a usage error (2): $rc $(cat "$tmp/err")"
 "${hb[@]}" translate "${topo[@]}" --memdev mem1 --dpa 0x10 >"$tmp/out" || bad "--dpa 0x10"
 grep -q '"dpa": "0x10"' "$tmp/out" || bad "--dpa 0x10 is hex"
-ok "010 is refused (batch and --dpa), 10 is decimal, 0x10 hex"
+ok "010 and 0x are refused (batch, and --dpa with exit 2), 10 is decimal, 0x10 hex"
 
 run_batch "$data/batch/good.txt"
 [ "$rc" -eq 0 ] || bad "exit 0 when every query translates (comment included), got $rc"
@@ -131,6 +143,41 @@ answer 2 | grep -q '"node": 2, "pfn": "0x39000b", "online": false' ||
 python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); assert o["pfn"] is None and o["online"] is None and o["query"] == "mem1 0x5123", o' "$tmp/out" ||
 	bad "single query: pfn/online null, query echoed"
 ok "pfn and online from sysfs when known; always present in a single query too"
+
+"${hb[@]}" translate "${topo[@]}" --memdev mem0 --dpa 0 >"$tmp/out"
+grep -q '"dpa": "0x0"' "$tmp/out" || bad "DPA 0 printed as 0x0: $(cat "$tmp/out")"
+"${hb[@]}" topology "${topo[@]}" >"$tmp/out"
+grep -q '"dpa_resource": "0x0"' "$tmp/out" && ! grep -q '": "0"' "$tmp/out" ||
+	bad "topology prints a zero address without 0x: $(grep '": "0"' "$tmp/out" | head -3)"
+ok "zero addresses are 0x0 in translate and topology, never a bare 0"
+
+"${hb[@]}" translate "${topo[@]}" --memdev mem1 --dpa 0x5123 --compact >"$tmp/one"
+printf 'mem1 0x5123\n' | "${hb[@]}" translate "${topo[@]}" --batch >"$tmp/batch-one"
+[ "$(wc -l <"$tmp/one")" -eq 1 ] && cmp -s "$tmp/one" "$tmp/batch-one" ||
+	bad "--compact: $(cat "$tmp/one") vs --batch: $(cat "$tmp/batch-one")"
+ok "--compact: one line, the same as --batch's answer"
+
+printf '[\n]\n' >"$tmp/empty.json"
+rc=0
+"${hb[@]}" topology --topology "$tmp/empty.json" >"$tmp/out" 2>"$tmp/err" || rc=$?
+[ "$rc" -eq 0 ] && grep -qx "hotbridge topology: warning: no CXL memdev, decoder or region" "$tmp/err" &&
+	python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); assert all(not v for o in m for v in o.values()), m' "$tmp/out" ||
+	bad "empty snapshot in topology: exit $rc, $(cat "$tmp/err")"
+rc=0
+"${hb[@]}" translate --topology "$tmp/empty.json" --hpa 0x1000 >"$tmp/out" 2>"$tmp/err" || rc=$?
+[ "$rc" -eq 1 ] && grep -qx "hotbridge translate: warning: no CXL memdev, decoder or region" "$tmp/err" &&
+	grep -q "HPA 0x1000 is not in any committed CXL region" "$tmp/err" ||
+	bad "empty snapshot in translate: exit $rc, $(cat "$tmp/err")"
+"${hb[@]}" topology "${topo[@]}" >/dev/null 2>"$tmp/err"
+[ ! -s "$tmp/err" ] || bad "a warning for a model that is not empty: $(cat "$tmp/err")"
+: >"$tmp/none.replay"
+printf '[daemon]\ndry_run = true\ncontrol_socket =\n[topology]\nsnapshot = %s\n[source f]\ntype = replay\npath = %s\n' \
+	"$tmp/empty.json" "$tmp/none.replay" >"$tmp/empty.conf"
+rc=0
+"${hb[@]}" run --once --config "$tmp/empty.conf" >/dev/null 2>"$tmp/err" || rc=$?
+[ "$rc" -eq 0 ] && grep -q "no CXL memdev, decoder or region in the topology" "$tmp/err" ||
+	bad "run on an empty snapshot: exit $rc, $(cat "$tmp/err")"
+ok "an empty cxl list snapshot: an empty model and a warning (topology, translate, run), none otherwise"
 
 rc=0
 "${hb[@]}" translate "${topo[@]}" --batch </ >"$tmp/out" 2>"$tmp/err" || rc=$?
@@ -180,4 +227,27 @@ printf '[daemon]\ndry_run = true\n[topology]\nsnapshot = %s\n[source f]\ntype = 
 grep -q "region region0 not translated: normalized addressing (AMD Zen5 PRM) not supported" "$tmp/err" ||
 	bad "run does not log the refused region: $(cat "$tmp/err")"
 ok "run logs each refused region with its reason at start"
+
+# explain of an HPA in a region translate refuses: still CXL memory, not
+# "not_in_a_cxl_region" (that is for no region at all)
+if [ "$(id -u)" -ne 0 ]; then
+	skip "explain needs root (the control socket serves root only)"
+else
+	printf '[daemon]\ndry_run = true\ncontrol_socket = %s\n[topology]\nsnapshot = %s\n[source f]\ntype = replay\npath = %s\n' \
+		"$tmp/z5.sock" "$data/cxl-list/zen5-normalized.vvv.json" "$tmp/empty.replay" >"$tmp/z5d.conf"
+	chmod 0644 "$tmp/z5d.conf"
+	"${hb[@]}" run --config "$tmp/z5d.conf" 2>"$tmp/z5d.err" &
+	zpid=$!
+	wait_until 10 "${hb[@]}" status --socket "$tmp/z5.sock" >/dev/null || bad "no daemon on the zen5 snapshot"
+	"${hb[@]}" explain --socket "$tmp/z5.sock" 0x2050000000 >"$tmp/z5x.json"
+	"${hb[@]}" explain --socket "$tmp/z5.sock" 0x1000 >"$tmp/z5n.json"
+	kill -TERM "$zpid"
+	wait "$zpid" || bad "zen5 daemon: exit $?"
+	python3 -c 'import json,sys
+x = json.load(open(sys.argv[1]))["explain"]; n = json.load(open(sys.argv[2]))["explain"]
+assert x["decision"] != "not_in_a_cxl_region" and "heat" in x, x
+assert n["decision"] == "not_in_a_cxl_region", n' "$tmp/z5x.json" "$tmp/z5n.json" ||
+		{ sed 's/^/# /' "$tmp/z5x.json" "$tmp/z5n.json"; bad "explain in a refused region"; }
+	ok "explain in a region translate refuses: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["explain"]["decision"])' "$tmp/z5x.json"), not not_in_a_cxl_region"
+fi
 hb_reports_ok

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "util/util.h"
@@ -76,6 +77,37 @@ static void test_parse_u64_base_10_and_16(void **state)
 	assert_int_equal(hb_parse_u64_base("ff", 10, &v), -EINVAL);
 }
 
+/* the reason of each refusal, as the CLI prints it: the real one, not "out of range" */
+static void test_parse_u64_why_names_the_real_reason(void **state)
+{
+	static const struct {
+		const char *s, *needle;
+	} cases[] = {
+		{ "010", "a leading zero" },
+		{ "00", "a leading zero" },
+		{ "0x", "0x without hex digits" },
+		{ "0x-1", "0x without hex digits" },
+		{ "-1", "no sign" },
+		{ "+1", "no sign" },
+		{ " 1", "blank" },
+		{ "", "empty" },
+		{ "abc", "not a number (decimal or 0x hex)" },
+		{ "12abc", "not a number (decimal or 0x hex)" },
+		{ "18446744073709551616", "above 2^64 - 1" },
+	};
+	uint64_t v;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int r = hb_parse_u64(cases[i].s, &v);
+		const char *why = hb_parse_u64_why(cases[i].s, r);
+
+		assert_true(r < 0);
+		if (!strstr(why, cases[i].needle))
+			fail_msg("'%s': \"%s\" does not say \"%s\"", cases[i].s, why,
+				 cases[i].needle);
+	}
+}
+
 static void test_parse_i64_and_int(void **state)
 {
 	int64_t v;
@@ -106,6 +138,7 @@ int main(void)
 		cmocka_unit_test(test_parse_u64_refuses_junk),
 		cmocka_unit_test(test_parse_u64_base_10_and_16),
 		cmocka_unit_test(test_parse_i64_and_int),
+		cmocka_unit_test(test_parse_u64_why_names_the_real_reason),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -31,6 +31,17 @@ static void expect_refused(const char *file, const char *msg)
 	assert_null(t);
 }
 
+static void expect_refused_json(const char *json, const char *needle)
+{
+	struct hb_topology *t = NULL;
+	struct hb_err err = { 0 };
+
+	assert_true(hb_topology_load_json(json, strlen(json), NULL, &t, &err) < 0);
+	assert_null(t);
+	if (!strstr(err.msg, needle))
+		fail_msg("'%s': \"%s\" does not say \"%s\"", json, err.msg, needle);
+}
+
 static void test_snapshot_memdev_listed_twice_is_refused(void **state)
 {
 	(void)state;
@@ -65,6 +76,31 @@ static void test_snapshot_top_level_scalar_is_not_called_truncated(void **state)
 	expect_refused("null.json", "expected a JSON array or object (cxl list output), got null");
 	expect_refused("number.json",
 		       "expected a JSON array or object (cxl list output), got a number");
+}
+
+/*
+ * `cxl list` on a host without CXL prints "[\n]": an empty model, as an
+ * empty live topology is (the commands warn), so a snapshot saved before
+ * any region was created loads. Content without any CXL object does not.
+ */
+static void test_snapshot_empty_cxl_list_is_an_empty_model(void **state)
+{
+	static const char *const empty[] = { "[\n]", "[]", "{}", " [ ] \n" };
+	struct hb_err err = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(empty) / sizeof(empty[0]); i++) {
+		struct hb_topology *t = NULL;
+		int r = hb_topology_load_json(empty[i], strlen(empty[i]), NULL, &t, &err);
+
+		if (r < 0)
+			fail_msg("'%s' refused: %s", empty[i], err.msg);
+		assert_int_equal(hb_topology_nr_memdevs(t), 0);
+		assert_int_equal(hb_topology_nr_regions(t), 0);
+		hb_topology_free(t);
+	}
+	expect_refused_json("[1,2]", "holds no memdev, decoder or region");
+	expect_refused_json("[{}]", "holds no memdev, decoder or region");
 }
 
 /* documents in memory: what -u may print, empties, keys named as written */
@@ -129,6 +165,7 @@ int main(void)
 		cmocka_unit_test(test_snapshot_size_with_trailing_garbage_is_refused),
 		cmocka_unit_test(test_snapshot_top_level_scalar_is_not_called_truncated),
 		cmocka_unit_test(test_snapshot_sizes_and_empty_documents),
+		cmocka_unit_test(test_snapshot_empty_cxl_list_is_an_empty_model),
 		cmocka_unit_test(test_snapshot_cxl_list_u_sizes_still_load),
 	};
 

@@ -82,7 +82,8 @@ static void test_topology_flat_human_and_distinct_errors(void **state)
 	assert_int_equal(hb_topology_dpa_to_hpa(t, m0, 0x1fffffff, &x, &err), 0);
 	assert_int_equal(x.hpa, 0x3afffffffull);
 	assert_int_equal(hb_topology_dpa_to_hpa(t, m0, 0x20000000, &x, &err), HB_E_UNMAPPED);
-	assert_string_equal(err.msg, "mem0: DPA 0x20000000 is not mapped by any committed decoder");
+	assert_string_equal(err.msg, "mem0: DPA 0x20000000 is not in any committed CXL region: "
+			    "no committed decoder maps it");
 	assert_int_equal(hb_topology_dpa_to_hpa(t, m1, 0x10000000, &x, &err), HB_E_NOREGION);
 	assert_non_null(strstr(err.msg, "decoder3.0"));
 	assert_int_equal(hb_topology_dpa_to_hpa(t, m1, 0x20000000, &x, &err), HB_E_UNCOMMITTED);
@@ -304,6 +305,30 @@ static void test_topology_saved_cedt_makes_window_xor(void **state)
 	}
 }
 
+/* the JSON spelling of numbers: addresses always 0x, doubles without binary noise */
+static void expect_json(json_object *o, const char *want)
+{
+	const char *got = o ? json_object_to_json_string(o) : "null";
+
+	if (strcmp(got, want))
+		fail_msg("printed %s, want %s", got, want);
+	json_object_put(o);
+}
+
+static void test_topology_json_numbers_zero_hex_and_short_doubles(void **state)
+{
+	(void)state;
+	expect_json(hb_json_hex(0), "\"0x0\"");
+	expect_json(hb_json_hex(0x390000000ULL), "\"0x390000000\"");
+	expect_json(hb_json_double(7.7730712500000001, 3), "7.773");
+	expect_json(hb_json_double(0.011487000000000001, 3), "0.011");
+	expect_json(hb_json_double(20.479999542236328, 3), "20.48");
+	expect_json(hb_json_double(8, 3), "8.0");
+	expect_json(hb_json_double(-0.0001, 3), "0.0");
+	expect_json(hb_json_double(4096.4, 0), "4096");
+	expect_json(hb_json_double(0.0 / 0.0, 3), "null");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -314,6 +339,7 @@ int main(void)
 		cmocka_unit_test(test_topology_json_output_round_trips),
 		cmocka_unit_test(test_topology_node_map_from_sysfs_fixture),
 		cmocka_unit_test(test_topology_saved_cedt_makes_window_xor),
+		cmocka_unit_test(test_topology_json_numbers_zero_hex_and_short_doubles),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
