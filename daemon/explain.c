@@ -137,6 +137,26 @@ static json_object *not_in_a_region_json(struct hb_daemon *d, bool has_hpa, uint
 }
 
 /*
+ * o[key] = the decision; while paused it is "paused", with why saying so,
+ * and the decision once resumed and its reason under when and when_reason.
+ */
+static void add_decision(json_object *o, const char *key, const char *when, bool paused,
+			 enum hb_reason reason, char *why, size_t size, const char *what)
+{
+	char when_reason[128];
+
+	if (!paused) {
+		json_object_object_add(o, key, json_object_new_string(hb_reason_to_string(reason)));
+		return;
+	}
+	snprintf(when_reason, sizeof(when_reason), "%s_reason", when);
+	json_object_object_add(o, when, json_object_new_string(hb_reason_to_string(reason)));
+	json_object_object_add(o, when_reason, json_object_new_string(why));
+	snprintf(why, size, "the daemon is paused: nothing is %s until `hotbridge resume`", what);
+	json_object_object_add(o, key, json_object_new_string(HB_EXPLAIN_PAUSED));
+}
+
+/*
  * What would happen to this page now, every rule evaluated (top-K aside:
  * it depends on the other pages of a cycle), nothing charged; and its
  * latest history entries. An address in no committed CXL region is no
@@ -197,17 +217,9 @@ int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, stru
 			 q->why == (HB_QUARANTINE_POISON | HB_QUARANTINE_UNCORRECTABLE) ? " and " : "",
 			 (q->why & HB_QUARANTINE_UNCORRECTABLE) ? "with an uncorrectable error" : "");
 		json_object_object_add(o, "decision", json_object_new_string("quarantined"));
-	} else if (d->paused) {
-		/* nothing is promoted while paused: say so first, the rest once resumed */
-		json_object_object_add(o, "when_resumed",
-				       json_object_new_string(hb_reason_to_string(dec.reason)));
-		json_object_object_add(o, "when_resumed_reason", json_object_new_string(why));
-		snprintf(why, sizeof(why), "the daemon is paused: nothing is promoted or demoted "
-			 "until `hotbridge resume`");
-		json_object_object_add(o, "decision", json_object_new_string(HB_EXPLAIN_PAUSED));
 	} else {
-		json_object_object_add(o, "decision",
-				       json_object_new_string(hb_reason_to_string(dec.reason)));
+		add_decision(o, "decision", "when_resumed", d->paused, dec.reason, why, sizeof(why),
+			     "promoted or demoted");
 	}
 	json_object_object_add(o, "quarantined", json_object_new_boolean(q != NULL));
 	json_object_object_add(o, "reason", json_object_new_string(why));
@@ -218,18 +230,8 @@ int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, stru
 	if (placed) {
 		hb_demote_evaluate(d->demoter, &d->dcfg, d->nodes, d->placed, placed, NULL, now, &dec);
 		explain_reason(d, &dec, now, why, sizeof(why));
-		if (d->paused) {
-			json_object_object_add(o, "demotion_when_resumed",
-					       json_object_new_string(hb_reason_to_string(dec.reason)));
-			json_object_object_add(o, "demotion_when_resumed_reason",
-					       json_object_new_string(why));
-			snprintf(why, sizeof(why), "the daemon is paused: nothing is demoted until "
-				 "`hotbridge resume`");
-			json_object_object_add(o, "demotion", json_object_new_string(HB_EXPLAIN_PAUSED));
-		} else {
-			json_object_object_add(o, "demotion",
-					       json_object_new_string(hb_reason_to_string(dec.reason)));
-		}
+		add_decision(o, "demotion", "demotion_when_resumed", d->paused, dec.reason, why,
+			     sizeof(why), "demoted");
 		json_object_object_add(o, "demotion_reason", json_object_new_string(why));
 	}
 	json_object_object_add(o, "history", h);

@@ -43,6 +43,43 @@ static void source_labels(FILE *f, const struct source *s)
 	fputs("\"}", f);
 }
 
+static uint64_t src_records(const struct source *s) { return s->records; }
+static uint64_t src_bad_input(const struct source *s) { return s->bad_input; }
+static uint64_t src_events(const struct source *s) { return s->events; }
+static uint64_t src_errors(const struct source *s) { return (uint64_t)s->errors; }
+static uint64_t src_disabled(const struct source *s) { return s->disabled; }
+
+/* the per-source series, labelled {source,type}: one table, one loop */
+static void source_metrics(FILE *f, const struct hb_daemon *d)
+{
+	static const struct {
+		const char *name, *type, *help;
+		uint64_t (*value)(const struct source *s);
+	} m[] = {
+		{ "source_records_total", "counter",
+		  "Records each source submitted (they add up to records_total).", src_records },
+		{ "source_bad_input_total", "counter",
+		  "Input each source could not make records of (they add up to bad_input_total).",
+		  src_bad_input },
+		{ "source_events_total", "counter", "Media events each source delivered.",
+		  src_events },
+		{ "source_consecutive_errors", "gauge",
+		  "Failed polls of each source in a row (it is disabled at 10).", src_errors },
+		{ "source_disabled", "gauge", "1 for a source disabled after failing polls.",
+		  src_disabled },
+	};
+
+	for (size_t k = 0; k < HB_ARRAY_SIZE(m); k++) {
+		fprintf(f, "# HELP hotbridge_%s %s\n# TYPE hotbridge_%s %s\n", m[k].name, m[k].help,
+			m[k].name, m[k].type);
+		for (size_t i = 0; i < d->nsrc; i++) {
+			fprintf(f, "hotbridge_%s", m[k].name);
+			source_labels(f, &d->src[i]);
+			fprintf(f, " %llu\n", (unsigned long long)m[k].value(&d->src[i]));
+		}
+	}
+}
+
 /* a summary of a latency histogram: its median, p90, p99 and count */
 static void latency_summary(FILE *f, const char *name, const struct hb_latency_hist *h)
 {
@@ -64,36 +101,7 @@ void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
 	fprintf(f, "hotbridge_cycles_total %llu\n", (unsigned long long)s->cycles);
 	METRIC("records_total", "counter", "Hotness records received from sources.");
 	fprintf(f, "hotbridge_records_total %llu\n", (unsigned long long)s->in.records);
-	METRIC("source_records_total", "counter", "Records each source submitted (they add up to records_total).");
-	for (size_t i = 0; i < d->nsrc; i++) {
-		fputs("hotbridge_source_records_total", f);
-		source_labels(f, &d->src[i]);
-		fprintf(f, " %llu\n", (unsigned long long)d->src[i].records);
-	}
-	METRIC("source_bad_input_total", "counter", "Input each source could not make records of (they add up to bad_input_total).");
-	for (size_t i = 0; i < d->nsrc; i++) {
-		fputs("hotbridge_source_bad_input_total", f);
-		source_labels(f, &d->src[i]);
-		fprintf(f, " %llu\n", (unsigned long long)d->src[i].bad_input);
-	}
-	METRIC("source_events_total", "counter", "Media events each source delivered.");
-	for (size_t i = 0; i < d->nsrc; i++) {
-		fputs("hotbridge_source_events_total", f);
-		source_labels(f, &d->src[i]);
-		fprintf(f, " %llu\n", (unsigned long long)d->src[i].events);
-	}
-	METRIC("source_consecutive_errors", "gauge", "Failed polls of each source in a row (it is disabled at 10).");
-	for (size_t i = 0; i < d->nsrc; i++) {
-		fputs("hotbridge_source_consecutive_errors", f);
-		source_labels(f, &d->src[i]);
-		fprintf(f, " %llu\n", (unsigned long long)d->src[i].errors);
-	}
-	METRIC("source_disabled", "gauge", "1 for a source disabled after failing polls.");
-	for (size_t i = 0; i < d->nsrc; i++) {
-		fputs("hotbridge_source_disabled", f);
-		source_labels(f, &d->src[i]);
-		fprintf(f, " %d\n", d->src[i].disabled);
-	}
+	source_metrics(f, d);
 	METRIC("records_translated_total", "counter", "Records translated to host physical pages.");
 	fprintf(f, "hotbridge_records_translated_total %llu\n", (unsigned long long)s->in.translated);
 	METRIC("records_dropped_total", "counter", "Records (of records_total) with a part dropped, by reason.");
