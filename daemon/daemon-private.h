@@ -2,22 +2,22 @@
 /*
  * What the daemon's own files share (daemon.h is the face the commands
  * see): struct hb_daemon and the steps of its pipeline, one file each.
- *   daemon.c           lifecycle and the loop (new, free, run, signals)
- *   logger.c           the logger (logger.h)
- *   source-host.c      the plugin host: watches, timers, open/poll of sources
- *   intake.c           records -> translation -> table (ingest.c), in slices
- *   cycle.c            decide -> migrate -> fold -> hold/back off -> decay
- *   demote-step.c      the cycle's demotion: coldness, decide, migrate, fold
- *   report.c           status/stats/sources JSON, Prometheus, textfile
- *   damon-report.c     the damon migrator's counters in those (damon-report.h)
- *   topology-watch.c   uevents, debounce, topology rebuild
- *   explain.c          explain and history (core/'s const evaluation)
- *   reload.c           the configuration again (SIGHUP, `reload`)
- *   conflict-report.c  NUMA tiering, kernel demotion, other DAMON users
- *   control-ops.c      the control socket's callbacks
- *   capabilities.c     what the migrator needs, the rest dropped
- *   platform.c         the platform (platform.h): topology, nodes, events
- *   platform-live.c    the live host: libcxl/snapshot, sysfs blocks, libnuma, uevents
+ *   daemon.c                  lifecycle and the loop (new, free, run, signals)
+ *   logger.c                  the logger (logger.h)
+ *   capabilities.c            what the migrator needs, the rest dropped
+ *   ingest/source-host.c      the plugin host: watches, timers, open/poll of sources
+ *   ingest/intake.c           records -> translation -> table (ingest.c), in slices
+ *   cycle/cycle.c             decide -> migrate -> fold -> hold/back off -> decay
+ *   cycle/demote-step.c       the cycle's demotion: coldness, decide, migrate, fold
+ *   control/report.c          status/stats/sources JSON, Prometheus, textfile
+ *   control/damon-report.c    the damon migrator's counters in those
+ *   control/explain.c         explain and history (core/'s const evaluation)
+ *   control/conflict-report.c NUMA balancing, kernel demotion, other DAMON users
+ *   control/control-ops.c     the control socket's callbacks
+ *   conf/reload.c             the configuration again (SIGHUP, `reload`)
+ *   platform/topology-watch.c uevents, debounce, topology rebuild, source nodes
+ *   platform/platform.c       the platform (platform.h): topology, nodes, events
+ *   platform/platform-live.c  the live host: libcxl/snapshot, sysfs blocks, libnuma, uevents
  * Not installed, not for commands or tests.
  */
 #ifndef HB_DAEMON_PRIVATE_H
@@ -32,7 +32,7 @@
 #include "daemon.h"
 #include "devices.h"
 #include "logger.h"
-#include "source-nodes.h"
+#include "platform/source-nodes.h"
 
 struct event;
 struct event_base;

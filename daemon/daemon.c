@@ -17,9 +17,9 @@
 
 #include <event2/event.h>
 
-#include "conf-check.h"
+#include "conf/conf-check.h"
 #include "daemon-private.h"
-#include "ingest.h"
+#include "ingest/ingest.h"
 
 static int open_migrator(struct hb_daemon *d, struct hb_err *err)
 {

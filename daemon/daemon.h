@@ -12,12 +12,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "coldness.h"
-#include "conf.h"
+#include "cycle/coldness.h"
+#include "conf/conf.h"
 #include "core.h"
-#include "ingest.h"
+#include "ingest/ingest.h"
 #include "kernel.h"
-#include "platform.h"
+#include "platform/platform.h"
 #include "translate.h"
 
 /* devices' media events (hb_host_ops.submit_event; media-events.c) */

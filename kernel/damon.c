@@ -54,7 +54,7 @@
 
 #include "damon.h"
 #include "util/macro.h"
-#include "private.h"
+#include "kernel-private.h"
 
 #define CTX HB_DAMON_KD "/0/contexts/0"
 #define SCHEME CTX "/schemes/0"

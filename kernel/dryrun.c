@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "private.h"
+#include "kernel-private.h"
 
 struct dryrun {
 	struct hb_dryrun_record *ring;   /* linearised on read */

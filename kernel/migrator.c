@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "private.h"
+#include "kernel-private.h"
 
 static const struct hb_migrator_backend *const backends[_HB_MIGRATOR_MAX] = {
 	[HB_MIGRATOR_PHYS] = &hb_migrator_phys,

@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "util/macro.h"
-#include "private.h"
+#include "kernel-private.h"
 
 #define PM_PRESENT (1ULL << 63)
 #define PM_SWAPPED (1ULL << 62)

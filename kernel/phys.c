@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "private.h"
+#include "kernel-private.h"
 
 /* The kernel walks its own queue; keep single calls short for signals. */
 #define PHYS_CHUNK 4096

@@ -12,7 +12,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "private.h"
+#include "translate-private.h"
 
 #define ACPI_HDR_LEN 36
 #define CEDT_CFMWS 1

@@ -11,7 +11,7 @@
 
 #include <json-c/json.h>
 
-#include "private.h"
+#include "translate-private.h"
 
 json_object *hb_json_hex(uint64_t v)
 {

@@ -14,7 +14,7 @@
 
 #include <cxl/libcxl.h>
 
-#include "private.h"
+#include "translate-private.h"
 
 HB_DEFINE_CLEANUP(struct cxl_ctx *, cxl_unref)
 

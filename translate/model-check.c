@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "private.h"
+#include "translate-private.h"
 
 #define SZ_256M (256ull << 20)
 

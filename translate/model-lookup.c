@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "private.h"
+#include "translate-private.h"
 
 size_t hb_topology_nr_memdevs(const struct hb_topology *t) { return t->nr_memdevs; }
 size_t hb_topology_nr_endpoints(const struct hb_topology *t) { return t->nr_eps; }

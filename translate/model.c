@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "private.h"
+#include "translate-private.h"
 
 static const char *const mode_names[_HB_MODE_MAX] = {
 	[HB_MODE_NONE] = "none",

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "private.h"
+#include "translate-private.h"
 
 #define HB_MAX_BLOCKS (1u << 24)
 #define HB_MAX_DAX 1024

@@ -27,7 +27,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "private.h"
+#include "translate-private.h"
 
 #define SZ_256M (256ull << 20)
 

@@ -18,7 +18,7 @@
 
 #include <json-c/json.h>
 
-#include "private.h"
+#include "translate-private.h"
 
 #define SZ_256M (256ull << 20)
 #define HB_JSON_MAX_DEPTH 32

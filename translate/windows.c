@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "private.h"
+#include "translate-private.h"
 #include "util/iomem.h"
 
 static void add(struct hb_cxl_windows *w, uint64_t start, uint64_t end)

@@ -13,13 +13,13 @@
 #include "builtin.h"
 #include "opt.h"
 #include "config.h"
-#include "conf-check.h"
-#include "conf-keys.h"
+#include "conf/conf-check.h"
+#include "conf/conf-keys.h"
 #include "daemon.h"
 #include "devices.h"
-#include "emulated-host.h"
-#include "platform.h"
-#include "source-nodes.h"
+#include "platform/emulated-host.h"
+#include "platform/platform.h"
+#include "platform/source-nodes.h"
 #include "translate.h"
 
 struct refusal_ctx {

@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "builtin.h"
-#include "conf.h"
-#include "control.h"
-#include "history-json.h"
+#include "conf/conf.h"
+#include "control/control.h"
+#include "control/history-json.h"
 #include "opt.h"
 #include "util/util.h"
 

@@ -25,7 +25,7 @@
 #include "daemon.h"
 #include "demo-score.h"
 #include "devices.h"
-#include "emulated-host.h"
+#include "platform/emulated-host.h"
 #include "opt.h"
 
 #define REGION_BASE HB_EMU_REGION_BASE

@@ -10,14 +10,14 @@
 
 #include "builtin.h"
 #include "opt.h"
-#include "coldness.h"
+#include "cycle/coldness.h"
 #include "idle.h"
 #include "config.h"
 #include "daemon.h"
-#include "emulated-host.h"
+#include "platform/emulated-host.h"
 #include "util/log.h"
-#include "platform.h"
-#include "snapshot-nodes.h"
+#include "platform/platform.h"
+#include "platform/snapshot-nodes.h"
 #include "test-hooks.h"
 #include "util/util.h"
 

@@ -16,11 +16,11 @@
 
 #include <json-c/json.h>
 
-#include "batch.h"
+#include "cmd/batch.h"
 #include "builtin.h"
 #include "opt.h"
 #include "test-hooks.h"
-#include "snapshot-nodes.h"
+#include "platform/snapshot-nodes.h"
 
 struct xlat_ctx {
 	const struct hb_topology *t;

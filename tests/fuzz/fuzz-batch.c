@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * libFuzzer target: `translate --batch` input (daemon/batch.c) and the
+ * libFuzzer target: `translate --batch` input (daemon/cmd/batch.c) and the
  * echo of each line (daemon/util/utf8.c). Properties: exactly one line per
  * '\n' (plus an unterminated last one), never more than HB_BATCH_LINE_MAX
  * bytes kept, and every echoed line is valid UTF-8 that json-c reads back.
@@ -13,7 +13,7 @@
 
 #include <json-c/json.h>
 
-#include "batch.h"
+#include "cmd/batch.h"
 #include "util/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

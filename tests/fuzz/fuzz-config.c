@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * libFuzzer target: configuration files (daemon/conf.c). The input is
+ * libFuzzer target: configuration files (daemon/conf/conf.c). The input is
  * written to a fresh private temporary file (mkstemp: the loader refuses
  * writable ones; removed after each run) and loaded over a configuration
  * that must survive a failed load intact.
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "conf.h"
+#include "conf/conf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

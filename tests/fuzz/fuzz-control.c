@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-/* libFuzzer target: control-socket requests (daemon/control-codec.c). */
+/* libFuzzer target: control-socket requests (daemon/control/control-codec.c). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
 #include <string.h>
 
-#include "control.h"
+#include "control/control.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

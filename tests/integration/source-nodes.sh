@@ -1,5 +1,5 @@
 #!/bin/bash
-# The source-node rule (daemon/source-nodes.h), end to end: a node is a
+# The source-node rule (daemon/platform/source-nodes.h), end to end: a node is a
 # source node only when it is on this host, has no CPUs and its memory lies
 # in a CXL window of this host. On the emulated host status and explain say
 # why each node is or is not one; policy.source_nodes is refused naming the

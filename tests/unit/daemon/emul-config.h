@@ -8,7 +8,7 @@
 #ifndef HB_TEST_EMUL_CONFIG_H
 #define HB_TEST_EMUL_CONFIG_H
 
-#include "conf.h"
+#include "conf/conf.h"
 
 void hb_test_emul_config(struct hb_config *cfg, const char *const *params);
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * daemon/batch.c: `translate --batch` input. The reader returns every
+ * daemon/cmd/batch.c: `translate --batch` input. The reader returns every
  * line once, in order, whatever it holds (NUL bytes, any length, no final
  * newline); the parser names what is wrong with a line.
  */
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "batch.h"
+#include "cmd/batch.h"
 
 static FILE *input(const char *bytes, size_t len)
 {

@@ -17,8 +17,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "conf-check.h"
-#include "conf.h"
+#include "conf/conf-check.h"
+#include "conf/conf.h"
 #include "devices.h"
 
 static const char *data(const char *name)

@@ -19,7 +19,7 @@
 #include <json-c/json.h>
 
 #include "daemon.h"
-#include "emulated-host.h"
+#include "platform/emulated-host.h"
 
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "control.h"
+#include "control/control.h"
 
 static int parse(const char *s, struct hb_control_req *r, char *why)
 {

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "damon-report.h"
+#include "control/damon-report.h"
 
 /* every counter a different value: a field reported under another's name shows */
 static const struct hb_damon_stats st = {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Demotion with DAMON as the coldness source (daemon/coldness-damon.c), the
+ * Demotion with DAMON as the coldness source (daemon/cycle/coldness-damon.c), the
  * way a stock kernel without idle page tracking does it: the daemon's real
  * cycle over a fake tree. Node 0's memory is blocks 2 and 3 (32 KiB
  * blocks: PFN 16-31), /proc/kpageflags says which frames hold movable
@@ -24,10 +24,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "coldness.h"
+#include "cycle/coldness.h"
 #include "daemon.h"
 #include "damon-monitor.h"
-#include "emulated-host.h"
+#include "platform/emulated-host.h"
 #include "frames.h"
 #include "live-fixture.h"
 

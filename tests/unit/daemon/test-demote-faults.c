@@ -23,7 +23,7 @@
 
 #include "daemon.h"
 #include "emul-config.h"
-#include "emulated-host.h"
+#include "platform/emulated-host.h"
 
 static int demote_errno;                /* 0: demotions move */
 static uint64_t promote_asked, demote_asked, wrong_node;

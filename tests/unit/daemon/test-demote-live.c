@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Demotion the way a live host does it: the daemon's real cycle with the
- * live coldness source (daemon/coldness-live.c) over a fake tree. Node 0's
+ * live coldness source (daemon/cycle/coldness-live.c) over a fake tree. Node 0's
  * memory is blocks 2 and 3 (32 KiB blocks: PFN 16-31) and /proc/kpageflags
  * says which frames hold movable pages; the page_idle bitmap is a regular
  * file (tests/unit/kernel/test-idle.c says how it differs from the
@@ -25,9 +25,9 @@
 
 #include <json-c/json.h>
 
-#include "coldness.h"
+#include "cycle/coldness.h"
 #include "daemon.h"
-#include "emulated-host.h"
+#include "platform/emulated-host.h"
 #include "frames.h"
 #include "idle.h"
 #include "live-fixture.h"

@@ -26,7 +26,7 @@
 
 #include "daemon.h"
 #include "emul-config.h"
-#include "emulated-host.h"
+#include "platform/emulated-host.h"
 
 static int calls, wrong_node, pattern_on = 1;
 static uint64_t next_hysteresis_ms;   /* for the next daemon_with_watermark() */

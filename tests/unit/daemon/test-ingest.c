@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Ingestion (daemon/ingest.c): no page outside a committed region on a
+ * Ingestion (daemon/ingest/ingest.c): no page outside a committed region on a
  * source node ever enters the table, a record's cost is bounded by the CXL
  * memory it overlaps, slices and the backlog give the same table as one go,
  * and a record partly applied is counted exactly.
@@ -14,8 +14,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "emulated-host.h"
-#include "ingest.h"
+#include "platform/emulated-host.h"
+#include "ingest/ingest.h"
 
 #define PAGE 4096ULL
 #define BLOCK (128ULL << 20)

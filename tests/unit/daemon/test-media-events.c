@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Devices' media events in the daemon (daemon/media-events.c) on the
+ * Devices' media events in the daemon (daemon/ingest/media-events.c) on the
  * emulated host (region0 = mem0 + mem1, 2-way x 4 KiB): the device's HPA
  * is checked against ours (agreements, mismatches, the kernel's "none"),
  * poison and uncorrectable errors quarantine the pages (out of the table,
@@ -21,7 +21,7 @@
 #include <json-c/json.h>
 
 #include "daemon-private.h"
-#include "emulated-host.h"
+#include "platform/emulated-host.h"
 
 static struct hb_daemon *new_daemon(struct hb_emulated_host *host, struct hb_config *cfg)
 {

@@ -13,8 +13,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "emulated-host.h"
-#include "platform.h"
+#include "platform/emulated-host.h"
+#include "platform/platform.h"
 
 static void test_platform_emulated_answers_through_the_interface(void **state)
 {

@@ -20,7 +20,7 @@
 
 #include "daemon.h"
 #include "devices.h"
-#include "emulated-host.h"
+#include "platform/emulated-host.h"
 
 static const char *const params[2][5] = {
 	{ "capacity=536870912", "accesses=20000", "threshold=2", "seed=1", NULL },

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "snapshot-nodes.h"
+#include "platform/snapshot-nodes.h"
 
 static const char *data_dir(void)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The source-node rule (daemon/source-nodes.h) over fixture trees: a node
+ * The source-node rule (daemon/platform/source-nodes.h) over fixture trees: a node
  * is a source node only when it is on this host, has no CPUs and all its
  * memory lies in one of this host's CXL windows. The windows come from a
  * /proc/iomem image (tests/data/iomem) and a CEDT, the node map from a
@@ -16,8 +16,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "conf-check.h"
-#include "source-nodes.h"
+#include "conf/conf-check.h"
+#include "platform/source-nodes.h"
 #include "translate.h"
 
 static const char *data_dir(void)

@@ -15,8 +15,8 @@
 #include <cmocka.h>
 
 #include "daemon.h"
-#include "emulated-host.h"
-#include "uevent.h"
+#include "platform/emulated-host.h"
+#include "platform/uevent.h"
 
 #define MSG(s) s, sizeof(s) - 1
 

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What a configuration must be for `hotbridge run` to start, checked by one
+ * function that both `run` and `check-config` (the unit's ExecStartPre) call,
+ * so the two cannot drift: sources exist and take their parameters (each
+ * built-in's own check, hb_builtin_check(), the one its open runs first),
+ * node lists parse, policy.source_nodes passes the source-node rule
+ * (source-nodes.h), the target node exists and is not a CXL node, the
+ * token bucket holds a page, the emulated host runs dry, demote.cxl_node
+ * is a CXL node, the metrics textfile's directory exists, the hotness
+ * table fits in memory.
+ */
+#ifndef HB_CONF_CHECK_H
+#define HB_CONF_CHECK_H
+
+#include "conf/conf.h"
+#include "core.h"
+#include "translate.h"
+
+struct hb_plugin_set;
+
+/* a plugin refused while scanned or inspected, and why (without its path) */
+struct hb_plugin_refusal {
+	char name[64];
+	char path[512];
+	char why[HB_ERR_MSG_MAX];
+};
+
+/* What the host says; a NULL/0 fact skips the checks that need it. */
+struct hb_config_facts {
+	const struct hb_numa_node *nodes;       /* HB_MAX_NODES entries */
+	uint64_t cxl_nodes;                     /* the topology's source nodes (the rule's) */
+	uint64_t window_nodes;                  /* nodes in this host's CXL windows */
+	const char *windows_why;                /* why they are unknown, or NULL */
+	const struct hb_plugin_set *plugins;    /* scanned (not loaded) plugins */
+	const struct hb_topology *topology;     /* the CXL topology, if one was read */
+	const struct hb_plugin_refusal *refused;   /* plugins refused, by name */
+	size_t nrefused;
+	uint64_t page_size;
+	uint64_t mem_bytes;                     /* this machine's memory */
+	bool migrator_given;                    /* not from the config (tests) */
+	/*
+	 * what is not a configuration error but worth saying (a source this
+	 * host cannot serve: run goes on without it); NULL: not said
+	 */
+	void (*warn)(void *ud, const char *msg);
+	void *warn_ud;
+};
+
+/*
+ * The refusal (from hb_plugins_scan() or _load()) of plugin file path as
+ * a fact: its NAME and why without the path in front. 0, or -EINVAL
+ * for a file whose name is no plugin name (nothing to record).
+ */
+int hb_plugin_refusal_note(struct hb_plugin_refusal *ret, const char *path, const char *why);
+/* this machine's memory in bytes (0: unknown): the facts' mem_bytes */
+uint64_t hb_config_mem_bytes(void);
+/*
+ * The hotness table fits in mem_bytes (0: not checked). Part of
+ * hb_config_check(); run calls it alone too, before it allocates the table.
+ */
+int hb_config_check_table(const struct hb_config *c, uint64_t mem_bytes, struct hb_err *err);
+/* "why" without a leading "path: " (loader messages start with the path) */
+const char *hb_plugin_refusal_why(const char *path, const char *why);
+
+/* policy.source_nodes as a node mask (0 when empty); -EINVAL naming it */
+int hb_config_source_nodes(const struct hb_config *c, uint64_t *ret_mask, struct hb_err *err);
+/*
+ * The memdev source s submits under: its memdev =, or the memdev whose host
+ * is its pci = (t's); -EINVAL when the two disagree, -ENODEV when pci names
+ * no memdev of t and memdev is not given, -EINVAL for a chmu source that
+ * names neither. t NULL: memdev = as given.
+ */
+int hb_source_memdev(const struct hb_topology *t, const struct hb_source_config *s, char *memdev,
+		     size_t size, struct hb_err *err);
+/* 0, or the first problem (-errno) with err naming the key or [source] */
+int hb_config_check(const struct hb_config *c, const struct hb_config_facts *f,
+		    struct hb_err *err);
+
+#endif

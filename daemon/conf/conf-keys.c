@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: MIT
+/* The configuration's key table: defaults, values, diff, output and the man page. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "conf/conf-keys.h"
+#include "util/macro.h"
+
+
+enum type { T_U64, T_I64, T_DOUBLE, T_BOOL, T_STR, T_ENUM };
+
+struct hb_conf_key {
+	const char *section, *name;
+	enum type type;
+	size_t off, size;            /* into struct hb_config; size for strings */
+	const char *def;
+	double min, max;
+	const char *choices;         /* T_ENUM: "a|b|c" */
+	const char *help;
+};
+
+#define K(sec, nm, ty, field, def, lo, hi, ch, help)                                      \
+	{ sec, nm, ty, offsetof(struct hb_config, field),                                   \
+	  sizeof(((struct hb_config *)0)->field), def, lo, hi, ch, help }
+
+static const struct hb_conf_key keys[] = {
+	K("daemon", "interval_ms", T_U64, interval_ms, "1000", 10, 3600000, NULL,
+	  "cycle length: poll sources, decay, decide, migrate"),
+	K("daemon", "dry_run", T_BOOL, dry_run, "false", 0, 0, NULL,
+	  "decide and report, never migrate"),
+	K("daemon", "log_level", T_ENUM, log_level, "info", 0, 0, "err|warning|notice|info|debug",
+	  "messages at this level and above"),
+	K("daemon", "log_target", T_ENUM, log_target, "stderr", 0, 0, "stderr|syslog",
+	  "stderr (journald reads its <N> level prefixes under systemd) or syslog(3)"),
+	K("daemon", "plugin_dir", T_STR, plugin_dir, HB_PLUGINDIR, 0, 0, NULL,
+	  "vendor source plugins (root-owned, not group/world-writable)"),
+	K("daemon", "control_socket", T_STR, control_socket, "/run/hotbridge/control", 0, 0, NULL,
+	  "UNIX socket for hotbridge status/stats/explain (mode 0600, root only)"),
+	K("daemon", "metrics_textfile", T_STR, metrics_textfile, "", 0, 0, NULL,
+	  "Prometheus textfile rewritten each cycle, in a directory that exists at start-up; a failing write is logged once, and when it works again; empty = none"),
+	K("table", "max_entries", T_U64, max_entries, "1000000", 1, 1 << 30, NULL,
+	  "hotness table budget in pages (about 50 bytes each, allocated at start: 24-byte slots, twice the budget rounded up to a power of two, which must fit in this machine's memory); the coldest are evicted"),
+	K("table", "history_size", T_U64, history_size, "4096", 16, 1 << 20, NULL,
+	  "decisions kept for hotbridge history/explain, half promotions, half refusals (64 bytes each, allocated at start)"),
+	K("table", "decay", T_DOUBLE, decay, "0.8", 0.001, 1, NULL,
+	  "heat multiplier per cycle"),
+	K("policy", "threshold", T_DOUBLE, threshold, "8", 0, 1e18, NULL,
+	  "heat a page needs to be promoted"),
+	K("policy", "top_k", T_U64, top_k, "4096", 0, 1 << 24, NULL,
+	  "promotions per cycle at most; 0 = no limit"),
+	K("policy", "hysteresis_ms", T_U64, hysteresis_ms, "60000", 0, 86400000, NULL,
+	  "a page promoted or refused is not retried for this long"),
+	K("policy", "rate_mbps", T_DOUBLE, rate_mbps, "256", 0, 1e6, NULL,
+	  "promotion rate limit per target node in MB/s; 0 = none"),
+	K("policy", "burst_mb", T_DOUBLE, burst_mb, "64", 0, 1e6, NULL,
+	  "token bucket depth per target node in MB; 0 = one second of rate_mbps. The bucket must hold one page"),
+	K("policy", "watermark_mb", T_U64, watermark_mb, "1024", 0, 1 << 30, NULL,
+	  "stop promoting to a node with less free memory than this"),
+	K("policy", "target_node", T_I64, target_node, "-1", -1, 63, NULL,
+	  "DRAM node to promote to; -1 = the nearest node with CPUs"),
+	K("policy", "source_nodes", T_STR, source_nodes, "", 0, 0, NULL,
+	  "CXL nodes to promote from, e.g. 2,3; empty = the topology's CXL nodes"),
+	K("demote", "enabled", T_BOOL, demote_enabled, "false", 0, 0, NULL,
+	  "demote the coldest pages of a DRAM node when it runs short: on the emulated host those hotbridge promoted, on a live host its idle pages (idle page tracking; or, without it and with backend damon, DAMON's coldness: pages of regions DAMON found unaccessed)"),
+	K("demote", "room_mb", T_U64, demote_room_mb, "256", 0, 1 << 30, NULL,
+	  "demote from a DRAM node while its free memory is below watermark_mb plus this"),
+	K("demote", "rate_pages", T_U64, demote_rate_pages, "16384", 0, 1ULL << 32, NULL,
+	  "demotions per DRAM node per second at most (its own token bucket, one second deep); 0 = no limit"),
+	K("demote", "cxl_floor_mb", T_U64, demote_cxl_floor_mb, "1024", 0, 1 << 30, NULL,
+	  "never demote onto a CXL node with less free memory than this"),
+	K("demote", "cxl_node", T_I64, demote_cxl_node, "-1", -1, 63, NULL,
+	  "the one CXL node demoted pages go to (a source node); -1 = the node each page was promoted from"),
+	K("demote", "cold_cycles", T_U64, demote_cold_cycles, "2", 1, 65535, NULL,
+	  "cycles in a row a page must be found idle (not accessed) before it may be demoted"),
+	K("demote", "scan_mb", T_U64, demote_scan_mb, "1024", 1, 1 << 30, NULL,
+	  "live hosts: MiB of each DRAM node whose page frames a cycle takes a census of (idle tracking covers what it found)"),
+	K("migrate", "backend", T_ENUM, backend, "auto", 0, 0, "auto|phys|damon|pagemap|dryrun",
+	  "auto = phys when the kernel proves it has move_phys_pages, else damon (DAMON paddr with migrate_hot, 6.11+), else pagemap"),
+	K("migrate", "syscall_nr", T_I64, syscall_nr, "0", 0, 4095, NULL,
+	  "move_phys_pages number; 0 = the kernel's /sys/kernel/mm/move_phys_pages/syscall_nr"),
+	K("migrate", "rescan_ms", T_U64, rescan_ms, "1000", 0, 3600000, NULL,
+	  "pagemap: minimum time between full reverse-map rescans"),
+	K("migrate", "damon_takeover", T_BOOL, damon_takeover, "false", 0, 0, NULL,
+	  "damon: stop and replace other DAMON sysfs users (damo, another tool) instead of refusing"),
+	K("migrate", "damon_state", T_STR, damon_state, "/run/hotbridge/damon-state", 0, 0, NULL,
+	  "damon: file naming the kdamond we set up, so a start after a crash recognises it"),
+	K("topology", "snapshot", T_STR, topology, "", 0, 0, NULL,
+	  "a saved `cxl list` JSON file; empty = live through libcxl"),
+	K("topology", "cedt", T_STR, cedt, "", 0, 0, NULL,
+	  "ACPI CEDT image for XOR windows; empty = /sys/firmware/acpi/tables/CEDT when readable"),
+	K("topology", "emulated", T_BOOL, emulated, "false", 0, 0, NULL,
+	  "use the built-in emulated CXL host (hotbridge demo's) instead of this machine's"),
+};
+
+_Static_assert(HB_ARRAY_SIZE(keys) <= HB_CONF_MAX_KEYS, "raise HB_CONF_MAX_KEYS");
+
+size_t hb_conf_key_index(const struct hb_conf_key *k)
+{
+	return (size_t)(k - keys);
+}
+
+/*
+ * A float key's number: [-]digits[.digits][e[+-]digits], the integer part
+ * without a leading zero (010 is refused like an integer key's; 0.5 is
+ * fine), no hex, inf or nan (strtod would take them).
+ */
+static bool plain_decimal(const char *v)
+{
+	const char *s = v;
+
+	if (*s == '-')
+		s++;
+	if (!(*s >= '0' && *s <= '9'))
+		return false;
+	if (s[0] == '0' && s[1] >= '0' && s[1] <= '9')
+		return false;
+	while (*s >= '0' && *s <= '9')
+		s++;
+	if (*s == '.') {
+		if (!(*++s >= '0' && *s <= '9'))
+			return false;
+		while (*s >= '0' && *s <= '9')
+			s++;
+	}
+	if (*s == 'e' || *s == 'E') {
+		s++;
+		if (*s == '-' || *s == '+')
+			s++;
+		if (!(*s >= '0' && *s <= '9'))
+			return false;
+		while (*s >= '0' && *s <= '9')
+			s++;
+	}
+	return !*s;
+}
+
+const struct hb_conf_key *hb_conf_key_find(const char *section, const char *name)
+{
+	for (size_t i = 0; i < HB_ARRAY_SIZE(keys); i++)
+		if (!strcmp(keys[i].section, section) && !strcmp(keys[i].name, name))
+			return &keys[i];
+	return NULL;
+}
+
+int hb_conf_key_set(struct hb_config *c, const struct hb_conf_key *k, const char *v, char *why,
+		    size_t why_size)
+{
+	void *p = (char *)c + k->off;
+	char *end;
+
+	switch (k->type) {
+	case T_U64: {
+		uint64_t x;
+
+		if (hb_parse_u64_base(v, 0, &x) < 0 || (double)x < k->min || (double)x > k->max) {
+			snprintf(why, why_size, "%s.%s=%s: want an integer in %.0f..%.0f (decimal or 0x hex)", k->section,
+				 k->name, v, k->min, k->max);
+			return -EINVAL;
+		}
+		*(uint64_t *)p = x;
+		return 0;
+	}
+	case T_I64: {
+		int64_t x;
+
+		if (hb_parse_i64(v, &x) < 0 || (double)x < k->min || (double)x > k->max) {
+			snprintf(why, why_size, "%s.%s=%s: want an integer in %.0f..%.0f (decimal or 0x hex)", k->section,
+				 k->name, v, k->min, k->max);
+			return -EINVAL;
+		}
+		*(int64_t *)p = x;
+		return 0;
+	}
+	case T_DOUBLE: {
+		double x;
+
+		errno = 0;
+		x = plain_decimal(v) ? strtod(v, &end) : 0;
+		if (!plain_decimal(v) || errno || end == v || *end || !(x >= k->min && x <= k->max)) {
+			snprintf(why, why_size, "%s.%s=%s: want a decimal number in %g..%g (no "
+				 "leading zero: 0.5, not 00.5 or 010)", k->section, k->name, v,
+				 k->min, k->max);
+			return -EINVAL;
+		}
+		*(double *)p = x;
+		return 0;
+	}
+	case T_BOOL:
+		if (!strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "1"))
+			*(bool *)p = true;
+		else if (!strcmp(v, "false") || !strcmp(v, "no") || !strcmp(v, "0"))
+			*(bool *)p = false;
+		else {
+			snprintf(why, why_size, "%s.%s=%s: want true or false", k->section, k->name, v);
+			return -EINVAL;
+		}
+		return 0;
+	case T_ENUM: {
+		size_t len = strlen(v);
+		const char *s = k->choices;
+		bool ok = false;
+
+		while (s && *s && !ok) {
+			const char *bar = strchr(s, '|');
+			size_t l = bar ? (size_t)(bar - s) : strlen(s);
+
+			ok = l == len && !strncmp(s, v, l);
+			s = bar ? bar + 1 : NULL;
+		}
+		if (!ok) {
+			snprintf(why, why_size, "%s.%s=%s: want one of %s", k->section, k->name, v,
+				 k->choices);
+			return -EINVAL;
+		}
+	}
+		/* fall through */
+	case T_STR:
+		if (strlen(v) >= k->size) {
+			snprintf(why, why_size, "%s.%s: longer than %zu characters", k->section, k->name,
+				 k->size - 1);
+			return -EINVAL;
+		}
+		memcpy(p, v, strlen(v) + 1);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+void hb_config_defaults(struct hb_config *c)
+{
+	char why[256];
+
+	memset(c, 0, sizeof(*c));
+	for (size_t i = 0; i < HB_ARRAY_SIZE(keys); i++)
+		(void)hb_conf_key_set(c, &keys[i], keys[i].def, why, sizeof(why));
+}
+
+bool hb_conf_section_known(const char *section)
+{
+	bool known_section = false;
+
+	for (size_t i = 0; i < HB_ARRAY_SIZE(keys); i++)
+		known_section |= !strcmp(keys[i].section, section);
+	return known_section;
+}
+
+static bool source_equal(const struct hb_source_config *a, const struct hb_source_config *b)
+{
+	if (strcmp(a->name, b->name) || strcmp(a->type, b->type) || strcmp(a->memdev, b->memdev) ||
+	    strcmp(a->pci, b->pci) || a->nparams != b->nparams)
+		return false;
+	for (size_t k = 0; k < a->nparams; k++)
+		if (strcmp(a->params[k], b->params[k]))
+			return false;
+	return true;
+}
+
+void hb_config_diff(const struct hb_config *a, const struct hb_config *b,
+		    void (*changed)(void *ud, const char *section, const char *key), void *ud)
+{
+	bool sources = a->nsources != b->nsources;
+
+	for (size_t i = 0; i < HB_ARRAY_SIZE(keys); i++) {
+		const struct hb_conf_key *k = &keys[i];
+		const char *pa = (const char *)a + k->off, *pb = (const char *)b + k->off;
+		bool differ;
+
+		switch (k->type) {
+		case T_DOUBLE: differ = *(const double *)pa != *(const double *)pb; break;
+		case T_STR:
+		case T_ENUM: differ = strcmp(pa, pb) != 0; break;
+		default: differ = memcmp(pa, pb, k->size) != 0; break;
+		}
+		if (differ)
+			changed(ud, k->section, k->name);
+	}
+	for (size_t i = 0; !sources && i < a->nsources; i++)
+		sources = !source_equal(&a->sources[i], &b->sources[i]);
+	if (sources)
+		changed(ud, "source", NULL);
+}
+
+/* "# text", wrapped at 78 columns (a line may be 198 characters at most) */
+static void comment(FILE *f, const char *text)
+{
+	while (*text) {
+		size_t len = strlen(text), cut = len;
+
+		if (len > 76) {
+			for (cut = 76; cut > 0 && text[cut] != ' '; cut--)
+				;
+			if (!cut)
+				cut = 76;
+		}
+		fprintf(f, "# %.*s\n", (int)cut, text);
+		text += cut;
+		while (*text == ' ')
+			text++;
+	}
+}
+
+/* "; FILE:LINE", "; --set" or "; default": an inline comment inih skips */
+static void where(FILE *f, const char *w)
+{
+	fprintf(f, "   ; %s\n", w[0] ? w : "default");
+}
+
+void hb_config_write(const struct hb_config *c, FILE *f)
+{
+	const char *section = "";
+
+	for (size_t i = 0; i < HB_ARRAY_SIZE(keys); i++) {
+		const struct hb_conf_key *k = &keys[i];
+		const void *p = (const char *)c + k->off;
+
+		if (strcmp(section, k->section))
+			fprintf(f, "%s[%s]\n", i ? "\n" : "", section = k->section);
+		{
+			char text[512];
+
+			snprintf(text, sizeof(text), "%s (default %s)", k->help, k->def);
+			comment(f, text);
+		}
+		fprintf(f, "%s = ", k->name);
+		switch (k->type) {
+		case T_U64: fprintf(f, "%llu", (unsigned long long)*(const uint64_t *)p); break;
+		case T_I64: fprintf(f, "%lld", (long long)*(const int64_t *)p); break;
+		case T_DOUBLE: {
+			double x = *(const double *)p;
+			char buf[40];
+
+			/* the shortest that reads back as the same number */
+			for (int prec = 6; prec <= 17; prec++) {
+				snprintf(buf, sizeof(buf), "%.*g", prec, x);
+				if (strtod(buf, NULL) == x)
+					break;
+			}
+			fputs(buf, f);
+			break;
+		}
+		case T_BOOL: fputs(*(const bool *)p ? "true" : "false", f); break;
+		case T_STR:
+		case T_ENUM: fputs((const char *)p, f); break;
+		}
+		where(f, c->key_where[i]);
+	}
+	for (size_t i = 0; i < c->nsources; i++) {
+		const struct hb_source_config *s = &c->sources[i];
+
+		fprintf(f, "\n[source %s]\ntype = %s", s->name, s->type);
+		where(f, s->fixed_where[0]);
+		if (s->memdev[0]) {
+			fprintf(f, "memdev = %s", s->memdev);
+			where(f, s->fixed_where[1]);
+		}
+		if (s->pci[0]) {
+			fprintf(f, "pci = %s", s->pci);
+			where(f, s->fixed_where[2]);
+		}
+		for (size_t k = 0; k < s->nparams; k++) {
+			const char *eq = strchr(s->params[k], '=');
+
+			fprintf(f, "%.*s = %s", (int)(eq - s->params[k]), s->params[k], eq + 1);
+			where(f, s->param_where[k] ? s->param_where[k] : "");
+		}
+	}
+}
+
+static void roff(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\e", f);
+		else if (*s == '-')
+			fputs("\\-", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+void hb_config_write_man(FILE *f)
+{
+	const char *section = "";
+
+	fputs(".TH HOTBRIDGE.CONF 5 \"\" \"hotbridge " HB_VERSION "\" \"File formats\"\n"
+	      ".SH NAME\nhotbridge.conf \\- configuration of the hotbridge daemon\n"
+	      ".SH SYNOPSIS\n", f);
+	roff(f, HB_CONFIG_DEFAULT ", " HB_CONFIG_DEFAULT ".d/*.conf");
+	fputs("\n.SH DESCRIPTION\nINI files read by \\fBhotbridge run\\fR and "
+	      "\\fBhotbridge check\\-config\\fR: the main file, then the drop\\-ins in lexical "
+	      "order, then \\fB\\-\\-set\\fR \\fISECTION.KEY=VALUE\\fR options. An unknown key or "
+	      "a value out of range is an error naming the file and line. Every file, and "
+	      "the drop\\-in directory, must be owned by root or by the user running hotbridge "
+	      "(under systemd both are root), not be a symlink, and not be group\\- or "
+	      "world\\-writable, as plugins; the main file's directory must not be group\\- or "
+	      "world\\-writable either, sticky (like /tmp) or not. "
+	      "A running daemon keeps its configuration when a reload fails.\n"
+	      ".PP\nPrecedence: within one file, each key and each \\fB[source \\fINAME\\fB]\\fR "
+	      "section may appear once; a second one is an error naming both lines. A later "
+	      "file overrides an earlier one key by key: a drop\\-in may set a key of the main "
+	      "file again, and its \\fB[source \\fINAME\\fB]\\fR replaces the keys it gives of the "
+	      "main file's section of that name and adds the others. \\fB\\-\\-set\\fR overrides "
+	      "every file; \\fB\\-\\-set source.\\fINAME\\fB.\\fIKEY\\fB=\\fIVALUE\\fR sets one "
+	      "parameter (or \\fBtype\\fR, \\fBmemdev\\fR, \\fBpci\\fR) of a configured source; "
+	      "a NAME no file configures is an error. \\fBhotbridge check\\-config\\fR prints after "
+	      "each value where it was set (\\fB; \\fIFILE\\fB:\\fILINE\\fR, \\fB; \\-\\-set\\fR or "
+	      "\\fB; default\\fR).\n"
+	      ".PP\nAn \\fIinteger\\fR is decimal or hexadecimal with \\fB0x\\fR, never octal: "
+	      "a decimal with a leading zero (\\fB010\\fR) is refused. A \\fInumber\\fR is "
+	      "decimal with an optional fraction and exponent (\\fB0.5\\fR, \\fB12\\fR, "
+	      "\\fB1e3\\fR); a leading zero before more digits (\\fB010\\fR, \\fB00.5\\fR), hex, "
+	      "inf and nan are refused.\n"
+	      ".PP\n\\fB[source \\fINAME\\fB]\\fR sections open hotness sources: "
+	      "\\fBtype\\fR (a built\\-in: chmu, emul\\-chmu, replay, cxl\\-events, cxl\\-hmu; "
+	      "or a plugin's name), \\fBmemdev\\fR, "
+	      "\\fBpci\\fR; every other key is passed to the source as a parameter "
+	      "(see \\fBhotbridge list\\fR and the sources' documentation). The start\\-up checks "
+	      "(\\fBhotbridge check\\-config\\fR too) check each built\\-in's parameters and the "
+	      "files they name without opening the device; a source that cannot run on this "
+	      "host (no tracefs) is a warning, and \\fBrun\\fR goes on without it.\n", f);
+	for (size_t i = 0; i < HB_ARRAY_SIZE(keys); i++) {
+		const struct hb_conf_key *k = &keys[i];
+
+		if (strcmp(section, k->section)) {
+			section = k->section;
+			fprintf(f, ".SH [%s]\n", section);
+		}
+		fprintf(f, ".TP\n\\fB%s\\fR = ", k->name);
+		switch (k->type) {
+		case T_U64:
+		case T_I64: fprintf(f, "\\fIinteger\\fR (%.0f..%.0f)", k->min, k->max); break;
+		case T_DOUBLE: fprintf(f, "\\fInumber\\fR (%g..%g)", k->min, k->max); break;
+		case T_BOOL: fputs("\\fBtrue\\fR|\\fBfalse\\fR", f); break;
+		case T_STR: fputs("\\fIstring\\fR", f); break;
+		case T_ENUM: roff(f, k->choices); break;
+		}
+		fputs("\n", f);
+		roff(f, k->help);
+		fputs(". Default: ", f);
+		roff(f, k->def[0] ? k->def : "(empty)");
+		fputs(".\n", f);
+	}
+	fputs(".SH SEE ALSO\n\\fBhotbridge\\fR(8)\n", f);
+}

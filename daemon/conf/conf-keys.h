@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The configuration's key table (conf-keys.c) as the parser (conf.c) uses
+ * it: a key by name, whether a section exists, a value set through its key.
+ */
+#ifndef HB_CONF_KEYS_H
+#define HB_CONF_KEYS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "conf/conf.h"
+
+struct hb_conf_key;
+
+/* NULL when [section] has no such key */
+const struct hb_conf_key *hb_conf_key_find(const char *section, const char *name);
+bool hb_conf_section_known(const char *section);
+/* k's place in the table: its slot in struct hb_config's key_where */
+size_t hb_conf_key_index(const struct hb_conf_key *k);
+/* v checked against k's type and range; why gets "section.key=v: want ..." */
+int hb_conf_key_set(struct hb_config *c, const struct hb_conf_key *k, const char *v, char *why,
+		    size_t why_size);
+
+#endif

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: MIT
+/* The CLI side of the control socket: one request, one reply, within a deadline. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "control/control.h"
+#include "util/macro.h"
+#include "util/util.h"
+
+/* Waits for events on fd until deadline: >0 ready, 0 timed out, -errno. */
+static int wait_fd(int fd, short events, int64_t deadline)
+{
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = events };
+		int64_t left = deadline - (int64_t)hb_now_ms();
+		int r;
+
+		if (left <= 0)
+			return 0;
+		r = poll(&p, 1, left > INT32_MAX ? INT32_MAX : (int)left);
+		if (r < 0 && errno == EINTR)
+			continue;
+		return r < 0 ? -errno : r;
+	}
+}
+
+static const char *connect_hint(int e)
+{
+	switch (e) {
+	case ENOENT: return " (is `hotbridge run` running?)";
+	case ECONNREFUSED: return " (nothing listens on it: a daemon that has exited?)";
+	case EACCES: return " (the control socket serves root and the daemon's own user only)";
+	case ENOTSOCK: return " (not a socket)";
+	default: return "";
+	}
+}
+
+static int connect_until(int fd, const struct sockaddr_un *sa, int64_t deadline)
+{
+	for (;;) {
+		if (connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0)
+			return 0;
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN)
+			return -errno;
+		/* the listener's backlog is full: try again until the deadline */
+		if ((int64_t)hb_now_ms() >= deadline)
+			return -ETIMEDOUT;
+		usleep(10000);
+	}
+}
+
+static int send_until(int fd, const char *data, size_t len, int64_t deadline)
+{
+	while (len) {
+		ssize_t n = send(fd, data, len, MSG_NOSIGNAL);
+		int r;
+
+		if (n >= 0) {
+			data += n;
+			len -= (size_t)n;
+			continue;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN)
+			return -errno;
+		r = wait_fd(fd, POLLOUT, deadline);
+		if (r <= 0)
+			return r < 0 ? r : -ETIMEDOUT;
+	}
+	return 0;
+}
+
+/* Reads one reply line into buf (NUL-terminated): its length, -ETIMEDOUT, -errno. */
+static ssize_t recv_until(int fd, char *buf, size_t size, int64_t deadline)
+{
+	size_t len = 0;
+
+	while (len < size - 1) {
+		ssize_t n = recv(fd, buf + len, size - 1 - len, 0);
+		int r;
+
+		if (n > 0) {
+			len += (size_t)n;
+			if (memchr(buf + len - n, '\n', (size_t)n))
+				break;
+			continue;
+		}
+		if (n == 0)
+			break;
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN)
+			return -errno;
+		r = wait_fd(fd, POLLIN, deadline);
+		if (r <= 0)
+			return r < 0 ? r : -ETIMEDOUT;
+	}
+	buf[len] = '\0';
+	return (ssize_t)len;
+}
+
+int hb_control_client(const char *cmd, const char *path, const char *request,
+		      unsigned int timeout_s)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	_hb_cleanup_close_ int fd = -1;
+	_hb_cleanup_free_ char *buf = NULL;
+	int64_t deadline = (int64_t)hb_now_ms() + (int64_t)timeout_s * 1000;
+	json_object *o, *ok, *v;
+	struct stat st;
+	ssize_t len;
+	int r;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		fprintf(stderr, "hotbridge %s: %s: too long for a UNIX socket path\n", cmd, path);
+		return 2;
+	}
+	strcpy(sa.sun_path, path);
+	buf = malloc(1 << 16);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (!buf || fd < 0) {
+		fprintf(stderr, "hotbridge %s: %s\n", cmd, strerror(buf ? errno : ENOMEM));
+		return 1;
+	}
+	r = connect_until(fd, &sa, deadline);
+	if (r < 0 && stat(path, &st) == 0 && !S_ISSOCK(st.st_mode)) {
+		/* connect(2) says ECONNREFUSED for a file or a directory too */
+		fprintf(stderr, "hotbridge %s: %s is not a socket (%s): --socket names the "
+			"daemon's control socket\n", cmd, path,
+			S_ISDIR(st.st_mode) ? "a directory" : S_ISREG(st.st_mode) ? "a regular file" :
+			"not a socket");
+		return 1;
+	}
+	if (r < 0) {
+		fprintf(stderr, "hotbridge %s: cannot reach the daemon at %s: %s%s\n", cmd, path,
+			r == -ETIMEDOUT ? "it accepts no connection" : strerror(-r),
+			connect_hint(-r));
+		return 1;
+	}
+	/* one request, then our end of the stream: the daemon answers at the newline or EOF */
+	r = send_until(fd, request, strlen(request), deadline);
+	if (r == 0)
+		r = send_until(fd, "\n", 1, deadline);
+	if (r == 0 && shutdown(fd, SHUT_WR) < 0)
+		r = -errno;
+	if (r < 0 && r != -EPIPE && r != -ECONNRESET) {
+		fprintf(stderr, "hotbridge %s: sending the request to %s: %s\n", cmd, path,
+			r == -ETIMEDOUT ? "timed out" : strerror(-r));
+		return 1;
+	}
+	len = recv_until(fd, buf, 1 << 16, deadline);
+	if (len == -ETIMEDOUT) {
+		fprintf(stderr, "hotbridge %s: no reply from %s within %u s: is it a hotbridge "
+			"control socket? (--timeout SEC waits longer)\n", cmd, path, timeout_s);
+		return 1;
+	}
+	if (len < 0) {
+		fprintf(stderr, "hotbridge %s: reading the reply from %s: %s\n", cmd, path,
+			strerror((int)-len));
+		return 1;
+	}
+	if (len == 0) {
+		fprintf(stderr, "hotbridge %s: %s closed the connection without a reply: is it a "
+			"hotbridge control socket?\n", cmd, path);
+		return 1;
+	}
+	o = json_tokener_parse(buf);
+	if (!o || !json_object_is_type(o, json_type_object) ||
+	    !json_object_object_get_ex(o, "ok", &ok)) {
+		fprintf(stderr, "hotbridge %s: %s did not answer like a hotbridge daemon (no JSON "
+			"reply with \"ok\"): is it a hotbridge control socket?\n", cmd, path);
+		json_object_put(o);
+		return 1;
+	}
+	if (!json_object_get_boolean(ok)) {
+		fprintf(stderr, "hotbridge %s: the daemon refused: %s\n", cmd,
+			json_object_object_get_ex(o, "error", &v) ? json_object_get_string(v) :
+			"no reason given");
+		json_object_put(o);
+		return 1;
+	}
+	if (json_object_object_get_ex(o, "metrics", &v) && json_object_is_type(v, json_type_string))
+		fputs(json_object_get_string(v), stdout);
+	else
+		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+						    JSON_C_TO_STRING_SPACED |
+						    JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+	return 0;
+}

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The daemon's side of the control socket: the table of callbacks the
+ * server (control.c, which knows nothing of struct hb_daemon) answers with.
+ */
+#include <errno.h>
+#include <syslog.h>
+
+#include "control/control.h"
+#include "daemon-private.h"
+
+static struct json_object *status(void *ud)
+{
+	return hb_daemon_status_json(ud);
+}
+
+static struct json_object *stats(void *ud)
+{
+	return hb_daemon_stats_json(ud);
+}
+
+static struct json_object *sources(void *ud)
+{
+	return hb_daemon_sources_json(ud);
+}
+
+static void metrics(void *ud, FILE *f)
+{
+	hb_daemon_metrics(ud, f);
+}
+
+static void pause_(void *ud, bool paused)
+{
+	hb_daemon_pause(ud, paused);
+}
+
+static int reload(void *ud, struct hb_err *err)
+{
+	return hb_daemon_reload(ud, err);
+}
+
+static const struct hb_topology *topology(void *ud)
+{
+	return hb_daemon_topology(ud);
+}
+
+static int explain(void *ud, uint64_t hpa, struct json_object **ret, struct hb_err *err)
+{
+	return hb_daemon_explain(ud, hpa, ret, err);
+}
+
+static int explain_dpa(void *ud, const char *memdev, uint64_t dpa, struct json_object **ret,
+		       struct hb_err *err)
+{
+	return hb_daemon_explain_dpa(ud, memdev, dpa, ret, err);
+}
+
+static int history(void *ud, bool page_only, uint64_t hpa, size_t last, struct json_object **ret,
+		   struct hb_err *err)
+{
+	return hb_daemon_history(ud, page_only, hpa, last, ret, err);
+}
+
+static const struct hb_control_ops control_ops = {
+	.status = status,
+	.stats = stats,
+	.sources = sources,
+	.metrics = metrics,
+	.pause = pause_,
+	.reload = reload,
+	.topology = topology,
+	.explain = explain,
+	.explain_dpa = explain_dpa,
+	.history = history,
+};
+
+void hb_daemon_listen_control(struct hb_daemon *d)
+{
+	struct hb_err err = { 0 };
+
+	if (!d->cfg.control_socket[0])
+		return;
+	if (hb_control_new(d->base, d->cfg.control_socket, &control_ops, d, &d->control, &err) < 0)
+		hb_dlog(d, LOG_WARNING, "control socket: %s; going on without it", err.msg);
+}
+
+void hb_daemon_close_control(struct hb_daemon *d)
+{
+	d->control = hb_control_free(d->control);
+}

@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What the daemon says about itself: status, stats and sources as JSON
+ * (control socket), Prometheus text (metrics, textfile), the --once
+ * counters and the line at exit.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include <json-c/json.h>
+
+#include "config.h"
+#include "control/damon-report.h"
+#include "control/history-json.h"
+#include "daemon-private.h"
+#include "ingest/ingest.h"
+#include "util/util.h"
+
+/* a label value as the exposition format wants it: \\, \" and \n escaped */
+static void label_value(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			fputc('\\', f);
+		if (*s == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+/* {source="NAME",type="TYPE"} */
+static void source_labels(FILE *f, const struct source *s)
+{
+	fputs("{source=\"", f);
+	label_value(f, s->name);
+	fputs("\",type=\"", f);
+	label_value(f, s->ops->name);
+	fputs("\"}", f);
+}
+
+static uint64_t src_records(const struct source *s) { return s->records; }
+static uint64_t src_bad_input(const struct source *s) { return s->bad_input; }
+static uint64_t src_events(const struct source *s) { return s->events; }
+static uint64_t src_errors(const struct source *s) { return (uint64_t)s->errors; }
+static uint64_t src_disabled(const struct source *s) { return s->disabled; }
+
+/* the per-source series, labelled {source,type}: one table, one loop */
+static void source_metrics(FILE *f, const struct hb_daemon *d)
+{
+	static const struct {
+		const char *name, *type, *help;
+		uint64_t (*value)(const struct source *s);
+	} m[] = {
+		{ "source_records_total", "counter",
+		  "Records each source submitted (they add up to records_total).", src_records },
+		{ "source_bad_input_total", "counter",
+		  "Input each source could not make records of (they add up to bad_input_total).",
+		  src_bad_input },
+		{ "source_events_total", "counter", "Media events each source delivered.",
+		  src_events },
+		{ "source_consecutive_errors", "gauge",
+		  "Failed polls of each source in a row (it is disabled at 10).", src_errors },
+		{ "source_disabled", "gauge", "1 for a source disabled after failing polls.",
+		  src_disabled },
+	};
+
+	for (size_t k = 0; k < HB_ARRAY_SIZE(m); k++) {
+		fprintf(f, "# HELP hotbridge_%s %s\n# TYPE hotbridge_%s %s\n", m[k].name, m[k].help,
+			m[k].name, m[k].type);
+		for (size_t i = 0; i < d->nsrc; i++) {
+			fprintf(f, "hotbridge_%s", m[k].name);
+			source_labels(f, &d->src[i]);
+			fprintf(f, " %llu\n", (unsigned long long)m[k].value(&d->src[i]));
+		}
+	}
+}
+
+/* a summary of a latency histogram: its median, p90, p99 and count */
+static void latency_summary(FILE *f, const char *name, const struct hb_latency_hist *h)
+{
+	static const double q[] = { 0.5, 0.9, 0.99 };
+
+	for (size_t i = 0; i < HB_ARRAY_SIZE(q); i++)
+		fprintf(f, "hotbridge_%s{quantile=\"%g\"} %.6f\n", name, q[i],
+			(double)hb_latency_quantile(h, q[i]) / 1e9);
+	fprintf(f, "hotbridge_%s_count %llu\n", name, (unsigned long long)h->count);
+}
+
+void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
+{
+	const struct hb_daemon_stats *s = &d->st;
+	struct hb_damon_stats ds;
+
+#define METRIC(name, type, help) fprintf(f, "# HELP hotbridge_" name " " help "\n# TYPE hotbridge_" name " " type "\n")
+	METRIC("cycles_total", "counter", "Daemon cycles run.");
+	fprintf(f, "hotbridge_cycles_total %llu\n", (unsigned long long)s->cycles);
+	METRIC("records_total", "counter", "Hotness records received from sources.");
+	fprintf(f, "hotbridge_records_total %llu\n", (unsigned long long)s->in.records);
+	source_metrics(f, d);
+	METRIC("records_translated_total", "counter", "Records translated to host physical pages.");
+	fprintf(f, "hotbridge_records_translated_total %llu\n", (unsigned long long)s->in.translated);
+	METRIC("records_dropped_total", "counter", "Records (of records_total) with a part dropped, by reason.");
+	for (int i = 0; i < _HB_DROP_MAX; i++)
+		fprintf(f, "hotbridge_records_dropped_total{reason=\"%s\"} %llu\n", hb_drop_to_string(i),
+			(unsigned long long)s->in.dropped[i]);
+	METRIC("bad_input_total", "counter", "Input sources could not make records of (not in records_total).");
+	fprintf(f, "hotbridge_bad_input_total %llu\n", (unsigned long long)s->in.bad_input);
+	METRIC("pages_dropped_total", "counter", "Pages of records that did not enter the table, by reason.");
+	for (int i = 0; i < _HB_DROP_MAX; i++)
+		fprintf(f, "hotbridge_pages_dropped_total{reason=\"%s\"} %llu\n", hb_drop_to_string(i),
+			(unsigned long long)s->in.pages_dropped[i]);
+	METRIC("device_events_total", "counter", "Devices' media events, by kind.");
+	fprintf(f, "hotbridge_device_events_total{kind=\"media\"} %llu\n"
+		"hotbridge_device_events_total{kind=\"poison\"} %llu\n"
+		"hotbridge_device_events_total{kind=\"overflow\"} %llu\n",
+		(unsigned long long)s->media.media_events, (unsigned long long)s->media.poison_events,
+		(unsigned long long)s->media.overflow_events);
+	METRIC("device_hpa_mismatch_total", "counter",
+	       "Device events whose HPA differs from hotbridge's translation.");
+	fprintf(f, "hotbridge_device_hpa_mismatch_total %llu\n",
+		(unsigned long long)s->media.hpa_mismatch);
+	METRIC("quarantined_pages", "gauge", "Pages kept out of promotion (poison, uncorrectable).");
+	fprintf(f, "hotbridge_quarantined_pages %llu\n", (unsigned long long)s->media.quarantined_pages);
+	METRIC("decisions_total", "counter", "Policy decisions, by reason.");
+	for (int i = 0; i < _HB_REASON_MAX; i++)
+		fprintf(f, "hotbridge_decisions_total{reason=\"%s\"} %llu\n", hb_reason_to_string(i),
+			(unsigned long long)s->decisions[i]);
+	METRIC("pages_migrated_total", "counter", "Pages handed to the migrator, by outcome.");
+	for (int i = 0; i < _HB_MIGRATE_CLASS_MAX; i++)
+		fprintf(f, "hotbridge_pages_migrated_total{status=\"%s\"} %llu\n",
+			hb_migrate_class_to_string(i), (unsigned long long)s->migrated.by_class[i]);
+	METRIC("pages_promoted_total", "counter", "Pages promoted, by target node.");
+	for (int n = 0; n < HB_MAX_NODES; n++)
+		if (s->promoted_pages_by_node[n] || (d->nodes[n].present && d->nodes[n].has_cpus))
+			fprintf(f, "hotbridge_pages_promoted_total{node=\"%d\"} %llu\n", n,
+				(unsigned long long)s->promoted_pages_by_node[n]);
+	METRIC("promoted_bytes_total", "counter", "Bytes promoted (rate: take its derivative).");
+	fprintf(f, "hotbridge_promoted_bytes_total %llu\n", (unsigned long long)s->promoted_bytes);
+	METRIC("pages_demoted_total", "counter", "Demotions handed to the migrator, by outcome.");
+	for (int i = 0; i < _HB_MIGRATE_CLASS_MAX; i++)
+		fprintf(f, "hotbridge_pages_demoted_total{status=\"%s\"} %llu\n",
+			hb_migrate_class_to_string(i), (unsigned long long)s->demoted.by_class[i]);
+	METRIC("demoted_bytes_total", "counter", "Bytes demoted to CXL nodes.");
+	fprintf(f, "hotbridge_demoted_bytes_total %llu\n", (unsigned long long)s->demoted_bytes);
+	METRIC("demote_backoffs_total", "counter", "Failed demotions (EBUSY, ENOMEM) that rested their DRAM node.");
+	fprintf(f, "hotbridge_demote_backoffs_total %llu\n", (unsigned long long)s->demote_backoffs);
+	METRIC("placed_pages", "gauge", "Pages tracked for demotion: those hotbridge placed on DRAM (emulated host), the DRAM frames its census found (live host).");
+	fprintf(f, "hotbridge_placed_pages %zu\n", d->placed ? hb_placed_len(d->placed) : 0);
+	METRIC("source_errors_total", "counter", "Failed source polls.");
+	fprintf(f, "hotbridge_source_errors_total %llu\n", (unsigned long long)s->source_errors);
+	METRIC("cycle_seconds_last", "gauge", "Duration of the last cycle.");
+	fprintf(f, "hotbridge_cycle_seconds_last %.6f\n", s->last_cycle_ms / 1e3);
+	METRIC("cycle_seconds_total", "counter", "Time spent in cycles.");
+	fprintf(f, "hotbridge_cycle_seconds_total %.6f\n", s->cycle_ms_total / 1e3);
+	METRIC("record_to_decision_seconds", "summary", "Time from a record being made to the decision that considered it.");
+	for (int i = 0; i < 2; i++)
+		fprintf(f, "hotbridge_record_to_decision_seconds{quantile=\"%s\"} %.6f\n", i ? "0.99" : "0.5",
+			(double)hb_latency_quantile(&d->lat.to_decision, i ? 0.99 : 0.5) / 1e9);
+	fprintf(f, "hotbridge_record_to_decision_seconds_count %llu\n",
+		(unsigned long long)d->lat.to_decision.count);
+	METRIC("record_to_table_seconds", "summary", "Time from a record being made to its pages entering the hotness table.");
+	latency_summary(f, "record_to_table_seconds", &d->lat.to_table);
+	METRIC("table_pages", "gauge", "Pages in the hotness table.");
+	fprintf(f, "hotbridge_table_pages %zu\n", hb_heat_len(d->heat));
+	METRIC("paused", "gauge", "1 while promotion is paused.");
+	fprintf(f, "hotbridge_paused %d\n", d->paused);
+	METRIC("up", "gauge", "1 while the daemon runs; the textfile's last write at exit says 0.");
+	fprintf(f, "hotbridge_up %d\n", !d->stopped);
+	METRIC("build_info", "gauge", "Always 1; the version of the running hotbridge is its label.");
+	fprintf(f, "hotbridge_build_info{version=\"");
+	label_value(f, HB_VERSION);
+	fputs("\"} 1\n", f);
+#undef METRIC
+	if (d->mig && hb_migrator_damon_stats(d->mig, &ds) == 0)
+		hb_damon_stats_metrics(&ds, f);
+}
+
+/*
+ * Rewritten atomically each cycle (hb_write_file_atomic: a fresh temporary
+ * beside it, never through a planted link, then rename), mode 0644 for the
+ * node exporter.
+ */
+void hb_daemon_write_textfile(struct hb_daemon *d)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	int r = -ENOMEM;
+
+	if (m) {
+		hb_daemon_metrics(d, m);
+		r = fclose(m) == 0 ? hb_write_file_atomic(d->cfg.metrics_textfile, text, len, 0644)
+				   : -ENOMEM;
+	}
+	free(text);
+	/* a failure is logged once (again if its cause changes), and the recovery */
+	if (r < 0 && r != d->textfile_err)
+		hb_dlog(d, LOG_WARNING, "metrics: %s: %s, ignoring (logged again only when it "
+			"changes or works again)", d->cfg.metrics_textfile, strerror(-r));
+	else if (r == 0 && d->textfile_err)
+		hb_dlog(d, LOG_NOTICE, "metrics: %s written again", d->cfg.metrics_textfile);
+	d->textfile_err = r < 0 ? r : 0;
+}
+
+void hb_daemon_print_stats(const struct hb_daemon *d, FILE *f)
+{
+	const struct hb_daemon_stats *s = &d->st;
+	struct hb_damon_stats ds;
+
+	fprintf(f, "cycles %llu, records %llu, translated %llu, pages added %llu\n",
+		(unsigned long long)s->cycles, (unsigned long long)s->in.records,
+		(unsigned long long)s->in.translated, (unsigned long long)s->in.pages);
+	if (s->in.dropped_records)
+		fprintf(f, "records dropped %llu\n", (unsigned long long)s->in.dropped_records);
+	for (int i = 0; i < _HB_DROP_MAX; i++)
+		if (s->in.dropped[i])
+			fprintf(f, "dropped %s %llu\n", hb_drop_to_string(i), (unsigned long long)s->in.dropped[i]);
+	if (s->in.bad_input)
+		fprintf(f, "bad input %llu\n", (unsigned long long)s->in.bad_input);
+	for (int i = 0; i < _HB_REASON_MAX; i++)
+		if (s->decisions[i])
+			fprintf(f, "decision %s %llu\n", hb_reason_to_string(i),
+				(unsigned long long)s->decisions[i]);
+	for (int i = 0; i < _HB_MIGRATE_CLASS_MAX; i++)
+		if (s->migrated.by_class[i])
+			fprintf(f, "migrated %s %llu\n", hb_migrate_class_to_string(i),
+				(unsigned long long)s->migrated.by_class[i]);
+	for (int i = 0; i < _HB_MIGRATE_CLASS_MAX; i++)
+		if (s->demoted.by_class[i])
+			fprintf(f, "demoted %s %llu\n", hb_migrate_class_to_string(i),
+				(unsigned long long)s->demoted.by_class[i]);
+	if (d->mig && hb_migrator_damon_stats(d->mig, &ds) == 0)
+		hb_damon_stats_print(&ds, f);
+}
+
+/* One line at exit: what this run did, for the journal. */
+void hb_daemon_log_exit_summary(const struct hb_daemon *d)
+{
+	const struct hb_daemon_stats *s = &d->st;
+	const uint64_t *c = s->migrated.by_class;
+	uint64_t not_moved;
+
+	not_moved = c[HB_MIGRATE_RETRY] + c[HB_MIGRATE_BACKOFF] + c[HB_MIGRATE_DROP] +
+		    c[HB_MIGRATE_WRONG_NODE];
+	/* dropped: records none of whose pages entered the table, a subset of
+	   records; bad input never became records and is counted on its own */
+	hb_dlog(d, LOG_INFO, "exiting after %.1f s and %llu cycles: %llu records (%llu dropped), "
+		"%llu bad input, %llu pages promoted%s, %llu failures (%llu pages not moved, "
+		"%llu source errors)",
+		(double)(now_ns() - d->started_ns) / 1e9, (unsigned long long)s->cycles,
+		(unsigned long long)s->in.records, (unsigned long long)s->in.dropped_records,
+		(unsigned long long)s->in.bad_input,
+		(unsigned long long)c[HB_MIGRATE_MOVED], d->cfg.dry_run ? " (dry run)" : "",
+		(unsigned long long)(not_moved + s->source_errors), (unsigned long long)not_moved,
+		(unsigned long long)s->source_errors);
+}
+
+json_object *hb_daemon_json_u64(uint64_t v)
+{
+	return json_object_new_int64(v > INT64_MAX ? INT64_MAX : (int64_t)v);
+}
+
+/* NUMA nodes are numbers everywhere in our JSON (explain, translate, topology) */
+static json_object *nodes_json(uint64_t mask)
+{
+	json_object *a = json_object_new_array();
+
+	for (int n = 0; n < 64; n++)
+		if ((mask >> n) & 1)
+			json_object_array_add(a, json_object_new_int(n));
+	return a;
+}
+
+json_object *hb_daemon_status_json(struct hb_daemon *d)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "state", json_object_new_string(d->paused ? "paused" : "running"));
+	json_object_object_add(o, "uptime_s", hb_json_double((double)(now_ns() - d->started_ns) / 1e9, 3));
+	json_object_object_add(o, "cycles", hb_daemon_json_u64(d->st.cycles));
+	json_object_object_add(o, "interval_ms", hb_daemon_json_u64(d->cfg.interval_ms));
+	json_object_object_add(o, "migrator", json_object_new_string(hb_migrator_describe(d->mig)));
+	json_object_object_add(o, "dry_run", json_object_new_boolean(d->cfg.dry_run));
+	json_object_object_add(o, "sources", hb_daemon_json_u64(d->nsrc));
+	json_object_object_add(o, "table_pages", hb_daemon_json_u64(hb_heat_len(d->heat)));
+	json_object_object_add(o, "table_bytes", hb_daemon_json_u64(hb_heat_bytes(d->heat)));
+	json_object_object_add(o, "source_nodes", nodes_json(d->source_mask));
+	json_object_object_add(o, "last_cycle_ms", hb_json_double(d->st.last_cycle_ms, 3));
+	json_object_object_add(o, "history_entries", hb_daemon_json_u64(hb_history_len(d->history)));
+	json_object_object_add(o, "history_bytes", hb_daemon_json_u64(hb_history_bytes(d->history)));
+	json_object_object_add(o, "conflicts", hb_daemon_conflicts_json(d));
+	hb_daemon_status_why(d, o);
+	return o;
+}
+
+static json_object *latency_json(const struct hb_latency_hist *h)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "records", hb_daemon_json_u64(h->count));
+	json_object_object_add(o, "p50", hb_daemon_json_u64(hb_latency_quantile(h, 0.50) / 1000));
+	json_object_object_add(o, "p99", hb_daemon_json_u64(hb_latency_quantile(h, 0.99) / 1000));
+	json_object_object_add(o, "max", hb_daemon_json_u64(h->max_ns / 1000));
+	return o;
+}
+
+/* {"EACCES": n, ...}: the failed moves by errno, the ones seen only */
+static json_object *errno_counts(const struct hb_migrate_counts *c)
+{
+	json_object *o = json_object_new_object();
+
+	for (size_t e = 1; e < HB_ARRAY_SIZE(c->by_errno); e++)
+		if (c->by_errno[e])
+			json_object_object_add(o, hb_errno_name((int)e), hb_daemon_json_u64(c->by_errno[e]));
+	return o;
+}
+
+json_object *hb_daemon_stats_json(struct hb_daemon *d)
+{
+	json_object *o = json_object_new_object(), *x;
+	struct hb_damon_stats ds;
+
+	json_object_object_add(o, "cycles", hb_daemon_json_u64(d->st.cycles));
+	json_object_object_add(o, "records", hb_daemon_json_u64(d->st.in.records));
+	json_object_object_add(o, "translated", hb_daemon_json_u64(d->st.in.translated));
+	json_object_object_add(o, "records_dropped", hb_daemon_json_u64(d->st.in.dropped_records));
+	json_object_object_add(o, "bad_input", hb_daemon_json_u64(d->st.in.bad_input));
+	json_object_object_add(o, "partial", hb_daemon_json_u64(d->st.in.partial));
+	json_object_object_add(o, "pages_added", hb_daemon_json_u64(d->st.in.pages));
+	json_object_object_add(o, "deferred", hb_daemon_json_u64(d->st.in.deferred));
+	json_object_object_add(o, "backlog", hb_daemon_json_u64(hb_ingest_backlog(d->ingest)));
+	x = json_object_new_object();
+	for (int i = 0; i < _HB_DROP_MAX; i++)
+		json_object_object_add(x, hb_drop_to_string(i), hb_daemon_json_u64(d->st.in.dropped[i]));
+	json_object_object_add(o, "dropped", x);
+	x = json_object_new_object();
+	for (int i = 0; i < _HB_DROP_MAX; i++)
+		json_object_object_add(x, hb_drop_to_string(i), hb_daemon_json_u64(d->st.in.pages_dropped[i]));
+	json_object_object_add(o, "pages_dropped", x);
+	x = json_object_new_object();
+	for (int i = 0; i < _HB_REASON_MAX; i++)
+		json_object_object_add(x, hb_reason_to_string(i), hb_daemon_json_u64(d->st.decisions[i]));
+	json_object_object_add(o, "decisions", x);
+	x = json_object_new_object();
+	for (int i = 0; i < _HB_MIGRATE_CLASS_MAX; i++)
+		json_object_object_add(x, hb_migrate_class_to_string(i), hb_daemon_json_u64(d->st.migrated.by_class[i]));
+	json_object_object_add(o, "migrated", x);
+	json_object_object_add(o, "migrated_errors", errno_counts(&d->st.migrated));
+	json_object_object_add(o, "promoted_bytes", hb_daemon_json_u64(d->st.promoted_bytes));
+	x = json_object_new_object();
+	for (int i = 0; i < _HB_MIGRATE_CLASS_MAX; i++)
+		json_object_object_add(x, hb_migrate_class_to_string(i), hb_daemon_json_u64(d->st.demoted.by_class[i]));
+	json_object_object_add(o, "demoted", x);
+	json_object_object_add(o, "demoted_errors", errno_counts(&d->st.demoted));
+	json_object_object_add(o, "demoted_bytes", hb_daemon_json_u64(d->st.demoted_bytes));
+	json_object_object_add(o, "demote_backoffs", hb_daemon_json_u64(d->st.demote_backoffs));
+	json_object_object_add(o, "placed_pages",
+			       d->placed ? hb_daemon_json_u64(hb_placed_len(d->placed)) : NULL);
+	json_object_object_add(o, "coldness", d->placed && d->env.coldness.ops
+				      ? json_object_new_string(d->env.coldness.ops->name) : NULL);
+	json_object_object_add(o, "source_errors", hb_daemon_json_u64(d->st.source_errors));
+	json_object_object_add(o, "uevents", hb_daemon_json_u64(d->st.uevents));
+	json_object_object_add(o, "topology_reloads", hb_daemon_json_u64(d->st.topology_reloads));
+	json_object_object_add(o, "topology_reload_failures", hb_daemon_json_u64(d->st.topology_reload_failures));
+	json_object_object_add(o, "topology_pages_dropped", hb_daemon_json_u64(d->st.topology_pages_dropped));
+	x = json_object_new_object();
+#define MEDIA(name) json_object_object_add(x, #name, hb_daemon_json_u64(d->st.media.name))
+	MEDIA(media_events), MEDIA(poison_events), MEDIA(poison_cleared);
+	MEDIA(overflow_events), MEDIA(overflow_records_lost), MEDIA(hpa_agree), MEDIA(hpa_mismatch);
+	MEDIA(quarantined_pages), MEDIA(quarantine_dropped), MEDIA(quarantine_untranslated);
+	MEDIA(quarantine_full);
+#undef MEDIA
+	json_object_object_add(o, "device_events", x);
+	x = json_object_new_object();
+	json_object_object_add(x, "record_to_table", latency_json(&d->lat.to_table));
+	json_object_object_add(x, "record_to_decision", latency_json(&d->lat.to_decision));
+	json_object_object_add(o, "latency_us", x);
+	/* only with the damon migrator: measured and inferred kept apart */
+	if (d->mig && hb_migrator_damon_stats(d->mig, &ds) == 0)
+		json_object_object_add(o, "damon", hb_damon_stats_json(&ds));
+	return o;
+}
+
+json_object *hb_daemon_sources_json(struct hb_daemon *d)
+{
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < d->nsrc; i++) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "name", json_object_new_string(d->src[i].name));
+		json_object_object_add(o, "source", json_object_new_string(d->src[i].ops->name));
+		json_object_object_add(o, "origin", json_object_new_string(d->src[i].origin));
+		if (d->src[i].memdev[0])
+			json_object_object_add(o, "memdev", json_object_new_string(d->src[i].memdev));
+		json_object_object_add(o, "records", hb_daemon_json_u64(d->src[i].records));
+		json_object_object_add(o, "bad_input", hb_daemon_json_u64(d->src[i].bad_input));
+		json_object_object_add(o, "events", hb_daemon_json_u64(d->src[i].events));
+		json_object_object_add(o, "consecutive_errors", hb_daemon_json_u64(d->src[i].errors));
+		json_object_object_add(o, "disabled", json_object_new_boolean(d->src[i].disabled));
+		json_object_array_add(a, o);
+	}
+	return a;
+}

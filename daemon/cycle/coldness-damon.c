@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A live host's coldness source over DAMON (coldness.h), for kernels
+ * without idle page tracking (Debian's stock 6.12): the census of
+ * kernel/frames.h says which frames exist, a monitoring kdamond
+ * (kernel/damon-monitor.h) over the census nodes' online memory says which
+ * went unaccessed. A frame is idle when its DAMON region had no access
+ * sampled for the whole time since the previous check.
+ *
+ * mark_idle does nothing: DAMON restarts each region's count every
+ * aggregation and its age says for how many aggregations it stayed
+ * unaccessed, so "since the last check" is a question of time, answered at
+ * the check; there is nothing to write per frame (and DAMON sysfs takes
+ * no per-page input).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cycle/coldness.h"
+#include "platform/source-nodes.h"
+#include "damon-monitor.h"
+#include "frames.h"
+
+#define MAX_RANGES 256
+
+struct hb_damon_coldness {
+	char root[256];
+	uint64_t page_size;
+	struct hb_frames *frames;
+	struct hb_damon_monitor *mon;
+	uint64_t last_us;         /* the previous check, or start() */
+};
+
+int hb_damon_coldness_new(const char *root, uint64_t page_size, struct hb_damon_coldness **ret,
+			  struct hb_err *err)
+{
+	_hb_cleanup_(hb_damon_coldness_freep) struct hb_damon_coldness *dc = calloc(1, sizeof(*dc));
+	int r;
+
+	if (!dc)
+		return hb_err_set(err, -ENOMEM, "out of memory");
+	if (root && strlen(root) >= sizeof(dc->root))
+		return hb_err_set(err, -ENAMETOOLONG, "damon coldness: root %s: too long", root);
+	snprintf(dc->root, sizeof(dc->root), "%s", root ? root : "");
+	dc->page_size = page_size;
+	if ((r = hb_frames_open(root, page_size, &dc->frames, err)) < 0)
+		return r;
+	*ret = HB_TAKE_PTR(dc);
+	return 0;
+}
+
+struct hb_damon_coldness *hb_damon_coldness_free(struct hb_damon_coldness *dc)
+{
+	if (!dc)
+		return NULL;
+	hb_damon_monitor_free(dc->mon);
+	hb_frames_free(dc->frames);
+	free(dc);
+	return NULL;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+static int damon_start(void *priv, uint64_t node_mask, struct hb_err *err)
+{
+	struct hb_damon_coldness *dc = priv;
+	uint64_t range[MAX_RANGES][2];
+	size_t n = 0;
+
+	for (int node = 0; node < 64 && n < MAX_RANGES; node++) {
+		long k;
+
+		if (!(node_mask >> node & 1))
+			continue;
+		k = hb_frames_node_ranges(dc->frames, node, MAX_RANGES - n, range + n, err);
+		if (k == -ENOENT)
+			continue;
+		if (k < 0)
+			return (int)k;
+		n += (size_t)k;
+	}
+	if (!n) {
+		char set[HB_NODE_SET_MAX];
+
+		return hb_err_set(err, -ENOENT, "damon coldness: no online memory on the census "
+				  "nodes (%s)", hb_node_set_format(node_mask, set, sizeof(set)));
+	}
+	/* PFNs to bytes; DAMON wants the ranges sorted (nodes may interleave) */
+	qsort(range, n, sizeof(range[0]), by_start);
+	for (size_t i = 0; i < n; i++) {
+		range[i][0] *= dc->page_size;
+		range[i][1] *= dc->page_size;
+	}
+	dc->mon = hb_damon_monitor_free(dc->mon);
+	dc->last_us = hb_now_us();
+	return hb_damon_monitor_open(dc->root, n, (const uint64_t (*)[2])range, &dc->mon, err);
+}
+
+static int damon_mark_idle(void *priv, size_t n, const uint64_t *pfn)
+{
+	(void)priv;   /* nothing to mark: see the top */
+	(void)n;
+	(void)pfn;
+	return 0;
+}
+
+static int damon_check_idle(void *priv, size_t n, const uint64_t *pfn, uint8_t *idle)
+{
+	struct hb_damon_coldness *dc = priv;
+	const struct hb_damon_region *reg;
+	struct hb_err err = { 0 };
+	uint64_t now = hb_now_us();
+	long nr;
+
+	if (!dc->mon)
+		return -ENOTCONN;    /* not started: the migrator is not damon */
+	nr = hb_damon_monitor_regions(dc->mon, &reg, &err);
+	if (nr < 0)
+		return (int)nr;
+	hb_damon_monitor_idle(reg, (size_t)nr, dc->page_size, now - dc->last_us, n, pfn, idle);
+	dc->last_us = now;
+	return 0;
+}
+
+static long damon_census(void *priv, int node, size_t max, uint64_t *pfn, uint64_t window[2],
+			 struct hb_err *err)
+{
+	struct hb_damon_coldness *dc = priv;
+
+	return hb_frames_scan(dc->frames, node, max, pfn, window, err);
+}
+
+static const struct hb_coldness_ops damon_ops = {
+	.name = "damon",
+	.damon = true,
+	.start = damon_start,
+	.mark_idle = damon_mark_idle,
+	.check_idle = damon_check_idle,
+	.census = damon_census,
+};
+
+struct hb_coldness hb_damon_coldness(struct hb_damon_coldness *dc)
+{
+	return (struct hb_coldness){ .ops = &damon_ops, .priv = dc };
+}

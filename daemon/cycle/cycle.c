@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+/*
+ * One cycle: poll the sources, demote (demote-step.c), decide (core/
+ * policy), migrate, fold the per-page results into counters, hold or back
+ * off, record, decay.
+ */
+#include <syslog.h>
+
+#include "daemon-private.h"
+#include "control/history-json.h"
+#include "ingest/ingest.h"
+#include "util/macro.h"
+
+int hb_daemon_refresh_nodes(struct hb_daemon *d)
+{
+	int r = hb_platform_nodes(d->env.platform, d->nodes, d->dist);
+	uint64_t now = hb_daemon_clock(d);
+
+	for (int n = 0; n < HB_MAX_NODES; n++) {
+		d->nodes[n].is_source = d->nodes[n].present && (d->source_mask >> n) & 1;
+		if (now < d->backoff_until[n])
+			d->nodes[n].free_bytes = 0;   /* the watermark rule holds it off */
+	}
+	return r;
+}
+
+size_t hb_daemon_move(struct hb_daemon *d, size_t n, enum hb_reason acted, const char *what,
+		      struct hb_migrate_counts *ret_counts, struct hb_migrate_counts *total)
+{
+	struct hb_err err = { 0 };
+	size_t np = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		d->st.decisions[d->dec[i].reason]++;
+		if (d->dec[i].reason != acted)
+			continue;
+		d->hpa[np] = d->dec[i].hpa;
+		d->tnode[np] = d->dec[i].target;
+		d->snode[np] = d->dec[i].src;
+		np++;
+	}
+	if (!np)
+		return 0;
+	if (hb_migrator_move(d->mig, np, d->hpa, d->tnode, d->status, 0, &err) < 0)
+		hb_dlog(d, LOG_ERR, "%s of %zu pages failed: %s", what, np, err.msg);
+	hb_migrate_fold(ret_counts, np, d->status, d->tnode, d->snode);
+	for (int k = 0; k < _HB_MIGRATE_CLASS_MAX; k++)
+		total->by_class[k] += ret_counts->by_class[k];
+	for (size_t k = 0; k < HB_ARRAY_SIZE(ret_counts->by_errno); k++)
+		total->by_errno[k] += ret_counts->by_errno[k];
+	return np;
+}
+
+int hb_daemon_cycle(struct hb_daemon *d)
+{
+	uint64_t t0 = hb_daemon_clock(d), started = now_ns();
+	struct hb_daemon_stats before = d->st;
+	struct hb_migrate_counts mc = { 0 };
+	size_t n, np;
+
+	/*
+	 * 1. sources (fd-driven ones were fed by the loop already); none while
+	 * the ingestion backlog is being worked off: it holds what they sent
+	 */
+	hb_daemon_poll_sources(d);
+	/* 2. demote what went cold where DRAM runs short, then decide (not while paused) */
+	hb_daemon_refresh_nodes(d);
+	if (d->placed && !d->paused) {
+		hb_daemon_demote_step(d, t0);
+		hb_daemon_refresh_nodes(d);
+	}
+	n = d->paused ? 0 : hb_heat_collect(d->heat, d->pcfg.threshold, d->cand, MAX_CANDIDATES);
+	n = hb_daemon_drop_quarantined(d, d->cand, n);   /* poisoned pages never move */
+	hb_policy_decide(d->policy, &d->pcfg, d->nodes, d->dist, d->cand, n, t0, d->dec);
+	if (!d->paused)
+		hb_latency_decide(&d->lat, now_ns());
+	/* 3. migrate */
+	np = hb_daemon_move(d, n, HB_REASON_PROMOTE, "migration", &mc, &d->st.migrated);
+	for (size_t i = 0; i < np; i++) {
+		enum hb_migrate_class c = hb_migrate_classify(d->status[i], d->tnode[i], d->snode[i]);
+
+		if (c == HB_MIGRATE_MOVED) {
+			d->st.promoted_bytes += d->pcfg.page_size;
+			d->st.promoted_pages_by_node[d->tnode[i]]++;
+			hb_daemon_demote_placed(d, d->hpa[i], d->snode[i], d->tnode[i], t0);
+		}
+		if (c == HB_MIGRATE_BACKOFF)
+			d->backoff_until[d->tnode[i]] = t0 + 10 * d->cfg.interval_ms * 1000000ULL;
+		if (c != HB_MIGRATE_RETRY)
+			hb_heat_forget(d->heat, d->hpa[i]);
+		if (c != HB_MIGRATE_RETRY || d->pcfg.hysteresis_ns)
+			hb_policy_hold_outcome(d->policy, &d->pcfg, d->hpa[i], t0,
+					       c == HB_MIGRATE_ALREADY ? HB_HOLD_ON_TARGET :
+					       c == HB_MIGRATE_BACKOFF || c == HB_MIGRATE_DROP
+						       ? HB_HOLD_REFUSED : HB_HOLD_MOVED,
+					       d->status[i]);
+	}
+	hb_history_record(d->history, &(struct hb_history_cycle){
+		.time_ns = wall_ns(), .topology = hb_platform_topology(d->env.platform), .dec = d->dec, .n = n,
+		.status = d->status, .np = np });
+	/* 4. decay, report */
+	hb_heat_tick(d->heat);
+	d->st.cycles++;
+	d->st.last_cycle_ms = (double)(now_ns() - started) / 1e6;
+	d->st.cycle_ms_total += d->st.last_cycle_ms;
+	if (d->cfg.metrics_textfile[0])
+		hb_daemon_write_textfile(d);
+	/*
+	 * records taken since the previous line, whether a poll in this cycle or
+	 * an fd callback between cycles submitted them; dropped: those of all
+	 * records that ended with none of their pages in the table; bad input
+	 * is not records (daemon/README.md, "One cycle")
+	 */
+	if (!d->env.quiet)
+		hb_dlog(d, LOG_INFO, "cycle %llu: %llu records (%llu dropped), %llu bad input, "
+			"%zu hot pages, %zu to promote: "
+			"%llu moved, %llu already there, %llu retry, %llu backoff, %llu dropped; "
+			"%llu rate-limited, %llu below watermark; table %zu pages; %.1f ms",
+			(unsigned long long)d->st.cycles,
+			(unsigned long long)(d->st.in.records - d->logged_in.records),
+			(unsigned long long)(d->st.in.dropped_records - d->logged_in.dropped_records),
+			(unsigned long long)(d->st.in.bad_input - d->logged_in.bad_input),
+			n, np, (unsigned long long)mc.by_class[HB_MIGRATE_MOVED],
+			(unsigned long long)mc.by_class[HB_MIGRATE_ALREADY],
+			(unsigned long long)mc.by_class[HB_MIGRATE_RETRY],
+			(unsigned long long)mc.by_class[HB_MIGRATE_BACKOFF],
+			(unsigned long long)mc.by_class[HB_MIGRATE_DROP],
+			(unsigned long long)(d->st.decisions[HB_REASON_RATE_LIMIT] -
+					     before.decisions[HB_REASON_RATE_LIMIT]),
+			(unsigned long long)(d->st.decisions[HB_REASON_WATERMARK] -
+					     before.decisions[HB_REASON_WATERMARK]),
+			hb_heat_len(d->heat), d->st.last_cycle_ms);
+	d->logged_in = d->st.in;
+	return 0;
+}

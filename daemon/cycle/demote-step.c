@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The cycle's demotion step (before promotion, so that what it frees is
+ * promoted into): on a live host, take the census of a window of each
+ * promotion target's frames (the placed pages there: coldness.h says why);
+ * ask the coldness source which placed pages stayed idle since the last
+ * cycle and mark them all idle again; decide (core/demote.c);
+ * move the demotions to the CXL node; fold the results. A demotion that
+ * fails with EBUSY/EAGAIN or ENOMEM rests its DRAM node for 10 cycles, for
+ * promotion as for demotion: nothing spins on a node that cannot give room.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include "daemon-private.h"
+#include "control/history-json.h"
+
+void hb_daemon_demote_config(struct hb_daemon *d)
+{
+	d->dcfg = (struct hb_demote_config){
+		.goal_bytes = (d->cfg.watermark_mb + d->cfg.demote_room_mb) << 20,
+		.rate_pages = (double)d->cfg.demote_rate_pages,
+		.cxl_floor_bytes = d->cfg.demote_cxl_floor_mb << 20,
+		.cxl_node = (int)d->cfg.demote_cxl_node,
+		.cold_cycles = (unsigned int)d->cfg.demote_cold_cycles,
+		.hysteresis_ns = d->cfg.hysteresis_ms * 1000000ULL,
+		.page_size = d->pcfg.page_size,
+	};
+}
+
+int hb_daemon_demote_check(const struct hb_daemon *d, const struct hb_config *c,
+			   struct hb_err *err)
+{
+	if (!c->demote_enabled || !d->env.coldness.ops || !d->env.coldness.ops->census ||
+	    c->demote_cxl_node >= 0)
+		return 0;
+	return hb_err_set(err, -EINVAL, "demote.cxl_node = -1: on a live host name the CXL node "
+			  "demoted pages go to (a DRAM page frame does not say where its page came "
+			  "from)");
+}
+
+int hb_daemon_demote_new(struct hb_daemon *d, struct hb_err *err)
+{
+	int r;
+
+	if (!d->cfg.demote_enabled)
+		return 0;
+	if (!d->env.coldness.ops)
+		return hb_err_set(err, -EOPNOTSUPP, "demote.enabled = true: no coldness source (which "
+				  "pages on DRAM went cold) was given to the daemon");
+	if ((r = hb_daemon_demote_check(d, &d->cfg, err)) < 0)
+		return r;
+	hb_daemon_demote_config(d);
+	if ((r = hb_placed_new(d->cfg.max_entries, d->pcfg.page_size, &d->placed, err)) < 0 ||
+	    (r = hb_demoter_new(&d->demoter, err)) < 0)
+		return r;
+	hb_policy_set_placed(d->policy, d->placed);
+	return 0;
+}
+
+static bool census_node(const struct hb_daemon *d, int t);
+
+int hb_daemon_demote_check_mover(struct hb_daemon *d, struct hb_err *err)
+{
+	const struct hb_coldness_ops *ops = d->env.coldness.ops;
+	enum hb_migrator_kind k;
+	uint64_t mask = 0;
+
+	if (!d->placed || !ops->census)
+		return 0;
+	k = hb_migrator_kind(d->mig);
+	if (ops->damon) {
+		/* its kdamond is the migrator's to make (kernel/damon-monitor.h); dryrun logs */
+		if (k != HB_MIGRATOR_DAMON && k != HB_MIGRATOR_DRYRUN)
+			return hb_err_set(err, -EOPNOTSUPP, "demote.enabled = true: the damon coldness "
+					  "source needs migrate.backend = damon, not %s",
+					  hb_migrator_kind_to_string(k));
+		for (int t = 0; t < HB_MAX_NODES; t++)
+			if (census_node(d, t))
+				mask |= 1ULL << t;
+		return ops->start(d->env.coldness.priv, mask, err);
+	}
+	if (k == HB_MIGRATOR_PHYS || k == HB_MIGRATOR_DRYRUN)
+		return 0;
+	return hb_err_set(err, -EOPNOTSUPP, "demote.enabled = true: a live host demotes by page frame "
+			  "with move_phys_pages (migrate.backend = phys), not with %s",
+			  hb_migrator_kind_to_string(k));
+}
+
+void hb_daemon_demote_free(struct hb_daemon *d)
+{
+	d->placed = hb_placed_free(d->placed);
+	d->demoter = hb_demoter_free(d->demoter);
+	free(d->pfn);
+	free(d->idle);
+	free(d->census);
+	d->pfn = d->census = NULL;
+	d->idle = NULL;
+	d->pfn_cap = d->census_cap = 0;
+}
+
+const struct hb_placed *hb_daemon_placed(const struct hb_daemon *d)
+{
+	return d->placed;
+}
+
+void hb_daemon_demote_placed(struct hb_daemon *d, uint64_t hpa, int src, int node, uint64_t t0)
+{
+	/* live hosts: the census finds the new frame, the old address is no use */
+	if (d->placed && !d->env.coldness.ops->census && hb_placed_add(d->placed, hpa, src, node, t0) < 0)
+		hb_dlog(d, LOG_DEBUG, "placed pages: table full, 0x%llx not tracked",
+			(unsigned long long)hpa);
+}
+
+static bool census_node(const struct hb_daemon *d, int t)
+{
+	const struct hb_numa_node *n = &d->nodes[t];
+
+	if (!n->present || n->is_source)
+		return false;
+	return d->pcfg.target_node >= 0 ? t == d->pcfg.target_node : n->has_cpus;
+}
+
+static bool in_census(const uint64_t *pfn, size_t n, uint64_t x)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pfn[mid] == x)
+			return true;
+		if (pfn[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/* node t's window [win[0], win[1]) holds the movable frames pfn[0..n): placed follows */
+static int census_apply(struct hb_daemon *d, int t, const uint64_t win[2], const uint64_t *pfn,
+			size_t n, uint64_t t0)
+{
+	uint64_t ps = d->pcfg.page_size, *gone = NULL;
+	size_t ngone = 0, cap = 0, cur = 0;
+	struct hb_placed_page *e;
+	int r = 0;
+
+	while ((e = hb_placed_next(d->placed, &cur))) {
+		uint64_t f = hb_placed_hpa(d->placed, e) / ps;
+
+		if (e->node != t || f < win[0] || f >= win[1] || in_census(pfn, n, f))
+			continue;
+		if (ngone == cap) {
+			uint64_t *g = realloc(gone, (cap = cap ? cap * 2 : 256) * sizeof(*g));
+
+			if (!g) {
+				free(gone);
+				return -ENOMEM;
+			}
+			gone = g;
+		}
+		gone[ngone++] = f * ps;
+	}
+	for (size_t i = 0; i < ngone; i++)
+		hb_placed_remove(d->placed, gone[i]);
+	free(gone);
+	for (size_t i = 0; i < n && r == 0; i++)
+		if (!hb_placed_find(d->placed, pfn[i] * ps))
+			r = hb_placed_add(d->placed, pfn[i] * ps, d->dcfg.cxl_node, t, t0);
+	if (r == -ENOSPC) {
+		hb_dlog(d, LOG_DEBUG, "placed pages: table full, node %d's census from PFN 0x%llx "
+			"not tracked", t, (unsigned long long)win[0]);
+		r = 0;
+	}
+	return r;
+}
+
+/*
+ * Live hosts: idle tracking costs the kernel an rmap walk per frame, so it
+ * runs only while a promotion target is within demote.room_mb of its goal
+ * (the idle counts are ready by the time it falls below).
+ */
+static bool worth_tracking(const struct hb_daemon *d)
+{
+	uint64_t near = d->dcfg.goal_bytes + (d->cfg.demote_room_mb << 20);
+
+	if (!d->env.coldness.ops->census)
+		return true;
+	for (int t = 0; t < HB_MAX_NODES; t++)
+		if (census_node(d, t) && d->nodes[t].free_bytes < near)
+			return true;
+	return false;
+}
+
+/* Live hosts: the census of the next window of each promotion target's frames. */
+static int take_census(struct hb_daemon *d, uint64_t t0)
+{
+	const struct hb_coldness *c = &d->env.coldness;
+	size_t max = (size_t)((d->cfg.demote_scan_mb << 20) / d->pcfg.page_size);
+	struct hb_err err = { 0 };
+
+	if (!c->ops->census)
+		return 0;
+	if (max > d->census_cap) {
+		uint64_t *p = realloc(d->census, max * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		d->census = p;
+		d->census_cap = max;
+	}
+	for (int t = 0; t < HB_MAX_NODES; t++) {
+		uint64_t win[2];
+		long n;
+		int r;
+
+		if (!census_node(d, t))
+			continue;
+		n = c->ops->census(c->priv, t, max, d->census, win, &err);
+		if (n == -ENOENT)
+			continue;   /* no online memory block: nothing to demote */
+		if (n < 0) {
+			hb_dlog(d, LOG_WARNING, "%s", err.msg);
+			return (int)n;
+		}
+		if ((r = census_apply(d, t, win, d->census, (size_t)n, t0)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+/*
+ * Idle counts from the coldness source, then every placed page marked idle
+ * again. Live hosts: a frame found in use (or new) starts its time again.
+ */
+static int refresh_coldness(struct hb_daemon *d, uint64_t t0)
+{
+	const struct hb_coldness *c = &d->env.coldness;
+	size_t n = hb_placed_len(d->placed), k = 0, cur = 0;
+	struct hb_placed_page *e;
+	int r;
+
+	if (!n)
+		return 0;
+	if (n > d->pfn_cap) {
+		uint64_t *pfn = realloc(d->pfn, n * sizeof(*pfn));
+		uint8_t *idle = pfn ? realloc(d->idle, n) : NULL;
+
+		if (pfn)
+			d->pfn = pfn;
+		if (!idle)
+			return -ENOMEM;
+		d->idle = idle;
+		d->pfn_cap = n;
+	}
+	while ((e = hb_placed_next(d->placed, &cur)))
+		if (e->marked)
+			d->pfn[k++] = hb_placed_hpa(d->placed, e) / d->pcfg.page_size;
+	if (k && (r = c->ops->check_idle(c->priv, k, d->pfn, d->idle)) < 0)
+		return r;
+	k = cur = 0;
+	while ((e = hb_placed_next(d->placed, &cur))) {
+		if (!e->marked)
+			continue;
+		if (d->idle[k++]) {
+			e->idle = (uint16_t)(e->idle < UINT16_MAX ? e->idle + 1 : e->idle);
+		} else {
+			e->idle = 0;
+			if (c->ops->census)
+				e->since_ns = t0;
+		}
+	}
+	k = cur = 0;
+	while ((e = hb_placed_next(d->placed, &cur))) {
+		d->pfn[k++] = hb_placed_hpa(d->placed, e) / d->pcfg.page_size;
+		e->marked = true;
+	}
+	return c->ops->mark_idle(c->priv, k, d->pfn);
+}
+
+void hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0)
+{
+	struct hb_migrate_counts mc = { 0 };
+	uint64_t mask = 0, rest = t0 + 10 * d->cfg.interval_ms * 1000000ULL, moved_at;
+	size_t n, np;
+	int r;
+
+	if (!d->placed || d->paused || !worth_tracking(d))
+		return;
+	if ((r = take_census(d, t0)) < 0 || (r = refresh_coldness(d, t0)) < 0) {
+		d->st.coldness_errors++;
+		hb_dlog(d, LOG_WARNING, "coldness (%s): %s, no demotion this cycle",
+			d->env.coldness.ops->name, strerror(-r));
+		return;
+	}
+	for (int t = 0; t < HB_MAX_NODES; t++)
+		if (t0 >= d->demote_backoff_until[t])
+			mask |= 1ULL << t;
+	n = hb_demote_decide(d->demoter, &d->dcfg, d->nodes, d->placed, mask, t0, d->dec,
+			     MAX_CANDIDATES);
+	np = hb_daemon_move(d, n, HB_REASON_DEMOTE, "demotion", &mc, &d->st.demoted);
+	moved_at = now_ns();
+	for (size_t i = 0; i < np; i++) {
+		enum hb_migrate_class c = hb_migrate_classify(d->status[i], d->tnode[i], d->snode[i]);
+
+		switch (c) {
+		case HB_MIGRATE_MOVED:
+		case HB_MIGRATE_ALREADY:
+			if (c == HB_MIGRATE_MOVED) {
+				d->st.demoted_bytes += d->pcfg.page_size;
+				d->st.demoted_pages_by_node[d->tnode[i]]++;
+				/* records older than this may name the frame it went to */
+				hb_ingest_moved_onto(d->ingest, d->tnode[i], moved_at);
+			}
+			hb_placed_remove(d->placed, d->hpa[i]);
+			hb_policy_hold_outcome(d->policy, &d->pcfg, d->hpa[i], t0, HB_HOLD_DEMOTED,
+					       d->status[i]);
+			break;
+		case HB_MIGRATE_RETRY:
+		case HB_MIGRATE_BACKOFF:
+			/* the node cannot give room now: neither direction spins on it */
+			if (d->demote_backoff_until[d->snode[i]] < rest)
+				d->st.demote_backoffs++;
+			d->demote_backoff_until[d->snode[i]] = rest;
+			d->backoff_until[d->snode[i]] = rest;
+			break;
+		default:
+			/* not ours to move (or it went elsewhere): no longer tracked */
+			hb_placed_remove(d->placed, d->hpa[i]);
+			break;
+		}
+	}
+	hb_history_record(d->history, &(struct hb_history_cycle){
+		.time_ns = wall_ns(), .topology = hb_platform_topology(d->env.platform), .dec = d->dec,
+		.n = n, .status = d->status, .np = np });
+	if (np && !d->env.quiet)
+		hb_dlog(d, LOG_INFO, "demotion: %zu pages: %llu moved, %llu retry, %llu backoff, "
+			"%llu dropped; %zu placed on DRAM", np,
+			(unsigned long long)mc.by_class[HB_MIGRATE_MOVED],
+			(unsigned long long)mc.by_class[HB_MIGRATE_RETRY],
+			(unsigned long long)mc.by_class[HB_MIGRATE_BACKOFF],
+			(unsigned long long)mc.by_class[HB_MIGRATE_DROP], hb_placed_len(d->placed));
+}

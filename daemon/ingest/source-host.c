@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The source host: what a source (built-in or plugin) is given to live in
+ * the daemon's loop (log, fd watches, one-shot timers, submit, count_bad),
+ * and opening, polling, disabling and closing the configured sources.
+ */
+#define _GNU_SOURCE             /* POLLRDHUP */
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include <event2/event.h>
+
+#include "conf/conf-check.h"
+#include "daemon-private.h"
+#include "ingest/ingest.h"
+#include "util/macro.h"
+
+/* a plugin a source uses that takes longer to load in a child is refused */
+#define PLUGIN_INSPECT_MS 5000
+
+HB_PRINTF(3, 4)
+static void host_log(struct hb_host *h, int prio, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	hb_dlog(h->d, prio, "source %s: %s", h->src->name, msg);
+}
+
+/*
+ * HB_FD_HUP: libevent folds a hang-up into "readable", so ask the fd
+ * itself (POLLHUP: a pipe's writers or both socket ends are gone;
+ * POLLRDHUP: the socket peer shut down its writing side).
+ */
+static uint32_t fd_hup(evutil_socket_t fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN | POLLRDHUP };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLRDHUP)) ? HB_FD_HUP : 0;
+}
+
+static void on_fd(evutil_socket_t fd, short what, void *arg)
+{
+	struct watch *w = arg;
+
+	hb_daemon_turn_begin(w->d);
+	w->cb(w->priv, (int)fd, ((what & EV_READ) ? HB_FD_READ : 0) |
+				((what & EV_WRITE) ? HB_FD_WRITE : 0) | fd_hup(fd));
+	hb_daemon_turn_end(w->d);
+}
+
+static int host_watch(struct hb_host *h, int fd, uint32_t events,
+		      void (*cb)(void *priv, int fd, uint32_t revents), void *priv)
+{
+	struct hb_daemon *d = h->d;
+
+	for (int i = 0; i < MAX_WATCHES; i++) {
+		struct watch *w = &d->watch[i];
+
+		if (w->ev)
+			continue;
+		w->d = d;
+		w->fd = fd;
+		w->cb = cb;
+		w->priv = priv;
+		w->ev = event_new(d->base, fd, EV_PERSIST | ((events & HB_FD_READ) ? EV_READ : 0) |
+					      ((events & HB_FD_WRITE) ? EV_WRITE : 0), on_fd, w);
+		if (!w->ev || (!d->throttled && event_add(w->ev, NULL) < 0)) {
+			if (w->ev)
+				event_free(w->ev);
+			w->ev = NULL;
+			return -ENOMEM;
+		}
+		return 0;
+	}
+	return -EMFILE;
+}
+
+static int host_unwatch(struct hb_host *h, int fd)
+{
+	for (int i = 0; i < MAX_WATCHES; i++) {
+		struct watch *w = &h->d->watch[i];
+
+		if (w->ev && w->fd == fd) {
+			event_free(w->ev);
+			w->ev = NULL;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+struct timer_arg {
+	struct hb_daemon *d;
+	struct event *ev;
+	void (*cb)(void *priv);
+	void *priv;
+};
+
+static void on_timer_once(evutil_socket_t fd, short what, void *arg)
+{
+	struct timer_arg *t = arg;
+	struct hb_daemon *d = t->d;
+
+	event_free(t->ev);
+	hb_daemon_turn_begin(d);
+	t->cb(t->priv);
+	hb_daemon_turn_end(d);
+	free(t);
+}
+
+static int host_timer(struct hb_host *h, uint64_t after_ns, void (*cb)(void *priv), void *priv)
+{
+	struct timer_arg *t = calloc(1, sizeof(*t));
+	struct timeval tv = { .tv_sec = (time_t)(after_ns / 1000000000ULL),
+			      .tv_usec = (suseconds_t)(after_ns % 1000000000ULL / 1000) };
+
+	if (!t)
+		return -ENOMEM;
+	t->d = h->d;
+	t->cb = cb;
+	t->priv = priv;
+	t->ev = evtimer_new(h->d->base, on_timer_once, t);
+	if (!t->ev || evtimer_add(t->ev, &tv) < 0) {
+		if (t->ev)
+			event_free(t->ev);
+		free(t);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int host_submit(struct hb_host *h, const struct hb_hot_record *r, size_t n)
+{
+	int ret;
+
+	h->src->records += n;
+	h->d->submitting = h->src;
+	ret = hb_ingest_submit(h->d->ingest, r, n, h->d->turn_deadline);
+	if (ret == -ENOBUFS)
+		hb_dlog(h->d, LOG_WARNING, "source %s: the ingestion backlog is full (%u records): records "
+			"dropped, counted in backlog_full", h->src->name, HB_INGEST_BACKLOG_MAX);
+	return ret;
+}
+
+/* input a source could not parse: not records, so counted on its own */
+static void host_count_bad(struct hb_host *h, uint64_t n)
+{
+	h->src->bad_input += n;
+	h->d->st.in.bad_input += n;
+}
+
+/* a media event (ABI 1.2): cross-checked, poison kept out (media-events.c) */
+static int host_submit_event(struct hb_host *h, const struct hb_device_event *ev)
+{
+	int r = hb_daemon_media_event(h->d, ev);
+
+	if (r == 0)
+		h->src->events++;
+	return r;
+}
+
+static const struct hb_host_ops host_ops = {
+	.abi_major = HB_DEVICE_ABI_MAJOR,
+	.abi_minor = HB_DEVICE_ABI_MINOR,
+	.size = sizeof(struct hb_host_ops),
+	.log = host_log,
+	.watch_fd = host_watch,
+	.unwatch_fd = host_unwatch,
+	.arm_timer = host_timer,
+	.submit = host_submit,
+	.count_bad = host_count_bad,
+	.submit_event = host_submit_event,
+};
+
+static const struct hb_device_ops *find_source(struct hb_daemon *d, const char *type,
+					       const char **origin)
+{
+	const struct hb_device_ops *ops = hb_builtin_find(type);
+
+	*origin = "built-in";
+	if (ops)
+		return ops;
+	for (size_t i = 0; i < d->plugins.n; i++) {
+		if (!strcmp(d->plugins.v[i].ops->name, type)) {
+			*origin = d->plugins.v[i].path;
+			return d->plugins.v[i].ops;
+		}
+	}
+	return NULL;
+}
+
+struct load_refusals {
+	struct hb_daemon *d;
+	struct hb_plugin_refusal v[HB_MAX_SOURCES];
+	size_t n;
+};
+
+/* logged once with its path; kept by NAME for the source that wanted it */
+static void plugin_refused(void *ud, const char *path, const char *why)
+{
+	struct load_refusals *lr = ud;
+
+	hb_dlog(lr->d, LOG_WARNING, "plugin %s refused: %s", path,
+		hb_plugin_refusal_why(path, why));
+	if (lr->n < HB_ARRAY_SIZE(lr->v) && hb_plugin_refusal_note(&lr->v[lr->n], path, why) == 0)
+		lr->n++;
+}
+
+static const char *refusal_of(const struct load_refusals *lr, const char *type)
+{
+	for (size_t i = 0; i < lr->n; i++)
+		if (!strcmp(lr->v[i].name, type))
+			return lr->v[i].why;
+	return NULL;
+}
+
+/*
+ * An emulated CHMU's capacity is its memdev's: by default the memdev's size
+ * in the daemon's topology (its own default, 1 GiB, is twice the emulated
+ * host's memdevs, and records past the memdev's end are dropped as
+ * unmapped); a larger capacity= is refused. A memdev not in the topology
+ * keeps the source's default (its records are unknown_memdev anyway).
+ */
+static int emul_capacity(struct hb_daemon *d, const struct hb_source_config *sc, struct source *s,
+			 struct hb_err *err)
+{
+	const struct hb_topology *t = hb_platform_topology(d->env.platform);
+	const struct hb_memdev *md;
+	const char *v = NULL;
+	uint64_t size, cap;
+	size_t n = 0;
+	int i;
+
+	for (; n < HB_MAX_SOURCE_PARAMS && sc->params[n]; n++) {
+		s->params[n] = sc->params[n];
+		if (!strncmp(sc->params[n], "capacity=", 9))
+			v = sc->params[n] + 9;
+	}
+	s->params[n] = NULL;
+	if (strcmp(sc->type, "emul-chmu") || !s->memdev[0] || !t ||
+	    (i = hb_topology_find_memdev(t, s->memdev)) < 0)
+		return 0;
+	md = hb_topology_memdev(t, (size_t)i);
+	size = md->ram_size + md->pmem_size;
+	if (!size)
+		return 0;
+	if (v) {
+		if (hb_dev_param_parse_u64(v, &cap) == 0 && cap > size)
+			return hb_err_set(err, -EINVAL, "%s: [source %s]: capacity=%s is larger than "
+					  "memdev %s (%llu MiB in the topology)", sc->where, sc->name, v,
+					  s->memdev, (unsigned long long)(size >> 20));
+		return 0;   /* the source checks the rest of it */
+	}
+	snprintf(s->added, sizeof(s->added), "capacity=%llu", (unsigned long long)size);
+	s->params[n++] = s->added;
+	s->params[n] = NULL;
+	return 0;
+}
+
+int hb_daemon_open_sources(struct hb_daemon *d)
+{
+	const char *want[HB_MAX_SOURCES + 1];
+	struct load_refusals *lr = calloc(1, sizeof(*lr));
+	struct hb_err err = { 0 };
+	size_t nwant = 0;
+
+	if (!lr)
+		return -ENOMEM;
+	lr->d = d;
+	/* only the plugins a source names are loaded: no other plugin's code
+	 * runs; those are tried in a child first, so one that crashes while
+	 * loading is refused instead of killing the daemon */
+	for (size_t i = 0; i < d->cfg.nsources; i++)
+		if (!hb_builtin_find(d->cfg.sources[i].type))
+			want[nwant++] = d->cfg.sources[i].type;
+	want[nwant] = NULL;
+	if (nwant && d->cfg.plugin_dir[0] &&
+	    hb_plugins_load(d->cfg.plugin_dir, 0, want, PLUGIN_INSPECT_MS, &d->plugins,
+			    plugin_refused, lr, &err) < 0 && err.code != -ENOENT)
+		hb_dlog(d, LOG_WARNING, "plugins: %s, ignoring", err.msg);
+	for (size_t i = 0; i < d->cfg.nsources; i++) {
+		const struct hb_source_config *sc = &d->cfg.sources[i];
+		struct source *s = &d->src[d->nsrc];
+		const char *origin;
+
+		s->ops = find_source(d, sc->type, &origin);
+		if (!s->ops && refusal_of(lr, sc->type)) {
+			hb_dlog(d, LOG_ERR, "%s: [source %s]: plugin %s was refused (%s), skipping it",
+				sc->where, sc->name, sc->type, refusal_of(lr, sc->type));
+			continue;
+		}
+		if (!s->ops) {
+			hb_dlog(d, LOG_ERR, "%s: [source %s]: no source of type '%s' (built-in or plugin), "
+				"skipping it", sc->where, sc->name, sc->type);
+			continue;
+		}
+		snprintf(s->origin, sizeof(s->origin), "%s", origin);
+		snprintf(s->name, sizeof(s->name), "%s", sc->name);
+		if (hb_source_memdev(hb_platform_topology(d->env.platform), sc, s->memdev,
+				     sizeof(s->memdev), &err) < 0) {
+			hb_dlog(d, LOG_ERR, "%s; skipping it", err.msg);
+			continue;
+		}
+		if (s->memdev[0] && !sc->memdev[0])
+			hb_dlog(d, LOG_INFO, "source %s: memdev %s, the memdev of PCI function %s",
+				sc->name, s->memdev, sc->pci);
+		if (s->memdev[0] && hb_topology_find_memdev(hb_platform_topology(d->env.platform),
+							    s->memdev) < 0)
+			hb_dlog(d, LOG_WARNING, "%s: [source %s]: memdev %s is not in the CXL topology: "
+				"its records are dropped (unknown_memdev) until it appears", sc->where,
+				sc->name, s->memdev);
+		snprintf(s->pci, sizeof(s->pci), "%s", sc->pci);
+		if (emul_capacity(d, sc, s, &err) < 0) {
+			hb_dlog(d, LOG_ERR, "%s; going on without it", err.msg);
+			continue;
+		}
+		s->info = (struct hb_dev_info){ .size = sizeof(s->info), .name = s->name,
+						.memdev = s->memdev[0] ? s->memdev : NULL,
+						.pci_bdf = s->pci[0] ? s->pci : NULL,
+						.params = s->params };
+		s->host = (struct hb_host){ .d = d, .src = s };
+		if (hb_source_open(s->ops, s->origin, &host_ops, &s->host, &s->info, &s->priv,
+				   &err) < 0) {
+			hb_dlog(d, LOG_ERR, "%s: %s; going on without it", sc->where, err.msg);
+			continue;
+		}
+		hb_dlog(d, LOG_INFO, "source %s: %s (%s) open", s->name, s->ops->name, s->origin);
+		d->nsrc++;
+	}
+	free(lr);
+	return 0;
+}
+
+/* Every open source closed, its watches freed, the plugins unloaded. */
+void hb_daemon_close_sources(struct hb_daemon *d)
+{
+	for (size_t i = 0; i < d->nsrc; i++)
+		d->src[i].ops->close(d->src[i].priv);
+	for (int i = 0; i < MAX_WATCHES; i++)
+		if (d->watch[i].ev)
+			event_free(d->watch[i].ev);
+	hb_plugin_set_done(&d->plugins);
+}
+
+/*
+ * The polled sources, each once; one failing SOURCE_MAX_ERRORS times in a
+ * row is disabled. A poll that leaves an ingestion backlog ends the round
+ * (the loop works the backlog off first), so each round starts after the
+ * source polled last: else a source whose poll always overruns its slice
+ * would starve every source after it.
+ */
+void hb_daemon_poll_sources(struct hb_daemon *d)
+{
+	size_t start = d->poll_next;
+
+	for (size_t k = 0; k < d->nsrc && !hb_ingest_backlog(d->ingest); k++) {
+		size_t i = (start + k) % d->nsrc;
+		struct source *s = &d->src[i];
+		int r;
+
+		if (s->disabled || !(s->ops->caps & HB_DEV_CAP_POLL))
+			continue;
+		hb_daemon_turn_begin(d);
+		r = s->ops->poll(s->priv);
+		hb_daemon_turn_end(d);
+		d->poll_next = (i + 1) % d->nsrc;
+		if (r < 0) {
+			d->st.source_errors++;
+			if (++s->errors == SOURCE_MAX_ERRORS) {
+				s->disabled = true;
+				hb_dlog(d, LOG_ERR, "source %s: %d polls failed (last: %s); disabled", s->name,
+					SOURCE_MAX_ERRORS, strerror(-r));
+			}
+		} else {
+			s->errors = 0;
+		}
+	}
+}
+
+void *hb_daemon_source_priv(struct hb_daemon *d, const char *name)
+{
+	for (size_t i = 0; i < d->nsrc; i++)
+		if (!strcmp(d->src[i].name, name))
+			return d->src[i].priv;
+	return NULL;
+}
+
+void *hb_daemon_emul_chmu_of(struct hb_daemon *d, const char *memdev)
+{
+	for (size_t i = 0; i < d->nsrc; i++)
+		if (!d->src[i].disabled && !strcmp(d->src[i].memdev, memdev) &&
+		    !strcmp(d->src[i].ops->name, "emul-chmu"))
+			return d->src[i].priv;
+	return NULL;
+}

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Topology watching: kernel uevents (cxl, dax, memory), debounced, then a
+ * rebuild of the topology and node map; the table keeps its pages, less
+ * those on no node any more.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <syslog.h>
+
+#include <event2/event.h>
+
+#include "conf/conf-check.h"
+#include "daemon-private.h"
+#include "ingest/ingest.h"
+#include "platform/uevent.h"
+
+static void warn_not_source(void *ud, const struct hb_region *rg, int node,
+			    enum hb_source_node_why why)
+{
+	struct hb_daemon *d = ud;
+	const char *windows_why;
+	char msg[HB_ERR_MSG_MAX];
+
+	(void)hb_platform_window_nodes(d->env.platform, &windows_why);
+	hb_dlog(d, LOG_WARNING, "%s", hb_source_refusal_format(msg, sizeof(msg), rg, node, why,
+							       windows_why, d->cfg.topology[0]));
+}
+
+/*
+ * The source nodes the topology's committed regions lie on, by the one
+ * rule (source-nodes.h); each region on a node it refuses is warned about.
+ */
+uint64_t hb_daemon_topology_nodes(struct hb_daemon *d)
+{
+	struct hb_source_facts f;
+
+	hb_daemon_refresh_nodes(d);
+	f = hb_daemon_source_facts(d);
+	return hb_source_nodes_of_topology(hb_platform_topology(d->env.platform),
+					   hb_daemon_node_of_ud, d, &f, warn_not_source, d);
+}
+
+void hb_daemon_source_node_reason(const struct hb_daemon *d, int node, char *buf, size_t size)
+{
+	struct hb_source_facts f = hb_daemon_source_facts(d);
+	enum hb_source_node_why why;
+
+	if (node < 0) {
+		snprintf(buf, size, "not on a source node: on no NUMA node (no online memory block "
+			 "holds it)");
+		return;
+	}
+	why = hb_source_node_check(&f, node);
+	if (node < 64 && (d->source_mask >> node) & 1)
+		snprintf(buf, size, "node %d is a source node: it %s", node,
+			 hb_source_node_why_text(why));
+	else if (why == HB_SOURCE_NODE_OK)
+		snprintf(buf, size, "node %d is not a source node: %s", node, d->cfg.source_nodes[0]
+			 ? "not in policy.source_nodes" : "no committed CXL region lies on it");
+	else
+		snprintf(buf, size, "node %d is not a source node: it %s%s%s", node,
+			 hb_source_node_why_text(why), why == HB_SOURCE_NODE_NO_WINDOWS ? ": " : "",
+			 why == HB_SOURCE_NODE_NO_WINDOWS ? f.windows_why : "");
+}
+
+struct hb_source_facts hb_daemon_source_facts(const struct hb_daemon *d)
+{
+	struct hb_source_facts f = { .nodes = d->nodes };
+
+	f.window_nodes = hb_platform_window_nodes(d->env.platform, &f.windows_why);
+	return f;
+}
+
+/*
+ * regions hotbridge does not translate (translate/refuse.c), each with its
+ * reason; and an empty model (no CXL, or a snapshot of none), as the
+ * topology and translate commands warn
+ */
+void hb_daemon_warn_refused(struct hb_daemon *d)
+{
+	const struct hb_topology *t = hb_platform_topology(d->env.platform);
+	const struct hb_region *rg;
+	size_t cur = 0;
+
+	if (t && !hb_topology_nr_memdevs(t) && !hb_topology_nr_endpoints(t) &&
+	    !hb_topology_nr_regions(t) && !hb_topology_nr_roots(t))
+		hb_dlog(d, LOG_WARNING, "no CXL memdev, decoder or region in the topology: no "
+			"record translates until one appears");
+
+	while ((rg = hb_topology_next_refused(hb_platform_topology(d->env.platform), &cur)))
+		hb_dlog(d, LOG_WARNING, "region %s not translated: %s; its pages are never promoted",
+			rg->name, rg->refused);
+}
+
+int hb_daemon_rebuild_topology(struct hb_daemon *d, struct hb_err *err)
+{
+	const struct hb_topology *t;
+	char set[HB_NODE_SET_MAX];
+	size_t gone;
+
+	if (!hb_platform_can_reload(d->env.platform))
+		return hb_err_set(err, -EOPNOTSUPP, "this host cannot rebuild its topology");
+	if (hb_platform_reload(d->env.platform, err) < 0) {
+		d->st.topology_reload_failures++;
+		hb_dlog(d, LOG_ERR, "topology changed, but rebuilding it failed: %s; keeping the old one",
+			err->msg);
+		return err->code ? err->code : -EIO;
+	}
+	t = hb_platform_topology(d->env.platform);
+	if (!d->cfg.source_nodes[0])
+		d->source_mask = hb_daemon_topology_nodes(d);
+	if (hb_daemon_set_ingest_topology(d) < 0) {
+		/* without the new regions nothing could be checked: take nothing in */
+		(void)hb_ingest_set_topology(d->ingest, NULL, 0, 0);
+		hb_dlog(d, LOG_ERR, "topology rebuilt, but out of memory for its region list: "
+			"records are dropped until the next rebuild");
+	}
+	/* pages taken in under the old topology: their node may have changed */
+	gone = hb_heat_revalidate(d->heat, hb_daemon_node_of_ud, d);
+	d->st.topology_pages_dropped += gone;
+	d->st.topology_reloads++;
+	hb_dlog(d, LOG_INFO, "topology rebuilt: %zu regions, %zu memdevs, source nodes %s; %zu hot pages "
+		"kept, %zu on no node any more dropped",
+		hb_topology_nr_regions(t), hb_topology_nr_memdevs(t),
+		hb_node_set_format(d->source_mask, set, sizeof(set)), hb_heat_len(d->heat), gone);
+	hb_daemon_warn_refused(d);
+	return 0;
+}
+
+static void on_debounced(evutil_socket_t fd, short what, void *arg)
+{
+	struct hb_err err = { 0 };
+
+	(void)hb_daemon_rebuild_topology(arg, &err);
+}
+
+static void on_uevent(evutil_socket_t fd, short what, void *arg)
+{
+	struct hb_daemon *d = arg;
+	struct timeval tv = { .tv_sec = d->env.debounce_ms / 1000,
+			      .tv_usec = (suseconds_t)(d->env.debounce_ms % 1000) * 1000 };
+	char buf[8192];
+
+	for (;;) {
+		struct hb_uevent ev;
+		ssize_t n = recv((int)fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+		if (n <= 0)
+			return;
+		if (hb_uevent_parse(buf, (size_t)n, &ev) != 1)
+			continue;
+		d->st.uevents++;
+		hb_dlog(d, LOG_DEBUG, "uevent %s %s (%s)", ev.action, ev.devpath, ev.subsystem);
+		evtimer_add(d->debounce_ev, &tv);     /* re-arming pushes it back */
+	}
+}
+
+void hb_daemon_watch_uevents(struct hb_daemon *d)
+{
+	int fd;
+
+	if (!hb_platform_can_reload(d->env.platform))
+		return;
+	fd = hb_platform_open_events(d->env.platform);
+	if (fd == -EOPNOTSUPP)
+		return;
+	if (fd < 0) {
+		hb_dlog(d, LOG_WARNING, "uevents: %s; topology changes will not be noticed", strerror(-fd));
+		return;
+	}
+	d->uevent_fd = fd;
+	if (!d->env.debounce_ms)
+		d->env.debounce_ms = 500;
+	d->uevent_ev = event_new(d->base, fd, EV_READ | EV_PERSIST, on_uevent, d);
+	d->debounce_ev = evtimer_new(d->base, on_debounced, d);
+	if (!d->uevent_ev || !d->debounce_ev || event_add(d->uevent_ev, NULL) < 0)
+		hb_dlog(d, LOG_WARNING, "uevents: out of memory; topology changes will not be noticed");
+}
