@@ -164,4 +164,54 @@ int hb_builtin_check(const char *name, const struct hb_dev_info *info, struct hb
  */
 int hb_builtin_available(const char *name, char *why, size_t size);
 
+/* ---- what `hotbridge list` shows of this host's CXL devices (inventory.c) ---- */
+
+#define HB_CXL_INVENTORY_BLOCKS 8
+
+struct hb_cxl_regblock_info {
+	unsigned int id, bar;        /* Register Locator block identifier, BAR index */
+	uint64_t offset;             /* within the BAR */
+	const char *type;            /* "component", "chmu", ... (static) */
+};
+
+/* a CHMU's capabilities, as its registers report them */
+struct hb_chmu_summary {
+	unsigned int version, instances, hotlist_size, counter_width;
+	char unit_sizes[128];        /* "4K,8K" */
+	char ds_factors[128];        /* "1,2,4" */
+	bool epoch_based, always_on;
+	uint64_t min_epoch_ns, max_epoch_ns;
+};
+
+struct hb_cxl_device_info {
+	char bdf[16];                /* "0000:0d:00.0" */
+	char memdev[64];             /* its memdev under /sys/bus/cxl, or "" */
+	uint16_t vendor, device;
+	unsigned int nblocks;
+	struct hb_cxl_regblock_info blocks[HB_CXL_INVENTORY_BLOCKS];
+	bool has_chmu;
+	bool chmu_probed;            /* a mapping of its CHMU was tried */
+	char chmu_mapping[384];      /* "sysfs resource", "/dev/mem (why)", or "" */
+	char chmu_error[HB_ERR_MSG_MAX];   /* why it could not be mapped or read, or "" */
+	bool chmu_read;              /* chmu is valid */
+	struct hb_chmu_summary chmu;
+};
+
+/*
+ * Every CXL memory device (PCI class 0x0502) with its Register Locator
+ * blocks and, where it has a CHMU, that CHMU's capabilities (mapping its
+ * block needs root; see chmu/map.c). dump: an `lspci -xxxx` file instead of
+ * the bus (its CHMUs are read only with a sysroot); sysroot: a prefix
+ * before /sys, /proc/iomem and /dev/mem ("" for this host). An error only
+ * when the PCI scan itself fails.
+ */
+int hb_cxl_inventory(const char *dump, const char *sysroot, struct hb_cxl_device_info **ret,
+		     size_t *ret_n, struct hb_err *err);
+
+/*
+ * Whether the cxl-hmu source can run here (the kernel offers a CHMU perf
+ * PMU below root): 1 and the PMU(s) found, or 0 and why not, in why (hmu/pmu.c).
+ */
+int hb_hmu_available(const char *root, char *why, size_t size);
+
 #endif

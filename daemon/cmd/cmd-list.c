@@ -22,11 +22,8 @@
 
 #include "builtin.h"
 #include "opt.h"
-#include "chmu.h"
 #include "config.h"
-#include "cxlpci.h"
 #include "devices.h"
-#include "hmu.h"
 #include "kernel.h"
 #include "test-hooks.h"
 #include "translate.h"
@@ -79,52 +76,16 @@ static json_object *source_json(const struct hb_device_ops *ops, const char *ori
 	return desc_json(&desc, origin);
 }
 
-/* the memdev whose sysfs device path runs through this PCI function */
-static void memdev_of(const char *sysroot, const char *bdf, char *out, size_t size)
-{
-	char dir[PATH_MAX], link[PATH_MAX], target[PATH_MAX];
-	struct dirent *de;
-	DIR *d;
-
-	out[0] = '\0';
-	snprintf(dir, sizeof(dir), "%s/sys/bus/cxl/devices", sysroot);
-	d = opendir(dir);
-	while (d && (de = readdir(d))) {
-		ssize_t n;
-
-		size_t len = strlen(de->d_name);
-
-		if (strncmp(de->d_name, "mem", 3) || len >= size || strlen(dir) + len + 2 > sizeof(link))
-			continue;
-		memcpy(link, dir, strlen(dir));
-		link[strlen(dir)] = '/';
-		memcpy(link + strlen(dir) + 1, de->d_name, len + 1);
-		n = readlink(link, target, sizeof(target) - 1);
-		if (n <= 0)
-			continue;
-		target[n] = '\0';
-		if (strstr(target, bdf)) {
-			memcpy(out, de->d_name, len + 1);
-			break;
-		}
-	}
-	if (d)
-		closedir(d);
-}
-
-static json_object *chmu_caps_json(const struct hb_chmu_caps *k)
+static json_object *chmu_caps_json(const struct hb_chmu_summary *k)
 {
 	json_object *o = json_object_new_object();
-	char buf[256];
 
 	json_object_object_add(o, "version", json_object_new_int((int)k->version));
 	json_object_object_add(o, "instances", json_object_new_int((int)k->instances));
 	json_object_object_add(o, "hotlist_size", json_object_new_int((int)k->hotlist_size));
 	json_object_object_add(o, "counter_width", json_object_new_int((int)k->counter_width));
-	hb_chmu_format_sizes(k->unit_sizes, 8, buf, sizeof(buf));
-	json_object_object_add(o, "unit_sizes", json_object_new_string(buf));
-	hb_chmu_format_sizes(k->ds_factors, 0, buf, sizeof(buf));
-	json_object_object_add(o, "downsampling_factors", json_object_new_string(buf));
+	json_object_object_add(o, "unit_sizes", json_object_new_string(k->unit_sizes));
+	json_object_object_add(o, "downsampling_factors", json_object_new_string(k->ds_factors));
 	json_object_object_add(o, "epoch_based", json_object_new_boolean(k->epoch_based));
 	json_object_object_add(o, "always_on", json_object_new_boolean(k->always_on));
 	json_object_object_add(o, "min_epoch_ns", json_object_new_int64((int64_t)k->min_epoch_ns));
@@ -132,48 +93,36 @@ static json_object *chmu_caps_json(const struct hb_chmu_caps *k)
 	return o;
 }
 
-/*
- * Map the CHMU block (root only; through /dev/mem when the kernel refuses
- * the sysfs resource, see devices/chmu/map.c) and read its capabilities.
- * Why it cannot be mapped goes to "chmu_error".
- */
-static void chmu_probe(const char *sysroot, const struct hb_cxl_pcidev *d, const char *memdev,
-		       json_object *o)
+static json_object *device_json(const struct hb_cxl_device_info *d)
 {
-	struct hb_chmu_map_req req;
-	struct hb_chmu_mapping how;
-	struct hb_regwin w;
-	struct hb_chmu *c = NULL;
-	struct hb_err err = { 0 };
-	uint64_t size = d->bar_size[d->chmu.bir];
+	json_object *o = json_object_new_object(), *blocks = json_object_new_array();
+	char hex[32];
 
-	if (!size && sysroot[0])
-		size = d->chmu.offset + (1u << 20);     /* a test image: no BAR sizes in dumps */
-	if (!size || d->chmu.offset >= size) {
-		json_object_object_add(o, "chmu_error", json_object_new_string(
-			"BAR size unknown (a dump has none) or block offset beyond it"));
-		return;
-	}
-	hb_chmu_map_req_init(&req, sysroot, d->bdf, d->chmu.bir, d->bar_base[d->chmu.bir], size,
-			     d->chmu.offset);
-	if (hb_chmu_map_block(&req, &w, &how, &err) < 0) {
-		json_object_object_add(o, "chmu_error", json_object_new_string(err.msg));
-		return;
-	}
-	if (how.via == HB_CHMU_MAP_DEVMEM) {
-		char buf[sizeof(how.why) + 16];
+	json_object_object_add(o, "pci", json_object_new_string(d->bdf));
+	if (d->memdev[0])
+		json_object_object_add(o, "memdev", json_object_new_string(d->memdev));
+	snprintf(hex, sizeof(hex), "%#06x", d->vendor);
+	json_object_object_add(o, "vendor", json_object_new_string(hex));
+	snprintf(hex, sizeof(hex), "%#06x", d->device);
+	json_object_object_add(o, "device", json_object_new_string(hex));
+	for (unsigned int k = 0; k < d->nblocks; k++) {
+		json_object *b = json_object_new_object();
 
-		snprintf(buf, sizeof(buf), "/dev/mem (%s)", how.why);
-		json_object_object_add(o, "chmu_mapping", json_object_new_string(buf));
-	} else {
-		json_object_object_add(o, "chmu_mapping", json_object_new_string("sysfs resource"));
+		json_object_object_add(b, "id", json_object_new_int((int)d->blocks[k].id));
+		json_object_object_add(b, "type", json_object_new_string(d->blocks[k].type));
+		json_object_object_add(b, "bar", json_object_new_int((int)d->blocks[k].bar));
+		json_object_object_add(b, "offset", hb_json_hex(d->blocks[k].offset));
+		json_object_array_add(blocks, b);
 	}
-	if (hb_chmu_open(&w, 0, memdev, &c, &err) < 0)
-		json_object_object_add(o, "chmu_error", json_object_new_string(err.msg));
-	else
-		json_object_object_add(o, "chmu_capabilities", chmu_caps_json(hb_chmu_caps(c)));
-	hb_chmu_free(c);
-	hb_regwin_mmio_close(&w);
+	json_object_object_add(o, "register_blocks", blocks);
+	json_object_object_add(o, "chmu", json_object_new_boolean(d->has_chmu));
+	if (d->chmu_mapping[0])
+		json_object_object_add(o, "chmu_mapping", json_object_new_string(d->chmu_mapping));
+	if (d->chmu_error[0])
+		json_object_object_add(o, "chmu_error", json_object_new_string(d->chmu_error));
+	if (d->chmu_read)
+		json_object_object_add(o, "chmu_capabilities", chmu_caps_json(&d->chmu));
+	return o;
 }
 
 static json_object *pmus(const char *sysroot)
@@ -244,7 +193,7 @@ int hb_cmd_list(int argc, char **argv)
 	};
 	const char *plugindir = HB_PLUGINDIR, *dump = NULL, *sysroot = "";
 	const struct hb_device_ops *const *builtins;
-	struct hb_cxl_pcidev *devs = NULL;
+	struct hb_cxl_device_info *devs = NULL;
 	struct hb_plugin_set set = { 0 };
 	struct refusals ref;
 	struct hb_err err = { 0 };
@@ -287,45 +236,18 @@ int hb_cmd_list(int argc, char **argv)
 			json_object_object_add(o, "why", json_object_new_string(why));
 		}
 
-		if (!strcmp(builtins[i]->name, hb_source_cxl_hmu.name))
+		if (!strcmp(builtins[i]->name, "cxl-hmu"))
 			hmu_availability(o, sysroot);
 		json_object_array_add(srcs, o);
 	}
 
 	chmus = json_object_new_array();
-	if (hb_cxl_pci_scan(dump, &devs, &ndev, &err) < 0) {
+	if (hb_cxl_inventory(dump, sysroot, &devs, &ndev, &err) < 0) {
 		fprintf(stderr, "hotbridge list: PCI scan: %s\n", err.msg);
 		rc = 1;
 	}
-	for (size_t i = 0; i < ndev; i++) {
-		const struct hb_cxl_pcidev *d = &devs[i];
-		json_object *o = json_object_new_object(), *blocks = json_object_new_array();
-		char memdev[64], hex[32];
-
-		memdev_of(sysroot, d->bdf, memdev, sizeof(memdev));
-		json_object_object_add(o, "pci", json_object_new_string(d->bdf));
-		if (memdev[0])
-			json_object_object_add(o, "memdev", json_object_new_string(memdev));
-		snprintf(hex, sizeof(hex), "%#06x", d->vendor);
-		json_object_object_add(o, "vendor", json_object_new_string(hex));
-		snprintf(hex, sizeof(hex), "%#06x", d->device);
-		json_object_object_add(o, "device", json_object_new_string(hex));
-		for (unsigned int k = 0; k < d->nblocks; k++) {
-			json_object *b = json_object_new_object();
-
-			json_object_object_add(b, "id", json_object_new_int((int)d->blocks[k].id));
-			json_object_object_add(b, "type", json_object_new_string(
-				hb_cxl_regblock_name(d->blocks[k].id)));
-			json_object_object_add(b, "bar", json_object_new_int((int)d->blocks[k].bir));
-			json_object_object_add(b, "offset", hb_json_hex(d->blocks[k].offset));
-			json_object_array_add(blocks, b);
-		}
-		json_object_object_add(o, "register_blocks", blocks);
-		json_object_object_add(o, "chmu", json_object_new_boolean(d->has_chmu));
-		if (d->has_chmu && (!dump || sysroot[0]))
-			chmu_probe(sysroot, d, memdev[0] ? memdev : d->bdf, o);
-		json_object_array_add(chmus, o);
-	}
+	for (size_t i = 0; i < ndev; i++)
+		json_object_array_add(chmus, device_json(&devs[i]));
 	free(devs);
 
 	plugins = json_object_new_array();

@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "devices.h"
 #include "hb-device.h"
 #include "util/util.h"
 
@@ -180,11 +181,7 @@ struct hb_hmu_request {
 int hb_hmu_request_encode(const struct hb_hmu_pmu *p, const struct hb_hmu_request *q,
 			  uint64_t config[HB_HMU_CONFIG_WORDS], struct hb_err *err);
 
-/*
- * Whether the cxl-hmu source can run here, for `hotbridge list`: 1 and
- * the PMU(s) found, or 0 and why not, in why.
- */
-int hb_hmu_available(const char *root, char *why, size_t size);
+/* hb_hmu_available(): in devices.h, for `hotbridge list` */
 
 /* ---- the source (source.c) ---- */
 

@@ -13,8 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "chmu.h"
-#include "replay.h"
+#include "chmu/chmu.h"
+#include "replay/replay.h"
 
 static double now(void)
 {

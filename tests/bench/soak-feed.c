@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "replay.h"
+#include "replay/replay.h"
 
 #define PER HB_REPLAY_FRAME_ATOMIC_RECORDS
 #define FRAMES 14

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cxl-events.h"
+#include "cxl-events/cxl-events.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

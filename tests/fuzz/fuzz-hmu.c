@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "hmu.h"
+#include "hmu/hmu.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

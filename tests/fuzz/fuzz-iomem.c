@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "chmu.h"
+#include "chmu/chmu.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

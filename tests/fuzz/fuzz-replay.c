@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "replay.h"
+#include "replay/replay.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,6 +9,10 @@
  *  - "../daemon/X" (any path with ..) landing in daemon/ outside util/;
  *  - a flat "X.h" that is not the folder's own but a daemon/ header,
  *    util's included: those are written "util/X.h".
+ * And daemon/ includes of translate/ and devices/ only their public headers
+ * (translate.h; devices.h and hb-device.h): a name that is a file below
+ * either folder, any other, is refused (kernel/'s daemon-facing headers
+ * are not folded into kernel.h yet, so kernel/ is not held to it).
  * The real tree must be clean; tests/data/layering/bad must give exactly
  * the violations planted in it (so the scanner can fail).
  */
@@ -169,6 +173,37 @@ static void check_include(struct scan *s, const char *file, unsigned line, const
 		       name, s->layer);
 }
 
+/* daemon/: only the public header of translate/ and devices/ */
+static void check_public(struct scan *s, const char *file, unsigned line, const char *name)
+{
+	static const struct {
+		const char *folder;
+		const char *public[3];
+	} pub[] = {
+		{ "translate", { "translate.h" } },
+		{ "devices", { "devices.h", "hb-device.h" } },
+	};
+	char path[BUF], *dir;
+
+	snprintf(path, sizeof(path), "%s", file);
+	dir = strrchr(path, '/');
+	snprintf(dir + 1, sizeof(path) - (size_t)(dir + 1 - path), "%s", name);
+	if (is_file(path))
+		return;     /* beside the including file: daemon/'s own */
+	for (size_t i = 0; i < sizeof(pub) / sizeof(pub[0]); i++) {
+		bool ok = false;
+
+		snprintf(path, sizeof(path), "%s/%s/%s", s->root, pub[i].folder, name);
+		if (!is_file(path))
+			continue;
+		for (size_t k = 0; k < 3 && pub[i].public[k]; k++)
+			ok |= !strcmp(name, pub[i].public[k]);
+		if (!ok)
+			report(s, file, line, "\"%s\" is private to %s/: daemon/ includes only its "
+			       "public header%s", name, pub[i].folder, i ? "s" : "");
+	}
+}
+
 static void scan_file(struct scan *s, const char *file)
 {
 	char buf[1024], name[PATH_MAX];
@@ -199,7 +234,10 @@ static void scan_file(struct scan *s, const char *file)
 			continue;
 		memcpy(name, p, n);
 		name[n] = '\0';
-		check_include(s, file, line, name);
+		if (!strcmp(s->layer, "daemon"))
+			check_public(s, file, line, name);
+		else
+			check_include(s, file, line, name);
 	}
 	fclose(f);
 }
@@ -240,6 +278,9 @@ static size_t scan_tree(struct scan *s, const char *root)
 		assert_true(is_dir(dir));
 		scan_dir(s, dir);
 	}
+	s->layer = "daemon";
+	snprintf(dir, sizeof(dir), "%s/daemon", root);
+	scan_dir(s, dir);
 	return s->nfound;
 }
 
@@ -281,8 +322,12 @@ static void test_layering_rejects_every_planted_include(void **state)
 	assert_true(found(s, "devices/core-path.c:3: \"core/core.h\" is daemon/core/core.h"));
 	assert_true(found(s, "kernel/relative.c:3: \"../daemon/conf.h\" reaches into daemon/"));
 	assert_true(found(s, "kernel/qualified.c:3: \"daemon/conf.h\": kernel/ may include"));
-	/* ok.c (util/, its own private.h, <stdio.h>, ../daemon/util/) adds nothing */
-	assert_int_equal(s->nfound, 5);
+	assert_true(found(s, "daemon/private-include.c:4: \"chmu/chmu.h\" is private to devices/"));
+	assert_true(found(s, "daemon/private-include.c:5: \"translate-private.h\" is private to "
+			  "translate/"));
+	/* ok.c (util/, its own private.h, <stdio.h>, ../daemon/util/) and
+	   private-include.c's public headers add nothing */
+	assert_int_equal(s->nfound, 7);
 	free(s);
 }
 

@@ -25,7 +25,7 @@
 #include <json-c/json.h>
 
 #include "builtin.h"
-#include "chmu.h"
+#include "chmu/chmu.h"
 #include "devices.h"
 
 #define MS 1000000ULL

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "chmu.h"
+#include "chmu/chmu.h"
 #include "devices.h"
 
 #define MS 1000000ULL

@@ -18,7 +18,7 @@
 
 #include <traceevent/event-parse.h>
 
-#include "cxl-events.h"
+#include "cxl-events/cxl-events.h"
 
 #define FIXTURES "tracefs/6.12"
 

@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cxl-events.h"
+#include "cxl-events/cxl-events.h"
 
 static char seen[1024];
 

@@ -20,7 +20,7 @@
 #include <linux/perf_event.h>
 
 #include "devices.h"
-#include "hmu.h"
+#include "hmu/hmu.h"
 
 #define MIB (1ULL << 20)
 

@@ -24,7 +24,7 @@
 #include <cmocka.h>
 
 #include "devices.h"
-#include "replay.h"
+#include "replay/replay.h"
 
 static struct hb_hot_record got[4096];
 static size_t ngot;
