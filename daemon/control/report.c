@@ -14,6 +14,7 @@
 #include <json-c/json.h>
 
 #include "config.h"
+#include "cycle/coldness.h"
 #include "control/damon-report.h"
 #include "control/history-json.h"
 #include "daemon-private.h"
@@ -41,6 +42,16 @@ static void source_labels(FILE *f, const struct source *s)
 	fputs("\",type=\"", f);
 	label_value(f, s->ops->name);
 	fputs("\"}", f);
+}
+
+/* the frames the live census skipped as shared, or -1 without a census */
+static long long census_shared(const struct hb_daemon *d)
+{
+	const struct hb_coldness *c = &d->env.coldness;
+
+	if (!d->placed || !c->ops || !c->ops->shared)
+		return -1;
+	return (long long)c->ops->shared(c->priv);
 }
 
 static uint64_t src_records(const struct source *s) { return s->records; }
@@ -149,6 +160,10 @@ void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
 	fprintf(f, "hotbridge_demoted_bytes_total %llu\n", (unsigned long long)s->demoted_bytes);
 	METRIC("demote_backoffs_total", "counter", "Failed demotions (EBUSY, ENOMEM) that rested their DRAM node.");
 	fprintf(f, "hotbridge_demote_backoffs_total %llu\n", (unsigned long long)s->demote_backoffs);
+	if (census_shared(d) >= 0) {
+		METRIC("census_shared_frames_total", "counter", "DRAM frames demotion's census skipped as mapped more than once (the movers refuse them).");
+		fprintf(f, "hotbridge_census_shared_frames_total %lld\n", census_shared(d));
+	}
 	METRIC("placed_pages", "gauge", "Pages tracked for demotion: those hotbridge placed on DRAM (emulated host), the DRAM frames its census found (live host).");
 	fprintf(f, "hotbridge_placed_pages %zu\n", d->placed ? hb_placed_len(d->placed) : 0);
 	METRIC("source_errors_total", "counter", "Failed source polls.");
@@ -363,6 +378,8 @@ json_object *hb_daemon_stats_json(struct hb_daemon *d)
 			       d->placed ? hb_daemon_json_u64(hb_placed_len(d->placed)) : NULL);
 	json_object_object_add(o, "coldness", d->placed && d->env.coldness.ops
 				      ? json_object_new_string(d->env.coldness.ops->name) : NULL);
+	json_object_object_add(o, "census_shared_frames", census_shared(d) >= 0
+				      ? hb_daemon_json_u64((uint64_t)census_shared(d)) : NULL);
 	json_object_object_add(o, "source_errors", hb_daemon_json_u64(d->st.source_errors));
 	json_object_object_add(o, "uevents", hb_daemon_json_u64(d->st.uevents));
 	json_object_object_add(o, "topology_reloads", hb_daemon_json_u64(d->st.topology_reloads));

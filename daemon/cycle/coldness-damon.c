@@ -137,6 +137,13 @@ static long damon_census(void *priv, int node, size_t max, uint64_t *pfn, uint64
 	return hb_frames_scan(dc->frames, node, max, pfn, window, err);
 }
 
+static uint64_t damon_shared(void *priv)
+{
+	const struct hb_damon_coldness *dc = priv;
+
+	return hb_frames_shared(dc->frames);
+}
+
 static const struct hb_coldness_ops damon_ops = {
 	.name = "damon",
 	.damon = true,
@@ -144,6 +151,7 @@ static const struct hb_coldness_ops damon_ops = {
 	.mark_idle = damon_mark_idle,
 	.check_idle = damon_check_idle,
 	.census = damon_census,
+	.shared = damon_shared,
 };
 
 struct hb_coldness hb_damon_coldness(struct hb_damon_coldness *dc)

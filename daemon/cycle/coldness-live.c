@@ -117,11 +117,19 @@ static long live_census(void *priv, int node, size_t max, uint64_t *pfn, uint64_
 	return hb_frames_scan(lc->frames, node, max, pfn, window, err);
 }
 
+static uint64_t live_shared(void *priv)
+{
+	const struct hb_live_coldness *lc = priv;
+
+	return hb_frames_shared(lc->frames);
+}
+
 static const struct hb_coldness_ops live_ops = {
 	.name = "page_idle",
 	.mark_idle = live_mark_idle,
 	.check_idle = live_check_idle,
 	.census = live_census,
+	.shared = live_shared,
 };
 
 struct hb_coldness hb_live_coldness(struct hb_live_coldness *lc)

@@ -44,6 +44,11 @@ struct hb_coldness_ops {
 	 */
 	long (*census)(void *priv, int node, size_t max, uint64_t *pfn, uint64_t window[2],
 		       struct hb_err *err);
+	/*
+	 * NULL, or (with census) how many frames the census skipped so far as
+	 * mapped more than once: the movers refuse their pages (EACCES)
+	 */
+	uint64_t (*shared)(void *priv);
 };
 
 struct hb_coldness {

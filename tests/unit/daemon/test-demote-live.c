@@ -182,6 +182,41 @@ static void test_demote_live_moves_frames_idle_for_cold_cycles(void **state)
 }
 
 /*
+ * Frames whose page is mapped more than once (/proc/kpagecount > 1) are
+ * never tracked, so never demoted (the mover would refuse them, EACCES),
+ * and stats count them (issue 30).
+ */
+static void test_demote_live_skips_and_counts_shared_frames(void **state)
+{
+	struct hb_emulated_host host = { .dram_free = (1024ULL + 4) << 20 };
+	struct hb_live_coldness *cold = NULL;
+	struct hb_daemon *d = NULL;
+	struct hb_config cfg;
+	struct hb_err err = { 0 };
+	uint64_t count[64];
+	json_object *st;
+
+	(void)state;
+	for (int p = 0; p < 64; p++)
+		count[p] = 1;
+	count[18] = 2;
+	count[19] = 3;
+	put_bin("/proc/kpagecount", count, sizeof(count));
+	live_config(&cfg);
+	assert_int_equal(live_daemon(&host, &cfg, HB_MIGRATOR_PHYS, &cold, &d, &err), 0);
+	assert_int_equal(hb_daemon_cycle(d), 0);
+	/* twelve movable frames, two of them shared */
+	assert_int_equal(hb_placed_len(hb_daemon_placed(d)), 10);
+	assert_null(hb_placed_find(hb_daemon_placed(d), 18 * 4096));
+	assert_null(hb_placed_find(hb_daemon_placed(d), 19 * 4096));
+	st = hb_daemon_stats_json(d);
+	assert_int_equal(json_object_get_int64(json_object_object_get(st, "census_shared_frames")), 2);
+	json_object_put(st);
+	hb_daemon_free(d);
+	hb_live_coldness_free(cold);
+}
+
+/*
  * On simulated time (1 s a cycle) with a hysteresis of 2.5 s: a frame's
  * time starts when the census first sees it (a promotion's new frame is
  * one) and again whenever it is found touched.
@@ -278,6 +313,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_demote_live_moves_frames_idle_for_cold_cycles),
+		T(test_demote_live_skips_and_counts_shared_frames),
 		T(test_demote_live_frames_wait_for_the_hysteresis),
 		T(test_demote_live_tracks_nothing_while_dram_has_room),
 		T(test_demote_live_refuses_what_it_cannot_do),
