@@ -9,6 +9,8 @@
 #            make it again at 256-byte granularity; explain before and after.
 #   hb-vm-e2e.sh MODE WAYS PAGES [BACKEND]
 mode=$1 ways=${2:-1} pages=${3:-2048} backend=${4:-phys}
+# configuration files must sit in a directory others cannot write: not /tmp (1777)
+mkdir -p /hbconf && chmod 0755 /hbconf
 # CXL ports and endpoints probe asynchronously, and slowly on a loaded TCG
 # host: wait until every memdev is bound to cxl_mem and its endpoint port has
 # enumerated its decoders, which is what create-region needs. Seen under load
@@ -70,7 +72,7 @@ cxl list -vvv >/share/cxl-list.json || exit 14
 if [ "$mode" = reload ]; then
 	# the daemon runs; the region is torn down and made again with another
 	# granularity; its uevents must make it translate against the new decoders
-	cat >/tmp/hb.conf <<CONF
+	cat >/hbconf/hb.conf <<CONF
 [daemon]
 interval_ms = 300
 dry_run = true
@@ -82,7 +84,7 @@ type = replay
 path = /tmp/empty-feed
 CONF
 	: >/tmp/empty-feed
-	hotbridge run --config /tmp/hb.conf 2>/share/daemon.log &
+	hotbridge run --config /hbconf/hb.conf 2>/share/daemon.log &
 	daemon=$!
 	# polled, not slept: a loaded TCG guest is many times slower
 	i=0
@@ -126,7 +128,7 @@ echo "hb-vm-e2e: the host's feed has $(grep -c dpa= /share/feed.txt) hot DPAs"
 # every host has /run (damon keeps its state file in /run/hotbridge); the
 # initramfs has not, and without it damon is unavailable and auto falls back
 mkdir -p /run
-cat >/tmp/hb.conf <<CONF
+cat >/hbconf/hb.conf <<CONF
 [daemon]
 control_socket =
 plugin_dir =
@@ -142,7 +144,7 @@ backend = $backend
 type = replay
 path = /share/feed.txt
 CONF
-hotbridge run --once --config /tmp/hb.conf >/share/stats.txt 2>/share/run.log
+hotbridge run --once --config /hbconf/hb.conf >/share/stats.txt 2>/share/run.log
 rc=$?
 cat /share/run.log /share/stats.txt
 kill -USR1 $holder
