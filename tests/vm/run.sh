@@ -39,9 +39,9 @@
 # --tap: the program speaks TAP; console lines that are not TAP are passed
 # on as "# " comments, and a skip is reported as "1..0 # SKIP" (exit 0).
 #
-# The guest: qemu-system-x86_64 (tests/qemu/build's QEMU 10 when it is built,
-# else the system's; HB_QEMU=system|built|PATH chooses; the log names the
-# one used) (KVM if it works, else TCG), two NUMA nodes
+# The guest: qemu-system-x86_64, KVM if it works, else TCG (tests/qemu/build's
+# QEMU 10 when it is built, else the system's; HB_QEMU=system|built|PATH
+# chooses, and the log names the one used), two NUMA nodes
 # of --node-mem MiB each (default 1024; a third with --nodes 3), CPUs only
 # on node 0, a busybox
 # initramfs holding every hb-vm* binary of --bindir, serial console on our
