@@ -259,6 +259,9 @@ if [ "$cxl" -gt 0 ]; then
 	cxl_args+=(-M cxl-fmw.0.targets.0=cxl.1,cxl-fmw.0.size=4G)
 fi
 say "run.sh: QEMU $qemu_what"
+# -virtfs stays before the CXL devices: its virtio-9p-pci names no bus, and
+# placed after them QEMU 10.0 put it on pxb-cxl's bus, which refuses it
+# ("Only PCI/PCIe bridges can be plugged into pxb-cxl")
 start=$(date +%s)
 set +e
 timeout "$timeout" "$qemu" "${qemu_fw[@]}" -accel "$accel" -cpu "$cpu" "${machine[@]}" -smp 2 -m "${mem}M" \
