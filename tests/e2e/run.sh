@@ -25,9 +25,13 @@ mode=$1 ways=$2 pages=$3 hb=$4 bindir=$5 backend=${6:-phys} kernel=${7:-mpp} bas
 skip() { echo "1..0 # SKIP $*"; exit 0; }
 # a failure before the checks: one numbered TAP line and the plan
 fail() { echo "not ok 1 - $*"; echo "1..1"; exit 1; }
-for t in cxl ndctl daxctl qemu-system-x86_64; do
-	command -v "$t" >/dev/null || skip "$t not installed (apt-get install ndctl daxctl qemu-system-x86)"
+for t in cxl ndctl daxctl; do
+	command -v "$t" >/dev/null || skip "$t not installed (apt-get install ndctl daxctl)"
 done
+# the guest's QEMU (tests/vm/run.sh chooses the same and logs it)
+. "$here/../qemu/select.sh"
+hb_qemu_select || fail "$qemu_what"
+[ -n "$qemu" ] || skip "no QEMU: build it (tests/qemu/build) or apt-get install qemu-system-x86"
 eval "$("$here/../../kernel/build" ${base:+--base "$base"} --print)"
 image=$mpp
 [ "$kernel" = stock ] && image=$stock

@@ -39,7 +39,9 @@
 # --tap: the program speaks TAP; console lines that are not TAP are passed
 # on as "# " comments, and a skip is reported as "1..0 # SKIP" (exit 0).
 #
-# The guest: qemu-system-x86_64 (KVM if it works, else TCG), two NUMA nodes
+# The guest: qemu-system-x86_64, KVM if it works, else TCG (tests/qemu/build's
+# QEMU 10 when it is built, else the system's; HB_QEMU=system|built|PATH
+# chooses, and the log names the one used), two NUMA nodes
 # of --node-mem MiB each (default 1024; a third with --nodes 3), CPUs only
 # on node 0, a busybox
 # initramfs holding every hb-vm* binary of --bindir, serial console on our
@@ -105,7 +107,11 @@ console() {
 }
 say() { if [ $tap -eq 1 ]; then echo "# $*"; else echo "$*"; fi; }
 
-qemu=$(command -v qemu-system-x86_64) || skip "qemu-system-x86_64 not installed (apt-get install qemu-system-x86)"
+# QEMU: tests/qemu/build's when it is built, else the system's; HB_QEMU
+# chooses (tests/qemu/select.sh)
+. "$here/../qemu/select.sh"
+hb_qemu_select || { echo "run.sh: $qemu_what" >&2; exit 2; }
+[ -n "$qemu" ] || skip "no QEMU: build it (tests/qemu/build) or apt-get install qemu-system-x86"
 busybox=$(command -v busybox) || skip "busybox not installed (apt-get install busybox-static)"
 file -L "$busybox" 2>/dev/null | grep -q "statically linked" ||
 	skip "$busybox is not static (apt-get install busybox-static)"
@@ -252,9 +258,13 @@ if [ "$cxl" -gt 0 ]; then
 	done
 	cxl_args+=(-M cxl-fmw.0.targets.0=cxl.1,cxl-fmw.0.size=4G)
 fi
+say "run.sh: QEMU $qemu_what"
+# -virtfs stays before the CXL devices: its virtio-9p-pci names no bus, and
+# placed after them QEMU 10.0 put it on pxb-cxl's bus, which refuses it
+# ("Only PCI/PCIe bridges can be plugged into pxb-cxl")
 start=$(date +%s)
 set +e
-timeout "$timeout" "$qemu" -accel "$accel" -cpu "$cpu" "${machine[@]}" -smp 2 -m "${mem}M" \
+timeout "$timeout" "$qemu" "${qemu_fw[@]}" -accel "$accel" -cpu "$cpu" "${machine[@]}" -smp 2 -m "${mem}M" \
 	"${numa[@]}" \
 	-kernel "$image" -initrd "$work/initramfs.cpio.gz" \
 	-append "console=ttyS0 quiet rdinit=/init panic=-1 no_timer_check transparent_hugepage=madvise$extra_append hb.run=$run" \
