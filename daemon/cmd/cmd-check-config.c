@@ -137,12 +137,8 @@ static int check_host(const struct hb_config *c, bool quiet, struct hb_err *err)
 		if (r < 0 && ts.topology)
 			return hb_err_set(err, r, "%s", why.msg);
 		if (r == 0 && hb_node_map_load(NULL, &m, &why) == 0) {
-			struct hb_cxl_windows w;
-
-			if (hb_cxl_windows_load("/proc/iomem", -1, HB_DEFAULT_CEDT, &w,
-						&why_windows) == 0)
-				sf.window_nodes = hb_node_map_window_nodes(m, &w);
-			else
+			if (hb_live_window_nodes("/proc/iomem", -1, m, &sf.window_nodes,
+						 &why_windows) < 0)
 				sf.windows_why = why_windows.msg;
 			rc.windows_why = sf.windows_why;
 			f.cxl_nodes = hb_source_nodes_of_topology(t, map_node_of, m, &sf,

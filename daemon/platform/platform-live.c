@@ -71,20 +71,27 @@ static int live_open_events(void *priv)
 	return hb_uevent_open();
 }
 
-static int live_window_nodes(void *priv, const struct hb_node_map *m, uint64_t *ret,
-			     struct hb_err *err)
+int hb_live_window_nodes(const char *iomem, int iomem_fd, const struct hb_node_map *m,
+			 uint64_t *ret, struct hb_err *err)
 {
-	const struct live *l = priv;
 	struct hb_cxl_windows w;
 	int r;
 
 	*ret = 0;
-	r = hb_cxl_windows_load(l->iomem, l->iomem_fd, HB_DEFAULT_CEDT, &w, err);
+	r = hb_cxl_windows_load(iomem, iomem_fd, HB_DEFAULT_CEDT, &w, err);
 	if (r < 0)
 		return r;
 	if (m)
 		*ret = hb_node_map_window_nodes(m, &w);
 	return 0;
+}
+
+static int live_window_nodes(void *priv, const struct hb_node_map *m, uint64_t *ret,
+			     struct hb_err *err)
+{
+	const struct live *l = priv;
+
+	return hb_live_window_nodes(l->iomem, l->iomem_fd, m, ret, err);
 }
 
 static void live_free(void *priv)

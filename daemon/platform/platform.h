@@ -94,6 +94,14 @@ int hb_platform_reload(struct hb_platform *p, struct hb_err *err);
 int hb_platform_open_events(struct hb_platform *p);
 void hb_platform_set_events_fd(struct hb_platform *p, int fd);
 
+/*
+ * This host's nodes (bit n) whose memory, by node map m, lies in its CXL
+ * windows: /proc/iomem at iomem (read from iomem_fd when >= 0) and the
+ * firmware's CEDT (platform-live.c). -errno with err when neither reads.
+ */
+int hb_live_window_nodes(const char *iomem, int iomem_fd, const struct hb_node_map *m,
+			 uint64_t *ret, struct hb_err *err);
+
 /* libnuma: presence, CPUs, free memory, numa_distance() (platform-live.c) */
 int hb_numa_nodes(void *ud, struct hb_numa_node *nodes,
 		  uint8_t distance[HB_MAX_NODES][HB_MAX_NODES]);
