@@ -5,6 +5,7 @@
 #   promote: also keep them mapped, wait for the host's replay feed of hot
 #            DPAs (/share/feed.txt), run `hotbridge run --once` (BACKEND),
 #            and record where every page ended up (/share/verify).
+#   region:  only make the node (hb-vm-chmu.sh goes on from there)
 #   reload:  (WAYS 2) hotbridge run in the background; destroy the region and
 #            make it again at 256-byte granularity; explain before and after.
 #   hb-vm-e2e.sh MODE WAYS PAGES [BACKEND]
@@ -69,6 +70,8 @@ node=$(cat /sys/bus/dax/devices/dax0.0/target_node)
 set +x
 echo "hb-vm-e2e: CXL memory is node $node"
 cxl list -vvv >/share/cxl-list.json || exit 14
+# region: only the set-up, for another script (hb-vm-chmu.sh) to go on from
+[ "$mode" = region ] && exit 0
 if [ "$mode" = reload ]; then
 	# the daemon runs; the region is torn down and made again with another
 	# granularity; its uevents must make it translate against the new decoders

@@ -9,6 +9,12 @@
 #   run.sh promote WAYS PAGES HOTBRIDGE BINDIR BACKEND [KERNEL [BASE]]
 #   (KERNEL mpp | stock, BASE a kernel/build base: 6.1 | 6.12)
 #   run.sh oracle modulo|xor - HOTBRIDGE BINDIR - mpp 6.12
+#   run.sh chmu WAYS PAGES HOTBRIDGE BINDIR phys mpp 6.12
+# chmu: the closed loop with no feed. Each cxl-type3 carries our CHMU model
+# (tests/qemu/patches/0002: only tests/qemu/build's QEMU); the guest keeps
+# a hot set busy on the CXL node and moves it once, `hotbridge run` with
+# `chmu` sources must bring each to DRAM (hb-vm-chmu.sh, hb-vmchmu); the
+# host checks explain and the CHMU's counts (chmu.py).
 # oracle: no QEMU CXL device; the kernel's own mock topology (cxl_test,
 # `kernel/build --base 6.12 --cxl-test`) with modulo or XOR windows: the
 # guest makes regions of every shape it offers with cxl-cli, injects poison
@@ -72,6 +78,12 @@ if [ "$mode" = oracle ]; then
 	fi
 	wait $gpid
 	rc=$(cat "$out/guest.rc")
+elif [ "$mode" = chmu ]; then
+	# 20 s per hot set; the bound on 90 % coverage is chmu.py's to derive
+	eval "$(python3 "$here/chmu.py" bound)"
+	"${guest[@]}" --chmu 1 --timeout 900 --extra "$here/hb-vm-chmu.sh" --state "$out" \
+		hb-vm-chmu.sh "$ways" "$pages" 256 20 "$bound" >"$out/guest.log" 2>&1
+	rc=$?
 elif [ "$mode" = reload ]; then
 	HB_VM_KEEP=$out "${guest[@]}" hb-vm-e2e.sh reload "$ways" >"$out/guest.log" 2>&1
 	rc=$?
@@ -100,7 +112,12 @@ if [ "$rc" -ne 0 ]; then
 fi
 [ "$mode" != promote ] || [ "$frc" -eq 0 ] || fail "the host's feed of hot DPAs failed (see above)"
 [ "$mode" != oracle ] || [ "$frc" -eq 0 ] || fail "the host's CEDT for the XOR guest failed (see above)"
-if [ "$mode" = oracle ]; then
+if [ "$mode" = chmu ]; then
+	python3 "$here/chmu.py" check "$out"
+	crc=$?
+	echo "# scenario chmu $ways-way on $kernel $base: $(( $(date +%s) - start )) s wall"
+	exit $crc
+elif [ "$mode" = oracle ]; then
 	orc=0
 	python3 "$here/kernel-oracle.py" check "$out/share/oracle" || orc=$?
 	echo "# scenario oracle $ways on cxl_test, $base: $(( $(date +%s) - start )) s wall"

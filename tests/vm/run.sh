@@ -3,7 +3,7 @@
 # run one of them; the guest's exit status becomes ours.
 #
 #   run.sh [--tap] [--base 6.12|6.1] [--kernel mpp|stock] [--node-mem MiB] [--timeout s] \
-#          [--nodes 2|3] [--node2-mem MiB] [--cxl N | --cxl-test modulo|xor] [--host-bin NAME]... [--extra FILE]... [--state DIR] \
+#          [--nodes 2|3] [--node2-mem MiB] [--cxl N [--chmu M] | --cxl-test modulo|xor] [--host-bin NAME]... [--extra FILE]... [--state DIR] \
 #          --bindir DIR PROGRAM [ARG...]
 #
 # --base: which kernel/build base to boot (default: kernel/build's, 6.12).
@@ -28,6 +28,10 @@
 # --cxl N: a q35 machine with cxl=on, one pxb-cxl host bridge with two root
 # ports (a bridge with one port loses every write on 6.1 + QEMU 7.2) and N
 # (1 or 2) cxl-type3 devices of 512 MiB each, backed by sparse files.
+#
+# --chmu M: each cxl-type3 device carries our CHMU model with M instances
+# (tests/qemu/patches/0002, `chmu-instances=M`): counting the guest's real
+# accesses by DPA. Only tests/qemu/build's QEMU has it; skips (77) otherwise.
 #
 # --cxl-test modulo|xor: no emulated CXL hardware; instead the kernel's own
 # mock topology, cxl_test (tools/testing/cxl, built by `kernel/build --base
@@ -54,12 +58,13 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 kernel=mpp base= node_mem=1024 timeout=600 bindir= tap=0 cxl=0
-host_bins=() extras=() state= cxl_test= nodes=2 node2_mem=
+host_bins=() extras=() state= cxl_test= nodes=2 node2_mem= chmu=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--tap) tap=1; shift ;;
 	--cxl) cxl=$2; shift 2 ;;
 	--cxl-test) cxl_test=$2; shift 2 ;;
+	--chmu) chmu=$2; shift 2 ;;
 	--host-bin) host_bins+=("$2"); shift 2 ;;
 	--extra) extras+=("$2"); shift 2 ;;
 	--state) state=$2; shift 2 ;;
@@ -112,6 +117,12 @@ say() { if [ $tap -eq 1 ]; then echo "# $*"; else echo "$*"; fi; }
 . "$here/../qemu/select.sh"
 hb_qemu_select || { echo "run.sh: $qemu_what" >&2; exit 2; }
 [ -n "$qemu" ] || skip "no QEMU: build it (tests/qemu/build) or apt-get install qemu-system-x86"
+if [ "$chmu" != 0 ]; then
+	case $chmu in [1-8]) ;; *) echo "run.sh: --chmu takes 1..8 instances, not '$chmu'" >&2; exit 2 ;; esac
+	[ "$cxl" -gt 0 ] || { echo "run.sh: --chmu needs --cxl N" >&2; exit 2; }
+	"$qemu" -device cxl-type3,help 2>&1 | grep -q chmu-instances ||
+		skip "$qemu has no CHMU in cxl-type3 (build tests/qemu/build's QEMU 10)"
+fi
 busybox=$(command -v busybox) || skip "busybox not installed (apt-get install busybox-static)"
 file -L "$busybox" 2>/dev/null | grep -q "statically linked" ||
 	skip "$busybox is not static (apt-get install busybox-static)"
@@ -246,6 +257,8 @@ machine=(-M pc)
 cxl_args=()
 if [ "$cxl" -gt 0 ]; then
 	machine=(-M q35,cxl=on)
+	chmu_prop=
+	[ "$chmu" -eq 0 ] || chmu_prop=",chmu-instances=$chmu"
 	cxl_args=(-device pxb-cxl,bus_nr=12,bus=pcie.0,id=cxl.1
 		-device cxl-rp,port=0,bus=cxl.1,id=rp0,chassis=0,slot=2
 		-device cxl-rp,port=1,bus=cxl.1,id=rp1,chassis=0,slot=3)
@@ -254,7 +267,7 @@ if [ "$cxl" -gt 0 ]; then
 		truncate -s 1M "$files/cxl-lsa$i"
 		cxl_args+=(-object memory-backend-file,id=cxl-mem$i,share=on,mem-path="$files/cxl-mem$i",size=512M
 			-object memory-backend-file,id=cxl-lsa$i,share=on,mem-path="$files/cxl-lsa$i",size=1M
-			-device cxl-type3,bus=rp$i,memdev=cxl-mem$i,lsa=cxl-lsa$i,id=cxl-pmem$i,sn=$((0x1000 + i)))
+			-device "cxl-type3,bus=rp$i,memdev=cxl-mem$i,lsa=cxl-lsa$i,id=cxl-pmem$i,sn=$((0x1000 + i))$chmu_prop")
 	done
 	cxl_args+=(-M cxl-fmw.0.targets.0=cxl.1,cxl-fmw.0.size=4G)
 fi
