@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: MIT
 """The closed loop's host side (run.sh chmu).
 
-  chmu.py bound        the bound on 90 % coverage, as `bound=SECONDS`
-  chmu.py check DIR    the guest's TAP (hb-vmchmu) plus explain and the
-                       CHMU's counts, renumbered as one TAP stream
+  chmu.py bound BACKEND       the bound on 90 % coverage, as `bound=SECONDS`
+  chmu.py check DIR BACKEND   the guest's TAP (hb-vmchmu) plus list, explain and
+                              the CHMU's counts, renumbered as one TAP stream
 
 The bound, from the configuration hb-vm-chmu.sh writes:
   a page that turns hot mid-epoch is counted in full only in the next
@@ -15,6 +15,9 @@ The bound, from the configuration hb-vm-chmu.sh writes:
   sample (0.25 s). Under TCG the guest runs an order of magnitude slower
   than hardware: the cycle's work and the migrations take longer than the
   formula's terms, so SLACK seconds are added, measured (tests/qemu/README.md).
+  The damon backend (stock kernels) commits one region per page: a cycle
+  that promotes 256 pages took 3.5 s under TCG with the host at load 9, and
+  the hot set arrives over three such cycles, so its slack is larger.
 """
 import json
 import re
@@ -25,15 +28,15 @@ INTERVAL_S = 0.5
 RATE_BPS = 4e6
 HOT_BYTES = 256 * 4096
 SAMPLE_S = 0.25
-SLACK_S = 7.0
+SLACK_S = {"phys": 7.0, "auto": 15.0, "damon": 15.0}
 
 
-def bound():
+def bound(backend):
     formula = 2 * EPOCH_S + INTERVAL_S + HOT_BYTES / RATE_BPS + SAMPLE_S
-    return formula, formula + SLACK_S
+    return formula, formula + SLACK_S.get(backend, 7.0)
 
 
-def check(d):
+def check(d, backend):
     n = 0
     good = True
 
@@ -43,10 +46,11 @@ def check(d):
         print(("ok %d - %s" if cond else "not ok %d - %s") % (n, what))
         good &= bool(cond)
 
-    formula, b = bound()
+    formula, b = bound(backend)
     print("# bound on 90 %% coverage: 2 x epoch %.1f s + cycle %.1f s + %d KiB at %.0f MB/s "
           "+ sample %.2f s = %.2f s, + %.0f s TCG slack = %.1f s"
-          % (EPOCH_S, INTERVAL_S, HOT_BYTES // 1024, RATE_BPS / 1e6, SAMPLE_S, formula, SLACK_S, b))
+          % (EPOCH_S, INTERVAL_S, HOT_BYTES // 1024, RATE_BPS / 1e6, SAMPLE_S, formula,
+             b - formula, b))
     log = open(d + "/guest.log", errors="replace").read().splitlines()
     tap = [l for l in log if re.match(r"(not )?ok \d+ ", l)]
     for l in log:
@@ -104,9 +108,9 @@ def check(d):
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["bound"]:
-        print("bound=%.1f" % bound()[1])
+    if len(sys.argv) == 3 and sys.argv[1] == "bound":
+        print("bound=%.1f" % bound(sys.argv[2])[1])
         sys.exit(0)
-    if len(sys.argv) == 3 and sys.argv[1] == "check":
-        sys.exit(check(sys.argv[2]))
-    sys.exit("usage: chmu.py bound | check DIR")
+    if len(sys.argv) == 4 and sys.argv[1] == "check":
+        sys.exit(check(sys.argv[2], sys.argv[3]))
+    sys.exit("usage: chmu.py bound BACKEND | check DIR BACKEND")

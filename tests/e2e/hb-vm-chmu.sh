@@ -6,8 +6,8 @@
 # source per memdev, found at its PCI function, must bring each hot set to
 # DRAM by itself. Leaves explain.json, stats.json, sources.json, status.json
 # and daemon.log in /share.
-#   hb-vm-chmu.sh WAYS PAGES HOT PHASE_S BOUND_S
-ways=${1:-1} pages=${2:-4096} hot=${3:-256} phase=${4:-20} bound=${5:-10}
+#   hb-vm-chmu.sh WAYS PAGES HOT PHASE_S BOUND_S [BACKEND]
+ways=${1:-1} pages=${2:-4096} hot=${3:-256} phase=${4:-20} bound=${5:-10} backend=${6:-phys}
 sh /hb/hb-vm-e2e.sh region "$ways" || exit $?
 node=$(cat /sys/bus/dax/devices/dax0.0/target_node)
 # NUMA balancing would move the busy pages itself (mode 1 promotes across
@@ -26,7 +26,7 @@ rate_mbps = 4
 watermark_mb = 0
 top_k = 0
 [migrate]
-backend = phys
+backend = $backend
 CONF
 for m in /sys/bus/cxl/devices/mem*; do
 	name=${m##*/}

@@ -9,7 +9,7 @@
 #   run.sh promote WAYS PAGES HOTBRIDGE BINDIR BACKEND [KERNEL [BASE]]
 #   (KERNEL mpp | stock, BASE a kernel/build base: 6.1 | 6.12)
 #   run.sh oracle modulo|xor - HOTBRIDGE BINDIR - mpp 6.12
-#   run.sh chmu WAYS PAGES HOTBRIDGE BINDIR phys mpp 6.12
+#   run.sh chmu WAYS PAGES HOTBRIDGE BINDIR BACKEND mpp|stock 6.12
 # chmu: the closed loop with no feed. Each cxl-type3 carries our CHMU model
 # (tests/qemu/patches/0002: only tests/qemu/build's QEMU); the guest keeps
 # a hot set busy on the CXL node and moves it once, `hotbridge run` with
@@ -80,9 +80,9 @@ if [ "$mode" = oracle ]; then
 	rc=$(cat "$out/guest.rc")
 elif [ "$mode" = chmu ]; then
 	# 20 s per hot set; the bound on 90 % coverage is chmu.py's to derive
-	eval "$(python3 "$here/chmu.py" bound)"
+	eval "$(python3 "$here/chmu.py" bound "$backend")"
 	"${guest[@]}" --chmu 1 --timeout 900 --extra "$here/hb-vm-chmu.sh" --state "$out" \
-		hb-vm-chmu.sh "$ways" "$pages" 256 20 "$bound" >"$out/guest.log" 2>&1
+		hb-vm-chmu.sh "$ways" "$pages" 256 20 "$bound" "$backend" >"$out/guest.log" 2>&1
 	rc=$?
 elif [ "$mode" = reload ]; then
 	HB_VM_KEEP=$out "${guest[@]}" hb-vm-e2e.sh reload "$ways" >"$out/guest.log" 2>&1
@@ -113,7 +113,7 @@ fi
 [ "$mode" != promote ] || [ "$frc" -eq 0 ] || fail "the host's feed of hot DPAs failed (see above)"
 [ "$mode" != oracle ] || [ "$frc" -eq 0 ] || fail "the host's CEDT for the XOR guest failed (see above)"
 if [ "$mode" = chmu ]; then
-	python3 "$here/chmu.py" check "$out"
+	python3 "$here/chmu.py" check "$out" "$backend"
 	crc=$?
 	echo "# scenario chmu $ways-way on $kernel $base: $(( $(date +%s) - start )) s wall"
 	exit $crc
