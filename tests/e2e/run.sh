@@ -6,6 +6,10 @@
 # pages on the new CPU-less node; then the oracle (oracle.py) checks
 # hotbridge's DPA <-> HPA against the devices' backing files.
 #   run.sh tag WAYS PAGES HOTBRIDGE BINDIR
+#   run.sh decoders 1 PAGES HOTBRIDGE BINDIR - mpp 6.12
+#     (QEMU 10: a device with 256 MiB volatile before its pmem, two pmem
+#     regions on it: decoder 0 with a DPA skip, decoder 1 after it; PAGES
+#     tagged pages on each, checked by oracle.py like tag)
 #   run.sh promote WAYS PAGES HOTBRIDGE BINDIR BACKEND [KERNEL [BASE]]
 #   (KERNEL mpp | stock, BASE a kernel/build base: 6.1 | 6.12)
 #   run.sh oracle modulo|xor - HOTBRIDGE BINDIR - mpp 6.12
@@ -96,6 +100,11 @@ elif [ "$mode" = promote ]; then
 	frc=$?
 	wait $gpid
 	rc=$(cat "$out/guest.rc")
+elif [ "$mode" = decoders ]; then
+	# QEMU 10 only: a device with volatile capacity before its pmem
+	"$qemu" -device cxl-type3,help 2>&1 | grep -q volatile-memdev || skip "$qemu cannot give a type-3 device volatile and persistent capacity"
+	HB_VM_KEEP=$out "${guest[@]}" --vmem 256 hb-vm-e2e.sh decoders 1 "$pages" >"$out/guest.log" 2>&1
+	rc=$?
 else
 	HB_VM_KEEP=$out "${guest[@]}" hb-vm-e2e.sh tag "$ways" "$pages" >"$out/guest.log" 2>&1
 	rc=$?
@@ -164,6 +173,8 @@ elif [ "$mode" = promote ]; then
 	fi
 	python3 "$here/promote.py" check "$out"
 else
-	python3 "$here/oracle.py" "$out" "$hb"
+	opt=
+	[ "$mode" = decoders ] && opt=--decoders
+	python3 "$here/oracle.py" "$out" "$hb" $opt
 fi
 echo "# scenario $mode $ways-way $backend on $kernel $base: $(( $(date +%s) - start )) s wall"

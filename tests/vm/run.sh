@@ -29,6 +29,11 @@
 # ports (a bridge with one port loses every write on 6.1 + QEMU 7.2) and N
 # (1 or 2) cxl-type3 devices of 512 MiB each, backed by sparse files.
 #
+# --vmem MiB: each cxl-type3 also has MiB of volatile capacity (file
+# cxl-vmemN) before its 512 MiB of pmem, which then starts at DPA MiB: the
+# file DIR/cxl-memN.dpa says so for the oracles. QEMU 10 only (7.2 cannot
+# decode a DPA skip).
+#
 # --chmu M: each cxl-type3 device carries our CHMU model with M instances
 # (tests/qemu/patches/0002, `chmu-instances=M`): counting the guest's real
 # accesses by DPA. Only tests/qemu/build's QEMU has it; skips (77) otherwise.
@@ -58,13 +63,14 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 kernel=mpp base= node_mem=1024 timeout=600 bindir= tap=0 cxl=0
-host_bins=() extras=() state= cxl_test= nodes=2 node2_mem= chmu=0
+host_bins=() extras=() state= cxl_test= nodes=2 node2_mem= chmu=0 vmem=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--tap) tap=1; shift ;;
 	--cxl) cxl=$2; shift 2 ;;
 	--cxl-test) cxl_test=$2; shift 2 ;;
 	--chmu) chmu=$2; shift 2 ;;
+	--vmem) vmem=$2; shift 2 ;;
 	--host-bin) host_bins+=("$2"); shift 2 ;;
 	--extra) extras+=("$2"); shift 2 ;;
 	--state) state=$2; shift 2 ;;
@@ -265,9 +271,16 @@ if [ "$cxl" -gt 0 ]; then
 	for i in $(seq 0 $((cxl - 1))); do
 		truncate -s 512M "$files/cxl-mem$i"
 		truncate -s 1M "$files/cxl-lsa$i"
+		mem_prop=memdev=cxl-mem$i
+		echo $((vmem << 20)) >"$files/cxl-mem$i.dpa"
+		if [ "$vmem" -gt 0 ]; then
+			truncate -s "${vmem}M" "$files/cxl-vmem$i"
+			cxl_args+=(-object memory-backend-file,id=cxl-vmem$i,share=on,mem-path="$files/cxl-vmem$i",size="${vmem}M")
+			mem_prop=volatile-memdev=cxl-vmem$i,persistent-memdev=cxl-mem$i
+		fi
 		cxl_args+=(-object memory-backend-file,id=cxl-mem$i,share=on,mem-path="$files/cxl-mem$i",size=512M
 			-object memory-backend-file,id=cxl-lsa$i,share=on,mem-path="$files/cxl-lsa$i",size=1M
-			-device "cxl-type3,bus=rp$i,memdev=cxl-mem$i,lsa=cxl-lsa$i,id=cxl-pmem$i,sn=$((0x1000 + i))$chmu_prop")
+			-device "cxl-type3,bus=rp$i,$mem_prop,lsa=cxl-lsa$i,id=cxl-pmem$i,sn=$((0x1000 + i))$chmu_prop")
 	done
 	cxl_args+=(-M cxl-fmw.0.targets.0=cxl.1,cxl-fmw.0.size=4G)
 fi
@@ -290,7 +303,7 @@ say "run.sh: $kernel $base kernel, $accel, $(( $(date +%s) - start )) s, qemu st
 if [ -n "${HB_VM_KEEP:-}" ]; then
 	mkdir -p "$HB_VM_KEEP" && cp -r "$work/share/." "$HB_VM_KEEP/"
 	for i in $(seq 0 $((cxl - 1))); do
-		cp --sparse=always "$files/cxl-mem$i" "$HB_VM_KEEP/"
+		cp --sparse=always "$files/cxl-mem$i" "$files/cxl-mem$i.dpa" "$HB_VM_KEEP/"
 	done
 fi
 [ $status -eq 124 ] && { say "run.sh: guest timed out after $timeout s"; exit 1; }
