@@ -11,9 +11,9 @@
 #     regions on it: decoder 0 with a DPA skip, decoder 1 after it; PAGES
 #     tagged pages on each, checked by oracle.py like tag)
 #   run.sh promote WAYS PAGES HOTBRIDGE BINDIR BACKEND [KERNEL [BASE]]
-#   (KERNEL mpp | stock, BASE a kernel/build base: 6.1 | 6.12)
+#   (KERNEL mpp | stock, BASE a kernel/build base: 6.1 | 6.12 | 7.3, stock only)
 #   run.sh oracle modulo|xor - HOTBRIDGE BINDIR - mpp 6.12
-#   run.sh chmu WAYS PAGES HOTBRIDGE BINDIR BACKEND mpp|stock 6.12
+#   run.sh chmu WAYS PAGES HOTBRIDGE BINDIR BACKEND mpp|stock BASE [hotbridge|damon]
 # chmu: the closed loop with no feed. Each cxl-type3 carries our CHMU model
 # (tests/qemu/patches/0002: only tests/qemu/build's QEMU); the guest keeps
 # a hot set busy on the CXL node and moves it once, `hotbridge run` with
@@ -32,6 +32,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 mode=$1 ways=$2 pages=$3 hb=$4 bindir=$5 backend=${6:-phys} kernel=${7:-mpp} base=${8:-}
+mover=${9:-hotbridge}   # chmu: hotbridge, or damon (DAMON's own tiering, no hotbridge)
 skip() { echo "1..0 # SKIP $*"; exit 0; }
 # a failure before the checks: one numbered TAP line and the plan
 fail() { echo "not ok 1 - $*"; echo "1..1"; exit 1; }
@@ -86,7 +87,7 @@ elif [ "$mode" = chmu ]; then
 	# 20 s per hot set; the bound on 90 % coverage is chmu.py's to derive
 	eval "$(python3 "$here/chmu.py" bound "$backend")"
 	"${guest[@]}" --chmu 1 --timeout 900 --extra "$here/hb-vm-chmu.sh" --state "$out" \
-		hb-vm-chmu.sh "$ways" "$pages" 256 20 "$bound" "$backend" >"$out/guest.log" 2>&1
+		hb-vm-chmu.sh "$ways" "$pages" 256 20 "$bound" "$backend" "$mover" >"$out/guest.log" 2>&1
 	rc=$?
 elif [ "$mode" = reload ]; then
 	HB_VM_KEEP=$out "${guest[@]}" hb-vm-e2e.sh reload "$ways" >"$out/guest.log" 2>&1
@@ -122,7 +123,7 @@ fi
 [ "$mode" != promote ] || [ "$frc" -eq 0 ] || fail "the host's feed of hot DPAs failed (see above)"
 [ "$mode" != oracle ] || [ "$frc" -eq 0 ] || fail "the host's CEDT for the XOR guest failed (see above)"
 if [ "$mode" = chmu ]; then
-	python3 "$here/chmu.py" check "$out" "$backend"
+	python3 "$here/chmu.py" check "$out" "$backend" "$mover"
 	crc=$?
 	echo "# scenario chmu $ways-way on $kernel $base: $(( $(date +%s) - start )) s wall"
 	exit $crc
@@ -164,7 +165,7 @@ elif [ "$mode" = promote ]; then
 	if [ "$backend" = auto ] && [ "$kernel" = stock ]; then
 		# stock 6.12 has DAMON's migrate_hot (6.11+), stock 6.1 does not
 		want=pagemap
-		[ "$base" = 6.12 ] && want=damon
+		[ "$base" != 6.1 ] && want=damon
 		grep -q "move_phys_pages unavailable: no __x64_sys_move_phys_pages" "$out/guest.log" &&
 			grep -q "backend auto: using $want" "$out/guest.log" &&
 			grep -q "migrator $want" "$out/guest.log" &&
