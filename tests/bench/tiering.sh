@@ -44,7 +44,7 @@ for mover in ("hotbridge", "damon"):
                  mig.group(2) if mig else "?", cold.group(1) if cold else "?",
                  cpu.group(1) if cpu else "?", open("%s/%s.rc" % (d, mover)).read().strip()))
     for l in log.splitlines():
-        if "DAMOS tried" in l or "DAMON tiering" in l:
+        if "DAMOS tried" in l or "DAMON tiering" in l or "DAMON's view" in l:
             print("# " + l.lstrip("# "))
 fmt = lambda v: "never" if v is None or v < 0 else "%.1f s" % v
 print("# head-to-head on stock %s, one workload (256 hot of 4096 pages, hot set moved at 20 s), TCG" % base)

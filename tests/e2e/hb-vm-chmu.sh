@@ -88,13 +88,20 @@ if [ "$mover" = damon ]; then
 		echo 400 >$I/intervals_goal/access_bp; echo 3 >$I/intervals_goal/aggrs
 		echo 5000 >$I/intervals_goal/min_sample_us; echo 10000000 >$I/intervals_goal/max_sample_us
 	fi
-	echo 1 >$C/0/schemes/nr_schemes
+	# scheme 1, action stat over everything: what DAMON saw, for the report.
+	# A new scheme's access pattern is all zeros: set every bound.
+	pattern() { # DIR SZMIN NRMIN
+		echo "$2" >"$1/access_pattern/sz/min"; echo 18446744073709551615 >"$1/access_pattern/sz/max"
+		echo "$3" >"$1/access_pattern/nr_accesses/min"; echo 4294967295 >"$1/access_pattern/nr_accesses/max"
+		echo 0 >"$1/access_pattern/age/min"; echo 4294967295 >"$1/access_pattern/age/max"
+	}
+	echo 2 >$C/0/schemes/nr_schemes
+	echo stat >$C/0/schemes/1/action
+	pattern $C/0/schemes/1 0 0
 	S=$C/0/schemes/0
 	echo migrate_hot >$S/action
 	echo 0 >$S/target_nid
-	echo 4096 >$S/access_pattern/sz/min
-	echo 1 >$S/access_pattern/nr_accesses/min
-	echo 4294967295 >$S/access_pattern/nr_accesses/max
+	pattern $S 4096 1
 	echo 1000 >$S/quotas/reset_interval_ms
 	echo 4000000 >$S/quotas/bytes
 	if [ -d $S/quotas/goals ]; then
@@ -108,6 +115,17 @@ if [ "$mover" = damon ]; then
 	: >/tmp/chmu/go
 	while [ ! -e /tmp/chmu/done ]; do sleep 0.5; done
 	echo update_schemes_stats >$K/0/state
+	echo update_schemes_tried_regions >$K/0/state
+	T=$C/0/schemes/1/tried_regions
+	seen=0 max=0 nreg=0
+	for r in $T/[0-9]*; do
+		[ -f "$r/nr_accesses" ] || continue
+		a=$(cat "$r/nr_accesses")
+		nreg=$((nreg + 1))
+		[ "$a" -gt 0 ] && seen=$((seen + 1))
+		[ "$a" -gt "$max" ] && max=$a
+	done
+	echo "hb-vm-chmu: DAMON's view at the end: $nreg regions, $seen with accesses (max nr_accesses $max), sample $(cat $I/sample_us) us, aggregation $(cat $I/aggr_us) us"
 	echo "hb-vm-chmu: CPU: kdamond $kd $(cpu_s $kd) s; DAMOS tried $(cat $S/stats/nr_tried 2>/dev/null) regions, applied $(cat $S/stats/sz_applied 2>/dev/null) bytes"
 	echo off >$K/0/state
 	: >/tmp/chmu/stopped
