@@ -59,6 +59,7 @@ static uint64_t src_bad_input(const struct source *s) { return s->bad_input; }
 static uint64_t src_events(const struct source *s) { return s->events; }
 static uint64_t src_errors(const struct source *s) { return (uint64_t)s->errors; }
 static uint64_t src_disabled(const struct source *s) { return s->disabled; }
+static uint64_t src_overflows(const struct source *s) { return s->overflows; }
 
 /* the per-source series, labelled {source,type}: one table, one loop */
 static void source_metrics(FILE *f, const struct hb_daemon *d)
@@ -78,6 +79,9 @@ static void source_metrics(FILE *f, const struct hb_daemon *d)
 		  "Failed polls of each source in a row (it is disabled at 10).", src_errors },
 		{ "source_disabled", "gauge", "1 for a source disabled after failing polls.",
 		  src_disabled },
+		{ "source_overflows_total", "counter",
+		  "Times each source's device dropped hotness it could not hold (a CHMU hotlist overflow).",
+		  src_overflows },
 	};
 
 	for (size_t k = 0; k < HB_ARRAY_SIZE(m); k++) {
@@ -419,6 +423,7 @@ json_object *hb_daemon_sources_json(struct hb_daemon *d)
 		json_object_object_add(o, "bad_input", hb_daemon_json_u64(d->src[i].bad_input));
 		json_object_object_add(o, "events", hb_daemon_json_u64(d->src[i].events));
 		json_object_object_add(o, "consecutive_errors", hb_daemon_json_u64(d->src[i].errors));
+		json_object_object_add(o, "overflows", hb_daemon_json_u64(d->src[i].overflows));
 		json_object_object_add(o, "disabled", json_object_new_boolean(d->src[i].disabled));
 		json_object_array_add(a, o);
 	}
