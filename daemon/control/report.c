@@ -95,6 +95,27 @@ static void source_metrics(FILE *f, const struct hb_daemon *d)
 	}
 }
 
+/*
+ * Pages the kernel refused, by errno. The errnos the migrators report per
+ * page are always there (0 until seen), so rate() and the alert rules have
+ * a series from the start; any other errno once it was seen.
+ */
+static void errno_metrics(FILE *f, const char *name, const struct hb_migrate_counts *c)
+{
+	static const int always[] = { EPERM, ENOENT, EIO, EAGAIN, ENOMEM, EACCES, EFAULT, EBUSY,
+				      EINVAL, ENODATA };
+
+	for (size_t e = 1; e < HB_ARRAY_SIZE(c->by_errno); e++) {
+		bool show = c->by_errno[e] != 0;
+
+		for (size_t k = 0; k < HB_ARRAY_SIZE(always) && !show; k++)
+			show = always[k] == (int)e;
+		if (show)
+			fprintf(f, "hotbridge_%s{errno=\"%s\"} %llu\n", name, hb_errno_name((int)e),
+				(unsigned long long)c->by_errno[e]);
+	}
+}
+
 /* a summary of a latency histogram: its median, p90, p99 and count */
 static void latency_summary(FILE *f, const char *name, const struct hb_latency_hist *h)
 {
@@ -149,6 +170,8 @@ void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
 	for (int i = 0; i < _HB_MIGRATE_CLASS_MAX; i++)
 		fprintf(f, "hotbridge_pages_migrated_total{status=\"%s\"} %llu\n",
 			hb_migrate_class_to_string(i), (unsigned long long)s->migrated.by_class[i]);
+	METRIC("pages_migrated_errors_total", "counter", "Promotions the kernel refused, by errno (the retry, backoff and drop of pages_migrated_total).");
+	errno_metrics(f, "pages_migrated_errors_total", &s->migrated);
 	METRIC("pages_promoted_total", "counter", "Pages promoted, by target node.");
 	for (int n = 0; n < HB_MAX_NODES; n++)
 		if (s->promoted_pages_by_node[n] || (d->nodes[n].present && d->nodes[n].has_cpus))
@@ -160,6 +183,8 @@ void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
 	for (int i = 0; i < _HB_MIGRATE_CLASS_MAX; i++)
 		fprintf(f, "hotbridge_pages_demoted_total{status=\"%s\"} %llu\n",
 			hb_migrate_class_to_string(i), (unsigned long long)s->demoted.by_class[i]);
+	METRIC("pages_demoted_errors_total", "counter", "Demotions the kernel refused, by errno (the retry, backoff and drop of pages_demoted_total).");
+	errno_metrics(f, "pages_demoted_errors_total", &s->demoted);
 	METRIC("demoted_bytes_total", "counter", "Bytes demoted to CXL nodes.");
 	fprintf(f, "hotbridge_demoted_bytes_total %llu\n", (unsigned long long)s->demoted_bytes);
 	METRIC("demote_backoffs_total", "counter", "Failed demotions (EBUSY, ENOMEM) that rested their DRAM node.");
