@@ -64,6 +64,7 @@ struct source {
 	uint64_t records, errors;
 	uint64_t bad_input;            /* units it could not make records of */
 	uint64_t events;               /* media events taken (ABI 1.2) */
+	uint64_t overflows;            /* the device dropped hotness (ABI 1.3: a CHMU hotlist overflow) */
 	bool disabled;
 };
 

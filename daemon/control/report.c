@@ -59,6 +59,7 @@ static uint64_t src_bad_input(const struct source *s) { return s->bad_input; }
 static uint64_t src_events(const struct source *s) { return s->events; }
 static uint64_t src_errors(const struct source *s) { return (uint64_t)s->errors; }
 static uint64_t src_disabled(const struct source *s) { return s->disabled; }
+static uint64_t src_overflows(const struct source *s) { return s->overflows; }
 
 /* the per-source series, labelled {source,type}: one table, one loop */
 static void source_metrics(FILE *f, const struct hb_daemon *d)
@@ -78,6 +79,9 @@ static void source_metrics(FILE *f, const struct hb_daemon *d)
 		  "Failed polls of each source in a row (it is disabled at 10).", src_errors },
 		{ "source_disabled", "gauge", "1 for a source disabled after failing polls.",
 		  src_disabled },
+		{ "source_overflows_total", "counter",
+		  "Times each source's device dropped hotness it could not hold (a CHMU hotlist overflow).",
+		  src_overflows },
 	};
 
 	for (size_t k = 0; k < HB_ARRAY_SIZE(m); k++) {
@@ -88,6 +92,27 @@ static void source_metrics(FILE *f, const struct hb_daemon *d)
 			source_labels(f, &d->src[i]);
 			fprintf(f, " %llu\n", (unsigned long long)m[k].value(&d->src[i]));
 		}
+	}
+}
+
+/*
+ * Pages the kernel refused, by errno. The errnos the migrators report per
+ * page are always there (0 until seen), so rate() and the alert rules have
+ * a series from the start; any other errno once it was seen.
+ */
+static void errno_metrics(FILE *f, const char *name, const struct hb_migrate_counts *c)
+{
+	static const int always[] = { EPERM, ENOENT, EIO, EAGAIN, ENOMEM, EACCES, EFAULT, EBUSY,
+				      EINVAL, ENODATA };
+
+	for (size_t e = 1; e < HB_ARRAY_SIZE(c->by_errno); e++) {
+		bool show = c->by_errno[e] != 0;
+
+		for (size_t k = 0; k < HB_ARRAY_SIZE(always) && !show; k++)
+			show = always[k] == (int)e;
+		if (show)
+			fprintf(f, "hotbridge_%s{errno=\"%s\"} %llu\n", name, hb_errno_name((int)e),
+				(unsigned long long)c->by_errno[e]);
 	}
 }
 
@@ -145,6 +170,8 @@ void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
 	for (int i = 0; i < _HB_MIGRATE_CLASS_MAX; i++)
 		fprintf(f, "hotbridge_pages_migrated_total{status=\"%s\"} %llu\n",
 			hb_migrate_class_to_string(i), (unsigned long long)s->migrated.by_class[i]);
+	METRIC("pages_migrated_errors_total", "counter", "Promotions the kernel refused, by errno (the retry, backoff and drop of pages_migrated_total).");
+	errno_metrics(f, "pages_migrated_errors_total", &s->migrated);
 	METRIC("pages_promoted_total", "counter", "Pages promoted, by target node.");
 	for (int n = 0; n < HB_MAX_NODES; n++)
 		if (s->promoted_pages_by_node[n] || (d->nodes[n].present && d->nodes[n].has_cpus))
@@ -156,6 +183,8 @@ void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
 	for (int i = 0; i < _HB_MIGRATE_CLASS_MAX; i++)
 		fprintf(f, "hotbridge_pages_demoted_total{status=\"%s\"} %llu\n",
 			hb_migrate_class_to_string(i), (unsigned long long)s->demoted.by_class[i]);
+	METRIC("pages_demoted_errors_total", "counter", "Demotions the kernel refused, by errno (the retry, backoff and drop of pages_demoted_total).");
+	errno_metrics(f, "pages_demoted_errors_total", &s->demoted);
 	METRIC("demoted_bytes_total", "counter", "Bytes demoted to CXL nodes.");
 	fprintf(f, "hotbridge_demoted_bytes_total %llu\n", (unsigned long long)s->demoted_bytes);
 	METRIC("demote_backoffs_total", "counter", "Failed demotions (EBUSY, ENOMEM) that rested their DRAM node.");
@@ -419,6 +448,7 @@ json_object *hb_daemon_sources_json(struct hb_daemon *d)
 		json_object_object_add(o, "bad_input", hb_daemon_json_u64(d->src[i].bad_input));
 		json_object_object_add(o, "events", hb_daemon_json_u64(d->src[i].events));
 		json_object_object_add(o, "consecutive_errors", hb_daemon_json_u64(d->src[i].errors));
+		json_object_object_add(o, "overflows", hb_daemon_json_u64(d->src[i].overflows));
 		json_object_object_add(o, "disabled", json_object_new_boolean(d->src[i].disabled));
 		json_object_array_add(a, o);
 	}

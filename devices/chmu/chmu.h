@@ -169,6 +169,8 @@ int hb_chmu_drain(struct hb_chmu *c, struct hb_hot_record *out, size_t max, size
 /*
  * Drains everything the hotlist holds, in batches of max records through
  * buf, into the host's submit(); drain errors are logged through the host.
+ * A drain that found STATUS overflow set goes to the host's count_overflow()
+ * (ABI 1.3; not called on an older host).
  */
 int hb_chmu_drain_submit(struct hb_chmu *c, struct hb_hot_record *buf, size_t max,
 			 const struct hb_host_ops *ops, struct hb_host *h);

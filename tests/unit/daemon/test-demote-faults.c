@@ -7,7 +7,8 @@
  * answers demotions (to node 2) with EBUSY or ENOMEM: promotion and
  * demotion on node 0 then back off for 10 cycles instead of spinning, and
  * demote once the rest is over. Nothing goes to a node but 0 or 2; the
- * counters, stats JSON, metrics and history say "demote" by direction.
+ * counters, stats JSON, metrics (by errno too) and history say "demote" by
+ * direction.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -142,6 +143,24 @@ static void failed_demotion_rests_both_directions(int e)
 		assert_int_equal(json_object_object_length(json_object_object_get(st,
 							   "migrated_errors")), 0);
 		json_object_put(st);
+	}
+	{
+		/* the metrics say it by errno too, and by direction */
+		char *text = NULL, line[128];
+		size_t len = 0;
+		FILE *m = open_memstream(&text, &len);
+
+		hb_daemon_metrics(d, m);
+		fclose(m);
+		snprintf(line, sizeof(line), "\nhotbridge_pages_demoted_errors_total{errno=\"%s\"} %llu\n",
+			 e == EBUSY ? "EBUSY" : "ENOMEM", (unsigned long long)demote_asked);
+		assert_non_null(strstr(text, line));
+		snprintf(line, sizeof(line), "\nhotbridge_pages_migrated_errors_total{errno=\"%s\"} 0\n",
+			 e == EBUSY ? "EBUSY" : "ENOMEM");
+		assert_non_null(strstr(text, line));
+		/* an errno not seen is there at 0 for the alert rules */
+		assert_non_null(strstr(text, "\nhotbridge_pages_demoted_errors_total{errno=\"EACCES\"} 0\n"));
+		free(text);
 	}
 	assert_int_equal(s->demote_backoffs, 1);
 	assert_int_equal(s->demoted_bytes, 0);

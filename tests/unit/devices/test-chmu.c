@@ -427,6 +427,75 @@ static void test_chmu_zipf_top_units_recalled(void **state)
 	zipf_recall(32, 2);   /* QEMU's only factor */
 }
 
+static uint64_t host_overflows;
+static size_t host_records;
+
+static int count_submit(struct hb_host *h, const struct hb_hot_record *r, size_t n)
+{
+	host_records += n;
+	return 0;
+}
+
+static void count_overflow(struct hb_host *h, uint64_t n)
+{
+	host_overflows += n;
+}
+
+static void quiet_log(struct hb_host *h, int prio, const char *fmt, ...)
+{
+}
+
+/* one epoch of 40 hot units into a 16-entry hotlist, drained through a host */
+static void overflow_epoch(struct rig *r, const struct hb_host_ops *ops)
+{
+	struct hb_hot_record buf[4];
+
+	for (int u = 0; u < 40; u++)
+		hb_chmu_emul_access(r->emu, (uint64_t)u * 4096, 3);
+	hb_chmu_emul_advance(r->emu, 100 * MS);
+	assert_int_equal(hb_chmu_drain_submit(r->drv, buf, HB_ARRAY_SIZE(buf), ops, NULL), 0);
+}
+
+/* the sources' drain tells an ABI 1.3 host of every overflow, and a 1.2 host nothing */
+static void test_chmu_overflow_reaches_the_host_count_overflow(void **state)
+{
+	struct hb_chmu_emul_params p = params();
+	struct hb_chmu_config c = cfg_default();
+	struct hb_host_ops ops = {
+		.abi_major = HB_DEVICE_ABI_MAJOR, .abi_minor = HB_DEVICE_ABI_MINOR,
+		.size = sizeof(ops), .log = quiet_log, .submit = count_submit,
+		.count_overflow = count_overflow,
+	};
+	struct rig r;
+
+	p.hotlist_size = 16;
+	rig_open(&r, &p);
+	assert_int_equal(hb_chmu_configure(r.drv, &c, &r.err), 0);
+	host_overflows = host_records = 0;
+	overflow_epoch(&r, &ops);
+	assert_int_equal(host_records, 15);
+	assert_int_equal(host_overflows, 1);
+	overflow_epoch(&r, &ops);
+	assert_int_equal(host_overflows, 2);
+	assert_int_equal(hb_chmu_stats(r.drv)->overflows, 2);
+	/* a quiet epoch: no overflow, nothing counted */
+	{
+		struct hb_hot_record buf[4];
+
+		hb_chmu_emul_advance(r.emu, 100 * MS);
+		assert_int_equal(hb_chmu_drain_submit(r.drv, buf, 4, &ops, NULL), 0);
+		assert_int_equal(host_overflows, 2);
+	}
+	/* a 1.2 host: its table ends before count_overflow, which is never read */
+	ops.abi_minor = 2;
+	ops.size = offsetof(struct hb_host_ops, count_overflow);
+	ops.count_overflow = NULL;   /* the test crashes if called anyway */
+	overflow_epoch(&r, &ops);
+	assert_int_equal(host_overflows, 2);
+	assert_int_equal(hb_chmu_stats(r.drv)->overflows, 3);
+	rig_close(&r);
+}
+
 /* ---- the hardware source over a BAR image: discovery + mmap + driver ---- */
 
 static struct hb_hot_record hw_got[16];
@@ -574,6 +643,7 @@ int main(void)
 		cmocka_unit_test(test_chmu_refuses_what_the_capabilities_do_not_allow),
 		cmocka_unit_test(test_chmu_ring_wraps_and_partial_drains_lose_nothing),
 		cmocka_unit_test(test_chmu_overflow_is_reported_and_counted),
+		cmocka_unit_test(test_chmu_overflow_reaches_the_host_count_overflow),
 		cmocka_unit_test(test_chmu_counter_widths_8_16_32),
 		cmocka_unit_test(test_chmu_unit_sizes_4k_to_256m),
 		cmocka_unit_test(test_chmu_always_on_reports_each_threshold_crossing),
