@@ -26,7 +26,6 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <time.h>
 
 #include "conflicts.h"
 #include "daemon.h"
@@ -155,30 +154,15 @@ struct hb_daemon {
 	int rc;
 };
 
-static inline uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /*
- * The daemon's clock for what it times by rule (hysteresis, rate limits,
- * back-offs): the machine's monotonic clock, or in a simulation the
- * simulated one. Latencies and uptime are the machine's (now_ns()).
+ * The rule clock (util.h, "The clocks"): what the daemon times by rule
+ * (hysteresis, rate limits, back-offs) reads this and nothing else. The
+ * machine's monotonic clock (hb_now_ns()) on a live host; in a simulation
+ * the simulated one. Latencies, uptime and deadlines are the machine's.
  */
 static inline uint64_t hb_daemon_clock(const struct hb_daemon *d)
 {
-	return d->simulated ? d->sim_ns : now_ns();
-}
-
-static inline uint64_t wall_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return d->simulated ? d->sim_ns : hb_now_ns();
 }
 
 /* ---- shared between the daemon's files (each says where it lives) ---- */

@@ -87,7 +87,7 @@ int hb_daemon_new(const struct hb_config *cfg, struct hb_daemon_env *env,
 			       cfg->log_level, cfg->log_target);
 		goto fail;
 	}
-	d->started_ns = now_ns();
+	d->started_ns = hb_now_ns();
 	d->pcfg = (struct hb_policy_config){
 		.threshold = cfg->threshold, .top_k = cfg->top_k,
 		.hysteresis_ns = cfg->hysteresis_ms * 1000000ULL, .rate_mbps = cfg->rate_mbps,
@@ -233,7 +233,7 @@ int hb_daemon_simulate(struct hb_daemon *d, uint64_t cycles)
 
 	if (!d->simulated) {                   /* a second call goes on from there */
 		d->simulated = true;
-		d->sim_ns = now_ns();
+		d->sim_ns = hb_now_ns();
 	}
 	hb_daemon_drop_capabilities(d);
 	for (uint64_t i = 0; i < cycles && r == 0; i++) {

@@ -116,7 +116,7 @@ static json_object *not_in_a_region_json(struct hb_daemon *d, bool has_hpa, uint
 	int tnode = -1, node = has_hpa ? hb_daemon_node_of(d, page) : -1;
 	double heat = has_hpa ? hb_heat_get(d->heat, page, &tnode) : 0;
 	json_object *h = has_hpa ? hb_history_find_json(d->history, true, page, d->pcfg.page_size,
-						       8, wall_ns())
+						       8, hb_wall_ns())
 				 : json_object_new_array();
 
 	json_object_object_add(o, "hpa", has_hpa ? hb_json_hex(hpa) : NULL);
@@ -192,7 +192,7 @@ int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, stru
 	c.node = node >= 0 ? node : hb_daemon_node_of(d, hpa);
 	hb_policy_evaluate(d->policy, &d->pcfg, d->nodes, d->dist, &c, NULL, now, &dec);
 	explain_reason(d, &dec, now, why, sizeof(why));
-	h = hb_history_find_json(d->history, true, hpa, d->pcfg.page_size, 8, wall_ns());
+	h = hb_history_find_json(d->history, true, hpa, d->pcfg.page_size, 8, hb_wall_ns());
 	if (!h)
 		return hb_err_set(err, -ENOMEM, "out of memory");
 	o = json_object_new_object();
@@ -264,7 +264,7 @@ int hb_daemon_history(struct hb_daemon *d, bool page_only, uint64_t hpa, size_t 
 		      json_object **ret, struct hb_err *err)
 {
 	json_object *o, *a = hb_history_find_json(d->history, page_only, hpa, d->pcfg.page_size,
-						   last, wall_ns());
+						   last, hb_wall_ns());
 
 	if (!a)
 		return hb_err_set(err, -ENOMEM, "out of memory");

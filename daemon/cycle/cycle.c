@@ -53,7 +53,7 @@ size_t hb_daemon_move(struct hb_daemon *d, size_t n, enum hb_reason acted, const
 
 int hb_daemon_cycle(struct hb_daemon *d)
 {
-	uint64_t t0 = hb_daemon_clock(d), started = now_ns();
+	uint64_t t0 = hb_daemon_clock(d), started = hb_now_ns();
 	struct hb_daemon_stats before = d->st;
 	struct hb_migrate_counts mc = { 0 };
 	size_t n, np;
@@ -73,7 +73,7 @@ int hb_daemon_cycle(struct hb_daemon *d)
 	n = hb_daemon_drop_quarantined(d, d->cand, n);   /* poisoned pages never move */
 	hb_policy_decide(d->policy, &d->pcfg, d->nodes, d->dist, d->cand, n, t0, d->dec);
 	if (!d->paused)
-		hb_latency_decide(&d->lat, now_ns());
+		hb_latency_decide(&d->lat, hb_now_ns());
 	/* 3. migrate */
 	np = hb_daemon_move(d, n, HB_REASON_PROMOTE, "migration", &mc, &d->st.migrated);
 	for (size_t i = 0; i < np; i++) {
@@ -96,12 +96,12 @@ int hb_daemon_cycle(struct hb_daemon *d)
 					       d->status[i]);
 	}
 	hb_history_record(d->history, &(struct hb_history_cycle){
-		.time_ns = wall_ns(), .topology = hb_platform_topology(d->env.platform), .dec = d->dec, .n = n,
+		.time_ns = hb_wall_ns(), .topology = hb_platform_topology(d->env.platform), .dec = d->dec, .n = n,
 		.status = d->status, .np = np });
 	/* 4. decay, report */
 	hb_heat_tick(d->heat);
 	d->st.cycles++;
-	d->st.last_cycle_ms = (double)(now_ns() - started) / 1e6;
+	d->st.last_cycle_ms = (double)(hb_now_ns() - started) / 1e6;
 	d->st.cycle_ms_total += d->st.last_cycle_ms;
 	if (d->cfg.metrics_textfile[0])
 		hb_daemon_write_textfile(d);

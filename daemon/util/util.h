@@ -133,10 +133,26 @@ int hb_trust_check(const char *path, int fd, unsigned flags, uid_t owner, struct
 /* the directory path lies in (followed through symlinks), as a HB_TRUST_DIR */
 int hb_trust_parent(const char *path, unsigned flags, uid_t owner, struct hb_err *err);
 
-/* CLOCK_MONOTONIC (clock.c): every timestamp, deadline and duration */
+/*
+ * The clocks (clock.c), one API for every folder:
+ *  - hb_now_ns/us/ms: the machine's clock, CLOCK_MONOTONIC. Durations,
+ *    deadlines, latencies, uptime, log rate limits, and the records'
+ *    timestamp_ns (hb-device.h), so also the ingestion's stale-record rule,
+ *    which compares a record's time with a demotion's.
+ *  - hb_daemon_clock(d) (daemon/daemon-private.h): the rule clock. What a
+ *    rule of the daemon times by the cycle (hysteresis, the promotion and
+ *    demotion rate limits, back-offs, `explain` and `status` of them) reads
+ *    it and nothing else: it is hb_now_ns() on a live host and the
+ *    simulated clock in hb_daemon_simulate() (`hotbridge demo`), which
+ *    advances interval_ms a cycle whatever the machine does
+ *    (tests/unit/daemon/test-simulate.c fails if a rule reads another).
+ *  - hb_wall_ns: CLOCK_REALTIME, only for times people read (the decision
+ *    history's); nothing is timed by it.
+ */
 uint64_t hb_now_ns(void);
 uint64_t hb_now_us(void);
 uint64_t hb_now_ms(void);
+uint64_t hb_wall_ns(void);
 
 /* Sizes */
 static inline bool hb_is_pow2(uint64_t v)
