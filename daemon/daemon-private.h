@@ -27,7 +27,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "conflicts.h"
+#include "kernel.h"
 #include "daemon.h"
 #include "devices.h"
 #include "logger.h"
