@@ -8,6 +8,8 @@
  *   ingest/source-host.c      the plugin host: watches, timers, open/poll of sources
  *   ingest/intake.c           records -> translation -> table (ingest.c), in slices
  *   cycle/cycle.c             decide -> migrate -> fold -> hold/back off -> decay
+ *   cycle/move.c              one batch of moves, promotion's or demotion's
+ *   cycle/nodes.c             the nodes refreshed (resting ones read as full)
  *   cycle/demote-step.c       the cycle's demotion: coldness, decide, migrate, fold
  *   control/report.c          status/stats/sources JSON, Prometheus, textfile
  *   control/damon-report.c    the damon migrator's counters in those
@@ -187,12 +189,13 @@ int hb_daemon_node_of(struct hb_daemon *d, uint64_t hpa);
 int hb_daemon_node_of_ud(void *ud, uint64_t hpa);
 int hb_daemon_set_ingest_topology(struct hb_daemon *d);
 
-/* cycle.c */
+/* cycle/nodes.c */
 int hb_daemon_refresh_nodes(struct hb_daemon *d);
 /*
- * d->dec[0..n) counted by reason; those with reason `acted` handed to the
- * migrator in one batch (d->hpa, tnode, snode, status hold them), folded
- * into ret_counts (zeroed by the caller) and added to total. Returns how many.
+ * cycle/move.c: d->dec[0..n) counted by reason; those with reason `acted`
+ * handed to the migrator in one batch (d->hpa, tnode, snode, status hold
+ * them), folded into ret_counts (zeroed by the caller) and added to
+ * total. Returns how many.
  */
 size_t hb_daemon_move(struct hb_daemon *d, size_t n, enum hb_reason acted, const char *what,
 		      struct hb_migrate_counts *ret_counts, struct hb_migrate_counts *total);
