@@ -216,10 +216,11 @@ void hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0);
 /* a promotion moved hpa from src to node: placed, for demotion to find */
 void hb_daemon_demote_placed(struct hb_daemon *d, uint64_t hpa, int src, int node, uint64_t t0);
 
-/* report.c */
+/* control/json.c */
 struct json_object *hb_daemon_json_u64(uint64_t v);
 /* status-why.c: adds to status why nothing is promoted (targets, watermark, demotion) */
 void hb_daemon_status_why(struct hb_daemon *d, struct json_object *o);
+/* report.c */
 void hb_daemon_write_textfile(struct hb_daemon *d);
 void hb_daemon_log_exit_summary(const struct hb_daemon *d);
 

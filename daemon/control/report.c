@@ -275,11 +275,6 @@ void hb_daemon_log_exit_summary(const struct hb_daemon *d)
 		(unsigned long long)s->source_errors);
 }
 
-json_object *hb_daemon_json_u64(uint64_t v)
-{
-	return json_object_new_int64(v > INT64_MAX ? INT64_MAX : (int64_t)v);
-}
-
 /* NUMA nodes are numbers everywhere in our JSON (explain, translate, topology) */
 static json_object *nodes_json(uint64_t mask)
 {
