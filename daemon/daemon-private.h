@@ -3,6 +3,7 @@
  * What the daemon's own files share (daemon.h is the face the commands
  * see): struct hb_daemon and the steps of its pipeline, one file each.
  *   daemon.c                  lifecycle and the loop (new, free, run, signals)
+ *   accessors.c               counters, migrator, topology, pause (daemon.h)
  *   logger.c                  the logger (logger.h)
  *   capabilities.c            what the migrator needs, the rest dropped
  *   ingest/source-host.c      the plugin host: watches, timers, open/poll of sources

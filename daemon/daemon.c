@@ -274,24 +274,3 @@ int hb_daemon_run(struct hb_daemon *d, const char *config_path)
 	hb_daemon_log_exit_summary(d);
 	return d->rc;
 }
-
-const struct hb_daemon_stats *hb_daemon_stats(const struct hb_daemon *d)
-{
-	return &d->st;
-}
-
-struct hb_migrator *hb_daemon_migrator(struct hb_daemon *d)
-{
-	return d->mig;
-}
-
-void hb_daemon_pause(struct hb_daemon *d, bool paused)
-{
-	d->paused = paused;
-	hb_dlog(d, LOG_INFO, "%s", paused ? "paused: still gathering, not promoting" : "resumed");
-}
-
-const struct hb_topology *hb_daemon_topology(const struct hb_daemon *d)
-{
-	return hb_platform_topology(d->env.platform);
-}
