@@ -31,10 +31,15 @@ static int kernel_version(const char *root, int *major, int *minor, char *rel, s
 	return 0;
 }
 
-/* damon_reclaim or damon_lru_sort when enabled (their kdamonds are exclusive), else NULL */
+/*
+ * damon_reclaim, damon_lru_sort or damon_stat when enabled, else NULL: their
+ * kdamonds are exclusive, so no sysfs kdamond can start beside them (writing
+ * "on" fails with EBUSY). damon_stat (6.17) is on from boot where
+ * CONFIG_DAMON_STAT_ENABLED_DEFAULT=y, as in Debian 13's 7.3.
+ */
 static const char *module_enabled(const char *root)
 {
-	static const char *const mods[] = { "damon_reclaim", "damon_lru_sort" };
+	static const char *const mods[] = { "damon_reclaim", "damon_lru_sort", "damon_stat" };
 
 	for (size_t i = 0; i < HB_ARRAY_SIZE(mods); i++) {
 		char path[128], v[8];
@@ -134,8 +139,9 @@ int hb_damon_probe_found(const struct hb_migrator_config *cfg, struct hb_damon_f
 	mod = module_enabled(root);
 	if (mod)
 		return hb_err_set(err, -EBUSY,
-				  "damon: %s is enabled (/sys/module/%s/parameters/enabled); "
-				  "not disturbing it", mod, mod);
+				  "damon: %s is enabled (/sys/module/%s/parameters/enabled): its "
+				  "kdamond is exclusive, no other can start; not disturbing it (write N "
+				  "there to let hotbridge use DAMON)", mod, mod);
 	find_ours(root, cfg->damon_state, &f);
 	if (f.nr_kdamonds > 0 && !f.ours && !cfg->damon_takeover) {
 		char state[16] = "?";

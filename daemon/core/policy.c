@@ -209,7 +209,8 @@ enum hb_reason hb_policy_evaluate(const struct hb_policy *p, const struct hb_pol
 
 	if (!spent)
 		spent = &nothing;
-	*d = (struct hb_decision){ .hpa = c->hpa, .heat = c->heat, .src = src, .target = -1 };
+	*d = (struct hb_decision){ .hpa = c->hpa, .heat = c->heat, .src = src, .target = -1,
+				   .source = c->source };
 	if (src < 0 || src >= HB_MAX_NODES || !nodes[src].is_source)
 		return d->reason = HB_REASON_NOT_SOURCE;
 	d->target = hb_policy_target(cfg, nodes, distance, src);

@@ -144,7 +144,8 @@ static int host_submit(struct hb_host *h, const struct hb_hot_record *r, size_t 
 
 	h->src->records += n;
 	h->d->submitting = h->src;
-	ret = hb_ingest_submit(h->d->ingest, r, n, h->d->turn_deadline);
+	ret = hb_ingest_submit_from(h->d->ingest, r, n, (int)(h->src - h->d->src),
+				    h->d->turn_deadline);
 	if (ret == -ENOBUFS)
 		hb_dlog(h->d, LOG_WARNING, "source %s: the ingestion backlog is full (%u records): records "
 			"dropped, counted in backlog_full", h->src->name, HB_INGEST_BACKLOG_MAX);

@@ -37,17 +37,27 @@ def memdevs_by_device(listing_path):
     return found
 
 
+def dpa_base(path):
+    """The DPA of a backing file's first byte: PATH.dpa (tests/vm/run.sh
+    --vmem puts the pmem after the volatile capacity), else 0."""
+    try:
+        return int(open(path + ".dpa").read().strip(), 0)
+    except OSError:
+        return 0
+
+
 def find_tags(directory):
     """({tag: (device index, DPA)}, number of backing files) from DIR/cxl-memN."""
     found = {}
     i = 0
     while os.path.exists(os.path.join(directory, "cxl-mem%d" % i)):
+        base = dpa_base(os.path.join(directory, "cxl-mem%d" % i))
         with open(os.path.join(directory, "cxl-mem%d" % i), "rb") as f:
             mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
             for off in range(0, len(mm), 4096):
                 w0, w1 = struct.unpack_from("<QQ", mm, off)
                 if w0 & MASK == MAGIC and w1 == (~w0 & 0xFFFFFFFFFFFFFFFF):
-                    found[w0] = (i, off)
+                    found[w0] = (i, base + off)
             mm.close()
         i += 1
     return found, i

@@ -10,6 +10,10 @@
  *                     full -> nothing beyond its headroom moved, nothing
  *                     anywhere else; the rate within 20 % from the first
  *                     second
+ *   hb-vmdamon 7.3    Debian 13's 7.3 boots with damon_stat on, whose kdamond
+ *                     is exclusive: damon refused naming it, auto falls back;
+ *                     then, as an administrator would, damon_stat off and
+ *                     the 6.12 checks
  *   hb-vmdamon 6.1    unavailable with the reason, nothing written (Debian's
  *                     6.1 has no DAMON sysfs at all; a 6.1 with it would be
  *                     refused for want of migrate_hot); auto -> pagemap
@@ -496,12 +500,44 @@ static int run_61(void)
 	return tap_done();
 }
 
+#define DAMON_STAT "/sys/module/damon_stat/parameters/enabled"
+
+static int run_73(void)
+{
+	struct hb_migrator_config cfg = config(0);
+	struct hb_migrator_choice why;
+	struct hb_migrator *m = NULL;
+	struct hb_err err = { 0 };
+	char on[8];
+	int r;
+
+	vm_get(DAMON_STAT, on, sizeof(on));
+	if (on[0] != 'Y')
+		vm_put(DAMON_STAT, "Y");
+	vm_get(DAMON_STAT, on, sizeof(on));
+	r = hb_damon_probe(&cfg, &err);
+	tap_ok(on[0] == 'Y' && r == -EBUSY && strstr(err.msg, "damon_stat is enabled") &&
+		       strstr(err.msg, "write N there"),
+	       "damon_stat on (%s): damon refused: %s", on, r ? err.msg : "(accepted)");
+	r = hb_migrator_new_auto(&cfg, &m, &why, &err);
+	tap_ok(r == 0 && why.kind == HB_MIGRATOR_PAGEMAP && strstr(why.why[HB_MIGRATOR_DAMON], "damon_stat"),
+	       "auto with damon_stat on: %s (damon: %s)", m ? hb_migrator_describe(m) : err.msg,
+	       why.why[HB_MIGRATOR_DAMON]);
+	hb_migrator_free(m);
+	r = vm_put(DAMON_STAT, "N");
+	vm_get(DAMON_STAT, on, sizeof(on));
+	tap_ok(r == 0 && on[0] == 'N', "damon_stat off by its parameter (%s)", on);
+	return run_612();
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "6.12"))
 		return run_612();
+	if (argc == 2 && !strcmp(argv[1], "7.3"))
+		return run_73();
 	if (argc == 2 && !strcmp(argv[1], "6.1"))
 		return run_61();
-	fprintf(stderr, "usage: hb-vmdamon 6.12|6.1\n");
+	fprintf(stderr, "usage: hb-vmdamon 6.12|7.3|6.1\n");
 	return 2;
 }

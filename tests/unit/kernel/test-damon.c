@@ -499,6 +499,14 @@ static void test_damon_refuses_another_damon_user(void **state)
 	assert_int_equal(open_fails(&cfg, &err), -EBUSY);
 	assert_non_null(strstr(err.msg, "damon_reclaim"));
 	assert_int_equal(fk.nlog, 0);
+	/* DAMON_STAT, on from boot in Debian 13's 7.3: the same, with the way out */
+	put("/sys/module/damon_reclaim/parameters/enabled", "N\n");
+	mkd("/sys/module/damon_stat/parameters");
+	put("/sys/module/damon_stat/parameters/enabled", "Y\n");
+	assert_int_equal(open_fails(&cfg, &err), -EBUSY);
+	assert_non_null(strstr(err.msg, "damon_stat is enabled"));
+	assert_non_null(strstr(err.msg, "write N there"));
+	assert_int_equal(fk.nlog, 0);
 }
 
 static void test_damon_takeover_stops_the_other_kdamond(void **state)

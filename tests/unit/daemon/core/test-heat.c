@@ -41,6 +41,26 @@ static void test_heat_splits_large_units_and_merges_small_ones(void **state)
 	hb_heat_free(t);
 }
 
+static void test_heat_keeps_the_source_that_last_reported_a_page(void **state)
+{
+	struct hb_heat_table *t = table(16, 1.0);
+	struct hb_candidate c[4];
+
+	hb_heat_add_from(t, 0, PAGE, 10, 1, 3);
+	assert_int_equal(hb_heat_source(t, 0x10), 3);
+	hb_heat_add_from(t, 0, PAGE, 10, 1, 5);          /* the latest reporter */
+	assert_int_equal(hb_heat_source(t, 0), 5);
+	hb_heat_add(t, PAGE, PAGE, 30, 1);               /* no source named */
+	assert_int_equal(hb_heat_source(t, PAGE), -1);
+	assert_int_equal(hb_heat_source(t, 2 * PAGE), -1); /* not in the table */
+	hb_heat_add_from(t, 2 * PAGE, PAGE, 1, 1, 40000); /* beyond int16: not named */
+	assert_int_equal(hb_heat_source(t, 2 * PAGE), -1);
+	assert_int_equal(hb_heat_collect(t, 5, c, 4), 2);
+	assert_int_equal(c[0].source, -1);               /* 30, hottest first */
+	assert_int_equal(c[1].source, 5);
+	hb_heat_free(t);
+}
+
 static void test_heat_decays_per_cycle(void **state)
 {
 	struct hb_heat_table *t = table(16, 0.5);
@@ -148,6 +168,7 @@ int main(void)
 		cmocka_unit_test(test_heat_revalidate_drops_pages_on_no_node_and_renodes_the_rest),
 		cmocka_unit_test(test_heat_splits_large_units_and_merges_small_ones),
 		cmocka_unit_test(test_heat_decays_per_cycle),
+		cmocka_unit_test(test_heat_keeps_the_source_that_last_reported_a_page),
 		cmocka_unit_test(test_heat_budget_evicts_the_coldest),
 		cmocka_unit_test(test_heat_collect_returns_the_hottest_first),
 		cmocka_unit_test(test_heat_refuses_bad_parameters),

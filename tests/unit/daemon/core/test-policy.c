@@ -74,10 +74,10 @@ static void test_policy_each_rule_has_its_reason(void **state)
 	struct hb_policy *p = policy();
 	struct hb_policy_config c = cfg();
 	struct hb_candidate cand[] = {
-		{ 0x1000, 100, 2 },   /* promote -> 0 */
-		{ 0x2000, 90, 0 },    /* already on DRAM */
-		{ 0x3000, 5, 2 },     /* below threshold */
-		{ 0x4000, 80, 3 },    /* promote -> 1 (nearest) */
+		{ 0x1000, 100, 2, -1 },   /* promote -> 0 */
+		{ 0x2000, 90, 0, -1 },    /* already on DRAM */
+		{ 0x3000, 5, 2, -1 },     /* below threshold */
+		{ 0x4000, 80, 3, -1 },    /* promote -> 1 (nearest) */
 	};
 	struct hb_decision d[4];
 
@@ -107,7 +107,7 @@ static void test_policy_top_k_and_watermark(void **state)
 	struct hb_decision d[10];
 
 	for (int i = 0; i < 10; i++)
-		cand[i] = (struct hb_candidate){ (uint64_t)(i + 1) * PAGE, 100 - i, 2 };
+		cand[i] = (struct hb_candidate){ (uint64_t)(i + 1) * PAGE, 100 - i, 2, -1 };
 	c.top_k = 3;
 	assert_int_equal(hb_policy_decide(p, &c, nodes, dist, cand, 10, 0, d), 3);
 	assert_int_equal(d[2].reason, HB_REASON_PROMOTE);
@@ -136,7 +136,7 @@ static void test_policy_rate_limit_is_a_token_bucket_per_node(void **state)
 	size_t n;
 
 	for (int i = 0; i < 64; i++)
-		cand[i] = (struct hb_candidate){ (uint64_t)(i + 1) * PAGE, 100, i < 32 ? 2 : 3 };
+		cand[i] = (struct hb_candidate){ (uint64_t)(i + 1) * PAGE, 100, i < 32 ? 2 : 3, -1 };
 	/* 40.96 kB/s, 10 pages deep: 10 now per node, then 1 page per 100 ms */
 	c.rate_mbps = 10 * PAGE / 1e6;
 	c.burst_mb = 10 * PAGE / 1e6;
@@ -154,7 +154,7 @@ static void test_policy_hysteresis_table_is_bounded(void **state)
 {
 	struct hb_policy *p = policy();
 	struct hb_policy_config c = cfg();
-	struct hb_candidate one = { 0, 100, 2 };
+	struct hb_candidate one = { 0, 100, 2, -1 };
 	struct hb_decision d;
 
 	c.hysteresis_ns = 10 * MS;
@@ -179,7 +179,7 @@ static void test_policy_evaluate_charges_nothing(void **state)
 	double before;
 
 	for (int i = 0; i < 12; i++)
-		cand[i] = (struct hb_candidate){ (uint64_t)(i + 1) * PAGE, 100, 2 };
+		cand[i] = (struct hb_candidate){ (uint64_t)(i + 1) * PAGE, 100, 2, -1 };
 	/* 10 pages deep, 1 page per 100 ms */
 	c.rate_mbps = 10 * PAGE / 1e6;
 	c.burst_mb = 10 * PAGE / 1e6;
@@ -209,7 +209,7 @@ static void test_policy_held_pages_name_their_outcome(void **state)
 {
 	struct hb_policy *p = policy();
 	struct hb_policy_config c = cfg();
-	struct hb_candidate a = { 0x1000, 100, 2 }, b = { 0x2000, 100, 2 }, r = { 0x3000, 100, 2 };
+	struct hb_candidate a = { 0x1000, 100, 2, -1 }, b = { 0x2000, 100, 2, -1 }, r = { 0x3000, 100, 2, -1 };
 	struct hb_decision d;
 
 	c.hysteresis_ns = 1000 * MS;
