@@ -81,7 +81,7 @@ struct hb_daemon_env {
 	size_t nsets;
 	bool dry_run_forced;                 /* --dry-run */
 	/*
-	 * Where to look for other movers of the same pages (kernel/conflicts.h,
+	 * Where to look for other movers of the same pages (kernel/kernel.h,
 	 * at start and on reload): NULL = this host's /proc and /sys, and not
 	 * at all on an emulated platform (it moves none of this host's memory);
 	 * tests name a fixture tree (borrowed).

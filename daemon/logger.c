@@ -5,7 +5,7 @@
 #include <string.h>
 #include <syslog.h>
 
-#include "util/log.h"
+#include "log.h"
 #include "logger.h"
 
 int hb_log_level_from_string(const char *s)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Who else moves pages between tiers (conflicts.h): NUMA balancing, in its
+ * Who else moves pages between tiers (kernel.h): NUMA balancing, in its
  * normal and its memory tiering mode, the kernel's demotion, another DAMON
  * user.
  */
@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "conflicts.h"
+#include "kernel.h"
 #include "damon.h"
 
 #define NUMA_BALANCING "/proc/sys/kernel/numa_balancing"

@@ -11,11 +11,12 @@
 #include "builtin.h"
 #include "opt.h"
 #include "cycle/coldness.h"
-#include "idle.h"
+#include "kernel.h"
 #include "config.h"
 #include "daemon.h"
 #include "platform/emulated-host.h"
-#include "util/log.h"
+#include "lock.h"
+#include "log.h"
 #include "platform/platform.h"
 #include "platform/snapshot-nodes.h"
 #include "test-hooks.h"
@@ -66,7 +67,7 @@ static void usage(FILE *f)
  * The live host's coldness source: idle page tracking when the kernel has
  * it (exact, per page, cheap to read); else DAMON's monitoring results when
  * the damon migrator is in use (it makes the monitor's kdamond: nr_kdamonds
- * is global and fixed while one is on, kernel/damon-monitor.h); else idle
+ * is global and fixed while one is on, kernel/kernel.h); else idle
  * page tracking's refusal, which names the missing CONFIG_IDLE_PAGE_TRACKING.
  */
 static int open_live_coldness(const struct hb_config *cfg, struct hb_live_coldness **cold,

@@ -21,6 +21,7 @@
 #include "opt.h"
 #include "test-hooks.h"
 #include "platform/snapshot-nodes.h"
+#include "utf8.h"
 
 struct xlat_ctx {
 	const struct hb_topology *t;

@@ -296,17 +296,12 @@ void hb_daemon_log_exit_summary(const struct hb_daemon *d)
 	hb_dlog(d, LOG_INFO, "exiting after %.1f s and %llu cycles: %llu records (%llu dropped), "
 		"%llu bad input, %llu pages promoted%s, %llu failures (%llu pages not moved, "
 		"%llu source errors)",
-		(double)(now_ns() - d->started_ns) / 1e9, (unsigned long long)s->cycles,
+		(double)(hb_now_ns() - d->started_ns) / 1e9, (unsigned long long)s->cycles,
 		(unsigned long long)s->in.records, (unsigned long long)s->in.dropped_records,
 		(unsigned long long)s->in.bad_input,
 		(unsigned long long)c[HB_MIGRATE_MOVED], d->cfg.dry_run ? " (dry run)" : "",
 		(unsigned long long)(not_moved + s->source_errors), (unsigned long long)not_moved,
 		(unsigned long long)s->source_errors);
-}
-
-json_object *hb_daemon_json_u64(uint64_t v)
-{
-	return json_object_new_int64(v > INT64_MAX ? INT64_MAX : (int64_t)v);
 }
 
 /* NUMA nodes are numbers everywhere in our JSON (explain, translate, topology) */
@@ -325,7 +320,8 @@ json_object *hb_daemon_status_json(struct hb_daemon *d)
 	json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "state", json_object_new_string(d->paused ? "paused" : "running"));
-	json_object_object_add(o, "uptime_s", hb_json_double((double)(now_ns() - d->started_ns) / 1e9, 3));
+	json_object_object_add(o, "uptime_s",
+			       hb_json_double((double)(hb_now_ns() - d->started_ns) / 1e9, 3));
 	json_object_object_add(o, "cycles", hb_daemon_json_u64(d->st.cycles));
 	json_object_object_add(o, "interval_ms", hb_daemon_json_u64(d->cfg.interval_ms));
 	json_object_object_add(o, "migrator", json_object_new_string(hb_migrator_describe(d->mig)));

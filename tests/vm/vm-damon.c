@@ -31,7 +31,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "conflicts.h"
 #include "damon.h"
 #include "kernel.h"
 #include "vm-lib.h"

@@ -10,8 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chmu.h"
-#include "regs.h"
+#include "chmu/chmu.h"
+#include "chmu/regs.h"
+#include "emul.h"
 
 struct inst {
 	uint64_t conf0, conf1, conf2, status;

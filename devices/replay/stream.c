@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * The replay formats (replay.h): a streaming parser for text lines, v2
+ * The replay stream (replay.h): a streaming parser for text lines, v2
  * frames and v1 records, in any mix, that resynchronises after garbage.
+ * One line is parsed by text.c, one record or frame header decoded by
+ * binary.c.
  *
  * Bytes are parsed where they lie; only an incomplete unit at the end of a
  * feed (a line, a frame, a v1 record: at most CARRY_MAX bytes) is copied
@@ -13,15 +15,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
-#include "replay.h"
+#include "replay-private.h"
 
 #define BATCH 256
-#define MAGIC_LEN 4
 #define CARRY_MAX (HB_REPLAY_FRAME_HEADER_LEN + HB_REPLAY_FRAME_PAYLOAD_MAX + HB_REPLAY_LINE_MAX)
-
-_Static_assert(sizeof(struct hb_hot_record) == HB_REPLAY_RECORD_LEN, "the record layout");
 
 /*
  * UNIT: at the start of a line, a frame or a v1 header; V1: at a v1 record
@@ -130,282 +128,11 @@ static void good(struct hb_replay_parser *p, const struct hb_hot_record *r)
 		flush(p);
 }
 
-/* ---- text ---- */
-
-static bool is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r';
-}
-
-/* a byte a text line may hold: printable ASCII, tab, CR */
-static bool is_text(char c)
-{
-	unsigned char u = (unsigned char)c;
-
-	return (u >= 0x20 && u < 0x7f) || u == '\t' || u == '\r';
-}
-
-/* C-style number: 0x hex or decimal; returns chars used, 0 if none/overflow */
-static size_t parse_num(const char *s, const char *end, uint64_t *ret)
-{
-	const char *p = s;
-	uint64_t v = 0;
-
-	if (end - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
-		const char *d = p += 2;
-
-		for (; p < end; p++) {
-			unsigned int x;
-
-			if (*p >= '0' && *p <= '9')
-				x = (unsigned int)(*p - '0');
-			else if ((*p | 0x20) >= 'a' && (*p | 0x20) <= 'f')
-				x = (unsigned int)((*p | 0x20) - 'a' + 10);
-			else
-				break;
-			if (v >> 60)
-				return 0;
-			v = v << 4 | x;
-		}
-		if (p == d)
-			return 0;
-	} else {
-		for (; p < end && *p >= '0' && *p <= '9'; p++) {
-			unsigned int x = (unsigned int)(*p - '0');
-
-			if (v > (UINT64_MAX - x) / 10)
-				return 0;
-			v = v * 10 + x;
-		}
-		if (p == s)
-			return 0;
-	}
-	*ret = v;
-	return (size_t)(p - s);
-}
-
-int hb_replay_parse_line(const char *line, size_t len, struct hb_hot_record *ret, char *why,
-			 size_t why_size)
-{
-	const char *p = line, *end = line + len;
-	bool have_addr = false, have_len = false, have_count = false, have_ts = false;
-
-	memset(ret, 0, sizeof(*ret));
-	while (p < end && is_space(*p))
-		p++;
-	if (p == end || *p == '#')
-		return 1;
-	if (end - p >= 4 && !memcmp(p, "hpa=", 4)) {
-		ret->space = HB_SPACE_HPA;
-	} else {
-		const char *name = p;
-
-		while (p < end && !is_space(*p) && *p != '=' && *p != '#')
-			p++;
-		if (p < end && *p == '=') {
-			snprintf(why, why_size, "expected a memdev name or hpa= first, not '%.*s'",
-				 (int)(p - name), name);
-			return -EINVAL;
-		}
-		if ((size_t)(p - name) >= HB_MEMDEV_NAME_MAX) {
-			snprintf(why, why_size, "memdev name '%.*s' longer than %d characters",
-				 (int)(p - name) > 40 ? 40 : (int)(p - name), name,
-				 HB_MEMDEV_NAME_MAX - 1);
-			return -EINVAL;
-		}
-		for (const char *c = name; c < p; c++) {
-			if (!is_text(*c) || is_space(*c)) {
-				snprintf(why, why_size, "memdev name has a non-text byte 0x%02x",
-					 (unsigned int)(unsigned char)*c);
-				return -EINVAL;
-			}
-		}
-		memcpy(ret->memdev, name, (size_t)(p - name));
-		ret->space = HB_SPACE_DPA;
-	}
-	for (;;) {
-		const char *key;
-		size_t klen, used;
-		uint64_t v;
-
-		while (p < end && is_space(*p))
-			p++;
-		if (p == end || *p == '#')
-			break;
-		key = p;
-		while (p < end && *p != '=' && !is_space(*p))
-			p++;
-		klen = (size_t)(p - key);
-		if (p == end || *p != '=') {
-			snprintf(why, why_size, "'%.*s' is not key=value", (int)klen > 40 ? 40 : (int)klen,
-				 key);
-			return -EINVAL;
-		}
-		p++;
-		if (!((klen == 3 && (!memcmp(key, "dpa", 3) || !memcmp(key, "hpa", 3) ||
-				     !memcmp(key, "len", 3))) ||
-		      (klen == 5 && !memcmp(key, "count", 5)) || (klen == 2 && !memcmp(key, "ts", 2)))) {
-			snprintf(why, why_size, "unknown key '%.*s'", (int)klen > 40 ? 40 : (int)klen, key);
-			return -EINVAL;
-		}
-		used = parse_num(p, end, &v);
-		if (!used || (p + used < end && !is_space(p[used]) && p[used] != '#')) {
-			snprintf(why, why_size, "%.*s: not a number (or out of range)", (int)klen, key);
-			return -EINVAL;
-		}
-		p += used;
-#define KEY(s) (klen == sizeof(s) - 1 && !memcmp(key, s, sizeof(s) - 1))
-		if (KEY("dpa") || KEY("hpa")) {
-			if (have_addr || (KEY("dpa") != (ret->space == HB_SPACE_DPA))) {
-				if (have_addr)
-					snprintf(why, why_size, "a second address (%.*s=)", (int)klen, key);
-				else
-					snprintf(why, why_size, "address space does not match: %s",
-						 KEY("dpa") ? "dpa= needs a memdev first"
-							    : "hpa= takes no memdev");
-				return -EINVAL;
-			}
-			have_addr = true;
-			ret->addr = v;
-		} else if (KEY("len") && !have_len) {
-			have_len = true;
-			ret->len = v;
-		} else if (KEY("count") && !have_count) {
-			have_count = true;
-			ret->count = v;
-		} else if (KEY("ts") && !have_ts) {
-			have_ts = true;
-			ret->timestamp_ns = v;
-		} else {
-			snprintf(why, why_size, "repeated key '%.*s'", (int)klen, key);
-			return -EINVAL;
-		}
-#undef KEY
-	}
-	if (!have_addr || !have_len || !have_count) {
-		snprintf(why, why_size, "missing %s", !have_addr ? (ret->space == HB_SPACE_DPA ?
-			 "dpa=" : "hpa=") : !have_len ? "len=" : "count=");
-		return -EINVAL;
-	}
-	if (ret->len == 0 || ret->addr + ret->len - 1 < ret->addr) {
-		snprintf(why, why_size, "len=%llu: empty or wraps the address space",
-			 (unsigned long long)ret->len);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* ---- binary ---- */
-
-static uint16_t le16(const uint8_t *b)
-{
-	return (uint16_t)(b[0] | b[1] << 8);
-}
-
-static uint32_t le32(const uint8_t *b)
-{
-	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-}
-
-static uint64_t le64(const uint8_t *b)
-{
-	return (uint64_t)le32(b) | (uint64_t)le32(b + 4) << 32;
-}
-
-static void put16(uint8_t *b, uint16_t v)
-{
-	b[0] = (uint8_t)v;
-	b[1] = (uint8_t)(v >> 8);
-}
-
-static void put32(uint8_t *b, uint32_t v)
-{
-	put16(b, (uint16_t)v);
-	put16(b + 2, (uint16_t)(v >> 16));
-}
-
-static void put64(uint8_t *b, uint64_t v)
-{
-	put32(b, (uint32_t)v);
-	put32(b + 4, (uint32_t)(v >> 32));
-}
-
-void hb_replay_binary_header(uint8_t out[HB_REPLAY_HEADER_LEN])
-{
-	memcpy(out, HB_REPLAY_MAGIC, MAGIC_LEN);
-	put16(out + 4, HB_REPLAY_VERSION);
-	put16(out + 6, HB_REPLAY_HEADER_LEN);
-	put32(out + 8, HB_REPLAY_RECORD_LEN);
-	put32(out + 12, 0);
-}
-
-void hb_replay_binary_record(const struct hb_hot_record *r, uint8_t out[HB_REPLAY_RECORD_LEN])
-{
-	put32(out, r->space);
-	put32(out + 4, r->flags);
-	memcpy(out + 8, r->memdev, HB_MEMDEV_NAME_MAX);
-	put64(out + 24, r->addr);
-	put64(out + 32, r->len);
-	put64(out + 40, r->count);
-	put64(out + 48, r->timestamp_ns);
-}
-
-static uint32_t crc(const uint8_t *b, size_t len)
-{
-	return (uint32_t)crc32(crc32(0L, Z_NULL, 0), b, (uInt)len);
-}
-
-size_t hb_replay_frame(const struct hb_hot_record *r, size_t n, uint8_t *out)
-{
-	size_t payload = n * HB_REPLAY_RECORD_LEN;
-
-	if (!n || n > HB_REPLAY_FRAME_PAYLOAD_MAX / HB_REPLAY_RECORD_LEN)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		hb_replay_binary_record(&r[i], out + HB_REPLAY_FRAME_HEADER_LEN +
-					i * HB_REPLAY_RECORD_LEN);
-	memcpy(out, HB_REPLAY_MAGIC, MAGIC_LEN);
-	put16(out + 4, HB_REPLAY_FRAME_VERSION);
-	put16(out + 6, HB_REPLAY_FRAME_HEADER_LEN);
-	put32(out + 8, HB_REPLAY_RECORD_LEN);
-	put32(out + 12, (uint32_t)n);
-	put32(out + 16, crc(out + HB_REPLAY_FRAME_HEADER_LEN, payload));
-	put32(out + 20, crc(out, 20));
-	return HB_REPLAY_FRAME_HEADER_LEN + payload;
-}
-
-/* A binary record decoded into r: NULL if valid, else why not. */
-static const char *record_check(const uint8_t *b, struct hb_hot_record *r)
-{
-	size_t namelen;
-
-	r->space = le32(b);
-	r->flags = le32(b + 4);
-	memcpy(r->memdev, b + 8, HB_MEMDEV_NAME_MAX);
-	r->addr = le64(b + 24);
-	r->len = le64(b + 32);
-	r->count = le64(b + 40);
-	r->timestamp_ns = le64(b + 48);
-	namelen = strnlen(r->memdev, HB_MEMDEV_NAME_MAX);
-	if (r->space != HB_SPACE_DPA && r->space != HB_SPACE_HPA)
-		return "address space is neither DPA (1) nor HPA (2)";
-	if (r->flags)
-		return "reserved flags set";
-	if (namelen == HB_MEMDEV_NAME_MAX)
-		return "memdev name not NUL-terminated";
-	if ((r->space == HB_SPACE_DPA) != (namelen > 0))
-		return r->space == HB_SPACE_DPA ? "DPA record without a memdev"
-						: "HPA record with a memdev";
-	if (r->len == 0 || r->addr + r->len - 1 < r->addr)
-		return "len empty or wraps the address space";
-	return NULL;
-}
-
 /* One binary record (v1, or in a frame) -> good or bad. */
 static void binary_record(struct hb_replay_parser *p, const uint8_t *b)
 {
 	struct hb_hot_record r;
-	const char *why = record_check(b, &r);
+	const char *why = hb_replay_record_check(b, &r);
 
 	p->record++;
 	if (why)
@@ -435,28 +162,6 @@ static size_t find_magic(const uint8_t *b, size_t n)
 	return m ? (size_t)(m - b) : n;
 }
 
-/* A checked v2 header: its frame's size, or 0 with why. */
-static size_t frame_header(const uint8_t *h, char *why, size_t why_size)
-{
-	uint16_t hlen = le16(h + 6);
-	uint32_t rlen = le32(h + 8), nrec = le32(h + 12);
-
-	if (crc(h, 20) != le32(h + 20)) {
-		snprintf(why, why_size, "frame header checksum mismatch (a torn or interleaved "
-			 "frame)");
-		return 0;
-	}
-	if (hlen != HB_REPLAY_FRAME_HEADER_LEN || rlen < HB_REPLAY_RECORD_LEN ||
-	    rlen > HB_REPLAY_LINE_MAX || !nrec ||
-	    (uint64_t)nrec * rlen > HB_REPLAY_FRAME_PAYLOAD_MAX) {
-		snprintf(why, why_size, "frame header: %u bytes, %u records of %u bytes (this "
-			 "reader: 24, 1 or more records of 56 to 512 bytes, at most %u bytes)",
-			 hlen, nrec, rlen, HB_REPLAY_FRAME_PAYLOAD_MAX);
-		return 0;
-	}
-	return HB_REPLAY_FRAME_HEADER_LEN + (size_t)nrec * rlen;
-}
-
 /* a valid v1 header or v2 frame header starts at b (n >= 24 bytes) */
 static bool header_at(const uint8_t *b)
 {
@@ -465,7 +170,7 @@ static bool header_at(const uint8_t *b)
 	if (!is_magic(b))
 		return false;
 	if (le16(b + 4) == HB_REPLAY_FRAME_VERSION)
-		return frame_header(b, why, sizeof(why)) > 0;
+		return hb_replay_frame_header(b, why, sizeof(why)) > 0;
 	return le16(b + 4) == HB_REPLAY_VERSION && le16(b + 6) == HB_REPLAY_HEADER_LEN &&
 	       le32(b + 8) >= HB_REPLAY_RECORD_LEN && le32(b + 8) <= HB_REPLAY_LINE_MAX &&
 	       !le32(b + 12);
@@ -516,7 +221,7 @@ static size_t binary_unit(struct hb_replay_parser *p, const uint8_t *b, size_t n
 			 version);
 		return garbage(p, at, why, MAGIC_LEN);
 	}
-	size = frame_header(b, why, sizeof(why));
+	size = hb_replay_frame_header(b, why, sizeof(why));
 	if (!size)
 		return garbage(p, at, why, MAGIC_LEN);
 	if (n < size) {
@@ -545,7 +250,8 @@ static size_t binary_unit(struct hb_replay_parser *p, const uint8_t *b, size_t n
 		return garbage(p, at, why, MAGIC_LEN);
 	}
 	p->frame_seen = 0;
-	if (crc(b + HB_REPLAY_FRAME_HEADER_LEN, size - HB_REPLAY_FRAME_HEADER_LEN) != le32(b + 16))
+	if (hb_replay_crc(b + HB_REPLAY_FRAME_HEADER_LEN, size - HB_REPLAY_FRAME_HEADER_LEN) !=
+	    le32(b + 16))
 		return garbage(p, at, "frame payload checksum mismatch (a torn or interleaved frame)",
 			       MAGIC_LEN);
 	p->st.frames++;
@@ -630,7 +336,7 @@ static size_t v1_unit(struct hb_replay_parser *p, const uint8_t *b, size_t n, en
 		p->mode = MODE_UNIT;
 		return n;
 	}
-	why = record_check(b, &r);
+	why = hb_replay_record_check(b, &r);
 	p->record++;
 	if (!why) {
 		good(p, &r);
@@ -760,7 +466,8 @@ static size_t wanted(const struct hb_replay_parser *p, const uint8_t *b, size_t 
 	if (p->mode == MODE_UNIT && magic_prefix(c, p->ncarry)) {
 		if (p->ncarry < HB_REPLAY_FRAME_HEADER_LEN)
 			return HB_REPLAY_FRAME_HEADER_LEN - p->ncarry;
-		size = le16(c + 4) == HB_REPLAY_FRAME_VERSION ? frame_header(c, why, sizeof(why)) : 0;
+		size = le16(c + 4) == HB_REPLAY_FRAME_VERSION ?
+			       hb_replay_frame_header(c, why, sizeof(why)) : 0;
 		return size > p->ncarry ? size - p->ncarry : 1;
 	}
 	nl = memchr(b, '\n', len < HB_REPLAY_LINE_MAX + 1 ? len : HB_REPLAY_LINE_MAX + 1);

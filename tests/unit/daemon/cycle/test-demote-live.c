@@ -29,7 +29,7 @@
 #include "daemon.h"
 #include "platform/emulated-host.h"
 #include "frames.h"
-#include "idle.h"
+#include "kernel.h"
 #include "live-fixture.h"
 
 #pragma GCC diagnostic ignored "-Wformat-truncation"

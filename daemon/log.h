@@ -5,14 +5,14 @@
  * journald turns into the entry's PRIORITY (sd-daemon(3)); no libsystemd.
  * The daemon's logger and the start-up errors before it exists share this.
  */
-#ifndef HB_UTIL_LOG_H
-#define HB_UTIL_LOG_H
+#ifndef HB_LOG_H
+#define HB_LOG_H
 
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "macro.h"
+#include "util/macro.h"
 
 /*
  * True when the value of $JOURNAL_STREAM ("DEV:INO", both decimal, as
@@ -32,4 +32,4 @@ void hb_log_vstderr(bool journal, int prio, const char *who, const char *fmt, va
 /* Before the daemon's logger exists: hb_log_vstderr() with the decision above. */
 void hb_log_early(int prio, const char *who, const char *fmt, ...) HB_PRINTF(3, 4);
 
-#endif /* HB_UTIL_LOG_H */
+#endif /* HB_LOG_H */

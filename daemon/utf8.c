@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /* UTF-8 validation and escaping, so text echoed into JSON stays valid JSON. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "util.h"
+#include "utf8.h"
 
 /* Length of the well-formed UTF-8 sequence at s (n bytes left), or 0
  * (Unicode 15, table 3-7: no overlongs, no surrogates, <= U+10FFFF). NUL

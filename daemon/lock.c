@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "lock.h"
 
 /* The PID written by the holder; 0 when there is none (yet) or it is garbage. */
 static pid_t read_holder(int fd)

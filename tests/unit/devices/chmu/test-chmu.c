@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "chmu/chmu.h"
+#include "emul/emul.h"
 #include "devices.h"
 
 #define MS 1000000ULL

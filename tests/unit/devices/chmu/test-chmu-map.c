@@ -26,6 +26,7 @@
 
 #include "builtin.h"
 #include "chmu/chmu.h"
+#include "emul/emul.h"
 #include "devices.h"
 
 #define MS 1000000ULL

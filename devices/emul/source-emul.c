@@ -19,7 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chmu.h"
+#include "chmu/chmu.h"
+#include "emul.h"
 #include "devices.h"
 
 struct emul_src {

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chmu.h"
+#include "emul.h"
 
 struct hb_workload {
 	struct hb_workload_params p;

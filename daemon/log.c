@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "util.h"
+#include "util/util.h"
 
 bool hb_log_journal_stream_matches(const char *journal_stream, uint64_t dev, uint64_t ino)
 {
