@@ -20,14 +20,14 @@ def read_tags(path):
     return tags
 
 
-def memdevs_by_device(listing_path):
-    """{device index: memN} from a `cxl list -vvv` document."""
-    found = {}
+def objects(listing_path, pred):
+    """Every JSON object of a `cxl list` document for which pred(object) holds."""
+    found = []
 
     def walk(o):
         if isinstance(o, dict):
-            if "memdev" in o and "serial" in o:
-                found[int(str(o["serial"]), 0) - SERIAL_BASE] = o["memdev"]
+            if pred(o):
+                found.append(o)
             for v in o.values():
                 walk(v)
         elif isinstance(o, list):
@@ -35,6 +35,12 @@ def memdevs_by_device(listing_path):
                 walk(v)
     walk(json.load(open(listing_path)))
     return found
+
+
+def memdevs_by_device(listing_path):
+    """{device index: memN} from a `cxl list -vvv` document."""
+    return {int(str(o["serial"]), 0) - SERIAL_BASE: o["memdev"]
+            for o in objects(listing_path, lambda o: "memdev" in o and "serial" in o)}
 
 
 def dpa_base(path):

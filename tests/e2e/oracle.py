@@ -19,7 +19,7 @@ import os
 import subprocess
 import sys
 
-from cxlfiles import find_tags, memdevs_by_device, read_tags, SERIAL_BASE
+from cxlfiles import find_tags, memdevs_by_device, objects, read_tags, SERIAL_BASE
 
 
 def main():
@@ -65,20 +65,9 @@ def main():
         per[found[t][0]] = per.get(found[t][0], 0) + 1
     print("# tagged pages per memdev: %s" % per)
     if "--decoders" in sys.argv[3:]:
-        decs = []
-
-        def walk(o):
-            if isinstance(o, dict):
-                if str(o.get("decoder", "")).startswith("decoder") and "dpa_resource" in o \
-                        and o.get("region"):
-                    decs.append(o)
-                for v in o.values():
-                    walk(v)
-            elif isinstance(o, list):
-                for v in o:
-                    walk(v)
-        walk(json.load(open(snap)))
-        decs.sort(key=lambda o: o["dpa_resource"])
+        decs = sorted(objects(snap, lambda o: "dpa_resource" in o and o.get("region")
+                              and str(o.get("decoder", "")).startswith("decoder")),
+                      key=lambda o: o["dpa_resource"])
         counts = [sum(1 for t in order if o["dpa_resource"] <= found[t][1]
                       < o["dpa_resource"] + o["dpa_size"]) for o in decs]
         for o, c in zip(decs, counts):
