@@ -10,23 +10,21 @@
 
 #include "kernel.h"
 #include "damon.h"
+#include "util/strtab.h"
 
 #define NUMA_BALANCING "/proc/sys/kernel/numa_balancing"
 #define DEMOTION "/sys/kernel/mm/numa/demotion_enabled"
 #define NUMA_BALANCING_NORMAL 0x1           /* include/linux/sched/sysctl.h */
 #define NUMA_BALANCING_MEMORY_TIERING 0x2
 
-const char *hb_conflict_to_string(enum hb_conflict c)
-{
-	static const char *const names[_HB_CONFLICT_MAX] = {
-		[HB_CONFLICT_NUMA_TIERING] = "numa_balancing_tiering",
-		[HB_CONFLICT_KERNEL_DEMOTION] = "kernel_demotion",
-		[HB_CONFLICT_DAMON] = "damon_user",
-		[HB_CONFLICT_NUMA_BALANCING] = "numa_balancing",
-	};
+static const char *const conflict_names[_HB_CONFLICT_MAX] = {
+	[HB_CONFLICT_NUMA_TIERING] = "numa_balancing_tiering",
+	[HB_CONFLICT_KERNEL_DEMOTION] = "kernel_demotion",
+	[HB_CONFLICT_DAMON] = "damon_user",
+	[HB_CONFLICT_NUMA_BALANCING] = "numa_balancing",
+};
 
-	return (unsigned int)c < _HB_CONFLICT_MAX ? names[c] : "unknown";
-}
+HB_STRTAB_TO_STRING(hb_conflict_to_string, enum hb_conflict, conflict_names, "unknown")
 
 static void HB_PRINTF(3, 4) found(struct hb_conflicts *c, enum hb_conflict k, const char *fmt, ...)
 {

@@ -2,7 +2,7 @@
 /*
  * daemon/util's small helpers, one implementation each for every folder:
  * the monotonic clock (clock.c), power-of-two sizes and the hash of the
- * open-addressed tables (util.h).
+ * open-addressed tables (util.h), the enum name tables (strtab.h).
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -14,7 +14,19 @@
 #include <time.h>
 #include <cmocka.h>
 
+#include "util/strtab.h"
 #include "util/util.h"
+
+/* a table with a gap, as designated initialisers leave one */
+enum colour { RED, GREEN, UNNAMED, BLUE, _COLOUR_MAX, _COLOUR_INVALID = -EINVAL };
+
+static const char *const colour_names[_COLOUR_MAX] = {
+	[RED] = "red", [GREEN] = "green", [BLUE] = "blue",
+};
+
+static HB_STRTAB_TO_STRING(colour_to_string, enum colour, colour_names, NULL)
+static HB_STRTAB_FROM_STRING(colour_from_string, enum colour, colour_names)
+static HB_STRTAB_TO_STRING(colour_or_unknown, enum colour, colour_names, "unknown")
 
 static uint64_t mono_ns(void)
 {
@@ -22,6 +34,38 @@ static uint64_t mono_ns(void)
 
 	assert_int_equal(clock_gettime(CLOCK_MONOTONIC, &ts), 0);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void test_strtab_round_trips_every_named_value(void **state)
+{
+	for (int c = 0; c < _COLOUR_MAX; c++) {
+		if (c == UNNAMED)
+			continue;
+		assert_non_null(colour_to_string(c));
+		assert_int_equal(colour_from_string(colour_to_string(c)), c);
+	}
+	assert_string_equal(colour_to_string(BLUE), "blue");
+	assert_int_equal(colour_from_string("green"), GREEN);
+}
+
+static void test_strtab_refuses_unknown_null_and_out_of_range(void **state)
+{
+	/* names: unknown, NULL, a prefix, another case */
+	assert_int_equal(colour_from_string("purple"), _COLOUR_INVALID);
+	assert_int_equal(colour_from_string(NULL), -EINVAL);
+	assert_int_equal(colour_from_string("gre"), -EINVAL);
+	assert_int_equal(colour_from_string("Red"), -EINVAL);
+	assert_int_equal(colour_from_string(""), -EINVAL);
+	/* values: the gap, past the end, negative (the _INVALID value itself) */
+	assert_null(colour_to_string(UNNAMED));
+	assert_null(colour_to_string(_COLOUR_MAX));
+	assert_null(colour_to_string((enum colour)1000));
+	assert_null(colour_to_string(_COLOUR_INVALID));
+	assert_null(colour_to_string((enum colour)-1));
+	/* or the caller's fallback */
+	assert_string_equal(colour_or_unknown(UNNAMED), "unknown");
+	assert_string_equal(colour_or_unknown(_COLOUR_INVALID), "unknown");
+	assert_string_equal(colour_or_unknown(RED), "red");
 }
 
 static void test_clock_is_monotonic_in_each_unit(void **state)
@@ -103,6 +147,8 @@ static void test_hash_slot_spreads_consecutive_pages(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_strtab_round_trips_every_named_value),
+		cmocka_unit_test(test_strtab_refuses_unknown_null_and_out_of_range),
 		cmocka_unit_test(test_clock_is_monotonic_in_each_unit),
 		cmocka_unit_test(test_pow2_at_least_rounds_up_to_the_table_size),
 		cmocka_unit_test(test_ilog2_and_is_pow2),
