@@ -33,10 +33,9 @@ static int take_lock(const char *control_socket, int *ret_fd)
 	pid_t holder = 0;
 	int r;
 
-	if (snprintf(path, sizeof(path), "%s.lock", control_socket) >= (int)sizeof(path)) {
-		fprintf(stderr, "hotbridge run: %s: path too long\n", control_socket);
-		return -ENAMETOOLONG;
-	}
+	if (snprintf(path, sizeof(path), "%s.lock", control_socket) >= (int)sizeof(path))
+		return hb_cmd_fail(-ENAMETOOLONG, "hotbridge run", "%s: path too long",
+				   control_socket);
 	r = hb_pid_lock_take(path, ret_fd, &holder, &err);
 	if (r == -EWOULDBLOCK && holder > 0)
 		fprintf(stderr, "hotbridge run: another hotbridge (pid %d) holds %s\n", (int)holder,
@@ -124,11 +123,9 @@ int hb_cmd_run(int argc, char **argv)
 		case '1': once = true; break;
 		case 'n': dry = true; break;
 		case 's':
-			if (nsets == HB_MAX_SETS) {
-				fprintf(stderr, "hotbridge run: more than %d --set options\n",
-					HB_MAX_SETS);
-				return 2;
-			}
+			if (nsets == HB_MAX_SETS)
+				return hb_cmd_fail(2, "hotbridge run", "more than %d --set options",
+						   HB_MAX_SETS);
 			sets[nsets++] = optarg;
 			break;
 		case 'I':
