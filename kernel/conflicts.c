@@ -4,6 +4,7 @@
  * normal and its memory tiering mode, the kernel's demotion, another DAMON
  * user.
  */
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -30,6 +31,7 @@ static void HB_PRINTF(3, 4) found(struct hb_conflicts *c, enum hb_conflict k, co
 {
 	va_list ap;
 
+	assert((unsigned int)k < _HB_CONFLICT_MAX);
 	c->found |= 1u << k;
 	va_start(ap, fmt);
 	vsnprintf(c->why[k], sizeof(c->why[k]), fmt, ap);

@@ -5,6 +5,7 @@
  * into the batch's counts and the run's. The cycle (cycle.c) and its
  * demotion step (demote-step.c) both call it.
  */
+#include <assert.h>
 #include <syslog.h>
 
 #include "daemon-private.h"
@@ -17,6 +18,8 @@ size_t hb_daemon_move(struct hb_daemon *d, size_t n, enum hb_reason acted, const
 	size_t np = 0;
 
 	for (size_t i = 0; i < n; i++) {
+		/* the policy and the demoter give every decision one of the reasons */
+		assert((unsigned int)d->dec[i].reason < _HB_REASON_MAX);
 		d->st.decisions[d->dec[i].reason]++;
 		if (d->dec[i].reason != acted)
 			continue;

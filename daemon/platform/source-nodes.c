@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The source-node rule (source-nodes.h). */
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -37,8 +38,8 @@ const char *hb_node_set_format(uint64_t mask, char *buf, size_t size)
 {
 	size_t len = 0;
 
-	if (!size)
-		return buf;
+	/* a caller's mistake: with no room there is no string to return */
+	assert(buf && size > 0);
 	snprintf(buf, size, "none");
 	for (int n = 0; n < 64 && mask; n++) {
 		int w;

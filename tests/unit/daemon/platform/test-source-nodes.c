@@ -14,6 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "conf/conf-check.h"
@@ -274,6 +277,29 @@ static void test_node_sets_print_as_node_numbers(void **state)
 	assert_string_equal(hb_node_set_format(1ULL << 63, buf, sizeof(buf)), "63");
 }
 
+/* a caller's mistake is an assert (NDEBUG stays off), not a buffer left unterminated */
+static void test_node_set_format_asserts_on_a_buffer_with_no_room(void **state)
+{
+	char buf[8] = "xxxxxxx";
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		/* the assert's message is expected: keep it off the test's output */
+		if (!freopen("/dev/null", "w", stderr))
+			_exit(2);
+		hb_node_set_format(0x5, buf, 0);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGABRT);
+	assert_string_equal(buf, "xxxxxxx");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -284,6 +310,7 @@ int main(void)
 		cmocka_unit_test(test_snapshot_of_another_host_never_makes_dram_a_source_node),
 		cmocka_unit_test(test_policy_source_nodes_must_pass_the_rule),
 		cmocka_unit_test(test_node_sets_print_as_node_numbers),
+		cmocka_unit_test(test_node_set_format_asserts_on_a_buffer_with_no_room),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
