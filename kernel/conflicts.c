@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "conflicts.h"
-#include "damon.h"
+#include "damon/damon.h"
 
 #define NUMA_BALANCING "/proc/sys/kernel/numa_balancing"
 #define DEMOTION "/sys/kernel/mm/numa/demotion_enabled"

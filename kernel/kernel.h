@@ -11,7 +11,7 @@
  *            after hb_mpp_probe() has proved the running kernel has it.
  *   damon    stock kernels >= 6.11: DAMON's paddr operations with the
  *            migrate_hot action, one single-page region per page, driven
- *            through /sys/kernel/mm/damon/admin (damon.c, damon-*.c).
+ *            through /sys/kernel/mm/damon/admin (damon/).
  *   pagemap  stock kernels: reverse-map PFNs to (pid, virtual page) through
  *            /proc/<pid>/pagemap, then move_pages(2) per process.
  *   dryrun   records what it was asked to move; moves nothing.
@@ -99,7 +99,7 @@ struct hb_migrator_config {
 	unsigned int damon_reset_ms;  /* damon: quota reset interval; 0 = 100 */
 	unsigned int damon_aggr_ms;   /* damon: aggregation interval; 0 = 100 */
 	bool damon_monitor;      /* damon: also make kdamond 1, left off, for the
-				    coldness monitor (damon-monitor.h) */
+				    coldness monitor (damon/damon-monitor.h) */
 };
 
 struct hb_migrator;

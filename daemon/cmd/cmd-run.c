@@ -66,7 +66,7 @@ static void usage(FILE *f)
  * The live host's coldness source: idle page tracking when the kernel has
  * it (exact, per page, cheap to read); else DAMON's monitoring results when
  * the damon migrator is in use (it makes the monitor's kdamond: nr_kdamonds
- * is global and fixed while one is on, kernel/damon-monitor.h); else idle
+ * is global and fixed while one is on, kernel/damon/damon-monitor.h); else idle
  * page tracking's refusal, which names the missing CONFIG_IDLE_PAGE_TRACKING.
  */
 static int open_live_coldness(const struct hb_config *cfg, struct hb_live_coldness **cold,

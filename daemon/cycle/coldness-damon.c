@@ -3,7 +3,7 @@
  * A live host's coldness source over DAMON (coldness.h), for kernels
  * without idle page tracking (Debian's stock 6.12): the census of
  * kernel/frames.h says which frames exist, a monitoring kdamond
- * (kernel/damon-monitor.h) over the census nodes' online memory says which
+ * (kernel/damon/damon-monitor.h) over the census nodes' online memory says which
  * went unaccessed. A frame is idle when its DAMON region had no access
  * sampled for the whole time since the previous check.
  *
@@ -20,7 +20,7 @@
 
 #include "cycle/coldness.h"
 #include "platform/source-nodes.h"
-#include "damon-monitor.h"
+#include "damon/damon-monitor.h"
 #include "frames.h"
 
 #define MAX_RANGES 256

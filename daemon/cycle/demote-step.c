@@ -72,7 +72,7 @@ int hb_daemon_demote_check_mover(struct hb_daemon *d, struct hb_err *err)
 		return 0;
 	k = hb_migrator_kind(d->mig);
 	if (ops->damon) {
-		/* its kdamond is the migrator's to make (kernel/damon-monitor.h); dryrun logs */
+		/* its kdamond is the migrator's to make (kernel/damon/damon-monitor.h); dryrun logs */
 		if (k != HB_MIGRATOR_DAMON && k != HB_MIGRATOR_DRYRUN)
 			return hb_err_set(err, -EOPNOTSUPP, "demote.enabled = true: the damon coldness "
 					  "source needs migrate.backend = damon, not %s",

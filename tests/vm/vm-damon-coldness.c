@@ -2,7 +2,7 @@
 /*
  * hb-vmdamon-coldness: runs inside the test guest, as root, on Debian's
  * stock 6.12 (no idle page tracking), and checks DAMON as the coldness
- * source (kernel/damon-monitor.h) against a known access pattern:
+ * source (kernel/damon/damon-monitor.h) against a known access pattern:
  *
  *  - the damon migrator made kdamond 0 (its own, on) and kdamond 1 (left
  *    off); the monitor set up kdamond 1 over node 0's online memory and
@@ -29,7 +29,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "damon-monitor.h"
+#include "damon/damon-monitor.h"
 #include "frames.h"
 #include "kernel.h"
 #include "vm-lib.h"

@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "conflicts.h"
-#include "damon.h"
+#include "damon/damon.h"
 #include "kernel.h"
 #include "vm-lib.h"
 

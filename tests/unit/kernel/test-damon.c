@@ -22,7 +22,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "damon-monitor.h"
+#include "damon/damon-monitor.h"
 #include "kernel.h"
 
 /* fixture paths are short; GCC cannot see that through the helpers */
