@@ -43,45 +43,26 @@
  *  - No per-page status: per batch the sz_applied delta is measured; per
  *    page only what /proc/kpageflags and the memory block's node support is
  *    reported, the rest is -ENODATA (see hb_damon_stats).
+ *
+ * The sysfs sequencing (set-up, commands, tear-down) is damon-sysfs.c; this
+ * file decides what a batch commits and reads what it did.
  */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "damon.h"
 #include "util/macro.h"
 #include "kernel-private.h"
 
-#define CTX HB_DAMON_KD "/0/contexts/0"
-#define SCHEME CTX "/schemes/0"
-#define REGIONS CTX "/targets/0/regions"
-/* regions per commit; writing 8192 from C took 0.8 s under TCG */
-#define DAMON_COMMIT_MAX 4096
-/* min = max nr_regions: above DAMON_COMMIT_MAX + the placeholder, see above */
-#define DAMON_NR_REGIONS (DAMON_COMMIT_MAX + 16)
-#define PLACEHOLDER_START 4096ULL
-#define PLACEHOLDER_END 8192ULL
-
 struct damon {
-	char root[256];
-	char state_path[PATH_MAX];
-	uint64_t page_size;
-	unsigned int reset_ms, aggr_ms;  /* reset_ms: the apply period P with a
-					    rate (configured + aggr) */
-	uint64_t quota_bytes;         /* per apply period; 0 = none */
-	bool tried_once;              /* the scheme was applied since `on` */
+	struct hb_damon_kd kd;
 	uint64_t applied_last;        /* sz_applied when the last commit settled */
 	bool applied_valid;           /* ... and all its pages were applied */
 	bool live;                    /* real ranges are committed */
-	int nid;                      /* target_nid written last, -1 none */
-	uint64_t on_ns;               /* when the kdamond was turned on */
-	pid_t kdamond_pid;
-	bool on;
-	unsigned int nr_kdamonds;     /* we made: ours (0) and the monitor's (1) */
 	struct hb_damon_stats st;
 	/* per batch scratch */
 	uint64_t *pfn, *flags;
@@ -89,234 +70,11 @@ struct damon {
 	size_t cap;
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static void sleep_ns(uint64_t ns)
-{
-	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000ULL),
-			       .tv_nsec = (long)(ns % 1000000000ULL) };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
-/*
- * DAMON sysfs takes its lock with mutex_trylock: -EBUSY while another
- * command is in flight. Retry that for about a second.
- */
-int hb_damon_write(const char *root, const char *path, const char *value, struct hb_err *err)
-{
-	int r;
-
-	for (int tries = 0; (r = hb_sys_damon_write(root, path, value)) == -EBUSY && tries < 100;
-	     tries++)
-		sleep_ns(10000000ULL);
-
-	if (r < 0)
-		return hb_err_set(err, r, "damon: writing '%s' to %s: %s", value, path, strerror(-r));
-	return 0;
-}
-
-static int wr(struct damon *d, const char *path, const char *value, struct hb_err *err)
-{
-	return hb_damon_write(d->root, path, value, err);
-}
-
-static int wr_u64(struct damon *d, const char *path, uint64_t v, struct hb_err *err)
-{
-	char buf[24];
-
-	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
-	return wr(d, path, buf, err);
-}
-
-static int read_stat(struct damon *d, const char *name, uint64_t *ret, struct hb_err *err)
-{
-	char path[128];
-	int r;
-
-	snprintf(path, sizeof(path), SCHEME "/stats/%s", name);
-	r = hb_read_u64(d->root, path, 10, ret);
-	if (r < 0)
-		return hb_err_set(err, r, "damon: reading %s: %s", path, strerror(-r));
-	return 0;
-}
-
-static int read_applied(struct damon *d, uint64_t *ret, struct hb_err *err)
-{
-	int r = wr(d, HB_DAMON_KD "/0/state", "update_schemes_stats", err);
-
-	return r < 0 ? r : read_stat(d, "sz_applied", ret, err);
-}
-
-/*
- * The first apply after `on` is unlimited (see the top): wait until it has
- * been made on the placeholder (nr_tried > 0), at most 20 periods.
- */
-static int wait_first_apply(struct damon *d, struct hb_err *err)
-{
-	uint64_t t0 = now_ns(), tried = 0, limit = 20ULL * d->reset_ms * 1000000ULL;
-	uint64_t first_ok = d->on_ns + (uint64_t)(d->reset_ms + d->aggr_ms) * 1000000ULL;
-	int r;
-
-	if (d->tried_once || !d->quota_bytes)
-		return 0;
-	if (now_ns() < first_ok)
-		sleep_ns(first_ok - now_ns());
-	for (;;) {
-		r = wr(d, HB_DAMON_KD "/0/state", "update_schemes_stats", err);
-		if (r == 0)
-			r = read_stat(d, "nr_tried", &tried, err);
-		if (r < 0)
-			return r;
-		if (tried > 0)
-			break;
-		if (now_ns() - t0 >= limit)
-			return hb_err_set(err, -ETIMEDOUT,
-					  "damon: the kdamond has not applied its scheme once in %llu ms",
-					  (unsigned long long)((now_ns() - d->on_ns) / 1000000));
-		sleep_ns(d->aggr_ms * 1000000ULL);
-	}
-	d->tried_once = true;
-	return 0;
-}
-
-/* nr_regions, then each start/end: pfns must be sorted, without repeats */
-static int write_regions(struct damon *d, size_t n, const uint64_t *pfn, struct hb_err *err)
-{
-	char path[128];
-	int r = wr_u64(d, REGIONS "/nr_regions", n, err);
-
-	for (size_t i = 0; r == 0 && i < n; i++) {
-		snprintf(path, sizeof(path), REGIONS "/%zu/start", i);
-		r = wr_u64(d, path, pfn[i] * d->page_size, err);
-		snprintf(path, sizeof(path), REGIONS "/%zu/end", i);
-		if (r == 0)
-			r = wr_u64(d, path, (pfn[i] + 1) * d->page_size, err);
-	}
-	return r;
-}
-
-static int commit_placeholder(struct damon *d, struct hb_err *err)
-{
-	uint64_t pfn = PLACEHOLDER_START / d->page_size;
-	int r = write_regions(d, 1, &pfn, err);
-
-	return r < 0 ? r : wr(d, HB_DAMON_KD "/0/state", "commit", err);
-}
-
-/* ---- set-up and tear-down ---- */
-
-static void teardown(struct damon *d)
-{
-	if (d->on)
-		(void)hb_sys_damon_write(d->root, HB_DAMON_KD "/0/state", "off");
-	d->on = false;
-	/* the monitor's kdamond too: nr_kdamonds cannot change while one is on */
-	if (d->nr_kdamonds > 1)
-		(void)hb_sys_damon_write(d->root, HB_DAMON_KD "/1/state", "off");
-	(void)hb_sys_damon_write(d->root, HB_DAMON_KD "/nr_kdamonds", "0");
-	hb_damon_state_remove(d->state_path);
-}
-
-static bool has_word(const char *list, const char *w)
-{
-	size_t n = strlen(w);
-
-	for (const char *p = list; (p = strstr(p, w)); p += n)
-		if ((p == list || p[-1] == ' ' || p[-1] == '\n') && (!p[n] || p[n] == ' ' || p[n] == '\n'))
-			return true;
-	return false;
-}
-
-/* other users' kdamonds: stop each that is on (takeover only) */
-static int stop_others(struct damon *d, uint64_t nr, struct hb_err *err)
-{
-	for (uint64_t i = 0; i < nr; i++) {
-		char path[128], state[16];
-
-		snprintf(path, sizeof(path), HB_DAMON_KD "/%llu/state", (unsigned long long)i);
-		if (hb_read_text(d->root, path, state, sizeof(state)) > 0 && !strcmp(state, "on")) {
-			int r = wr(d, path, "off", err);
-
-			if (r < 0)
-				return r;
-		}
-	}
-	return 0;
-}
-
-static int setup(struct damon *d, struct hb_err *err)
-{
-	char avail[256], pid[32];
-	int64_t p;
-	int r;
-
-	r = wr(d, HB_DAMON_KD "/0/contexts/nr_contexts", "1", err);
-	if (r < 0)
-		return r;
-	r = hb_read_text(d->root, CTX "/avail_operations", avail, sizeof(avail));
-	if (r < 0)
-		return hb_err_set(err, r, "damon: reading %s/avail_operations: %s", CTX, strerror(-r));
-	if (!has_word(avail, "paddr"))
-		return hb_err_set(err, -EOPNOTSUPP,
-				  "damon: no paddr operations (avail_operations: %s; CONFIG_DAMON_PADDR)",
-				  avail);
-	if ((r = wr(d, CTX "/operations", "paddr", err)) < 0 ||
-	    (r = wr_u64(d, CTX "/monitoring_attrs/intervals/sample_us", d->aggr_ms * 1000ULL, err)) < 0 ||
-	    (r = wr_u64(d, CTX "/monitoring_attrs/intervals/aggr_us", d->aggr_ms * 1000ULL, err)) < 0 ||
-	    (r = wr_u64(d, CTX "/monitoring_attrs/intervals/update_us", d->aggr_ms * 10000ULL, err)) < 0 ||
-	    (r = wr_u64(d, CTX "/monitoring_attrs/nr_regions/max", DAMON_NR_REGIONS, err)) < 0 ||
-	    (r = wr_u64(d, CTX "/monitoring_attrs/nr_regions/min", DAMON_NR_REGIONS, err)) < 0 ||
-	    (r = wr(d, CTX "/targets/nr_targets", "1", err)) < 0 ||
-	    (r = wr(d, CTX "/schemes/nr_schemes", "1", err)) < 0)
-		return r;
-	r = hb_sys_damon_write(d->root, SCHEME "/action", "migrate_hot");
-	if (r < 0)
-		return hb_err_set(err, r == -EINVAL ? -EOPNOTSUPP : r,
-				  "damon: the kernel refuses action migrate_hot (%s)", strerror(-r));
-	if ((r = wr(d, SCHEME "/target_nid", "0", err)) < 0 ||
-	    (r = wr_u64(d, SCHEME "/apply_interval_us",
-			d->quota_bytes ? d->reset_ms * 1000ULL : 0, err)) < 0 ||
-	    (r = wr(d, SCHEME "/access_pattern/sz/min", "0", err)) < 0 ||
-	    (r = wr(d, SCHEME "/access_pattern/sz/max", "18446744073709551615", err)) < 0 ||
-	    (r = wr(d, SCHEME "/access_pattern/nr_accesses/min", "0", err)) < 0 ||
-	    (r = wr(d, SCHEME "/access_pattern/nr_accesses/max", "4294967295", err)) < 0 ||
-	    (r = wr(d, SCHEME "/access_pattern/age/min", "0", err)) < 0 ||
-	    (r = wr(d, SCHEME "/access_pattern/age/max", "4294967295", err)) < 0 ||
-	    (r = wr(d, SCHEME "/quotas/ms", "0", err)) < 0 ||
-	    (r = wr_u64(d, SCHEME "/quotas/bytes", d->quota_bytes, err)) < 0 ||
-	    (r = wr_u64(d, SCHEME "/quotas/reset_interval_ms", d->reset_ms - d->aggr_ms, err)) < 0 ||
-	    (r = wr(d, SCHEME "/watermarks/metric", "none", err)) < 0)
-		return r;
-	d->nid = 0;
-	/* the placeholder first: no real range before the first apply */
-	r = write_regions(d, 1, &(uint64_t){ PLACEHOLDER_START / d->page_size }, err);
-	if (r < 0)
-		return r;
-	r = hb_sys_damon_write(d->root, HB_DAMON_KD "/0/state", "on");
-	if (r < 0)
-		return hb_err_set(err, r, "damon: the kdamond would not start (writing 'on' to %s/0/state: %s)",
-				  HB_DAMON_KD, strerror(-r));
-	d->on = true;
-	d->on_ns = now_ns();
-	if (hb_read_text(d->root, HB_DAMON_KD "/0/pid", pid, sizeof(pid)) < 0 ||
-	    hb_parse_i64(pid, &p) < 0 || p <= 0 || p > INT_MAX)
-		return hb_err_set(err, -ESRCH, "damon: the kdamond did not start (pid '%s')", pid);
-	d->kdamond_pid = (pid_t)p;
-	return 0;
-}
-
 static int damon_open(struct hb_migrator *m, const struct hb_migrator_config *cfg,
 		      struct hb_err *err)
 {
 	struct hb_damon_found found;
+	struct hb_damon_kd *kd;
 	struct damon *d;
 	long ps = sysconf(_SC_PAGESIZE);
 	int r;
@@ -327,12 +85,13 @@ static int damon_open(struct hb_migrator *m, const struct hb_migrator_config *cf
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return hb_err_set(err, -ENOMEM, "out of memory");
-	snprintf(d->root, sizeof(d->root), "%s", m->root);
+	kd = &d->kd;
+	snprintf(kd->root, sizeof(kd->root), "%s", m->root);
 	if (cfg->damon_state)
-		snprintf(d->state_path, sizeof(d->state_path), "%s", cfg->damon_state);
-	d->page_size = ps > 0 ? (uint64_t)ps : 4096;
-	d->aggr_ms = cfg->damon_aggr_ms ? cfg->damon_aggr_ms : 100;
-	d->reset_ms = (cfg->damon_reset_ms ? cfg->damon_reset_ms : 1000) + d->aggr_ms;
+		snprintf(kd->state_path, sizeof(kd->state_path), "%s", cfg->damon_state);
+	kd->page_size = ps > 0 ? (uint64_t)ps : 4096;
+	kd->aggr_ms = cfg->damon_aggr_ms ? cfg->damon_aggr_ms : 100;
+	kd->reset_ms = (cfg->damon_reset_ms ? cfg->damon_reset_ms : 1000) + kd->aggr_ms;
 	if (cfg->rate_bytes) {
 		/*
 		 * Two samples (= aggregations) per apply period: the kdamond's
@@ -341,7 +100,7 @@ static int damon_open(struct hb_migrator *m, const struct hb_migrator_config *cf
 		 * and the stats we poll after an apply are read at the next
 		 * aggregation, before the next apply (see run_commit()).
 		 */
-		d->aggr_ms = d->reset_ms / 2;
+		kd->aggr_ms = kd->reset_ms / 2;
 		/*
 		 * Whole pages, the nearest number, at least one: DAMOS charges
 		 * a region only whole, so with a budget that is not a page
@@ -350,57 +109,24 @@ static int damon_open(struct hb_migrator *m, const struct hb_migrator_config *cf
 		 * again from the first (moved) region (seen in the guest: 1 of
 		 * 4 budgets moved anything).
 		 */
-		d->quota_bytes = (cfg->rate_bytes * d->reset_ms / 1000 + d->page_size / 2) /
-				 d->page_size * d->page_size;
-		if (d->quota_bytes < d->page_size)
-			d->quota_bytes = d->page_size;
+		kd->quota_bytes = (cfg->rate_bytes * kd->reset_ms / 1000 + kd->page_size / 2) /
+				  kd->page_size * kd->page_size;
+		if (kd->quota_bytes < kd->page_size)
+			kd->quota_bytes = kd->page_size;
 	}
-	d->nid = -1;
-	if (found.ours) {
-		/* ours (and its monitor's) from a run that did not close: off, then as found */
-		for (uint64_t k = 0; k < found.nr_kdamonds; k++) {
-			char path[96];
-
-			snprintf(path, sizeof(path), HB_DAMON_KD "/%llu/state", (unsigned long long)k);
-			(void)hb_sys_damon_write(d->root, path, "off");
-		}
-		found.nr_kdamonds = 0;
-	} else if (found.nr_kdamonds > 0) {
-		r = stop_others(d, found.nr_kdamonds, err);
-		if (r < 0)
-			goto err_free;
-	}
-	/*
-	 * All of them at once, before any is on: the kernel refuses to change
-	 * nr_kdamonds while one is (EBUSY). The monitor's stays off here.
-	 */
-	d->nr_kdamonds = cfg->damon_monitor ? 2 : 1;
-	r = wr_u64(d, HB_DAMON_KD "/nr_kdamonds", d->nr_kdamonds, err);
-	if (r < 0)
-		goto err_free;
-	r = setup(d, err);
-	if (r < 0)
-		goto err_teardown;
-	r = hb_damon_state_write(d->state_path, d->kdamond_pid, found.nr_kdamonds);
+	r = hb_damon_kd_start(kd, &found, cfg->damon_monitor, err);
 	if (r < 0) {
-		hb_err_set(err, r, "damon: writing the state file %s: %s", d->state_path,
-			   strerror(-r));
-		goto err_teardown;
+		free(d);
+		return r;
 	}
 	snprintf(m->describe, sizeof(m->describe),
 		 "damon: DAMOS migrate_hot on paddr, kdamond pid %d, single-page regions, "
-		 "quota %llu bytes per apply every %u ms%s%s", (int)d->kdamond_pid,
-		 (unsigned long long)d->quota_bytes, d->reset_ms,
+		 "quota %llu bytes per apply every %u ms%s%s", (int)kd->kdamond_pid,
+		 (unsigned long long)kd->quota_bytes, kd->reset_ms,
 		 found.nr_kdamonds ? " (took DAMON over)" : "",
 		 cfg->damon_monitor ? "; kdamond 1 made for the coldness monitor" : "");
 	m->priv = d;
 	return 0;
-
-err_teardown:
-	teardown(d);
-err_free:
-	free(d);
-	return r;
 }
 
 static void damon_close(struct hb_migrator *m)
@@ -409,7 +135,7 @@ static void damon_close(struct hb_migrator *m)
 
 	if (!d)
 		return;
-	teardown(d);
+	hb_damon_kd_stop(&d->kd);
 	free(d->pfn);
 	free(d->flags);
 	free(d->idx);
@@ -428,36 +154,31 @@ static void damon_close(struct hb_migrator *m)
 static int run_commit(struct damon *d, int nid, size_t n, const uint64_t *pfn,
 		      uint64_t *ret_bytes, struct hb_err *err)
 {
-	uint64_t want = n * d->page_size, a0, a, last, t0, t_change, quiet, limit;
-	uint64_t period = d->reset_ms * 1000000ULL;
+	uint64_t want = n * d->kd.page_size, a0, a, last, t0, t_change, quiet, limit;
+	uint64_t period = d->kd.reset_ms * 1000000ULL;
 	unsigned int polls = 0, quiet_polls;
 	int r, r2;
 
-	r = wait_first_apply(d, err);
+	r = hb_damon_kd_wait_first_apply(&d->kd, err);
 	if (r < 0)
 		return r;
 	/* after a fully applied commit nothing more can rise: no re-read */
 	if (d->applied_valid) {
 		a0 = d->applied_last;
 	} else {
-		r = read_applied(d, &a0, err);
+		r = hb_damon_kd_applied(&d->kd, &a0, err);
 		if (r < 0)
 			return r;
 	}
 	d->applied_valid = false;
-	if (nid != d->nid) {
-		r = wr_u64(d, SCHEME "/target_nid", (uint64_t)nid, err);
-		if (r < 0)
-			return r;
-		d->nid = nid;
-	}
-	r = write_regions(d, n, pfn, err);
-	if (r == 0)
-		r = wr(d, HB_DAMON_KD "/0/state", "commit", err);
+	r = hb_damon_kd_set_nid(&d->kd, nid, err);
+	if (r < 0)
+		return r;
+	r = hb_damon_kd_commit(&d->kd, n, pfn, err);
 	if (r < 0)
 		goto placeholder;
 	d->live = true;
-	t0 = now_ns();
+	t0 = hb_now_ns();
 	d->st.commits++;
 	d->st.pages_programmed += n;
 	/*
@@ -469,17 +190,17 @@ static int run_commit(struct damon *d, int nid, size_t n, const uint64_t *pfn,
 	 * regions outlasted the time, and a batch was taken as settled before
 	 * its first apply (0 of 4096 moved in the bench).
 	 */
-	quiet = d->quota_bytes ? 2 * period + d->aggr_ms * 1000000ULL
-			       : 3ULL * d->aggr_ms * 1000000ULL;
-	quiet_polls = d->quota_bytes ? 5 : 3;
+	quiet = d->kd.quota_bytes ? 2 * period + d->kd.aggr_ms * 1000000ULL
+			       : 3ULL * d->kd.aggr_ms * 1000000ULL;
+	quiet_polls = d->kd.quota_bytes ? 5 : 3;
 	limit = quiet + 2000000000ULL;
 	/*
 	 * Three periods a budget: a starved guest stretched 1.1 s periods to
 	 * 2.1-2.8 s, and a limit of one period a budget cut a batch short
 	 * while it still moved (the quiet rule ends one that stalls).
 	 */
-	if (d->quota_bytes)
-		limit += (want / d->quota_bytes + 1) * 3 * period;
+	if (d->kd.quota_bytes)
+		limit += (want / d->kd.quota_bytes + 1) * 3 * period;
 	last = a0;
 	t_change = t0;
 	/*
@@ -492,12 +213,12 @@ static int run_commit(struct damon *d, int nid, size_t n, const uint64_t *pfn,
 	for (;;) {
 		uint64_t t;
 
-		if (!d->quota_bytes)
-			sleep_ns(d->aggr_ms * 500000ULL);
-		r = read_applied(d, &a, err);
+		if (!d->kd.quota_bytes)
+			hb_damon_sleep_ns(d->kd.aggr_ms * 500000ULL);
+		r = hb_damon_kd_applied(&d->kd, &a, err);
 		if (r < 0)
 			goto placeholder;
-		t = now_ns();
+		t = hb_now_ns();
 		polls++;
 		if (a != last) {
 			last = a;
@@ -511,7 +232,7 @@ static int run_commit(struct damon *d, int nid, size_t n, const uint64_t *pfn,
 			break;
 		}
 	}
-	d->st.settle_us += (now_ns() - t0) / 1000;
+	d->st.settle_us += (hb_now_ns() - t0) / 1000;
 	*ret_bytes = a - a0;
 	d->st.bytes_applied += a - a0;
 	d->applied_last = a;
@@ -519,7 +240,7 @@ static int run_commit(struct damon *d, int nid, size_t n, const uint64_t *pfn,
 	return 0;
 placeholder:
 	d->applied_valid = false;
-	r2 = commit_placeholder(d, NULL);
+	r2 = hb_damon_kd_commit_placeholder(&d->kd, NULL);
 	d->live = r2 < 0;
 	return r;
 }
@@ -531,7 +252,7 @@ static int end_batch(struct damon *d, struct hb_err *err)
 
 	if (!d->live)
 		return 0;
-	r = commit_placeholder(d, err);
+	r = hb_damon_kd_commit_placeholder(&d->kd, err);
 	if (r == 0)
 		d->live = false;
 	return r;
@@ -578,7 +299,7 @@ static int cmp_idx(const void *a, const void *b)
 static void settle_status(struct damon *d, int nid, size_t k, const size_t *idx,
 			  const uint64_t *pfn, uint64_t bytes, int *status)
 {
-	uint64_t moved = bytes / d->page_size, off_lru = 0;
+	uint64_t moved = bytes / d->kd.page_size, off_lru = 0;
 	bool flags_ok;
 
 	if (moved >= k || moved == 0) {
@@ -590,7 +311,7 @@ static void settle_status(struct damon *d, int nid, size_t k, const size_t *idx,
 			d->st.pages_not_moved += k;
 		return;
 	}
-	flags_ok = hb_damon_kpageflags(d->root, k, pfn, d->flags) == 0;
+	flags_ok = hb_damon_kpageflags(d->kd.root, k, pfn, d->flags) == 0;
 	for (size_t i = 0; flags_ok && i < k; i++)
 		off_lru += !(d->flags[i] & STILL_THERE);
 	for (size_t i = 0; i < k; i++) {
@@ -623,7 +344,7 @@ static int move_to(struct damon *d, int nid, size_t n, const uint64_t *hpa, cons
 			d->idx[k++] = i;
 	sort_hpa = hpa;
 	qsort(d->idx, k, sizeof(*d->idx), cmp_idx);
-	r = hb_damon_node_headroom(d->root, nid, &headroom);
+	r = hb_damon_node_headroom(d->kd.root, nid, &headroom);
 	if (r < 0)
 		return hb_err_set(err, r == -ENOENT ? -ENODEV : r,
 				  "damon: node %d: no zones in /proc/zoneinfo (%s)", nid, strerror(-r));
@@ -632,10 +353,10 @@ static int move_to(struct damon *d, int nid, size_t n, const uint64_t *hpa, cons
 
 		for (size_t j = 0; j < k; j++) {
 			size_t i = d->idx[j];
-			uint64_t pfn = hpa[i] / d->page_size;
+			uint64_t pfn = hpa[i] / d->kd.page_size;
 			int src;
 
-			if (hpa[i] % d->page_size) {
+			if (hpa[i] % d->kd.page_size) {
 				status[i] = -EINVAL;
 				continue;
 			}
@@ -643,7 +364,7 @@ static int move_to(struct damon *d, int nid, size_t n, const uint64_t *hpa, cons
 				status[i] = -EBUSY;      /* the same page twice */
 				continue;
 			}
-			src = hb_damon_pfn_node(d->root, &bc, pfn, d->page_size);
+			src = hb_damon_pfn_node(d->kd.root, &bc, pfn, d->kd.page_size);
 			if (src == -EFAULT) {
 				status[i] = -EFAULT;
 				continue;
@@ -664,11 +385,11 @@ static int move_to(struct damon *d, int nid, size_t n, const uint64_t *hpa, cons
 		}
 		k = w;
 	}
-	/* one commit for up to DAMON_COMMIT_MAX pages; the kernel paces */
+	/* one commit for up to HB_DAMON_COMMIT_MAX pages; the kernel paces */
 	if (k)
 		d->st.batches++;
-	for (size_t j = 0; j < k; j += DAMON_COMMIT_MAX) {
-		size_t m = k - j < DAMON_COMMIT_MAX ? k - j : DAMON_COMMIT_MAX;
+	for (size_t j = 0; j < k; j += HB_DAMON_COMMIT_MAX) {
+		size_t m = k - j < HB_DAMON_COMMIT_MAX ? k - j : HB_DAMON_COMMIT_MAX;
 		uint64_t bytes = 0;
 
 		r = run_commit(d, nid, m, d->pfn + j, &bytes, err);

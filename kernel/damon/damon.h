@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * kernel/ internals of the damon backend (damon.c), shared by its helpers:
+ *   damon-sysfs.c  our kdamond through DAMON sysfs: set-up, commands, stop
  *   damon-probe.c  what is there before we write anything: DAMON sysfs,
  *                  kernel version, other DAMON users, our state file
  *   damon-node.c   what the batch checks: the target's free memory against
@@ -9,6 +10,7 @@
 #ifndef HB_KERNEL_DAMON_H
 #define HB_KERNEL_DAMON_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -19,13 +21,60 @@
 #define HB_DAMON_ADMIN "/sys/kernel/mm/damon/admin"
 #define HB_DAMON_KD HB_DAMON_ADMIN "/kdamonds"
 
-/* ---- damon.c ---- */
+/* regions per commit; writing 8192 from C took 0.8 s under TCG */
+#define HB_DAMON_COMMIT_MAX 4096
+/* min = max nr_regions: above HB_DAMON_COMMIT_MAX + the placeholder (damon.c) */
+#define HB_DAMON_NR_REGIONS (HB_DAMON_COMMIT_MAX + 16)
+/* the placeholder region: PFN 1, reserved memory on x86 */
+#define HB_DAMON_PLACEHOLDER_START 4096ULL
+
+struct hb_damon_found;
+
+/* ---- damon-sysfs.c: the migrator's kdamond 0 ---- */
 
 /*
  * Writes value to root/path (the sys.c seam), retrying -EBUSY for about a
  * second: DAMON sysfs takes its lock with mutex_trylock. err names the file.
  */
 int hb_damon_write(const char *root, const char *path, const char *value, struct hb_err *err);
+void hb_damon_sleep_ns(uint64_t ns);
+
+/* Our kdamond as set up: the backend fills the first block, start the rest. */
+struct hb_damon_kd {
+	char root[256];
+	char state_path[PATH_MAX];
+	uint64_t page_size;
+	unsigned int reset_ms, aggr_ms;  /* reset_ms: the apply period P with a
+					    rate (configured + aggr) */
+	uint64_t quota_bytes;         /* per apply period; 0 = none */
+	/* set by hb_damon_kd_start() and the commands */
+	bool tried_once;              /* the scheme was applied since `on` */
+	int nid;                      /* target_nid written last, -1 none */
+	uint64_t on_ns;               /* when the kdamond was turned on */
+	pid_t kdamond_pid;
+	bool on;
+	unsigned int nr_kdamonds;     /* we made: ours (0) and the monitor's (1) */
+};
+
+/*
+ * Stops our leftovers (found->ours) or, for a takeover, others' kdamonds;
+ * makes nr_kdamonds (2 with monitor: kdamond 1 left off), sets kdamond 0
+ * up with the placeholder region, turns it on and writes the state file.
+ * On failure after nr_kdamonds, everything is undone (hb_damon_kd_stop).
+ */
+int hb_damon_kd_start(struct hb_damon_kd *d, const struct hb_damon_found *found, bool monitor,
+		      struct hb_err *err);
+/* off (both kdamonds), nr_kdamonds 0, the state file removed */
+void hb_damon_kd_stop(struct hb_damon_kd *d);
+/* with a quota: waits until the scheme was applied once since `on` */
+int hb_damon_kd_wait_first_apply(struct hb_damon_kd *d, struct hb_err *err);
+/* update_schemes_stats, then stats/sz_applied */
+int hb_damon_kd_applied(struct hb_damon_kd *d, uint64_t *ret, struct hb_err *err);
+/* target_nid, written only when it changes */
+int hb_damon_kd_set_nid(struct hb_damon_kd *d, int nid, struct hb_err *err);
+/* pfn[0..n) (sorted, no repeats) as one-page regions, then commit */
+int hb_damon_kd_commit(struct hb_damon_kd *d, size_t n, const uint64_t *pfn, struct hb_err *err);
+int hb_damon_kd_commit_placeholder(struct hb_damon_kd *d, struct hb_err *err);
 
 /* ---- damon-probe.c ---- */
 

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: MIT
+/*
+ * damon: the migrator's kdamond, sequenced through DAMON sysfs
+ * (/sys/kernel/mm/damon/admin): its set-up and tear-down, the commands
+ * (commit, update_schemes_stats) and the files they read or write. What is
+ * committed and when a batch has settled is the backend's (damon.c); why
+ * the sequence is what it is, is said there too.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "damon.h"
+#include "util/macro.h"
+
+#define CTX HB_DAMON_KD "/0/contexts/0"
+#define SCHEME CTX "/schemes/0"
+#define REGIONS CTX "/targets/0/regions"
+
+void hb_damon_sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000ULL),
+			       .tv_nsec = (long)(ns % 1000000000ULL) };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/*
+ * DAMON sysfs takes its lock with mutex_trylock: -EBUSY while another
+ * command is in flight. Retry that for about a second.
+ */
+int hb_damon_write(const char *root, const char *path, const char *value, struct hb_err *err)
+{
+	int r;
+
+	for (int tries = 0; (r = hb_sys_damon_write(root, path, value)) == -EBUSY && tries < 100;
+	     tries++)
+		hb_damon_sleep_ns(10000000ULL);
+
+	if (r < 0)
+		return hb_err_set(err, r, "damon: writing '%s' to %s: %s", value, path, strerror(-r));
+	return 0;
+}
+
+static int wr(struct hb_damon_kd *d, const char *path, const char *value, struct hb_err *err)
+{
+	return hb_damon_write(d->root, path, value, err);
+}
+
+static int wr_u64(struct hb_damon_kd *d, const char *path, uint64_t v, struct hb_err *err)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+	return wr(d, path, buf, err);
+}
+
+static int read_stat(struct hb_damon_kd *d, const char *name, uint64_t *ret, struct hb_err *err)
+{
+	char path[128];
+	int r;
+
+	snprintf(path, sizeof(path), SCHEME "/stats/%s", name);
+	r = hb_read_u64(d->root, path, 10, ret);
+	if (r < 0)
+		return hb_err_set(err, r, "damon: reading %s: %s", path, strerror(-r));
+	return 0;
+}
+
+int hb_damon_kd_applied(struct hb_damon_kd *d, uint64_t *ret, struct hb_err *err)
+{
+	int r = wr(d, HB_DAMON_KD "/0/state", "update_schemes_stats", err);
+
+	return r < 0 ? r : read_stat(d, "sz_applied", ret, err);
+}
+
+/*
+ * The first apply after `on` is unlimited (see damon.c): wait until it has
+ * been made on the placeholder (nr_tried > 0), at most 20 periods.
+ */
+int hb_damon_kd_wait_first_apply(struct hb_damon_kd *d, struct hb_err *err)
+{
+	uint64_t t0 = hb_now_ns(), tried = 0, limit = 20ULL * d->reset_ms * 1000000ULL;
+	uint64_t first_ok = d->on_ns + (uint64_t)(d->reset_ms + d->aggr_ms) * 1000000ULL;
+	int r;
+
+	if (d->tried_once || !d->quota_bytes)
+		return 0;
+	if (hb_now_ns() < first_ok)
+		hb_damon_sleep_ns(first_ok - hb_now_ns());
+	for (;;) {
+		r = wr(d, HB_DAMON_KD "/0/state", "update_schemes_stats", err);
+		if (r == 0)
+			r = read_stat(d, "nr_tried", &tried, err);
+		if (r < 0)
+			return r;
+		if (tried > 0)
+			break;
+		if (hb_now_ns() - t0 >= limit)
+			return hb_err_set(err, -ETIMEDOUT,
+					  "damon: the kdamond has not applied its scheme once in %llu ms",
+					  (unsigned long long)((hb_now_ns() - d->on_ns) / 1000000));
+		hb_damon_sleep_ns(d->aggr_ms * 1000000ULL);
+	}
+	d->tried_once = true;
+	return 0;
+}
+
+int hb_damon_kd_set_nid(struct hb_damon_kd *d, int nid, struct hb_err *err)
+{
+	int r;
+
+	if (nid == d->nid)
+		return 0;
+	r = wr_u64(d, SCHEME "/target_nid", (uint64_t)nid, err);
+	if (r < 0)
+		return r;
+	d->nid = nid;
+	return 0;
+}
+
+/* nr_regions, then each start/end: pfns must be sorted, without repeats */
+static int write_regions(struct hb_damon_kd *d, size_t n, const uint64_t *pfn, struct hb_err *err)
+{
+	char path[128];
+	int r = wr_u64(d, REGIONS "/nr_regions", n, err);
+
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		snprintf(path, sizeof(path), REGIONS "/%zu/start", i);
+		r = wr_u64(d, path, pfn[i] * d->page_size, err);
+		snprintf(path, sizeof(path), REGIONS "/%zu/end", i);
+		if (r == 0)
+			r = wr_u64(d, path, (pfn[i] + 1) * d->page_size, err);
+	}
+	return r;
+}
+
+int hb_damon_kd_commit(struct hb_damon_kd *d, size_t n, const uint64_t *pfn, struct hb_err *err)
+{
+	int r = write_regions(d, n, pfn, err);
+
+	return r < 0 ? r : wr(d, HB_DAMON_KD "/0/state", "commit", err);
+}
+
+int hb_damon_kd_commit_placeholder(struct hb_damon_kd *d, struct hb_err *err)
+{
+	uint64_t pfn = HB_DAMON_PLACEHOLDER_START / d->page_size;
+
+	return hb_damon_kd_commit(d, 1, &pfn, err);
+}
+
+/* ---- set-up and tear-down ---- */
+
+void hb_damon_kd_stop(struct hb_damon_kd *d)
+{
+	if (d->on)
+		(void)hb_sys_damon_write(d->root, HB_DAMON_KD "/0/state", "off");
+	d->on = false;
+	/* the monitor's kdamond too: nr_kdamonds cannot change while one is on */
+	if (d->nr_kdamonds > 1)
+		(void)hb_sys_damon_write(d->root, HB_DAMON_KD "/1/state", "off");
+	(void)hb_sys_damon_write(d->root, HB_DAMON_KD "/nr_kdamonds", "0");
+	hb_damon_state_remove(d->state_path);
+}
+
+static bool has_word(const char *list, const char *w)
+{
+	size_t n = strlen(w);
+
+	for (const char *p = list; (p = strstr(p, w)); p += n)
+		if ((p == list || p[-1] == ' ' || p[-1] == '\n') && (!p[n] || p[n] == ' ' || p[n] == '\n'))
+			return true;
+	return false;
+}
+
+/* other users' kdamonds: stop each that is on (takeover only) */
+static int stop_others(struct hb_damon_kd *d, uint64_t nr, struct hb_err *err)
+{
+	for (uint64_t i = 0; i < nr; i++) {
+		char path[128], state[16];
+
+		snprintf(path, sizeof(path), HB_DAMON_KD "/%llu/state", (unsigned long long)i);
+		if (hb_read_text(d->root, path, state, sizeof(state)) > 0 && !strcmp(state, "on")) {
+			int r = wr(d, path, "off", err);
+
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
+static int setup(struct hb_damon_kd *d, struct hb_err *err)
+{
+	char avail[256], pid[32];
+	int64_t p;
+	int r;
+
+	r = wr(d, HB_DAMON_KD "/0/contexts/nr_contexts", "1", err);
+	if (r < 0)
+		return r;
+	r = hb_read_text(d->root, CTX "/avail_operations", avail, sizeof(avail));
+	if (r < 0)
+		return hb_err_set(err, r, "damon: reading %s/avail_operations: %s", CTX, strerror(-r));
+	if (!has_word(avail, "paddr"))
+		return hb_err_set(err, -EOPNOTSUPP,
+				  "damon: no paddr operations (avail_operations: %s; CONFIG_DAMON_PADDR)",
+				  avail);
+	if ((r = wr(d, CTX "/operations", "paddr", err)) < 0 ||
+	    (r = wr_u64(d, CTX "/monitoring_attrs/intervals/sample_us", d->aggr_ms * 1000ULL, err)) < 0 ||
+	    (r = wr_u64(d, CTX "/monitoring_attrs/intervals/aggr_us", d->aggr_ms * 1000ULL, err)) < 0 ||
+	    (r = wr_u64(d, CTX "/monitoring_attrs/intervals/update_us", d->aggr_ms * 10000ULL, err)) < 0 ||
+	    (r = wr_u64(d, CTX "/monitoring_attrs/nr_regions/max", HB_DAMON_NR_REGIONS, err)) < 0 ||
+	    (r = wr_u64(d, CTX "/monitoring_attrs/nr_regions/min", HB_DAMON_NR_REGIONS, err)) < 0 ||
+	    (r = wr(d, CTX "/targets/nr_targets", "1", err)) < 0 ||
+	    (r = wr(d, CTX "/schemes/nr_schemes", "1", err)) < 0)
+		return r;
+	r = hb_sys_damon_write(d->root, SCHEME "/action", "migrate_hot");
+	if (r < 0)
+		return hb_err_set(err, r == -EINVAL ? -EOPNOTSUPP : r,
+				  "damon: the kernel refuses action migrate_hot (%s)", strerror(-r));
+	if ((r = wr(d, SCHEME "/target_nid", "0", err)) < 0 ||
+	    (r = wr_u64(d, SCHEME "/apply_interval_us",
+			d->quota_bytes ? d->reset_ms * 1000ULL : 0, err)) < 0 ||
+	    (r = wr(d, SCHEME "/access_pattern/sz/min", "0", err)) < 0 ||
+	    (r = wr(d, SCHEME "/access_pattern/sz/max", "18446744073709551615", err)) < 0 ||
+	    (r = wr(d, SCHEME "/access_pattern/nr_accesses/min", "0", err)) < 0 ||
+	    (r = wr(d, SCHEME "/access_pattern/nr_accesses/max", "4294967295", err)) < 0 ||
+	    (r = wr(d, SCHEME "/access_pattern/age/min", "0", err)) < 0 ||
+	    (r = wr(d, SCHEME "/access_pattern/age/max", "4294967295", err)) < 0 ||
+	    (r = wr(d, SCHEME "/quotas/ms", "0", err)) < 0 ||
+	    (r = wr_u64(d, SCHEME "/quotas/bytes", d->quota_bytes, err)) < 0 ||
+	    (r = wr_u64(d, SCHEME "/quotas/reset_interval_ms", d->reset_ms - d->aggr_ms, err)) < 0 ||
+	    (r = wr(d, SCHEME "/watermarks/metric", "none", err)) < 0)
+		return r;
+	d->nid = 0;
+	/* the placeholder first: no real range before the first apply */
+	r = write_regions(d, 1, &(uint64_t){ HB_DAMON_PLACEHOLDER_START / d->page_size }, err);
+	if (r < 0)
+		return r;
+	r = hb_sys_damon_write(d->root, HB_DAMON_KD "/0/state", "on");
+	if (r < 0)
+		return hb_err_set(err, r, "damon: the kdamond would not start (writing 'on' to %s/0/state: %s)",
+				  HB_DAMON_KD, strerror(-r));
+	d->on = true;
+	d->on_ns = hb_now_ns();
+	if (hb_read_text(d->root, HB_DAMON_KD "/0/pid", pid, sizeof(pid)) < 0 ||
+	    hb_parse_i64(pid, &p) < 0 || p <= 0 || p > INT_MAX)
+		return hb_err_set(err, -ESRCH, "damon: the kdamond did not start (pid '%s')", pid);
+	d->kdamond_pid = (pid_t)p;
+	return 0;
+}
+
+int hb_damon_kd_start(struct hb_damon_kd *d, const struct hb_damon_found *found_in,
+		      bool monitor, struct hb_err *err)
+{
+	struct hb_damon_found found = *found_in;
+	int r;
+
+	d->nid = -1;
+	if (found.ours) {
+		/* ours (and its monitor's) from a run that did not close: off, then as found */
+		for (uint64_t k = 0; k < found.nr_kdamonds; k++) {
+			char path[96];
+
+			snprintf(path, sizeof(path), HB_DAMON_KD "/%llu/state", (unsigned long long)k);
+			(void)hb_sys_damon_write(d->root, path, "off");
+		}
+		found.nr_kdamonds = 0;
+	} else if (found.nr_kdamonds > 0) {
+		r = stop_others(d, found.nr_kdamonds, err);
+		if (r < 0)
+			return r;
+	}
+	/*
+	 * All of them at once, before any is on: the kernel refuses to change
+	 * nr_kdamonds while one is (EBUSY). The monitor's stays off here.
+	 */
+	d->nr_kdamonds = monitor ? 2 : 1;
+	r = wr_u64(d, HB_DAMON_KD "/nr_kdamonds", d->nr_kdamonds, err);
+	if (r < 0)
+		return r;
+	r = setup(d, err);
+	if (r < 0)
+		goto err_stop;
+	r = hb_damon_state_write(d->state_path, d->kdamond_pid, found.nr_kdamonds);
+	if (r < 0) {
+		hb_err_set(err, r, "damon: writing the state file %s: %s", d->state_path,
+			   strerror(-r));
+		goto err_stop;
+	}
+	return 0;
+
+err_stop:
+	hb_damon_kd_stop(d);
+	return r;
+}
