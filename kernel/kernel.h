@@ -10,7 +10,7 @@
  *            mainline those are futex_wake and mseal), so it is used only
  *            after hb_mpp_probe() has proved the running kernel has it.
  *   damon    stock kernels >= 6.11: DAMON's paddr operations with the
- *            migrate_hot action, one single-page region per page, driven
+ *            migrate_hot action, a region per run of contiguous pages, driven
  *            through /sys/kernel/mm/damon/admin (damon/).
  *   pagemap  stock kernels: reverse-map PFNs to (pid, virtual page) through
  *            /proc/<pid>/pagemap, then move_pages(2) per process.
@@ -165,7 +165,7 @@ int hb_damon_probe(const struct hb_migrator_config *cfg, struct hb_err *err);
 struct hb_damon_stats {
 	uint64_t batches;             /* per target node and move call: pages checked, committed */
 	uint64_t commits;             /* region sets committed (a batch is one or more) */
-	uint64_t pages_programmed;    /* single-page regions committed */
+	uint64_t pages_programmed;    /* pages committed (in ranges) */
 	uint64_t bytes_applied;       /* measured: sum of sz_applied deltas */
 	uint64_t pages_moved;         /* inferred: reported moved per page */
 	uint64_t pages_not_moved;     /* inferred: still in their source frame */

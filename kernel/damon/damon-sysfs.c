@@ -124,34 +124,137 @@ int hb_damon_kd_set_nid(struct hb_damon_kd *d, int nid, struct hb_err *err)
 	return 0;
 }
 
-/* nr_regions, then each start/end: pfns must be sorted, without repeats */
-static int write_regions(struct hb_damon_kd *d, size_t n, const uint64_t *pfn, struct hb_err *err)
+static size_t dirs_for(size_t n)
 {
-	char path[128];
-	int r = wr_u64(d, REGIONS "/nr_regions", n, err);
+	size_t d = 1;
 
-	for (size_t i = 0; r == 0 && i < n; i++) {
-		snprintf(path, sizeof(path), REGIONS "/%zu/start", i);
-		r = wr_u64(d, path, pfn[i] * d->page_size, err);
-		snprintf(path, sizeof(path), REGIONS "/%zu/end", i);
-		if (r == 0)
-			r = wr_u64(d, path, (pfn[i] + 1) * d->page_size, err);
-	}
-	return r;
+	while (d < n && d < HB_DAMON_COMMIT_MAX)
+		d <<= 1;
+	return d;
 }
 
-int hb_damon_kd_commit(struct hb_damon_kd *d, size_t n, const uint64_t *pfn, struct hb_err *err)
+/* nr_regions = n: every directory removed and made again, contents unknown */
+static int resize_dirs(struct hb_damon_kd *d, size_t n, struct hb_err *err)
 {
-	int r = write_regions(d, n, pfn, err);
+	uint64_t *s = malloc(n * sizeof(*s)), *e = malloc(n * sizeof(*e));
+	int r;
+
+	if (!s || !e) {
+		free(s);
+		free(e);
+		return hb_err_set(err, -ENOMEM, "out of memory");
+	}
+	free(d->dir_start);
+	free(d->dir_end);
+	d->dir_start = s;
+	d->dir_end = e;
+	d->nr_dirs = 0;
+	d->small_commits = 0;
+	r = wr_u64(d, REGIONS "/nr_regions", n, err);
+	if (r < 0)
+		return r;     /* nr_dirs 0: written again next time */
+	d->dir_resizes++;
+	for (size_t i = 0; i < n; i++)
+		s[i] = e[i] = UINT64_MAX;
+	d->nr_dirs = n;
+	return 0;
+}
+
+static int write_dir(struct hb_damon_kd *d, size_t i, const char *file, uint64_t *have, uint64_t v,
+		     struct hb_err *err)
+{
+	char path[128];
+	int r;
+
+	if (*have == v)
+		return 0;
+	snprintf(path, sizeof(path), REGIONS "/%zu/%s", i, file);
+	*have = UINT64_MAX;
+	r = wr_u64(d, path, v, err);
+	if (r < 0)
+		return r;
+	*have = v;
+	d->dir_writes++;
+	return 0;
+}
+
+/*
+ * The real ranges in directories 0..n-1, inert pages above every real
+ * address in the rest (so the whole stays sorted), only changed files
+ * written. Grows to the next power of two when n does not fit; shrinks
+ * after HB_DAMON_SHRINK_AFTER real commits in a row that used under an
+ * eighth of the directories.
+ */
+static int write_ranges(struct hb_damon_kd *d, size_t n, const struct hb_damon_range *rg,
+			struct hb_err *err)
+{
+	size_t want = dirs_for(n ? n : 1);
+	int r;
+
+	if (n) {
+		if (n * 8 < d->nr_dirs)
+			d->small_commits++;
+		else
+			d->small_commits = 0;
+	}
+	if (want > d->nr_dirs || (n && d->small_commits >= HB_DAMON_SHRINK_AFTER)) {
+		r = resize_dirs(d, want, err);
+		if (r < 0)
+			return r;
+	}
+	for (size_t i = 0; i < d->nr_dirs; i++) {
+		uint64_t start = i < n ? rg[i].pfn * d->page_size
+				       : HB_DAMON_INERT_BASE + i * d->page_size;
+		uint64_t end = i < n ? (rg[i].pfn + rg[i].n) * d->page_size : start + d->page_size;
+
+		/* the kernel checks them only at commit: no order needed */
+		if ((r = write_dir(d, i, "start", &d->dir_start[i], start, err)) < 0 ||
+		    (r = write_dir(d, i, "end", &d->dir_end[i], end, err)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+int hb_damon_kd_commit(struct hb_damon_kd *d, size_t n, const struct hb_damon_range *rg,
+		       struct hb_err *err)
+{
+	int r = write_ranges(d, n, rg, err);
 
 	return r < 0 ? r : wr(d, HB_DAMON_KD "/0/state", "commit", err);
 }
 
 int hb_damon_kd_commit_placeholder(struct hb_damon_kd *d, struct hb_err *err)
 {
-	uint64_t pfn = HB_DAMON_PLACEHOLDER_START / d->page_size;
+	return hb_damon_kd_commit(d, 0, NULL, err);
+}
 
-	return hb_damon_kd_commit(d, 1, &pfn, err);
+static bool present(const struct hb_damon_kd *d, const char *path)
+{
+	char p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s%s", d->root, path);
+	return access(p, F_OK) == 0;
+}
+
+/* what damo's sysinfo reads: the files a feature added */
+static void probe_features(struct hb_damon_kd *d)
+{
+	d->feat = (struct hb_damon_features){
+		.quota_goals = present(d, SCHEME "/quotas/goals"),
+		.intervals_goal = present(d, CTX "/monitoring_attrs/intervals/intervals_goal"),
+		.dests = present(d, SCHEME "/dests"),
+		.addr_unit = present(d, CTX "/addr_unit"),
+	};
+}
+
+void hb_damon_features_describe(const struct hb_damon_features *f, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s%s%s%s", f->quota_goals ? " quota_goals" : "",
+		 f->intervals_goal ? " intervals_goal" : "", f->dests ? " dests" : "",
+		 f->addr_unit ? " addr_unit" : "");
+	if (!buf[0])
+		snprintf(buf, size, " none");
+	memmove(buf, buf + 1, strlen(buf));
 }
 
 /* ---- set-up and tear-down ---- */
@@ -166,6 +269,10 @@ void hb_damon_kd_stop(struct hb_damon_kd *d)
 		(void)hb_sys_damon_write(d->root, HB_DAMON_KD "/1/state", "off");
 	(void)hb_sys_damon_write(d->root, HB_DAMON_KD "/nr_kdamonds", "0");
 	hb_damon_state_remove(d->state_path);
+	free(d->dir_start);
+	free(d->dir_end);
+	d->dir_start = d->dir_end = NULL;
+	d->nr_dirs = 0;
 }
 
 static bool has_word(const char *list, const char *w)
@@ -239,8 +346,9 @@ static int setup(struct hb_damon_kd *d, struct hb_err *err)
 	    (r = wr(d, SCHEME "/watermarks/metric", "none", err)) < 0)
 		return r;
 	d->nid = 0;
+	probe_features(d);
 	/* the placeholder first: no real range before the first apply */
-	r = write_regions(d, 1, &(uint64_t){ HB_DAMON_PLACEHOLDER_START / d->page_size }, err);
+	r = write_ranges(d, 0, NULL, err);
 	if (r < 0)
 		return r;
 	r = hb_sys_damon_write(d->root, HB_DAMON_KD "/0/state", "on");

@@ -9,17 +9,21 @@
  * The traps (../shared/notes/linux-6.12.md), and what this file does:
  *  - Fallback to a non-target node: within one migrate_pages() call of a
  *    multi-page region, 6.12's alloc_migrate_folio() drops the node
- *    restriction after its first success, so pages went to a third node and
- *    were counted as applied. Every region here is ONE page, and DAMON can
- *    never merge two of them: kdamond_merge_regions() merges neighbours
- *    only while their sum stays within damon_region_sz_limit(), the
- *    monitored size over min_nr_regions, at least DAMON_MIN_REGION. With
- *    min_nr_regions above the most regions a commit holds, that limit is
- *    one page, so a merged pair (two pages) is never allowed. A one-page
- *    region is one folio in one migrate_pages() call: nothing to fall back
- *    for. On top, the target's free pages are checked against its high
- *    watermarks before each commit and pages beyond that are not
- *    programmed (-ENOMEM).
+ *    restriction after its first success, and when a later allocation on
+ *    the target fails the page goes to another node (with node 0 nearly
+ *    full, 10122 of 16384 pages went to a third node and were counted as
+ *    applied). The allocation (GFP_NOWAIT, __GFP_THISNODE, no reserves)
+ *    fails only once the target's zone is below its min watermark plus the
+ *    lowmem reserve. So the target's free pages are checked against its
+ *    HIGH watermark plus that reserve before each commit, and pages beyond
+ *    that are not programmed (-ENOMEM): everything programmed fits with
+ *    the high-min gap to spare, and only another allocator eating that gap
+ *    during the apply could make one fall back. Given that, contiguous
+ *    pages go as one region (a range), which is what makes a batch cheap:
+ *    fewer regions to write and for the kdamond to walk. Region
+ *    directories are kept between commits (damon-sysfs.c): writing
+ *    nr_regions removes and makes every one of them again, which under
+ *    TCG cost seconds per 4096.
  *  - The rate: the kernel paces, not we. With a rate, the scheme applies
  *    once per period P (apply_interval_us; P = the configured reset
  *    interval plus one aggregation) and its quota window (reset_interval_ms
@@ -28,13 +32,13 @@
  *    the apply clock (damon_set_attrs() sets next_apply_sis), so the first
  *    apply after any commit is P later: no two budgets can land within P,
  *    whenever a commit comes. A batch is then one commit (up to 4096
- *    regions) that the kernel works through a budget per apply, resuming
+ *    ranges) that the kernel works through a budget per apply, resuming
  *    where the last one stopped (damos_skip_charged_region()).
  *  - Quota not applied in the first window: 6.12 sets the effective quota
  *    only when a window ends, so the first apply after `on` is unlimited.
- *    The kdamond starts with a placeholder region (PFN 1, reserved memory
- *    on x86) and no real range is committed before the scheme was applied
- *    once (stats/nr_tried > 0, checked).
+ *    The kdamond starts with the placeholder (inert regions beyond any
+ *    physical memory, damon.h) and no real range is committed before the
+ *    scheme was applied once (stats/nr_tried > 0, checked).
  *  - It keeps going: once sz_applied stops rising (or reached the batch),
  *    the placeholder is committed. With a rate, the next apply is a whole
  *    period after the last one, which is the time we have to see the batch
@@ -67,6 +71,7 @@ struct damon {
 	/* per batch scratch */
 	uint64_t *pfn, *flags;
 	size_t *idx;
+	struct hb_damon_range *rg;    /* HB_DAMON_COMMIT_MAX */
 	size_t cap;
 };
 
@@ -76,6 +81,7 @@ static int damon_open(struct hb_migrator *m, const struct hb_migrator_config *cf
 	struct hb_damon_found found;
 	struct hb_damon_kd *kd;
 	struct damon *d;
+	char feat[96];
 	long ps = sysconf(_SC_PAGESIZE);
 	int r;
 
@@ -83,14 +89,25 @@ static int damon_open(struct hb_migrator *m, const struct hb_migrator_config *cf
 	if (r < 0)
 		return r;
 	d = calloc(1, sizeof(*d));
-	if (!d)
+	if (d)
+		d->rg = calloc(HB_DAMON_COMMIT_MAX, sizeof(*d->rg));
+	if (!d || !d->rg) {
+		free(d);
 		return hb_err_set(err, -ENOMEM, "out of memory");
+	}
 	kd = &d->kd;
 	snprintf(kd->root, sizeof(kd->root), "%s", m->root);
 	if (cfg->damon_state)
 		snprintf(kd->state_path, sizeof(kd->state_path), "%s", cfg->damon_state);
 	kd->page_size = ps > 0 ? (uint64_t)ps : 4096;
-	kd->aggr_ms = cfg->damon_aggr_ms ? cfg->damon_aggr_ms : 100;
+	/*
+	 * Without a rate the aggregation is short: a commit is taken at the
+	 * next aggregation and applied one later, so with 20 ms the apply has
+	 * begun before the writer of `commit` wakes (6.12 polls every 100 ms
+	 * for the command to be served), and the stats update after it sees
+	 * the batch done. With a rate the apply period keeps its 100 ms.
+	 */
+	kd->aggr_ms = cfg->damon_aggr_ms ? cfg->damon_aggr_ms : cfg->rate_bytes ? 100 : 20;
 	kd->reset_ms = (cfg->damon_reset_ms ? cfg->damon_reset_ms : 1000) + kd->aggr_ms;
 	if (cfg->rate_bytes) {
 		/*
@@ -116,15 +133,23 @@ static int damon_open(struct hb_migrator *m, const struct hb_migrator_config *cf
 	}
 	r = hb_damon_kd_start(kd, &found, cfg->damon_monitor, err);
 	if (r < 0) {
+		free(d->rg);
 		free(d);
 		return r;
 	}
+	/*
+	 * A fresh kdamond's scheme stats start at 0, and its only regions so
+	 * far are inert: sz_applied is 0 without asking (a command saved).
+	 */
+	d->applied_last = 0;
+	d->applied_valid = true;
+	hb_damon_features_describe(&kd->feat, feat, sizeof(feat));
 	snprintf(m->describe, sizeof(m->describe),
-		 "damon: DAMOS migrate_hot on paddr, kdamond pid %d, single-page regions, "
-		 "quota %llu bytes per apply every %u ms%s%s", (int)kd->kdamond_pid,
+		 "damon: DAMOS migrate_hot on paddr, kdamond pid %d, contiguous pages as one region, "
+		 "quota %llu bytes per apply every %u ms%s%s; features: %s", (int)kd->kdamond_pid,
 		 (unsigned long long)kd->quota_bytes, kd->reset_ms,
 		 found.nr_kdamonds ? " (took DAMON over)" : "",
-		 cfg->damon_monitor ? "; kdamond 1 made for the coldness monitor" : "");
+		 cfg->damon_monitor ? "; kdamond 1 made for the coldness monitor" : "", feat);
 	m->priv = d;
 	return 0;
 }
@@ -139,22 +164,23 @@ static void damon_close(struct hb_migrator *m)
 	free(d->pfn);
 	free(d->flags);
 	free(d->idx);
+	free(d->rg);
 	free(d);
 }
 
 /* ---- a batch ---- */
 
 /*
- * Commits pfn[0..n) (sorted, no repeats) as single-page regions for target
+ * Commits rg[0..n) (sorted, apart), pages in all, as regions for target
  * nid and waits until sz_applied settles: the kernel moves them, with a rate
  * one budget per apply period. The ranges stay live until the next commit
  * replaces them or end_batch() commits the placeholder (on an error here,
  * at once). ret_bytes: the measured delta.
  */
-static int run_commit(struct damon *d, int nid, size_t n, const uint64_t *pfn,
-		      uint64_t *ret_bytes, struct hb_err *err)
+static int run_commit(struct damon *d, int nid, size_t n, const struct hb_damon_range *rg,
+		      uint64_t pages, uint64_t *ret_bytes, struct hb_err *err)
 {
-	uint64_t want = n * d->kd.page_size, a0, a, last, t0, t_change, quiet, limit;
+	uint64_t want = pages * d->kd.page_size, a0, a, last, t0, t_change, quiet, limit;
 	uint64_t period = d->kd.reset_ms * 1000000ULL;
 	unsigned int polls = 0, quiet_polls;
 	int r, r2;
@@ -174,13 +200,13 @@ static int run_commit(struct damon *d, int nid, size_t n, const uint64_t *pfn,
 	r = hb_damon_kd_set_nid(&d->kd, nid, err);
 	if (r < 0)
 		return r;
-	r = hb_damon_kd_commit(&d->kd, n, pfn, err);
+	r = hb_damon_kd_commit(&d->kd, n, rg, err);
 	if (r < 0)
 		goto placeholder;
 	d->live = true;
 	t0 = hb_now_ns();
 	d->st.commits++;
-	d->st.pages_programmed += n;
+	d->st.pages_programmed += pages;
 	/*
 	 * Settled: the delta covers the commit, or nothing rose for three
 	 * aggregations (with a rate: two apply periods and one more, as the
@@ -201,6 +227,8 @@ static int run_commit(struct damon *d, int nid, size_t n, const uint64_t *pfn,
 	 */
 	if (d->kd.quota_bytes)
 		limit += (want / d->kd.quota_bytes + 1) * 3 * period;
+	else
+		limit += pages * 200000ULL;   /* 65536 pages took 7 s under TCG */
 	last = a0;
 	t_change = t0;
 	/*
@@ -385,14 +413,22 @@ static int move_to(struct damon *d, int nid, size_t n, const uint64_t *hpa, cons
 		}
 		k = w;
 	}
-	/* one commit for up to HB_DAMON_COMMIT_MAX pages; the kernel paces */
+	/* contiguous pages as one range, up to HB_DAMON_COMMIT_MAX ranges a commit */
 	if (k)
 		d->st.batches++;
-	for (size_t j = 0; j < k; j += HB_DAMON_COMMIT_MAX) {
-		size_t m = k - j < HB_DAMON_COMMIT_MAX ? k - j : HB_DAMON_COMMIT_MAX;
+	for (size_t j = 0; j < k;) {
+		size_t nr = 0, m = 0;
 		uint64_t bytes = 0;
 
-		r = run_commit(d, nid, m, d->pfn + j, &bytes, err);
+		while (j + m < k && nr < HB_DAMON_COMMIT_MAX) {
+			uint64_t first = d->pfn[j + m], len = 1;
+
+			while (j + m + len < k && d->pfn[j + m + len] == first + len)
+				len++;
+			d->rg[nr++] = (struct hb_damon_range){ .pfn = first, .n = len };
+			m += len;
+		}
+		r = run_commit(d, nid, nr, d->rg, m, &bytes, err);
 		if (r < 0) {
 			(void)end_batch(d, NULL);
 			for (size_t i = j; i < k; i++)
@@ -400,6 +436,7 @@ static int move_to(struct damon *d, int nid, size_t n, const uint64_t *hpa, cons
 			return r;
 		}
 		settle_status(d, nid, m, d->idx + j, d->pfn + j, bytes, status);
+		j += m;
 	}
 	return end_batch(d, err);
 }

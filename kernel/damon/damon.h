@@ -21,12 +21,37 @@
 #define HB_DAMON_ADMIN "/sys/kernel/mm/damon/admin"
 #define HB_DAMON_KD HB_DAMON_ADMIN "/kdamonds"
 
-/* regions per commit; writing 8192 from C took 0.8 s under TCG */
+/* regions (ranges) per commit, and the most region directories kept */
 #define HB_DAMON_COMMIT_MAX 4096
-/* min = max nr_regions: above HB_DAMON_COMMIT_MAX + the placeholder (damon.c) */
+/* min = max nr_regions: above HB_DAMON_COMMIT_MAX (damon.c says why) */
 #define HB_DAMON_NR_REGIONS (HB_DAMON_COMMIT_MAX + 16)
-/* the placeholder region: PFN 1, reserved memory on x86 */
-#define HB_DAMON_PLACEHOLDER_START 4096ULL
+/*
+ * Inert regions: region directory i that holds no real range holds the
+ * page at HB_DAMON_INERT_BASE + i pages. No memory can be there: every
+ * 64-bit architecture's MAX_PHYSMEM_BITS is at most 52, and DAMON's paddr
+ * operations find no page beyond NR_MEM_SECTIONS (pfn_to_online_page()),
+ * so nothing is checked, isolated or moved there.
+ */
+#define HB_DAMON_INERT_BASE (1ULL << 56)
+/* commits in a row that need under 1/8 of the directories: then shrink */
+#define HB_DAMON_SHRINK_AFTER 16
+
+/* pages [pfn, pfn + n): one DAMON region */
+struct hb_damon_range {
+	uint64_t pfn, n;
+};
+
+/*
+ * DAMON sysfs features, each from a file or folder that is there once the
+ * context and scheme are made (as `damo report sysinfo` probes them), never
+ * from the kernel's version.
+ */
+struct hb_damon_features {
+	bool quota_goals;     /* schemes/0/quotas/goals (6.8) */
+	bool intervals_goal;  /* monitoring_attrs/intervals/intervals_goal (6.15) */
+	bool dests;           /* schemes/0/dests: weighted destinations (6.17) */
+	bool addr_unit;       /* contexts/0/addr_unit (6.18) */
+};
 
 struct hb_damon_found;
 
@@ -54,6 +79,19 @@ struct hb_damon_kd {
 	pid_t kdamond_pid;
 	bool on;
 	unsigned int nr_kdamonds;     /* we made: ours (0) and the monitor's (1) */
+	struct hb_damon_features feat;
+	/*
+	 * The region directories, kept between commits: writing nr_regions
+	 * removes every directory and makes them again, so it is written only
+	 * to grow, or to shrink after HB_DAMON_SHRINK_AFTER small commits.
+	 * What each holds is remembered (UINT64_MAX: not known) and only the
+	 * files that change are written.
+	 */
+	size_t nr_dirs;
+	uint64_t *dir_start, *dir_end;
+	unsigned int small_commits;
+	uint64_t dir_resizes;         /* nr_regions writes */
+	uint64_t dir_writes;          /* start/end writes */
 };
 
 /*
@@ -72,9 +110,16 @@ int hb_damon_kd_wait_first_apply(struct hb_damon_kd *d, struct hb_err *err);
 int hb_damon_kd_applied(struct hb_damon_kd *d, uint64_t *ret, struct hb_err *err);
 /* target_nid, written only when it changes */
 int hb_damon_kd_set_nid(struct hb_damon_kd *d, int nid, struct hb_err *err);
-/* pfn[0..n) (sorted, no repeats) as one-page regions, then commit */
-int hb_damon_kd_commit(struct hb_damon_kd *d, size_t n, const uint64_t *pfn, struct hb_err *err);
+/*
+ * rg[0..n) (sorted, apart, n <= HB_DAMON_COMMIT_MAX) into the region
+ * directories, inert ones after them, then commit. n = 0 is the
+ * placeholder: every directory inert, nothing real stays live.
+ */
+int hb_damon_kd_commit(struct hb_damon_kd *d, size_t n, const struct hb_damon_range *rg,
+		       struct hb_err *err);
 int hb_damon_kd_commit_placeholder(struct hb_damon_kd *d, struct hb_err *err);
+/* "quota_goals dests ..." or "none" */
+void hb_damon_features_describe(const struct hb_damon_features *f, char *buf, size_t size);
 
 /* ---- damon-probe.c ---- */
 

@@ -15,8 +15,9 @@
  *   move_pages    move_pages(2) with the pids and addresses known: the
  *                 baseline that needs no reverse map
  *   phys          move_phys_pages (PFNs; the kernel's own reverse map)
- *   damon         DAMOS migrate_hot over single-page paddr regions (PFNs;
- *                 the backend of stock kernels >= 6.11), without a rate;
+ *   damon         DAMOS migrate_hot over paddr regions, one per run of
+ *                 contiguous PFNs (the backend of stock kernels >= 6.11),
+ *                 without a rate;
  *                 a fresh migrator each round, its kdamond started untimed
  *   pagemap-cold  a fresh pagemap migrator: its first batch builds the
  *                 PFN -> (pid, address) index from /proc, then move_pages

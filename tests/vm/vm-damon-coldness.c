@@ -13,7 +13,7 @@
  *    at least 80 % of the cold half idle and at most 2 % of the hot half
  *    (DAMON samples one page a region per sample: a page is as cold as
  *    its region, and regions straddling the two halves read as accessed);
- *  - demotion with the migrator's one-page regions: the pages the last
+ *  - demotion with the migrator's regions: the pages the last
  *    check reported idle (at most 2048) moved to node 1 and only there, the
  *    hot half still all on node 0, every byte intact.
  *
