@@ -166,6 +166,7 @@ struct hb_damon_stats {
 	uint64_t batches;             /* per target node and move call: pages checked, committed */
 	uint64_t commits;             /* region sets committed (a batch is one or more) */
 	uint64_t pages_programmed;    /* pages committed (in ranges) */
+	uint64_t regions;             /* ranges committed: contiguous pages are one */
 	uint64_t bytes_applied;       /* measured: sum of sz_applied deltas */
 	uint64_t pages_moved;         /* inferred: reported moved per page */
 	uint64_t pages_not_moved;     /* inferred: still in their source frame */
@@ -176,6 +177,13 @@ struct hb_damon_stats {
 	uint64_t settle_us;           /* time from commit to settled, in all */
 };
 int hb_migrator_damon_stats(const struct hb_migrator *m, struct hb_damon_stats *ret);
+/*
+ * damon without a rate ends a batch by a thread that commits the
+ * placeholder (the kernel takes it within an aggregation; 6.12's writer
+ * returns at its next 100 ms poll): waits for that writer. Any later
+ * batch or close waits for it anyway. -EINVAL for another backend.
+ */
+int hb_migrator_damon_flush(struct hb_migrator *m, struct hb_err *err);
 
 /* dryrun: what it was asked, oldest first. */
 struct hb_dryrun_record {

@@ -72,9 +72,93 @@ static int read_stat(struct hb_damon_kd *d, const char *name, uint64_t *ret, str
 	return 0;
 }
 
+int hb_damon_kd_stat(struct hb_damon_kd *d, const char *name, uint64_t *ret, struct hb_err *err)
+{
+	return read_stat(d, name, ret, err);
+}
+
+/* ---- commands in a thread ---- */
+
+static void *post_run(void *arg)
+{
+	struct hb_damon_post *p = arg;
+
+	p->r = hb_damon_write(p->d->root, HB_DAMON_KD "/0/state", p->value, NULL);
+	atomic_store(&p->done, true);
+	return NULL;
+}
+
+static void *placeholder_run(void *arg);
+
+static int post_start(struct hb_damon_kd *d, const char *value, void *(*fn)(void *),
+		      struct hb_err *err)
+{
+	for (int i = 0; i < HB_DAMON_POSTS; i++) {
+		struct hb_damon_post *p = &d->post[i];
+		int r;
+
+		if (p->used)
+			continue;
+		p->d = d;
+		snprintf(p->value, sizeof(p->value), "%s", value);
+		atomic_store(&p->done, false);
+		r = -pthread_create(&p->th, NULL, fn, p);
+		if (r < 0)
+			return hb_err_set(err, r, "damon: no thread for '%s': %s", value, strerror(-r));
+		p->used = true;
+		return i;
+	}
+	return hb_err_set(err, -EBUSY, "damon: %d commands out already", HB_DAMON_POSTS);
+}
+
+int hb_damon_kd_post(struct hb_damon_kd *d, const char *value, struct hb_err *err)
+{
+	return post_start(d, value, post_run, err);
+}
+
+int hb_damon_kd_placeholder_post(struct hb_damon_kd *d, struct hb_err *err)
+{
+	return post_start(d, "commit", placeholder_run, err);
+}
+
+bool hb_damon_kd_post_done(struct hb_damon_kd *d, int slot)
+{
+	return !d->post[slot].used || atomic_load(&d->post[slot].done);
+}
+
+int hb_damon_kd_post_wait(struct hb_damon_kd *d, int slot, struct hb_err *err)
+{
+	struct hb_damon_post *p = &d->post[slot];
+
+	if (!p->used)
+		return 0;
+	(void)pthread_join(p->th, NULL);
+	p->used = false;
+	if (p->r < 0)
+		return hb_err_set(err, p->r, "damon: writing '%s' to %s/0/state: %s", p->value,
+				  HB_DAMON_KD, strerror(-p->r));
+	return 0;
+}
+
+int hb_damon_kd_join(struct hb_damon_kd *d, struct hb_err *err)
+{
+	int r = 0;
+
+	for (int i = 0; i < HB_DAMON_POSTS; i++) {
+		int q = hb_damon_kd_post_wait(d, i, r < 0 ? NULL : err);
+
+		if (r == 0)
+			r = q;
+	}
+	return r;
+}
+
 int hb_damon_kd_applied(struct hb_damon_kd *d, uint64_t *ret, struct hb_err *err)
 {
-	int r = wr(d, HB_DAMON_KD "/0/state", "update_schemes_stats", err);
+	int r = hb_damon_kd_join(d, err);
+
+	if (r == 0)
+		r = wr(d, HB_DAMON_KD "/0/state", "update_schemes_stats", err);
 
 	return r < 0 ? r : read_stat(d, "sz_applied", ret, err);
 }
@@ -91,6 +175,9 @@ int hb_damon_kd_wait_first_apply(struct hb_damon_kd *d, struct hb_err *err)
 
 	if (d->tried_once || !d->quota_bytes)
 		return 0;
+	r = hb_damon_kd_join(d, err);
+	if (r < 0)
+		return r;
 	if (hb_now_ns() < first_ok)
 		hb_damon_sleep_ns(first_ok - hb_now_ns());
 	for (;;) {
@@ -117,6 +204,9 @@ int hb_damon_kd_set_nid(struct hb_damon_kd *d, int nid, struct hb_err *err)
 
 	if (nid == d->nid)
 		return 0;
+	r = hb_damon_kd_join(d, err);
+	if (r < 0)
+		return r;
 	r = wr_u64(d, SCHEME "/target_nid", (uint64_t)nid, err);
 	if (r < 0)
 		return r;
@@ -218,9 +308,41 @@ static int write_ranges(struct hb_damon_kd *d, size_t n, const struct hb_damon_r
 int hb_damon_kd_commit(struct hb_damon_kd *d, size_t n, const struct hb_damon_range *rg,
 		       struct hb_err *err)
 {
-	int r = write_ranges(d, n, rg, err);
+	int r = hb_damon_kd_join(d, err);
 
+	if (r == 0)
+		r = write_ranges(d, n, rg, err);
 	return r < 0 ? r : wr(d, HB_DAMON_KD "/0/state", "commit", err);
+}
+
+int hb_damon_kd_commit_post(struct hb_damon_kd *d, size_t n, const struct hb_damon_range *rg,
+			    struct hb_err *err)
+{
+	int r = hb_damon_kd_join(d, err);
+
+	if (r == 0)
+		r = write_ranges(d, n, rg, err);
+	return r < 0 ? r : hb_damon_kd_post(d, "commit", err);
+}
+
+/*
+ * The placeholder from a thread, once every command out before it has
+ * returned: a commit's writer returns only after the kernel took it, so
+ * the placeholder can never be taken before the ranges it replaces.
+ */
+static void *placeholder_run(void *arg)
+{
+	struct hb_damon_post *p = arg;
+	struct hb_damon_kd *d = p->d;
+
+	for (int i = 0; i < HB_DAMON_POSTS; i++)
+		while (&d->post[i] != p && d->post[i].used && !atomic_load(&d->post[i].done))
+			hb_damon_sleep_ns(2000000ULL);
+	p->r = write_ranges(d, 0, NULL, NULL);
+	if (p->r == 0)
+		p->r = hb_damon_write(d->root, HB_DAMON_KD "/0/state", "commit", NULL);
+	atomic_store(&p->done, true);
+	return NULL;
 }
 
 int hb_damon_kd_commit_placeholder(struct hb_damon_kd *d, struct hb_err *err)
@@ -261,6 +383,7 @@ void hb_damon_features_describe(const struct hb_damon_features *f, char *buf, si
 
 void hb_damon_kd_stop(struct hb_damon_kd *d)
 {
+	(void)hb_damon_kd_join(d, NULL);
 	if (d->on)
 		(void)hb_sys_damon_write(d->root, HB_DAMON_KD "/0/state", "off");
 	d->on = false;

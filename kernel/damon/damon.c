@@ -62,6 +62,9 @@
 #include "util/macro.h"
 #include "kernel-private.h"
 
+/* a frame still mapped or on the LRU: its page did not move (yet) */
+#define STILL_THERE ((1ULL << HB_KPF_LRU) | (1ULL << HB_KPF_MMAP))
+
 struct damon {
 	struct hb_damon_kd kd;
 	uint64_t applied_last;        /* sz_applied when the last commit settled */
@@ -171,6 +174,126 @@ static void damon_close(struct hb_migrator *m)
 /* ---- a batch ---- */
 
 /*
+ * Whether the commit's last page is still in its frame (1), has left it
+ * (0), or kpageflags cannot be read (-1). The kdamond applies the regions
+ * in address order, so the last one leaves last; one read: under TCG the
+ * guest's CPUs share one host thread, and reading the flags of 65536
+ * frames every few ms took the kdamond's time (4.1 s instead of 2.3).
+ */
+static int last_there(struct damon *d, size_t n, const struct hb_damon_range *rg)
+{
+	uint64_t pfn = rg[n - 1].pfn + rg[n - 1].n - 1, f;
+
+	if (hb_damon_kpageflags(d->kd.root, 1, &pfn, &f) < 0)
+		return -1;
+	return !!(f & STILL_THERE);
+}
+
+/*
+ * Without a rate: the commands by threads (hb_damon_kd_post), their
+ * effects watched instead of their writers, which in 6.12 return only at
+ * a 100 ms poll. The commit is applied one aggregation after the kdamond
+ * took it; once the last page has left its frame (or the commit's writer
+ * returned), stats updates are asked for one after the other, each
+ * seen served when stats/nr_tried changes (the scheme tries every region,
+ * inert ones too, every aggregation), until sz_applied covers the commit
+ * or it did not rise for three updates and three aggregations, or the
+ * time limit. The placeholder follows by a thread (end_batch()).
+ */
+static int run_commit_posted(struct damon *d, size_t n, const struct hb_damon_range *rg,
+			     uint64_t pages, uint64_t a0, uint64_t *ret_bytes, struct hb_err *err)
+{
+	uint64_t aggr = d->kd.aggr_ms * 1000000ULL, want = pages * d->kd.page_size;
+	uint64_t t0, t, t_change, limit, a = a0, last = a0;
+	int expect = last_there(d, n, rg), left = expect;
+	unsigned int quiet_polls = 0;
+	bool taken = false;
+	int ca, sb = -1, r;
+
+	ca = hb_damon_kd_commit_post(&d->kd, n, rg, err);
+	if (ca < 0) {
+		r = ca;
+		goto placeholder;
+	}
+	d->live = true;
+	t0 = t_change = hb_now_ns();
+	d->st.commits++;
+	d->st.pages_programmed += pages;
+	d->st.regions += n;
+	limit = 3 * aggr + 2000000000ULL + pages * 200000ULL;  /* 65536 pages: 7 s under TCG */
+	/* until the last page left its frame, or the commit's writer returned */
+	while (!(expect > 0 && left == 0)) {
+		if (hb_damon_kd_post_done(&d->kd, ca))
+			break;
+		if (hb_now_ns() - t0 >= limit)
+			break;
+		hb_damon_sleep_ns(aggr / 4);
+		left = last_there(d, n, rg);
+	}
+	for (;;) {
+		uint64_t tried0 = UINT64_MAX, tried;
+
+		if (!taken && hb_damon_kd_post_done(&d->kd, ca)) {
+			r = hb_damon_kd_post_wait(&d->kd, ca, err);
+			if (r < 0)
+				goto placeholder;
+			taken = true;
+		}
+		if (sb >= 0 && hb_damon_kd_post_done(&d->kd, sb))
+			(void)hb_damon_kd_post_wait(&d->kd, sb, NULL);
+		if (hb_damon_kd_stat(&d->kd, "nr_tried", &tried0, NULL) < 0)
+			tried0 = UINT64_MAX;
+		sb = hb_damon_kd_post(&d->kd, "update_schemes_stats", err);
+		if (sb < 0) {
+			r = sb;
+			goto placeholder;
+		}
+		for (;;) {
+			hb_damon_sleep_ns(aggr / 4 ? aggr / 4 : 1000000ULL);
+			if (hb_damon_kd_post_done(&d->kd, sb)) {
+				r = hb_damon_kd_post_wait(&d->kd, sb, err);
+				sb = -1;
+				if (r < 0)
+					goto placeholder;
+				break;
+			}
+			if (tried0 != UINT64_MAX &&
+			    hb_damon_kd_stat(&d->kd, "nr_tried", &tried, NULL) == 0 && tried != tried0) {
+				/* 6.12 writes nr_tried first: a moment for sz_applied */
+				hb_damon_sleep_ns(1000000ULL);
+				break;
+			}
+		}
+		r = hb_damon_kd_stat(&d->kd, "sz_applied", &a, err);
+		if (r < 0)
+			goto placeholder;
+		t = hb_now_ns();
+		quiet_polls++;
+		if (a != last) {
+			last = a;
+			t_change = t;
+			quiet_polls = 0;
+		}
+		if (a - a0 >= want || (taken && quiet_polls >= 3 && t - t_change >= 3 * aggr))
+			break;
+		if (t - t0 >= limit) {
+			d->st.settle_timeouts++;
+			break;
+		}
+	}
+	d->st.settle_us += (hb_now_ns() - t0) / 1000;
+	*ret_bytes = a - a0;
+	d->st.bytes_applied += a - a0;
+	d->applied_last = a;
+	d->applied_valid = a - a0 >= want;
+	return 0;
+placeholder:
+	d->applied_valid = false;
+	d->live = hb_damon_kd_commit_placeholder(&d->kd, NULL) < 0;
+	return r;
+}
+
+/*
  * Commits rg[0..n) (sorted, apart), pages in all, as regions for target
  * nid and waits until sz_applied settles: the kernel moves them, with a rate
  * one budget per apply period. The ranges stay live until the next commit
@@ -200,6 +323,8 @@ static int run_commit(struct damon *d, int nid, size_t n, const struct hb_damon_
 	r = hb_damon_kd_set_nid(&d->kd, nid, err);
 	if (r < 0)
 		return r;
+	if (!d->kd.quota_bytes)
+		return run_commit_posted(d, n, rg, pages, a0, ret_bytes, err);
 	r = hb_damon_kd_commit(&d->kd, n, rg, err);
 	if (r < 0)
 		goto placeholder;
@@ -207,6 +332,7 @@ static int run_commit(struct damon *d, int nid, size_t n, const struct hb_damon_
 	t0 = hb_now_ns();
 	d->st.commits++;
 	d->st.pages_programmed += pages;
+	d->st.regions += n;
 	/*
 	 * Settled: the delta covers the commit, or nothing rose for three
 	 * aggregations (with a rate: two apply periods and one more, as the
@@ -273,13 +399,25 @@ placeholder:
 	return r;
 }
 
-/* once a batch is done: no real range stays live */
+/*
+ * Once a batch is done: no real range stays live. Without a rate by a
+ * thread: the kernel takes it at the next aggregation, the batch's
+ * commit having been taken first (hb_damon_kd_placeholder_post()); the
+ * next command of any kind waits for its writer.
+ */
 static int end_batch(struct damon *d, struct hb_err *err)
 {
 	int r;
 
 	if (!d->live)
 		return 0;
+	if (!d->kd.quota_bytes && err) {
+		r = hb_damon_kd_placeholder_post(&d->kd, err);
+		if (r >= 0) {
+			d->live = false;
+			return 0;
+		}
+	}
 	r = hb_damon_kd_commit_placeholder(&d->kd, err);
 	if (r == 0)
 		d->live = false;
@@ -323,7 +461,6 @@ static int cmp_idx(const void *a, const void *b)
  * LRU, and cannot be isolated); when the other frames are exactly as many
  * as the delta, those moved.
  */
-#define STILL_THERE ((1ULL << HB_KPF_LRU) | (1ULL << HB_KPF_MMAP))
 static void settle_status(struct damon *d, int nid, size_t k, const size_t *idx,
 			  const uint64_t *pfn, uint64_t bytes, int *status)
 {
@@ -468,6 +605,15 @@ static int damon_move(struct hb_migrator *m, size_t n, const uint64_t *hpa, cons
 		}
 	}
 	return 0;
+}
+
+int hb_migrator_damon_flush(struct hb_migrator *m, struct hb_err *err)
+{
+	struct damon *d = m->priv;
+
+	if (m->kind != HB_MIGRATOR_DAMON || !d)
+		return -EINVAL;
+	return hb_damon_kd_join(&d->kd, err);
 }
 
 int hb_migrator_damon_stats(const struct hb_migrator *m, struct hb_damon_stats *ret)

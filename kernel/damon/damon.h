@@ -11,6 +11,8 @@
 #define HB_KERNEL_DAMON_H
 
 #include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -64,6 +66,22 @@ struct hb_damon_found;
 int hb_damon_write(const char *root, const char *path, const char *value, struct hb_err *err);
 void hb_damon_sleep_ns(uint64_t ns);
 
+/*
+ * A command written to kdamond 0's state by a thread of its own. 6.12 takes
+ * a command at the kdamond's next sample or aggregation, but its writer
+ * only learns that from a poll every 100 ms: the caller watches the effect
+ * instead (frames vacated, the stats files changed) and joins later.
+ */
+struct hb_damon_post {
+	struct hb_damon_kd *d;
+	char value[32];
+	pthread_t th;
+	bool used;
+	atomic_bool done;
+	int r;
+};
+#define HB_DAMON_POSTS 16
+
 /* Our kdamond as set up: the backend fills the first block, start the rest. */
 struct hb_damon_kd {
 	char root[256];
@@ -92,6 +110,7 @@ struct hb_damon_kd {
 	unsigned int small_commits;
 	uint64_t dir_resizes;         /* nr_regions writes */
 	uint64_t dir_writes;          /* start/end writes */
+	struct hb_damon_post post[HB_DAMON_POSTS];
 };
 
 /*
@@ -118,6 +137,30 @@ int hb_damon_kd_set_nid(struct hb_damon_kd *d, int nid, struct hb_err *err);
 int hb_damon_kd_commit(struct hb_damon_kd *d, size_t n, const struct hb_damon_range *rg,
 		       struct hb_err *err);
 int hb_damon_kd_commit_placeholder(struct hb_damon_kd *d, struct hb_err *err);
+/* the same, the commit written by a thread (hb_damon_kd_post): its slot */
+int hb_damon_kd_commit_post(struct hb_damon_kd *d, size_t n, const struct hb_damon_range *rg,
+			    struct hb_err *err);
+/*
+ * The placeholder written by a thread once every command out before it
+ * has returned (a commit's writer returns only after the kernel took it,
+ * so the placeholder is never taken before the ranges it replaces); slot.
+ */
+int hb_damon_kd_placeholder_post(struct hb_damon_kd *d, struct hb_err *err);
+/*
+ * Starts writing value ("commit", "update_schemes_stats") to kdamond 0's
+ * state in a thread; returns its slot. Every synchronous function here
+ * (and stop) first joins all that are out, so writes never interleave
+ * with a command the kernel has not taken yet.
+ */
+int hb_damon_kd_post(struct hb_damon_kd *d, const char *value, struct hb_err *err);
+/* whether the slot's write returned (the kernel served it, or refused) */
+bool hb_damon_kd_post_done(struct hb_damon_kd *d, int slot);
+/* joins the slot: the write's result, err naming the file */
+int hb_damon_kd_post_wait(struct hb_damon_kd *d, int slot, struct hb_err *err);
+/* joins every slot out; the first failure */
+int hb_damon_kd_join(struct hb_damon_kd *d, struct hb_err *err);
+/* stats/<name> of scheme 0 as the files hold it now (no command) */
+int hb_damon_kd_stat(struct hb_damon_kd *d, const char *name, uint64_t *ret, struct hb_err *err);
 /* "quota_goals dests ..." or "none" */
 void hb_damon_features_describe(const struct hb_damon_features *f, char *buf, size_t size);
 

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -49,6 +50,13 @@ static struct {
 	char avail[64];
 	bool no_migrate_hot, start_fails, never_applied;
 	bool newer;                  /* a 6.18-like tree: addr_unit, dests, quota goals */
+	/*
+	 * 6.12's command writer: the kdamond takes the command at once (here),
+	 * the writer returns only cmd_sleep_ms later, without the lock
+	 */
+	unsigned int cmd_sleep_ms;
+	unsigned int commits_out;        /* commit writers not returned yet */
+	bool region_write_while_commit_out;
 	unsigned int poll_ms, hold_polls;
 	const char *refuse;          /* path suffix whose write fails */
 	int refuse_err;
@@ -231,8 +239,37 @@ static int do_commit(const char *kd)
 	return 0;
 }
 
+static int model_write(const char *r, const char *path, const char *value);
+
+/*
+ * One write at a time, as 6.12's damon_sysfs_lock: commands come from the
+ * migrator's threads too (a stats update while the commit's writer sleeps).
+ */
 int __wrap_hb_sys_damon_write(const char *r, const char *path, const char *value);
 int __wrap_hb_sys_damon_write(const char *r, const char *path, const char *value)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	int ret;
+
+	bool cmd = !strcmp(value, "commit") || !strcmp(value, "update_schemes_stats");
+
+	pthread_mutex_lock(&lock);
+	if (strstr(path, "/regions/") && fk.commits_out)
+		fk.region_write_while_commit_out = true;
+	ret = model_write(r, path, value);
+	if (cmd && !strcmp(value, "commit"))
+		fk.commits_out++;
+	pthread_mutex_unlock(&lock);
+	if (cmd && fk.cmd_sleep_ms)
+		usleep(fk.cmd_sleep_ms * 1000);
+	pthread_mutex_lock(&lock);
+	if (cmd && !strcmp(value, "commit"))
+		fk.commits_out--;
+	pthread_mutex_unlock(&lock);
+	return ret;
+}
+
+static int model_write(const char *r, const char *path, const char *value)
 {
 	char dir[300], p[700];
 	uint64_t n;
@@ -675,6 +712,7 @@ static void test_damon_moves_contiguous_pages_as_one_range_placeholder_first(voi
 	assert_int_equal(hb_migrator_damon_stats(m, &st), 0);
 	assert_int_equal(st.batches, 1);      /* one target node, one move call */
 	assert_int_equal(st.commits, 1);
+	assert_int_equal(st.regions, 2);        /* the run of three is one */
 	assert_int_equal(st.bytes_applied, 4 * PS);
 	assert_int_equal(st.pages_moved, 4);
 	hb_migrator_free(m);
@@ -725,6 +763,7 @@ static void test_damon_without_a_rate_applies_every_aggregation(void **state)
 	/* on: placeholder; both pages; placeholder; next batch; placeholder */
 	hpa[0] = (NODE1_PFN + 7) * PS;
 	assert_int_equal(hb_migrator_move(m, 1, hpa, nodes, status, 0, &err), 0);
+	assert_int_equal(hb_migrator_damon_flush(m, &err), 0);
 	assert_int_equal(fk.ncommits, 5);
 	assert_int_equal(fk.commits[1].n, 1);
 	assert_int_equal(fk.commits[1].start[0], (NODE1_PFN + 1) * PS);
@@ -942,6 +981,7 @@ static void move_pages_ok(struct hb_migrator *m, size_t n, uint64_t first, uint6
 	}
 	if (hb_migrator_move(m, n, hpa, nodes, status, 0, &err) < 0)
 		fail_msg("move: %s", err.msg);
+	assert_int_equal(hb_migrator_damon_flush(m, &err), 0);   /* the placeholder's writer */
 	for (size_t i = 0; i < n; i++)
 		assert_int_equal(status[i], 0);
 	free(hpa);
@@ -993,6 +1033,44 @@ static void test_damon_reuses_region_directories_between_commits(void **state)
 	assert_int_equal(get_u64(KD "/0/contexts/0/targets/0/regions/nr_regions"), 1);
 	assert_int_equal(fk.bad_commits, 0);
 	assert_int_equal(fk.zero_commits, 0);
+	hb_migrator_free(m);
+}
+
+/*
+ * 6.12's writer of a command returns only at a 100 ms poll after the
+ * kdamond took it. Without a rate the batch watches the effects instead
+ * (frames vacated, the stats files changed) and returns before those
+ * writers do; the placeholder's regions are written only once the
+ * commit's writer returned (so the kernel took the commit first).
+ */
+static void test_damon_batch_returns_before_the_commands_writers(void **state)
+{
+	struct hb_migrator_config cfg = config();
+	struct hb_migrator *m;
+	uint64_t hpa[] = { (NODE1_PFN + 1) * PS, (NODE1_PFN + 2) * PS, (NODE1_PFN + 9) * PS };
+	int nodes[] = { 0, 0, 0 }, status[3];
+	struct hb_damon_stats st;
+	struct hb_err err = { 0 };
+	uint64_t t;
+
+	(void)state;
+	cfg.rate_bytes = 0;
+	m = open_ok(&cfg);
+	fk.cmd_sleep_ms = 2000;
+	t = mono_ns();
+	assert_int_equal(hb_migrator_move(m, 3, hpa, nodes, status, 0, &err), 0);
+	t = mono_ns() - t;
+	assert_true(t < 2000ULL * 1000000);        /* no writer had returned */
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(status[i], 0);
+	assert_int_equal(hb_migrator_damon_stats(m, &st), 0);
+	assert_int_equal(st.bytes_applied, 3 * PS);  /* measured: the stats files */
+	assert_int_equal(hb_migrator_damon_flush(m, &err), 0);
+	assert_int_equal(fk.ncommits, 3);           /* on, the ranges, the placeholder */
+	assert_int_equal(fk.commits[1].n, 2);
+	assert_int_equal(fk.commits[2].n, 0);
+	assert_false(fk.region_write_while_commit_out);
+	fk.cmd_sleep_ms = 0;
 	hb_migrator_free(m);
 }
 
@@ -1064,6 +1142,7 @@ int main(void)
 		T(test_damon_reuses_region_directories_between_commits),
 		T(test_damon_commits_over_commit_max_ranges_in_several),
 		T(test_damon_probes_features_from_files_not_the_version),
+		T(test_damon_batch_returns_before_the_commands_writers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
