@@ -100,6 +100,11 @@ static int post_start(struct hb_damon_kd *d, const char *value, void *(*fn)(void
 		if (p->used)
 			continue;
 		p->d = d;
+		/* the placeholder waits for these: they were out before it */
+		p->wait_mask = 0;
+		for (int j = 0; j < HB_DAMON_POSTS; j++)
+			if (d->post[j].used)
+				p->wait_mask |= 1U << j;
 		snprintf(p->value, sizeof(p->value), "%s", value);
 		atomic_store(&p->done, false);
 		r = -pthread_create(&p->th, NULL, fn, p);
@@ -119,6 +124,15 @@ int hb_damon_kd_post(struct hb_damon_kd *d, const char *value, struct hb_err *er
 int hb_damon_kd_placeholder_post(struct hb_damon_kd *d, struct hb_err *err)
 {
 	return post_start(d, "commit", placeholder_run, err);
+}
+
+unsigned int hb_damon_kd_posts_out(const struct hb_damon_kd *d)
+{
+	unsigned int n = 0;
+
+	for (int i = 0; i < HB_DAMON_POSTS; i++)
+		n += d->post[i].used;
+	return n;
 }
 
 bool hb_damon_kd_post_done(struct hb_damon_kd *d, int slot)
@@ -336,7 +350,7 @@ static void *placeholder_run(void *arg)
 	struct hb_damon_kd *d = p->d;
 
 	for (int i = 0; i < HB_DAMON_POSTS; i++)
-		while (&d->post[i] != p && d->post[i].used && !atomic_load(&d->post[i].done))
+		while ((p->wait_mask & (1U << i)) && !atomic_load(&d->post[i].done))
 			hb_damon_sleep_ns(2000000ULL);
 	p->r = write_ranges(d, 0, NULL, NULL);
 	if (p->r == 0)

@@ -239,8 +239,14 @@ static int run_commit_posted(struct damon *d, size_t n, const struct hb_damon_ra
 				goto placeholder;
 			taken = true;
 		}
-		if (sb >= 0 && hb_damon_kd_post_done(&d->kd, sb))
-			(void)hb_damon_kd_post_wait(&d->kd, sb, NULL);
+		/* the last update's writer, once back (or when many are out: wait for it) */
+		if (sb >= 0 && (hb_damon_kd_post_done(&d->kd, sb) ||
+				hb_damon_kd_posts_out(&d->kd) >= HB_DAMON_POSTS / 2)) {
+			r = hb_damon_kd_post_wait(&d->kd, sb, err);
+			if (r < 0)
+				goto placeholder;
+		}
+		sb = -1;
 		if (hb_damon_kd_stat(&d->kd, "nr_tried", &tried0, NULL) < 0)
 			tried0 = UINT64_MAX;
 		sb = hb_damon_kd_post(&d->kd, "update_schemes_stats", err);

@@ -77,6 +77,7 @@ struct hb_damon_post {
 	char value[32];
 	pthread_t th;
 	bool used;
+	unsigned int wait_mask;   /* slots out before this one (the placeholder's wait) */
 	atomic_bool done;
 	int r;
 };
@@ -153,6 +154,8 @@ int hb_damon_kd_placeholder_post(struct hb_damon_kd *d, struct hb_err *err);
  * with a command the kernel has not taken yet.
  */
 int hb_damon_kd_post(struct hb_damon_kd *d, const char *value, struct hb_err *err);
+/* threads not joined yet */
+unsigned int hb_damon_kd_posts_out(const struct hb_damon_kd *d);
 /* whether the slot's write returned (the kernel served it, or refused) */
 bool hb_damon_kd_post_done(struct hb_damon_kd *d, int slot);
 /* joins the slot: the write's result, err naming the file */
