@@ -151,10 +151,11 @@ void hb_migrator_probe_auto(const struct hb_migrator_config *cfg, struct hb_migr
 
 /*
  * damon: whether the running kernel can serve the damon backend, reading
- * only (nothing is written): DAMON sysfs present, a kernel with migrate_hot
- * (>= 6.11), no other DAMON user (unless takeover). 0 or -errno with err
- * saying why. hb_migrator_new() proves the rest (paddr, migrate_hot
- * accepted, kdamond starts) and undoes its writes when that fails.
+ * only (nothing is written): DAMON sysfs present, no other DAMON user
+ * (unless takeover). 0 or -errno with err saying why. hb_migrator_new()
+ * proves the rest from the files it makes (paddr, the scheme's target_nid
+ * that came with migrate_hot, the action accepted, kdamond starts; never
+ * the release) and undoes its writes when that fails.
  */
 int hb_damon_probe(const struct hb_migrator_config *cfg, struct hb_err *err);
 

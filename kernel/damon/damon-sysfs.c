@@ -464,6 +464,11 @@ static int setup(struct hb_damon_kd *d, struct hb_err *err)
 	    (r = wr(d, CTX "/targets/nr_targets", "1", err)) < 0 ||
 	    (r = wr(d, CTX "/schemes/nr_schemes", "1", err)) < 0)
 		return r;
+	/* the migrate actions came with target_nid (6.11): the file, not the release */
+	if (!present(d, SCHEME "/target_nid"))
+		return hb_err_set(err, -EOPNOTSUPP,
+				  "damon: this kernel's DAMOS has no migrate_hot (no %s/target_nid, "
+				  "added with it in 6.11)", SCHEME);
 	r = hb_sys_damon_write(d->root, SCHEME "/action", "migrate_hot");
 	if (r < 0)
 		return hb_err_set(err, r == -EINVAL ? -EOPNOTSUPP : r,

@@ -12,7 +12,8 @@
  *                     second
  *   hb-vmdamon 6.1    unavailable with the reason, nothing written (Debian's
  *                     6.1 has no DAMON sysfs at all; a 6.1 with it would be
- *                     refused for want of migrate_hot); auto -> pagemap
+ *                     refused for want of the scheme's target_nid, its
+ *                     writes undone); auto -> pagemap
  *
  * Node 1 has memory and no CPUs (the CXL stand-in); node 0 is "DRAM"; on 6.12
  * a node 2 (no CPUs) where a page that fell back from the target would land.
