@@ -200,12 +200,65 @@ static int last_there(struct damon *d, size_t n, const struct hb_damon_range *rg
  * or it did not rise for three updates and three aggregations, or the
  * time limit. The placeholder follows by a thread (end_batch()).
  */
+/* until the commit's last page left its frame, or its writer returned, or the limit */
+static void wait_last_page(struct damon *d, size_t n, const struct hb_damon_range *rg, int ca,
+			   uint64_t t0, uint64_t limit)
+{
+	int expect = last_there(d, n, rg), left = expect;
+
+	while (!(expect > 0 && left == 0)) {
+		if (hb_damon_kd_post_done(&d->kd, ca) || hb_now_ns() - t0 >= limit)
+			return;
+		hb_damon_sleep_ns(d->kd.aggr_ms * 250000ULL);
+		left = last_there(d, n, rg);
+	}
+}
+
+/*
+ * One stats update by a thread, seen served when stats/nr_tried changes
+ * (or its writer returned); then sz_applied. *sb: the last update's slot,
+ * joined once its writer is back (or when half the slots are out).
+ */
+static int stats_update(struct damon *d, int *sb, uint64_t *ret_applied, struct hb_err *err)
+{
+	uint64_t tried0, tried, nap = d->kd.aggr_ms * 250000ULL;
+	int r;
+
+	if (*sb >= 0 && (hb_damon_kd_post_done(&d->kd, *sb) ||
+			 hb_damon_kd_posts_out(&d->kd) >= HB_DAMON_POSTS / 2)) {
+		r = hb_damon_kd_post_wait(&d->kd, *sb, err);
+		if (r < 0)
+			return r;
+	}
+	if (hb_damon_kd_stat(&d->kd, "nr_tried", &tried0, NULL) < 0)
+		tried0 = UINT64_MAX;
+	*sb = hb_damon_kd_post(&d->kd, "update_schemes_stats", err);
+	if (*sb < 0)
+		return *sb;
+	for (;;) {
+		hb_damon_sleep_ns(nap ? nap : 1000000ULL);
+		if (hb_damon_kd_post_done(&d->kd, *sb)) {
+			r = hb_damon_kd_post_wait(&d->kd, *sb, err);
+			*sb = -1;
+			if (r < 0)
+				return r;
+			break;
+		}
+		if (tried0 != UINT64_MAX &&
+		    hb_damon_kd_stat(&d->kd, "nr_tried", &tried, NULL) == 0 && tried != tried0) {
+			/* 6.12 writes nr_tried first: a moment for sz_applied */
+			hb_damon_sleep_ns(1000000ULL);
+			break;
+		}
+	}
+	return hb_damon_kd_stat(&d->kd, "sz_applied", ret_applied, err);
+}
+
 static int run_commit_posted(struct damon *d, size_t n, const struct hb_damon_range *rg,
 			     uint64_t pages, uint64_t a0, uint64_t *ret_bytes, struct hb_err *err)
 {
 	uint64_t aggr = d->kd.aggr_ms * 1000000ULL, want = pages * d->kd.page_size;
 	uint64_t t0, t, t_change, limit, a = a0, last = a0;
-	int expect = last_there(d, n, rg), left = expect;
 	unsigned int quiet_polls = 0;
 	bool taken = false;
 	int ca, sb = -1, r;
@@ -221,56 +274,15 @@ static int run_commit_posted(struct damon *d, size_t n, const struct hb_damon_ra
 	d->st.pages_programmed += pages;
 	d->st.regions += n;
 	limit = 3 * aggr + 2000000000ULL + pages * 200000ULL;  /* 65536 pages: 7 s under TCG */
-	/* until the last page left its frame, or the commit's writer returned */
-	while (!(expect > 0 && left == 0)) {
-		if (hb_damon_kd_post_done(&d->kd, ca))
-			break;
-		if (hb_now_ns() - t0 >= limit)
-			break;
-		hb_damon_sleep_ns(aggr / 4);
-		left = last_there(d, n, rg);
-	}
+	wait_last_page(d, n, rg, ca, t0, limit);
 	for (;;) {
-		uint64_t tried0 = UINT64_MAX, tried;
-
 		if (!taken && hb_damon_kd_post_done(&d->kd, ca)) {
 			r = hb_damon_kd_post_wait(&d->kd, ca, err);
 			if (r < 0)
 				goto placeholder;
 			taken = true;
 		}
-		/* the last update's writer, once back (or when many are out: wait for it) */
-		if (sb >= 0 && (hb_damon_kd_post_done(&d->kd, sb) ||
-				hb_damon_kd_posts_out(&d->kd) >= HB_DAMON_POSTS / 2)) {
-			r = hb_damon_kd_post_wait(&d->kd, sb, err);
-			if (r < 0)
-				goto placeholder;
-		}
-		sb = -1;
-		if (hb_damon_kd_stat(&d->kd, "nr_tried", &tried0, NULL) < 0)
-			tried0 = UINT64_MAX;
-		sb = hb_damon_kd_post(&d->kd, "update_schemes_stats", err);
-		if (sb < 0) {
-			r = sb;
-			goto placeholder;
-		}
-		for (;;) {
-			hb_damon_sleep_ns(aggr / 4 ? aggr / 4 : 1000000ULL);
-			if (hb_damon_kd_post_done(&d->kd, sb)) {
-				r = hb_damon_kd_post_wait(&d->kd, sb, err);
-				sb = -1;
-				if (r < 0)
-					goto placeholder;
-				break;
-			}
-			if (tried0 != UINT64_MAX &&
-			    hb_damon_kd_stat(&d->kd, "nr_tried", &tried, NULL) == 0 && tried != tried0) {
-				/* 6.12 writes nr_tried first: a moment for sz_applied */
-				hb_damon_sleep_ns(1000000ULL);
-				break;
-			}
-		}
-		r = hb_damon_kd_stat(&d->kd, "sz_applied", &a, err);
+		r = stats_update(d, &sb, &a, err);
 		if (r < 0)
 			goto placeholder;
 		t = hb_now_ns();
@@ -299,38 +311,15 @@ placeholder:
 	return r;
 }
 
-/*
- * Commits rg[0..n) (sorted, apart), pages in all, as regions for target
- * nid and waits until sz_applied settles: the kernel moves them, with a rate
- * one budget per apply period. The ranges stay live until the next commit
- * replaces them or end_batch() commits the placeholder (on an error here,
- * at once). ret_bytes: the measured delta.
- */
-static int run_commit(struct damon *d, int nid, size_t n, const struct hb_damon_range *rg,
-		      uint64_t pages, uint64_t *ret_bytes, struct hb_err *err)
+/* With a rate: the commands one after the other, the kernel pacing the budgets. */
+static int run_commit_rated(struct damon *d, size_t n, const struct hb_damon_range *rg,
+			    uint64_t pages, uint64_t a0, uint64_t *ret_bytes, struct hb_err *err)
 {
-	uint64_t want = pages * d->kd.page_size, a0, a, last, t0, t_change, quiet, limit;
+	uint64_t want = pages * d->kd.page_size, a, last, t0, t_change, quiet, limit;
 	uint64_t period = d->kd.reset_ms * 1000000ULL;
 	unsigned int polls = 0, quiet_polls;
 	int r, r2;
 
-	r = hb_damon_kd_wait_first_apply(&d->kd, err);
-	if (r < 0)
-		return r;
-	/* after a fully applied commit nothing more can rise: no re-read */
-	if (d->applied_valid) {
-		a0 = d->applied_last;
-	} else {
-		r = hb_damon_kd_applied(&d->kd, &a0, err);
-		if (r < 0)
-			return r;
-	}
-	d->applied_valid = false;
-	r = hb_damon_kd_set_nid(&d->kd, nid, err);
-	if (r < 0)
-		return r;
-	if (!d->kd.quota_bytes)
-		return run_commit_posted(d, n, rg, pages, a0, ret_bytes, err);
 	r = hb_damon_kd_commit(&d->kd, n, rg, err);
 	if (r < 0)
 		goto placeholder;
@@ -403,6 +392,38 @@ placeholder:
 	r2 = hb_damon_kd_commit_placeholder(&d->kd, NULL);
 	d->live = r2 < 0;
 	return r;
+}
+
+/*
+ * Commits rg[0..n) (sorted, apart), pages in all, as regions for target
+ * nid and waits until sz_applied settles: the kernel moves them, with a rate
+ * one budget per apply period. The ranges stay live until the next commit
+ * replaces them or end_batch() commits the placeholder (on an error here,
+ * at once). ret_bytes: the measured delta.
+ */
+static int run_commit(struct damon *d, int nid, size_t n, const struct hb_damon_range *rg,
+		      uint64_t pages, uint64_t *ret_bytes, struct hb_err *err)
+{
+	uint64_t a0;
+	int r;
+
+	r = hb_damon_kd_wait_first_apply(&d->kd, err);
+	if (r < 0)
+		return r;
+	/* after a fully applied commit nothing more can rise: no re-read */
+	if (d->applied_valid) {
+		a0 = d->applied_last;
+	} else {
+		r = hb_damon_kd_applied(&d->kd, &a0, err);
+		if (r < 0)
+			return r;
+	}
+	d->applied_valid = false;
+	r = hb_damon_kd_set_nid(&d->kd, nid, err);
+	if (r < 0)
+		return r;
+	return d->kd.quota_bytes ? run_commit_rated(d, n, rg, pages, a0, ret_bytes, err)
+				 : run_commit_posted(d, n, rg, pages, a0, ret_bytes, err);
 }
 
 /*
