@@ -200,11 +200,15 @@ static int last_there(struct damon *d, size_t n, const struct hb_damon_range *rg
  * or it did not rise for three updates and three aggregations, or the
  * time limit. The placeholder follows by a thread (end_batch()).
  */
-/* until the commit's last page left its frame, or its writer returned, or the limit */
+/*
+ * Until the commit's last page left its frame, or its writer returned, or
+ * the limit. expect: last_there() read before the commit was posted (read
+ * after, the kernel may have moved the page already).
+ */
 static void wait_last_page(struct damon *d, size_t n, const struct hb_damon_range *rg, int ca,
-			   uint64_t t0, uint64_t limit)
+			   int expect, uint64_t t0, uint64_t limit)
 {
-	int expect = last_there(d, n, rg), left = expect;
+	int left = expect;
 
 	while (!(expect > 0 && left == 0)) {
 		if (hb_damon_kd_post_done(&d->kd, ca) || hb_now_ns() - t0 >= limit)
@@ -261,7 +265,7 @@ static int run_commit_posted(struct damon *d, size_t n, const struct hb_damon_ra
 	uint64_t t0, t, t_change, limit, a = a0, last = a0;
 	unsigned int quiet_polls = 0;
 	bool taken = false;
-	int ca, sb = -1, r;
+	int expect = last_there(d, n, rg), ca, sb = -1, r;
 
 	ca = hb_damon_kd_commit_post(&d->kd, n, rg, err);
 	if (ca < 0) {
@@ -274,7 +278,7 @@ static int run_commit_posted(struct damon *d, size_t n, const struct hb_damon_ra
 	d->st.pages_programmed += pages;
 	d->st.regions += n;
 	limit = 3 * aggr + 2000000000ULL + pages * 200000ULL;  /* 65536 pages: 7 s under TCG */
-	wait_last_page(d, n, rg, ca, t0, limit);
+	wait_last_page(d, n, rg, ca, expect, t0, limit);
 	for (;;) {
 		if (!taken && hb_damon_kd_post_done(&d->kd, ca)) {
 			r = hb_damon_kd_post_wait(&d->kd, ca, err);
