@@ -194,13 +194,16 @@ int hb_daemon_set_ingest_topology(struct hb_daemon *d);
 /* cycle/nodes.c */
 int hb_daemon_refresh_nodes(struct hb_daemon *d);
 /*
- * cycle/move.c: d->dec[0..n) counted by reason; those with reason `acted`
- * handed to the migrator in one batch (d->hpa, tnode, snode, status hold
- * them), folded into ret_counts (zeroed by the caller) and added to
- * total. Returns how many.
+ * cycle/move.c: d->dec[0..n) counted by reason; those with reason `acted` handed to the
+ * migrator in one batch (d->hpa, tnode, snode, status hold them), folded
+ * into ret_counts (zeroed by the caller) and added to total. With freed
+ * non-NULL, -ENOENT (no process's page in the frame any more: freed since
+ * it was chosen) is counted there instead, neither a class nor an error.
+ * Returns how many.
  */
 size_t hb_daemon_move(struct hb_daemon *d, size_t n, enum hb_reason acted, const char *what,
-		      struct hb_migrate_counts *ret_counts, struct hb_migrate_counts *total);
+		      struct hb_migrate_counts *ret_counts, struct hb_migrate_counts *total,
+		      uint64_t *freed);
 
 /* demote-step.c */
 int hb_daemon_demote_new(struct hb_daemon *d, struct hb_err *err);

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "kernel.h"
-#include "damon.h"
+#include "damon/damon.h"
 #include "util/strtab.h"
 
 #define NUMA_BALANCING "/proc/sys/kernel/numa_balancing"

@@ -10,8 +10,8 @@
  *            mainline those are futex_wake and mseal), so it is used only
  *            after hb_mpp_probe() has proved the running kernel has it.
  *   damon    stock kernels >= 6.11: DAMON's paddr operations with the
- *            migrate_hot action, one single-page region per page, driven
- *            through /sys/kernel/mm/damon/admin (damon.c, damon-*.c).
+ *            migrate_hot action, a region per run of contiguous pages, driven
+ *            through /sys/kernel/mm/damon/admin (damon/).
  *   pagemap  stock kernels: reverse-map PFNs to (pid, virtual page) through
  *            /proc/<pid>/pagemap, then move_pages(2) per process.
  *   dryrun   records what it was asked to move; moves nothing.
@@ -99,7 +99,7 @@ struct hb_migrator_config {
 	unsigned int damon_reset_ms;  /* damon: quota reset interval; 0 = 100 */
 	unsigned int damon_aggr_ms;   /* damon: aggregation interval; 0 = 100 */
 	bool damon_monitor;      /* damon: also make kdamond 1, left off, for the
-				    coldness monitor (damon-monitor.h) */
+				    coldness monitor (damon/damon-monitor.h) */
 };
 
 struct hb_migrator;
@@ -151,10 +151,11 @@ void hb_migrator_probe_auto(const struct hb_migrator_config *cfg, struct hb_migr
 
 /*
  * damon: whether the running kernel can serve the damon backend, reading
- * only (nothing is written): DAMON sysfs present, a kernel with migrate_hot
- * (>= 6.11), no other DAMON user (unless takeover). 0 or -errno with err
- * saying why. hb_migrator_new() proves the rest (paddr, migrate_hot
- * accepted, kdamond starts) and undoes its writes when that fails.
+ * only (nothing is written): DAMON sysfs present, no other DAMON user
+ * (unless takeover). 0 or -errno with err saying why. hb_migrator_new()
+ * proves the rest from the files it makes (paddr, the scheme's target_nid
+ * that came with migrate_hot, the action accepted, kdamond starts; never
+ * the release) and undoes its writes when that fails.
  */
 int hb_damon_probe(const struct hb_migrator_config *cfg, struct hb_err *err);
 
@@ -165,7 +166,8 @@ int hb_damon_probe(const struct hb_migrator_config *cfg, struct hb_err *err);
 struct hb_damon_stats {
 	uint64_t batches;             /* per target node and move call: pages checked, committed */
 	uint64_t commits;             /* region sets committed (a batch is one or more) */
-	uint64_t pages_programmed;    /* single-page regions committed */
+	uint64_t pages_programmed;    /* pages committed (in ranges) */
+	uint64_t regions;             /* ranges committed: contiguous pages are one */
 	uint64_t bytes_applied;       /* measured: sum of sz_applied deltas */
 	uint64_t pages_moved;         /* inferred: reported moved per page */
 	uint64_t pages_not_moved;     /* inferred: still in their source frame */
@@ -176,6 +178,13 @@ struct hb_damon_stats {
 	uint64_t settle_us;           /* time from commit to settled, in all */
 };
 int hb_migrator_damon_stats(const struct hb_migrator *m, struct hb_damon_stats *ret);
+/*
+ * damon without a rate ends a batch by a thread that commits the
+ * placeholder (the kernel takes it within an aggregation; 6.12's writer
+ * returns at its next 100 ms poll): waits for that writer. Any later
+ * batch or close waits for it anyway. -EINVAL for another backend.
+ */
+int hb_migrator_damon_flush(struct hb_migrator *m, struct hb_err *err);
 
 /* dryrun: what it was asked, oldest first. */
 struct hb_dryrun_record {

@@ -189,6 +189,9 @@ void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
 	fprintf(f, "hotbridge_demoted_bytes_total %llu\n", (unsigned long long)s->demoted_bytes);
 	METRIC("demote_backoffs_total", "counter", "Failed demotions (EBUSY, ENOMEM) that rested their DRAM node.");
 	fprintf(f, "hotbridge_demote_backoffs_total %llu\n", (unsigned long long)s->demote_backoffs);
+	METRIC("demoted_freed_total", "counter",
+	       "Demotions whose page was freed between the census and the move (ENOENT): not failures.");
+	fprintf(f, "hotbridge_demoted_freed_total %llu\n", (unsigned long long)s->demoted_freed);
 	if (census_shared(d) >= 0) {
 		METRIC("census_shared_frames_total", "counter", "DRAM frames demotion's census skipped as mapped more than once (the movers refuse them).");
 		fprintf(f, "hotbridge_census_shared_frames_total %lld\n", census_shared(d));
@@ -278,6 +281,8 @@ void hb_daemon_print_stats(const struct hb_daemon *d, FILE *f)
 		if (s->demoted.by_class[i])
 			fprintf(f, "demoted %s %llu\n", hb_migrate_class_to_string(i),
 				(unsigned long long)s->demoted.by_class[i]);
+	if (s->demoted_freed)
+		fprintf(f, "demoted freed %llu\n", (unsigned long long)s->demoted_freed);
 	if (d->mig && hb_migrator_damon_stats(d->mig, &ds) == 0)
 		hb_damon_stats_print(&ds, f);
 }
@@ -399,6 +404,7 @@ json_object *hb_daemon_stats_json(struct hb_daemon *d)
 	json_object_object_add(o, "demoted_errors", errno_counts(&d->st.demoted));
 	json_object_object_add(o, "demoted_bytes", hb_daemon_json_u64(d->st.demoted_bytes));
 	json_object_object_add(o, "demote_backoffs", hb_daemon_json_u64(d->st.demote_backoffs));
+	json_object_object_add(o, "demoted_freed", hb_daemon_json_u64(d->st.demoted_freed));
 	json_object_object_add(o, "placed_pages",
 			       d->placed ? hb_daemon_json_u64(hb_placed_len(d->placed)) : NULL);
 	json_object_object_add(o, "coldness", d->placed && d->env.coldness.ops

@@ -4,6 +4,7 @@
  * policy), migrate, fold the per-page results into counters, hold or back
  * off, record, decay.
  */
+#include <errno.h>
 #include <syslog.h>
 
 #include "daemon-private.h"
@@ -35,7 +36,7 @@ int hb_daemon_cycle(struct hb_daemon *d)
 	if (!d->paused)
 		hb_latency_decide(&d->lat, hb_now_ns());
 	/* 3. migrate */
-	np = hb_daemon_move(d, n, HB_REASON_PROMOTE, "migration", &mc, &d->st.migrated);
+	np = hb_daemon_move(d, n, HB_REASON_PROMOTE, "migration", &mc, &d->st.migrated, NULL);
 	for (size_t i = 0; i < np; i++) {
 		enum hb_migrate_class c = hb_migrate_classify(d->status[i], d->tnode[i], d->snode[i]);
 

@@ -6,13 +6,15 @@
  * demotion step (demote-step.c) both call it.
  */
 #include <assert.h>
+#include <errno.h>
 #include <syslog.h>
 
 #include "daemon-private.h"
 #include "util/macro.h"
 
 size_t hb_daemon_move(struct hb_daemon *d, size_t n, enum hb_reason acted, const char *what,
-		      struct hb_migrate_counts *ret_counts, struct hb_migrate_counts *total)
+		      struct hb_migrate_counts *ret_counts, struct hb_migrate_counts *total,
+		      uint64_t *freed)
 {
 	struct hb_err err = { 0 };
 	size_t np = 0;
@@ -33,6 +35,13 @@ size_t hb_daemon_move(struct hb_daemon *d, size_t n, enum hb_reason acted, const
 	if (hb_migrator_move(d->mig, np, d->hpa, d->tnode, d->status, 0, &err) < 0)
 		hb_dlog(d, LOG_ERR, "%s of %zu pages failed: %s", what, np, err.msg);
 	hb_migrate_fold(ret_counts, np, d->status, d->tnode, d->snode);
+	for (size_t i = 0; freed && i < np; i++) {
+		if (d->status[i] != -ENOENT)
+			continue;
+		ret_counts->by_class[hb_migrate_classify(-ENOENT, d->tnode[i], d->snode[i])]--;
+		ret_counts->by_errno[ENOENT]--;
+		(*freed)++;
+	}
 	for (int k = 0; k < _HB_MIGRATE_CLASS_MAX; k++)
 		total->by_class[k] += ret_counts->by_class[k];
 	for (size_t k = 0; k < HB_ARRAY_SIZE(ret_counts->by_errno); k++)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The DAMON coldness monitor (kernel/damon-monitor.h) over a fake DAMON
+ * The DAMON coldness monitor (kernel/damon/damon-monitor.h) over a fake DAMON
  * sysfs tree in a tmpdir. Reads go to the files; writes go through the
  * seam (hb_sys_damon_write, --wrap) to a small model of 6.12: files are
  * written only inside an existing kdamond directory, `state` takes on/off
@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "damon-monitor.h"
+#include "damon/damon-monitor.h"
 
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 

@@ -13,7 +13,7 @@
 
 /* every counter a different value: a field reported under another's name shows */
 static const struct hb_damon_stats st = {
-	.batches = 1, .commits = 2, .pages_programmed = 3, .bytes_applied = 4096 * 5,
+	.batches = 1, .commits = 2, .pages_programmed = 3, .regions = 2, .bytes_applied = 4096 * 5,
 	.pages_moved = 6, .pages_not_moved = 7, .pages_unknown = 8, .pages_already = 9,
 	.pages_over_watermark = 10, .settle_timeouts = 11, .settle_us = 1200000,
 };
@@ -36,6 +36,7 @@ static void test_damon_report_json_keeps_measured_and_inferred_apart(void **stat
 	assert_int_equal(get(o, NULL, "batches"), 1);
 	assert_int_equal(get(o, NULL, "commits"), 2);
 	assert_int_equal(get(o, NULL, "pages_programmed"), 3);
+	assert_int_equal(get(o, NULL, "regions"), 2);
 	assert_int_equal(get(o, "measured", "bytes_applied"), 4096 * 5);
 	assert_int_equal(get(o, "measured", "pages_already"), 9);
 	assert_int_equal(get(o, "measured", "pages_over_watermark"), 10);
@@ -71,6 +72,7 @@ static void test_damon_report_metrics_name_the_basis(void **state)
 	assert_non_null(strstr(t, "\nhotbridge_damon_batches_total 1\n"));
 	assert_non_null(strstr(t, "\nhotbridge_damon_commits_total 2\n"));
 	assert_non_null(strstr(t, "\nhotbridge_damon_pages_programmed_total 3\n"));
+	assert_non_null(strstr(t, "\nhotbridge_damon_regions_total 2\n"));
 	assert_non_null(strstr(t, "\nhotbridge_damon_applied_bytes_total 20480\n"));
 	assert_non_null(strstr(t, "\nhotbridge_damon_pages_total{outcome=\"moved\",basis=\"inferred\"} 6\n"));
 	assert_non_null(strstr(t, "\nhotbridge_damon_pages_total{outcome=\"not_moved\",basis=\"inferred\"} 7\n"));

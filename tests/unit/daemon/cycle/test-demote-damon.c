@@ -26,7 +26,7 @@
 
 #include "cycle/coldness.h"
 #include "daemon.h"
-#include "damon-monitor.h"
+#include "damon/damon-monitor.h"
 #include "platform/emulated-host.h"
 #include "frames.h"
 #include "live-fixture.h"

@@ -205,6 +205,57 @@ static void failed_demotion_rests_both_directions(int e)
 	hb_daemon_free(d);
 }
 
+/*
+ * ENOENT: the frame no longer holds a process's page (freed between the
+ * census and the move). Not a failed demotion: counted as freed, not in
+ * the classes nor demoted_errors, the page no longer tracked, no rest.
+ */
+static void test_demote_faults_enoent_counts_freed_not_errors(void **state)
+{
+	struct hb_emulated_host host = { .dram_free = (1024ULL + 4) << 20 };
+	struct hb_config cfg;
+	struct hb_daemon *d = demoting_daemon(&host, &cfg);
+	const struct hb_daemon_stats *s = hb_daemon_stats(d);
+	uint64_t placed, promoted;
+	json_object *st;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	promote_asked = demote_asked = wrong_node = 0;
+	demote_errno = ENOENT;
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(hb_daemon_cycle(d), 0);
+	placed = hb_placed_len(hb_daemon_placed(d));
+	promoted = promote_asked;
+	assert_int_equal(hb_daemon_cycle(d), 0);
+	assert_true(demote_asked > 0);
+	assert_int_equal(s->demoted_freed, demote_asked);
+	for (int c = 0; c < _HB_MIGRATE_CLASS_MAX; c++)
+		assert_int_equal(s->demoted.by_class[c], 0);
+	assert_int_equal(s->demoted.by_errno[ENOENT], 0);
+	assert_int_equal(s->demote_backoffs, 0);
+	/* the freed ones untracked; this cycle's promotions placed */
+	assert_int_equal(hb_placed_len(hb_daemon_placed(d)),
+			 placed - demote_asked + (promote_asked - promoted));
+	st = hb_daemon_stats_json(d);
+	assert_int_equal(json_object_object_length(json_object_object_get(st, "demoted_errors")), 0);
+	assert_int_equal(json_object_get_int64(json_object_object_get(st, "demoted_freed")),
+			 demote_asked);
+	json_object_put(st);
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	hb_daemon_metrics(d, f);
+	fclose(f);
+	assert_non_null(strstr(text, "hotbridge_pages_demoted_total{status=\"drop\"} 0\n"));
+	assert_non_null(strstr(text, "hotbridge_demoted_freed_total "));
+	free(text);
+	assert_int_equal(wrong_node, 0);
+	demote_errno = 0;
+	hb_daemon_free(d);
+}
+
 static void test_demote_faults_ebusy_backs_promotion_off(void **state)
 {
 	failed_demotion_rests_both_directions(EBUSY);
@@ -269,6 +320,7 @@ int main(void)
 		cmocka_unit_test(test_demote_faults_ebusy_backs_promotion_off),
 		cmocka_unit_test(test_demote_faults_enomem_backs_promotion_off),
 		cmocka_unit_test(test_demote_faults_reported_by_direction),
+		cmocka_unit_test(test_demote_faults_enoent_counts_freed_not_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

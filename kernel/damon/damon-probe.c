@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * damon: what is there before we write anything. DAMON sysfs, a kernel
- * that has migrate_hot (6.11), other DAMON users, and our own state file
- * (the kdamond a previous run set up and, after a crash, left running).
+ * damon: what is there before we write anything. DAMON sysfs, other DAMON
+ * users, and our own state file (the kdamond a previous run set up and,
+ * after a crash, left running). Whether the kernel has migrate_hot is not
+ * read from its release: the set-up finds the scheme's target_nid file
+ * (6.11) and the action accepted, or undoes its writes (damon-sysfs.c).
  */
 #include <errno.h>
 #include <limits.h>
@@ -17,18 +19,6 @@
 static const char *nz(const char *s)
 {
 	return s ? s : "";
-}
-
-/* "6.12.118+deb12-amd64" -> 6, 12 */
-static int kernel_version(const char *root, int *major, int *minor, char *rel, size_t size)
-{
-	int r = hb_read_text(root, "/proc/sys/kernel/osrelease", rel, size);
-
-	if (r < 0)
-		return r;
-	if (sscanf(rel, "%d.%d", major, minor) != 2)
-		return -EINVAL;
-	return 0;
 }
 
 /*
@@ -116,9 +106,9 @@ int hb_damon_probe_found(const struct hb_migrator_config *cfg, struct hb_damon_f
 {
 	const char *root = cfg->root;
 	struct hb_damon_found f = { .recorded_pid = -1 };
-	char rel[128], path[PATH_MAX];
+	char path[PATH_MAX];
 	const char *mod;
-	int major, minor, r;
+	int r;
 
 	snprintf(path, sizeof(path), "%s/sys/kernel", nz(root));
 	if (access(path, F_OK) < 0)
@@ -128,14 +118,6 @@ int hb_damon_probe_found(const struct hb_migrator_config *cfg, struct hb_damon_f
 		return hb_err_set(err, r == -EACCES ? r : -ENOENT,
 				  "damon: cannot read %s/nr_kdamonds: %s (CONFIG_DAMON_SYSFS%s)",
 				  HB_DAMON_KD, strerror(-r), r == -EACCES ? ", needs root" : "");
-	r = kernel_version(root, &major, &minor, rel, sizeof(rel));
-	if (r < 0)
-		return hb_err_set(err, -EOPNOTSUPP, "damon: cannot read the kernel release: %s",
-				  strerror(-r));
-	if (major < 6 || (major == 6 && minor < 11))
-		return hb_err_set(err, -EOPNOTSUPP,
-				  "damon: kernel %s has no DAMOS migrate_hot (added in 6.11); nothing written",
-				  rel);
 	mod = module_enabled(root);
 	if (mod)
 		return hb_err_set(err, -EBUSY,
