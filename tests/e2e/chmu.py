@@ -96,6 +96,19 @@ def check(d, backend, mover="hotbridge"):
     except (OSError, ValueError) as e:
         ok(False, "explain of hot set A's first page: %s" % e)
     try:
+        h = json.load(open(d + "/share/history.json"))
+        h = h.get(h.get("command"), h)
+        per = {}
+        for e in h.get("entries", []):
+            if e.get("decision") == "promote":
+                k = (e.get("memdev"), e.get("hotness_source"))
+                per[k] = per.get(k, 0) + 1
+        print("# the last %d decisions' promotions by memdev and source: %s" % (
+            len(h.get("entries", [])), ", ".join("%s from %s: %d" % (k[0], k[1], v)
+                                                  for k, v in sorted(per.items(), key=str))))
+    except (OSError, ValueError) as e:
+        print("# history: %s" % e)
+    try:
         s = json.load(open(d + "/share/sources.json"))
         sources = s.get(s.get("command"), s) or []
         chmu = [src for src in sources if src.get("source") == "chmu"]

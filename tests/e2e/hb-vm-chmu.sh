@@ -151,6 +151,7 @@ while [ ! -e /tmp/chmu/done ]; do sleep 0.5; done
 echo "hb-vm-chmu: CPU: hotbridge $daemon $(cpu_s $daemon) s"
 hotbridge stats --socket /tmp/ctl.sock >/share/stats.json 2>&1
 hotbridge sources --socket /tmp/ctl.sock >/share/sources.json 2>&1
+hotbridge history --socket /tmp/ctl.sock --last 200 >/share/history.json 2>&1
 hotbridge status --socket /tmp/ctl.sock >/share/status.json 2>&1
 kill -TERM $daemon
 wait $daemon

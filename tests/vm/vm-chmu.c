@@ -183,11 +183,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "hb-vmchmu: no PFNs from pagemap (root?)\n");
 		return 1;
 	}
-	/* A and B spread over the mapping, interleaved with each other and the cold pages */
+	/*
+	 * A and B spread over the mapping, interleaved with each other and the
+	 * cold pages, odd and even pages alike: a fresh node hands out frames
+	 * in order, so a 2-way region at 4 KiB granularity puts every other
+	 * page on the other device, and a set of even pages only would sit on
+	 * one device (the 2-way scenario then saw one CHMU report everything)
+	 */
 	stride = npages / nhot;
 	for (size_t i = 0; i < nhot; i++) {
-		a.idx[i] = i * stride + stride / 4;
-		b.idx[i] = i * stride + (3 * stride) / 4;
+		a.idx[i] = i * stride + stride / 4 + i % 2;
+		b.idx[i] = i * stride + (3 * stride) / 4 + i % 2;
 		in_set[a.idx[i]] = 1;
 		in_set[b.idx[i]] = 2;
 	}
