@@ -10,11 +10,16 @@
 #   (KERNEL mpp | stock, BASE a kernel/build base: 6.1 | 6.12)
 #   run.sh oracle modulo|xor - HOTBRIDGE BINDIR - mpp 6.12
 #   run.sh chmu WAYS PAGES HOTBRIDGE BINDIR BACKEND mpp|stock 6.12
+#   run.sh chmu-perf WAYS PAGES HOTBRIDGE BINDIR BACKEND mpp 6.12
 # chmu: the closed loop with no feed. Each cxl-type3 carries our CHMU model
 # (tests/qemu/patches/0002: only tests/qemu/build's QEMU); the guest keeps
 # a hot set busy on the CXL node and moves it once, `hotbridge run` with
 # `chmu` sources must bring each to DRAM (hb-vm-chmu.sh, hb-vmchmu); the
 # host checks explain and the CHMU's counts (chmu.py).
+# chmu-perf: the same loop through our kernel's CHMU perf driver (cxl_hmu,
+# kernel/patches/6.12/0005) and the `cxl-hmu` source instead of the
+# registers. HB_HMU_KO=FILE: a cxl_hmu.ko built out of tree against the
+# kernel's obj/ (for a kernel built before 0005), loaded by the guest.
 # oracle: no QEMU CXL device; the kernel's own mock topology (cxl_test,
 # `kernel/build --base 6.12 --cxl-test`) with modulo or XOR windows: the
 # guest makes regions of every shape it offers with cxl-cli, injects poison
@@ -78,11 +83,22 @@ if [ "$mode" = oracle ]; then
 	fi
 	wait $gpid
 	rc=$(cat "$out/guest.rc")
-elif [ "$mode" = chmu ]; then
+elif [ "$mode" = chmu ] || [ "$mode" = chmu-perf ]; then
 	# 20 s per hot set; the bound on 90 % coverage is chmu.py's to derive
 	eval "$(python3 "$here/chmu.py" bound "$backend")"
+	kind=chmu
+	if [ "$mode" = chmu-perf ]; then
+		kind=cxl-hmu
+		guest+=(--module cxl_hmu)
+		if [ -n "${HB_HMU_KO:-}" ]; then
+			guest+=(--extra "$HB_HMU_KO")
+		elif ! find "$basedir/mpp-root" -name 'cxl_hmu.ko*' 2>/dev/null | grep -q .; then
+			skip "the $base kernel has no cxl_hmu module (rebuild it: kernel/build --base $base; or HB_HMU_KO=cxl_hmu.ko)"
+		fi
+	fi
 	"${guest[@]}" --chmu 1 --timeout 900 --extra "$here/hb-vm-chmu.sh" --state "$out" \
-		hb-vm-chmu.sh "$ways" "$pages" 256 20 "$bound" "$backend" >"$out/guest.log" 2>&1
+		hb-vm-chmu.sh "$ways" "$pages" 256 20 "$bound" "$backend" "$kind" \
+		"${HB_HMU_AUX_PAGES:-16}" >"$out/guest.log" 2>&1
 	rc=$?
 elif [ "$mode" = reload ]; then
 	HB_VM_KEEP=$out "${guest[@]}" hb-vm-e2e.sh reload "$ways" >"$out/guest.log" 2>&1
@@ -112,10 +128,10 @@ if [ "$rc" -ne 0 ]; then
 fi
 [ "$mode" != promote ] || [ "$frc" -eq 0 ] || fail "the host's feed of hot DPAs failed (see above)"
 [ "$mode" != oracle ] || [ "$frc" -eq 0 ] || fail "the host's CEDT for the XOR guest failed (see above)"
-if [ "$mode" = chmu ]; then
-	python3 "$here/chmu.py" check "$out" "$backend"
+if [ "$mode" = chmu ] || [ "$mode" = chmu-perf ]; then
+	python3 "$here/chmu.py" check "$out" "$backend" "$kind"
 	crc=$?
-	echo "# scenario chmu $ways-way on $kernel $base: $(( $(date +%s) - start )) s wall"
+	echo "# scenario $mode $ways-way on $kernel $base: $(( $(date +%s) - start )) s wall"
 	exit $crc
 elif [ "$mode" = oracle ]; then
 	orc=0
