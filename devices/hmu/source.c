@@ -16,8 +16,8 @@
  * Records are named by the instance's memdev or, without one, by the
  * PMU's ("cxl_hmu_mem0.0.0" is memdev mem0).
  *
- * No kernel we can run carries the PMU: this file's system calls have not
- * run against one (devices/README.md).
+ * Run against our own driver of that ABI (kernel/patches/6.12/0005) in
+ * the e2e-chmu-perf-6.12 guests (devices/README.md).
  */
 #include <errno.h>
 #include <fcntl.h>
