@@ -149,11 +149,17 @@ grep -iE "claim" /tmp/w/regs2.log | head -1 | sed 's/^/# regs2: /'
 okif "with the driver bound, the register source refuses the block and says who has it" \
 	grep -q "claimed by cxl_hmu" /tmp/w/regs2.log
 
-# 3. the driver from user space
+# 3. the driver from user space; the interrupt first on the event's own
+# CPU (the drain runs in the handler's wake), then on the other (an IPI)
+irq=$(awk -v p="$pmu" '$NF == p {sub(":", "", $1); print $1}' /proc/interrupts)
+cpu=$(cat $pmu_dir/"$pmu"/cpumask)
 tap hb-vmhmu abi "$pmu"
 tap hb-vmhmu refuse "$pmu"
+okif "interrupt $irq of $pmu sent to CPU $cpu, the event's" write_to "$cpu" /proc/irq/"$irq"/smp_affinity_list
 tap hb-vmhmu data "$pmu" "$node" "$bar"
+okif "interrupt $irq of $pmu sent to CPU $((1 - cpu)), not the event's" write_to "$((1 - cpu))" /proc/irq/"$irq"/smp_affinity_list
 tap hb-vmhmu small "$pmu" "$node"
+grep "$pmu" /proc/interrupts | sed 's/^/# /'
 
 # 4. the daemon with a one-page AUX area and more hot units than it holds
 daemon_conf small cxl-hmu "pmu = $pmu" "epoch_ms = 100" "threshold = 1" "aux_pages = 1"
