@@ -8,7 +8,7 @@
 #                               small; the daemon with a one-page AUX area,
 #                               killed with its event open, and under
 #                               `cxl disable-memdev`
-#   hb-vm-hmu-edges.sh unbind   no region: cxl disable-memdev under the
+#   hb-vm-hmu-edges.sh unbind   two instances, no region: cxl disable-memdev under the
 #                               daemon; an event held open while cxl_pci
 #                               lets go of the device (the memdev goes
 #                               away), then the device bound again
@@ -99,11 +99,16 @@ if [ "$phase" = unbind ]; then
 	hb-vmhmu hold "$pmu" 12 >/tmp/w/hold.out 2>&1 &
 	hold=$!
 	until grep -q holding /tmp/w/hold.out || ! kill -0 $hold 2>/dev/null; do sleep 0.2; done
+	# this guest's device has two instances: a PMU each, owned apart
+	pmu1=${pmu%.*}.1
+	okif "a second instance, a second PMU: $pmu1" [ -d $pmu_dir/"$pmu1" ]
+	tap hb-vmhmu open "$pmu1"
 	okif "cxl_pci unbound from $bdf with $pmu's event open" write_to "$bdf" /sys/bus/pci/drivers/cxl_pci/unbind
 	okif "the memdev is gone" [ ! -e /sys/bus/cxl/devices/mem0 ]
 	okif "the driver stopped the instance: $(dmesg | grep -o "$pmu: memdev removed.*" | head -1)" \
 		dmesg_has "$pmu: memdev removed with an event open"
 	okif "the PMU stays while its event is open" [ -d $pmu_dir/$pmu ]
+	okif "the other instance's PMU, with no event, is gone at once" [ ! -e $pmu_dir/"$pmu1" ]
 	wait $hold
 	sed -n 's/^/# hold: /p' /tmp/w/hold.out
 	sleep 1
@@ -112,7 +117,7 @@ if [ "$phase" = unbind ]; then
 	i=0
 	until [ -n "$(first_pmu)" ] || [ $i -ge 50 ]; do sleep 0.2; i=$((i + 1)); done
 	pmu2=$(first_pmu)
-	okif "bound again: ${pmu2:-no PMU}" [ -n "$pmu2" ]
+	okif "bound again: $(cd $pmu_dir && echo cxl_hmu_*)" [ -d $pmu_dir/"${pmu2%.*}.1" ]
 	[ -n "$pmu2" ] && tap hb-vmhmu open "$pmu2"
 	rmmod cxl_hmu
 	ok $? "rmmod cxl_hmu"

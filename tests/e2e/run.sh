@@ -114,7 +114,8 @@ elif [ "$mode" = hmu-edges ]; then
 	rc=0
 	: >"$out/guest.log"
 	for phase in main unbind; do
-		"${guest[@]}" --chmu 1 --timeout 900 --extra "$here/hb-vm-hmu-edges.sh" --extra "$ko" \
+		# unbind: a device with two CHMU instances
+		"${guest[@]}" --chmu "$([ $phase = unbind ] && echo 2 || echo 1)" --timeout 900 --extra "$here/hb-vm-hmu-edges.sh" --extra "$ko" \
 			--state "$out/$phase" hb-vm-hmu-edges.sh "$phase" \
 			>"$out/guest-$phase.log" 2>&1 || rc=$?
 		sed "s/^/[$phase] /" "$out/guest-$phase.log" >>"$out/guest.log"
