@@ -132,7 +132,7 @@ static json_object *not_in_a_region_json(struct hb_daemon *d, bool has_hpa, uint
 	int tnode = -1, node = has_hpa ? hb_daemon_node_of(d, page) : -1;
 	double heat = has_hpa ? hb_heat_get(d->heat, page, &tnode) : 0;
 	json_object *h = has_hpa ? hb_history_find_json(d->history, true, page, d->pcfg.page_size,
-						       8, wall_ns(), &names)
+						       8, hb_wall_ns(), &names)
 				 : json_object_new_array();
 
 	json_object_object_add(o, "hpa", has_hpa ? hb_json_hex(hpa) : NULL);
@@ -212,7 +212,7 @@ int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, stru
 	hb_policy_evaluate(d->policy, &d->pcfg, d->nodes, d->dist, &c, NULL, now, &dec);
 	explain_reason(d, &dec, now, why, sizeof(why));
 	names = source_names(d, buf);
-	h = hb_history_find_json(d->history, true, hpa, d->pcfg.page_size, 8, wall_ns(), &names);
+	h = hb_history_find_json(d->history, true, hpa, d->pcfg.page_size, 8, hb_wall_ns(), &names);
 	if (!h)
 		return hb_err_set(err, -ENOMEM, "out of memory");
 	o = json_object_new_object();
@@ -287,7 +287,7 @@ int hb_daemon_history(struct hb_daemon *d, bool page_only, uint64_t hpa, size_t 
 	const char *buf[HB_MAX_SOURCES];
 	struct hb_source_names names = source_names(d, buf);
 	json_object *o, *a = hb_history_find_json(d->history, page_only, hpa, d->pcfg.page_size,
-						   last, wall_ns(), &names);
+						   last, hb_wall_ns(), &names);
 
 	if (!a)
 		return hb_err_set(err, -ENOMEM, "out of memory");

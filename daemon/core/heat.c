@@ -70,7 +70,8 @@ int hb_heat_new(size_t max_entries, double decay, unsigned int page_shift,
 	}
 	/*
 	 * Fault it in now: otherwise the first sweep after the first record
-	 * does, all at once (0.4 s for the default 48 MiB, the loop blocked).
+	 * does, all at once, with the loop blocked (daemon/README.md,
+	 * "Measured", has the figure).
 	 * Volatile stores: a compiler drops a memset of calloc's memory.
 	 */
 	for (size_t off = 0; off < cap * sizeof(*t->e); off += 4096)

@@ -6,6 +6,7 @@
 
 #include "core.h"
 #include "util/macro.h"
+#include "util/strtab.h"
 
 struct hold {                 /* 24 bytes */
 	uint64_t key;            /* page + 1; 0 = empty */
@@ -46,10 +47,7 @@ static const char *const reason_names[_HB_REASON_MAX] = {
 	[HB_REASON_NO_CXL_NODE] = "no_cxl_node",
 };
 
-const char *hb_reason_to_string(enum hb_reason r)
-{
-	return (unsigned int)r < _HB_REASON_MAX ? reason_names[r] : NULL;
-}
+HB_STRTAB_TO_STRING(hb_reason_to_string, enum hb_reason, reason_names, NULL)
 
 int hb_policy_new(size_t hysteresis_cap, struct hb_policy **ret, struct hb_err *err)
 {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* One record -> pages of committed CXL regions on source nodes -> the table (ingest.h). */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@ void hb_ingest_drop_pages(struct hb_ingest *in, struct work *w, enum hb_drop rea
 {
 	uint64_t ps = in->page_mask + 1;
 
+	assert((unsigned int)reason < _HB_DROP_MAX);
 	w->drops |= 1u << reason;
 	if (len)
 		in->st->pages_dropped[reason] += (addr + (len - 1)) / ps - addr / ps + 1;

@@ -8,6 +8,7 @@
 
 #include "ingest/ingest-private.h"
 #include "util/macro.h"
+#include "util/strtab.h"
 
 static const char *const drop_names[_HB_DROP_MAX] = {
 	[HB_DROP_UNKNOWN_MEMDEV] = "unknown_memdev",
@@ -19,10 +20,7 @@ static const char *const drop_names[_HB_DROP_MAX] = {
 	[HB_DROP_STALE] = "stale",
 };
 
-const char *hb_drop_to_string(enum hb_drop r)
-{
-	return r >= 0 && r < _HB_DROP_MAX ? drop_names[r] : NULL;
-}
+HB_STRTAB_TO_STRING(hb_drop_to_string, enum hb_drop, drop_names, NULL)
 
 int hb_ingest_new(const struct hb_ingest_env *env, struct hb_ingest **ret, struct hb_err *err)
 {

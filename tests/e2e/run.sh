@@ -6,10 +6,14 @@
 # pages on the new CPU-less node; then the oracle (oracle.py) checks
 # hotbridge's DPA <-> HPA against the devices' backing files.
 #   run.sh tag WAYS PAGES HOTBRIDGE BINDIR
+#   run.sh decoders 1 PAGES HOTBRIDGE BINDIR - mpp 6.12
+#     (QEMU 10: a device with 256 MiB volatile before its pmem, two pmem
+#     regions on it: decoder 0 with a DPA skip, decoder 1 after it; PAGES
+#     tagged pages on each, checked by oracle.py like tag)
 #   run.sh promote WAYS PAGES HOTBRIDGE BINDIR BACKEND [KERNEL [BASE]]
-#   (KERNEL mpp | stock, BASE a kernel/build base: 6.1 | 6.12)
+#   (KERNEL mpp | stock, BASE a kernel/build base: 6.1 | 6.12 | 7.3, stock only)
 #   run.sh oracle modulo|xor - HOTBRIDGE BINDIR - mpp 6.12
-#   run.sh chmu WAYS PAGES HOTBRIDGE BINDIR BACKEND mpp|stock 6.12
+#   run.sh chmu WAYS PAGES HOTBRIDGE BINDIR BACKEND mpp|stock BASE [hotbridge|damon]
 #   run.sh chmu-perf WAYS PAGES HOTBRIDGE BINDIR BACKEND mpp 6.12
 #   run.sh hmu-edges 1 - HOTBRIDGE BINDIR - mpp 6.12
 # chmu: the closed loop with no feed. Each cxl-type3 carries our CHMU model
@@ -37,6 +41,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 mode=$1 ways=$2 pages=$3 hb=$4 bindir=$5 backend=${6:-phys} kernel=${7:-mpp} base=${8:-}
+mover=${9:-hotbridge}   # chmu: hotbridge, or damon (DAMON's own tiering, no hotbridge)
 skip() { echo "1..0 # SKIP $*"; exit 0; }
 # a failure before the checks: one numbered TAP line and the plan
 fail() { echo "not ok 1 - $*"; echo "1..1"; exit 1; }
@@ -101,7 +106,7 @@ elif [ "$mode" = chmu ] || [ "$mode" = chmu-perf ]; then
 		fi
 	fi
 	"${guest[@]}" --chmu 1 --timeout 900 --extra "$here/hb-vm-chmu.sh" --state "$out" \
-		hb-vm-chmu.sh "$ways" "$pages" 256 20 "$bound" "$backend" "$kind" \
+		hb-vm-chmu.sh "$ways" "$pages" 256 20 "$bound" "$backend" "$mover" "$kind" \
 		"${HB_HMU_AUX_PAGES:-16}" >"$out/guest.log" 2>&1
 	rc=$?
 elif [ "$mode" = hmu-edges ]; then
@@ -132,6 +137,11 @@ elif [ "$mode" = promote ]; then
 	frc=$?
 	wait $gpid
 	rc=$(cat "$out/guest.rc")
+elif [ "$mode" = decoders ]; then
+	# QEMU 10 only: a device with volatile capacity before its pmem
+	"$qemu" -device cxl-type3,help 2>&1 | grep -q volatile-memdev || skip "$qemu cannot give a type-3 device volatile and persistent capacity"
+	HB_VM_KEEP=$out "${guest[@]}" --vmem 256 hb-vm-e2e.sh decoders 1 "$pages" >"$out/guest.log" 2>&1
+	rc=$?
 else
 	HB_VM_KEEP=$out "${guest[@]}" hb-vm-e2e.sh tag "$ways" "$pages" >"$out/guest.log" 2>&1
 	rc=$?
@@ -160,7 +170,7 @@ if [ "$mode" = hmu-edges ]; then
 	exit 0
 fi
 if [ "$mode" = chmu ] || [ "$mode" = chmu-perf ]; then
-	python3 "$here/chmu.py" check "$out" "$backend" "$kind"
+	python3 "$here/chmu.py" check "$out" "$backend" "$mover" "$kind"
 	crc=$?
 	echo "# scenario $mode $ways-way on $kernel $base: $(( $(date +%s) - start )) s wall"
 	exit $crc
@@ -202,7 +212,7 @@ elif [ "$mode" = promote ]; then
 	if [ "$backend" = auto ] && [ "$kernel" = stock ]; then
 		# stock 6.12 has DAMON's migrate_hot (6.11+), stock 6.1 does not
 		want=pagemap
-		[ "$base" = 6.12 ] && want=damon
+		[ "$base" != 6.1 ] && want=damon
 		grep -q "move_phys_pages unavailable: no __x64_sys_move_phys_pages" "$out/guest.log" &&
 			grep -q "backend auto: using $want" "$out/guest.log" &&
 			grep -q "migrator $want" "$out/guest.log" &&
@@ -211,6 +221,8 @@ elif [ "$mode" = promote ]; then
 	fi
 	python3 "$here/promote.py" check "$out"
 else
-	python3 "$here/oracle.py" "$out" "$hb"
+	opt=
+	[ "$mode" = decoders ] && opt=--decoders
+	python3 "$here/oracle.py" "$out" "$hb" $opt
 fi
 echo "# scenario $mode $ways-way $backend on $kernel $base: $(( $(date +%s) - start )) s wall"

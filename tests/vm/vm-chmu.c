@@ -69,6 +69,24 @@ static void put(const char *dir, const char *name, const char *text)
 	}
 }
 
+/* a /proc/vmstat counter, or 0 */
+static uint64_t vmstat(const char *name)
+{
+	char line[128];
+	uint64_t v = 0;
+	size_t len = strlen(name);
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, len) && line[len] == ' ') {
+			v = strtoull(line + len + 1, NULL, 10);
+			break;
+		}
+	if (f)
+		fclose(f);
+	return v;
+}
+
 static size_t on_dram(struct phase *p)
 {
 	void *addrs[4096];
@@ -124,6 +142,7 @@ int main(int argc, char **argv)
 	size_t *in_set, stride;
 	uint64_t *pfn0, *pfn1, *sum0;
 	struct phase a = { "A", NULL, -1, 0 }, b = { "B", NULL, -1, 0 };
+	uint64_t migrated0;
 	double phase_s, bound_s;
 	const char *dir;
 	char text[128];
@@ -179,9 +198,13 @@ int main(int argc, char **argv)
 	put(dir, "ready", text);
 	wait_for(dir, "go");
 
+	migrated0 = vmstat("pgmigrate_success");
 	run_phase(&a, phase_s);
 	put(dir, "phase-b", "");
 	run_phase(&b, phase_s);
+	tap_diag("migrated %llu pages in all (pgmigrate_success) for %zu hot pages: %.2f per hot page",
+		 (unsigned long long)(vmstat("pgmigrate_success") - migrated0), 2 * nhot,
+		 (double)(vmstat("pgmigrate_success") - migrated0) / (double)(2 * nhot));
 	put(dir, "done", "");
 	wait_for(dir, "stopped");
 
