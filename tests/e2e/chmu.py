@@ -3,9 +3,12 @@
 """The closed loop's host side (run.sh chmu).
 
   chmu.py bound BACKEND       the bound on 90 % coverage, as `bound=SECONDS`
-  chmu.py check DIR BACKEND [MOVER]   the guest's TAP (hb-vmchmu) plus list,
-                              explain and the CHMU's counts (MOVER hotbridge), or
-                              the workload's alone (damon), as one TAP stream
+  chmu.py check DIR BACKEND [MOVER [KIND]]
+                              the guest's TAP (hb-vmchmu) plus list, explain and
+                              the CHMU's counts (MOVER hotbridge), or the
+                              workload's alone (damon), as one TAP stream; KIND
+                              is the source that read the CHMU: chmu (its
+                              registers, default) or cxl-hmu (the perf driver)
 
 The bound, from the configuration hb-vm-chmu.sh writes:
   a page that turns hot mid-epoch is counted in full only in the next
@@ -37,7 +40,16 @@ def bound(backend):
     return formula, formula + SLACK_S.get(backend, 7.0)
 
 
-def check(d, backend, mover="hotbridge"):
+def records_per_epoch(d, records):
+    """records over the epochs between the daemon's start and the sources' read"""
+    try:
+        m = re.search(r"read (\d+) s after", open(d + "/share/elapsed").read())
+        return records / max(1.0, int(m.group(1)) / EPOCH_S)
+    except (OSError, AttributeError):
+        return None
+
+
+def check(d, backend, mover="hotbridge", kind="chmu"):
     n = 0
     good = True
 
@@ -47,6 +59,7 @@ def check(d, backend, mover="hotbridge"):
         print(("ok %d - %s" if cond else "not ok %d - %s") % (n, what))
         good &= bool(cond)
 
+    chmu = []
     formula, b = bound(backend)
     print("# bound on 90 %% coverage: 2 x epoch %.1f s + cycle %.1f s + %d KiB at %.0f MB/s "
           "+ sample %.2f s = %.2f s, + %.0f s TCG slack = %.1f s"
@@ -79,9 +92,21 @@ def check(d, backend, mover="hotbridge"):
             print("# list: %s at %s: CHMU %s, mapped by %s, %s" % (
                 m.get("memdev"), m.get("pci"), m.get("chmu"), m.get("chmu_mapping"),
                 json.dumps(m.get("chmu_capabilities"))))
-        ok(mds and all(m.get("chmu") and m.get("chmu_capabilities") == want for m in mds),
-           "hotbridge list: %d memdev(s), each with its CHMU (block 5) and QEMU's capabilities"
-           % len(mds))
+        if kind == "chmu":
+            ok(mds and all(m.get("chmu") and m.get("chmu_capabilities") == want for m in mds),
+               "hotbridge list: %d memdev(s), each with its CHMU (block 5) and QEMU's capabilities"
+               % len(mds))
+        else:
+            pmus = lst.get("chmu_perf_pmus") or []
+            hmu = {s.get("source"): s for s in lst.get("sources") or []}.get("cxl-hmu", {})
+            names = ["cxl_hmu_%s.0.0" % m.get("memdev") for m in mds]
+            ok(mds and all(n in pmus for n in names) and hmu.get("available") is True,
+               "hotbridge list: the PMUs %s for %d memdev(s), cxl-hmu available (%s)"
+               % (", ".join(pmus), len(mds), hmu.get("why")))
+            # the driver claims the block: the register path must refuse it
+            ok(mds and all(m.get("chmu") and "claimed" in (m.get("chmu_error") or "") for m in mds),
+               "hotbridge list: the register path refuses the driver's block (%s)"
+               % "; ".join(str(m.get("chmu_error")) for m in mds))
     except (OSError, ValueError) as e:
         ok(False, "hotbridge list: %s" % e)
     try:
@@ -90,7 +115,8 @@ def check(d, backend, mover="hotbridge"):
         hist = x.get("history") or []
         srcs = {e.get("hotness_source") for e in hist if e.get("decision") == "promote"}
         promoted = [e for e in hist if e.get("decision") == "promote"]
-        ok(promoted and all(s and s.startswith("chmu-") for s in srcs),
+        prefix = "chmu-" if kind == "chmu" else "hmu-"
+        ok(promoted and all(s and s.startswith(prefix) for s in srcs),
            "explain %s: promoted %d time(s), by source %s" % (x.get("page"), len(promoted),
                                                               ", ".join(sorted(str(s) for s in srcs)) or "none"))
     except (OSError, ValueError) as e:
@@ -111,16 +137,27 @@ def check(d, backend, mover="hotbridge"):
     try:
         s = json.load(open(d + "/share/sources.json"))
         sources = s.get(s.get("command"), s) or []
-        chmu = [src for src in sources if src.get("source") == "chmu"]
+        chmu = [src for src in sources if src.get("source") == kind]
         for src in chmu:
-            print("# CHMU source %s (%s): %d records, %d bad input, %d consecutive errors" % (
-                src.get("name"), src.get("memdev"), src.get("records", 0), src.get("bad_input", 0),
-                src.get("consecutive_errors", 0)))
+            rpe = records_per_epoch(d, src.get("records", 0))
+            print("# CHMU source %s (%s, %s): %d records (%s per epoch), %d bad input, "
+                  "%d consecutive errors" % (
+                      src.get("name"), kind, src.get("memdev"), src.get("records", 0),
+                      "%.1f" % rpe if rpe is not None else "?", src.get("bad_input", 0),
+                      src.get("consecutive_errors", 0)))
         ok(chmu and all(src.get("records", 0) > 0 and not src.get("disabled") for src in chmu),
-           "every chmu source delivered hotlist records (%s)"
-           % ", ".join("%s %d" % (src.get("name"), src.get("records", 0)) for src in chmu))
+           "every %s source delivered hotlist records (%s)"
+           % (kind, ", ".join("%s %d" % (src.get("name"), src.get("records", 0)) for src in chmu)))
     except (OSError, ValueError) as e:
         ok(False, "sources: %s" % e)
+    # one line per run, for tests/e2e/chmu-compare.sh to put side by side
+    t90 = next((re.search(r"time to 90 %: A ([\d.]+) s, B ([\d.]+) s", l) for l in log
+                if "time to 90 %:" in l), None)
+    rpe = [records_per_epoch(d, src.get("records", 0)) for src in chmu] if chmu else []
+    print("# figures: path %s, time to 90 %% A %s s B %s s, records per epoch %s" % (
+        "registers" if kind == "chmu" else "perf",
+        t90.group(1) if t90 else "?", t90.group(2) if t90 else "?",
+        "/".join("%.1f" % r for r in rpe if r is not None) or "?"))
     print("1..%d" % n)
     return 0 if good else 1
 
@@ -129,6 +166,6 @@ if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "bound":
         print("bound=%.1f" % bound(sys.argv[2])[1])
         sys.exit(0)
-    if len(sys.argv) in (4, 5) and sys.argv[1] == "check":
+    if len(sys.argv) in (4, 5, 6) and sys.argv[1] == "check":
         sys.exit(check(*sys.argv[2:]))
-    sys.exit("usage: chmu.py bound BACKEND | check DIR BACKEND")
+    sys.exit("usage: chmu.py bound BACKEND | check DIR BACKEND [hotbridge|damon [chmu|cxl-hmu]]")

@@ -6,12 +6,26 @@
 # source per memdev, found at its PCI function, must bring each hot set to
 # DRAM by itself. Leaves explain.json, stats.json, sources.json, status.json
 # and daemon.log in /share.
-#   hb-vm-chmu.sh WAYS PAGES HOT PHASE_S BOUND_S [BACKEND [MOVER]]
+#   hb-vm-chmu.sh WAYS PAGES HOT PHASE_S BOUND_S [BACKEND [MOVER [KIND [AUX_PAGES]]]]
 # MOVER hotbridge (default), or damon: no hotbridge at all, DAMON's own
 # promotion configured as the kernel's mtier sample and damo's tiering
 # recipe do (the head-to-head bench, tests/bench/tiering.sh).
+# KIND (hotbridge only): chmu (default), the register source, which maps
+# the block itself; or cxl-hmu, the same CHMU through the kernel's perf
+# driver (cxl_hmu, kernel/patches/6.12/0005): one PMU per memdev,
+# cxl_hmu_memX.0.0. The module is loaded at boot (run.sh --module cxl_hmu)
+# or, built out of tree, from /hb/cxl_hmu.ko. AUX_PAGES: the cxl-hmu
+# source's aux_pages.
 ways=${1:-1} pages=${2:-4096} hot=${3:-256} phase=${4:-20} bound=${5:-10} backend=${6:-phys}
-mover=${7:-hotbridge}
+mover=${7:-hotbridge} kind=${8:-chmu} aux_pages=${9:-16}
+case $kind in
+chmu|cxl-hmu) ;;
+*) echo "hb-vm-chmu: unknown source kind '$kind' (chmu or cxl-hmu)"; exit 2 ;;
+esac
+if [ "$kind" = cxl-hmu ] && ! ls -d /sys/bus/event_source/devices/cxl_hmu_* >/dev/null 2>&1; then
+	[ -f /hb/cxl_hmu.ko ] || { echo "hb-vm-chmu: no cxl_hmu module (kernel/build with patch 0005, or --extra cxl_hmu.ko)"; exit 34; }
+	insmod /hb/cxl_hmu.ko || exit 34
+fi
 sh /hb/hb-vm-e2e.sh region "$ways" || exit $?
 node=$(cat /sys/bus/dax/devices/dax0.0/target_node)
 # NUMA balancing would move the busy pages itself (mode 1 promotes across
@@ -36,6 +50,21 @@ for m in /sys/bus/cxl/devices/mem*; do
 	name=${m##*/}
 	bdf=$(basename "$(dirname "$(readlink -f "$m")")")
 	size=$(cat "$m/pmem/size")
+	if [ "$kind" = cxl-hmu ]; then
+		# the memdev comes from the PMU's name
+		cat >>/hbconf/hb.conf <<CONF
+[source hmu-$name]
+type = cxl-hmu
+pmu = cxl_hmu_$name.0.0
+dpa_range = 0+$size
+unit = 4096
+epoch_ms = 1000
+threshold = 32
+aux_pages = $aux_pages
+CONF
+		echo "hb-vm-chmu: $name at $bdf, $size bytes of pmem, PMU cxl_hmu_$name.0.0"
+		continue
+	fi
 	# no memdev =: the source finds it from the PCI function
 	cat >>/hbconf/hb.conf <<CONF
 [source chmu-$name]
@@ -142,7 +171,8 @@ done
 if ! hotbridge stats --socket /tmp/ctl.sock >/dev/null 2>&1; then
 	echo "hb-vm-chmu: the daemon did not come up"; cat /share/daemon.log; kill $work; exit 32
 fi
-grep -i chmu /share/daemon.log | head -5
+grep -iE "chmu|hmu" /share/daemon.log | head -5
+t_up=$(date +%s)
 : >/tmp/chmu/go
 read -r hpa_a hpa_b </tmp/chmu/ready
 while [ ! -e /tmp/chmu/phase-b ]; do sleep 0.5; done
@@ -152,7 +182,11 @@ echo "hb-vm-chmu: CPU: hotbridge $daemon $(cpu_s $daemon) s"
 hotbridge stats --socket /tmp/ctl.sock >/share/stats.json 2>&1
 hotbridge sources --socket /tmp/ctl.sock >/share/sources.json 2>&1
 hotbridge history --socket /tmp/ctl.sock --last 200 >/share/history.json 2>&1
+echo "hb-vm-chmu: sources read $(( $(date +%s) - t_up )) s after the daemon came up" | tee /share/elapsed
 hotbridge status --socket /tmp/ctl.sock >/share/status.json 2>&1
+for p in /sys/bus/event_source/devices/cxl_hmu_*; do
+	[ -d "$p" ] && echo "hb-vm-chmu: ${p##*/}: lost_entries $(cat "$p/lost_entries") overflows $(cat "$p/overflows")"
+done
 kill -TERM $daemon
 wait $daemon
 drc=$?

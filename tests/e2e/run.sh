@@ -14,11 +14,20 @@
 #   (KERNEL mpp | stock, BASE a kernel/build base: 6.1 | 6.12 | 7.3, stock only)
 #   run.sh oracle modulo|xor - HOTBRIDGE BINDIR - mpp 6.12
 #   run.sh chmu WAYS PAGES HOTBRIDGE BINDIR BACKEND mpp|stock BASE [hotbridge|damon]
+#   run.sh chmu-perf WAYS PAGES HOTBRIDGE BINDIR BACKEND mpp 6.12
+#   run.sh hmu-edges 1 - HOTBRIDGE BINDIR - mpp 6.12
 # chmu: the closed loop with no feed. Each cxl-type3 carries our CHMU model
 # (tests/qemu/patches/0002: only tests/qemu/build's QEMU); the guest keeps
 # a hot set busy on the CXL node and moves it once, `hotbridge run` with
 # `chmu` sources must bring each to DRAM (hb-vm-chmu.sh, hb-vmchmu); the
 # host checks explain and the CHMU's counts (chmu.py).
+# chmu-perf: the same loop through our kernel's CHMU perf driver (cxl_hmu,
+# kernel/patches/6.12/0005) and the `cxl-hmu` source instead of the
+# registers. HB_HMU_KO=FILE: a cxl_hmu.ko built out of tree against the
+# kernel's obj/ (for a kernel built before 0005), loaded by the guest.
+# hmu-edges: the driver's edges in two guests (hb-vm-hmu-edges.sh main,
+# then unbind), the module copied in as /hb/cxl_hmu.ko and loaded when the
+# script wants it; their TAP lines renumbered as one stream.
 # oracle: no QEMU CXL device; the kernel's own mock topology (cxl_test,
 # `kernel/build --base 6.12 --cxl-test`) with modulo or XOR windows: the
 # guest makes regions of every shape it offers with cxl-cli, injects poison
@@ -83,12 +92,39 @@ if [ "$mode" = oracle ]; then
 	fi
 	wait $gpid
 	rc=$(cat "$out/guest.rc")
-elif [ "$mode" = chmu ]; then
+elif [ "$mode" = chmu ] || [ "$mode" = chmu-perf ]; then
 	# 20 s per hot set; the bound on 90 % coverage is chmu.py's to derive
 	eval "$(python3 "$here/chmu.py" bound "$backend")"
+	kind=chmu
+	if [ "$mode" = chmu-perf ]; then
+		kind=cxl-hmu
+		guest+=(--module cxl_hmu)
+		if [ -n "${HB_HMU_KO:-}" ]; then
+			guest+=(--extra "$HB_HMU_KO")
+		elif ! find "$basedir/mpp-root" -name 'cxl_hmu.ko*' 2>/dev/null | grep -q .; then
+			skip "the $base kernel has no cxl_hmu module (rebuild it: kernel/build --base $base; or HB_HMU_KO=cxl_hmu.ko)"
+		fi
+	fi
 	"${guest[@]}" --chmu 1 --timeout 900 --extra "$here/hb-vm-chmu.sh" --state "$out" \
-		hb-vm-chmu.sh "$ways" "$pages" 256 20 "$bound" "$backend" "$mover" >"$out/guest.log" 2>&1
+		hb-vm-chmu.sh "$ways" "$pages" 256 20 "$bound" "$backend" "$mover" "$kind" \
+		"${HB_HMU_AUX_PAGES:-16}" >"$out/guest.log" 2>&1
 	rc=$?
+elif [ "$mode" = hmu-edges ]; then
+	ko=${HB_HMU_KO:-$(find "$basedir/mpp-root" -name 'cxl_hmu.ko*' 2>/dev/null | head -1)}
+	[ -n "$ko" ] || skip "the $base kernel has no cxl_hmu module (rebuild it: kernel/build --base $base; or HB_HMU_KO=cxl_hmu.ko)"
+	case $ko in
+	*.xz) xz -dc "$ko" >"$out/cxl_hmu.ko"; ko=$out/cxl_hmu.ko ;;
+	esac
+	[ "${ko##*/}" = cxl_hmu.ko ] || { cp "$ko" "$out/cxl_hmu.ko"; ko=$out/cxl_hmu.ko; }
+	rc=0
+	: >"$out/guest.log"
+	for phase in main unbind; do
+		# unbind: a device with two CHMU instances
+		"${guest[@]}" --chmu "$([ $phase = unbind ] && echo 2 || echo 1)" --timeout 900 --extra "$here/hb-vm-hmu-edges.sh" --extra "$ko" \
+			--state "$out/$phase" hb-vm-hmu-edges.sh "$phase" \
+			>"$out/guest-$phase.log" 2>&1 || rc=$?
+		sed "s/^/[$phase] /" "$out/guest-$phase.log" >>"$out/guest.log"
+	done
 elif [ "$mode" = reload ]; then
 	HB_VM_KEEP=$out "${guest[@]}" hb-vm-e2e.sh reload "$ways" >"$out/guest.log" 2>&1
 	rc=$?
@@ -122,10 +158,21 @@ if [ "$rc" -ne 0 ]; then
 fi
 [ "$mode" != promote ] || [ "$frc" -eq 0 ] || fail "the host's feed of hot DPAs failed (see above)"
 [ "$mode" != oracle ] || [ "$frc" -eq 0 ] || fail "the host's CEDT for the XOR guest failed (see above)"
-if [ "$mode" = chmu ]; then
-	python3 "$here/chmu.py" check "$out" "$backend" "$mover"
+if [ "$mode" = hmu-edges ]; then
+	# the phases' TAP lines as one stream
+	awk '{ sub(/^\[[a-z]+\] /, "") }
+	/^(not )?ok [0-9]+ /{ n++; ok = ($1 == "ok"); sub(/^(not )?ok [0-9]+ - ?/, "");
+		print (ok ? "ok " : "not ok ") n " - " $0; next }
+	/^# /{ print; next }
+	END { print "1.." n }' "$out/guest.log" | tee "$out/tap"
+	grep -q "^not ok" "$out/tap" && exit 1
+	echo "# scenario hmu-edges on $kernel $base: $(( $(date +%s) - start )) s wall"
+	exit 0
+fi
+if [ "$mode" = chmu ] || [ "$mode" = chmu-perf ]; then
+	python3 "$here/chmu.py" check "$out" "$backend" "$mover" "$kind"
 	crc=$?
-	echo "# scenario chmu $ways-way on $kernel $base: $(( $(date +%s) - start )) s wall"
+	echo "# scenario $mode $ways-way on $kernel $base: $(( $(date +%s) - start )) s wall"
 	exit $crc
 elif [ "$mode" = oracle ]; then
 	orc=0

@@ -278,6 +278,29 @@ static void test_hmu_ring_unwraps_the_aux_area(void **state)
 	assert_int_equal(f.s.n, 3);
 }
 
+/* our driver's PERF_AUX_FLAG_PARTIAL (entries it dropped) is counted apart */
+static void test_hmu_ring_counts_partial_aux_writes(void **state)
+{
+	uint64_t e = (1ULL << 16) | 9;
+	struct fake_ring f;
+	uint8_t chunk[64];
+	size_t len = 0;
+
+	(void)state;
+	fake_init(&f);
+	put_chunk(chunk, &len, (16u << 16) | 1, HB_HMU_AUX_MAGIC, &e, 1);
+	ring_put(f.aux, 128, f.meta.aux_head, chunk, len);
+	f.meta.aux_head += len;
+	data_record(&f, PERF_RECORD_AUX, 0, len, PERF_AUX_FLAG_PARTIAL);
+	data_record(&f, PERF_RECORD_AUX, len, 0, PERF_AUX_FLAG_PARTIAL);
+	data_record(&f, PERF_RECORD_AUX, len, 0, 0);
+	assert_int_equal(fake_drain(&f), 0);
+	assert_int_equal(f.s.n, 1);
+	assert_int_equal(f.rst.partial, 2);
+	assert_int_equal(f.rst.truncated, 0);
+	assert_int_equal(f.rst.lost, 0);
+}
+
 static void test_hmu_ring_refuses_what_cannot_be(void **state)
 {
 	uint64_t e = (1ULL << 16) | 9;
@@ -574,6 +597,7 @@ int main(void)
 		cmocka_unit_test(test_hmu_aux_hostile_buffers_are_refused),
 		cmocka_unit_test(test_hmu_aux_bounds_built_here),
 		cmocka_unit_test(test_hmu_ring_unwraps_the_aux_area),
+		cmocka_unit_test(test_hmu_ring_counts_partial_aux_writes),
 		cmocka_unit_test(test_hmu_ring_refuses_what_cannot_be),
 		cmocka_unit_test(test_hmu_format_specs),
 		cmocka_unit_test(test_hmu_config_follows_split_fields),
