@@ -62,8 +62,9 @@ demo)
 test)
 	install_deps "${vm_pkgs[@]}" "${test_pkgs[@]}"
 	build
-	# Debian's stock kernels of both bases (6.1, and 6.12 from bookworm-security)
-	for b in 6.1 6.12; do
+	# Debian's stock kernels: 6.1, 6.12 (bookworm-security) and 7.3
+	# (trixie-backports, fetched through kernel/build's own apt lists)
+	for b in 6.1 6.12 7.3; do
 		[ -f "$(kernel/build --base $b --print | sed -n 's/^stock=//p')" ] ||
 			kernel/build --base $b --stock-only
 	done
@@ -74,6 +75,7 @@ vm)
 	build
 	kernel/build --base 6.12 --stock
 	kernel/build --base 6.1 --stock
+	kernel/build --base 7.3 --stock
 	meson test -C build --suite vm --suite e2e --print-errorlogs
 	meson test -C build --suite bench vm-promote -v
 	;;

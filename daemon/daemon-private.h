@@ -3,11 +3,14 @@
  * What the daemon's own files share (daemon.h is the face the commands
  * see): struct hb_daemon and the steps of its pipeline, one file each.
  *   daemon.c                  lifecycle and the loop (new, free, run, signals)
+ *   accessors.c               counters, migrator, topology, pause (daemon.h)
  *   logger.c                  the logger (logger.h)
  *   capabilities.c            what the migrator needs, the rest dropped
  *   ingest/source-host.c      the plugin host: watches, timers, open/poll of sources
  *   ingest/intake.c           records -> translation -> table (ingest.c), in slices
  *   cycle/cycle.c             decide -> migrate -> fold -> hold/back off -> decay
+ *   cycle/move.c              one batch of moves, promotion's or demotion's
+ *   cycle/nodes.c             the nodes refreshed (resting ones read as full)
  *   cycle/demote-step.c       the cycle's demotion: coldness, decide, migrate, fold
  *   control/report.c          status/stats/sources JSON, Prometheus, textfile
  *   control/damon-report.c    the damon migrator's counters in those
@@ -26,9 +29,8 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <time.h>
 
-#include "conflicts.h"
+#include "kernel.h"
 #include "daemon.h"
 #include "devices.h"
 #include "logger.h"
@@ -64,6 +66,7 @@ struct source {
 	uint64_t records, errors;
 	uint64_t bad_input;            /* units it could not make records of */
 	uint64_t events;               /* media events taken (ABI 1.2) */
+	uint64_t overflows;            /* the device dropped hotness (ABI 1.3: a CHMU hotlist overflow) */
 	bool disabled;
 };
 
@@ -155,30 +158,15 @@ struct hb_daemon {
 	int rc;
 };
 
-static inline uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /*
- * The daemon's clock for what it times by rule (hysteresis, rate limits,
- * back-offs): the machine's monotonic clock, or in a simulation the
- * simulated one. Latencies and uptime are the machine's (now_ns()).
+ * The rule clock (util.h, "The clocks"): what the daemon times by rule
+ * (hysteresis, rate limits, back-offs) reads this and nothing else. The
+ * machine's monotonic clock (hb_now_ns()) on a live host; in a simulation
+ * the simulated one. Latencies, uptime and deadlines are the machine's.
  */
 static inline uint64_t hb_daemon_clock(const struct hb_daemon *d)
 {
-	return d->simulated ? d->sim_ns : now_ns();
-}
-
-static inline uint64_t wall_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return d->simulated ? d->sim_ns : hb_now_ns();
 }
 
 /* ---- shared between the daemon's files (each says where it lives) ---- */
@@ -203,15 +191,19 @@ int hb_daemon_node_of(struct hb_daemon *d, uint64_t hpa);
 int hb_daemon_node_of_ud(void *ud, uint64_t hpa);
 int hb_daemon_set_ingest_topology(struct hb_daemon *d);
 
-/* cycle.c */
+/* cycle/nodes.c */
 int hb_daemon_refresh_nodes(struct hb_daemon *d);
 /*
- * d->dec[0..n) counted by reason; those with reason `acted` handed to the
+ * cycle/move.c: d->dec[0..n) counted by reason; those with reason `acted` handed to the
  * migrator in one batch (d->hpa, tnode, snode, status hold them), folded
- * into ret_counts (zeroed by the caller) and added to total. Returns how many.
+ * into ret_counts (zeroed by the caller) and added to total. With freed
+ * non-NULL, -ENOENT (no process's page in the frame any more: freed since
+ * it was chosen) is counted there instead, neither a class nor an error.
+ * Returns how many.
  */
 size_t hb_daemon_move(struct hb_daemon *d, size_t n, enum hb_reason acted, const char *what,
-		      struct hb_migrate_counts *ret_counts, struct hb_migrate_counts *total);
+		      struct hb_migrate_counts *ret_counts, struct hb_migrate_counts *total,
+		      uint64_t *freed);
 
 /* demote-step.c */
 int hb_daemon_demote_new(struct hb_daemon *d, struct hb_err *err);
@@ -229,10 +221,11 @@ void hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0);
 /* a promotion moved hpa from src to node: placed, for demotion to find */
 void hb_daemon_demote_placed(struct hb_daemon *d, uint64_t hpa, int src, int node, uint64_t t0);
 
-/* report.c */
+/* control/json.c */
 struct json_object *hb_daemon_json_u64(uint64_t v);
 /* status-why.c: adds to status why nothing is promoted (targets, watermark, demotion) */
 void hb_daemon_status_why(struct hb_daemon *d, struct json_object *o);
+/* report.c */
 void hb_daemon_write_textfile(struct hb_daemon *d);
 void hb_daemon_log_exit_summary(const struct hb_daemon *d);
 

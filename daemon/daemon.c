@@ -87,7 +87,7 @@ int hb_daemon_new(const struct hb_config *cfg, struct hb_daemon_env *env,
 			       cfg->log_level, cfg->log_target);
 		goto fail;
 	}
-	d->started_ns = now_ns();
+	d->started_ns = hb_now_ns();
 	d->pcfg = (struct hb_policy_config){
 		.threshold = cfg->threshold, .top_k = cfg->top_k,
 		.hysteresis_ns = cfg->hysteresis_ms * 1000000ULL, .rate_mbps = cfg->rate_mbps,
@@ -233,7 +233,7 @@ int hb_daemon_simulate(struct hb_daemon *d, uint64_t cycles)
 
 	if (!d->simulated) {                   /* a second call goes on from there */
 		d->simulated = true;
-		d->sim_ns = now_ns();
+		d->sim_ns = hb_now_ns();
 	}
 	hb_daemon_drop_capabilities(d);
 	for (uint64_t i = 0; i < cycles && r == 0; i++) {
@@ -273,25 +273,4 @@ int hb_daemon_run(struct hb_daemon *d, const char *config_path)
 		hb_daemon_write_textfile(d);   /* the last word: hotbridge_up 0 */
 	hb_daemon_log_exit_summary(d);
 	return d->rc;
-}
-
-const struct hb_daemon_stats *hb_daemon_stats(const struct hb_daemon *d)
-{
-	return &d->st;
-}
-
-struct hb_migrator *hb_daemon_migrator(struct hb_daemon *d)
-{
-	return d->mig;
-}
-
-void hb_daemon_pause(struct hb_daemon *d, bool paused)
-{
-	d->paused = paused;
-	hb_dlog(d, LOG_INFO, "%s", paused ? "paused: still gathering, not promoting" : "resumed");
-}
-
-const struct hb_topology *hb_daemon_topology(const struct hb_daemon *d)
-{
-	return hb_platform_topology(d->env.platform);
 }

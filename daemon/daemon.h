@@ -42,6 +42,7 @@ struct hb_daemon_stats {
 	struct hb_migrate_counts demoted;
 	uint64_t demoted_bytes, demoted_pages_by_node[HB_MAX_NODES];   /* by CXL node */
 	uint64_t demote_backoffs;     /* failed demotions that rested their DRAM node */
+	uint64_t demoted_freed;       /* -ENOENT: freed since the census; not in demoted */
 	uint64_t coldness_errors;     /* cycles the coldness source failed */
 	uint64_t uevents, topology_reloads, topology_reload_failures, topology_pages_dropped;
 	double last_cycle_ms, cycle_ms_total;
@@ -81,7 +82,7 @@ struct hb_daemon_env {
 	size_t nsets;
 	bool dry_run_forced;                 /* --dry-run */
 	/*
-	 * Where to look for other movers of the same pages (kernel/conflicts.h,
+	 * Where to look for other movers of the same pages (kernel/kernel.h,
 	 * at start and on reload): NULL = this host's /proc and /sys, and not
 	 * at all on an emulated platform (it moves none of this host's memory);
 	 * tests name a fixture tree (borrowed).

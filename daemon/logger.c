@@ -5,24 +5,17 @@
 #include <string.h>
 #include <syslog.h>
 
-#include "util/log.h"
+#include "log.h"
 #include "logger.h"
+#include "util/strtab.h"
 
-int hb_log_level_from_string(const char *s)
-{
-	static const struct {
-		const char *name;
-		int level;
-	} levels[] = {
-		{ "err", LOG_ERR }, { "warning", LOG_WARNING }, { "notice", LOG_NOTICE },
-		{ "info", LOG_INFO }, { "debug", LOG_DEBUG },
-	};
+/* syslog's levels are the index; emerg, alert and crit are not offered */
+static const char *const level_names[LOG_DEBUG + 1] = {
+	[LOG_ERR] = "err", [LOG_WARNING] = "warning", [LOG_NOTICE] = "notice",
+	[LOG_INFO] = "info", [LOG_DEBUG] = "debug",
+};
 
-	for (size_t i = 0; s && i < HB_ARRAY_SIZE(levels); i++)
-		if (!strcmp(s, levels[i].name))
-			return levels[i].level;
-	return -EINVAL;
-}
+HB_STRTAB_FROM_STRING(hb_log_level_from_string, int, level_names)
 
 int hb_logger_set_level(struct hb_logger *l, const char *level)
 {

@@ -6,7 +6,7 @@
 
 #include "config.h"
 #include "builtin.h"
-#include "util/log.h"
+#include "log.h"
 
 struct hb_command {
 	const char *name;

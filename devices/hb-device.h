@@ -38,7 +38,7 @@ extern "C" {
 #endif
 
 #define HB_DEVICE_ABI_MAJOR 1   /* changed only by a breaking change */
-#define HB_DEVICE_ABI_MINOR 2   /* bumped when something is appended */
+#define HB_DEVICE_ABI_MINOR 3   /* bumped when something is appended */
 
 #define HB_DEVICE_ENTRY_SYMBOL "hb_device_entry_v1"
 
@@ -153,6 +153,13 @@ struct hb_host_ops {
 	 * -EINVAL for an event the host cannot use (counted as bad input)
 	 */
 	int (*submit_event)(struct hb_host *h, const struct hb_device_event *ev);
+	/*
+	 * 1.3+ (check size first): the device dropped hotness it measured, n
+	 * times, because the source did not take it in time (a CHMU's hotlist
+	 * overflow: each drain that finds STATUS overflow set counts 1). The
+	 * host counts it per source; how many records were lost is unknown.
+	 */
+	void (*count_overflow)(struct hb_host *h, uint64_t n);
 };
 
 /* What the host knows about one configured source instance. */

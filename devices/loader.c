@@ -51,40 +51,6 @@ int hb_plugin_file_name(const char *file, char *ret_name, size_t size)
 	return 0;
 }
 
-int hb_plugin_open(struct hb_plugin *p, struct hb_err *err)
-{
-	const struct hb_device_ops *(*entry)(void);
-	const struct hb_device_ops *ops;
-	void *h;
-	int r;
-
-	h = dlopen(p->path, RTLD_NOW | RTLD_LOCAL);
-	if (!h)
-		return hb_err_set(err, -ELIBBAD, "%s: %s", p->path, dlerror());
-	*(void **)&entry = dlsym(h, HB_DEVICE_ENTRY_SYMBOL);
-	if (!entry) {
-		dlclose(h);
-		return hb_err_set(err, -ENOSYS, "%s: no %s() entry point", p->path,
-				  HB_DEVICE_ENTRY_SYMBOL);
-	}
-	ops = entry();
-	r = hb_device_ops_check(ops, p->path, err);
-	if (r < 0) {
-		dlclose(h);
-		return r;
-	}
-	if (strcmp(ops->name, p->name)) {
-		r = hb_err_set(err, -EINVAL,
-			       "%s: the file name says source '%s' but the plugin calls itself "
-			       "'%.64s'; refusing", p->path, p->name, ops->name);
-		dlclose(h);
-		return r;
-	}
-	p->handle = h;
-	p->ops = ops;
-	return 0;
-}
-
 static int name_cmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "chmu/chmu.h"
+#include "emul/emul.h"
 #include "cxl-events/cxl-events.h"
 #include "devices.h"
 #include "hmu/hmu.h"

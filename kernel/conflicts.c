@@ -1,37 +1,37 @@
 // SPDX-License-Identifier: MIT
 /*
- * Who else moves pages between tiers (conflicts.h): NUMA balancing, in its
+ * Who else moves pages between tiers (kernel.h): NUMA balancing, in its
  * normal and its memory tiering mode, the kernel's demotion, another DAMON
  * user.
  */
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "conflicts.h"
-#include "damon.h"
+#include "kernel.h"
+#include "damon/damon.h"
+#include "util/strtab.h"
 
 #define NUMA_BALANCING "/proc/sys/kernel/numa_balancing"
 #define DEMOTION "/sys/kernel/mm/numa/demotion_enabled"
 #define NUMA_BALANCING_NORMAL 0x1           /* include/linux/sched/sysctl.h */
 #define NUMA_BALANCING_MEMORY_TIERING 0x2
 
-const char *hb_conflict_to_string(enum hb_conflict c)
-{
-	static const char *const names[_HB_CONFLICT_MAX] = {
-		[HB_CONFLICT_NUMA_TIERING] = "numa_balancing_tiering",
-		[HB_CONFLICT_KERNEL_DEMOTION] = "kernel_demotion",
-		[HB_CONFLICT_DAMON] = "damon_user",
-		[HB_CONFLICT_NUMA_BALANCING] = "numa_balancing",
-	};
+static const char *const conflict_names[_HB_CONFLICT_MAX] = {
+	[HB_CONFLICT_NUMA_TIERING] = "numa_balancing_tiering",
+	[HB_CONFLICT_KERNEL_DEMOTION] = "kernel_demotion",
+	[HB_CONFLICT_DAMON] = "damon_user",
+	[HB_CONFLICT_NUMA_BALANCING] = "numa_balancing",
+};
 
-	return (unsigned int)c < _HB_CONFLICT_MAX ? names[c] : "unknown";
-}
+HB_STRTAB_TO_STRING(hb_conflict_to_string, enum hb_conflict, conflict_names, "unknown")
 
 static void HB_PRINTF(3, 4) found(struct hb_conflicts *c, enum hb_conflict k, const char *fmt, ...)
 {
 	va_list ap;
 
+	assert((unsigned int)k < _HB_CONFLICT_MAX);
 	c->found |= 1u << k;
 	va_start(ap, fmt);
 	vsnprintf(c->why[k], sizeof(c->why[k]), fmt, ap);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * A census of a node's page frames in windows (frames.h): the node's
+ * A census of a node's page frames in windows (kernel.h; frames.h the flag bits): the node's
  * online memory blocks from sysfs, each frame's flags from /proc/kpageflags
  * read a page of entries at a time.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Idle page tracking over sorted PFN sets (idle.h): the sets are cut into
+ * Idle page tracking over sorted PFN sets (kernel.h): the sets are cut into
  * runs of bitmap words, each run one pread or pwrite at its word-aligned
  * offset.
  */
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "idle.h"
+#include "kernel.h"
 #include "util/macro.h"
 
 #define WORD_BITS 64

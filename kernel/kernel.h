@@ -10,8 +10,8 @@
  *            mainline those are futex_wake and mseal), so it is used only
  *            after hb_mpp_probe() has proved the running kernel has it.
  *   damon    stock kernels >= 6.11: DAMON's paddr operations with the
- *            migrate_hot action, one single-page region per page, driven
- *            through /sys/kernel/mm/damon/admin (damon.c, damon-*.c).
+ *            migrate_hot action, a region per run of contiguous pages, driven
+ *            through /sys/kernel/mm/damon/admin (damon/).
  *   pagemap  stock kernels: reverse-map PFNs to (pid, virtual page) through
  *            /proc/<pid>/pagemap, then move_pages(2) per process.
  *   dryrun   records what it was asked to move; moves nothing.
@@ -99,7 +99,7 @@ struct hb_migrator_config {
 	unsigned int damon_reset_ms;  /* damon: quota reset interval; 0 = 100 */
 	unsigned int damon_aggr_ms;   /* damon: aggregation interval; 0 = 100 */
 	bool damon_monitor;      /* damon: also make kdamond 1, left off, for the
-				    coldness monitor (damon-monitor.h) */
+				    coldness monitor (damon/damon-monitor.h) */
 };
 
 struct hb_migrator;
@@ -151,10 +151,11 @@ void hb_migrator_probe_auto(const struct hb_migrator_config *cfg, struct hb_migr
 
 /*
  * damon: whether the running kernel can serve the damon backend, reading
- * only (nothing is written): DAMON sysfs present, a kernel with migrate_hot
- * (>= 6.11), no other DAMON user (unless takeover). 0 or -errno with err
- * saying why. hb_migrator_new() proves the rest (paddr, migrate_hot
- * accepted, kdamond starts) and undoes its writes when that fails.
+ * only (nothing is written): DAMON sysfs present, no other DAMON user
+ * (unless takeover). 0 or -errno with err saying why. hb_migrator_new()
+ * proves the rest from the files it makes (paddr, the scheme's target_nid
+ * that came with migrate_hot, the action accepted, kdamond starts; never
+ * the release) and undoes its writes when that fails.
  */
 int hb_damon_probe(const struct hb_migrator_config *cfg, struct hb_err *err);
 
@@ -165,7 +166,8 @@ int hb_damon_probe(const struct hb_migrator_config *cfg, struct hb_err *err);
 struct hb_damon_stats {
 	uint64_t batches;             /* per target node and move call: pages checked, committed */
 	uint64_t commits;             /* region sets committed (a batch is one or more) */
-	uint64_t pages_programmed;    /* single-page regions committed */
+	uint64_t pages_programmed;    /* pages committed (in ranges) */
+	uint64_t regions;             /* ranges committed: contiguous pages are one */
 	uint64_t bytes_applied;       /* measured: sum of sz_applied deltas */
 	uint64_t pages_moved;         /* inferred: reported moved per page */
 	uint64_t pages_not_moved;     /* inferred: still in their source frame */
@@ -176,6 +178,13 @@ struct hb_damon_stats {
 	uint64_t settle_us;           /* time from commit to settled, in all */
 };
 int hb_migrator_damon_stats(const struct hb_migrator *m, struct hb_damon_stats *ret);
+/*
+ * damon without a rate ends a batch by a thread that commits the
+ * placeholder (the kernel takes it within an aggregation; 6.12's writer
+ * returns at its next 100 ms poll): waits for that writer. Any later
+ * batch or close waits for it anyway. -EINVAL for another backend.
+ */
+int hb_migrator_damon_flush(struct hb_migrator *m, struct hb_err *err);
 
 /* dryrun: what it was asked, oldest first. */
 struct hb_dryrun_record {
@@ -222,5 +231,235 @@ struct hb_migrate_counts {
 
 void hb_migrate_fold(struct hb_migrate_counts *c, size_t n, const int *status, const int *nodes,
 		     const int *src_nodes);
+
+/* ---- other movers of the same pages (conflicts.c) ---- */
+
+/*
+ * Who else moves pages between tiers (conflicts.c): the kernel's own
+ * tiering and other DAMON users move the same pages hotbridge promotes and
+ * demotes, each undoing the other's work. Reading only; the daemon shows
+ * what it finds in `status` and warns at start and on reload.
+ */
+enum hb_conflict {
+	/* /proc/sys/kernel/numa_balancing has NUMA_BALANCING_MEMORY_TIERING (2):
+	   hinting faults promote pages from slow nodes */
+	HB_CONFLICT_NUMA_TIERING,
+	/* /sys/kernel/mm/numa/demotion_enabled is true: reclaim demotes pages
+	   to the next tier */
+	HB_CONFLICT_KERNEL_DEMOTION,
+	/* damon_reclaim/damon_lru_sort enabled, or a kdamond on that is not ours */
+	HB_CONFLICT_DAMON,
+	/* /proc/sys/kernel/numa_balancing has NUMA_BALANCING_NORMAL (1): hinting
+	   faults move a busy page to the node of the CPU that touches it, off a
+	   CPU-less CXL node too (most distributions' default where NUMA is) */
+	HB_CONFLICT_NUMA_BALANCING,
+	_HB_CONFLICT_MAX,
+};
+
+/* "numa_balancing_tiering", "kernel_demotion", "damon_user", "numa_balancing" */
+const char *hb_conflict_to_string(enum hb_conflict c);
+
+struct hb_conflicts {
+	unsigned int found;                       /* bit c: conflict c is active */
+	char why[_HB_CONFLICT_MAX][HB_ERR_MSG_MAX];  /* what was read, for found ones */
+};
+
+/*
+ * Reads root/proc and root/sys (root NULL or "" = "/"). damon_state: the
+ * damon migrator's state file (NULL: none), so that our own kdamond is not
+ * counted. An absent file means that mechanism is not there (an older
+ * kernel, or built without it); a file that does not parse is named in
+ * why[] and counted as active, since it cannot be ruled out.
+ */
+void hb_conflicts_probe(const char *root, const char *damon_state, struct hb_conflicts *ret);
+
+/* ---- idle page tracking (idle.c) ---- */
+
+/*
+ * Idle page tracking over a set of PFNs (idle.c): is a page the host
+ * touched since we last looked? The kernel's interface is
+ * /sys/kernel/mm/page_idle/bitmap (CONFIG_IDLE_PAGE_TRACKING,
+ * Documentation/admin-guide/mm/idlepage.rst): an array of 8-byte words,
+ * bit i of word k standing for PFN 64 * k + i, read and written only in
+ * whole words at word-aligned offsets.
+ *
+ *  - Writing a 1 bit marks that page idle (the kernel also clears the
+ *    accessed bits of the page table entries that map it); a 0 bit does
+ *    nothing.
+ *  - Reading gives the kernel's view: a bit is 1 when the page was marked
+ *    idle and nobody touched it since (the kernel checks the accessed bits
+ *    of every mapping as it reads). Only user pages on an LRU list can be
+ *    idle: any other frame (free, slab, kernel, a page still in a per-CPU
+ *    LRU batch) reads 0 and cannot be marked.
+ *  - The file ends at the kernel's last PFN (max_pfn): reads there give
+ *    nothing, writes fail with ENXIO. The file is mode 0600, owned by root.
+ *
+ * PFN sets are sorted ascending (repeats allowed). Each call reads or
+ * writes runs of words with pread/pwrite, at most one page (512 words, the
+ * most sysfs takes in one call) at a time; a run bridges at most one word
+ * none of its PFNs is in, since every PFN in a run costs the kernel a page
+ * lookup.
+ */
+#define HB_IDLE_BITMAP "/sys/kernel/mm/page_idle/bitmap"
+
+struct hb_idle;
+
+/*
+ * Opens root/sys/kernel/mm/page_idle/bitmap (root NULL or "" = "/") for
+ * reading and writing. -ENOENT when sysfs is not mounted or the kernel
+ * lacks CONFIG_IDLE_PAGE_TRACKING, -EACCES/-EPERM without root; err says
+ * which.
+ */
+int hb_idle_open(const char *root, struct hb_idle **ret, struct hb_err *err);
+struct hb_idle *hb_idle_free(struct hb_idle *t);
+HB_DEFINE_CLEANUP(struct hb_idle *, hb_idle_free)
+
+/*
+ * Marks the pages pfn[0..n) idle. 0, or -errno with err naming the PFN or
+ * the call that failed: -EINVAL (not sorted), -ENXIO (beyond the kernel's
+ * last PFN), or the write's error.
+ */
+int hb_idle_mark(struct hb_idle *t, size_t n, const uint64_t *pfn, struct hb_err *err);
+
+/*
+ * ret_idle[i]: whether pfn[i] is still idle (marked, and not touched
+ * since). Returns how many are, or -errno as hb_idle_mark() (then
+ * ret_idle[] is unspecified).
+ */
+long hb_idle_read(struct hb_idle *t, size_t n, const uint64_t *pfn, bool *ret_idle,
+		  struct hb_err *err);
+
+/* What the calls cost: system calls and words moved, since open. */
+struct hb_idle_stats {
+	uint64_t preads, pwrites;
+	uint64_t words_read, words_written;
+};
+void hb_idle_get_stats(const struct hb_idle *t, struct hb_idle_stats *ret);
+
+/* ---- a census of page frames (frames.c) ---- */
+
+/*
+ * A census of a NUMA node's page frames (frames.c): which of them hold a
+ * page another node could take, for demotion on a live host. The kernel's
+ * view, read below a root prefix:
+ *  - /sys/devices/system/memory/block_size_bytes (hex, no 0x) and the
+ *    /sys/devices/system/node/nodeN/memoryM links with memoryM/online:
+ *    the node's online memory blocks;
+ *  - /proc/kpageflags: one u64 of KPF_* bits a PFN
+ *    (include/uapi/linux/kernel-page-flags.h; mode 0400, root);
+ *  - /proc/kpagecount: one u64 a PFN, how many times its page is mapped
+ *    (fs/proc/page.c; the same mode), where the kernel has it.
+ *
+ * A frame is movable when its page is on an LRU list, is a base page (not
+ * a huge page, a THP or any part of a large folio: the demotion budget
+ * counts base pages), and is none of unevictable, mlocked, under
+ * writeback, hardware-poisoned, offline, a page table or the zero page
+ * (KSM is not refused: 6.12 reports it on every anonymous page, frames.c).
+ * A frame whose page is mapped more than once (kpagecount > 1, several
+ * processes or several mappings) is skipped and counted: the movers refuse
+ * such pages (EACCES without HB_MIGRATE_MOVE_ALL), and demoting them would
+ * only fail.
+ * The flags are a snapshot: the page may be freed or change before it is
+ * moved, and the mover checks again.
+ *
+ * Scans walk a node in windows: each scan resumes where the node's last
+ * one ended and stops after `max` frames or at the node's last online
+ * block; the next then starts a new pass over the node, whose block list
+ * is read afresh (blocks go on- and offline).
+ */
+struct hb_frames;
+
+/* Opens root/proc/kpageflags (root NULL or "" = "/"); err names what failed. */
+int hb_frames_open(const char *root, uint64_t page_size, struct hb_frames **ret,
+		   struct hb_err *err);
+struct hb_frames *hb_frames_free(struct hb_frames *f);
+HB_DEFINE_CLEANUP(struct hb_frames *, hb_frames_free)
+
+/*
+ * The next window of node's frames, at most max of them: ret_window[0] and
+ * [1] get its first PFN and the one past its last, pfn[0..) the movable
+ * frames in it, ascending (pfn holds max). Returns how many are movable,
+ * or -errno with err naming the file: -ENOENT when the node has no online
+ * memory (ret_window empty).
+ */
+long hb_frames_scan(struct hb_frames *f, int node, size_t max, uint64_t *pfn,
+		    uint64_t ret_window[2], struct hb_err *err);
+
+/* The frames the scans skipped so far as mapped more than once. */
+uint64_t hb_frames_shared(const struct hb_frames *f);
+
+/*
+ * The node's online memory as PFN ranges [range[i][0], range[i][1]),
+ * ascending, adjacent blocks joined, at most max of them (the rest left
+ * out). Count, or -errno with err: -ENOENT when the node has no online
+ * memory. Does not disturb the scans' windows.
+ */
+long hb_frames_node_ranges(struct hb_frames *f, int node, size_t max, uint64_t (*range)[2],
+			   struct hb_err *err);
+
+/* ---- DAMON as a coldness reading (damon-monitor.c) ---- */
+
+/*
+ * DAMON as a coldness reading on a stock kernel (damon-monitor.c): a
+ * monitoring-only kdamond over given physical ranges (paddr operations),
+ * one DAMOS scheme with action `stat` that matches every region (it moves
+ * nothing), and its monitoring results read through the scheme's
+ * tried_regions (`update_schemes_tried_regions`, 6.2 on).
+ *
+ * Which kdamond: nr_kdamonds is global and can only be written while no
+ * kdamond is on. The damon migrator (damon.c) owns kdamond 0 and writes
+ * nr_kdamonds; with hb_migrator_config.damon_monitor it creates kdamond 1
+ * (HB_DAMON_MONITOR_KDAMOND, damon-monitor.h) as well and leaves it off,
+ * before its own is on. This monitor then sets up that one and turns it
+ * on: it never writes nr_kdamonds. The migrator turns both off and removes
+ * them at close.
+ *
+ * What the kernel reports (6.12 mm/damon/core.c, kdamond_fn): every
+ * sample interval DAMON checks one random page of each region for an
+ * access (and clears its accessed bits); at each aggregation nr_accesses
+ * is how many samples found the region accessed, and age how many
+ * aggregations its nr_accesses stayed within max_nr_accesses / 10 of the
+ * previous one. With fewer than 10 samples an aggregation that bound is 0:
+ * a region with nr_accesses 0 and age a went unaccessed (as sampled) for
+ * the last a + 1 aggregations. Regions split and merge on their own
+ * between the min and max counts; a page is as cold as its region.
+ */
+struct hb_damon_monitor;
+
+struct hb_damon_region {
+	uint64_t start, end;      /* physical bytes, end exclusive */
+	uint32_t nr_accesses, age;
+};
+
+/*
+ * Sets up the monitor's kdamond (1) below root (NULL or "" = "/")
+ * over the physical byte ranges range[0..n) (sorted, not overlapping) and
+ * turns it on. -ENOENT when that kdamond does not exist (the damon migrator
+ * did not make it), -EBUSY when it is already on, or a write's error; err
+ * says which.
+ */
+int hb_damon_monitor_open(const char *root, size_t n, const uint64_t (*range)[2],
+			  struct hb_damon_monitor **ret, struct hb_err *err);
+/* Turns the kdamond off (when it is still there). */
+struct hb_damon_monitor *hb_damon_monitor_free(struct hb_damon_monitor *m);
+HB_DEFINE_CLEANUP(struct hb_damon_monitor *, hb_damon_monitor_free)
+
+/*
+ * The kernel's current regions (its last aggregation), ascending: the
+ * returned array is the monitor's, valid until the next call. Count, or
+ * -errno with err.
+ */
+long hb_damon_monitor_regions(struct hb_damon_monitor *m, const struct hb_damon_region **ret,
+			      struct hb_err *err);
+
+/*
+ * idle[i] = 1 when pfn[i]'s region (regions[0..nr), as returned above)
+ * was found unaccessed for at least `span_us` up to its last aggregation
+ * (nr_accesses 0 and (age + 1) aggregations covering span_us less one
+ * aggregation, as aggregations do not line up with the caller's checks),
+ * else 0; a PFN in no region is not idle. pfn[] in any order.
+ */
+void hb_damon_monitor_idle(const struct hb_damon_region *regions, size_t nr, uint64_t page_size,
+			   uint64_t span_us, size_t n, const uint64_t *pfn, uint8_t *idle);
 
 #endif

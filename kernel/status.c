@@ -4,6 +4,7 @@
 
 #include "kernel.h"
 #include "util/macro.h"
+#include "util/strtab.h"
 
 static const char *const class_names[_HB_MIGRATE_CLASS_MAX] = {
 	[HB_MIGRATE_MOVED] = "moved",
@@ -14,10 +15,7 @@ static const char *const class_names[_HB_MIGRATE_CLASS_MAX] = {
 	[HB_MIGRATE_WRONG_NODE] = "wrong_node",
 };
 
-const char *hb_migrate_class_to_string(enum hb_migrate_class c)
-{
-	return (unsigned int)c < _HB_MIGRATE_CLASS_MAX ? class_names[c] : NULL;
-}
+HB_STRTAB_TO_STRING(hb_migrate_class_to_string, enum hb_migrate_class, class_names, NULL)
 
 enum hb_migrate_class hb_migrate_classify(int status, int target, int src_node)
 {

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "translate-private.h"
+#include "util/strtab.h"
 
 static const char *const mode_names[_HB_MODE_MAX] = {
 	[HB_MODE_NONE] = "none",
@@ -21,40 +22,23 @@ static const char *const mode_names[_HB_MODE_MAX] = {
 	[HB_MODE_MIXED] = "mixed",
 };
 
-const char *hb_mode_to_string(enum hb_mode m)
-{
-	return (m >= 0 && m < _HB_MODE_MAX) ? mode_names[m] : NULL;
-}
+static const char *const arith_names[_HB_ARITH_MAX] = {
+	[HB_ARITH_MODULO] = "modulo",
+	[HB_ARITH_XOR] = "xor",
+};
+
+HB_STRTAB_TO_STRING(hb_mode_to_string, enum hb_mode, mode_names, NULL)
 
 enum hb_mode hb_mode_from_string(const char *s)
 {
-	if (!s)
-		return _HB_MODE_INVALID;
-	if (!strcmp(s, "volatile"))
+	/* "volatile" is accepted for ram too */
+	if (s && !strcmp(s, "volatile"))
 		return HB_MODE_RAM;
-	for (int i = 0; i < _HB_MODE_MAX; i++)
-		if (!strcmp(s, mode_names[i]))
-			return (enum hb_mode)i;
-	return _HB_MODE_INVALID;
+	return (enum hb_mode)hb_strtab_index(mode_names, HB_ARRAY_SIZE(mode_names), s);
 }
 
-const char *hb_arith_to_string(enum hb_arith a)
-{
-	switch (a) {
-	case HB_ARITH_MODULO: return "modulo";
-	case HB_ARITH_XOR: return "xor";
-	default: return NULL;
-	}
-}
-
-enum hb_arith hb_arith_from_string(const char *s)
-{
-	if (s && !strcmp(s, "modulo"))
-		return HB_ARITH_MODULO;
-	if (s && !strcmp(s, "xor"))
-		return HB_ARITH_XOR;
-	return _HB_ARITH_INVALID;
-}
+HB_STRTAB_TO_STRING(hb_arith_to_string, enum hb_arith, arith_names, NULL)
+HB_STRTAB_FROM_STRING(hb_arith_from_string, enum hb_arith, arith_names)
 
 int hb_topology_new(struct hb_topology **ret)
 {

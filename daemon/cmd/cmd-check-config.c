@@ -213,25 +213,20 @@ int hb_cmd_check_config(int argc, char **argv)
 		case 'n': dry = true; break;
 		case 'q': quiet = true; break;
 		case 's':
-			if (nsets == HB_MAX_SETS) {
-				fprintf(stderr, "hotbridge check-config: more than %d --set options\n",
-					HB_MAX_SETS);
-				return 2;
-			}
+			if (nsets == HB_MAX_SETS)
+				return hb_cmd_fail(2, "hotbridge check-config",
+						   "more than %d --set options", HB_MAX_SETS);
 			sets[nsets++] = optarg;
 			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
-	if (optind != argc) {
-		fprintf(stderr, "hotbridge check-config: unexpected argument '%s'\n", argv[optind]);
-		return 2;
-	}
-	if (hb_config_read(&c, path, dropins, sets, nsets, &err) < 0) {
-		fprintf(stderr, "hotbridge check-config: %s\n", err.msg);
-		return 1;
-	}
+	if (optind != argc)
+		return hb_cmd_fail(2, "hotbridge check-config", "unexpected argument '%s'",
+				   argv[optind]);
+	if (hb_config_read(&c, path, dropins, sets, nsets, &err) < 0)
+		return hb_cmd_fail(1, "hotbridge check-config", "%s", err.msg);
 	if (dry) {
 		c.dry_run = true;
 		snprintf(c.key_where[hb_conf_key_index(hb_conf_key_find("daemon", "dry_run"))],

@@ -26,7 +26,7 @@ static void usage(FILE *f, const char *cmd, const char *sock)
 }
 
 /* HPA or MEMDEV:DPA as request fields, checked here so the error names the argument */
-static int address_fields(const char *cmd, const char *arg, char *buf, size_t size)
+static int address_fields(const char *prog, const char *arg, char *buf, size_t size)
 {
 	const char *colon = strchr(arg, ':');
 	uint64_t v;
@@ -35,26 +35,21 @@ static int address_fields(const char *cmd, const char *arg, char *buf, size_t si
 	if (colon) {
 		size_t len = (size_t)(colon - arg);
 
-		if (len == 0 || len > 31 || strpbrk(arg, "\"\\")) {
-			fprintf(stderr, "hotbridge %s: '%s' is not MEMDEV:DPA (e.g. mem0:0x1000)\n",
-				cmd, arg);
-			return -EINVAL;
-		}
+		if (len == 0 || len > 31 || strpbrk(arg, "\"\\"))
+			return hb_cmd_fail(-EINVAL, prog,
+					   "'%s' is not MEMDEV:DPA (e.g. mem0:0x1000)", arg);
 		r = hb_parse_u64(colon + 1, &v);
-		if (r < 0) {
-			fprintf(stderr, "hotbridge %s: '%s' is not MEMDEV:DPA (e.g. mem0:0x1000): "
-				"DPA '%s' %s\n", cmd, arg, colon + 1, hb_parse_u64_why(colon + 1, r));
-			return -EINVAL;
-		}
+		if (r < 0)
+			return hb_cmd_fail(-EINVAL, prog,
+					   "'%s' is not MEMDEV:DPA (e.g. mem0:0x1000): DPA '%s' %s",
+					   arg, colon + 1, hb_parse_u64_why(colon + 1, r));
 		snprintf(buf, size, ",\"memdev\":\"%.*s\",\"dpa\":\"%s\"", (int)len, arg, colon + 1);
 		return 0;
 	}
 	r = hb_parse_u64(arg, &v);
-	if (r < 0) {
-		fprintf(stderr, "hotbridge %s: '%s' is not an address (HPA, e.g. 0x390001000, "
-			"or MEMDEV:DPA): it %s\n", cmd, arg, hb_parse_u64_why(arg, r));
-		return -EINVAL;
-	}
+	if (r < 0)
+		return hb_cmd_fail(-EINVAL, prog, "'%s' is not an address (HPA, e.g. 0x390001000, "
+				   "or MEMDEV:DPA): it %s", arg, hb_parse_u64_why(arg, r));
 	snprintf(buf, size, ",\"hpa\":\"%s\"", arg);
 	return 0;
 }
@@ -70,7 +65,7 @@ static int ask(int argc, char **argv, const char *cmd)
 	};
 	bool history = !strcmp(cmd, "history"), explain = !strcmp(cmd, "explain");
 	struct hb_config defaults;
-	char req[512], addr[256] = "", last[32] = "";
+	char req[512], addr[256] = "", last[32] = "", prog[32];
 	unsigned int timeout_s = HB_CONTROL_CLIENT_TIMEOUT_S;
 	struct hb_getopt g = { 0 };
 	const char *sock;
@@ -78,6 +73,7 @@ static int ask(int argc, char **argv, const char *cmd)
 	uint64_t v;
 	int o;
 
+	snprintf(prog, sizeof(prog), "hotbridge %s", cmd);
 	hb_config_defaults(&defaults);
 	sock = defaults.control_socket;
 	while ((o = hb_getopt(argc, argv, history ? "S:t:n:h" : "S:t:h", opts, &g)) != -1) {
@@ -90,10 +86,8 @@ static int ask(int argc, char **argv, const char *cmd)
 			timeout_s = (unsigned int)v;
 			break;
 		case 'n':
-			if (!history) {
-				fprintf(stderr, "hotbridge %s: --last is for history only\n", cmd);
-				return 2;
-			}
+			if (!history)
+				return hb_cmd_fail(2, prog, "--last is for history only");
 			snprintf(want, sizeof(want), "a number of entries in 1..%d",
 				 HB_HISTORY_REPLY_MAX);
 			if (hb_opt_u64(argv[0], "--last", optarg, 1, HB_HISTORY_REPLY_MAX, want,
@@ -114,11 +108,10 @@ static int ask(int argc, char **argv, const char *cmd)
 			usage(stderr, cmd, defaults.control_socket);
 			return 2;
 		}
-		if (optind < argc && address_fields(cmd, argv[optind], addr, sizeof(addr)) < 0)
+		if (optind < argc && address_fields(prog, argv[optind], addr, sizeof(addr)) < 0)
 			return 2;
 	} else if (optind != argc) {
-		fprintf(stderr, "hotbridge %s: unexpected argument '%s'\n", cmd, argv[optind]);
-		return 2;
+		return hb_cmd_fail(2, prog, "unexpected argument '%s'", argv[optind]);
 	}
 	snprintf(req, sizeof(req), "{\"command\":\"%s\"%s%s}", cmd, addr, last);
 	return hb_control_client(cmd, sock, req, timeout_s);

@@ -223,10 +223,8 @@ int hb_cmd_demo(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind != argc) {
-		fprintf(stderr, "hotbridge demo: unexpected argument '%s'\n", argv[optind]);
-		return 2;
-	}
+	if (optind != argc)
+		return hb_cmd_fail(2, "hotbridge demo", "unexpected argument '%s'", argv[optind]);
 	hb_config_defaults(&cfg);
 	cfg.interval_ms = 100;
 	cfg.dry_run = true;

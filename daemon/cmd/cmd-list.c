@@ -219,10 +219,8 @@ int hb_cmd_list(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
-	if (optind != argc) {
-		fprintf(stderr, "hotbridge list: unexpected argument '%s'\n", argv[optind]);
-		return 2;
-	}
+	if (optind != argc)
+		return hb_cmd_fail(2, "hotbridge list", "unexpected argument '%s'", argv[optind]);
 	top = json_object_new_object();
 	srcs = json_object_new_array();
 	n = hb_builtin_sources(&builtins);

@@ -11,11 +11,12 @@
 #include "builtin.h"
 #include "opt.h"
 #include "cycle/coldness.h"
-#include "idle.h"
+#include "kernel.h"
 #include "config.h"
 #include "daemon.h"
 #include "platform/emulated-host.h"
-#include "util/log.h"
+#include "lock.h"
+#include "log.h"
 #include "platform/platform.h"
 #include "platform/snapshot-nodes.h"
 #include "test-hooks.h"
@@ -32,10 +33,9 @@ static int take_lock(const char *control_socket, int *ret_fd)
 	pid_t holder = 0;
 	int r;
 
-	if (snprintf(path, sizeof(path), "%s.lock", control_socket) >= (int)sizeof(path)) {
-		fprintf(stderr, "hotbridge run: %s: path too long\n", control_socket);
-		return -ENAMETOOLONG;
-	}
+	if (snprintf(path, sizeof(path), "%s.lock", control_socket) >= (int)sizeof(path))
+		return hb_cmd_fail(-ENAMETOOLONG, "hotbridge run", "%s: path too long",
+				   control_socket);
 	r = hb_pid_lock_take(path, ret_fd, &holder, &err);
 	if (r == -EWOULDBLOCK && holder > 0)
 		fprintf(stderr, "hotbridge run: another hotbridge (pid %d) holds %s\n", (int)holder,
@@ -66,7 +66,7 @@ static void usage(FILE *f)
  * The live host's coldness source: idle page tracking when the kernel has
  * it (exact, per page, cheap to read); else DAMON's monitoring results when
  * the damon migrator is in use (it makes the monitor's kdamond: nr_kdamonds
- * is global and fixed while one is on, kernel/damon-monitor.h); else idle
+ * is global and fixed while one is on, kernel/kernel.h); else idle
  * page tracking's refusal, which names the missing CONFIG_IDLE_PAGE_TRACKING.
  */
 static int open_live_coldness(const struct hb_config *cfg, struct hb_live_coldness **cold,
@@ -123,11 +123,9 @@ int hb_cmd_run(int argc, char **argv)
 		case '1': once = true; break;
 		case 'n': dry = true; break;
 		case 's':
-			if (nsets == HB_MAX_SETS) {
-				fprintf(stderr, "hotbridge run: more than %d --set options\n",
-					HB_MAX_SETS);
-				return 2;
-			}
+			if (nsets == HB_MAX_SETS)
+				return hb_cmd_fail(2, "hotbridge run", "more than %d --set options",
+						   HB_MAX_SETS);
 			sets[nsets++] = optarg;
 			break;
 		case 'I':

@@ -62,15 +62,12 @@ int hb_cmd_topology(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
-	if (optind != argc) {
-		fprintf(stderr, "hotbridge topology: unexpected argument '%s'\n", argv[optind]);
-		return 2;
-	}
+	if (optind != argc)
+		return hb_cmd_fail(2, "hotbridge topology", "unexpected argument '%s'",
+				   argv[optind]);
 	r = hb_topology_open(&src, &t, &err);
-	if (r < 0) {
-		fprintf(stderr, "hotbridge topology: %s\n", err.msg);
-		return 1;
-	}
+	if (r < 0)
+		return hb_cmd_fail(1, "hotbridge topology", "%s", err.msg);
 	hb_cmd_warn_empty_topology(t, "hotbridge topology");
 	o = hb_topology_to_json(t);
 	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED));

@@ -21,6 +21,7 @@
 #include "opt.h"
 #include "test-hooks.h"
 #include "platform/snapshot-nodes.h"
+#include "utf8.h"
 
 struct xlat_ctx {
 	const struct hb_topology *t;
@@ -174,15 +175,11 @@ static int run_batch(const struct xlat_ctx *x, FILE *in)
 		if (!ok)
 			failed++;
 	}
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "hotbridge translate: write error: %m\n");
-		return 1;
-	}
-	if (r < 0) {
-		fprintf(stderr, "hotbridge translate: reading the queries after line %lu: %s\n",
-			line.lineno, strerror(-r));
-		return 1;
-	}
+	if (fflush(stdout) != 0 || ferror(stdout))
+		return hb_cmd_fail(1, "hotbridge translate", "write error: %m");
+	if (r < 0)
+		return hb_cmd_fail(1, "hotbridge translate", "reading the queries after line %lu: %s",
+				   line.lineno, strerror(-r));
 	return failed ? 1 : 0;
 }
 
@@ -251,16 +248,13 @@ int hb_cmd_translate(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
-	if (optind != argc) {
-		fprintf(stderr, "hotbridge translate: unexpected argument '%s'\n", argv[optind]);
-		return 2;
-	}
+	if (optind != argc)
+		return hb_cmd_fail(2, "hotbridge translate", "unexpected argument '%s'",
+				   argv[optind]);
 	if ((int)batch + (dpa != NULL) + (hpa != NULL) != 1 || (dpa && !memdev) ||
-	    (memdev && !dpa)) {
-		fprintf(stderr,
-			"hotbridge translate: give exactly one of --memdev NAME --dpa ADDR, --hpa ADDR or --batch\n");
-		return 2;
-	}
+	    (memdev && !dpa))
+		return hb_cmd_fail(2, "hotbridge translate", "give exactly one of --memdev NAME "
+				   "--dpa ADDR, --hpa ADDR or --batch");
 	/* a value that is not a number is a usage error (2), as for every option */
 	if ((dpa && hb_opt_u64(argv[0], "--dpa", dpa, 0, UINT64_MAX,
 			       "a DPA, decimal or 0x hex", &v) < 0) ||
@@ -268,10 +262,8 @@ int hb_cmd_translate(int argc, char **argv)
 			       "an HPA, decimal or 0x hex", &v) < 0))
 		return 2;
 	r = hb_topology_open(&src, &t, &err);
-	if (r < 0) {
-		fprintf(stderr, "hotbridge translate: %s\n", err.msg);
-		return 1;
-	}
+	if (r < 0)
+		return hb_cmd_fail(1, "hotbridge translate", "%s", err.msg);
 	hb_cmd_warn_empty_topology(t, "hotbridge translate");
 	hb_topology_source_check_nodes(&src, t, root, "hotbridge translate");
 	if (!root && !src.topology)

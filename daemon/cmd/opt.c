@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* Option rules shared by every command (opt.h). */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "opt.h"
@@ -44,15 +47,28 @@ int hb_opt_u64(const char *prog, const char *opt, const char *arg, uint64_t min,
 	uint64_t v;
 	int r = hb_parse_u64(arg, &v);
 
-	if (r < 0) {
-		fprintf(stderr, "%s: %s '%s' %s; want %s\n", prog, opt, arg,
-			hb_parse_u64_why(arg, r), want);
-		return -EINVAL;
-	}
-	if (v < min || v > max) {
-		fprintf(stderr, "%s: %s '%s': want %s\n", prog, opt, arg, want);
-		return -EINVAL;
-	}
+	if (r < 0)
+		return hb_cmd_fail(-EINVAL, prog, "%s '%s' %s; want %s", opt, arg,
+				   hb_parse_u64_why(arg, r), want);
+	if (v < min || v > max)
+		return hb_cmd_fail(-EINVAL, prog, "%s '%s': want %s", opt, arg, want);
 	*ret = v;
 	return 0;
+}
+
+int hb_cmd_fail(int rc, const char *prog, const char *fmt, ...)
+{
+	int saved = errno;
+	char *msg = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	/* out of memory: the format still says which failure it was */
+	fprintf(stderr, "%s: %s\n", prog, msg ? msg : fmt);
+	free(msg);
+	errno = saved;
+	return rc;
 }

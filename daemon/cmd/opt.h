@@ -4,7 +4,8 @@
  * option value is a usage error, 2):
  *  - hb_getopt(): getopt_long() that refuses an option taking a value when
  *    it is given twice (the last one would silently win), naming it;
- *  - hb_opt_u64(): a number option, its reason named when it is refused.
+ *  - hb_opt_u64(): a number option, its reason named when it is refused;
+ *  - hb_cmd_fail(): say why on stderr and return the exit status or -errno.
  * argv[0] is "hotbridge CMD" (main.c), the prefix of every message.
  */
 #ifndef HB_CMD_OPT_H
@@ -12,6 +13,8 @@
 
 #include <getopt.h>
 #include <stdint.h>
+
+#include "util/macro.h"
 
 struct hb_getopt {
 	const char *repeatable; /* vals (short letters) that may repeat: "s" for --set */
@@ -36,5 +39,14 @@ int hb_getopt(int argc, char **argv, const char *shortopts, const struct option 
  */
 int hb_opt_u64(const char *prog, const char *opt, const char *arg, uint64_t min, uint64_t max,
 	       const char *want, uint64_t *ret);
+
+/*
+ * "PROG: MESSAGE\n" on stderr, written as one line, then rc: a command's
+ * "log and return" in one statement,
+ *   return hb_cmd_fail(2, argv[0], "unexpected argument '%s'", argv[optind]);
+ * rc is whatever the caller returns (an exit status, or -errno from a
+ * helper). errno is kept for "%m" and for the caller.
+ */
+int hb_cmd_fail(int rc, const char *prog, const char *fmt, ...) HB_PRINTF(3, 4);
 
 #endif

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Other movers of the same pages (kernel/conflicts.h): probed at start and
+ * Other movers of the same pages (kernel/kernel.h): probed at start and
  * on each reload, warned about in the log (said at info level in a dry run,
  * which moves nothing), shown by `status` ("conflicts": what is there, dry
  * run or not, beside its "dry_run").

@@ -8,6 +8,7 @@
 
 #include "control/control.h"
 #include "control/history-json.h"
+#include "util/strtab.h"
 #include "util/util.h"
 
 static const char *const cmd_names[_HB_CTL_MAX] = {
@@ -16,10 +17,7 @@ static const char *const cmd_names[_HB_CTL_MAX] = {
 	[HB_CTL_RELOAD] = "reload", [HB_CTL_METRICS] = "metrics", [HB_CTL_HISTORY] = "history",
 };
 
-const char *hb_control_cmd_to_string(enum hb_control_cmd c)
-{
-	return (unsigned int)c < _HB_CTL_MAX ? cmd_names[c] : NULL;
-}
+HB_STRTAB_TO_STRING(hb_control_cmd_to_string, enum hb_control_cmd, cmd_names, NULL)
 
 static int hex_field(json_object *o, const char *key, uint64_t *ret, char *why, size_t why_size)
 {
@@ -104,9 +102,8 @@ int hb_control_parse(const char *line, size_t len, struct hb_control_req *req, c
 		goto out;
 	}
 	cmd = json_object_get_string(v);
-	for (r = 0; r < _HB_CTL_MAX && strcmp(cmd, cmd_names[r]); r++)
-		;
-	if (r == _HB_CTL_MAX) {
+	r = hb_strtab_index(cmd_names, HB_ARRAY_SIZE(cmd_names), cmd);
+	if (r < 0) {
 		snprintf(why, why_size, "unknown command \"%.40s\"", cmd);
 		r = -EINVAL;
 		goto out;

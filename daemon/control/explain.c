@@ -108,15 +108,31 @@ static int cxl_region_check(int r)
  * page are null for a DPA that has no HPA. The keys of every explain
  * answer, so readers need no special case.
  */
+/* the sources' names by index, for the history's hotness_source */
+static struct hb_source_names source_names(const struct hb_daemon *d, const char **buf)
+{
+	for (size_t i = 0; i < d->nsrc; i++)
+		buf[i] = d->src[i].name;
+	return (struct hb_source_names){ buf, d->nsrc };
+}
+
+/* the name of the source behind a page's heat, or null */
+static json_object *source_json(const struct hb_daemon *d, int idx)
+{
+	return idx >= 0 && (size_t)idx < d->nsrc ? json_object_new_string(d->src[idx].name) : NULL;
+}
+
 static json_object *not_in_a_region_json(struct hb_daemon *d, bool has_hpa, uint64_t hpa,
 					 const char *why)
 {
+	const char *buf[HB_MAX_SOURCES];
+	struct hb_source_names names = source_names(d, buf);
 	json_object *o = json_object_new_object();
 	uint64_t page = hpa & ~(d->pcfg.page_size - 1);
 	int tnode = -1, node = has_hpa ? hb_daemon_node_of(d, page) : -1;
 	double heat = has_hpa ? hb_heat_get(d->heat, page, &tnode) : 0;
 	json_object *h = has_hpa ? hb_history_find_json(d->history, true, page, d->pcfg.page_size,
-						       8, wall_ns())
+						       8, hb_wall_ns(), &names)
 				 : json_object_new_array();
 
 	json_object_object_add(o, "hpa", has_hpa ? hb_json_hex(hpa) : NULL);
@@ -167,6 +183,8 @@ static void add_decision(json_object *o, const char *key, const char *when, bool
  */
 int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, struct hb_err *err)
 {
+	const char *buf[HB_MAX_SOURCES];
+	struct hb_source_names names;
 	struct hb_candidate c;
 	const struct hb_placed_page *placed;
 	struct hb_decision dec;
@@ -188,11 +206,13 @@ int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, stru
 		*ret = o;
 		return 0;
 	}
-	c = (struct hb_candidate){ .hpa = hpa, .heat = hb_heat_get(d->heat, hpa, &node) };
+	c = (struct hb_candidate){ .hpa = hpa, .heat = hb_heat_get(d->heat, hpa, &node),
+				   .source = hb_heat_source(d->heat, hpa) };
 	c.node = node >= 0 ? node : hb_daemon_node_of(d, hpa);
 	hb_policy_evaluate(d->policy, &d->pcfg, d->nodes, d->dist, &c, NULL, now, &dec);
 	explain_reason(d, &dec, now, why, sizeof(why));
-	h = hb_history_find_json(d->history, true, hpa, d->pcfg.page_size, 8, wall_ns());
+	names = source_names(d, buf);
+	h = hb_history_find_json(d->history, true, hpa, d->pcfg.page_size, 8, hb_wall_ns(), &names);
 	if (!h)
 		return hb_err_set(err, -ENOMEM, "out of memory");
 	o = json_object_new_object();
@@ -201,6 +221,7 @@ int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, stru
 	json_object_object_add(o, "node", c.node >= 0 ? json_object_new_int(c.node) : NULL);
 	json_object_object_add(o, "heat", hb_json_double(c.heat, 3));
 	json_object_object_add(o, "threshold", hb_json_double(d->pcfg.threshold, 3));
+	json_object_object_add(o, "hotness_source", source_json(d, c.source));
 	json_object_object_add(o, "source_node", json_object_new_boolean(
 		c.node >= 0 && c.node < HB_MAX_NODES && d->nodes[c.node].is_source));
 	json_object_object_add(o, "target", dec.target >= 0 ? json_object_new_int(dec.target) : NULL);
@@ -263,8 +284,10 @@ int hb_daemon_explain_dpa(struct hb_daemon *d, const char *memdev, uint64_t dpa,
 int hb_daemon_history(struct hb_daemon *d, bool page_only, uint64_t hpa, size_t last,
 		      json_object **ret, struct hb_err *err)
 {
+	const char *buf[HB_MAX_SOURCES];
+	struct hb_source_names names = source_names(d, buf);
 	json_object *o, *a = hb_history_find_json(d->history, page_only, hpa, d->pcfg.page_size,
-						   last, wall_ns());
+						   last, hb_wall_ns(), &names);
 
 	if (!a)
 		return hb_err_set(err, -ENOMEM, "out of memory");

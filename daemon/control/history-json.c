@@ -29,6 +29,7 @@ size_t hb_history_record(struct hb_history *h, const struct hb_history_cycle *c)
 			.time_ns = c->time_ns, .hpa = d->hpa, .heat = d->heat,
 			.src = (int16_t)d->src, .target = (int16_t)d->target,
 			.reason = (uint8_t)d->reason, .result = HB_HISTORY_NO_RESULT,
+			.source = (int16_t)(d->source >= 0 && d->source <= INT16_MAX ? d->source : -1),
 		};
 		struct hb_xlat x;
 
@@ -88,8 +89,11 @@ static json_object *result_json(int32_t result)
 	return o;
 }
 
-json_object *hb_history_entry_json(const struct hb_history_entry *e, uint64_t now_ns)
+json_object *hb_history_entry_json(const struct hb_history_entry *e, uint64_t now_ns,
+				   const struct hb_source_names *names)
 {
+	const char *src_name = names && e->source >= 0 && (size_t)e->source < names->n ?
+			       names->name[e->source] : NULL;
 	json_object *o = json_object_new_object();
 	const char *reason = hb_reason_to_string((enum hb_reason)e->reason);
 	uint64_t age_ms = now_ns > e->time_ns ? (now_ns - e->time_ns) / 1000000ULL : 0;
@@ -109,12 +113,15 @@ json_object *hb_history_entry_json(const struct hb_history_entry *e, uint64_t no
 		e->reason == HB_REASON_PROMOTE ? "promote" :
 		e->reason == HB_REASON_DEMOTE ? "demote" : "skip"));
 	json_object_object_add(o, "reason", json_object_new_string(reason ? reason : "unknown"));
+	json_object_object_add(o, "hotness_source",
+			       src_name ? json_object_new_string(src_name) : NULL);
 	json_object_object_add(o, "result", result_json(e->result));
 	return o;
 }
 
 json_object *hb_history_find_json(const struct hb_history *h, bool page_only, uint64_t hpa,
-				  uint64_t page_size, size_t last, uint64_t now_ns)
+				  uint64_t page_size, size_t last, uint64_t now_ns,
+				  const struct hb_source_names *names)
 {
 	const struct hb_history_entry **found = calloc(last ? last : 1, sizeof(*found));
 	json_object *a = json_object_new_array();
@@ -127,7 +134,7 @@ json_object *hb_history_find_json(const struct hb_history *h, bool page_only, ui
 	}
 	n = hb_history_find(h, page_only, hpa, page_size, found, last);
 	for (size_t i = 0; i < n; i++)
-		json_object_array_add(a, hb_history_entry_json(found[i], now_ns));
+		json_object_array_add(a, hb_history_entry_json(found[i], now_ns, names));
 	free(found);
 	return a;
 }

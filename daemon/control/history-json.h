@@ -40,9 +40,17 @@ size_t hb_history_record(struct hb_history *h, const struct hb_history_cycle *c)
 /* "EACCES" for EACCES; "unknown" when the C library has no name */
 const char *hb_errno_name(int e);
 
-struct json_object *hb_history_entry_json(const struct hb_history_entry *e, uint64_t now_ns);
+/* the daemon's source names by index, for an entry's hotness_source */
+struct hb_source_names {
+	const char *const *name;
+	size_t n;
+};
+
+struct json_object *hb_history_entry_json(const struct hb_history_entry *e, uint64_t now_ns,
+					  const struct hb_source_names *names);
 /* up to last entries, newest first, of all pages or of hpa's page: an array */
 struct json_object *hb_history_find_json(const struct hb_history *h, bool page_only, uint64_t hpa,
-					 uint64_t page_size, size_t last, uint64_t now_ns);
+					 uint64_t page_size, size_t last, uint64_t now_ns,
+					 const struct hb_source_names *names);
 
 #endif

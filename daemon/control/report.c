@@ -59,6 +59,7 @@ static uint64_t src_bad_input(const struct source *s) { return s->bad_input; }
 static uint64_t src_events(const struct source *s) { return s->events; }
 static uint64_t src_errors(const struct source *s) { return (uint64_t)s->errors; }
 static uint64_t src_disabled(const struct source *s) { return s->disabled; }
+static uint64_t src_overflows(const struct source *s) { return s->overflows; }
 
 /* the per-source series, labelled {source,type}: one table, one loop */
 static void source_metrics(FILE *f, const struct hb_daemon *d)
@@ -78,6 +79,9 @@ static void source_metrics(FILE *f, const struct hb_daemon *d)
 		  "Failed polls of each source in a row (it is disabled at 10).", src_errors },
 		{ "source_disabled", "gauge", "1 for a source disabled after failing polls.",
 		  src_disabled },
+		{ "source_overflows_total", "counter",
+		  "Times each source's device dropped hotness it could not hold (a CHMU hotlist overflow).",
+		  src_overflows },
 	};
 
 	for (size_t k = 0; k < HB_ARRAY_SIZE(m); k++) {
@@ -88,6 +92,27 @@ static void source_metrics(FILE *f, const struct hb_daemon *d)
 			source_labels(f, &d->src[i]);
 			fprintf(f, " %llu\n", (unsigned long long)m[k].value(&d->src[i]));
 		}
+	}
+}
+
+/*
+ * Pages the kernel refused, by errno. The errnos the migrators report per
+ * page are always there (0 until seen), so rate() and the alert rules have
+ * a series from the start; any other errno once it was seen.
+ */
+static void errno_metrics(FILE *f, const char *name, const struct hb_migrate_counts *c)
+{
+	static const int always[] = { EPERM, ENOENT, EIO, EAGAIN, ENOMEM, EACCES, EFAULT, EBUSY,
+				      EINVAL, ENODATA };
+
+	for (size_t e = 1; e < HB_ARRAY_SIZE(c->by_errno); e++) {
+		bool show = c->by_errno[e] != 0;
+
+		for (size_t k = 0; k < HB_ARRAY_SIZE(always) && !show; k++)
+			show = always[k] == (int)e;
+		if (show)
+			fprintf(f, "hotbridge_%s{errno=\"%s\"} %llu\n", name, hb_errno_name((int)e),
+				(unsigned long long)c->by_errno[e]);
 	}
 }
 
@@ -145,6 +170,8 @@ void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
 	for (int i = 0; i < _HB_MIGRATE_CLASS_MAX; i++)
 		fprintf(f, "hotbridge_pages_migrated_total{status=\"%s\"} %llu\n",
 			hb_migrate_class_to_string(i), (unsigned long long)s->migrated.by_class[i]);
+	METRIC("pages_migrated_errors_total", "counter", "Promotions the kernel refused, by errno (the retry, backoff and drop of pages_migrated_total).");
+	errno_metrics(f, "pages_migrated_errors_total", &s->migrated);
 	METRIC("pages_promoted_total", "counter", "Pages promoted, by target node.");
 	for (int n = 0; n < HB_MAX_NODES; n++)
 		if (s->promoted_pages_by_node[n] || (d->nodes[n].present && d->nodes[n].has_cpus))
@@ -156,10 +183,15 @@ void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
 	for (int i = 0; i < _HB_MIGRATE_CLASS_MAX; i++)
 		fprintf(f, "hotbridge_pages_demoted_total{status=\"%s\"} %llu\n",
 			hb_migrate_class_to_string(i), (unsigned long long)s->demoted.by_class[i]);
+	METRIC("pages_demoted_errors_total", "counter", "Demotions the kernel refused, by errno (the retry, backoff and drop of pages_demoted_total).");
+	errno_metrics(f, "pages_demoted_errors_total", &s->demoted);
 	METRIC("demoted_bytes_total", "counter", "Bytes demoted to CXL nodes.");
 	fprintf(f, "hotbridge_demoted_bytes_total %llu\n", (unsigned long long)s->demoted_bytes);
 	METRIC("demote_backoffs_total", "counter", "Failed demotions (EBUSY, ENOMEM) that rested their DRAM node.");
 	fprintf(f, "hotbridge_demote_backoffs_total %llu\n", (unsigned long long)s->demote_backoffs);
+	METRIC("demoted_freed_total", "counter",
+	       "Demotions whose page was freed between the census and the move (ENOENT): not failures.");
+	fprintf(f, "hotbridge_demoted_freed_total %llu\n", (unsigned long long)s->demoted_freed);
 	if (census_shared(d) >= 0) {
 		METRIC("census_shared_frames_total", "counter", "DRAM frames demotion's census skipped as mapped more than once (the movers refuse them).");
 		fprintf(f, "hotbridge_census_shared_frames_total %lld\n", census_shared(d));
@@ -249,6 +281,8 @@ void hb_daemon_print_stats(const struct hb_daemon *d, FILE *f)
 		if (s->demoted.by_class[i])
 			fprintf(f, "demoted %s %llu\n", hb_migrate_class_to_string(i),
 				(unsigned long long)s->demoted.by_class[i]);
+	if (s->demoted_freed)
+		fprintf(f, "demoted freed %llu\n", (unsigned long long)s->demoted_freed);
 	if (d->mig && hb_migrator_damon_stats(d->mig, &ds) == 0)
 		hb_damon_stats_print(&ds, f);
 }
@@ -267,17 +301,12 @@ void hb_daemon_log_exit_summary(const struct hb_daemon *d)
 	hb_dlog(d, LOG_INFO, "exiting after %.1f s and %llu cycles: %llu records (%llu dropped), "
 		"%llu bad input, %llu pages promoted%s, %llu failures (%llu pages not moved, "
 		"%llu source errors)",
-		(double)(now_ns() - d->started_ns) / 1e9, (unsigned long long)s->cycles,
+		(double)(hb_now_ns() - d->started_ns) / 1e9, (unsigned long long)s->cycles,
 		(unsigned long long)s->in.records, (unsigned long long)s->in.dropped_records,
 		(unsigned long long)s->in.bad_input,
 		(unsigned long long)c[HB_MIGRATE_MOVED], d->cfg.dry_run ? " (dry run)" : "",
 		(unsigned long long)(not_moved + s->source_errors), (unsigned long long)not_moved,
 		(unsigned long long)s->source_errors);
-}
-
-json_object *hb_daemon_json_u64(uint64_t v)
-{
-	return json_object_new_int64(v > INT64_MAX ? INT64_MAX : (int64_t)v);
 }
 
 /* NUMA nodes are numbers everywhere in our JSON (explain, translate, topology) */
@@ -296,7 +325,8 @@ json_object *hb_daemon_status_json(struct hb_daemon *d)
 	json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "state", json_object_new_string(d->paused ? "paused" : "running"));
-	json_object_object_add(o, "uptime_s", hb_json_double((double)(now_ns() - d->started_ns) / 1e9, 3));
+	json_object_object_add(o, "uptime_s",
+			       hb_json_double((double)(hb_now_ns() - d->started_ns) / 1e9, 3));
 	json_object_object_add(o, "cycles", hb_daemon_json_u64(d->st.cycles));
 	json_object_object_add(o, "interval_ms", hb_daemon_json_u64(d->cfg.interval_ms));
 	json_object_object_add(o, "migrator", json_object_new_string(hb_migrator_describe(d->mig)));
@@ -374,6 +404,7 @@ json_object *hb_daemon_stats_json(struct hb_daemon *d)
 	json_object_object_add(o, "demoted_errors", errno_counts(&d->st.demoted));
 	json_object_object_add(o, "demoted_bytes", hb_daemon_json_u64(d->st.demoted_bytes));
 	json_object_object_add(o, "demote_backoffs", hb_daemon_json_u64(d->st.demote_backoffs));
+	json_object_object_add(o, "demoted_freed", hb_daemon_json_u64(d->st.demoted_freed));
 	json_object_object_add(o, "placed_pages",
 			       d->placed ? hb_daemon_json_u64(hb_placed_len(d->placed)) : NULL);
 	json_object_object_add(o, "coldness", d->placed && d->env.coldness.ops
@@ -419,6 +450,7 @@ json_object *hb_daemon_sources_json(struct hb_daemon *d)
 		json_object_object_add(o, "bad_input", hb_daemon_json_u64(d->src[i].bad_input));
 		json_object_object_add(o, "events", hb_daemon_json_u64(d->src[i].events));
 		json_object_object_add(o, "consecutive_errors", hb_daemon_json_u64(d->src[i].errors));
+		json_object_object_add(o, "overflows", hb_daemon_json_u64(d->src[i].overflows));
 		json_object_object_add(o, "disabled", json_object_new_boolean(d->src[i].disabled));
 		json_object_array_add(a, o);
 	}

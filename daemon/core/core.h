@@ -53,6 +53,11 @@ uint64_t hb_heat_bytes_for(size_t max_entries);
  * page. Returns the number of pages touched.
  */
 size_t hb_heat_add(struct hb_heat_table *t, uint64_t hpa, uint64_t len, double count, int node);
+/* the same, naming the source (its index in the daemon, >= 0) the count came from */
+size_t hb_heat_add_from(struct hb_heat_table *t, uint64_t hpa, uint64_t len, double count, int node,
+			int src);
+/* the source that last added to hpa's page, or -1 (none named, or not in the table) */
+int hb_heat_source(const struct hb_heat_table *t, uint64_t hpa);
 /* A hint: hpa's slot will be updated soon (batches overlap their cache misses). */
 void hb_heat_prefetch(const struct hb_heat_table *t, uint64_t hpa);
 void hb_heat_tick(struct hb_heat_table *t);      /* one cycle passes */
@@ -72,6 +77,7 @@ struct hb_candidate {
 	uint64_t hpa;            /* page address */
 	double heat;
 	int node;                /* where the page is now */
+	int source;              /* the source that last reported it (daemon index), or -1 */
 };
 
 /* Pages with heat >= threshold, hottest first, at most max. */
@@ -179,6 +185,7 @@ struct hb_decision {
 	uint64_t hpa;
 	double heat;
 	int src, target;
+	int source;              /* the hotness source behind a promotion (daemon index), or -1 */
 	enum hb_reason reason;
 	/* a held page (HYSTERESIS, ON_TARGET, REFUSED): since when, what its
 	 * migration gave (the node reached, or -errno) */
@@ -301,6 +308,7 @@ struct hb_history_entry {
 	double heat;
 	int16_t src, target;     /* nodes; -1 none */
 	uint8_t reason;          /* enum hb_reason */
+	int16_t source;          /* the hotness source (daemon index); -1 none */
 	int32_t result;          /* the node reached, -errno, or HB_HISTORY_NO_RESULT */
 };
 

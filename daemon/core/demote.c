@@ -58,7 +58,7 @@ enum hb_reason hb_demote_evaluate(const struct hb_demoter *dm, const struct hb_d
 	if (!spent)
 		spent = &nothing;
 	*ret = (struct hb_decision){ .hpa = hb_placed_hpa(placed, e), .heat = e->idle, .src = src,
-				     .target = -1, .held_since_ns = e->since_ns };
+				     .target = -1, .source = -1, .held_since_ns = e->since_ns };
 	if (dst < 0 || dst >= HB_MAX_NODES || !nodes[dst].present || !nodes[dst].is_source ||
 	    src < 0 || src >= HB_MAX_NODES || dst == src)
 		return ret->reason = HB_REASON_NO_CXL_NODE;

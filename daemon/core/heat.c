@@ -22,7 +22,8 @@ struct entry {
 	float heat;
 	uint32_t cycle;
 	int32_t node;
-	uint32_t pad;
+	int16_t src;             /* the source that last added to it; -1: none named */
+	uint16_t pad;
 };
 
 struct hb_heat_table {
@@ -69,7 +70,8 @@ int hb_heat_new(size_t max_entries, double decay, unsigned int page_shift,
 	}
 	/*
 	 * Fault it in now: otherwise the first sweep after the first record
-	 * does, all at once (0.4 s for the default 48 MiB, the loop blocked).
+	 * does, all at once, with the loop blocked (daemon/README.md,
+	 * "Measured", has the figure).
 	 * Volatile stores: a compiler drops a memset of calloc's memory.
 	 */
 	for (size_t off = 0; off < cap * sizeof(*t->e); off += 4096)
@@ -165,7 +167,7 @@ static void evict_one(struct hb_heat_table *t)
 	}
 }
 
-static void add_page(struct hb_heat_table *t, uint64_t page, float count, int node)
+static void add_page(struct hb_heat_table *t, uint64_t page, float count, int node, int16_t src)
 {
 	uint64_t key = page + 1;
 	size_t s;
@@ -177,6 +179,7 @@ static void add_page(struct hb_heat_table *t, uint64_t page, float count, int no
 			e->heat = decayed(t, e) + count;
 			e->cycle = t->cycle;
 			e->node = node;
+			e->src = src;
 			t->st.updates++;
 			return;
 		}
@@ -187,7 +190,8 @@ static void add_page(struct hb_heat_table *t, uint64_t page, float count, int no
 		for (s = slot(t, key); t->e[s].key; s = (s + 1) & (t->cap - 1))
 			;
 	}
-	t->e[s] = (struct entry){ .key = key, .heat = count, .cycle = t->cycle, .node = node };
+	t->e[s] = (struct entry){ .key = key, .heat = count, .cycle = t->cycle, .node = node,
+				  .src = src };
 	t->len++;
 	t->st.inserts++;
 }
@@ -199,14 +203,28 @@ void hb_heat_prefetch(const struct hb_heat_table *t, uint64_t hpa)
 
 size_t hb_heat_add(struct hb_heat_table *t, uint64_t hpa, uint64_t len, double count, int node)
 {
+	return hb_heat_add_from(t, hpa, len, count, node, -1);
+}
+
+size_t hb_heat_add_from(struct hb_heat_table *t, uint64_t hpa, uint64_t len, double count, int node,
+			int src)
+{
+	int16_t s16 = src >= 0 && src <= INT16_MAX ? (int16_t)src : -1;
 	uint64_t first = hpa >> t->shift;
 	uint64_t last = len ? (hpa + len - 1) >> t->shift : first;
 	uint64_t pages = last - first + 1;
 	float share = (float)(count / (double)pages);
 
 	for (uint64_t p = first; p <= last; p++)
-		add_page(t, p, share, node);
+		add_page(t, p, share, node, s16);
 	return (size_t)pages;
+}
+
+int hb_heat_source(const struct hb_heat_table *t, uint64_t hpa)
+{
+	const struct entry *e = find(t, (hpa >> t->shift) + 1);
+
+	return e ? e->src : -1;
 }
 
 void hb_heat_tick(struct hb_heat_table *t)
@@ -332,7 +350,8 @@ size_t hb_heat_collect(const struct hb_heat_table *t, double threshold,
 
 		if (!e->key || (h = decayed(t, e)) < threshold)
 			continue;
-		c = (struct hb_candidate){ .hpa = (e->key - 1) << t->shift, .heat = h, .node = e->node };
+		c = (struct hb_candidate){ .hpa = (e->key - 1) << t->shift, .heat = h, .node = e->node,
+					   .source = e->src };
 		if (n < max) {
 			out[n] = c;
 			sift_up(out, n++);

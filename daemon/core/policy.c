@@ -6,6 +6,7 @@
 
 #include "core.h"
 #include "util/macro.h"
+#include "util/strtab.h"
 
 struct hold {                 /* 24 bytes */
 	uint64_t key;            /* page + 1; 0 = empty */
@@ -46,10 +47,7 @@ static const char *const reason_names[_HB_REASON_MAX] = {
 	[HB_REASON_NO_CXL_NODE] = "no_cxl_node",
 };
 
-const char *hb_reason_to_string(enum hb_reason r)
-{
-	return (unsigned int)r < _HB_REASON_MAX ? reason_names[r] : NULL;
-}
+HB_STRTAB_TO_STRING(hb_reason_to_string, enum hb_reason, reason_names, NULL)
 
 int hb_policy_new(size_t hysteresis_cap, struct hb_policy **ret, struct hb_err *err)
 {
@@ -209,7 +207,8 @@ enum hb_reason hb_policy_evaluate(const struct hb_policy *p, const struct hb_pol
 
 	if (!spent)
 		spent = &nothing;
-	*d = (struct hb_decision){ .hpa = c->hpa, .heat = c->heat, .src = src, .target = -1 };
+	*d = (struct hb_decision){ .hpa = c->hpa, .heat = c->heat, .src = src, .target = -1,
+				   .source = c->source };
 	if (src < 0 || src >= HB_MAX_NODES || !nodes[src].is_source)
 		return d->reason = HB_REASON_NOT_SOURCE;
 	d->target = hb_policy_target(cfg, nodes, distance, src);

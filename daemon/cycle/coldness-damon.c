@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * A live host's coldness source over DAMON (coldness.h), for kernels
- * without idle page tracking (Debian's stock 6.12): the census of
- * kernel/frames.h says which frames exist, a monitoring kdamond
- * (kernel/damon-monitor.h) over the census nodes' online memory says which
- * went unaccessed. A frame is idle when its DAMON region had no access
+ * without idle page tracking (Debian's stock 6.12): kernel.h's frame
+ * census says which frames exist, a monitoring kdamond (kernel.h's DAMON
+ * monitor) over the census nodes' online memory says which went
+ * unaccessed. A frame is idle when its DAMON region had no access
  * sampled for the whole time since the previous check.
  *
  * mark_idle does nothing: DAMON restarts each region's count every
@@ -20,8 +20,7 @@
 
 #include "cycle/coldness.h"
 #include "platform/source-nodes.h"
-#include "damon-monitor.h"
-#include "frames.h"
+#include "kernel.h"
 
 #define MAX_RANGES 256
 

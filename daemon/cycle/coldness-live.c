@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * A live host's coldness source (coldness.h): idle page tracking
- * (kernel/idle.h) over frames in any order, the census of kernel/frames.h.
+ * (kernel.h) over frames in any order, kernel.h's frame census.
  */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "cycle/coldness.h"
-#include "frames.h"
-#include "idle.h"
+#include "kernel.h"
 
 struct pfn_at {
 	uint64_t pfn;

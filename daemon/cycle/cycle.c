@@ -4,6 +4,7 @@
  * policy), migrate, fold the per-page results into counters, hold or back
  * off, record, decay.
  */
+#include <errno.h>
 #include <syslog.h>
 
 #include "daemon-private.h"
@@ -11,49 +12,9 @@
 #include "ingest/ingest.h"
 #include "util/macro.h"
 
-int hb_daemon_refresh_nodes(struct hb_daemon *d)
-{
-	int r = hb_platform_nodes(d->env.platform, d->nodes, d->dist);
-	uint64_t now = hb_daemon_clock(d);
-
-	for (int n = 0; n < HB_MAX_NODES; n++) {
-		d->nodes[n].is_source = d->nodes[n].present && (d->source_mask >> n) & 1;
-		if (now < d->backoff_until[n])
-			d->nodes[n].free_bytes = 0;   /* the watermark rule holds it off */
-	}
-	return r;
-}
-
-size_t hb_daemon_move(struct hb_daemon *d, size_t n, enum hb_reason acted, const char *what,
-		      struct hb_migrate_counts *ret_counts, struct hb_migrate_counts *total)
-{
-	struct hb_err err = { 0 };
-	size_t np = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		d->st.decisions[d->dec[i].reason]++;
-		if (d->dec[i].reason != acted)
-			continue;
-		d->hpa[np] = d->dec[i].hpa;
-		d->tnode[np] = d->dec[i].target;
-		d->snode[np] = d->dec[i].src;
-		np++;
-	}
-	if (!np)
-		return 0;
-	if (hb_migrator_move(d->mig, np, d->hpa, d->tnode, d->status, 0, &err) < 0)
-		hb_dlog(d, LOG_ERR, "%s of %zu pages failed: %s", what, np, err.msg);
-	hb_migrate_fold(ret_counts, np, d->status, d->tnode, d->snode);
-	for (int k = 0; k < _HB_MIGRATE_CLASS_MAX; k++)
-		total->by_class[k] += ret_counts->by_class[k];
-	for (size_t k = 0; k < HB_ARRAY_SIZE(ret_counts->by_errno); k++)
-		total->by_errno[k] += ret_counts->by_errno[k];
-	return np;
-}
-
 int hb_daemon_cycle(struct hb_daemon *d)
 {
-	uint64_t t0 = hb_daemon_clock(d), started = now_ns();
+	uint64_t t0 = hb_daemon_clock(d), started = hb_now_ns();
 	struct hb_daemon_stats before = d->st;
 	struct hb_migrate_counts mc = { 0 };
 	size_t n, np;
@@ -73,9 +34,9 @@ int hb_daemon_cycle(struct hb_daemon *d)
 	n = hb_daemon_drop_quarantined(d, d->cand, n);   /* poisoned pages never move */
 	hb_policy_decide(d->policy, &d->pcfg, d->nodes, d->dist, d->cand, n, t0, d->dec);
 	if (!d->paused)
-		hb_latency_decide(&d->lat, now_ns());
+		hb_latency_decide(&d->lat, hb_now_ns());
 	/* 3. migrate */
-	np = hb_daemon_move(d, n, HB_REASON_PROMOTE, "migration", &mc, &d->st.migrated);
+	np = hb_daemon_move(d, n, HB_REASON_PROMOTE, "migration", &mc, &d->st.migrated, NULL);
 	for (size_t i = 0; i < np; i++) {
 		enum hb_migrate_class c = hb_migrate_classify(d->status[i], d->tnode[i], d->snode[i]);
 
@@ -96,12 +57,12 @@ int hb_daemon_cycle(struct hb_daemon *d)
 					       d->status[i]);
 	}
 	hb_history_record(d->history, &(struct hb_history_cycle){
-		.time_ns = wall_ns(), .topology = hb_platform_topology(d->env.platform), .dec = d->dec, .n = n,
+		.time_ns = hb_wall_ns(), .topology = hb_platform_topology(d->env.platform), .dec = d->dec, .n = n,
 		.status = d->status, .np = np });
 	/* 4. decay, report */
 	hb_heat_tick(d->heat);
 	d->st.cycles++;
-	d->st.last_cycle_ms = (double)(now_ns() - started) / 1e6;
+	d->st.last_cycle_ms = (double)(hb_now_ns() - started) / 1e6;
 	d->st.cycle_ms_total += d->st.last_cycle_ms;
 	if (d->cfg.metrics_textfile[0])
 		hb_daemon_write_textfile(d);

@@ -72,7 +72,7 @@ int hb_daemon_demote_check_mover(struct hb_daemon *d, struct hb_err *err)
 		return 0;
 	k = hb_migrator_kind(d->mig);
 	if (ops->damon) {
-		/* its kdamond is the migrator's to make (kernel/damon-monitor.h); dryrun logs */
+		/* its kdamond is the migrator's to make (kernel/kernel.h); dryrun logs */
 		if (k != HB_MIGRATOR_DAMON && k != HB_MIGRATOR_DRYRUN)
 			return hb_err_set(err, -EOPNOTSUPP, "demote.enabled = true: the damon coldness "
 					  "source needs migrate.backend = damon, not %s",
@@ -285,7 +285,7 @@ static int refresh_coldness(struct hb_daemon *d, uint64_t t0)
 void hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0)
 {
 	struct hb_migrate_counts mc = { 0 };
-	uint64_t mask = 0, rest = t0 + 10 * d->cfg.interval_ms * 1000000ULL, moved_at;
+	uint64_t mask = 0, rest = t0 + 10 * d->cfg.interval_ms * 1000000ULL, moved_at, freed;
 	size_t n, np;
 	int r;
 
@@ -302,8 +302,16 @@ void hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0)
 			mask |= 1ULL << t;
 	n = hb_demote_decide(d->demoter, &d->dcfg, d->nodes, d->placed, mask, t0, d->dec,
 			     MAX_CANDIDATES);
-	np = hb_daemon_move(d, n, HB_REASON_DEMOTE, "demotion", &mc, &d->st.demoted);
-	moved_at = now_ns();
+	/*
+	 * -ENOENT: the frame held a process's page at the census and holds
+	 * none now (freed, or unmapped, since): gone, not a failed demotion
+	 */
+	freed = d->st.demoted_freed;
+	np = hb_daemon_move(d, n, HB_REASON_DEMOTE, "demotion", &mc, &d->st.demoted,
+			    &d->st.demoted_freed);
+	freed = d->st.demoted_freed - freed;
+	/* the records' clock, not the rule clock: the stale rule compares their times with it */
+	moved_at = hb_now_ns();
 	for (size_t i = 0; i < np; i++) {
 		enum hb_migrate_class c = hb_migrate_classify(d->status[i], d->tnode[i], d->snode[i]);
 
@@ -335,13 +343,14 @@ void hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0)
 		}
 	}
 	hb_history_record(d->history, &(struct hb_history_cycle){
-		.time_ns = wall_ns(), .topology = hb_platform_topology(d->env.platform), .dec = d->dec,
+		.time_ns = hb_wall_ns(), .topology = hb_platform_topology(d->env.platform), .dec = d->dec,
 		.n = n, .status = d->status, .np = np });
 	if (np && !d->env.quiet)
 		hb_dlog(d, LOG_INFO, "demotion: %zu pages: %llu moved, %llu retry, %llu backoff, "
-			"%llu dropped; %zu placed on DRAM", np,
+			"%llu dropped, %llu freed before the move; %zu placed on DRAM", np,
 			(unsigned long long)mc.by_class[HB_MIGRATE_MOVED],
 			(unsigned long long)mc.by_class[HB_MIGRATE_RETRY],
 			(unsigned long long)mc.by_class[HB_MIGRATE_BACKOFF],
-			(unsigned long long)mc.by_class[HB_MIGRATE_DROP], hb_placed_len(d->placed));
+			(unsigned long long)mc.by_class[HB_MIGRATE_DROP], (unsigned long long)freed,
+			hb_placed_len(d->placed));
 }

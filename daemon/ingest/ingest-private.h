@@ -39,12 +39,14 @@ struct work {
 	bool checked;            /* its length was checked */
 	int md;                  /* DPA: its memdev, looked up in topology gen */
 	uint64_t gen;
+	int src;                 /* the submitting source's index, or -1 */
 };
 
 struct piece {
 	uint64_t hpa, len;
 	double count;
 	int node;
+	int src;
 };
 
 struct hb_ingest {

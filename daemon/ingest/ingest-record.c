@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* One record -> pages of committed CXL regions on source nodes -> the table (ingest.h). */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@ void hb_ingest_drop_pages(struct hb_ingest *in, struct work *w, enum hb_drop rea
 {
 	uint64_t ps = in->page_mask + 1;
 
+	assert((unsigned int)reason < _HB_DROP_MAX);
 	w->drops |= 1u << reason;
 	if (len)
 		in->st->pages_dropped[reason] += (addr + (len - 1)) / ps - addr / ps + 1;
@@ -33,7 +35,8 @@ void hb_ingest_flush(struct hb_ingest *in)
 
 		if (i + PREFETCH_AHEAD < in->npend)
 			hb_heat_prefetch(in->env.heat, in->pend[i + PREFETCH_AHEAD].hpa);
-		in->st->pages += hb_heat_add(in->env.heat, p->hpa, p->len, p->count, p->node);
+		in->st->pages += hb_heat_add_from(in->env.heat, p->hpa, p->len, p->count, p->node,
+						  p->src);
 	}
 	in->npend = 0;
 }
@@ -76,7 +79,7 @@ static void add_piece(struct hb_ingest *in, struct work *w, uint64_t hpa, uint64
 	if (in->npend < PREFETCH_AHEAD)
 		hb_heat_prefetch(in->env.heat, hpa);
 	in->pend[in->npend++] = (struct piece){
-		.hpa = hpa, .len = len, .node = node,
+		.hpa = hpa, .len = len, .node = node, .src = w->src,
 		.count = (double)w->r.count * (double)len / (double)w->r.len,
 	};
 	w->added = true;

@@ -8,6 +8,7 @@
 
 #include "ingest/ingest-private.h"
 #include "util/macro.h"
+#include "util/strtab.h"
 
 static const char *const drop_names[_HB_DROP_MAX] = {
 	[HB_DROP_UNKNOWN_MEMDEV] = "unknown_memdev",
@@ -19,10 +20,7 @@ static const char *const drop_names[_HB_DROP_MAX] = {
 	[HB_DROP_STALE] = "stale",
 };
 
-const char *hb_drop_to_string(enum hb_drop r)
-{
-	return r >= 0 && r < _HB_DROP_MAX ? drop_names[r] : NULL;
-}
+HB_STRTAB_TO_STRING(hb_drop_to_string, enum hb_drop, drop_names, NULL)
 
 int hb_ingest_new(const struct hb_ingest_env *env, struct hb_ingest **ret, struct hb_err *err)
 {
@@ -153,13 +151,19 @@ size_t hb_ingest_drain(struct hb_ingest *in, uint64_t deadline_ns)
 int hb_ingest_submit(struct hb_ingest *in, const struct hb_hot_record *r, size_t n,
 		     uint64_t deadline_ns)
 {
+	return hb_ingest_submit_from(in, r, n, -1, deadline_ns);
+}
+
+int hb_ingest_submit_from(struct hb_ingest *in, const struct hb_hot_record *r, size_t n, int src,
+			  uint64_t deadline_ns)
+{
 	uint64_t now = hb_now_ns(), lost = 0, unworked = 0;
 	unsigned int steps = 0;
 	size_t i = 0;
 
 	in->st->records += n;
 	for (; i < n && !in->qlen; i++) {
-		struct work w = { .r = r[i], .seen_ns = now };
+		struct work w = { .r = r[i], .seen_ns = now, .src = src };
 
 		if (!hb_ingest_work(in, &w, deadline_ns, &steps)) {
 			if (q_push(in, &w) < 0) {
@@ -176,7 +180,7 @@ int hb_ingest_submit(struct hb_ingest *in, const struct hb_hot_record *r, size_t
 	}
 	hb_ingest_flush(in);
 	for (; i < n; i++) {
-		struct work w = { .r = r[i], .seen_ns = now };
+		struct work w = { .r = r[i], .seen_ns = now, .src = src };
 
 		if (q_push(in, &w) < 0) {
 			lost++;

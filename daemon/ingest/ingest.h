@@ -98,6 +98,9 @@ void hb_ingest_moved_onto(struct hb_ingest *in, int node, uint64_t now_ns);
  */
 int hb_ingest_submit(struct hb_ingest *in, const struct hb_hot_record *r, size_t n,
 		     uint64_t deadline_ns);
+/* the same from source src (the daemon's index of it): the table keeps it for explain */
+int hb_ingest_submit_from(struct hb_ingest *in, const struct hb_hot_record *r, size_t n, int src,
+			  uint64_t deadline_ns);
 /* Works the backlog until deadline_ns (0: all of it); returns what is left. */
 size_t hb_ingest_drain(struct hb_ingest *in, uint64_t deadline_ns);
 size_t hb_ingest_backlog(const struct hb_ingest *in);

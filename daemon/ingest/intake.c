@@ -21,7 +21,7 @@
  */
 void hb_daemon_turn_begin(struct hb_daemon *d)
 {
-	d->turn_deadline = d->looping ? now_ns() + INGEST_SLICE_NS : 0;
+	d->turn_deadline = d->looping ? hb_now_ns() + INGEST_SLICE_NS : 0;
 }
 
 static void throttle(struct hb_daemon *d, bool on)
@@ -62,7 +62,7 @@ static void on_drain(evutil_socket_t fd, short what, void *arg)
 {
 	struct hb_daemon *d = arg;
 
-	if (hb_ingest_drain(d->ingest, now_ns() + INGEST_SLICE_NS))
+	if (hb_ingest_drain(d->ingest, hb_now_ns() + INGEST_SLICE_NS))
 		drain_later(d);
 	else
 		throttle(d, false);

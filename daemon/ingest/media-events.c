@@ -112,7 +112,7 @@ static void cross_check(struct hb_daemon *d, const struct hb_device_event *ev)
 		return;
 	}
 	st->hpa_mismatch++;
-	now = now_ns();
+	now = hb_now_ns();
 	if (d->media.mismatch_logged_ns && now - d->media.mismatch_logged_ns < MISMATCH_LOG_NS) {
 		d->media.mismatch_quiet++;
 		return;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The source host: what a source (built-in or plugin) is given to live in
- * the daemon's loop (log, fd watches, one-shot timers, submit, count_bad),
+ * the daemon's loop (log, fd watches, one-shot timers, submit, count_bad,
+ * submit_event, count_overflow),
  * and opening, polling, disabling and closing the configured sources.
  */
 #define _GNU_SOURCE             /* POLLRDHUP */
@@ -144,7 +145,8 @@ static int host_submit(struct hb_host *h, const struct hb_hot_record *r, size_t 
 
 	h->src->records += n;
 	h->d->submitting = h->src;
-	ret = hb_ingest_submit(h->d->ingest, r, n, h->d->turn_deadline);
+	ret = hb_ingest_submit_from(h->d->ingest, r, n, (int)(h->src - h->d->src),
+				    h->d->turn_deadline);
 	if (ret == -ENOBUFS)
 		hb_dlog(h->d, LOG_WARNING, "source %s: the ingestion backlog is full (%u records): records "
 			"dropped, counted in backlog_full", h->src->name, HB_INGEST_BACKLOG_MAX);
@@ -168,6 +170,12 @@ static int host_submit_event(struct hb_host *h, const struct hb_device_event *ev
 	return r;
 }
 
+/* the device dropped hotness the source did not take in time (ABI 1.3) */
+static void host_count_overflow(struct hb_host *h, uint64_t n)
+{
+	h->src->overflows += n;
+}
+
 static const struct hb_host_ops host_ops = {
 	.abi_major = HB_DEVICE_ABI_MAJOR,
 	.abi_minor = HB_DEVICE_ABI_MINOR,
@@ -179,6 +187,7 @@ static const struct hb_host_ops host_ops = {
 	.submit = host_submit,
 	.count_bad = host_count_bad,
 	.submit_event = host_submit_event,
+	.count_overflow = host_count_overflow,
 };
 
 static const struct hb_device_ops *find_source(struct hb_daemon *d, const char *type,

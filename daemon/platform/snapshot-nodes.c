@@ -3,7 +3,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "util/log.h"
+#include "log.h"
 #include "platform/snapshot-nodes.h"
 
 #define HB_MAX_NODE_ID 1024

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /* The source-node rule (source-nodes.h). */
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "platform/source-nodes.h"
+#include "util/strtab.h"
 
 enum hb_source_node_why hb_source_node_check(const struct hb_source_facts *f, int node)
 {
@@ -18,29 +20,26 @@ enum hb_source_node_why hb_source_node_check(const struct hb_source_facts *f, in
 	return HB_SOURCE_NODE_OK;
 }
 
-const char *hb_source_node_why_text(enum hb_source_node_why why)
-{
-	static const char *const text[_HB_SOURCE_NODE_MAX] = {
-		[HB_SOURCE_NODE_OK] = "is a CPU-less node whose memory lies in this host's CXL "
-				      "windows",
-		[HB_SOURCE_NODE_ABSENT] = "is not a NUMA node of this host",
-		[HB_SOURCE_NODE_HAS_CPUS] = "has CPUs (DRAM), not CXL memory",
-		[HB_SOURCE_NODE_NO_WINDOWS] = "cannot be checked: this host's CXL windows are "
-					      "unknown",
-		[HB_SOURCE_NODE_OUTSIDE_CXL] = "has memory outside every CXL window of this host "
-					       "(/proc/iomem \"CXL Window\", ACPI CEDT)",
-		[HB_SOURCE_NODE_NO_MEMORY] = "holds no online memory of this host",
-	};
+static const char *const why_text[_HB_SOURCE_NODE_MAX] = {
+	[HB_SOURCE_NODE_OK] = "is a CPU-less node whose memory lies in this host's CXL "
+			      "windows",
+	[HB_SOURCE_NODE_ABSENT] = "is not a NUMA node of this host",
+	[HB_SOURCE_NODE_HAS_CPUS] = "has CPUs (DRAM), not CXL memory",
+	[HB_SOURCE_NODE_NO_WINDOWS] = "cannot be checked: this host's CXL windows are "
+				      "unknown",
+	[HB_SOURCE_NODE_OUTSIDE_CXL] = "has memory outside every CXL window of this host "
+				       "(/proc/iomem \"CXL Window\", ACPI CEDT)",
+	[HB_SOURCE_NODE_NO_MEMORY] = "holds no online memory of this host",
+};
 
-	return why >= 0 && why < _HB_SOURCE_NODE_MAX ? text[why] : "?";
-}
+HB_STRTAB_TO_STRING(hb_source_node_why_text, enum hb_source_node_why, why_text, "?")
 
 const char *hb_node_set_format(uint64_t mask, char *buf, size_t size)
 {
 	size_t len = 0;
 
-	if (!size)
-		return buf;
+	/* a caller's mistake: with no room there is no string to return */
+	assert(buf && size > 0);
 	snprintf(buf, size, "none");
 	for (int n = 0; n < 64 && mask; n++) {
 		int w;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* CLOCK_MONOTONIC in the units the folders count in (util.h). */
+/* The machine's clocks in the units the folders count in (util.h says which is for what). */
 #include <time.h>
 
 #include "util.h"
@@ -20,4 +20,12 @@ uint64_t hb_now_us(void)
 uint64_t hb_now_ms(void)
 {
 	return hb_now_ns() / 1000000ULL;
+}
+
+uint64_t hb_wall_ns(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }

@@ -9,7 +9,7 @@
  *  - checked number parsing (no strtol/atoi elsewhere).
  *  - file reading with a root prefix, for sysfs fixtures.
  *  - the monotonic clock, power-of-two sizes, the hash of our hash tables.
- *  - files the daemon creates (create.c, lock.c, socket.c): never through a
+ *  - files the daemon creates (create.c, socket.c): never through a
  *    planted symbolic link, never over something that is not ours.
  */
 #ifndef HB_UTIL_H
@@ -54,15 +54,6 @@ int hb_parse_int(const char *s, int *ret);
  */
 const char *hb_parse_u64_why(const char *s, int r);
 
-/* True when s[0..len) is well-formed UTF-8 without NUL bytes. */
-bool hb_utf8_valid(const char *s, size_t len);
-/*
- * A malloc'ed, NUL-terminated copy of s[0..len) that is valid UTF-8: every
- * byte that starts no well-formed sequence (and every NUL) becomes the four
- * characters \xNN. For echoing untrusted text into JSON. 0 or -ENOMEM.
- */
-int hb_utf8_escape(const char *s, size_t len, char **ret);
-
 /*
  * Read a small text file below root (root may be NULL or "" for "/"),
  * strip the trailing newline. Returns length or -errno.
@@ -82,17 +73,6 @@ int hb_mkdir_parent(const char *path, mode_t mode);
  * or the new one, never a part. 0 or -errno; on error no temporary is left.
  */
 int hb_write_file_atomic(const char *path, const void *data, size_t len, mode_t mode);
-
-/*
- * Take the PID lock file path (created 0644, its directory 0700): opened
- * O_NOFOLLOW, refused unless a regular file owned by us, flock'ed
- * exclusively without waiting, our PID written in it. *ret_fd holds the
- * lock until hb_pid_lock_release(). -EWOULDBLOCK when another process holds
- * it: *ret_holder (may be NULL) is then its PID, 0 if it wrote none yet.
- */
-int hb_pid_lock_take(const char *path, int *ret_fd, pid_t *ret_holder, struct hb_err *err);
-/* Drops the lock (the file stays); returns -1 for "fd = hb_pid_lock_release(fd)". */
-int hb_pid_lock_release(int fd);
 
 /*
  * A listening UNIX stream socket and the node it bound, to remove only that
@@ -153,10 +133,26 @@ int hb_trust_check(const char *path, int fd, unsigned flags, uid_t owner, struct
 /* the directory path lies in (followed through symlinks), as a HB_TRUST_DIR */
 int hb_trust_parent(const char *path, unsigned flags, uid_t owner, struct hb_err *err);
 
-/* CLOCK_MONOTONIC (clock.c): every timestamp, deadline and duration */
+/*
+ * The clocks (clock.c), one API for every folder:
+ *  - hb_now_ns/us/ms: the machine's clock, CLOCK_MONOTONIC. Durations,
+ *    deadlines, latencies, uptime, log rate limits, and the records'
+ *    timestamp_ns (hb-device.h), so also the ingestion's stale-record rule,
+ *    which compares a record's time with a demotion's.
+ *  - hb_daemon_clock(d) (daemon/daemon-private.h): the rule clock. What a
+ *    rule of the daemon times by the cycle (hysteresis, the promotion and
+ *    demotion rate limits, back-offs, `explain` and `status` of them) reads
+ *    it and nothing else: it is hb_now_ns() on a live host and the
+ *    simulated clock in hb_daemon_simulate() (`hotbridge demo`), which
+ *    advances interval_ms a cycle whatever the machine does
+ *    (tests/unit/daemon/test-simulate.c fails if a rule reads another).
+ *  - hb_wall_ns: CLOCK_REALTIME, only for times people read (the decision
+ *    history's); nothing is timed by it.
+ */
 uint64_t hb_now_ns(void);
 uint64_t hb_now_us(void);
 uint64_t hb_now_ms(void);
+uint64_t hb_wall_ns(void);
 
 /* Sizes */
 static inline bool hb_is_pow2(uint64_t v)

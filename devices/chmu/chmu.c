@@ -368,15 +368,21 @@ int hb_chmu_drain_submit(struct hb_chmu *c, struct hb_hot_record *buf, size_t ma
 			 const struct hb_host_ops *ops, struct hb_host *h)
 {
 	struct hb_err err = { 0 };
+	uint64_t overflows;
 	size_t n;
 	int r;
 
 	do {
+		overflows = c->stats.overflows;
 		r = hb_chmu_drain(c, buf, max, &n, &err);
 		if (r < 0) {
 			ops->log(h, HB_LOG_ERR, "%s", err.msg);
 			return r;
 		}
+		/* the hotlist was full and the device dropped hotness: the host counts it */
+		if (c->stats.overflows > overflows && HB_OPS_HAS(ops, count_overflow) &&
+		    ops->count_overflow)
+			ops->count_overflow(h, c->stats.overflows - overflows);
 		if (n && (r = ops->submit(h, buf, n)) < 0)
 			return r;
 	} while (n == max);

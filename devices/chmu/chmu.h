@@ -3,14 +3,13 @@
  * devices/chmu/: the CXL Hotness Monitoring Unit.
  *
  *   register window   16/32/64-bit reads and writes at an offset; backed by
- *                     a PCI BAR (mmio.c) or by the emulator (emul.c)
+ *                     a PCI BAR (mmio.c) or by the emulator (../emul/)
  *   driver (chmu.c)   decodes capabilities, programs within them (refusing
  *                     what they do not allow, naming what they do), drains
  *                     the hotlist ring into DPA records
- *   emulator          the same registers over an in-process device model,
- *                     fed by a workload generator (workload.c); the driver
- *                     runs unchanged against it and learns hot units only
- *                     through the registers
+ *   registers         regs.h, the one layout the driver and the emulator share
+ *
+ * The emulator and its workloads are devices/emul/ (emul/emul.h).
  */
 #ifndef HB_CHMU_H
 #define HB_CHMU_H
@@ -169,75 +168,11 @@ int hb_chmu_drain(struct hb_chmu *c, struct hb_hot_record *out, size_t max, size
 /*
  * Drains everything the hotlist holds, in batches of max records through
  * buf, into the host's submit(); drain errors are logged through the host.
+ * A drain that found STATUS overflow set goes to the host's count_overflow()
+ * (ABI 1.3; not called on an older host).
  */
 int hb_chmu_drain_submit(struct hb_chmu *c, struct hb_hot_record *buf, size_t max,
 			 const struct hb_host_ops *ops, struct hb_host *h);
-
-/* ---- emulator ---- */
-
-struct hb_chmu_emul_params {
-	uint64_t capacity;            /* DPA bytes the device has */
-	unsigned int hotlist_size;    /* ring entries (one slot stays empty) */
-	uint32_t unit_sizes;          /* CAP1 bitmap */
-	uint16_t ds_factors;          /* CAP1 bitmap */
-	unsigned int counter_width;   /* 1..63 */
-	bool epoch_based, always_on;
-	unsigned int min_epoch_scale, min_epoch_val, max_epoch_scale, max_epoch_val;
-	unsigned int instances;       /* 1 unless testing */
-	/* hostile-device knobs, for tests and fuzzing */
-	unsigned int bad_counter_width;   /* reported instead, if nonzero */
-	bool bad_head_tail;               /* report a tail outside the ring */
-};
-
-/* QEMU's emulated capabilities (notes/chmu.md), on 1 GiB of capacity. */
-void hb_chmu_emul_params_default(struct hb_chmu_emul_params *p);
-
-struct hb_chmu_emul;
-
-int hb_chmu_emul_new(const struct hb_chmu_emul_params *p, struct hb_chmu_emul **ret,
-		     struct hb_err *err);
-struct hb_chmu_emul *hb_chmu_emul_free(struct hb_chmu_emul *e);
-/* the emulator's registers, for the driver */
-void hb_chmu_emul_window(struct hb_chmu_emul *e, struct hb_regwin *ret);
-/* n accesses to dpa (counted when enabled, tracked, after down-sampling) */
-void hb_chmu_emul_access(struct hb_chmu_emul *e, uint64_t dpa, uint64_t n);
-/*
- * n accesses to dpa's page while the host has it elsewhere (moved to
- * DRAM): they never reach the device, so its counters and hotlist do not
- * see them; the ground truth counts them (when enabled and tracked).
- */
-void hb_chmu_emul_access_away(struct hb_chmu_emul *e, uint64_t dpa, uint64_t n);
-/* advances device time; ends epochs that are due */
-void hb_chmu_emul_advance(struct hb_chmu_emul *e, uint64_t ns);
-/* ground truth: every access per unit since enable, before down-sampling */
-size_t hb_chmu_emul_truth(const struct hb_chmu_emul *e, const uint64_t **ret);
-uint64_t hb_chmu_emul_unit_size(const struct hb_chmu_emul *e);
-
-/* ---- workload ---- */
-
-enum hb_workload_kind {
-	HB_WORKLOAD_UNIFORM,
-	HB_WORKLOAD_ZIPF,
-	HB_WORKLOAD_MOVING,           /* Zipf whose hot set shifts every move_every epochs */
-};
-
-struct hb_workload_params {
-	enum hb_workload_kind kind;
-	uint64_t base, size;          /* DPA span */
-	uint64_t granule;             /* bytes per item (e.g. 4096) */
-	double skew;                  /* Zipf exponent s > 0 */
-	unsigned int move_every;      /* epochs, MOVING */
-	uint64_t seed;
-};
-
-struct hb_workload;
-
-int hb_workload_new(const struct hb_workload_params *p, struct hb_workload **ret,
-		    struct hb_err *err);
-struct hb_workload *hb_workload_free(struct hb_workload *w);
-uint64_t hb_workload_next(struct hb_workload *w);   /* a DPA */
-void hb_workload_epoch(struct hb_workload *w);      /* MOVING: count epochs */
-int hb_workload_kind_from_string(const char *s, double *ret_skew);
 
 /*
  * The "chmu" source (source-hw.c). hooks, NULL in the daemon, point it at
@@ -261,8 +196,7 @@ extern const char *const hb_source_chmu_test_params[];
  */
 extern const struct hb_device_ops hb_source_chmu_test;
 
-/* the start-up checks of the chmu and emul-chmu sources' parameters (registry.c) */
+/* the start-up check of the chmu source's parameters (registry.c) */
 int hb_source_chmu_check(const struct hb_dev_info *info, struct hb_err *err);
-int hb_source_emul_chmu_check(const struct hb_dev_info *info, struct hb_err *err);
 
 #endif

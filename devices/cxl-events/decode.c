@@ -13,6 +13,7 @@
 
 #include "cxl-events.h"
 #include "util/macro.h"
+#include "util/strtab.h"
 
 enum field {
 	F_MEMDEV, F_HOST, F_REGION, F_UUID, F_DPA, F_HPA, F_DPA_LENGTH, F_DPA_FLAGS,
@@ -72,10 +73,7 @@ struct hb_cxl_decoder {
 	unsigned type_offset, type_size;
 };
 
-const char *hb_cxl_kind_event(enum hb_cxl_kind kind)
-{
-	return (unsigned)kind < HB_CXL_KIND_MAX ? event_names[kind] : "?";
-}
+HB_STRTAB_TO_STRING(hb_cxl_kind_event, enum hb_cxl_kind, event_names, "?")
 
 int hb_cxl_decoder_new(struct hb_cxl_decoder **ret)
 {
@@ -146,10 +144,8 @@ int hb_cxl_decoder_add_format(struct hb_cxl_decoder *dec, const char *buf, size_
 		return hb_err_set(err, -EINVAL,
 				  "format of %s: %s", ev && ev->name ? ev->name : "a cxl event", msg);
 	}
-	for (kind = 0; kind < HB_CXL_KIND_MAX; kind++)
-		if (!strcmp(ev->name, event_names[kind]))
-			break;
-	if (kind == HB_CXL_KIND_MAX)
+	kind = hb_strtab_index(event_names, HB_ARRAY_SIZE(event_names), ev->name);
+	if (kind < 0)
 		return hb_err_set(err, -EINVAL, "format of %s: not an event hotbridge decodes "
 				  "(cxl_general_media, cxl_dram, cxl_poison, cxl_overflow)", ev->name);
 	if (dec->k[kind].added)

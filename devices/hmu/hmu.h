@@ -88,13 +88,15 @@ struct hb_hmu_ring {
 
 struct hb_hmu_ring_stats {
 	uint64_t drains, aux_bytes, truncated, lost, bad_bytes;
+	uint64_t partial;                  /* AUX writes with gaps: entries the driver dropped */
 };
 
 /*
  * Takes what the kernel published since the last call: the AUX bytes
  * [aux_tail, aux_head) decoded (hb_hmu_aux_decode()) into emit, the data
- * ring's records walked for PERF_RECORD_AUX flags (truncated, collided)
- * and PERF_RECORD_LOST; then both tails advanced, so a bad chunk is
+ * ring's records walked for PERF_RECORD_AUX flags (truncated, collided;
+ * partial: the driver dropped hotlist entries, its AUX area being full or
+ * the CHMU's hotlist having overflowed) and PERF_RECORD_LOST; then both tails advanced, so a bad chunk is
  * reported once and skipped with everything after it up to aux_head
  * (-EBADMSG, err; its bytes in bad_bytes). A head more than the area's
  * size past its tail is -EIO.

@@ -24,7 +24,7 @@ static void ring_copy(uint8_t *dst, const uint8_t *ring, size_t size, uint64_t p
 	memcpy(dst + first, ring, n - first);
 }
 
-/* the data ring's records: what was lost or truncated */
+/* the data ring's records: what was lost, truncated or left with gaps */
 static int data_walk(struct hb_hmu_ring *rg, struct perf_event_mmap_page *m,
 		     struct hb_hmu_ring_stats *rst, struct hb_err *err)
 {
@@ -57,6 +57,9 @@ static int data_walk(struct hb_hmu_ring *rg, struct perf_event_mmap_page *m,
 		if (h.type == PERF_RECORD_AUX && (body[2] & (PERF_AUX_FLAG_TRUNCATED |
 							      PERF_AUX_FLAG_COLLISION)))
 			rst->truncated++;
+		/* gaps: our driver drops what its AUX area cannot hold, and says so */
+		if (h.type == PERF_RECORD_AUX && (body[2] & PERF_AUX_FLAG_PARTIAL))
+			rst->partial++;
 		else if (h.type == PERF_RECORD_LOST)
 			rst->lost += body[1];
 		tail += h.size;

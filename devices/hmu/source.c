@@ -16,8 +16,8 @@
  * Records are named by the instance's memdev or, without one, by the
  * PMU's ("cxl_hmu_mem0.0.0" is memdev mem0).
  *
- * No kernel we can run carries the PMU: this file's system calls have not
- * run against one (devices/README.md).
+ * Run against our own driver of that ABI (kernel/patches/6.12/0005) in
+ * the e2e-chmu-perf-6.12 guests (devices/README.md).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -217,6 +217,7 @@ static void on_readable(void *priv, int fd, uint32_t revents)
 	struct hmu_src *s = priv;
 	struct hb_err err = { 0 };
 	uint64_t bad = s->st.bad_chunks, trunc = s->rst.truncated, lost = s->rst.lost;
+	uint64_t partial = s->rst.partial;
 	int r;
 
 	r = hb_hmu_ring_drain(&s->ring, &s->dec, s->rec, BATCH, emit, s, &s->st, &s->rst, &err);
@@ -229,6 +230,13 @@ static void on_readable(void *priv, int fd, uint32_t revents)
 			    "lost %llu records (the AUX area is full: raise aux_pages)", s->name,
 			    (unsigned long long)(s->rst.truncated - trunc),
 			    (unsigned long long)(s->rst.lost - lost));
+	if (s->rst.partial > partial)
+		s->ops->log(s->host, HB_LOG_WARNING, "%s: the kernel dropped hotlist entries in %llu "
+			    "AUX writes (%llu so far): its AUX area was too small for a drain, or the "
+			    "CHMU's hotlist overflowed; raise aux_pages or lower the hot units per epoch "
+			    "(the PMU's lost_entries and overflows count them)", s->name,
+			    (unsigned long long)(s->rst.partial - partial),
+			    (unsigned long long)s->rst.partial);
 	if (revents & HB_FD_HUP) {
 		/* the event is gone (its PMU unregistered): stop, or the loop would spin */
 		s->ops->log(s->host, HB_LOG_ERR, "%s: the perf event hung up (its PMU went away); "

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "chmu/chmu.h"
+#include "emul/emul.h"
 #include "replay/replay.h"
 
 static double now(void)

@@ -15,8 +15,9 @@
  *   move_pages    move_pages(2) with the pids and addresses known: the
  *                 baseline that needs no reverse map
  *   phys          move_phys_pages (PFNs; the kernel's own reverse map)
- *   damon         DAMOS migrate_hot over single-page paddr regions (PFNs;
- *                 the backend of stock kernels >= 6.11), without a rate;
+ *   damon         DAMOS migrate_hot over paddr regions, one per run of
+ *                 contiguous PFNs (the backend of stock kernels >= 6.11),
+ *                 without a rate;
  *                 a fresh migrator each round, its kdamond started untimed
  *   pagemap-cold  a fresh pagemap migrator: its first batch builds the
  *                 PFN -> (pid, address) index from /proc, then move_pages
@@ -284,11 +285,13 @@ static int measure_once(struct pool *p, const struct set *a, const struct set *b
 		struct hb_damon_stats ds;
 
 		if (hb_migrator_damon_stats(damon, &ds) == 0)
-			printf("# damon: %zu of %zu moved in %.3f s: %" PRIu64 " commits, %" PRIu64
+			printf("# damon: %zu of %zu moved in %.3f s: %" PRIu64 " commits of %" PRIu64
+			       " ranges, %" PRIu64
 			       " bytes applied, inferred moved %" PRIu64 " / not moved %" PRIu64
 			       " / unknown %" PRIu64 ", %" PRIu64 " over the watermark, %" PRIu64
 			       " settle timeouts, settling %.3f s\n",
-			       res[B_DAMON].moved, a->n, res[B_DAMON].t, ds.commits, ds.bytes_applied,
+			       res[B_DAMON].moved, a->n, res[B_DAMON].t, ds.commits, ds.regions,
+			       ds.bytes_applied,
 			       ds.pages_moved, ds.pages_not_moved, ds.pages_unknown,
 			       ds.pages_over_watermark, ds.settle_timeouts, (double)ds.settle_us / 1e6);
 	}

@@ -20,14 +20,14 @@ def read_tags(path):
     return tags
 
 
-def memdevs_by_device(listing_path):
-    """{device index: memN} from a `cxl list -vvv` document."""
-    found = {}
+def objects(listing_path, pred):
+    """Every JSON object of a `cxl list` document for which pred(object) holds."""
+    found = []
 
     def walk(o):
         if isinstance(o, dict):
-            if "memdev" in o and "serial" in o:
-                found[int(str(o["serial"]), 0) - SERIAL_BASE] = o["memdev"]
+            if pred(o):
+                found.append(o)
             for v in o.values():
                 walk(v)
         elif isinstance(o, list):
@@ -37,17 +37,33 @@ def memdevs_by_device(listing_path):
     return found
 
 
+def memdevs_by_device(listing_path):
+    """{device index: memN} from a `cxl list -vvv` document."""
+    return {int(str(o["serial"]), 0) - SERIAL_BASE: o["memdev"]
+            for o in objects(listing_path, lambda o: "memdev" in o and "serial" in o)}
+
+
+def dpa_base(path):
+    """The DPA of a backing file's first byte: PATH.dpa (tests/vm/run.sh
+    --vmem puts the pmem after the volatile capacity), else 0."""
+    try:
+        return int(open(path + ".dpa").read().strip(), 0)
+    except OSError:
+        return 0
+
+
 def find_tags(directory):
     """({tag: (device index, DPA)}, number of backing files) from DIR/cxl-memN."""
     found = {}
     i = 0
     while os.path.exists(os.path.join(directory, "cxl-mem%d" % i)):
+        base = dpa_base(os.path.join(directory, "cxl-mem%d" % i))
         with open(os.path.join(directory, "cxl-mem%d" % i), "rb") as f:
             mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
             for off in range(0, len(mm), 4096):
                 w0, w1 = struct.unpack_from("<QQ", mm, off)
                 if w0 & MASK == MAGIC and w1 == (~w0 & 0xFFFFFFFFFFFFFFFF):
-                    found[w0] = (i, off)
+                    found[w0] = (i, base + off)
             mm.close()
         i += 1
     return found, i

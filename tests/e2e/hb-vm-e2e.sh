@@ -5,6 +5,10 @@
 #   promote: also keep them mapped, wait for the host's replay feed of hot
 #            DPAs (/share/feed.txt), run `hotbridge run --once` (BACKEND),
 #            and record where every page ended up (/share/verify).
+#   decoders: (one device with volatile and pmem capacity) two pmem regions
+#            on it, PAGES tagged pages on each: two endpoint decoders, the
+#            first with a DPA skip over the volatile partition
+#   region:  only make the node (hb-vm-chmu.sh goes on from there)
 #   reload:  (WAYS 2) hotbridge run in the background; destroy the region and
 #            make it again at 256-byte granularity; explain before and after.
 #   hb-vm-e2e.sh MODE WAYS PAGES [BACKEND]
@@ -58,6 +62,28 @@ fi
 echo "hb-vm-e2e: $want memdev(s) bound, endpoint decoders: $(cd /sys/bus/cxl/devices && ls -d endpoint*/decoder* | tr '\n' ' ')after $i waits"
 set -x
 cxl list -M -u || exit 10
+if [ "$mode" = decoders ]; then
+	# one device with 256 MiB of volatile capacity (unused) and 512 MiB of
+	# pmem: two pmem regions of 256 MiB, so endpoint decoder 0 skips the
+	# volatile partition (DPA skip 256 MiB) and decoder 1 follows it. The
+	# tagged pages of each must be on its own region: tag on region0 alone,
+	# then offline its memory (the tagger has exited: nothing to migrate,
+	# the bytes stay) and tag on region1.
+	: >/share/tags
+	for r in 0 1; do
+		cxl create-region -m -t pmem -d decoder0.0 -w 1 -g 4096 -s 256M mem0 || exit 11
+		ndctl create-namespace -r region$r -m devdax -M mem -a 2M || exit 12
+		daxctl reconfigure-device --mode=system-ram dax$r.0 || exit 13
+		[ $r -eq 0 ] || daxctl offline-memory dax0.0 || exit 18
+		node=$(cat /sys/bus/dax/devices/dax$r.0/target_node)
+		/hb/hb-vmtest tag "$pages" "$node" $((r << 20)) >>/share/tags || exit 15
+	done
+	set +x
+	cxl list -vvv >/share/cxl-list.json || exit 14
+	cxl list -D -d endpoint2 -u
+	echo "hb-vm-e2e: $(wc -l </share/tags) tagged pages on two regions of mem0"
+	exit 0
+fi
 if [ "$ways" = 2 ]; then
 	cxl create-region -m -t pmem -d decoder0.0 -w 2 -g 4096 mem0 mem1 || exit 11
 else
@@ -69,6 +95,8 @@ node=$(cat /sys/bus/dax/devices/dax0.0/target_node)
 set +x
 echo "hb-vm-e2e: CXL memory is node $node"
 cxl list -vvv >/share/cxl-list.json || exit 14
+# region: only the set-up, for another script (hb-vm-chmu.sh) to go on from
+[ "$mode" = region ] && exit 0
 if [ "$mode" = reload ]; then
 	# the daemon runs; the region is torn down and made again with another
 	# granularity; its uevents must make it translate against the new decoders

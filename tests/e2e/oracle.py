@@ -9,7 +9,9 @@ computed from the guest's `cxl list -vvv` (the kernel's region and decoder
 programming, read by libcxl), both ways: DPA -> HPA must give the guest's HPA,
 and HPA -> DPA must give the file's memdev and offset.
 
-    oracle.py DIR HOTBRIDGE      (DIR: tags, cxl-list.json, cxl-mem0..N)
+    oracle.py DIR HOTBRIDGE [--decoders]   (DIR: tags, cxl-list.json, cxl-mem0..N)
+--decoders: also each endpoint decoder with a region must hold tagged pages,
+and the first must start past the device's volatile capacity (a DPA skip).
 Prints TAP; exits 1 on any disagreement.
 """
 import json
@@ -17,7 +19,7 @@ import os
 import subprocess
 import sys
 
-from cxlfiles import find_tags, memdevs_by_device, read_tags, SERIAL_BASE
+from cxlfiles import find_tags, memdevs_by_device, objects, read_tags, SERIAL_BASE
 
 
 def main():
@@ -62,6 +64,19 @@ def main():
     for t in order:
         per[found[t][0]] = per.get(found[t][0], 0) + 1
     print("# tagged pages per memdev: %s" % per)
+    if "--decoders" in sys.argv[3:]:
+        decs = sorted(objects(snap, lambda o: "dpa_resource" in o and o.get("region")
+                              and str(o.get("decoder", "")).startswith("decoder")),
+                      key=lambda o: o["dpa_resource"])
+        counts = [sum(1 for t in order if o["dpa_resource"] <= found[t][1]
+                      < o["dpa_resource"] + o["dpa_size"]) for o in decs]
+        for o, c in zip(decs, counts):
+            print("# %s (%s): DPA %#x+%#x, %d tagged pages" % (o["decoder"], o["region"],
+                  o["dpa_resource"], o["dpa_size"], c))
+        skip = decs[0]["dpa_resource"] if decs else 0
+        good &= ok(len(decs) == 2 and all(counts) and skip > 0,
+                   "%d endpoint decoders with regions, every one holding tagged pages; the first "
+                   "skips %d MiB of volatile DPA" % (len(decs), skip >> 20))
     print("1..%d" % n)
     return 0 if good else 1
 

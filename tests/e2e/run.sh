@@ -6,9 +6,28 @@
 # pages on the new CPU-less node; then the oracle (oracle.py) checks
 # hotbridge's DPA <-> HPA against the devices' backing files.
 #   run.sh tag WAYS PAGES HOTBRIDGE BINDIR
+#   run.sh decoders 1 PAGES HOTBRIDGE BINDIR - mpp 6.12
+#     (QEMU 10: a device with 256 MiB volatile before its pmem, two pmem
+#     regions on it: decoder 0 with a DPA skip, decoder 1 after it; PAGES
+#     tagged pages on each, checked by oracle.py like tag)
 #   run.sh promote WAYS PAGES HOTBRIDGE BINDIR BACKEND [KERNEL [BASE]]
-#   (KERNEL mpp | stock, BASE a kernel/build base: 6.1 | 6.12)
+#   (KERNEL mpp | stock, BASE a kernel/build base: 6.1 | 6.12 | 7.3, stock only)
 #   run.sh oracle modulo|xor - HOTBRIDGE BINDIR - mpp 6.12
+#   run.sh chmu WAYS PAGES HOTBRIDGE BINDIR BACKEND mpp|stock BASE [hotbridge|damon]
+#   run.sh chmu-perf WAYS PAGES HOTBRIDGE BINDIR BACKEND mpp 6.12
+#   run.sh hmu-edges 1 - HOTBRIDGE BINDIR - mpp 6.12
+# chmu: the closed loop with no feed. Each cxl-type3 carries our CHMU model
+# (tests/qemu/patches/0002: only tests/qemu/build's QEMU); the guest keeps
+# a hot set busy on the CXL node and moves it once, `hotbridge run` with
+# `chmu` sources must bring each to DRAM (hb-vm-chmu.sh, hb-vmchmu); the
+# host checks explain and the CHMU's counts (chmu.py).
+# chmu-perf: the same loop through our kernel's CHMU perf driver (cxl_hmu,
+# kernel/patches/6.12/0005) and the `cxl-hmu` source instead of the
+# registers. HB_HMU_KO=FILE: a cxl_hmu.ko built out of tree against the
+# kernel's obj/ (for a kernel built before 0005), loaded by the guest.
+# hmu-edges: the driver's edges in two guests (hb-vm-hmu-edges.sh main,
+# then unbind), the module copied in as /hb/cxl_hmu.ko and loaded when the
+# script wants it; their TAP lines renumbered as one stream.
 # oracle: no QEMU CXL device; the kernel's own mock topology (cxl_test,
 # `kernel/build --base 6.12 --cxl-test`) with modulo or XOR windows: the
 # guest makes regions of every shape it offers with cxl-cli, injects poison
@@ -22,6 +41,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 mode=$1 ways=$2 pages=$3 hb=$4 bindir=$5 backend=${6:-phys} kernel=${7:-mpp} base=${8:-}
+mover=${9:-hotbridge}   # chmu: hotbridge, or damon (DAMON's own tiering, no hotbridge)
 skip() { echo "1..0 # SKIP $*"; exit 0; }
 # a failure before the checks: one numbered TAP line and the plan
 fail() { echo "not ok 1 - $*"; echo "1..1"; exit 1; }
@@ -72,6 +92,39 @@ if [ "$mode" = oracle ]; then
 	fi
 	wait $gpid
 	rc=$(cat "$out/guest.rc")
+elif [ "$mode" = chmu ] || [ "$mode" = chmu-perf ]; then
+	# 20 s per hot set; the bound on 90 % coverage is chmu.py's to derive
+	eval "$(python3 "$here/chmu.py" bound "$backend")"
+	kind=chmu
+	if [ "$mode" = chmu-perf ]; then
+		kind=cxl-hmu
+		guest+=(--module cxl_hmu)
+		if [ -n "${HB_HMU_KO:-}" ]; then
+			guest+=(--extra "$HB_HMU_KO")
+		elif ! find "$basedir/mpp-root" -name 'cxl_hmu.ko*' 2>/dev/null | grep -q .; then
+			skip "the $base kernel has no cxl_hmu module (rebuild it: kernel/build --base $base; or HB_HMU_KO=cxl_hmu.ko)"
+		fi
+	fi
+	"${guest[@]}" --chmu 1 --timeout 900 --extra "$here/hb-vm-chmu.sh" --state "$out" \
+		hb-vm-chmu.sh "$ways" "$pages" 256 20 "$bound" "$backend" "$mover" "$kind" \
+		"${HB_HMU_AUX_PAGES:-16}" >"$out/guest.log" 2>&1
+	rc=$?
+elif [ "$mode" = hmu-edges ]; then
+	ko=${HB_HMU_KO:-$(find "$basedir/mpp-root" -name 'cxl_hmu.ko*' 2>/dev/null | head -1)}
+	[ -n "$ko" ] || skip "the $base kernel has no cxl_hmu module (rebuild it: kernel/build --base $base; or HB_HMU_KO=cxl_hmu.ko)"
+	case $ko in
+	*.xz) xz -dc "$ko" >"$out/cxl_hmu.ko"; ko=$out/cxl_hmu.ko ;;
+	esac
+	[ "${ko##*/}" = cxl_hmu.ko ] || { cp "$ko" "$out/cxl_hmu.ko"; ko=$out/cxl_hmu.ko; }
+	rc=0
+	: >"$out/guest.log"
+	for phase in main unbind; do
+		# unbind: a device with two CHMU instances
+		"${guest[@]}" --chmu "$([ $phase = unbind ] && echo 2 || echo 1)" --timeout 900 --extra "$here/hb-vm-hmu-edges.sh" --extra "$ko" \
+			--state "$out/$phase" hb-vm-hmu-edges.sh "$phase" \
+			>"$out/guest-$phase.log" 2>&1 || rc=$?
+		sed "s/^/[$phase] /" "$out/guest-$phase.log" >>"$out/guest.log"
+	done
 elif [ "$mode" = reload ]; then
 	HB_VM_KEEP=$out "${guest[@]}" hb-vm-e2e.sh reload "$ways" >"$out/guest.log" 2>&1
 	rc=$?
@@ -84,6 +137,11 @@ elif [ "$mode" = promote ]; then
 	frc=$?
 	wait $gpid
 	rc=$(cat "$out/guest.rc")
+elif [ "$mode" = decoders ]; then
+	# QEMU 10 only: a device with volatile capacity before its pmem
+	"$qemu" -device cxl-type3,help 2>&1 | grep -q volatile-memdev || skip "$qemu cannot give a type-3 device volatile and persistent capacity"
+	HB_VM_KEEP=$out "${guest[@]}" --vmem 256 hb-vm-e2e.sh decoders 1 "$pages" >"$out/guest.log" 2>&1
+	rc=$?
 else
 	HB_VM_KEEP=$out "${guest[@]}" hb-vm-e2e.sh tag "$ways" "$pages" >"$out/guest.log" 2>&1
 	rc=$?
@@ -100,7 +158,23 @@ if [ "$rc" -ne 0 ]; then
 fi
 [ "$mode" != promote ] || [ "$frc" -eq 0 ] || fail "the host's feed of hot DPAs failed (see above)"
 [ "$mode" != oracle ] || [ "$frc" -eq 0 ] || fail "the host's CEDT for the XOR guest failed (see above)"
-if [ "$mode" = oracle ]; then
+if [ "$mode" = hmu-edges ]; then
+	# the phases' TAP lines as one stream
+	awk '{ sub(/^\[[a-z]+\] /, "") }
+	/^(not )?ok [0-9]+ /{ n++; ok = ($1 == "ok"); sub(/^(not )?ok [0-9]+ - ?/, "");
+		print (ok ? "ok " : "not ok ") n " - " $0; next }
+	/^# /{ print; next }
+	END { print "1.." n }' "$out/guest.log" | tee "$out/tap"
+	grep -q "^not ok" "$out/tap" && exit 1
+	echo "# scenario hmu-edges on $kernel $base: $(( $(date +%s) - start )) s wall"
+	exit 0
+fi
+if [ "$mode" = chmu ] || [ "$mode" = chmu-perf ]; then
+	python3 "$here/chmu.py" check "$out" "$backend" "$mover" "$kind"
+	crc=$?
+	echo "# scenario $mode $ways-way on $kernel $base: $(( $(date +%s) - start )) s wall"
+	exit $crc
+elif [ "$mode" = oracle ]; then
 	orc=0
 	python3 "$here/kernel-oracle.py" check "$out/share/oracle" || orc=$?
 	echo "# scenario oracle $ways on cxl_test, $base: $(( $(date +%s) - start )) s wall"
@@ -138,7 +212,7 @@ elif [ "$mode" = promote ]; then
 	if [ "$backend" = auto ] && [ "$kernel" = stock ]; then
 		# stock 6.12 has DAMON's migrate_hot (6.11+), stock 6.1 does not
 		want=pagemap
-		[ "$base" = 6.12 ] && want=damon
+		[ "$base" != 6.1 ] && want=damon
 		grep -q "move_phys_pages unavailable: no __x64_sys_move_phys_pages" "$out/guest.log" &&
 			grep -q "backend auto: using $want" "$out/guest.log" &&
 			grep -q "migrator $want" "$out/guest.log" &&
@@ -147,6 +221,8 @@ elif [ "$mode" = promote ]; then
 	fi
 	python3 "$here/promote.py" check "$out"
 else
-	python3 "$here/oracle.py" "$out" "$hb"
+	opt=
+	[ "$mode" = decoders ] && opt=--decoders
+	python3 "$here/oracle.py" "$out" "$hb" $opt
 fi
 echo "# scenario $mode $ways-way $backend on $kernel $base: $(( $(date +%s) - start )) s wall"

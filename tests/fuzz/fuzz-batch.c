@@ -15,6 +15,7 @@
 
 #include "cmd/batch.h"
 #include "util/util.h"
+#include "utf8.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -70,8 +70,9 @@ assert r["page"] == "0x390001000" and len(e) == 1, r
 e = e[0]
 assert e["decision"] == "promote" and e["reason"] == "promote", e
 assert e["result"] == {"node": 0} and e["node"] == 2 and e["target"] == 0, e
+assert e["hotness_source"] == "feed", e
 assert e["memdev"] and e["dpa"] is not None and e["time"].endswith("Z"), e' &&
-	ok "history HPA: the promoted page, decision promote, result node 0, at $(grep -o '"memdev": "[^"]*"' "$tmp/p1.json")" ||
+	ok "history HPA: the promoted page, decision promote, result node 0, from source feed, at $(grep -o '"memdev": "[^"]*"' "$tmp/p1.json")" ||
 	bad "history of the promoted page"
 md=$(python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["history"]["entries"][0]; print(e["memdev"] + ":" + e["dpa"])' "$tmp/p1.json")
 h history "$md" >"$tmp/p1md.json"
@@ -91,6 +92,7 @@ assert len(h) == 1 and h[0]["decision"] == "promote" and h[0]["result"] == {"nod
 h explain 0x390005000 >"$tmp/x5.json"
 check "$tmp/x5.json" '
 assert r["decision"] == "rate_limit", r
+assert r["hotness_source"] == "feed", r
 assert r["rate_limit_tokens_bytes"] < 4096, r
 assert r["history"] and all(e["reason"] == "rate_limit" and e["result"] is None for e in r["history"]), r' &&
 	ok "explain of a rate-limited page: rate_limit ($(check "$tmp/x5.json" 'print(r["reason"])'))" ||

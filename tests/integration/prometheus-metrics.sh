@@ -14,10 +14,17 @@ command -v python3 >/dev/null || { echo "1..0 # SKIP no python3"; exit 0; }
 pid=
 trap '[ -z "$pid" ] || kill "$pid" 2>/dev/null || true; rm -rf "$tmp"' EXIT
 
+# tiny: a CHMU whose 4-entry hotlist overflows every epoch (the
+# source_overflows_total the CHMU overflow alert reads); e0's never does
 hb_emulated_conf "$tmp/hb.conf" <<CONF
 [source e0]
 type = emul-chmu
 memdev = mem0
+[source tiny]
+type = emul-chmu
+memdev = mem0
+hotlist = 4
+threshold = 2
 CONF
 "${hb[@]}" run --dry-run --config "$tmp/hb.conf" 2>"$tmp/run.err" &
 pid=$!
@@ -32,9 +39,31 @@ wait_until 10 sh -c '"$@" stats --socket "$0" | grep -Eq "\"cycles\": *([3-9]|[1
 	bad "the daemon runs no cycles"
 "${hb[@]}" metrics --socket "$tmp/ctl.sock" >"$tmp/metrics.txt" && ok "scraped $(grep -vc '^#' "$tmp/metrics.txt") samples" ||
 	bad "hotbridge metrics failed"
+"${hb[@]}" sources --socket "$tmp/ctl.sock" >"$tmp/sources.json" || bad "hotbridge sources failed"
 kill -TERM "$pid"
 wait "$pid" && ok "the daemon stopped (exit 0)" || bad "the daemon exited $?"
 pid=
+
+# the CHMU's overflow, per source, in the metrics and in `hotbridge sources`
+if python3 - "$tmp/metrics.txt" "$tmp/sources.json" >"$tmp/overflow.out" 2>&1 <<'PY'
+import json, re, sys
+scrape, sources = sys.argv[1], sys.argv[2]
+got = {}
+for line in open(scrape):
+    m = re.match(r'hotbridge_source_overflows_total\{source="([^"]*)",type="emul-chmu"\} (\d+)$', line)
+    if m:
+        got[m.group(1)] = int(m.group(2))
+js = {s["name"]: s["overflows"] for s in json.load(open(sources))["sources"]}
+print("metrics %s, sources %s" % (sorted(got.items()), sorted(js.items())))
+ok = got.get("tiny", 0) > 0 and got.get("e0") == 0 and js.get("tiny", 0) > 0 and js.get("e0") == 0
+sys.exit(0 if ok else 1)
+PY
+then
+	ok "the CHMU hotlist overflow is counted per source: $(cat "$tmp/overflow.out")"
+else
+	sed 's/^/# /' "$tmp/overflow.out"
+	bad "no per-source CHMU overflow count (tiny > 0, e0 0) in metrics and sources (above)"
+fi
 
 for f in hotbridge-rules.yml tests.yml; do
 	if python3 - "$tmp/metrics.txt" "$src/contrib/prometheus/$f" >"$tmp/check.out" 2>&1 <<'PY'

@@ -5,7 +5,7 @@ cycle if one exists (issue 13: no include cycle between files).
 
 A name is looked up as the compiler would with our include paths: beside
 the including file first, then as a path below any source folder (the
-meson include_directories: "util/log.h" is daemon/util/log.h). Names no
+meson include_directories: "util/util.h" is daemon/util/util.h). Names no
 source file has (config.h, generated) are left out; a name two files could
 mean is an error, since the graph would then be a guess.
   include-cycles.py SOURCE_ROOT [-v]

@@ -9,10 +9,9 @@
  *  - "../daemon/X" (any path with ..) landing in daemon/ outside util/;
  *  - a flat "X.h" that is not the folder's own but a daemon/ header,
  *    util's included: those are written "util/X.h".
- * And daemon/ includes of translate/ and devices/ only their public headers
- * (translate.h; devices.h and hb-device.h): a name that is a file below
- * either folder, any other, is refused (kernel/'s daemon-facing headers
- * are not folded into kernel.h yet, so kernel/ is not held to it).
+ * And daemon/ includes of translate/, devices/ and kernel/ only their
+ * public headers (translate.h; devices.h and hb-device.h; kernel.h): a
+ * name that is a file below one of those folders, any other, is refused.
  * The real tree must be clean; tests/data/layering/bad must give exactly
  * the violations planted in it (so the scanner can fail).
  */
@@ -173,7 +172,7 @@ static void check_include(struct scan *s, const char *file, unsigned line, const
 		       name, s->layer);
 }
 
-/* daemon/: only the public header of translate/ and devices/ */
+/* daemon/: only the public headers of translate/, devices/ and kernel/ */
 static void check_public(struct scan *s, const char *file, unsigned line, const char *name)
 {
 	static const struct {
@@ -182,6 +181,7 @@ static void check_public(struct scan *s, const char *file, unsigned line, const 
 	} pub[] = {
 		{ "translate", { "translate.h" } },
 		{ "devices", { "devices.h", "hb-device.h" } },
+		{ "kernel", { "kernel.h" } },
 	};
 	char path[BUF], *dir;
 
@@ -200,7 +200,7 @@ static void check_public(struct scan *s, const char *file, unsigned line, const 
 			ok |= !strcmp(name, pub[i].public[k]);
 		if (!ok)
 			report(s, file, line, "\"%s\" is private to %s/: daemon/ includes only its "
-			       "public header%s", name, pub[i].folder, i ? "s" : "");
+			       "public header%s", name, pub[i].folder, pub[i].public[1] ? "s" : "");
 	}
 }
 
@@ -325,9 +325,11 @@ static void test_layering_rejects_every_planted_include(void **state)
 	assert_true(found(s, "daemon/private-include.c:4: \"chmu/chmu.h\" is private to devices/"));
 	assert_true(found(s, "daemon/private-include.c:5: \"translate-private.h\" is private to "
 			  "translate/"));
+	assert_true(found(s, "daemon/private-include.c:7: \"frames.h\" is private to kernel/: "
+			  "daemon/ includes only its public header"));
 	/* ok.c (util/, its own private.h, <stdio.h>, ../daemon/util/) and
 	   private-include.c's public headers add nothing */
-	assert_int_equal(s->nfound, 7);
+	assert_int_equal(s->nfound, 8);
 	free(s);
 }
 

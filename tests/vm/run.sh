@@ -2,12 +2,13 @@
 # tests/vm/run.sh: boot a guest kernel with hotbridge's test binaries and
 # run one of them; the guest's exit status becomes ours.
 #
-#   run.sh [--tap] [--base 6.12|6.1] [--kernel mpp|stock] [--node-mem MiB] [--timeout s] \
-#          [--nodes 2|3] [--node2-mem MiB] [--cxl N | --cxl-test modulo|xor] [--host-bin NAME]... [--extra FILE]... [--state DIR] \
+#   run.sh [--tap] [--base 6.12|6.1|7.3] [--kernel mpp|stock] [--node-mem MiB] [--timeout s] \
+#          [--nodes 2|3] [--node2-mem MiB] [--cxl N [--chmu M] | --cxl-test modulo|xor] [--host-bin NAME]... [--extra FILE]... [--module NAME]... [--state DIR] \
 #          --bindir DIR PROGRAM [ARG...]
 #
-# --base: which kernel/build base to boot (default: kernel/build's, 6.12).
-# A 6.12 guest needs three things a 6.1 guest does not under QEMU 7.2:
+# --base: which kernel/build base to boot (default: kernel/build's, 6.12;
+# 7.3: Debian 13's backported stock kernel only, like 6.12's stock in what
+# it needs). A 6.12 guest needs three things a 6.1 guest does not under QEMU 7.2:
 # pcie_ports=compat (else cxl_pci wants event MSIs QEMU never delivers and
 # no memdev probes), -cpu max,hypervisor=off (else a stock kernel refuses to
 # commit a region: no cache invalidation under a hypervisor) and
@@ -19,7 +20,9 @@
 #
 # --host-bin NAME: copy the host's NAME (from PATH) with the shared
 # libraries it needs into the initramfs (/usr/bin); --extra FILE: copy FILE
-# into /hb next to the test programs.
+# into /hb next to the test programs; --module NAME: also load the kernel
+# module NAME (and what it needs) at boot, when the kernel's module tree
+# has it (cxl_hmu: our CHMU perf driver, kernel/patches/6.12/0005).
 #
 # --nodes 3: a third NUMA node (node 2), without CPUs like node 1, of
 # --node2-mem MiB (default: --node-mem); a test can check that nothing it
@@ -28,6 +31,15 @@
 # --cxl N: a q35 machine with cxl=on, one pxb-cxl host bridge with two root
 # ports (a bridge with one port loses every write on 6.1 + QEMU 7.2) and N
 # (1 or 2) cxl-type3 devices of 512 MiB each, backed by sparse files.
+#
+# --vmem MiB: each cxl-type3 also has MiB of volatile capacity (file
+# cxl-vmemN) before its 512 MiB of pmem, which then starts at DPA MiB: the
+# file DIR/cxl-memN.dpa says so for the oracles. QEMU 10 only (7.2 cannot
+# decode a DPA skip).
+#
+# --chmu M: each cxl-type3 device carries our CHMU model with M instances
+# (tests/qemu/patches/0002, `chmu-instances=M`): counting the guest's real
+# accesses by DPA. Only tests/qemu/build's QEMU has it; skips (77) otherwise.
 #
 # --cxl-test modulo|xor: no emulated CXL hardware; instead the kernel's own
 # mock topology, cxl_test (tools/testing/cxl, built by `kernel/build --base
@@ -54,14 +66,17 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 kernel=mpp base= node_mem=1024 timeout=600 bindir= tap=0 cxl=0
-host_bins=() extras=() state= cxl_test= nodes=2 node2_mem=
+host_bins=() extras=() state= cxl_test= nodes=2 node2_mem= chmu=0 vmem=0 more_mods=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--tap) tap=1; shift ;;
 	--cxl) cxl=$2; shift 2 ;;
 	--cxl-test) cxl_test=$2; shift 2 ;;
+	--chmu) chmu=$2; shift 2 ;;
+	--vmem) vmem=$2; shift 2 ;;
 	--host-bin) host_bins+=("$2"); shift 2 ;;
 	--extra) extras+=("$2"); shift 2 ;;
+	--module) more_mods="$more_mods $2"; shift 2 ;;
 	--state) state=$2; shift 2 ;;
 	--kernel) kernel=$2; shift 2 ;;
 	--base) base=$2; shift 2 ;;
@@ -112,6 +127,12 @@ say() { if [ $tap -eq 1 ]; then echo "# $*"; else echo "$*"; fi; }
 . "$here/../qemu/select.sh"
 hb_qemu_select || { echo "run.sh: $qemu_what" >&2; exit 2; }
 [ -n "$qemu" ] || skip "no QEMU: build it (tests/qemu/build) or apt-get install qemu-system-x86"
+if [ "$chmu" != 0 ]; then
+	case $chmu in [1-8]) ;; *) echo "run.sh: --chmu takes 1..8 instances, not '$chmu'" >&2; exit 2 ;; esac
+	[ "$cxl" -gt 0 ] || { echo "run.sh: --chmu needs --cxl N" >&2; exit 2; }
+	"$qemu" -device cxl-type3,help 2>&1 | grep -q chmu-instances ||
+		skip "$qemu has no CHMU in cxl-type3 (build tests/qemu/build's QEMU 10)"
+fi
 busybox=$(command -v busybox) || skip "busybox not installed (apt-get install busybox-static)"
 file -L "$busybox" 2>/dev/null | grep -q "statically linked" ||
 	skip "$busybox is not static (apt-get install busybox-static)"
@@ -188,7 +209,7 @@ fi
 # which udev would load on a full system)
 rel=$(cat "$basedir/release-$kernel" 2>/dev/null || true)
 mods=$basedir/$kernel-root
-want_mods="virtio_pci 9pnet_virtio 9p cxl_acpi cxl_port cxl_pci cxl_mem cxl_pmem nd_pmem dax_pmem device_dax kmem"
+want_mods="virtio_pci 9pnet_virtio 9p cxl_acpi cxl_port cxl_pci cxl_mem cxl_pmem nd_pmem dax_pmem device_dax kmem$more_mods"
 if [ -n "$cxl_test" ]; then
 	mods=$cxltest_root
 	want_mods="virtio_pci 9pnet_virtio 9p cxl_test cxl_mock_mem"
@@ -196,7 +217,8 @@ fi
 if [ -n "$rel" ] && [ -d "$mods/lib/modules/$rel" ] && command -v modprobe >/dev/null; then
 	: >"$work/root/etc-modules"
 	for m in $want_mods; do
-		modprobe -C /dev/null -d "$mods" -S "$rel" --ignore-install --show-depends "$m" 2>/dev/null |
+		# a --module the tree lacks is left out (the test says what it misses)
+		{ modprobe -C /dev/null -d "$mods" -S "$rel" --ignore-install --show-depends "$m" 2>/dev/null || true; } |
 			awk '$1 == "insmod" {print $2}'
 	done | awk '!seen[$0]++' | while read -r ko; do
 		dst=${ko#"$mods"}
@@ -228,10 +250,16 @@ if [ -w /dev/kvm ] && grep -qE 'vmx|svm' /proc/cpuinfo; then
 	accel=kvm cpu=host
 fi
 extra_append=
-if [ "$base" = 6.12 ]; then
+if [ "$base" != 6.1 ]; then   # 6.12, and Debian 13's 7.3 the same way
 	cpu=$cpu,hypervisor=off
 	extra_append=" pcie_ports=compat memhp_default_state=offline"
 fi
+# Debian's 7.3 starts DAMON_STAT at boot (CONFIG_DAMON_STAT_ENABLED_DEFAULT),
+# whose kdamond is exclusive: no sysfs kdamond can start, so the damon
+# backend is refused, naming it. An administrator who wants hotbridge's
+# damon path turns it off; the guests do so on the command line
+# (vm-damon-7.3 turns it on again first, to check the refusal).
+[ "$base" != 7.3 ] || extra_append="$extra_append damon_stat.enabled=N"
 run=$(IFS=,; echo "$*")
 mem=$((node_mem * 2))
 numa=(-object memory-backend-ram,id=m0,size="${node_mem}M"
@@ -246,15 +274,24 @@ machine=(-M pc)
 cxl_args=()
 if [ "$cxl" -gt 0 ]; then
 	machine=(-M q35,cxl=on)
+	chmu_prop=
+	[ "$chmu" -eq 0 ] || chmu_prop=",chmu-instances=$chmu"
 	cxl_args=(-device pxb-cxl,bus_nr=12,bus=pcie.0,id=cxl.1
 		-device cxl-rp,port=0,bus=cxl.1,id=rp0,chassis=0,slot=2
 		-device cxl-rp,port=1,bus=cxl.1,id=rp1,chassis=0,slot=3)
 	for i in $(seq 0 $((cxl - 1))); do
 		truncate -s 512M "$files/cxl-mem$i"
 		truncate -s 1M "$files/cxl-lsa$i"
+		mem_prop=memdev=cxl-mem$i
+		echo $((vmem << 20)) >"$files/cxl-mem$i.dpa"
+		if [ "$vmem" -gt 0 ]; then
+			truncate -s "${vmem}M" "$files/cxl-vmem$i"
+			cxl_args+=(-object memory-backend-file,id=cxl-vmem$i,share=on,mem-path="$files/cxl-vmem$i",size="${vmem}M")
+			mem_prop=volatile-memdev=cxl-vmem$i,persistent-memdev=cxl-mem$i
+		fi
 		cxl_args+=(-object memory-backend-file,id=cxl-mem$i,share=on,mem-path="$files/cxl-mem$i",size=512M
 			-object memory-backend-file,id=cxl-lsa$i,share=on,mem-path="$files/cxl-lsa$i",size=1M
-			-device cxl-type3,bus=rp$i,memdev=cxl-mem$i,lsa=cxl-lsa$i,id=cxl-pmem$i,sn=$((0x1000 + i)))
+			-device "cxl-type3,bus=rp$i,$mem_prop,lsa=cxl-lsa$i,id=cxl-pmem$i,sn=$((0x1000 + i))$chmu_prop")
 	done
 	cxl_args+=(-M cxl-fmw.0.targets.0=cxl.1,cxl-fmw.0.size=4G)
 fi
@@ -277,7 +314,7 @@ say "run.sh: $kernel $base kernel, $accel, $(( $(date +%s) - start )) s, qemu st
 if [ -n "${HB_VM_KEEP:-}" ]; then
 	mkdir -p "$HB_VM_KEEP" && cp -r "$work/share/." "$HB_VM_KEEP/"
 	for i in $(seq 0 $((cxl - 1))); do
-		cp --sparse=always "$files/cxl-mem$i" "$HB_VM_KEEP/"
+		cp --sparse=always "$files/cxl-mem$i" "$files/cxl-mem$i.dpa" "$HB_VM_KEEP/"
 	done
 fi
 [ $status -eq 124 ] && { say "run.sh: guest timed out after $timeout s"; exit 1; }

@@ -2,7 +2,7 @@
 /*
  * hb-vmdamon-coldness: runs inside the test guest, as root, on Debian's
  * stock 6.12 (no idle page tracking), and checks DAMON as the coldness
- * source (kernel/damon-monitor.h) against a known access pattern:
+ * source (kernel/damon/damon-monitor.h) against a known access pattern:
  *
  *  - the damon migrator made kdamond 0 (its own, on) and kdamond 1 (left
  *    off); the monitor set up kdamond 1 over node 0's online memory and
@@ -13,7 +13,7 @@
  *    at least 80 % of the cold half idle and at most 2 % of the hot half
  *    (DAMON samples one page a region per sample: a page is as cold as
  *    its region, and regions straddling the two halves read as accessed);
- *  - demotion with the migrator's one-page regions: the pages the last
+ *  - demotion with the migrator's regions: the pages the last
  *    check reported idle (at most 2048) moved to node 1 and only there, the
  *    hot half still all on node 0, every byte intact.
  *
@@ -29,7 +29,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "damon-monitor.h"
+#include "damon/damon-monitor.h"
 #include "frames.h"
 #include "kernel.h"
 #include "vm-lib.h"

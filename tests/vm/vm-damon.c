@@ -10,11 +10,17 @@
  *                     full -> nothing beyond its headroom moved, nothing
  *                     anywhere else; the rate within 20 % from the first
  *                     second
+ *   hb-vmdamon 7.3    Debian 13's 7.3 boots with damon_stat on, whose kdamond
+ *                     is exclusive: damon refused naming it, auto falls back;
+ *                     then, as an administrator would, damon_stat off and
+ *                     the 6.12 checks
  *   hb-vmdamon 6.1    unavailable with the reason, nothing written (Debian's
  *                     6.1 has no DAMON sysfs at all; a 6.1 with it would be
- *                     refused for want of migrate_hot); auto -> pagemap
+ *                     refused for want of the scheme's target_nid, its
+ *                     writes undone); auto -> pagemap
  *
- * Node 1 has memory and no CPUs (the CXL stand-in); node 0 is "DRAM".
+ * Node 1 has memory and no CPUs (the CXL stand-in); node 0 is "DRAM"; on 6.12
+ * a node 2 (no CPUs) where a page that fell back from the target would land.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -27,8 +33,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "conflicts.h"
-#include "damon.h"
+#include "damon/damon.h"
 #include "kernel.h"
 #include "vm-lib.h"
 
@@ -194,7 +199,7 @@ static int move_child(struct hb_migrator *m, size_t n, bool (*hot)(size_t i), st
 			if (c.node_now[i] == DST)
 				res->hot_ok++;
 			else if (c.node_now[i] != SRC)
-				res->elsewhere++;   /* the guest has two nodes: a third */
+				res->elsewhere++;   /* node 2, or any other */
 			else if (!(now > 0 && (uint64_t)now == pfn[i]))
 				res->hot_refiled++; /* refiled on SRC (kcompactd) */
 			res->said_moved += st[j] == DST;
@@ -285,7 +290,14 @@ static void check_full(void)
 		tap_skip("full target: node %d headroom %llu pages", DST, (unsigned long long)h);
 		return;
 	}
-	/* fill node 0 until about 128 pages are left above its watermarks */
+	/*
+	 * fill node 0 until about 1536 pages are left above its watermarks
+	 * (the child's start takes several hundred of them on node 0: 512
+	 * left none at the batch): the child's pages are mostly contiguous,
+	 * so what fits goes as a few multi-page regions that end at the
+	 * headroom, where 6.12's fallback to another node would show (node 2
+	 * is there to catch it)
+	 */
 	hog_pages = 0;
 	hog = mmap(NULL, 2 * h * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
 		   -1, 0);
@@ -294,8 +306,8 @@ static void check_full(void)
 		tap_skip("full target: could not map %llu pages on node %d", (unsigned long long)h, DST);
 		return;
 	}
-	for (h2 = h; h2 > 128 + 64 && hog_pages < 2 * h;) {
-		size_t chunk = h2 - 128 > 4096 ? 4096 : (size_t)(h2 - 128);
+	for (h2 = h; h2 > 1536 + 64 && hog_pages < 2 * h;) {
+		size_t chunk = h2 - 1536 > 4096 ? 4096 : (size_t)(h2 - 1536);
 
 		for (size_t i = 0; i < chunk && hog_pages < 2 * h; i++)
 			((volatile char *)hog)[hog_pages++ * ps] = 1;
@@ -327,7 +339,9 @@ static void check_full(void)
 	       "%zu elsewhere, %zu reported moved but not on node %d, %zu intact",
 	       res.on_dst, n, DST, (unsigned long long)h2, (unsigned long long)h3,
 	       count(st, n, -ENOMEM), res.elsewhere, res.said_moved_wrongly, DST, res.intact);
-	tap_diag("stats: applied %llu bytes, moved %llu, not moved %llu, unknown %llu, over watermark %llu",
+	tap_diag("stats: %llu pages programmed in %llu regions, applied %llu bytes, moved %llu, "
+		 "not moved %llu, unknown %llu, over watermark %llu",
+		 (unsigned long long)s.pages_programmed, (unsigned long long)s.regions,
 		 (unsigned long long)s.bytes_applied, (unsigned long long)s.pages_moved,
 		 (unsigned long long)s.pages_not_moved, (unsigned long long)s.pages_unknown,
 		 (unsigned long long)s.pages_over_watermark);
@@ -497,12 +511,44 @@ static int run_61(void)
 	return tap_done();
 }
 
+#define DAMON_STAT "/sys/module/damon_stat/parameters/enabled"
+
+static int run_73(void)
+{
+	struct hb_migrator_config cfg = config(0);
+	struct hb_migrator_choice why;
+	struct hb_migrator *m = NULL;
+	struct hb_err err = { 0 };
+	char on[8];
+	int r;
+
+	vm_get(DAMON_STAT, on, sizeof(on));
+	if (on[0] != 'Y')
+		vm_put(DAMON_STAT, "Y");
+	vm_get(DAMON_STAT, on, sizeof(on));
+	r = hb_damon_probe(&cfg, &err);
+	tap_ok(on[0] == 'Y' && r == -EBUSY && strstr(err.msg, "damon_stat is enabled") &&
+		       strstr(err.msg, "write N there"),
+	       "damon_stat on (%s): damon refused: %s", on, r ? err.msg : "(accepted)");
+	r = hb_migrator_new_auto(&cfg, &m, &why, &err);
+	tap_ok(r == 0 && why.kind == HB_MIGRATOR_PAGEMAP && strstr(why.why[HB_MIGRATOR_DAMON], "damon_stat"),
+	       "auto with damon_stat on: %s (damon: %s)", m ? hb_migrator_describe(m) : err.msg,
+	       why.why[HB_MIGRATOR_DAMON]);
+	hb_migrator_free(m);
+	r = vm_put(DAMON_STAT, "N");
+	vm_get(DAMON_STAT, on, sizeof(on));
+	tap_ok(r == 0 && on[0] == 'N', "damon_stat off by its parameter (%s)", on);
+	return run_612();
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "6.12"))
 		return run_612();
+	if (argc == 2 && !strcmp(argv[1], "7.3"))
+		return run_73();
 	if (argc == 2 && !strcmp(argv[1], "6.1"))
 		return run_61();
-	fprintf(stderr, "usage: hb-vmdamon 6.12|6.1\n");
+	fprintf(stderr, "usage: hb-vmdamon 6.12|7.3|6.1\n");
 	return 2;
 }

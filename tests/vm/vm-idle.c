@@ -27,8 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "conflicts.h"
-#include "idle.h"
+#include "kernel.h"
 #include "vm-lib.h"
 
 #define NPAGES 8192   /* 32 MiB */

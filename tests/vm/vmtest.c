@@ -340,13 +340,14 @@ static int run_pci_dump(void)
 }
 
 /*
- * hb-vmtest tag N NODE: N pages bound to NODE, each stamped at offset 0 with
+ * hb-vmtest tag N NODE [FIRST]: N pages bound to NODE, tags FIRST.. (default 0),
+ * each stamped at offset 0 with
  * a unique tag (0x4842544147000000 + i, "HBTAG") and its complement, so the
  * host can find each page in the CXL device's backing file: that offset is
  * the page's DPA. Prints "<tag> <hpa>" a line; the pages stay put (the
  * program exits, the guest powers off, the backing file keeps the bytes).
  */
-static int run_tag(size_t n, int node)
+static int run_tag(size_t n, int node, uint64_t first)
 {
 	uint64_t ps = vm_page_size();
 	char *p = vm_map_on_node(n * ps, node, -1, false);
@@ -357,7 +358,7 @@ static int run_tag(size_t n, int node)
 		return 1;
 	}
 	for (size_t i = 0; i < n; i++) {
-		uint64_t *w = (uint64_t *)(p + i * ps), tag = 0x4842544147000000ULL + i;
+		uint64_t *w = (uint64_t *)(p + i * ps), tag = 0x4842544147000000ULL + first + i;
 
 		w[0] = tag;
 		w[1] = ~tag;
@@ -370,7 +371,7 @@ static int run_tag(size_t n, int node)
 		vm_nodes_of(0, 1, &addr, &st);
 		if (pfn <= 0 || st != node)
 			bad++;
-		printf("%#llx %#llx %d\n", (unsigned long long)(0x4842544147000000ULL + i),
+		printf("%#llx %#llx %d\n", (unsigned long long)(0x4842544147000000ULL + first + i),
 		       (unsigned long long)pfn * ps, st);
 	}
 	fflush(stdout);
@@ -682,8 +683,9 @@ int main(int argc, char **argv)
 		return run_pci_dump();
 	if (argc == 6 && !strcmp(argv[1], "hold"))
 		return run_hold(strtoul(argv[2], NULL, 10), atoi(argv[3]), argv[4], argv[5]);
-	if (argc == 4 && !strcmp(argv[1], "tag"))
-		return run_tag(strtoul(argv[2], NULL, 10), atoi(argv[3]));
-	fprintf(stderr, "usage: hb-vmtest mpp|stock|capture|pci-dump|tag N NODE\n");
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "tag"))
+		return run_tag(strtoul(argv[2], NULL, 10), atoi(argv[3]),
+			       argc > 4 ? strtoull(argv[4], NULL, 0) : 0);
+	fprintf(stderr, "usage: hb-vmtest mpp|stock|capture|pci-dump|tag N NODE [FIRST]\n");
 	return 2;
 }

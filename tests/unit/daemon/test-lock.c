@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "lock.h"
 #include "util/util.h"
 
 struct fixture {

@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "util/log.h"
+#include "log.h"
 
 static void test_log_journal_stream_must_name_dev_and_ino(void **state)
 {

@@ -6,6 +6,9 @@
  * same seeds give the same run; and the pages the daemon placed on DRAM
  * are away from the emulated CHMUs (hb_emulated_host_attach()): the
  * workload's accesses to them reach the ground truth, not the devices.
+ * Every rule reads the simulated clock only: the run is the same whether
+ * the machine's clocks stand still or leap an hour at every read
+ * (clock_gettime is wrapped, tests/meson.build).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include <json-c/json.h>
@@ -22,19 +26,40 @@
 #include "devices.h"
 #include "platform/emulated-host.h"
 
+/*
+ * The machine's clocks as every hotbridge library reads them (linked with
+ * --wrap=clock_gettime): as they are, standing still, or leaping an hour
+ * at every read. libc's own and shared libraries' reads are not wrapped.
+ */
+enum machine_clock { MACHINE_AS_IS, MACHINE_STILL, MACHINE_LEAPING };
+static enum machine_clock machine_clock = MACHINE_AS_IS;
+
+int __real_clock_gettime(clockid_t id, struct timespec *ts);
+int __wrap_clock_gettime(clockid_t id, struct timespec *ts);
+
+int __wrap_clock_gettime(clockid_t id, struct timespec *ts)
+{
+	static time_t leaped;
+	int r = __real_clock_gettime(id, ts);
+
+	if (r == 0 && machine_clock == MACHINE_STILL) {
+		ts->tv_sec = 1000000;
+		ts->tv_nsec = 0;
+	} else if (r == 0 && machine_clock == MACHINE_LEAPING) {
+		leaped += 3600;
+		ts->tv_sec += leaped;
+	}
+	return r;
+}
+
 static const char *const params[2][5] = {
 	{ "capacity=536870912", "accesses=20000", "threshold=2", "seed=1", NULL },
 	{ "capacity=536870912", "accesses=20000", "threshold=2", "seed=2", NULL },
 };
 
 /* emul-chmu on mem0 and mem1, the dry-run migrator, demotion on (DRAM has room) */
-static struct hb_daemon *daemon_on(struct hb_emulated_host *host, struct hb_config *cfg,
-				   double rate_mbps, double burst_mb)
+static void config_on(struct hb_config *cfg, double rate_mbps, double burst_mb)
 {
-	struct hb_daemon_env env = { .quiet = true, .keep_capabilities = true };
-	struct hb_daemon *d = NULL;
-	struct hb_err err = { 0 };
-
 	hb_config_defaults(cfg);
 	cfg->interval_ms = 100;
 	cfg->dry_run = true;
@@ -61,10 +86,25 @@ static struct hb_daemon *daemon_on(struct hb_emulated_host *host, struct hb_conf
 			assert_non_null(s->params[s->nparams++]);
 		}
 	}
+}
+
+static struct hb_daemon *daemon_of(struct hb_emulated_host *host, struct hb_config *cfg)
+{
+	struct hb_daemon_env env = { .quiet = true, .keep_capabilities = true };
+	struct hb_daemon *d = NULL;
+	struct hb_err err = { 0 };
+
 	env.coldness = hb_emulated_coldness(host);
 	assert_int_equal(hb_emulated_platform_new(host, &env.platform, &err), 0);
 	assert_int_equal(hb_daemon_new(cfg, &env, &d, &err), 0);
 	return d;
+}
+
+static struct hb_daemon *daemon_on(struct hb_emulated_host *host, struct hb_config *cfg,
+				   double rate_mbps, double burst_mb)
+{
+	config_on(cfg, rate_mbps, burst_mb);
+	return daemon_of(host, cfg);
 }
 
 static void done(struct hb_daemon *d, struct hb_emulated_host *host, struct hb_config *cfg)
@@ -120,6 +160,106 @@ static void test_simulate_times_the_rate_limit_by_cycles(void **state)
 	assert_true(source_records(d, 0) > before[0] && source_records(d, 1) > before[1]);
 	assert_in_range(s->migrated.by_class[HB_MIGRATE_MOVED], 41, 43);
 	done(d, &host, &cfg);
+}
+
+/*
+ * The demo's rules on simulated time: 100 ms cycles, hysteresis 300 ms,
+ * a promotion rate limit below its burst, demotion once DRAM's room runs
+ * low at its own rate. The stats of one run, on the machine's clocks as
+ * machine_clock has them.
+ */
+/* what explain says of region0's first 8192 pages, decision and reason, a line each */
+static char *explained(struct hb_daemon *d)
+{
+	size_t size = 1 << 21, len = 0;
+	char *buf = calloc(1, size);
+
+	assert_non_null(buf);
+	for (uint64_t i = 0; i < 8192; i++) {
+		struct hb_err err = { 0 };
+		json_object *o, *dec, *why;
+
+		assert_int_equal(hb_daemon_explain(d, HB_EMU_REGION_BASE + i * 4096, &o, &err), 0);
+		assert_true(json_object_object_get_ex(o, "decision", &dec));
+		assert_true(json_object_object_get_ex(o, "reason", &why));
+		len += (size_t)snprintf(buf + len, size - len, "%s: %s\n", json_object_get_string(dec),
+					json_object_get_string(why));
+		assert_true(len < size);
+		json_object_put(o);
+	}
+	return buf;
+}
+
+static struct hb_daemon_stats rules_run(enum machine_clock mc, size_t *ret_placed,
+					char **ret_explained)
+{
+	struct hb_emulated_host host = { .dram_free = (1024ULL + 8) << 20 };
+	struct hb_daemon_stats st;
+	struct hb_config cfg;
+	struct hb_daemon *d;
+
+	machine_clock = mc;
+	config_on(&cfg, 4, 0.8);
+	cfg.hysteresis_ms = 300;
+	cfg.watermark_mb = 1024;
+	cfg.demote_room_mb = 4;
+	cfg.demote_rate_pages = 500;
+	cfg.demote_cold_cycles = 2;
+	d = daemon_of(&host, &cfg);
+	hb_emulated_host_attach(&host, d);
+	assert_int_equal(hb_daemon_simulate(d, 20), 0);
+	st = *hb_daemon_stats(d);
+	*ret_placed = hb_placed_len(hb_daemon_placed(d));
+	*ret_explained = explained(d);
+	done(d, &host, &cfg);
+	machine_clock = MACHINE_AS_IS;
+	return st;
+}
+
+/*
+ * Rule timing reads hb_daemon_clock() and nothing else: with the
+ * machine's clocks standing still, or leaping an hour at each read, the
+ * run decides exactly as on the machine's own, and explain says the same
+ * of every page. A rule that read the machine's clock would refill no
+ * bucket and release no hold on the still clock, and hold nothing back on
+ * the leaping one. Covered: hysteresis after promotion and after
+ * demotion, the promotion and demotion rate limits, explain's account of
+ * them; not the ENOMEM back-off (the dry-run migrator never fails).
+ */
+static void test_rules_read_the_simulated_clock_only(void **state)
+{
+	static const char *const name[] = { "as is", "standing still", "leaping" };
+	struct hb_daemon_stats st[3];
+	size_t placed[3];
+	char *ex[3];
+
+	(void)state;
+	for (int k = 0; k < 3; k++)
+		st[k] = rules_run((enum machine_clock)k, &placed[k], &ex[k]);
+	/* the run exercises every timed rule */
+	assert_true(st[0].decisions[HB_REASON_PROMOTE] > 0);
+	assert_true(st[0].decisions[HB_REASON_RATE_LIMIT] > 0);
+	assert_true(st[0].decisions[HB_REASON_DEMOTE] > 0);
+	assert_true(st[0].decisions[HB_REASON_DEMOTED_RECENTLY] > 0);
+	/* and explain's answers time them too ("handed to the migrator 0.2 s ago") */
+	assert_non_null(strstr(ex[0], "\nhysteresis: "));
+	assert_non_null(strstr(ex[0], "\ndemoted_recently: "));
+	assert_non_null(strstr(ex[0], "\nrate_limit: "));
+	for (int k = 1; k < 3; k++) {
+		for (int r = 0; r < _HB_REASON_MAX; r++)
+			if (st[k].decisions[r] != st[0].decisions[r])
+				fail_msg("machine's clock %s: %s decisions %llu, on its own clock %llu",
+					 name[k], hb_reason_to_string((enum hb_reason)r),
+					 (unsigned long long)st[k].decisions[r],
+					 (unsigned long long)st[0].decisions[r]);
+		assert_int_equal(st[k].in.records, st[0].in.records);
+		assert_memory_equal(&st[k].migrated, &st[0].migrated, sizeof(st[0].migrated));
+		assert_memory_equal(&st[k].demoted, &st[0].demoted, sizeof(st[0].demoted));
+		assert_int_equal(placed[k], placed[0]);
+		assert_string_equal(ex[k], ex[0]);
+	}
+	for (int k = 0; k < 3; k++)
+		free(ex[k]);
 }
 
 /* the same seeds, the same run: records, promotions, decisions */
@@ -213,6 +353,7 @@ int main(void)
 		cmocka_unit_test(test_simulate_times_the_rate_limit_by_cycles),
 		cmocka_unit_test(test_simulate_same_seeds_same_run),
 		cmocka_unit_test(test_placed_pages_are_away_from_the_chmus),
+		cmocka_unit_test(test_rules_read_the_simulated_clock_only),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "util/util.h"
+#include "utf8.h"
 
 static void expect(const char *in, size_t len, const char *want)
 {

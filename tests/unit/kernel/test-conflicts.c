@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "conflicts.h"
+#include "kernel.h"
 
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 

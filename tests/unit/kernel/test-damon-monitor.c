@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The DAMON coldness monitor (kernel/damon-monitor.h) over a fake DAMON
+ * The DAMON coldness monitor (kernel/damon/damon-monitor.h) over a fake DAMON
  * sysfs tree in a tmpdir. Reads go to the files; writes go through the
  * seam (hb_sys_damon_write, --wrap) to a small model of 6.12: files are
  * written only inside an existing kdamond directory, `state` takes on/off
@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "damon-monitor.h"
+#include "damon/damon-monitor.h"
 
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 
@@ -36,6 +36,7 @@ static struct {
 	struct hb_damon_region reg[8];
 	size_t nreg;
 	unsigned int updates;
+	unsigned int empty_updates;   /* updates still to answer with no regions */
 	bool refuse_on;
 } fk;
 
@@ -141,6 +142,15 @@ int __wrap_hb_sys_damon_write(const char *r, const char *path, const char *value
 			if (strcmp(st, "on"))
 				return -EINVAL;   /* commands need a running kdamond */
 			fk.updates++;
+			if (fk.empty_updates) {
+				size_t keep = fk.nreg;
+
+				fk.empty_updates--;
+				fk.nreg = 0;
+				write_tried();
+				fk.nreg = keep;
+				return 0;
+			}
 			write_tried();
 			return 0;
 		} else if (strcmp(value, "off")) {
@@ -279,6 +289,14 @@ static void test_monitor_reads_the_kernels_regions_sorted_and_fresh(void **state
 	assert_int_equal(hb_damon_monitor_regions(m, &reg, &err), 1);
 	assert_int_equal(fk.updates, 2);
 	assert_true(reg[0].start == 0x10000000);
+	/* an update answered with no regions at all is asked once more */
+	fk.empty_updates = 1;
+	assert_int_equal(hb_damon_monitor_regions(m, &reg, &err), 1);
+	assert_int_equal(fk.updates, 4);
+	fk.empty_updates = 5;   /* and then the empty view is what it is */
+	assert_int_equal(hb_damon_monitor_regions(m, &reg, &err), 0);
+	assert_int_equal(fk.updates, 6);
+	fk.empty_updates = 0;
 	/* a kdamond that stopped cannot answer: named */
 	put(KD1 "/state", "off\n");
 	assert_int_equal(hb_damon_monitor_regions(m, &reg, &err), -EINVAL);

@@ -17,12 +17,13 @@
 #include <string.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "damon-monitor.h"
+#include "damon/damon-monitor.h"
 #include "kernel.h"
 
 /* fixture paths are short; GCC cannot see that through the helpers */
@@ -32,11 +33,15 @@
 #define KD "/sys/kernel/mm/damon/admin/kdamonds"
 #define NODE1_PFN (0x10000000ULL / PS)   /* blocks 2-3 (128 MiB each) are node 1 */
 #define LRU (1ULL << 5)
+#define KD0_REGIONS KD "/0/contexts/0/targets/0/regions"
+#define INERT (1ULL << 56)           /* kernel/damon/damon.h: no memory there */
+#define MEM_PFNS (4 * 0x8000000ULL / PS) /* the four memory blocks */
 
 static char root[64];
 
+/* a commit's real ranges (inert ones, beyond any memory, only counted) */
 struct commit {
-	size_t n;
+	size_t n, dirs;
 	uint64_t start[64], end[64];
 	uint64_t ns;
 };
@@ -44,6 +49,15 @@ struct commit {
 static struct {
 	char avail[64];
 	bool no_migrate_hot, start_fails, never_applied;
+	bool no_target_nid;          /* a DAMOS before 6.11: no migrate actions */
+	bool newer;                  /* a 6.18-like tree: addr_unit, dests, quota goals */
+	/*
+	 * 6.12's command writer: the kdamond takes the command at once (here),
+	 * the writer returns only cmd_sleep_ms later, without the lock
+	 */
+	unsigned int cmd_sleep_ms;
+	unsigned int commits_out;        /* commit writers not returned yet */
+	bool region_write_while_commit_out;
 	unsigned int poll_ms, hold_polls;
 	const char *refuse;          /* path suffix whose write fails */
 	int refuse_err;
@@ -51,7 +65,11 @@ static struct {
 	char log[2048][96];          /* "path=value", path without KD */
 	size_t nlog;
 	struct commit commits[64];
-	size_t ncommits, zero_commits;
+	size_t ncommits, zero_commits, bad_commits;
+	unsigned long nr_regions_writes, region_writes;
+	/* kdamond 0's region directories, in memory (thousands of them) */
+	size_t nreg;
+	uint64_t reg_start[8192], reg_end[8192];
 	uint64_t pending;            /* bytes to add at the next stats update */
 	uint64_t on_ns;
 } fk;
@@ -166,6 +184,8 @@ static void make_scheme(const char *dir)
 	char p[600];
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		if (fk.no_target_nid && !strcmp(files[i], "target_nid"))
+			continue;
 		snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
 		*strrchr(p, '/') = 0;
 		mkd(p);
@@ -174,26 +194,43 @@ static void make_scheme(const char *dir)
 	}
 }
 
-/* the committed regions: every region's pages move, up to move_max pages */
-static void do_commit(const char *kd)
+/*
+ * The committed regions, checked as 6.12's damon_set_regions() does (each
+ * start < end, sorted, apart: else -EINVAL and the old ones stay): every
+ * real region's pages move, up to move_max pages. Inert regions (no memory
+ * there) are only counted.
+ */
+static int do_commit(const char *kd)
 {
 	char p[600];
-	struct commit *c = &fk.commits[fk.ncommits < 64 ? fk.ncommits++ : 63];
+	struct commit c = { 0 };
+	const uint64_t *start, *end;
 	long moved = 0;
 
-	snprintf(p, sizeof(p), "%s/contexts/0/targets/0/regions/nr_regions", kd);
-	c->n = get_u64(p);
-	c->ns = mono_ns();
-	if (c->n == 0)
+	(void)p;
+	(void)kd;
+	c.dirs = fk.nreg;
+	c.ns = mono_ns();
+	if (c.dirs == 0)
 		fk.zero_commits++;
-	for (size_t i = 0; i < c->n && i < 64; i++) {
-		snprintf(p, sizeof(p), "%s/contexts/0/targets/0/regions/%zu/start", kd, i);
-		c->start[i] = get_u64(p);
-		snprintf(p, sizeof(p), "%s/contexts/0/targets/0/regions/%zu/end", kd, i);
-		c->end[i] = get_u64(p);
-		if (c->start[i] == 4096)
-			continue;    /* the placeholder: reserved, nothing moves */
-		for (uint64_t a = c->start[i]; a < c->end[i]; a += PS) {
+	start = fk.reg_start;
+	end = fk.reg_end;
+	for (size_t i = 0; i < c.dirs; i++) {
+		if (start[i] >= end[i] || (i && end[i - 1] > start[i])) {
+			fk.bad_commits++;
+			return -EINVAL;
+		}
+	}
+	for (size_t i = 0; i < c.dirs; i++) {
+		if (start[i] >= INERT)
+			continue;
+		assert_true(end[i] / PS <= MEM_PFNS);
+		if (c.n < 64) {
+			c.start[c.n] = start[i];
+			c.end[c.n] = end[i];
+		}
+		c.n++;
+		for (uint64_t a = start[i]; a < end[i]; a += PS) {
 			if (fk.move_max >= 0 && moved >= fk.move_max)
 				break;
 			set_kpf(a / PS, 0);
@@ -201,10 +238,41 @@ static void do_commit(const char *kd)
 			moved++;
 		}
 	}
+	fk.commits[fk.ncommits < 64 ? fk.ncommits++ : 63] = c;
+	return 0;
 }
 
+static int model_write(const char *r, const char *path, const char *value);
+
+/*
+ * One write at a time, as 6.12's damon_sysfs_lock: commands come from the
+ * migrator's threads too (a stats update while the commit's writer sleeps).
+ */
 int __wrap_hb_sys_damon_write(const char *r, const char *path, const char *value);
 int __wrap_hb_sys_damon_write(const char *r, const char *path, const char *value)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	int ret;
+
+	bool cmd = !strcmp(value, "commit") || !strcmp(value, "update_schemes_stats");
+
+	pthread_mutex_lock(&lock);
+	if (strstr(path, "/regions/") && fk.commits_out)
+		fk.region_write_while_commit_out = true;
+	ret = model_write(r, path, value);
+	if (cmd && !strcmp(value, "commit"))
+		fk.commits_out++;
+	pthread_mutex_unlock(&lock);
+	if (cmd && fk.cmd_sleep_ms)
+		usleep(fk.cmd_sleep_ms * 1000);
+	pthread_mutex_lock(&lock);
+	if (cmd && !strcmp(value, "commit"))
+		fk.commits_out--;
+	pthread_mutex_unlock(&lock);
+	return ret;
+}
+
+static int model_write(const char *r, const char *path, const char *value)
 {
 	char dir[300], p[700];
 	uint64_t n;
@@ -215,6 +283,20 @@ int __wrap_hb_sys_damon_write(const char *r, const char *path, const char *value
 		snprintf(fk.log[fk.nlog++], sizeof(fk.log[0]), "%s=%s", path + strlen(KD), value);
 	if (fk.refuse && ends_with(path, fk.refuse))
 		return fk.refuse_err;
+	n = strtoull(value, NULL, 10);
+	if (!strncmp(path, KD0_REGIONS "/", strlen(KD0_REGIONS) + 1) &&
+	    strcmp(path, KD0_REGIONS "/nr_regions")) {
+		/* ".../regions/N/start" or "/end", in memory: only directories that exist */
+		const char *q = path + strlen(KD0_REGIONS) + 1;
+		char *e;
+		unsigned long i = strtoul(q, &e, 10);
+
+		if (e == q || i >= fk.nreg || (strcmp(e, "/start") && strcmp(e, "/end")))
+			return -ENOENT;
+		(!strcmp(e, "/start") ? fk.reg_start : fk.reg_end)[i] = n;
+		fk.region_writes++;
+		return 0;
+	}
 	if (!exists(path))
 		return -ENOENT;
 	snprintf(dir, sizeof(dir), "%s", path);
@@ -264,15 +346,28 @@ int __wrap_hb_sys_damon_write(const char *r, const char *path, const char *value
 				snprintf(p, sizeof(p), "%s/0/%s", dir, files[i]);
 				put(p, i == 0 ? fk.avail : "0\n");
 			}
+			if (fk.newer) {
+				snprintf(p, sizeof(p), "%s/0/addr_unit", dir);
+				put(p, "1\n");
+			}
 		}
 	} else if (ends_with(path, "/targets/nr_targets")) {
 		snprintf(p, sizeof(p), "%s/0/regions", dir);
 		mkd(p);
 		snprintf(p, sizeof(p), "%s/0/regions/nr_regions", dir);
 		put(p, "0\n");
+	} else if (!strcmp(path, KD0_REGIONS "/nr_regions")) {
+		/* every directory removed and made again, as the kernel does */
+		fk.nr_regions_writes++;
+		assert_true(n <= 8192);
+		fk.nreg = n;
+		memset(fk.reg_start, 0, sizeof(fk.reg_start));
+		memset(fk.reg_end, 0, sizeof(fk.reg_end));
+
 	} else if (ends_with(path, "/regions/nr_regions")) {
-		for (int i = 0; i < 64; i++) {
-			snprintf(p, sizeof(p), "%s/%d", dir, i);
+		/* the monitor's kdamond 1: as files */
+		for (uint64_t i = 0; i < 64; i++) {
+			snprintf(p, sizeof(p), "%s/%llu", dir, (unsigned long long)i);
 			rmd(p);
 		}
 		for (uint64_t i = 0; i < n; i++) {
@@ -286,6 +381,13 @@ int __wrap_hb_sys_damon_write(const char *r, const char *path, const char *value
 	} else if (ends_with(path, "/schemes/nr_schemes")) {
 		snprintf(p, sizeof(p), "%s/0", dir);
 		make_scheme(p);
+		if (fk.newer) {
+			snprintf(p, sizeof(p), "%s/0/dests/nr_dests", dir);
+			*strrchr(p, '/') = 0;
+			mkd(p);
+			snprintf(p, sizeof(p), "%s/0/quotas/goals", dir);
+			mkd(p);
+		}
 	} else if (ends_with(path, "/action")) {
 		if (fk.no_migrate_hot && !strcmp(value, "migrate_hot"))
 			return -EINVAL;
@@ -299,14 +401,14 @@ int __wrap_hb_sys_damon_write(const char *r, const char *path, const char *value
 				return -EINVAL;
 			put(p, "4242\n");
 			fk.on_ns = mono_ns();
-			do_commit(dir);
+			if (do_commit(dir) < 0)
+				return -EINVAL;
 		} else if (!strcmp(value, "off")) {
 			put(p, "-1\n");
 		} else if (strcmp(st, "on")) {
 			return -EINVAL;   /* commands need a running kdamond */
 		} else if (!strcmp(value, "commit")) {
-			do_commit(dir);
-			return 0;
+			return do_commit(dir);
 		} else if (!strcmp(value, "update_schemes_stats")) {
 			/* a slow kdamond: each update one long aggregation, the
 			 * apply only after hold_polls of them */
@@ -439,17 +541,30 @@ static void test_damon_absent_is_unavailable_and_writes_nothing(void **state)
 	assert_int_equal(fk.nlog, 0);
 }
 
-static void test_damon_on_6_1_is_unavailable_and_writes_nothing(void **state)
+/*
+ * Whether DAMOS has migrate_hot is read from the scheme's files (target_nid
+ * came with it in 6.11), never from the release: a DAMOS without it is
+ * refused and every write undone, whatever the release says; an old
+ * release string with the file is served.
+ */
+static void test_damon_without_target_nid_is_unavailable_whatever_the_release(void **state)
 {
 	struct hb_migrator_config cfg = config();
+	struct hb_migrator *m;
 	struct hb_err err = { 0 };
 
 	(void)state;
-	put("/proc/sys/kernel/osrelease", "6.1.0-28-amd64\n");
+	fk.no_target_nid = true;
 	assert_int_equal(open_fails(&cfg, &err), -EOPNOTSUPP);
 	assert_non_null(strstr(err.msg, "migrate_hot"));
-	assert_non_null(strstr(err.msg, "6.1.0-28-amd64"));
-	assert_int_equal(fk.nlog, 0);
+	assert_non_null(strstr(err.msg, "target_nid"));
+	assert_int_equal(get_u64(KD "/nr_kdamonds"), 0);
+	assert_string_equal(fk.log[fk.nlog - 1], "/nr_kdamonds=0");
+	assert_false(logged("/0/contexts/0/schemes/0/action=migrate_hot"));
+	fk.no_target_nid = false;
+	put("/proc/sys/kernel/osrelease", "6.1.0-28-amd64\n");
+	m = open_ok(&cfg);
+	hb_migrator_free(m);
 }
 
 static void test_damon_without_paddr_undoes_its_writes(void **state)
@@ -499,6 +614,14 @@ static void test_damon_refuses_another_damon_user(void **state)
 	assert_int_equal(open_fails(&cfg, &err), -EBUSY);
 	assert_non_null(strstr(err.msg, "damon_reclaim"));
 	assert_int_equal(fk.nlog, 0);
+	/* DAMON_STAT, on from boot in Debian 13's 7.3: the same, with the way out */
+	put("/sys/module/damon_reclaim/parameters/enabled", "N\n");
+	mkd("/sys/module/damon_stat/parameters");
+	put("/sys/module/damon_stat/parameters/enabled", "Y\n");
+	assert_int_equal(open_fails(&cfg, &err), -EBUSY);
+	assert_non_null(strstr(err.msg, "damon_stat is enabled"));
+	assert_non_null(strstr(err.msg, "write N there"));
+	assert_int_equal(fk.nlog, 0);
 }
 
 static void test_damon_takeover_stops_the_other_kdamond(void **state)
@@ -547,7 +670,7 @@ static void test_damon_kdamond_that_will_not_start(void **state)
 
 /* ---- the state machine and the traps ---- */
 
-static void test_damon_moves_single_page_regions_placeholder_first(void **state)
+static void test_damon_moves_contiguous_pages_as_one_range_placeholder_first(void **state)
 {
 	struct hb_migrator_config cfg = config();
 	struct hb_migrator *m = open_ok(&cfg);
@@ -574,7 +697,7 @@ static void test_damon_moves_single_page_regions_placeholder_first(void **state)
 	/* two samples (= aggregations) per period */
 	assert_int_equal(get_u64(KD "/0/contexts/0/monitoring_attrs/intervals/sample_us"), 21000);
 	assert_int_equal(get_u64(KD "/0/contexts/0/monitoring_attrs/intervals/aggr_us"), 21000);
-	/* no merges: min_nr_regions above the most regions of a commit */
+	/* min_nr_regions above the most regions of a commit */
 	assert_int_equal(get_u64(KD "/0/contexts/0/monitoring_attrs/nr_regions/min"), 4112);
 	assert_int_equal(get_u64(KD "/0/contexts/0/monitoring_attrs/nr_regions/max"), 4112);
 	assert_int_equal(hb_migrator_move(m, 5, hpa, nodes, status, 0, &err), 0);
@@ -583,10 +706,10 @@ static void test_damon_moves_single_page_regions_placeholder_first(void **state)
 	assert_int_equal(status[2], 0);
 	assert_int_equal(status[3], 0);
 	assert_int_equal(status[4], -EBUSY);    /* given twice */
-	/* the kdamond started with the placeholder only */
-	assert_int_equal(fk.commits[0].n, 1);
-	assert_int_equal(fk.commits[0].start[0], 4096);
-	assert_int_equal(fk.commits[0].end[0], 8192);
+	/* the kdamond started with the placeholder only: one inert region */
+	assert_int_equal(fk.commits[0].n, 0);
+	assert_int_equal(fk.commits[0].dirs, 1);
+	assert_true(logged("/0/contexts/0/targets/0/regions/0/start=72057594037927936"));
 	/*
 	 * real ranges only once the scheme was applied (the unlimited first
 	 * window spent on the placeholder): nr_tried read before the commit
@@ -599,20 +722,21 @@ static void test_damon_moves_single_page_regions_placeholder_first(void **state)
 	}
 	assert_true(first_tried && first_commit && first_tried < first_commit);
 	assert_true(fk.commits[1].ns - fk.on_ns >= 42ULL * 1000000);
-	/* all four pages in one commit, each its own page, then the placeholder */
+	/* all four pages in one commit: the run of three as one range, then the placeholder */
 	assert_int_equal(fk.ncommits, 3);
-	assert_int_equal(fk.commits[1].n, 4);
-	for (size_t i = 0; i < fk.commits[1].n; i++) {
-		assert_int_equal(fk.commits[1].start[i], (NODE1_PFN + (i < 3 ? i + 1 : 5)) * PS);
-		assert_int_equal(fk.commits[1].end[i] - fk.commits[1].start[i], PS);
-	}
-	assert_int_equal(fk.commits[2].n, 1);
-	assert_int_equal(fk.commits[2].start[0], 4096);
+	assert_int_equal(fk.commits[1].n, 2);
+	assert_int_equal(fk.commits[1].start[0], (NODE1_PFN + 1) * PS);
+	assert_int_equal(fk.commits[1].end[0], (NODE1_PFN + 4) * PS);
+	assert_int_equal(fk.commits[1].start[1], (NODE1_PFN + 5) * PS);
+	assert_int_equal(fk.commits[1].end[1], (NODE1_PFN + 6) * PS);
+	assert_int_equal(fk.commits[2].n, 0);
 	assert_int_equal(fk.zero_commits, 0);
+	assert_int_equal(fk.bad_commits, 0);
 	assert_true(logged("/0/contexts/0/schemes/0/action=migrate_hot"));
 	assert_int_equal(hb_migrator_damon_stats(m, &st), 0);
 	assert_int_equal(st.batches, 1);      /* one target node, one move call */
 	assert_int_equal(st.commits, 1);
+	assert_int_equal(st.regions, 2);        /* the run of three is one */
 	assert_int_equal(st.bytes_applied, 4 * PS);
 	assert_int_equal(st.pages_moved, 4);
 	hb_migrator_free(m);
@@ -650,7 +774,10 @@ static void test_damon_without_a_rate_applies_every_aggregation(void **state)
 
 	(void)state;
 	cfg.rate_bytes = 0;
+	cfg.damon_aggr_ms = 0;
 	m = open_ok(&cfg);
+	/* short aggregations without a rate: a commit is taken and applied sooner */
+	assert_int_equal(get_u64(KD "/0/contexts/0/monitoring_attrs/intervals/aggr_us"), 20000);
 	assert_int_equal(get_u64(KD "/0/contexts/0/schemes/0/quotas/bytes"), 0);
 	assert_int_equal(get_u64(KD "/0/contexts/0/schemes/0/apply_interval_us"), 0);
 	fk.never_applied = true;     /* no quota: no first-window wait */
@@ -660,15 +787,17 @@ static void test_damon_without_a_rate_applies_every_aggregation(void **state)
 	/* on: placeholder; both pages; placeholder; next batch; placeholder */
 	hpa[0] = (NODE1_PFN + 7) * PS;
 	assert_int_equal(hb_migrator_move(m, 1, hpa, nodes, status, 0, &err), 0);
+	assert_int_equal(hb_migrator_damon_flush(m, &err), 0);
 	assert_int_equal(fk.ncommits, 5);
-	assert_int_equal(fk.commits[1].n, 2);
+	assert_int_equal(fk.commits[1].n, 1);
 	assert_int_equal(fk.commits[1].start[0], (NODE1_PFN + 1) * PS);
-	assert_int_equal(fk.commits[1].start[1], (NODE1_PFN + 2) * PS);
-	assert_int_equal(fk.commits[2].start[0], 4096);
+	assert_int_equal(fk.commits[1].end[0], (NODE1_PFN + 3) * PS);
+	assert_int_equal(fk.commits[2].n, 0);
+	assert_int_equal(fk.commits[3].n, 1);
 	assert_int_equal(fk.commits[3].start[0], (NODE1_PFN + 7) * PS);
-	assert_int_equal(fk.commits[4].n, 1);
-	assert_int_equal(fk.commits[4].start[0], 4096);
+	assert_int_equal(fk.commits[4].n, 0);
 	assert_int_equal(fk.zero_commits, 0);
+	assert_int_equal(fk.bad_commits, 0);
 	hb_migrator_free(m);
 }
 
@@ -756,13 +885,16 @@ static void test_damon_programs_nothing_beyond_the_watermark(void **state)
 			      "        low      60\n        high     100\n"
 			      "        protection: (0, 0, 0, 0, 0)\n");
 	for (int i = 0; i < 4; i++)
-		hpa[i] = (NODE1_PFN + 30 + 2 * (uint64_t)i) * PS;
+		hpa[i] = (NODE1_PFN + 30 + (uint64_t)i) * PS;    /* one run */
 	assert_int_equal(hb_migrator_move(m, 4, hpa, nodes, status, 0, &err), 0);
 	assert_int_equal(status[0], 0);
 	assert_int_equal(status[1], 0);
 	assert_int_equal(status[2], -ENOMEM);
 	assert_int_equal(status[3], -ENOMEM);
-	assert_int_equal(fk.commits[1].n, 2);
+	/* the range ends where the headroom does */
+	assert_int_equal(fk.commits[1].n, 1);
+	assert_int_equal(fk.commits[1].start[0], (NODE1_PFN + 30) * PS);
+	assert_int_equal(fk.commits[1].end[0], (NODE1_PFN + 32) * PS);
 	assert_int_equal(hb_migrator_damon_stats(m, &st), 0);
 	assert_int_equal(st.pages_over_watermark, 2);
 	hb_migrator_free(m);
@@ -848,13 +980,164 @@ static void test_damon_auto_picks_damon_then_pagemap_and_says_why(void **state)
 	assert_false(why.why[HB_MIGRATOR_DAMON][0]);
 	assert_non_null(strstr(hb_migrator_describe(m), "phys unavailable: "));
 	m = hb_migrator_free(m);
-	put("/proc/sys/kernel/osrelease", "6.1.0-28-amd64\n");
-	fk.nlog = 0;
+	/* a DAMOS without migrate_hot: damon's set-up tried and undone, pagemap */
+	fk.no_target_nid = true;
 	assert_int_equal(hb_migrator_new_auto(&cfg, &m, &why, &err), 0);
 	assert_int_equal(why.kind, HB_MIGRATOR_PAGEMAP);
 	assert_non_null(strstr(why.why[HB_MIGRATOR_DAMON], "migrate_hot"));
 	assert_non_null(strstr(hb_migrator_describe(m), "damon unavailable: "));
-	assert_int_equal(fk.nlog, 0);
+	assert_int_equal(get_u64(KD "/nr_kdamonds"), 0);
+	hb_migrator_free(m);
+}
+
+
+/* n pages of node 1 from first, every step-th, on the LRU, to node 0 */
+static void move_pages_ok(struct hb_migrator *m, size_t n, uint64_t first, uint64_t step)
+{
+	uint64_t *hpa = calloc(n, sizeof(*hpa));
+	int *nodes = calloc(n, sizeof(int)), *status = calloc(n, sizeof(int));
+	struct hb_err err = { 0 };
+
+	assert_true(hpa && nodes && status);
+	for (size_t i = 0; i < n; i++) {
+		hpa[i] = (NODE1_PFN + first + i * step) * PS;
+		set_kpf(hpa[i] / PS, LRU);
+	}
+	if (hb_migrator_move(m, n, hpa, nodes, status, 0, &err) < 0)
+		fail_msg("move: %s", err.msg);
+	assert_int_equal(hb_migrator_damon_flush(m, &err), 0);   /* the placeholder's writer */
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(status[i], 0);
+	free(hpa);
+	free(nodes);
+	free(status);
+}
+
+/*
+ * Writing nr_regions removes every region directory and makes them again
+ * (under TCG seconds per 4096): it is written only to grow (to a power of
+ * two), or to shrink after 16 commits in a row that used under an eighth;
+ * in between only the start/end files that change are written, and the
+ * placeholder turns the used directories inert again.
+ */
+static void test_damon_reuses_region_directories_between_commits(void **state)
+{
+	struct hb_migrator_config cfg = config();
+	struct hb_migrator *m;
+	unsigned long resizes, writes;
+
+	(void)state;
+	cfg.rate_bytes = 0;
+	m = open_ok(&cfg);
+	assert_int_equal(fk.nr_regions_writes, 1);              /* the placeholder's one */
+	move_pages_ok(m, 3, 100, 2);                             /* three ranges: grow to 4 */
+	assert_int_equal(fk.nr_regions_writes, 2);
+	assert_int_equal(get_u64(KD "/0/contexts/0/targets/0/regions/nr_regions"), 4);
+	assert_int_equal(fk.commits[1].n, 3);
+	assert_int_equal(fk.commits[1].dirs, 4);
+	assert_int_equal(fk.commits[2].n, 0);                    /* placeholder, same dirs */
+	assert_int_equal(fk.commits[2].dirs, 4);
+	resizes = fk.nr_regions_writes;
+	writes = fk.region_writes;
+	move_pages_ok(m, 2, 200, 2);                             /* fits: no directory made */
+	assert_int_equal(fk.nr_regions_writes, resizes);
+	/* two directories' start and end, then the same two back to inert */
+	assert_int_equal(fk.region_writes - writes, 8);
+	assert_int_equal(fk.commits[3].n, 2);
+	assert_int_equal(fk.commits[3].dirs, 4);
+	move_pages_ok(m, 9, 300, 2);                             /* grow to 16 */
+	assert_int_equal(fk.nr_regions_writes, resizes + 1);
+	assert_int_equal(get_u64(KD "/0/contexts/0/targets/0/regions/nr_regions"), 16);
+	/* 16 single-range commits: the 16th shrinks to one directory */
+	for (unsigned int i = 0; i < 15; i++)
+		move_pages_ok(m, 1, 400 + 2 * i, 1);
+	assert_int_equal(fk.nr_regions_writes, resizes + 1);
+	move_pages_ok(m, 1, 500, 1);
+	assert_int_equal(fk.nr_regions_writes, resizes + 2);
+	assert_int_equal(get_u64(KD "/0/contexts/0/targets/0/regions/nr_regions"), 1);
+	assert_int_equal(fk.bad_commits, 0);
+	assert_int_equal(fk.zero_commits, 0);
+	hb_migrator_free(m);
+}
+
+/*
+ * 6.12's writer of a command returns only at a 100 ms poll after the
+ * kdamond took it. Without a rate the batch watches the effects instead
+ * (frames vacated, the stats files changed) and returns before those
+ * writers do; the placeholder's regions are written only once the
+ * commit's writer returned (so the kernel took the commit first).
+ */
+static void test_damon_batch_returns_before_the_commands_writers(void **state)
+{
+	struct hb_migrator_config cfg = config();
+	struct hb_migrator *m;
+	uint64_t hpa[] = { (NODE1_PFN + 1) * PS, (NODE1_PFN + 2) * PS, (NODE1_PFN + 9) * PS };
+	int nodes[] = { 0, 0, 0 }, status[3];
+	struct hb_damon_stats st;
+	struct hb_err err = { 0 };
+	uint64_t t;
+
+	(void)state;
+	cfg.rate_bytes = 0;
+	m = open_ok(&cfg);
+	fk.cmd_sleep_ms = 2000;
+	t = mono_ns();
+	assert_int_equal(hb_migrator_move(m, 3, hpa, nodes, status, 0, &err), 0);
+	t = mono_ns() - t;
+	assert_true(t < 2000ULL * 1000000);        /* no writer had returned */
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(status[i], 0);
+	assert_int_equal(hb_migrator_damon_stats(m, &st), 0);
+	assert_int_equal(st.bytes_applied, 3 * PS);  /* measured: the stats files */
+	assert_int_equal(hb_migrator_damon_flush(m, &err), 0);
+	assert_int_equal(fk.ncommits, 3);           /* on, the ranges, the placeholder */
+	assert_int_equal(fk.commits[1].n, 2);
+	assert_int_equal(fk.commits[2].n, 0);
+	assert_false(fk.region_write_while_commit_out);
+	fk.cmd_sleep_ms = 0;
+	hb_migrator_free(m);
+}
+
+/* more ranges than one commit holds: several commits, every page moved */
+static void test_damon_commits_over_commit_max_ranges_in_several(void **state)
+{
+	struct hb_migrator_config cfg = config();
+	struct hb_migrator *m;
+	struct hb_damon_stats st;
+
+	(void)state;
+	put("/proc/zoneinfo", "Node 0, zone   Normal\n  pages free     20000\n        min      50\n"
+			      "        low      60\n        high     100\n");
+	cfg.rate_bytes = 0;
+	m = open_ok(&cfg);
+	move_pages_ok(m, 4100, 0, 2);          /* 4100 pages, none adjacent */
+	assert_int_equal(hb_migrator_damon_stats(m, &st), 0);
+	assert_int_equal(st.commits, 2);
+	assert_int_equal(st.pages_moved, 4100);
+	assert_int_equal(fk.commits[1].dirs, 4096);
+	assert_int_equal(fk.commits[2].n, 4);     /* the rest, in the same directories */
+	assert_int_equal(fk.commits[2].dirs, 4096);
+	assert_int_equal(fk.nr_regions_writes, 2);
+	assert_int_equal(fk.bad_commits, 0);
+	hb_migrator_free(m);
+}
+
+/*
+ * Features come from the files a kernel has (as damo's sysinfo), not from
+ * its version: the same 6.12 release string, with and without them.
+ */
+static void test_damon_probes_features_from_files_not_the_version(void **state)
+{
+	struct hb_migrator_config cfg = config();
+	struct hb_migrator *m;
+
+	(void)state;
+	m = open_ok(&cfg);
+	assert_non_null(strstr(hb_migrator_describe(m), "features: none"));
+	hb_migrator_free(m);
+	fk.newer = true;
+	m = open_ok(&cfg);
+	assert_non_null(strstr(hb_migrator_describe(m), "features: quota_goals dests addr_unit"));
 	hb_migrator_free(m);
 }
 
@@ -864,14 +1147,14 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_damon_absent_is_unavailable_and_writes_nothing),
-		T(test_damon_on_6_1_is_unavailable_and_writes_nothing),
+		T(test_damon_without_target_nid_is_unavailable_whatever_the_release),
 		T(test_damon_without_paddr_undoes_its_writes),
 		T(test_damon_refused_migrate_hot_undoes_its_writes),
 		T(test_damon_refuses_another_damon_user),
 		T(test_damon_takeover_stops_the_other_kdamond),
 		T(test_damon_write_refused_is_named_and_undone),
 		T(test_damon_kdamond_that_will_not_start),
-		T(test_damon_moves_single_page_regions_placeholder_first),
+		T(test_damon_moves_contiguous_pages_as_one_range_placeholder_first),
 		T(test_damon_commits_nothing_before_the_first_apply),
 		T(test_damon_without_a_rate_applies_every_aggregation),
 		T(test_damon_waits_aggregations_not_only_time),
@@ -880,6 +1163,10 @@ int main(void)
 		T(test_damon_recognises_its_own_kdamond_after_a_crash),
 		T(test_damon_makes_the_monitors_kdamond_and_removes_it),
 		T(test_damon_auto_picks_damon_then_pagemap_and_says_why),
+		T(test_damon_reuses_region_directories_between_commits),
+		T(test_damon_commits_over_commit_max_ranges_in_several),
+		T(test_damon_probes_features_from_files_not_the_version),
+		T(test_damon_batch_returns_before_the_commands_writers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

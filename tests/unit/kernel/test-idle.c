@@ -27,7 +27,7 @@
 #include <cmocka.h>
 
 #include "fake-tree.h"
-#include "idle.h"
+#include "kernel.h"
 
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 

@@ -1,5 +1,7 @@
-/* planted: daemon/ may include only the public headers of devices/ and translate/ */
+/* planted: daemon/ may include only the public headers of devices/, translate/ and kernel/ */
 #include "devices.h"
 #include "translate.h"
 #include "chmu/chmu.h"
 #include "translate-private.h"
+#include "kernel.h"
+#include "frames.h"

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What the commands and the stages read of a running daemon (daemon.h):
+ * its counters, migrator and topology, and pause. Apart from the
+ * lifecycle (daemon.c), so the control socket's callbacks and explain,
+ * which daemon.c sets up, do not call back into it.
+ */
+#include <stdbool.h>
+#include <syslog.h>
+
+#include "daemon-private.h"
+
+const struct hb_daemon_stats *hb_daemon_stats(const struct hb_daemon *d)
+{
+	return &d->st;
+}
+
+struct hb_migrator *hb_daemon_migrator(struct hb_daemon *d)
+{
+	return d->mig;
+}
+
+void hb_daemon_pause(struct hb_daemon *d, bool paused)
+{
+	d->paused = paused;
+	hb_dlog(d, LOG_INFO, "%s", paused ? "paused: still gathering, not promoting" : "resumed");
+}
+
+const struct hb_topology *hb_daemon_topology(const struct hb_daemon *d)
+{
+	return hb_platform_topology(d->env.platform);
+}

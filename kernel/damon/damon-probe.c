@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: MIT
+/*
+ * damon: what is there before we write anything. DAMON sysfs, other DAMON
+ * users, and our own state file (the kdamond a previous run set up and,
+ * after a crash, left running). Whether the kernel has migrate_hot is not
+ * read from its release: the set-up finds the scheme's target_nid file
+ * (6.11) and the action accepted, or undoes its writes (damon-sysfs.c).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "damon.h"
+#include "util/macro.h"
+
+static const char *nz(const char *s)
+{
+	return s ? s : "";
+}
+
+/*
+ * damon_reclaim, damon_lru_sort or damon_stat when enabled, else NULL: their
+ * kdamonds are exclusive, so no sysfs kdamond can start beside them (writing
+ * "on" fails with EBUSY). damon_stat (6.17) is on from boot where
+ * CONFIG_DAMON_STAT_ENABLED_DEFAULT=y, as in Debian 13's 7.3.
+ */
+static const char *module_enabled(const char *root)
+{
+	static const char *const mods[] = { "damon_reclaim", "damon_lru_sort", "damon_stat" };
+
+	for (size_t i = 0; i < HB_ARRAY_SIZE(mods); i++) {
+		char path[128], v[8];
+
+		snprintf(path, sizeof(path), "/sys/module/%s/parameters/enabled", mods[i]);
+		if (hb_read_text(root, path, v, sizeof(v)) > 0 && (v[0] == 'Y' || v[0] == '1'))
+			return mods[i];
+	}
+	return NULL;
+}
+
+/* f->nr_kdamonds read: whether they are the one kdamond our state file names */
+static void find_ours(const char *root, const char *state, struct hb_damon_found *f)
+{
+	uint64_t found_before;
+
+	if (hb_damon_state_read(state, &f->recorded_pid, &found_before) < 0)
+		f->recorded_pid = -1;
+	/* ours: kdamond 0, alone or with the coldness monitor's (damon-monitor.h) */
+	if ((f->nr_kdamonds == 1 || f->nr_kdamonds == 2) && f->recorded_pid > 0) {
+		int64_t pid;
+		char v[32];
+
+		if (hb_read_text(root, HB_DAMON_KD "/0/pid", v, sizeof(v)) > 0 &&
+		    hb_parse_i64(v, &pid) == 0 && pid == f->recorded_pid)
+			f->ours = true;
+	}
+}
+
+int hb_damon_state_read(const char *path, pid_t *ret_pid, uint64_t *ret_found)
+{
+	_hb_cleanup_free_ char *buf = NULL;
+	long long pid;
+	unsigned long long found;
+	size_t len;
+	int r;
+
+	if (!path || !*path)
+		return -ENOENT;
+	r = hb_read_file(path, 256, &buf, &len);
+	if (r < 0)
+		return r;
+	if (sscanf(buf, "kdamond_pid=%lld\nfound_kdamonds=%llu", &pid, &found) != 2 || pid <= 0 ||
+	    pid > INT_MAX)
+		return -EINVAL;
+	*ret_pid = (pid_t)pid;
+	*ret_found = found;
+	return 0;
+}
+
+int hb_damon_state_write(const char *path, pid_t kdamond_pid, uint64_t found)
+{
+	char buf[96];
+	int len, r;
+
+	if (!path || !*path)
+		return 0;
+	len = snprintf(buf, sizeof(buf), "kdamond_pid=%lld\nfound_kdamonds=%llu\n",
+		       (long long)kdamond_pid, (unsigned long long)found);
+	r = hb_mkdir_parent(path, 0700);
+	if (r < 0)
+		return r;
+	return hb_write_file_atomic(path, buf, (size_t)len, 0600);
+}
+
+void hb_damon_state_remove(const char *path)
+{
+	if (path && *path)
+		(void)unlink(path);
+}
+
+int hb_damon_probe_found(const struct hb_migrator_config *cfg, struct hb_damon_found *ret,
+			 struct hb_err *err)
+{
+	const char *root = cfg->root;
+	struct hb_damon_found f = { .recorded_pid = -1 };
+	char path[PATH_MAX];
+	const char *mod;
+	int r;
+
+	snprintf(path, sizeof(path), "%s/sys/kernel", nz(root));
+	if (access(path, F_OK) < 0)
+		return hb_err_set(err, -ENOENT, "damon: sysfs is not mounted (no %s)", path);
+	r = hb_read_u64(root, HB_DAMON_KD "/nr_kdamonds", 10, &f.nr_kdamonds);
+	if (r < 0)
+		return hb_err_set(err, r == -EACCES ? r : -ENOENT,
+				  "damon: cannot read %s/nr_kdamonds: %s (CONFIG_DAMON_SYSFS%s)",
+				  HB_DAMON_KD, strerror(-r), r == -EACCES ? ", needs root" : "");
+	mod = module_enabled(root);
+	if (mod)
+		return hb_err_set(err, -EBUSY,
+				  "damon: %s is enabled (/sys/module/%s/parameters/enabled): its "
+				  "kdamond is exclusive, no other can start; not disturbing it (write N "
+				  "there to let hotbridge use DAMON)", mod, mod);
+	find_ours(root, cfg->damon_state, &f);
+	if (f.nr_kdamonds > 0 && !f.ours && !cfg->damon_takeover) {
+		char state[16] = "?";
+
+		(void)hb_read_text(root, HB_DAMON_KD "/0/state", state, sizeof(state));
+		return hb_err_set(err, -EBUSY,
+				  "damon: in use by another DAMON user (nr_kdamonds %llu, kdamond 0 %s); "
+				  "set migrate.damon_takeover = true to stop and replace it",
+				  (unsigned long long)f.nr_kdamonds, state);
+	}
+	*ret = f;
+	return 0;
+}
+
+int hb_damon_other_user(const char *root, const char *state, char *why, size_t size)
+{
+	struct hb_damon_found f = { .recorded_pid = -1 };
+	const char *mod = module_enabled(root);
+	uint64_t on = 0;
+
+	if (mod) {
+		snprintf(why, size, "%s is enabled (/sys/module/%s/parameters/enabled)", mod, mod);
+		return 1;
+	}
+	if (hb_read_u64(root, HB_DAMON_KD "/nr_kdamonds", 10, &f.nr_kdamonds) < 0)
+		return 0;
+	find_ours(root, state, &f);
+	if (f.ours)
+		return 0;
+	for (uint64_t k = 0; k < f.nr_kdamonds && k < 1024; k++) {
+		char path[96], v[16];
+
+		snprintf(path, sizeof(path), HB_DAMON_KD "/%llu/state", (unsigned long long)k);
+		on += hb_read_text(root, path, v, sizeof(v)) > 0 && !strcmp(v, "on");
+	}
+	if (!on)
+		return 0;
+	snprintf(why, size, "%llu of %llu kdamond(s) in %s are on, not ours",
+		 (unsigned long long)on, (unsigned long long)f.nr_kdamonds, HB_DAMON_KD);
+	return 1;
+}
+
+int hb_damon_probe(const struct hb_migrator_config *cfg, struct hb_err *err)
+{
+	struct hb_damon_found f;
+
+	return hb_damon_probe_found(cfg, &f, err);
+}

@@ -1,0 +1,1 @@
+/* planted: a private header of kernel/ (daemon/private-include.c includes it) */

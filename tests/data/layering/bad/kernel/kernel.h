@@ -1,0 +1,1 @@
+/* planted: kernel/'s public header (daemon/private-include.c may include it) */

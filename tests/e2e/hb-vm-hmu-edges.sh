@@ -1,0 +1,199 @@
+#!/bin/sh
+# In the guest: the edges of our CHMU perf driver (cxl_hmu, patch 0005)
+# with hotbridge on both sides of it. The module is /hb/cxl_hmu.ko, loaded
+# here when each phase wants it. TAP lines, renumbered by run.sh.
+#   hb-vm-hmu-edges.sh main     a region on the CXL memdev; the register
+#                               source before and after the driver claims
+#                               the block; hb-vmhmu abi, refuse, data,
+#                               small; the daemon with a one-page AUX area,
+#                               killed with its event open, and under
+#                               `cxl disable-memdev`
+#   hb-vm-hmu-edges.sh unbind   two instances, no region: cxl disable-memdev under the
+#                               daemon; an event held open while cxl_pci
+#                               lets go of the device (the memdev goes
+#                               away), then the device bound again
+# The guest's init fails the run on any BUG, WARNING or Oops in dmesg.
+phase=${1:-main}
+n=0
+ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
+# okif DESCRIPTION COMMAND...: one TAP line, ok when COMMAND succeeds
+okif() { d=$1; shift; if "$@"; then ok 0 "$d"; else ok 1 "$d"; fi; }
+first_pmu() { for p in /sys/bus/event_source/devices/cxl_hmu_*; do [ -d "$p" ] && echo "${p##*/}" && return; done; }
+dmesg_has() { dmesg | grep -q "$1"; }
+write_to() { echo "$1" >"$2"; }
+not() { ! "$@"; }
+pmu_dir=/sys/bus/event_source/devices
+bdf=$(basename "$(dirname "$(readlink -f /sys/bus/cxl/devices/mem0)")")
+bar=/sys/bus/pci/devices/$bdf/resource2
+mkdir -p /run /hbconf /tmp/w && chmod 0755 /hbconf
+
+# hotbridge run over one source; its log in /tmp/w/$1.log
+daemon_conf() { # NAME TYPE PARAMS...
+	name=$1 type=$2
+	shift 2
+	cat >/hbconf/$name.conf <<CONF
+[daemon]
+interval_ms = 200
+control_socket = /tmp/w/$name.sock
+plugin_dir =
+log_level = info
+[policy]
+threshold = 1000000
+[migrate]
+backend = dryrun
+[source s]
+type = $type
+CONF
+	for kv in "$@"; do echo "$kv" >>/hbconf/$name.conf; done
+}
+daemon_start() { # NAME
+	hotbridge run --config /hbconf/$1.conf 2>/tmp/w/$1.log &
+	daemon=$!
+	i=0
+	until hotbridge stats --socket /tmp/w/$1.sock >/dev/null 2>&1 || [ $i -ge 150 ]; do
+		kill -0 $daemon 2>/dev/null || break
+		sleep 0.2; i=$((i + 1))
+	done
+}
+daemon_stop() {
+	kill -TERM $daemon 2>/dev/null
+	wait $daemon
+}
+tap() { # hb-vmhmu's TAP lines, our numbering
+	"$@" 2>&1 | while IFS= read -r l; do
+		case $l in
+		"ok "*|"not ok "*) echo "$l" ;;
+		"#"*) echo "$l" ;;
+		"1.."*) ;;
+		*) echo "# $l" ;;
+		esac
+	done >/tmp/w/tap
+	while IFS= read -r l; do
+		case $l in
+		"ok "*) ok 0 "${l#ok * - }" ;;
+		"not ok "*) ok 1 "${l#not ok * - }" ;;
+		*) echo "$l" ;;
+		esac
+	done </tmp/w/tap
+}
+
+if [ "$phase" = unbind ]; then
+	insmod /hb/cxl_hmu.ko
+	pmu=$(first_pmu)
+	okif "cxl_hmu registered ${pmu:-nothing}" [ -n "$pmu" ]
+	# no memory of it online here: --force (cxl-cli takes the memdev for
+	# a region's member even without one) does unbind cxl_mem
+	daemon_conf run cxl-hmu "pmu = $pmu" "epoch_ms = 100" "threshold = 1"
+	daemon_start run
+	cxl disable-memdev --force mem0 >/tmp/w/disable.out 2>&1
+	ok $? "cxl disable-memdev --force mem0 under a running daemon: $(tr '\n' ' ' </tmp/w/disable.out | cut -c1-120)"
+	okif "mem0 has no driver now" [ ! -e /sys/bus/cxl/devices/mem0/driver ]
+	hotbridge stats --socket /tmp/w/run.sock >/dev/null 2>&1
+	ok $? "the daemon still answers"
+	okif "the PMU stays: it lives as long as the memdev device, not its driver" [ -d $pmu_dir/$pmu ]
+	cxl enable-memdev mem0 >/dev/null 2>&1
+	ok $? "cxl enable-memdev mem0"
+	daemon_stop
+	ok $? "the daemon stops cleanly"
+	tap hb-vmhmu open "$pmu"
+	hb-vmhmu hold "$pmu" 12 >/tmp/w/hold.out 2>&1 &
+	hold=$!
+	until grep -q holding /tmp/w/hold.out || ! kill -0 $hold 2>/dev/null; do sleep 0.2; done
+	# this guest's device has two instances: a PMU each, owned apart
+	pmu1=${pmu%.*}.1
+	okif "a second instance, a second PMU: $pmu1" [ -d $pmu_dir/"$pmu1" ]
+	tap hb-vmhmu open "$pmu1"
+	okif "cxl_pci unbound from $bdf with $pmu's event open" write_to "$bdf" /sys/bus/pci/drivers/cxl_pci/unbind
+	okif "the memdev is gone" [ ! -e /sys/bus/cxl/devices/mem0 ]
+	okif "the driver stopped the instance: $(dmesg | grep -o "$pmu: memdev removed.*" | head -1)" \
+		dmesg_has "$pmu: memdev removed with an event open"
+	okif "the PMU stays while its event is open" [ -d $pmu_dir/$pmu ]
+	okif "the other instance's PMU, with no event, is gone at once" [ ! -e $pmu_dir/"$pmu1" ]
+	wait $hold
+	sed -n 's/^/# hold: /p' /tmp/w/hold.out
+	sleep 1
+	okif "the PMU unregistered once its event closed" [ ! -e $pmu_dir/$pmu ]
+	echo "$bdf" >/sys/bus/pci/drivers/cxl_pci/bind
+	i=0
+	until [ -n "$(first_pmu)" ] || [ $i -ge 50 ]; do sleep 0.2; i=$((i + 1)); done
+	pmu2=$(first_pmu)
+	okif "bound again: $(cd $pmu_dir && echo cxl_hmu_*)" [ -d $pmu_dir/"${pmu2%.*}.1" ]
+	[ -n "$pmu2" ] && tap hb-vmhmu open "$pmu2"
+	rmmod cxl_hmu
+	ok $? "rmmod cxl_hmu"
+	okif "the block released in /proc/iomem" not grep -q cxl_hmu /proc/iomem
+	echo "1..$n"
+	exit 0
+fi
+
+sh /hb/hb-vm-e2e.sh region 1 >/tmp/w/region.log 2>&1 || { cat /tmp/w/region.log; exit 1; }
+node=$(cat /sys/bus/dax/devices/dax0.0/target_node)
+size=$(cat /sys/bus/cxl/devices/mem0/pmem/size)
+echo "0" >/proc/sys/kernel/numa_balancing
+
+# 1. the register source first, then the driver claims the block
+daemon_conf regs chmu "pci = $bdf" "dpa_ranges = 0+$size" "epoch_ms = 100" "threshold = 1"
+daemon_start regs
+hb-vmhmu touch "$node" 64 3 &
+work=$!
+sleep 2
+insmod /hb/cxl_hmu.ko
+ok $? "insmod cxl_hmu while the register source runs"
+sleep 3
+wait $work
+daemon_stop
+grep -iE "claim" /tmp/w/regs.log | head -2 | sed 's/^/# regs: /'
+okif "the register source saw the driver claim the block and let go" \
+	grep -q "claimed by cxl_hmu" /tmp/w/regs.log
+pmu=$(first_pmu)
+# 2. the driver first: the register source refuses at open, naming it
+daemon_conf regs2 chmu "pci = $bdf" "dpa_ranges = 0+$size"
+daemon_start regs2
+daemon_stop
+grep -iE "claim" /tmp/w/regs2.log | head -1 | sed 's/^/# regs2: /'
+okif "with the driver bound, the register source refuses the block and says who has it" \
+	grep -q "claimed by cxl_hmu" /tmp/w/regs2.log
+
+# 3. the driver from user space; the interrupt first on the event's own
+# CPU (the drain runs in the handler's wake), then on the other (an IPI)
+irq=$(awk -v p="$pmu" '$NF == p {sub(":", "", $1); print $1}' /proc/interrupts)
+cpu=$(cat $pmu_dir/"$pmu"/cpumask)
+tap hb-vmhmu abi "$pmu"
+tap hb-vmhmu refuse "$pmu"
+okif "interrupt $irq of $pmu sent to CPU $cpu, the event's" write_to "$cpu" /proc/irq/"$irq"/smp_affinity_list
+tap hb-vmhmu data "$pmu" "$node" "$bar"
+okif "interrupt $irq of $pmu sent to CPU $((1 - cpu)), not the event's" write_to "$((1 - cpu))" /proc/irq/"$irq"/smp_affinity_list
+tap hb-vmhmu small "$pmu" "$node"
+grep "$pmu" /proc/interrupts | sed 's/^/# /'
+
+# 4. the daemon with a one-page AUX area and more hot units than it holds
+daemon_conf small cxl-hmu "pmu = $pmu" "epoch_ms = 100" "threshold = 1" "aux_pages = 1"
+daemon_start small
+hb-vmhmu touch "$node" 2048 4
+grep -E "dropped|enabled" /tmp/w/small.log | head -2 | sed 's/^/# small: /'
+okif "the daemon says the kernel dropped entries (lost_entries $(cat $pmu_dir/$pmu/lost_entries))" \
+	grep -q "the kernel dropped hotlist entries" /tmp/w/small.log
+# 5. killed with its event open: the instance is released and reset
+kill -KILL $daemon
+wait $daemon 2>/dev/null
+sleep 1
+tap hb-vmhmu open "$pmu"
+
+# 6. cxl disable-memdev under a running daemon
+daemon_conf run cxl-hmu "pmu = $pmu" "epoch_ms = 100" "threshold = 1"
+daemon_start run
+hb-vmhmu touch "$node" 64 2
+out=$(cxl disable-memdev mem0 2>&1)
+rc=$?
+echo "# cxl disable-memdev mem0: status $rc: $(echo "$out" | tr '\n' ' ' | cut -c1-200)"
+hb-vmhmu touch "$node" 64 2
+hotbridge stats --socket /tmp/w/run.sock >/dev/null 2>&1
+ok $? "the daemon still answers after cxl disable-memdev (status $rc)"
+hotbridge sources --socket /tmp/w/run.sock 2>&1 | grep -E '"records"|"disabled"' | tr -d ' \n' |
+	sed 's/^/# sources: /'
+echo
+daemon_stop
+ok $? "the daemon stops cleanly"
+grep -E "error|warn" /tmp/w/run.log | head -3 | sed 's/^/# run: /'
+echo "1..$n"
+exit 0

@@ -1,0 +1,571 @@
+// SPDX-License-Identifier: MIT
+/*
+ * hb-chmu: a CXL Hotness Monitoring Unit (CXL r3.2 section 8.2.8) as a
+ * device model. See hb-chmu.h for how QEMU uses it, and tests/qemu/README.md
+ * for the spec sections it follows and the choices the spec leaves open.
+ *
+ * One register block: the common capability (two 64-bit registers), then
+ * the instances, each INSTANCE_LENGTH bytes:
+ *
+ *   +0x00 CAP0  +0x08 CAP1  +0x10 CAP2 (range bitmap offset)
+ *   +0x18 CAP3 (hotlist offset)  +0x40 CONF0  +0x48 CONF1  +0x50 CONF2
+ *   +0x60 STATUS  +0x68 HEAD (16 bits)  +0x6a TAIL (16 bits)
+ *   +0x70 range bitmap (a bit per 256 MiB of DPA)  then the hotlist ring
+ *
+ * Every instance counts on its own: its request type, ranges, unit size,
+ * down-sampling, threshold, epoch and hotlist.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hb-chmu.h"
+
+#define FIELD(v, hi, lo) (((v) >> (lo)) & ((2ULL << ((hi) - (lo))) - 1))
+#define SET(hi, lo, x) (((uint64_t)(x) & ((2ULL << ((hi) - (lo))) - 1)) << (lo))
+
+#define COMMON_CAP0 0x00
+#define COMMON_CAP1 0x08
+#define INST_BASE 0x10
+#define R_CAP0 0x00
+#define R_CAP1 0x08
+#define R_CAP2 0x10
+#define R_CAP3 0x18
+#define R_CONF0 0x40
+#define R_CONF1 0x48
+#define R_CONF2 0x50
+#define R_STATUS 0x60
+#define R_HEADTAIL 0x68
+#define R_BITMAP 0x70
+
+#define CONF0_RANDOMIZE (1ULL << 8)
+#define CONF0_INT_OVERFLOW (1ULL << 9)
+#define CONF0_INT_FILL (1ULL << 10)
+#define CONF0_ENABLE (1ULL << 16)
+#define CONF0_RESET (1ULL << 17)
+#define CONF0_WRITABLE (0xffULL | CONF0_RANDOMIZE | CONF0_INT_OVERFLOW | CONF0_INT_FILL | \
+			CONF0_ENABLE | SET(63, 32, 0xffffffffULL))
+#define STATUS_ENABLED (1ULL << 0)
+#define STATUS_OVERFLOW (1ULL << 40)
+#define STATUS_LEVEL (1ULL << 41)
+
+#define RANGE_GRANULE (256ULL << 20)
+#define MODE_EPOCH 0
+#define MODE_ALWAYS_ON 1
+
+/* the epochs this model offers: 10 ms (scale 3, value 1) to 100 s (scale 5, 100) */
+#define MIN_EPOCH_SCALE 3
+#define MIN_EPOCH_VAL 1
+#define MAX_EPOCH_SCALE 5
+#define MAX_EPOCH_VAL 100
+
+struct inst {
+	uint64_t conf0, conf1, conf2, status;
+	uint16_t head, tail;
+	uint64_t *bitmap;
+	uint64_t *ring;
+	/* the state taken when the instance was enabled */
+	bool enabled;
+	unsigned int unit_shift, ds_mask, m2s, mode;
+	uint64_t threshold, epoch_ns, epoch_end;
+	uint64_t nunits;
+	uint32_t *count;
+	uint32_t *touched;           /* units whose count left 0 this epoch */
+	uint64_t ntouched;
+	uint64_t ds_acc, rng;
+	struct hb_qchmu_counts n;
+};
+
+struct hb_qchmu {
+	struct hb_qchmu_params p;
+	uint64_t bitmap_words, hotlist_off, inst_len;
+	uint64_t max_count;
+	bool irq;
+	struct inst inst[HB_QCHMU_MAX_INSTANCES];
+};
+
+void hb_qchmu_params_default(struct hb_qchmu_params *p, uint64_t capacity)
+{
+	*p = (struct hb_qchmu_params){
+		.capacity = capacity,
+		.instances = 1,
+		.hotlist_size = 1024,
+		.unit_sizes = (1u << 4) | (1u << 5),   /* 4 KiB, 8 KiB */
+		.ds_factors = 0x3f,                    /* 1, 2, 4, 8, 16, 32 */
+		.counter_width = 16,
+		.seed = 0x9e3779b97f4a7c15ULL,
+	};
+}
+
+static uint64_t bitmap_words(uint64_t capacity)
+{
+	return (capacity / RANGE_GRANULE + 63) / 64;
+}
+
+const char *hb_qchmu_check(const struct hb_qchmu_params *p)
+{
+	if (!p->capacity || p->capacity % RANGE_GRANULE)
+		return "the device's capacity is not a multiple of 256 MiB";
+	if (p->instances < 1 || p->instances > HB_QCHMU_MAX_INSTANCES)
+		return "chmu-instances must be 1..8";
+	if (p->hotlist_size < 2 || p->hotlist_size > 0xffff)
+		return "chmu-hotlist-size must be 2..65535";
+	if (!p->unit_sizes)
+		return "chmu-unit-sizes must name at least one unit size";
+	if (!(p->ds_factors & 1))
+		return "chmu-ds-factors must include factor 1 (bit 0)";
+	if (p->counter_width < 1 || p->counter_width > 32)
+		return "the counter width must be 1..32";
+	if (p->msi_n > 15)
+		return "the interrupt message number must be 0..15";
+	if (R_BITMAP + bitmap_words(p->capacity) * 8 + (uint64_t)p->hotlist_size * 8 > 0xffff)
+		return "an instance (range bitmap and hotlist) does not fit the 16-bit INSTANCE_LENGTH: "
+		       "make chmu-hotlist-size smaller";
+	return NULL;
+}
+
+int hb_qchmu_new(const struct hb_qchmu_params *p, struct hb_qchmu **ret)
+{
+	struct hb_qchmu *c;
+
+	if (hb_qchmu_check(p))
+		return -EINVAL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->p = *p;
+	c->bitmap_words = bitmap_words(p->capacity);
+	c->hotlist_off = R_BITMAP + c->bitmap_words * 8;
+	c->inst_len = c->hotlist_off + (uint64_t)p->hotlist_size * 8;
+	c->max_count = (1ULL << p->counter_width) - 1;
+	for (unsigned int i = 0; i < p->instances; i++) {
+		struct inst *in = &c->inst[i];
+
+		in->bitmap = calloc(c->bitmap_words, 8);
+		in->ring = calloc(p->hotlist_size, 8);
+		if (!in->bitmap || !in->ring) {
+			hb_qchmu_free(c);
+			return -ENOMEM;
+		}
+		in->status = SET(39, 32, p->counter_width);
+		in->rng = p->seed + i * 0x9e3779b97f4a7c15ULL;
+		if (!in->rng)
+			in->rng = 1;
+	}
+	*ret = c;
+	return 0;
+}
+
+static void counters_free(struct inst *in)
+{
+	free(in->count);
+	free(in->touched);
+	in->count = NULL;
+	in->touched = NULL;
+	in->nunits = in->ntouched = 0;
+}
+
+void hb_qchmu_free(struct hb_qchmu *c)
+{
+	if (!c)
+		return;
+	for (unsigned int i = 0; i < HB_QCHMU_MAX_INSTANCES; i++) {
+		counters_free(&c->inst[i]);
+		free(c->inst[i].bitmap);
+		free(c->inst[i].ring);
+	}
+	free(c);
+}
+
+uint64_t hb_qchmu_size(const struct hb_qchmu *c)
+{
+	return INST_BASE + c->inst_len * c->p.instances;
+}
+
+static uint64_t epoch_scale_ns(uint64_t code)
+{
+	static const uint64_t ns[] = { 0, 100000, 1000000, 10000000, 100000000, 1000000000 };
+
+	return code < sizeof(ns) / sizeof(ns[0]) ? ns[code] : 0;
+}
+
+static uint64_t cap0(const struct hb_qchmu *c)
+{
+	return SET(3, 0, c->p.msi_n) | SET(4, 4, 1) | SET(5, 5, 1) | SET(7, 6, 0) |
+	       SET(13, 8, 0x3f) | SET(19, 16, MAX_EPOCH_SCALE) | SET(31, 20, MAX_EPOCH_VAL) |
+	       SET(35, 32, MIN_EPOCH_SCALE) | SET(47, 36, MIN_EPOCH_VAL) |
+	       SET(63, 48, c->p.hotlist_size);
+}
+
+static uint64_t cap1(const struct hb_qchmu *c)
+{
+	/* epoch-based, always-on, randomized down-sampling, overlapping ranges */
+	return SET(31, 0, c->p.unit_sizes) | SET(47, 32, c->p.ds_factors) | SET(48, 48, 1) |
+	       SET(49, 49, 1) | SET(50, 50, 1) | SET(51, 51, 1);
+}
+
+/* the instance at off and off's offset in it, or NULL */
+static struct inst *inst_at(struct hb_qchmu *c, uint64_t off, uint64_t *rel)
+{
+	uint64_t i;
+
+	if (off < INST_BASE)
+		return NULL;
+	i = (off - INST_BASE) / c->inst_len;
+	if (i >= c->p.instances)
+		return NULL;
+	*rel = (off - INST_BASE) % c->inst_len;
+	return &c->inst[i];
+}
+
+static uint16_t used(const struct hb_qchmu *c, const struct inst *in)
+{
+	return (uint16_t)((in->tail + c->p.hotlist_size - in->head) % c->p.hotlist_size);
+}
+
+/* the 64-bit register (or bitmap word, hotlist entry) holding rel */
+static uint64_t inst_qword(const struct hb_qchmu *c, const struct inst *in, uint64_t rel)
+{
+	switch (rel) {
+	case R_CAP0: return cap0(c);
+	case R_CAP1: return cap1(c);
+	case R_CAP2: return R_BITMAP;
+	case R_CAP3: return c->hotlist_off;
+	case R_CONF0: return in->conf0;
+	case R_CONF1: return in->conf1;
+	case R_CONF2: return in->conf2;
+	case R_STATUS: return in->status;
+	case R_HEADTAIL: return (uint64_t)in->head | (uint64_t)in->tail << 16;
+	}
+	if (rel >= R_BITMAP && rel < c->hotlist_off)
+		return in->bitmap[(rel - R_BITMAP) / 8];
+	if (rel >= c->hotlist_off && rel < c->inst_len)
+		return in->ring[(rel - c->hotlist_off) / 8];
+	return 0;   /* reserved */
+}
+
+static uint64_t size_mask(unsigned int size)
+{
+	return size >= 8 ? UINT64_MAX : (1ULL << (size * 8)) - 1;
+}
+
+uint64_t hb_qchmu_read(struct hb_qchmu *c, uint64_t off, unsigned int size)
+{
+	uint64_t q = 0, rel;
+	struct inst *in;
+	unsigned int shift = (unsigned int)(off & 7) * 8;
+
+	if (off - (off & 7) == COMMON_CAP0)
+		q = SET(3, 0, 1) | SET(15, 8, c->p.instances);
+	else if (off - (off & 7) == COMMON_CAP1)
+		q = SET(15, 0, c->inst_len);
+	else if ((in = inst_at(c, off - (off & 7), &rel)))
+		q = inst_qword(c, in, rel);
+	return (q >> shift) & size_mask(size);
+}
+
+static void raise_irq(struct hb_qchmu *c, struct inst *in)
+{
+	c->irq = true;
+	in->n.irqs++;
+}
+
+static void push(struct hb_qchmu *c, struct inst *in, uint64_t unit, uint64_t count)
+{
+	uint16_t next = (uint16_t)((in->tail + 1) % c->p.hotlist_size);
+	uint64_t fill = FIELD(in->conf2, 15, 0);
+
+	if (next == in->head) {
+		in->n.dropped++;
+		if (!(in->status & STATUS_OVERFLOW)) {
+			in->status |= STATUS_OVERFLOW;
+			if (in->conf0 & CONF0_INT_OVERFLOW)
+				raise_irq(c, in);
+		}
+		return;
+	}
+	if (count > c->max_count)
+		count = c->max_count;
+	in->ring[in->tail] = unit << c->p.counter_width | count;
+	in->tail = next;
+	in->n.entries++;
+	if (fill && used(c, in) >= fill && !(in->status & STATUS_LEVEL)) {
+		in->status |= STATUS_LEVEL;
+		if (in->conf0 & CONF0_INT_FILL)
+			raise_irq(c, in);
+	}
+}
+
+/* CONF0.ENABLE 0 -> 1: take the configuration, or stay disabled */
+static void enable(struct hb_qchmu *c, struct inst *in, uint64_t now_ns)
+{
+	uint64_t shift = FIELD(in->conf1, 31, 0), ds = FIELD(in->conf1, 35, 32);
+	uint64_t mode = FIELD(in->conf1, 47, 40), m2s = FIELD(in->conf0, 7, 0);
+	uint64_t scale = FIELD(in->conf1, 51, 48), val = FIELD(in->conf1, 63, 52);
+	uint64_t epoch = epoch_scale_ns(scale) * val, thr = FIELD(in->conf0, 63, 32);
+	uint64_t min = epoch_scale_ns(MIN_EPOCH_SCALE) * MIN_EPOCH_VAL;
+	uint64_t max = epoch_scale_ns(MAX_EPOCH_SCALE) * MAX_EPOCH_VAL;
+
+	if (shift < 8 || shift > 39 || !((c->p.unit_sizes >> (shift - 8)) & 1))
+		return;
+	if (!((c->p.ds_factors >> ds) & 1))
+		return;
+	if (m2s < 1 || m2s > 6 || thr < 1 || thr > c->max_count)
+		return;
+	if (mode == MODE_EPOCH ? (epoch < min || epoch > max) : mode != MODE_ALWAYS_ON)
+		return;
+	counters_free(in);
+	in->nunits = (c->p.capacity + (1ULL << shift) - 1) >> shift;
+	if (in->nunits > UINT32_MAX)
+		return;
+	in->count = calloc(in->nunits, sizeof(*in->count));
+	in->touched = calloc(in->nunits, sizeof(*in->touched));
+	if (!in->count || !in->touched) {
+		counters_free(in);
+		return;
+	}
+	in->unit_shift = (unsigned int)shift;
+	in->ds_mask = (1u << ds) - 1;
+	in->ds_acc = 0;
+	in->m2s = (unsigned int)m2s;
+	in->mode = (unsigned int)mode;
+	in->threshold = thr;
+	in->epoch_ns = mode == MODE_EPOCH ? epoch : 0;
+	in->epoch_end = mode == MODE_EPOCH ? now_ns + epoch : HB_QCHMU_NEVER;
+	in->enabled = true;
+	in->status |= STATUS_ENABLED;
+}
+
+static void disable(struct inst *in)
+{
+	in->enabled = false;
+	in->status &= ~STATUS_ENABLED;
+	in->epoch_end = HB_QCHMU_NEVER;
+	counters_free(in);
+}
+
+static void clear_counts(struct inst *in)
+{
+	for (uint64_t i = 0; i < in->ntouched; i++)
+		in->count[in->touched[i]] = 0;
+	in->ntouched = 0;
+}
+
+static void write_conf0(struct hb_qchmu *c, struct inst *in, uint64_t val, uint64_t mask,
+			uint64_t now_ns)
+{
+	uint64_t v = (in->conf0 & ~mask) | (val & mask);
+
+	if (val & mask & CONF0_RESET) {
+		in->head = in->tail = 0;
+		in->status &= ~(STATUS_OVERFLOW | STATUS_LEVEL);
+		if (in->enabled) {
+			clear_counts(in);
+			if (in->mode == MODE_EPOCH)
+				in->epoch_end = now_ns + in->epoch_ns;
+		}
+	}
+	in->conf0 = v & CONF0_WRITABLE;
+	if (!in->enabled && (v & CONF0_ENABLE))
+		enable(c, in, now_ns);   /* a refused configuration leaves STATUS.ENABLED 0 */
+	else if (in->enabled && !(v & CONF0_ENABLE))
+		disable(in);
+	else if (in->enabled)
+		in->threshold = FIELD(in->conf0, 63, 32) ? FIELD(in->conf0, 63, 32) : in->threshold;
+}
+
+void hb_qchmu_write(struct hb_qchmu *c, uint64_t off, uint64_t val, unsigned int size,
+		    uint64_t now_ns)
+{
+	unsigned int shift = (unsigned int)(off & 7) * 8;
+	uint64_t mask = size_mask(size) << shift, rel;
+	struct inst *in = inst_at(c, off - (off & 7), &rel);
+
+	val <<= shift;
+	if (!in)
+		return;   /* the common capability is read-only */
+	switch (rel) {
+	case R_CONF0:
+		write_conf0(c, in, val, mask, now_ns);
+		return;
+	case R_CONF1:
+	case R_CONF2:
+		if (in->enabled)
+			return;   /* the configuration is frozen while enabled */
+		if (rel == R_CONF1)
+			in->conf1 = (in->conf1 & ~mask) | (val & mask);
+		else
+			in->conf2 = ((in->conf2 & ~mask) | (val & mask)) & 0xffff;
+		return;
+	case R_STATUS:
+		in->status &= ~(val & mask & (STATUS_OVERFLOW | STATUS_LEVEL));
+		return;
+	case R_HEADTAIL:
+		if ((mask & 0xffff) == 0xffff && (val & 0xffff) < c->p.hotlist_size)
+			in->head = (uint16_t)(val & 0xffff);
+		return;   /* TAIL is the device's */
+	}
+	if (rel >= R_BITMAP && rel < c->hotlist_off && !in->enabled) {
+		uint64_t *w = &in->bitmap[(rel - R_BITMAP) / 8];
+
+		*w = (*w & ~mask) | (val & mask);
+	}
+	/* capabilities, hotlist entries and reserved space are read-only */
+}
+
+static bool wanted(unsigned int m2s, bool write)
+{
+	/* no TEE requests reach an emulated device: non-TEE and all count alike */
+	switch (m2s) {
+	case 1: case 4: return !write;
+	case 2: case 5: return write;
+	default: return true;
+	}
+}
+
+static bool sampled(struct inst *in)
+{
+	if (!in->ds_mask)
+		return true;
+	if (in->conf0 & CONF0_RANDOMIZE) {
+		/* xorshift64 */
+		in->rng ^= in->rng << 13;
+		in->rng ^= in->rng >> 7;
+		in->rng ^= in->rng << 17;
+		return !(in->rng & in->ds_mask);
+	}
+	return !(++in->ds_acc & in->ds_mask);
+}
+
+void hb_qchmu_access(struct hb_qchmu *c, uint64_t dpa, unsigned int size, bool write,
+		     uint64_t now_ns)
+{
+	uint64_t g = dpa / RANGE_GRANULE;
+
+	(void)size;
+	if (dpa >= c->p.capacity)
+		return;
+	for (unsigned int i = 0; i < c->p.instances; i++) {
+		struct inst *in = &c->inst[i];
+		uint64_t u;
+
+		if (!in->enabled || !wanted(in->m2s, write) || !((in->bitmap[g / 64] >> (g % 64)) & 1))
+			continue;
+		/* an epoch that ended before this access is closed first */
+		if (in->mode == MODE_EPOCH && now_ns >= in->epoch_end)
+			hb_qchmu_advance(c, now_ns);
+		in->n.accesses++;
+		if (!sampled(in))
+			continue;
+		in->n.sampled++;
+		u = dpa >> in->unit_shift;
+		if (in->mode == MODE_ALWAYS_ON) {
+			if (++in->count[u] >= in->threshold) {
+				push(c, in, u, in->count[u]);
+				in->count[u] = 0;
+			}
+			continue;
+		}
+		if (!in->count[u])
+			in->touched[in->ntouched++] = (uint32_t)u;
+		if (in->count[u] < c->max_count)
+			in->count[u]++;
+	}
+}
+
+/* hottest first, then by unit: when the hotlist fills, the hottest got in */
+static int by_heat(const void *a, const void *b, void *arg)
+{
+	const uint32_t *count = arg;
+	uint32_t ua = *(const uint32_t *)a, ub = *(const uint32_t *)b;
+
+	if (count[ua] != count[ub])
+		return count[ua] > count[ub] ? -1 : 1;
+	return ua < ub ? -1 : ua > ub;
+}
+
+static void sort_units(uint32_t *u, uint64_t n, const uint32_t *count)
+{
+	/* a shell sort: qsort() has no context argument, and qsort_r is not C99 */
+	for (uint64_t gap = n / 2; gap > 0; gap /= 2)
+		for (uint64_t i = gap; i < n; i++) {
+			uint32_t x = u[i];
+			uint64_t j = i;
+
+			for (; j >= gap && by_heat(&u[j - gap], &x, (void *)count) > 0; j -= gap)
+				u[j] = u[j - gap];
+			u[j] = x;
+		}
+}
+
+static void end_epoch(struct hb_qchmu *c, struct inst *in)
+{
+	uint64_t hot = 0;
+
+	/* the units at or above the threshold, moved to the front of touched[] */
+	for (uint64_t i = 0; i < in->ntouched; i++)
+		if (in->count[in->touched[i]] >= in->threshold) {
+			uint32_t t = in->touched[hot];
+
+			in->touched[hot++] = in->touched[i];
+			in->touched[i] = t;
+		}
+	sort_units(in->touched, hot, in->count);
+	for (uint64_t i = 0; i < hot; i++)
+		push(c, in, in->touched[i], in->count[in->touched[i]]);
+	clear_counts(in);
+	in->n.epochs++;
+}
+
+uint64_t hb_qchmu_advance(struct hb_qchmu *c, uint64_t now_ns)
+{
+	for (unsigned int i = 0; i < c->p.instances; i++) {
+		struct inst *in = &c->inst[i];
+
+		if (!in->enabled || in->mode != MODE_EPOCH || now_ns < in->epoch_end)
+			continue;
+		end_epoch(c, in);
+		/* epochs missed while the machine was stopped end empty, at once */
+		in->epoch_end += in->epoch_ns * ((now_ns - in->epoch_end) / in->epoch_ns + 1);
+	}
+	return hb_qchmu_deadline(c);
+}
+
+uint64_t hb_qchmu_deadline(const struct hb_qchmu *c)
+{
+	uint64_t d = HB_QCHMU_NEVER;
+
+	for (unsigned int i = 0; i < c->p.instances; i++)
+		if (c->inst[i].enabled && c->inst[i].epoch_end < d)
+			d = c->inst[i].epoch_end;
+	return d;
+}
+
+bool hb_qchmu_irq_take(struct hb_qchmu *c)
+{
+	bool r = c->irq;
+
+	c->irq = false;
+	return r;
+}
+
+void hb_qchmu_reset(struct hb_qchmu *c)
+{
+	for (unsigned int i = 0; i < c->p.instances; i++) {
+		struct inst *in = &c->inst[i];
+
+		disable(in);
+		in->conf0 = in->conf1 = in->conf2 = 0;
+		in->status = SET(39, 32, c->p.counter_width);
+		in->head = in->tail = 0;
+		memset(in->bitmap, 0, c->bitmap_words * 8);
+		memset(in->ring, 0, (size_t)c->p.hotlist_size * 8);
+		memset(&in->n, 0, sizeof(in->n));
+	}
+	c->irq = false;
+}
+
+void hb_qchmu_counts(const struct hb_qchmu *c, unsigned int instance, struct hb_qchmu_counts *ret)
+{
+	*ret = instance < c->p.instances ? c->inst[instance].n : (struct hb_qchmu_counts){ 0 };
+}

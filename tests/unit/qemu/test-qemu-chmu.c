@@ -1,0 +1,515 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The CHMU device model that tests/qemu/patches/0002 builds into QEMU's
+ * cxl-type3 (tests/qemu/chmu/hb-chmu.c), without QEMU: its register layout
+ * against the spec's, counting at DPA in units with the range bitmap,
+ * request types and down-sampling, epochs, the hotlist ring with its fill
+ * and overflow status and interrupts, always-on mode, reset, instances that
+ * count on their own; then hotbridge's CHMU driver (devices/chmu/chmu.c)
+ * programming and draining it, the pairing the guest tests run for real.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "../../qemu/chmu/hb-chmu.h"
+#include "chmu/chmu.h"
+#include "devices.h"
+
+#define MS 1000000ULL
+#define MIB (1ULL << 20)
+#define GIB (1ULL << 30)
+
+/* spec offsets, relative to an instance (CXL r3.2 8.2.8) */
+#define I0 0x10ULL
+#define CAP0 0x00
+#define CAP1 0x08
+#define CAP2 0x10
+#define CAP3 0x18
+#define CONF0 0x40
+#define CONF1 0x48
+#define CONF2 0x50
+#define STATUS 0x60
+#define HEAD 0x68
+#define TAIL 0x6a
+
+#define C0_INT_OVERFLOW (1ULL << 9)
+#define C0_INT_FILL (1ULL << 10)
+#define C0_RANDOMIZE (1ULL << 8)
+#define C0_ENABLE (1ULL << 16)
+#define C0_RESET (1ULL << 17)
+#define ST_ENABLED 1ULL
+#define ST_OVERFLOW (1ULL << 40)
+#define ST_LEVEL (1ULL << 41)
+
+static uint64_t conf0(unsigned int m2s, uint64_t thr)
+{
+	return m2s | thr << 32;
+}
+
+/* unit log2, down-sampling log2, mode, epoch scale and value */
+static uint64_t conf1(unsigned int unit, unsigned int ds, unsigned int mode, unsigned int scale,
+		      unsigned int val)
+{
+	return unit | (uint64_t)ds << 32 | (uint64_t)mode << 40 | (uint64_t)scale << 48 |
+	       (uint64_t)val << 52;
+}
+
+static struct hb_qchmu *dev_new(uint64_t capacity, unsigned int instances, unsigned int hotlist)
+{
+	struct hb_qchmu_params p;
+	struct hb_qchmu *c = NULL;
+
+	hb_qchmu_params_default(&p, capacity);
+	p.instances = instances;
+	p.hotlist_size = hotlist;
+	p.msi_n = 7;
+	assert_null(hb_qchmu_check(&p));
+	assert_int_equal(hb_qchmu_new(&p, &c), 0);
+	return c;
+}
+
+static uint64_t inst(const struct hb_qchmu *c, unsigned int i)
+{
+	return I0 + i * (hb_qchmu_read((struct hb_qchmu *)c, 0x08, 8) & 0xffff);
+}
+
+static uint64_t rd(struct hb_qchmu *c, unsigned int i, uint64_t rel)
+{
+	return hb_qchmu_read(c, inst(c, i) + rel, 8);
+}
+
+static void wr(struct hb_qchmu *c, unsigned int i, uint64_t rel, uint64_t v, uint64_t now)
+{
+	hb_qchmu_write(c, inst(c, i) + rel, v, 8, now);
+}
+
+/* whole range tracked, 4 KiB units, 10 ms epochs, reads and writes */
+static void program(struct hb_qchmu *c, unsigned int i, uint64_t thr, uint64_t extra0,
+		    uint64_t c1, uint64_t now)
+{
+	uint64_t bm = rd(c, i, CAP2);
+
+	for (uint64_t off = bm; off < rd(c, i, CAP3); off += 8)
+		wr(c, i, off, ~0ULL, now);
+	wr(c, i, CONF1, c1, now);
+	wr(c, i, CONF0, conf0(6, thr) | extra0 | C0_RESET, now);
+	wr(c, i, CONF0, conf0(6, thr) | extra0 | C0_ENABLE, now);
+	assert_true(rd(c, i, STATUS) & ST_ENABLED);
+}
+
+static void touch(struct hb_qchmu *c, uint64_t dpa, unsigned int n, uint64_t now)
+{
+	for (unsigned int k = 0; k < n; k++)
+		hb_qchmu_access(c, dpa, 8, false, now);
+}
+
+static uint16_t tail(struct hb_qchmu *c, unsigned int i)
+{
+	return (uint16_t)hb_qchmu_read(c, inst(c, i) + TAIL, 2);
+}
+
+static uint64_t entry(struct hb_qchmu *c, unsigned int i, unsigned int n)
+{
+	return rd(c, i, rd(c, i, CAP3) + n * 8ULL);
+}
+
+static void test_registers_sit_at_the_spec_offsets(void **state)
+{
+	struct hb_qchmu *c = dev_new(512 * MIB, 2, 1024);
+	uint64_t cap0 = rd(c, 0, CAP0), cap1 = rd(c, 0, CAP1), len;
+
+	(void)state;
+	assert_int_equal(hb_qchmu_read(c, 0x00, 8) & 0xf, 1);             /* version */
+	assert_int_equal((hb_qchmu_read(c, 0x00, 8) >> 8) & 0xff, 2);      /* instances */
+	len = hb_qchmu_read(c, 0x08, 8) & 0xffff;
+	/* 512 MiB: two bitmap bits in one word after STATUS/HEAD/TAIL, then 1024 entries */
+	assert_int_equal(rd(c, 0, CAP2), 0x70);
+	assert_int_equal(rd(c, 0, CAP3), 0x78);
+	assert_int_equal(len, 0x78 + 1024 * 8);
+	assert_int_equal(hb_qchmu_size(c), 0x10 + 2 * len);
+	assert_int_equal(cap0 & 0xf, 7);                    /* MSI/MSI-X message number */
+	assert_int_equal((cap0 >> 4) & 3, 3);               /* overflow and fill interrupts */
+	assert_int_equal((cap0 >> 8) & 0x3f, 0x3f);         /* all six request types */
+	assert_int_equal(cap0 >> 48, 1024);                 /* hotlist size */
+	assert_int_equal(cap1 & 0xffffffff, 0x30);          /* 4 KiB and 8 KiB */
+	assert_int_equal((cap1 >> 48) & 3, 3);              /* epoch and always-on */
+	assert_int_equal((rd(c, 0, STATUS) >> 32) & 0xff, 16);   /* counter width */
+	/* narrow reads see the same bytes */
+	assert_int_equal(hb_qchmu_read(c, inst(c, 0) + CAP0 + 6, 2), 1024);
+	assert_int_equal(hb_qchmu_read(c, inst(c, 1) + CAP2, 4), 0x70);
+	hb_qchmu_free(c);
+}
+
+static void test_epoch_reports_units_at_or_above_threshold_hottest_first(void **state)
+{
+	struct hb_qchmu *c = dev_new(512 * MIB, 1, 64);
+
+	(void)state;
+	program(c, 0, 3, 0, conf1(12, 0, 0, 3, 1), 0);
+	touch(c, 5 * 4096, 10, 1 * MS);
+	touch(c, 2 * 4096 + 64, 3, 2 * MS);       /* exactly the threshold counts */
+	touch(c, 9 * 4096, 2, 3 * MS);            /* below it */
+	touch(c, 7 * 4096, 12, 4 * MS);
+	assert_int_equal(tail(c, 0), 0);          /* nothing before the epoch ends */
+	assert_int_equal(hb_qchmu_advance(c, 10 * MS), 20 * MS);
+	assert_int_equal(tail(c, 0), 3);
+	/* count in the low 16 bits, the unit index above */
+	assert_int_equal(entry(c, 0, 0), 7ULL << 16 | 12);
+	assert_int_equal(entry(c, 0, 1), 5ULL << 16 | 10);
+	assert_int_equal(entry(c, 0, 2), 2ULL << 16 | 3);
+	/* counts start again: unit 9's two and two more stay below 3 */
+	touch(c, 9 * 4096, 2, 11 * MS);
+	hb_qchmu_advance(c, 20 * MS);
+	assert_int_equal(tail(c, 0), 3);
+	hb_qchmu_free(c);
+}
+
+static void test_unit_size_decides_the_unit_index(void **state)
+{
+	struct hb_qchmu *c = dev_new(512 * MIB, 1, 64);
+
+	(void)state;
+	program(c, 0, 2, 0, conf1(13, 0, 0, 3, 1), 0);     /* 8 KiB units */
+	hb_qchmu_access(c, 0x2000, 8, false, MS);
+	hb_qchmu_access(c, 0x3ff8, 8, true, MS);
+	hb_qchmu_advance(c, 10 * MS);
+	assert_int_equal(tail(c, 0), 1);
+	assert_int_equal(entry(c, 0, 0), 1ULL << 16 | 2);
+	hb_qchmu_free(c);
+}
+
+static void test_range_bitmap_and_request_type_limit_counting(void **state)
+{
+	struct hb_qchmu *c = dev_new(1 * GIB, 1, 64);
+	struct hb_qchmu_counts n;
+
+	(void)state;
+	wr(c, 0, rd(c, 0, CAP2), 1ULL << 1, 0);          /* only 256..512 MiB */
+	wr(c, 0, CONF1, conf1(12, 0, 0, 3, 1), 0);
+	wr(c, 0, CONF0, conf0(1, 1) | C0_ENABLE, 0);     /* non-TEE reads only */
+	assert_true(rd(c, 0, STATUS) & ST_ENABLED);
+	hb_qchmu_access(c, 0, 8, false, MS);               /* range not tracked */
+	hb_qchmu_access(c, 300 * MIB, 8, true, MS);        /* a write */
+	hb_qchmu_access(c, 300 * MIB, 8, false, MS);       /* counted */
+	hb_qchmu_access(c, 2 * GIB, 8, false, MS);         /* beyond the device */
+	hb_qchmu_advance(c, 10 * MS);
+	hb_qchmu_counts(c, 0, &n);
+	assert_int_equal(n.accesses, 1);
+	assert_int_equal(tail(c, 0), 1);
+	assert_int_equal(entry(c, 0, 0), (300 * MIB / 4096) << 16 | 1);
+	/* the bitmap is frozen while enabled */
+	wr(c, 0, rd(c, 0, CAP2), 1ULL, 11 * MS);
+	assert_int_equal(rd(c, 0, rd(c, 0, CAP2)), 1ULL << 1);
+	hb_qchmu_free(c);
+}
+
+static void test_downsampling_counts_one_access_in_factor(void **state)
+{
+	struct hb_qchmu *c = dev_new(512 * MIB, 2, 64);
+	struct hb_qchmu_counts n0, n1;
+
+	(void)state;
+	program(c, 0, 1, 0, conf1(12, 2, 0, 3, 1), 0);              /* 1 in 4 */
+	program(c, 1, 1, C0_RANDOMIZE, conf1(12, 2, 0, 3, 1), 0);   /* 1 in 4, at random */
+	touch(c, 0, 16, MS);
+	touch(c, 4096, 4000, MS);
+	hb_qchmu_advance(c, 10 * MS);
+	assert_int_equal(entry(c, 0, 0), 1ULL << 16 | 1000);
+	assert_int_equal(entry(c, 0, 1), 0ULL << 16 | 4);
+	hb_qchmu_counts(c, 0, &n0);
+	hb_qchmu_counts(c, 1, &n1);
+	assert_int_equal(n0.sampled, 1004);
+	assert_int_equal(n1.accesses, 4016);
+	/* a fair 1-in-4 over 4016 trials: 1004 +- 5 sigma (27.4) */
+	assert_in_range(n1.sampled, 1004 - 137, 1004 + 137);
+	hb_qchmu_free(c);
+}
+
+static void test_full_hotlist_sets_overflow_without_interrupt_enable(void **state)
+{
+	struct hb_qchmu *c = dev_new(512 * MIB, 1, 4);   /* 3 usable slots */
+	struct hb_qchmu_counts n;
+
+	(void)state;
+	program(c, 0, 1, 0, conf1(12, 0, 0, 3, 1), 0);
+	for (unsigned int u = 0; u < 5; u++)
+		touch(c, u * 4096ULL, 5 - u, MS);
+	hb_qchmu_advance(c, 10 * MS);
+	assert_int_equal(tail(c, 0), 3);
+	assert_true(rd(c, 0, STATUS) & ST_OVERFLOW);
+	assert_false(hb_qchmu_irq_take(c));                /* not enabled: no interrupt */
+	hb_qchmu_counts(c, 0, &n);
+	assert_int_equal(n.entries, 3);
+	assert_int_equal(n.dropped, 2);
+	/* the hottest three got in */
+	assert_int_equal(entry(c, 0, 0) & 0xffff, 5);
+	assert_int_equal(entry(c, 0, 2) & 0xffff, 3);
+	/* write 1 to clear; the host consumes, and the next epoch fits again */
+	wr(c, 0, STATUS, ST_OVERFLOW, 11 * MS);
+	assert_false(rd(c, 0, STATUS) & ST_OVERFLOW);
+	hb_qchmu_write(c, inst(c, 0) + HEAD, 3, 2, 11 * MS);
+	touch(c, 0, 1, 12 * MS);
+	hb_qchmu_advance(c, 20 * MS);
+	assert_int_equal(tail(c, 0), 0);                   /* wrapped */
+	assert_false(rd(c, 0, STATUS) & ST_OVERFLOW);
+	hb_qchmu_free(c);
+}
+
+static void test_overflow_and_fill_raise_their_interrupts_once(void **state)
+{
+	struct hb_qchmu *c = dev_new(512 * MIB, 1, 4);
+
+	(void)state;
+	wr(c, 0, CONF2, 2, 0);
+	program(c, 0, 1, C0_INT_FILL | C0_INT_OVERFLOW, conf1(12, 0, 0, 3, 1), 0);
+	touch(c, 0, 1, MS);
+	hb_qchmu_advance(c, 10 * MS);
+	assert_false(hb_qchmu_irq_take(c));                /* 1 entry, fill level 2 */
+	assert_false(rd(c, 0, STATUS) & ST_LEVEL);
+	touch(c, 0, 1, 11 * MS);
+	hb_qchmu_advance(c, 20 * MS);
+	assert_true(rd(c, 0, STATUS) & ST_LEVEL);
+	assert_true(hb_qchmu_irq_take(c));
+	assert_false(hb_qchmu_irq_take(c));
+	touch(c, 0, 1, 21 * MS);
+	touch(c, 4096, 1, 21 * MS);
+	hb_qchmu_advance(c, 30 * MS);                       /* one fits, one overflows */
+	assert_true(rd(c, 0, STATUS) & ST_OVERFLOW);
+	assert_true(hb_qchmu_irq_take(c));
+	hb_qchmu_free(c);
+}
+
+static void test_reset_clears_ring_status_and_counts(void **state)
+{
+	struct hb_qchmu *c = dev_new(512 * MIB, 1, 4);
+
+	(void)state;
+	program(c, 0, 1, 0, conf1(12, 0, 0, 3, 1), 0);
+	for (unsigned int u = 0; u < 4; u++)
+		touch(c, u * 4096ULL, 1, MS);
+	hb_qchmu_advance(c, 10 * MS);
+	touch(c, 0, 1, 11 * MS);                            /* pending in the new epoch */
+	wr(c, 0, CONF0, conf0(6, 1) | C0_ENABLE | C0_RESET, 12 * MS);
+	assert_int_equal(tail(c, 0), 0);
+	assert_int_equal(hb_qchmu_read(c, inst(c, 0) + HEAD, 2), 0);
+	assert_false(rd(c, 0, STATUS) & ST_OVERFLOW);
+	assert_false(rd(c, 0, CONF0) & C0_RESET);          /* the bit does not stick */
+	assert_true(rd(c, 0, STATUS) & ST_ENABLED);
+	/* the epoch restarted at the reset: nothing ends at 20 ms, the count was cleared */
+	assert_int_equal(hb_qchmu_deadline(c), 22 * MS);
+	hb_qchmu_advance(c, 22 * MS);
+	assert_int_equal(tail(c, 0), 0);
+	/* the device's reset disables and clears everything */
+	hb_qchmu_reset(c);
+	assert_false(rd(c, 0, STATUS) & ST_ENABLED);
+	assert_int_equal(rd(c, 0, CONF0), 0);
+	assert_int_equal(hb_qchmu_deadline(c), HB_QCHMU_NEVER);
+	hb_qchmu_free(c);
+}
+
+static void test_unsupported_configuration_stays_disabled(void **state)
+{
+	static const struct {
+		const char *why;
+		uint64_t c0, c1;
+	} bad[] = {
+		{ "256 B units not offered", 6 | 1ULL << 32, 8 | 3ULL << 48 | 1ULL << 52 },
+		{ "epoch of 1 ms below the 10 ms minimum", 6 | 1ULL << 32, 12 | 2ULL << 48 | 1ULL << 52 },
+		{ "epoch of 200 s above the maximum", 6 | 1ULL << 32, 12 | 5ULL << 48 | 200ULL << 52 },
+		{ "threshold 0", 6, 12 | 3ULL << 48 | 1ULL << 52 },
+		{ "threshold beyond 16-bit counters", 6 | 0x10000ULL << 32, 12 | 3ULL << 48 | 1ULL << 52 },
+		{ "request type 7", 7 | 1ULL << 32, 12 | 3ULL << 48 | 1ULL << 52 },
+		{ "down-sampling factor 64 not offered", 6 | 1ULL << 32, 12 | 6ULL << 32 | 3ULL << 48 | 1ULL << 52 },
+		{ "reporting mode 2", 6 | 1ULL << 32, 12 | 2ULL << 40 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct hb_qchmu *c = dev_new(512 * MIB, 1, 64);
+
+		wr(c, 0, CONF1, bad[i].c1, 0);
+		wr(c, 0, CONF0, bad[i].c0 | C0_ENABLE, 0);
+		if (rd(c, 0, STATUS) & ST_ENABLED)
+			fail_msg("enabled with %s", bad[i].why);
+		hb_qchmu_free(c);
+	}
+}
+
+static void test_configuration_is_frozen_while_enabled(void **state)
+{
+	struct hb_qchmu *c = dev_new(512 * MIB, 1, 64);
+
+	(void)state;
+	program(c, 0, 1, 0, conf1(12, 0, 0, 3, 1), 0);
+	wr(c, 0, CONF1, conf1(13, 0, 0, 3, 1), MS);
+	assert_int_equal(rd(c, 0, CONF1) & 0xffffffff, 12);
+	/* a 4-byte write of CONF0's upper half changes the threshold, not ENABLE */
+	hb_qchmu_write(c, inst(c, 0) + CONF0 + 4, 4, 4, MS);
+	assert_true(rd(c, 0, STATUS) & ST_ENABLED);
+	assert_int_equal(rd(c, 0, CONF0) >> 32, 4);
+	touch(c, 0, 3, 2 * MS);
+	touch(c, 4096, 4, 2 * MS);
+	hb_qchmu_advance(c, 10 * MS);
+	assert_int_equal(tail(c, 0), 1);
+	assert_int_equal(entry(c, 0, 0), 1ULL << 16 | 4);
+	/* TAIL is the device's */
+	hb_qchmu_write(c, inst(c, 0) + TAIL, 9, 2, 11 * MS);
+	assert_int_equal(tail(c, 0), 1);
+	hb_qchmu_free(c);
+}
+
+static void test_always_on_reports_each_threshold_crossing(void **state)
+{
+	struct hb_qchmu *c = dev_new(512 * MIB, 1, 64);
+
+	(void)state;
+	program(c, 0, 4, C0_INT_FILL, conf1(12, 0, 1, 0, 0), 0);
+	wr(c, 0, CONF2, 1, 0);                              /* frozen: enabled already */
+	touch(c, 3 * 4096, 9, MS);
+	assert_int_equal(tail(c, 0), 2);                    /* 4 and 8, no epoch needed */
+	assert_int_equal(entry(c, 0, 0), 3ULL << 16 | 4);
+	assert_int_equal(hb_qchmu_deadline(c), HB_QCHMU_NEVER);
+	assert_false(hb_qchmu_irq_take(c));
+	hb_qchmu_free(c);
+}
+
+static void test_instances_count_on_their_own(void **state)
+{
+	struct hb_qchmu *c = dev_new(512 * MIB, 2, 64);
+
+	(void)state;
+	program(c, 0, 5, 0, conf1(12, 0, 0, 3, 1), 0);    /* 10 ms, threshold 5 */
+	program(c, 1, 2, 0, conf1(13, 0, 0, 3, 3), 0);    /* 30 ms, 8 KiB, threshold 2 */
+	touch(c, 0, 3, MS);
+	touch(c, 4096, 6, MS);
+	assert_int_equal(hb_qchmu_advance(c, 10 * MS), 20 * MS);
+	assert_int_equal(tail(c, 0), 1);
+	assert_int_equal(tail(c, 1), 0);
+	assert_int_equal(hb_qchmu_advance(c, 30 * MS), 30 * MS + 10 * MS);
+	assert_int_equal(tail(c, 1), 1);
+	assert_int_equal(entry(c, 1, 0), 0ULL << 16 | 9);   /* both 4 KiB units in one 8 KiB */
+	hb_qchmu_free(c);
+}
+
+static void test_epochs_missed_while_stopped_end_once(void **state)
+{
+	struct hb_qchmu *c = dev_new(512 * MIB, 1, 64);
+	struct hb_qchmu_counts n;
+
+	(void)state;
+	program(c, 0, 1, 0, conf1(12, 0, 0, 3, 1), 0);
+	touch(c, 0, 1, MS);
+	assert_int_equal(hb_qchmu_advance(c, 1005 * MS), 1010 * MS);
+	hb_qchmu_counts(c, 0, &n);
+	assert_int_equal(n.epochs, 1);
+	assert_int_equal(tail(c, 0), 1);
+	hb_qchmu_free(c);
+}
+
+static void test_parameters_are_checked_with_reasons(void **state)
+{
+	struct hb_qchmu_params p;
+
+	(void)state;
+	hb_qchmu_params_default(&p, 100 * MIB);
+	assert_non_null(strstr(hb_qchmu_check(&p), "256 MiB"));
+	hb_qchmu_params_default(&p, 512 * MIB);
+	p.hotlist_size = 9000;
+	assert_non_null(strstr(hb_qchmu_check(&p), "chmu-hotlist-size"));
+	hb_qchmu_params_default(&p, 512 * MIB);
+	p.instances = 9;
+	assert_non_null(strstr(hb_qchmu_check(&p), "chmu-instances"));
+	hb_qchmu_params_default(&p, 512 * MIB);
+	p.ds_factors = 0x20;
+	assert_non_null(strstr(hb_qchmu_check(&p), "chmu-ds-factors"));
+	hb_qchmu_params_default(&p, 512 * MIB);
+	assert_null(hb_qchmu_check(&p));
+}
+
+/* ---- hotbridge's driver over the model ---- */
+
+static int win_read(void *priv, uint64_t off, unsigned int width, uint64_t *val)
+{
+	*val = hb_qchmu_read(priv, off, width);
+	return 0;
+}
+
+static uint64_t win_now;
+
+static int win_write(void *priv, uint64_t off, unsigned int width, uint64_t val)
+{
+	hb_qchmu_write(priv, off, val, width, win_now);
+	return 0;
+}
+
+static void test_driver_programs_and_drains_the_model(void **state)
+{
+	struct hb_qchmu *c = dev_new(512 * MIB, 2, 256);
+	struct hb_regwin w = { win_read, win_write, c, 0 };
+	static const struct hb_chmu_range r = { 0, 512 * MIB };
+	struct hb_chmu_config cfg = {
+		.unit_size = 4096, .epoch_ns = 100 * MS, .threshold = 8, .ds_factor = 1,
+		.mode = HB_CHMU_MODE_EPOCH, .ranges = &r, .nranges = 1,
+	};
+	struct hb_hot_record rec[64];
+	struct hb_chmu *drv = NULL;
+	struct hb_err err = { 0 };
+	size_t n = 0;
+
+	(void)state;
+	w.size = hb_qchmu_size(c);
+	assert_int_equal(hb_chmu_open(&w, 1, "mem0", &drv, &err), 0);
+	assert_int_equal(hb_chmu_caps(drv)->instances, 2);
+	assert_int_equal(hb_chmu_caps(drv)->hotlist_size, 256);
+	assert_int_equal(hb_chmu_caps(drv)->counter_width, 16);
+	assert_int_equal(hb_chmu_caps(drv)->min_epoch_ns, 10 * MS);
+	assert_int_equal(hb_chmu_caps(drv)->max_epoch_ns, 100000 * MS);
+	assert_int_equal(hb_chmu_configure(drv, &cfg, &err), 0);
+	/* instance 1 counts; instance 0 was never enabled */
+	for (unsigned int u = 0; u < 20; u++)
+		touch(c, 64 * MIB + u * 4096ULL, u < 10 ? 50 : 3, 10 * MS);
+	hb_qchmu_advance(c, 100 * MS);
+	assert_int_equal(hb_chmu_drain(drv, rec, 64, &n, &err), 0);
+	assert_int_equal(n, 10);
+	for (size_t i = 0; i < n; i++) {
+		assert_string_equal(rec[i].memdev, "mem0");
+		assert_int_equal(rec[i].len, 4096);
+		assert_int_equal(rec[i].count, 50);
+		assert_in_range(rec[i].addr, 64 * MIB, 64 * MIB + 9 * 4096);
+	}
+	assert_false(rd(c, 0, STATUS) & ST_ENABLED);
+	/* drained: HEAD caught up with TAIL */
+	assert_int_equal(hb_qchmu_read(c, inst(c, 1) + HEAD, 2), tail(c, 1));
+	hb_chmu_free(drv);
+	hb_qchmu_free(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_registers_sit_at_the_spec_offsets),
+		cmocka_unit_test(test_epoch_reports_units_at_or_above_threshold_hottest_first),
+		cmocka_unit_test(test_unit_size_decides_the_unit_index),
+		cmocka_unit_test(test_range_bitmap_and_request_type_limit_counting),
+		cmocka_unit_test(test_downsampling_counts_one_access_in_factor),
+		cmocka_unit_test(test_full_hotlist_sets_overflow_without_interrupt_enable),
+		cmocka_unit_test(test_overflow_and_fill_raise_their_interrupts_once),
+		cmocka_unit_test(test_reset_clears_ring_status_and_counts),
+		cmocka_unit_test(test_unsupported_configuration_stays_disabled),
+		cmocka_unit_test(test_configuration_is_frozen_while_enabled),
+		cmocka_unit_test(test_always_on_reports_each_threshold_crossing),
+		cmocka_unit_test(test_instances_count_on_their_own),
+		cmocka_unit_test(test_epochs_missed_while_stopped_end_once),
+		cmocka_unit_test(test_parameters_are_checked_with_reasons),
+		cmocka_unit_test(test_driver_programs_and_drains_the_model),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
