@@ -127,6 +127,7 @@ struct hb_daemon {
 	size_t pfn_cap;
 	uint64_t *census;              /* live: one census window's frames */
 	size_t census_cap;
+	struct hb_idle_worker *idle_worker;   /* per-frame coldness: rounds off the loop */
 	struct hb_candidate *cand;
 	struct hb_decision *dec;
 	uint64_t *hpa;

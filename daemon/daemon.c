@@ -28,6 +28,15 @@ static int open_migrator(struct hb_daemon *d, struct hb_err *err)
 					 .rescan_ms = (unsigned int)d->cfg.rescan_ms,
 					 .dryrun_keep = d->env.dryrun_keep,
 					 .rate_bytes = (uint64_t)(d->cfg.rate_mbps * 1e6),
+					 /*
+					  * damon: apply periods of 200 ms, not 1.1 s: a
+					  * batch waits for the first apply after its commit
+					  * with the event loop blocked (the quota stays:
+					  * without one the old ranges are applied again
+					  * until the next commit lands, and move what a
+					  * freed frame holds by then)
+					  */
+					 .damon_reset_ms = 100,
 					 .damon_takeover = d->cfg.damon_takeover,
 					 .damon_state = d->cfg.damon_state,
 					 /* the damon coldness source's kdamond, made with ours */

@@ -44,6 +44,9 @@ struct hb_daemon_stats {
 	uint64_t demote_backoffs;     /* failed demotions that rested their DRAM node */
 	uint64_t demoted_freed;       /* -ENOENT: freed since the census; not in demoted */
 	uint64_t coldness_errors;     /* cycles the coldness source failed */
+	/* where demotion steps spend their time: census, idle checks, decide + move */
+	uint64_t demote_census_us, demote_coldness_us, demote_move_us;
+	uint64_t census_frames, idle_checked;   /* frames the census read, idle checks made */
 	uint64_t uevents, topology_reloads, topology_reload_failures, topology_pages_dropped;
 	double last_cycle_ms, cycle_ms_total;
 	struct hb_media_stats media;

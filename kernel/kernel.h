@@ -402,9 +402,10 @@ long hb_frames_node_ranges(struct hb_frames *f, int node, size_t max, uint64_t (
 /*
  * DAMON as a coldness reading on a stock kernel (damon-monitor.c): a
  * monitoring-only kdamond over given physical ranges (paddr operations),
- * one DAMOS scheme with action `stat` that matches every region (it moves
- * nothing), and its monitoring results read through the scheme's
- * tried_regions (`update_schemes_tried_regions`, 6.2 on).
+ * one DAMOS scheme with action `stat` that matches the regions with no
+ * access sampled (it moves nothing), and those regions read through the
+ * scheme's tried_regions (`update_schemes_tried_regions`, 6.2 on): a
+ * region not listed was accessed.
  *
  * Which kdamond: nr_kdamonds is global and can only be written while no
  * kdamond is on. The damon migrator (damon.c) owns kdamond 0 and writes

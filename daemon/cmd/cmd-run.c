@@ -66,9 +66,22 @@ static void usage(FILE *f)
  * The live host's coldness source: idle page tracking when the kernel has
  * it (exact, per page, cheap to read); else DAMON's monitoring results when
  * the damon migrator is in use (it makes the monitor's kdamond: nr_kdamonds
- * is global and fixed while one is on, kernel/kernel.h); else idle
- * page tracking's refusal, which names the missing CONFIG_IDLE_PAGE_TRACKING.
+ * is global and fixed while one is on, kernel/kernel.h), named or the one
+ * backend = auto picks; else idle page tracking's refusal, which names the
+ * missing CONFIG_IDLE_PAGE_TRACKING.
  */
+static bool damon_will_move(const struct hb_config *cfg)
+{
+	struct hb_migrator_choice c;
+
+	if (!strcmp(cfg->backend, "damon"))
+		return true;
+	if (strcmp(cfg->backend, "auto"))
+		return false;
+	hb_migrator_probe_auto(NULL, &c);
+	return c.kind == HB_MIGRATOR_DAMON;
+}
+
 static int open_live_coldness(const struct hb_config *cfg, struct hb_live_coldness **cold,
 			      struct hb_damon_coldness **dcold, struct hb_daemon_env *env)
 {
@@ -76,8 +89,8 @@ static int open_live_coldness(const struct hb_config *cfg, struct hb_live_coldne
 	uint64_t page_size = ps > 0 ? (uint64_t)ps : 4096;
 	struct hb_err err = { 0 };
 
-	if (access(HB_IDLE_BITMAP, F_OK) < 0 && !cfg->dry_run && !strcmp(cfg->backend, "damon")) {
-		if (hb_damon_coldness_new(NULL, page_size, dcold, &err) < 0) {
+	if (access(HB_IDLE_BITMAP, F_OK) < 0 && !cfg->dry_run && damon_will_move(cfg)) {
+		if (hb_damon_coldness_new(NULL, page_size, -1, dcold, &err) < 0) {
 			hb_log_early(LOG_ERR, "hotbridge run", "demote.enabled = true: %s", err.msg);
 			return -1;
 		}

@@ -204,6 +204,10 @@ void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
 	fprintf(f, "hotbridge_cycle_seconds_last %.6f\n", s->last_cycle_ms / 1e3);
 	METRIC("cycle_seconds_total", "counter", "Time spent in cycles.");
 	fprintf(f, "hotbridge_cycle_seconds_total %.6f\n", s->cycle_ms_total / 1e3);
+	METRIC("cycle_duration_seconds", "summary", "Duration of the cycles.");
+	latency_summary(f, "cycle_duration_seconds", &d->lat.cycle);
+	METRIC("demote_step_seconds", "summary", "Duration of the cycles' demotion steps (census, idle checks, moves).");
+	latency_summary(f, "demote_step_seconds", &d->lat.demote);
 	METRIC("record_to_decision_seconds", "summary", "Time from a record being made to the decision that considered it.");
 	for (int i = 0; i < 2; i++)
 		fprintf(f, "hotbridge_record_to_decision_seconds{quantile=\"%s\"} %.6f\n", i ? "0.99" : "0.5",
@@ -343,11 +347,12 @@ json_object *hb_daemon_status_json(struct hb_daemon *d)
 	return o;
 }
 
-static json_object *latency_json(const struct hb_latency_hist *h)
+/* what h counts (records, cycles), its median, p99 and maximum in us */
+static json_object *latency_json(const char *what, const struct hb_latency_hist *h)
 {
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "records", hb_daemon_json_u64(h->count));
+	json_object_object_add(o, what, hb_daemon_json_u64(h->count));
 	json_object_object_add(o, "p50", hb_daemon_json_u64(hb_latency_quantile(h, 0.50) / 1000));
 	json_object_object_add(o, "p99", hb_daemon_json_u64(hb_latency_quantile(h, 0.99) / 1000));
 	json_object_object_add(o, "max", hb_daemon_json_u64(h->max_ns / 1000));
@@ -404,6 +409,13 @@ json_object *hb_daemon_stats_json(struct hb_daemon *d)
 	json_object_object_add(o, "demoted_errors", errno_counts(&d->st.demoted));
 	json_object_object_add(o, "demoted_bytes", hb_daemon_json_u64(d->st.demoted_bytes));
 	json_object_object_add(o, "demote_backoffs", hb_daemon_json_u64(d->st.demote_backoffs));
+	x = json_object_new_object();
+	json_object_object_add(x, "census_ms", hb_daemon_json_u64(d->st.demote_census_us / 1000));
+	json_object_object_add(x, "coldness_ms", hb_daemon_json_u64(d->st.demote_coldness_us / 1000));
+	json_object_object_add(x, "move_ms", hb_daemon_json_u64(d->st.demote_move_us / 1000));
+	json_object_object_add(x, "census_frames", hb_daemon_json_u64(d->st.census_frames));
+	json_object_object_add(x, "idle_checked", hb_daemon_json_u64(d->st.idle_checked));
+	json_object_object_add(o, "demote_work", x);
 	json_object_object_add(o, "demoted_freed", hb_daemon_json_u64(d->st.demoted_freed));
 	json_object_object_add(o, "placed_pages",
 			       d->placed ? hb_daemon_json_u64(hb_placed_len(d->placed)) : NULL);
@@ -425,8 +437,10 @@ json_object *hb_daemon_stats_json(struct hb_daemon *d)
 #undef MEDIA
 	json_object_object_add(o, "device_events", x);
 	x = json_object_new_object();
-	json_object_object_add(x, "record_to_table", latency_json(&d->lat.to_table));
-	json_object_object_add(x, "record_to_decision", latency_json(&d->lat.to_decision));
+	json_object_object_add(x, "record_to_table", latency_json("records", &d->lat.to_table));
+	json_object_object_add(x, "record_to_decision", latency_json("records", &d->lat.to_decision));
+	json_object_object_add(x, "cycle", latency_json("cycles", &d->lat.cycle));
+	json_object_object_add(x, "demote_step", latency_json("cycles", &d->lat.demote));
 	json_object_object_add(o, "latency_us", x);
 	/* only with the damon migrator: measured and inferred kept apart */
 	if (d->mig && hb_migrator_damon_stats(d->mig, &ds) == 0)

@@ -147,6 +147,7 @@ struct hb_placed *hb_placed_free(struct hb_placed *p);
 int hb_placed_add(struct hb_placed *p, uint64_t hpa, int src, int node, uint64_t now_ns);
 bool hb_placed_remove(struct hb_placed *p, uint64_t hpa);
 const struct hb_placed_page *hb_placed_find(const struct hb_placed *p, uint64_t hpa);
+struct hb_placed_page *hb_placed_get(struct hb_placed *p, uint64_t hpa);   /* to change it */
 size_t hb_placed_len(const struct hb_placed *p);
 uint64_t hb_placed_hpa(const struct hb_placed *p, const struct hb_placed_page *e);
 /* Walk: *cursor starts at 0; NULL at the end. Entries may be changed, not added or removed. */
@@ -356,10 +357,13 @@ struct hb_latency_hist {
 
 struct hb_latency {
 	struct hb_latency_hist to_table, to_decision;
+	/* durations: each cycle, and its demotion step (the census and idle slices) */
+	struct hb_latency_hist cycle, demote;
 	uint64_t run_ts[HB_LATENCY_RUNS], run_n[HB_LATENCY_RUNS];
 	size_t nruns;
 };
 
+void hb_latency_hist_add(struct hb_latency_hist *h, uint64_t v_ns);
 void hb_latency_note(struct hb_latency *l, uint64_t made_ns, uint64_t n, uint64_t now_ns);
 void hb_latency_decide(struct hb_latency *l, uint64_t now_ns);
 /* the q-quantile (0 < q <= 1) in ns; 0 when empty */

@@ -31,6 +31,11 @@ static void hist_add(struct hb_latency_hist *h, uint64_t v, uint64_t n)
 		h->max_ns = v;
 }
 
+void hb_latency_hist_add(struct hb_latency_hist *h, uint64_t v_ns)
+{
+	hist_add(h, v_ns, 1);
+}
+
 void hb_latency_note(struct hb_latency *l, uint64_t made_ns, uint64_t n, uint64_t now_ns)
 {
 	if (!n)

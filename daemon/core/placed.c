@@ -127,6 +127,13 @@ const struct hb_placed_page *hb_placed_find(const struct hb_placed *p, uint64_t 
 	return p->slot[s].key ? &p->slot[s] : NULL;
 }
 
+struct hb_placed_page *hb_placed_get(struct hb_placed *p, uint64_t hpa)
+{
+	size_t s = probe(p, hpa / p->page_size + 1);
+
+	return p->slot[s].key ? &p->slot[s] : NULL;
+}
+
 size_t hb_placed_len(const struct hb_placed *p)
 {
 	return p->len;

@@ -23,6 +23,13 @@
 #include "kernel.h"
 
 #define MAX_RANGES 256
+/*
+ * A reading is a sysfs command the kdamond serves at its next aggregation
+ * (6.12's writer checks every 100 ms whether it was), then four reads a
+ * cold region: by default at most one every 2 s, so the cycles between
+ * read nothing, and a page's idle count counts readings.
+ */
+#define HB_DAMON_COLDNESS_EVERY_US 2000000ULL
 
 struct hb_damon_coldness {
 	char root[256];
@@ -30,10 +37,11 @@ struct hb_damon_coldness {
 	struct hb_frames *frames;
 	struct hb_damon_monitor *mon;
 	uint64_t last_us;         /* the previous check, or start() */
+	uint64_t every_us;        /* readings at most this often */
 };
 
-int hb_damon_coldness_new(const char *root, uint64_t page_size, struct hb_damon_coldness **ret,
-			  struct hb_err *err)
+int hb_damon_coldness_new(const char *root, uint64_t page_size, int64_t every_us,
+			  struct hb_damon_coldness **ret, struct hb_err *err)
 {
 	_hb_cleanup_(hb_damon_coldness_freep) struct hb_damon_coldness *dc = calloc(1, sizeof(*dc));
 	int r;
@@ -44,6 +52,7 @@ int hb_damon_coldness_new(const char *root, uint64_t page_size, struct hb_damon_
 		return hb_err_set(err, -ENAMETOOLONG, "damon coldness: root %s: too long", root);
 	snprintf(dc->root, sizeof(dc->root), "%s", root ? root : "");
 	dc->page_size = page_size;
+	dc->every_us = every_us < 0 ? HB_DAMON_COLDNESS_EVERY_US : (uint64_t)every_us;
 	if ((r = hb_frames_open(root, page_size, &dc->frames, err)) < 0)
 		return r;
 	*ret = HB_TAKE_PTR(dc);
@@ -120,6 +129,8 @@ static int damon_check_idle(void *priv, size_t n, const uint64_t *pfn, uint8_t *
 
 	if (!dc->mon)
 		return -ENOTCONN;    /* not started: the migrator is not damon */
+	if (now - dc->last_us < dc->every_us)
+		return -EAGAIN;      /* too soon for another reading: see the top */
 	nr = hb_damon_monitor_regions(dc->mon, &reg, &err);
 	if (nr < 0)
 		return (int)nr;

@@ -32,10 +32,20 @@ struct hb_coldness_ops {
 	 * frames the census takes (bit n: node n).
 	 */
 	bool damon;
+	/*
+	 * true: mark_idle and check_idle cost the kernel work per frame (page
+	 * idle tracking's rmap walks), so the daemon gives them a slice of the
+	 * placed pages a cycle, within demote.step_ms; false: all at once
+	 */
+	bool per_frame;
 	int (*start)(void *priv, uint64_t node_mask, struct hb_err *err);
 	/* mark pfn[0..n) idle now; 0 or -errno */
 	int (*mark_idle)(void *priv, size_t n, const uint64_t *pfn);
-	/* idle[i] = 1 when pfn[i] was not accessed since it was last marked, else 0; 0 or -errno */
+	/*
+	 * idle[i] = 1 when pfn[i] was not accessed since it was last marked,
+	 * else 0; 0, -EAGAIN when the source has nothing new yet (no page is
+	 * then checked nor marked), or -errno
+	 */
 	int (*check_idle)(void *priv, size_t n, const uint64_t *pfn, uint8_t *idle);
 	/*
 	 * NULL, or (live hosts) the next window of DRAM node's frames, at
@@ -69,10 +79,12 @@ struct hb_coldness hb_live_coldness(struct hb_live_coldness *lc);
  * idle page tracking: the census as above, coldness from a monitoring
  * kdamond over the online memory of the census nodes, set up by start()
  * (after the damon migrator made its kdamond). root NULL or "" = "/".
+ * A reading costs sysfs round trips the kdamond serves: at most one every
+ * every_us (-1: 2 s); a check sooner is -EAGAIN.
  */
 struct hb_damon_coldness;
-int hb_damon_coldness_new(const char *root, uint64_t page_size, struct hb_damon_coldness **ret,
-			  struct hb_err *err);
+int hb_damon_coldness_new(const char *root, uint64_t page_size, int64_t every_us,
+			  struct hb_damon_coldness **ret, struct hb_err *err);
 struct hb_damon_coldness *hb_damon_coldness_free(struct hb_damon_coldness *dc);
 HB_DEFINE_CLEANUP(struct hb_damon_coldness *, hb_damon_coldness_free)
 struct hb_coldness hb_damon_coldness(struct hb_damon_coldness *dc);

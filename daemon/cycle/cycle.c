@@ -14,7 +14,7 @@
 
 int hb_daemon_cycle(struct hb_daemon *d)
 {
-	uint64_t t0 = hb_daemon_clock(d), started = hb_now_ns();
+	uint64_t t0 = hb_daemon_clock(d), started = hb_now_ns(), took;
 	struct hb_daemon_stats before = d->st;
 	struct hb_migrate_counts mc = { 0 };
 	size_t n, np;
@@ -27,7 +27,10 @@ int hb_daemon_cycle(struct hb_daemon *d)
 	/* 2. demote what went cold where DRAM runs short, then decide (not while paused) */
 	hb_daemon_refresh_nodes(d);
 	if (d->placed && !d->paused) {
+		uint64_t s0 = hb_now_ns();
+
 		hb_daemon_demote_step(d, t0);
+		hb_latency_hist_add(&d->lat.demote, hb_now_ns() - s0);
 		hb_daemon_refresh_nodes(d);
 	}
 	n = d->paused ? 0 : hb_heat_collect(d->heat, d->pcfg.threshold, d->cand, MAX_CANDIDATES);
@@ -62,7 +65,9 @@ int hb_daemon_cycle(struct hb_daemon *d)
 	/* 4. decay, report */
 	hb_heat_tick(d->heat);
 	d->st.cycles++;
-	d->st.last_cycle_ms = (double)(hb_now_ns() - started) / 1e6;
+	took = hb_now_ns() - started;
+	d->st.last_cycle_ms = (double)took / 1e6;
+	hb_latency_hist_add(&d->lat.cycle, took);
 	d->st.cycle_ms_total += d->st.last_cycle_ms;
 	if (d->cfg.metrics_textfile[0])
 		hb_daemon_write_textfile(d);

@@ -16,6 +16,7 @@
 
 #include "daemon-private.h"
 #include "control/history-json.h"
+#include "cycle/idle-worker.h"
 
 void hb_daemon_demote_config(struct hb_daemon *d)
 {
@@ -96,6 +97,7 @@ void hb_daemon_demote_free(struct hb_daemon *d)
 	free(d->pfn);
 	free(d->idle);
 	free(d->census);
+	d->idle_worker = hb_idle_worker_free(d->idle_worker);
 	d->pfn = d->census = NULL;
 	d->idle = NULL;
 	d->pfn_cap = d->census_cap = 0;
@@ -123,54 +125,28 @@ static bool census_node(const struct hb_daemon *d, int t)
 	return d->pcfg.target_node >= 0 ? t == d->pcfg.target_node : n->has_cpus;
 }
 
-static bool in_census(const uint64_t *pfn, size_t n, uint64_t x)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (pfn[mid] == x)
-			return true;
-		if (pfn[mid] < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
-}
-
-/* node t's window [win[0], win[1]) holds the movable frames pfn[0..n): placed follows */
+/*
+ * node t's window [win[0], win[1]) holds the movable frames pfn[0..n)
+ * (ascending): placed follows, at a hash lookup a frame of the window
+ */
 static int census_apply(struct hb_daemon *d, int t, const uint64_t win[2], const uint64_t *pfn,
 			size_t n, uint64_t t0)
 {
-	uint64_t ps = d->pcfg.page_size, *gone = NULL;
-	size_t ngone = 0, cap = 0, cur = 0;
-	struct hb_placed_page *e;
+	uint64_t ps = d->pcfg.page_size;
+	size_t i = 0;
 	int r = 0;
 
-	while ((e = hb_placed_next(d->placed, &cur))) {
-		uint64_t f = hb_placed_hpa(d->placed, e) / ps;
+	for (uint64_t f = win[0]; f < win[1]; f++) {
+		const struct hb_placed_page *e = hb_placed_find(d->placed, f * ps);
 
-		if (e->node != t || f < win[0] || f >= win[1] || in_census(pfn, n, f))
-			continue;
-		if (ngone == cap) {
-			uint64_t *g = realloc(gone, (cap = cap ? cap * 2 : 256) * sizeof(*g));
-
-			if (!g) {
-				free(gone);
-				return -ENOMEM;
-			}
-			gone = g;
+		if (i < n && pfn[i] == f) {
+			i++;
+			if (!e && r == 0)
+				r = hb_placed_add(d->placed, f * ps, d->dcfg.cxl_node, t, t0);
+		} else if (e && e->node == t) {
+			hb_placed_remove(d->placed, f * ps);
 		}
-		gone[ngone++] = f * ps;
 	}
-	for (size_t i = 0; i < ngone; i++)
-		hb_placed_remove(d->placed, gone[i]);
-	free(gone);
-	for (size_t i = 0; i < n && r == 0; i++)
-		if (!hb_placed_find(d->placed, pfn[i] * ps))
-			r = hb_placed_add(d->placed, pfn[i] * ps, d->dcfg.cxl_node, t, t0);
 	if (r == -ENOSPC) {
 		hb_dlog(d, LOG_DEBUG, "placed pages: table full, node %d's census from PFN 0x%llx "
 			"not tracked", t, (unsigned long long)win[0]);
@@ -196,48 +172,95 @@ static bool worth_tracking(const struct hb_daemon *d)
 	return false;
 }
 
-/* Live hosts: the census of the next window of each promotion target's frames. */
-static int take_census(struct hb_daemon *d, uint64_t t0)
+/*
+ * Live hosts: a cycle's census gets demote.step_ms, in windows of at most
+ * these many frames of each node; a window is done once begun, and every
+ * cycle does at least one a node, so the census goes on whatever the
+ * budget. (Per-frame idle checks run off the loop: idle-worker.h.)
+ */
+#define CENSUS_CHUNK 16384
+
+/* Live hosts: the census of the next windows of each promotion target's frames. */
+static int take_census(struct hb_daemon *d, uint64_t t0, uint64_t until)
 {
 	const struct hb_coldness *c = &d->env.coldness;
-	size_t max = (size_t)((d->cfg.demote_scan_mb << 20) / d->pcfg.page_size);
+	uint64_t max = (d->cfg.demote_scan_mb << 20) / d->pcfg.page_size;
+	size_t chunk = (size_t)(max < CENSUS_CHUNK ? max : CENSUS_CHUNK);
 	struct hb_err err = { 0 };
 
 	if (!c->ops->census)
 		return 0;
-	if (max > d->census_cap) {
-		uint64_t *p = realloc(d->census, max * sizeof(*p));
+	if (chunk > d->census_cap) {
+		uint64_t *p = realloc(d->census, chunk * sizeof(*p));
 
 		if (!p)
 			return -ENOMEM;
 		d->census = p;
-		d->census_cap = max;
+		d->census_cap = chunk;
 	}
 	for (int t = 0; t < HB_MAX_NODES; t++) {
-		uint64_t win[2];
-		long n;
-		int r;
+		uint64_t seen = 0, win[2];
 
 		if (!census_node(d, t))
 			continue;
-		n = c->ops->census(c->priv, t, max, d->census, win, &err);
-		if (n == -ENOENT)
-			continue;   /* no online memory block: nothing to demote */
-		if (n < 0) {
-			hb_dlog(d, LOG_WARNING, "%s", err.msg);
-			return (int)n;
-		}
-		if ((r = census_apply(d, t, win, d->census, (size_t)n, t0)) < 0)
-			return r;
+		do {
+			size_t want = (size_t)(max - seen < chunk ? max - seen : chunk);
+			long n = c->ops->census(c->priv, t, want, d->census, win, &err);
+			int r;
+
+			if (n == -ENOENT)
+				break;   /* no online memory block: nothing to demote */
+			if (n < 0) {
+				hb_dlog(d, LOG_WARNING, "%s", err.msg);
+				return (int)n;
+			}
+			if ((r = census_apply(d, t, win, d->census, (size_t)n, t0)) < 0)
+				return r;
+			d->st.census_frames += win[1] - win[0];
+			/* a window short of want ended at the node's end: its pass is done */
+			if (win[1] - win[0] < want)
+				break;
+			seen += win[1] - win[0];
+		} while (seen < max && hb_now_ns() < until);
 	}
+	return 0;
+}
+
+/* the idle counts of e (checked) from idle; a frame in use starts its time again */
+static void fold_idle(struct hb_daemon *d, struct hb_placed_page *e, bool idle, uint64_t t0)
+{
+	if (idle) {
+		e->idle = (uint16_t)(e->idle < UINT16_MAX ? e->idle + 1 : e->idle);
+	} else {
+		e->idle = 0;
+		if (d->env.coldness.ops->census)
+			e->since_ns = t0;
+	}
+}
+
+static int coldness_buffers(struct hb_daemon *d, size_t n)
+{
+	uint64_t *pfn;
+	uint8_t *idle;
+
+	if (n <= d->pfn_cap)
+		return 0;
+	pfn = realloc(d->pfn, n * sizeof(*pfn));
+	if (pfn)
+		d->pfn = pfn;
+	idle = pfn ? realloc(d->idle, n) : NULL;
+	if (!idle)
+		return -ENOMEM;
+	d->idle = idle;
+	d->pfn_cap = n;
 	return 0;
 }
 
 /*
  * Idle counts from the coldness source, then every placed page marked idle
- * again. Live hosts: a frame found in use (or new) starts its time again.
+ * again: all at once.
  */
-static int refresh_coldness(struct hb_daemon *d, uint64_t t0)
+static int refresh_all(struct hb_daemon *d, uint64_t t0)
 {
 	const struct hb_coldness *c = &d->env.coldness;
 	size_t n = hb_placed_len(d->placed), k = 0, cur = 0;
@@ -246,34 +269,18 @@ static int refresh_coldness(struct hb_daemon *d, uint64_t t0)
 
 	if (!n)
 		return 0;
-	if (n > d->pfn_cap) {
-		uint64_t *pfn = realloc(d->pfn, n * sizeof(*pfn));
-		uint8_t *idle = pfn ? realloc(d->idle, n) : NULL;
-
-		if (pfn)
-			d->pfn = pfn;
-		if (!idle)
-			return -ENOMEM;
-		d->idle = idle;
-		d->pfn_cap = n;
-	}
+	if ((r = coldness_buffers(d, n)) < 0)
+		return r;
 	while ((e = hb_placed_next(d->placed, &cur)))
 		if (e->marked)
 			d->pfn[k++] = hb_placed_hpa(d->placed, e) / d->pcfg.page_size;
 	if (k && (r = c->ops->check_idle(c->priv, k, d->pfn, d->idle)) < 0)
-		return r;
+		return r == -EAGAIN ? 0 : r;
+	d->st.idle_checked += k;
 	k = cur = 0;
-	while ((e = hb_placed_next(d->placed, &cur))) {
-		if (!e->marked)
-			continue;
-		if (d->idle[k++]) {
-			e->idle = (uint16_t)(e->idle < UINT16_MAX ? e->idle + 1 : e->idle);
-		} else {
-			e->idle = 0;
-			if (c->ops->census)
-				e->since_ns = t0;
-		}
-	}
+	while ((e = hb_placed_next(d->placed, &cur)))
+		if (e->marked)
+			fold_idle(d, e, d->idle[k++], t0);
 	k = cur = 0;
 	while ((e = hb_placed_next(d->placed, &cur))) {
 		d->pfn[k++] = hb_placed_hpa(d->placed, e) / d->pcfg.page_size;
@@ -282,16 +289,95 @@ static int refresh_coldness(struct hb_daemon *d, uint64_t t0)
 	return c->ops->mark_idle(c->priv, k, d->pfn);
 }
 
+/*
+ * The same for a source whose checks cost the kernel per frame
+ * (idle-worker.h): rounds over every placed page on the worker's thread,
+ * in the event loop; at once on this one otherwise (one cycle at a time:
+ * --once, the tests). A finished round's answers count for the pages still
+ * placed; pages placed since are in the next round.
+ */
+static int fold_round(struct hb_daemon *d, uint64_t t0)
+{
+	const uint64_t *pfn;
+	const uint8_t *idle;
+	const bool *was;
+	struct hb_placed_page *e;
+	uint64_t took;
+	size_t n;
+	int r = hb_idle_worker_take(d->idle_worker, &n, &pfn, &was, &idle, &took);
+
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++) {
+		d->st.idle_checked += was[i];
+		if (!(e = hb_placed_get(d->placed, pfn[i] * d->pcfg.page_size)))
+			continue;
+		if (was[i] && e->marked)
+			fold_idle(d, e, idle[i], t0);
+		e->marked = true;
+	}
+	return 0;
+}
+
+static int start_round(struct hb_daemon *d)
+{
+	struct hb_placed_page *e;
+	size_t cur = 0, k = 0;
+	uint64_t *pfn;
+	bool *marked;
+	int r;
+
+	if (!hb_placed_len(d->placed))
+		return -ENODATA;
+	r = hb_idle_worker_prepare(d->idle_worker, hb_placed_len(d->placed), &pfn, &marked);
+	if (r < 0)
+		return r;
+	while ((e = hb_placed_next(d->placed, &cur))) {
+		pfn[k] = hb_placed_hpa(d->placed, e) / d->pcfg.page_size;
+		marked[k++] = e->marked;
+	}
+	hb_idle_worker_start(d->idle_worker, !d->looping);
+	return 0;
+}
+
+static int refresh_rounds(struct hb_daemon *d, uint64_t t0)
+{
+	int r;
+
+	if (!d->idle_worker &&
+	    (r = hb_idle_worker_new(&d->env.coldness, &d->idle_worker)) < 0)
+		return r;
+	if (hb_idle_worker_busy(d->idle_worker))
+		return 0;
+	if ((r = fold_round(d, t0)) < 0 && r != -ENODATA)
+		return r;
+	if ((r = start_round(d)) < 0)
+		return r == -ENODATA ? 0 : r;
+	if (!d->looping && (r = fold_round(d, t0)) < 0)
+		return r;
+	return 0;
+}
+
 void hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0)
 {
 	struct hb_migrate_counts mc = { 0 };
-	uint64_t mask = 0, rest = t0 + 10 * d->cfg.interval_ms * 1000000ULL, moved_at, freed;
+	uint64_t mask = 0, rest = t0 + 10 * d->cfg.interval_ms * 1000000ULL, moved_at, freed, s0, s1, budget;
 	size_t n, np;
 	int r;
 
 	if (!d->placed || d->paused || !worth_tracking(d))
 		return;
-	if ((r = take_census(d, t0)) < 0 || (r = refresh_coldness(d, t0)) < 0) {
+	s0 = hb_now_ns();
+	budget = d->cfg.demote_step_ms * 1000000ULL;
+	r = take_census(d, t0, s0 + budget);
+	s1 = hb_now_ns();
+	d->st.demote_census_us += (s1 - s0) / 1000;
+	if (r == 0) {
+		r = d->env.coldness.ops->per_frame ? refresh_rounds(d, t0) : refresh_all(d, t0);
+		s0 = hb_now_ns();
+		d->st.demote_coldness_us += (s0 - s1) / 1000;
+	}
+	if (r < 0) {
 		d->st.coldness_errors++;
 		hb_dlog(d, LOG_WARNING, "coldness (%s): %s, no demotion this cycle",
 			d->env.coldness.ops->name, strerror(-r));
@@ -310,6 +396,7 @@ void hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0)
 	np = hb_daemon_move(d, n, HB_REASON_DEMOTE, "demotion", &mc, &d->st.demoted,
 			    &d->st.demoted_freed);
 	freed = d->st.demoted_freed - freed;
+	d->st.demote_move_us += (hb_now_ns() - s0) / 1000;
 	/* the records' clock, not the rule clock: the stale rule compares their times with it */
 	moved_at = hb_now_ns();
 	for (size_t i = 0; i < np; i++) {

@@ -43,6 +43,8 @@ static struct {
 	size_t nreg;
 	unsigned int updates;
 } fk;
+/* the source's readings at most this often (0: every check) */
+static int64_t every_us;
 
 static void get(const char *rel, char *buf, size_t size)
 {
@@ -108,6 +110,7 @@ static int setup(void **state)
 
 	(void)state;
 	memset(&fk, 0, sizeof(fk));
+	every_us = 0;
 	node0_tree("test-demote-damon");
 	for (int p = 16; p < 32; p++)
 		kpf[p] = BIT(HB_KPF_LRU) | BIT(HB_KPF_MMAP);
@@ -125,7 +128,7 @@ static int damon_daemon(struct hb_emulated_host *host, struct hb_config *cfg,
 	struct hb_daemon_env env = { .quiet = true, .keep_capabilities = true };
 	int r;
 
-	assert_int_equal(hb_damon_coldness_new(root, PS, ret_cold, err), 0);
+	assert_int_equal(hb_damon_coldness_new(root, PS, every_us, ret_cold, err), 0);
 	env.coldness = hb_damon_coldness(*ret_cold);
 	assert_int_equal(hb_emulated_platform_new(host, &env.platform, err), 0);
 	assert_int_equal(hb_migrator_new(mover, &mc, &env.migrator, err), 0);
@@ -243,6 +246,47 @@ static void test_demote_damon_refuses_what_it_cannot_do(void **state)
 	cold = hb_damon_coldness_free(cold);
 }
 
+/*
+ * A reading costs DAMON sysfs round trips that block the cycle: checks
+ * sooner than the source's period read nothing and change no idle count
+ * (issue 30: cycles of 1-9 s under TCG with a reading every cycle).
+ */
+static void test_demote_damon_reads_at_most_once_a_period(void **state)
+{
+	struct hb_emulated_host host = { .dram_free = (1024ULL + 4) << 20 };
+	struct hb_damon_coldness *cold = NULL;
+	struct hb_daemon *d = NULL;
+	struct hb_config cfg;
+	struct hb_err err = { 0 };
+	size_t other;
+
+	(void)state;
+	every_us = 300000;
+	live_config(&cfg);
+	assert_int_equal(damon_daemon(&host, &cfg, HB_MIGRATOR_DRYRUN, &cold, &d, &err), 0);
+	regions((struct hb_damon_region){ 16 * PS, 20 * PS, 3, 4 },
+		(struct hb_damon_region){ 20 * PS, 32 * PS, 0, 50 });
+	/* census, then checks within 300 ms of the start: no reading, nothing cold */
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(hb_daemon_cycle(d), 0);
+	assert_int_equal(fk.updates, 0);
+	assert_int_equal(asked(d, &other), 0);
+	/* a period later one reading, and at once no second */
+	usleep(320000);
+	assert_int_equal(hb_daemon_cycle(d), 0);
+	assert_int_equal(hb_daemon_cycle(d), 0);
+	assert_int_equal(fk.updates, 1);
+	assert_int_equal(asked(d, &other), 0);
+	/* the second reading makes the unaccessed region's frames cold twice: they go */
+	usleep(320000);
+	assert_int_equal(hb_daemon_cycle(d), 0);
+	assert_int_equal(fk.updates, 2);
+	assert_int_equal(asked(d, &other), (0xff0000ULL & ~0xf0000ULL) | 0xfe000000ULL);
+	assert_int_equal(other, 0);
+	hb_daemon_free(d);
+	hb_damon_coldness_free(cold);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -250,6 +294,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_demote_damon_moves_frames_of_unaccessed_regions),
 		T(test_demote_damon_refuses_what_it_cannot_do),
+		T(test_demote_damon_reads_at_most_once_a_period),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
