@@ -128,6 +128,7 @@ struct hb_daemon {
 	uint64_t *census;              /* live: one census window's frames */
 	size_t census_cap;
 	struct hb_idle_worker *idle_worker;   /* per-frame coldness: rounds off the loop */
+	uint64_t idle_next_ns;         /* ... the next round not before (machine clock) */
 	struct hb_candidate *cand;
 	struct hb_decision *dec;
 	uint64_t *hpa;

@@ -71,7 +71,8 @@ struct hb_config {
 	int64_t demote_cxl_node;     /* -1: the source node each page came from */
 	uint64_t demote_cold_cycles; /* idle checks in a row before a page is cold */
 	uint64_t demote_scan_mb;     /* live: census of this much of each DRAM node a cycle */
-	uint64_t demote_step_ms;     /* live: census and idle checks a cycle, at most */
+	uint64_t demote_step_ms;     /* live: census a cycle, at most */
+	uint64_t demote_idle_cpu_pct; /* live, page_idle: its thread's share of a CPU */
 	/* [migrate] */
 	char backend[16];            /* auto | phys | damon | pagemap | dryrun */
 	int64_t syscall_nr;          /* 0 = from the kernel's sysfs */

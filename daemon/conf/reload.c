@@ -68,7 +68,7 @@ static const char *const live_keys[] = {
 	"policy.threshold", "policy.top_k", "policy.hysteresis_ms", "policy.rate_mbps",
 	"policy.burst_mb", "policy.watermark_mb", "policy.target_node",
 	"demote.room_mb", "demote.rate_pages", "demote.cxl_floor_mb", "demote.cxl_node",
-	"demote.cold_cycles", "demote.scan_mb", "demote.step_ms",
+	"demote.cold_cycles", "demote.scan_mb", "demote.step_ms", "demote.idle_cpu_pct",
 };
 
 struct reload_diff {
@@ -146,6 +146,7 @@ static int reload(struct hb_daemon *d, struct hb_err *err)
 	d->cfg.demote_cold_cycles = next->demote_cold_cycles;
 	d->cfg.demote_scan_mb = next->demote_scan_mb;
 	d->cfg.demote_step_ms = next->demote_step_ms;
+	d->cfg.demote_idle_cpu_pct = next->demote_idle_cpu_pct;
 	hb_daemon_demote_config(d);
 	d->cfg.interval_ms = next->interval_ms;
 	memcpy(d->cfg.log_level, next->log_level, sizeof(d->cfg.log_level));

@@ -199,7 +199,7 @@ static int take_census(struct hb_daemon *d, uint64_t t0, uint64_t until)
 		d->census_cap = chunk;
 	}
 	for (int t = 0; t < HB_MAX_NODES; t++) {
-		uint64_t seen = 0, win[2];
+		uint64_t seen = 0, prev_end = 0, win[2];
 
 		if (!census_node(d, t))
 			continue;
@@ -217,9 +217,13 @@ static int take_census(struct hb_daemon *d, uint64_t t0, uint64_t until)
 			if ((r = census_apply(d, t, win, d->census, (size_t)n, t0)) < 0)
 				return r;
 			d->st.census_frames += win[1] - win[0];
-			/* a window short of want ended at the node's end: its pass is done */
-			if (win[1] - win[0] < want)
+			/*
+			 * a window short of want ended at the node's end, one
+			 * below the last began a new pass: the pass is done
+			 */
+			if (win[1] - win[0] < want || win[0] < prev_end)
 				break;
+			prev_end = win[1];
 			seen += win[1] - win[0];
 		} while (seen < max && hb_now_ns() < until);
 	}
@@ -308,6 +312,11 @@ static int fold_round(struct hb_daemon *d, uint64_t t0)
 
 	if (r < 0)
 		return r;
+	/* the next round after a pause: the thread keeps demote.idle_cpu_pct of a CPU */
+	d->idle_next_ns = hb_now_ns() + took * (100 - d->cfg.demote_idle_cpu_pct) /
+					  d->cfg.demote_idle_cpu_pct;
+	d->st.idle_rounds++;
+	d->st.idle_round_us += took / 1000;
 	for (size_t i = 0; i < n; i++) {
 		d->st.idle_checked += was[i];
 		if (!(e = hb_placed_get(d->placed, pfn[i] * d->pcfg.page_size)))
@@ -351,6 +360,8 @@ static int refresh_rounds(struct hb_daemon *d, uint64_t t0)
 		return 0;
 	if ((r = fold_round(d, t0)) < 0 && r != -ENODATA)
 		return r;
+	if (d->looping && hb_now_ns() < d->idle_next_ns)
+		return 0;
 	if ((r = start_round(d)) < 0)
 		return r == -ENODATA ? 0 : r;
 	if (!d->looping && (r = fold_round(d, t0)) < 0)

@@ -6,7 +6,8 @@
  * time, a round over every placed page (check the marked ones, then mark
  * them all idle). The cycle starts a round when none runs and folds the
  * last one's answers in when it has finished; records keep flowing
- * meanwhile, and a page's idle count counts rounds.
+ * meanwhile, and a page's idle count counts rounds. (The cycle spaces the
+ * rounds so that the thread takes at most demote.idle_cpu_pct of a CPU.)
  *
  * The thread only calls the source's check_idle and mark_idle, on arrays
  * of its job; the census and everything else stay on the loop's thread
