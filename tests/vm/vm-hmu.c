@@ -351,28 +351,46 @@ static int read_regs(const char *bar, struct regs *r)
 	return 0;
 }
 
-static int t_data(int node, const char *bar)
+/*
+ * npages pages on node, written once, and a good event of threshold thr
+ * with an AUX area of aux_pages (what: "a 16-page"), mapped into m: one TAP
+ * line for the event. 0, or -1 when the test cannot go on.
+ */
+static int busy_event(int node, size_t npages, uint64_t thr, size_t aux_pages, const char *what,
+		      uint8_t **basep, struct mapped *m)
 {
-	size_t pg = (size_t)vm_page_size(), npages = 64;
-	struct drained d = { 0 };
-	unsigned int wakeups = 0;
-	struct regs rg = { 0 };
-	struct mapped m;
+	size_t pg = (size_t)vm_page_size();
 	uint8_t *base;
 	int fd, r;
 
 	base = vm_map_on_node(npages * pg, node, -1, false);
 	if (!base) {
 		tap_ok(false, "map %zu pages on node %d", npages, node);
-		return tap_done();
+		return -1;
 	}
 	memset(base, 1, npages * pg);
-	fd = open_good(8);
-	r = fd < 0 ? -errno : map_event(&m, fd, 16, true);
-	tap_ok(r == 0, "an event with a 16-page AUX area (%s)", r ? strerror(-r) : "ok");
+	fd = open_good(thr);
+	r = fd < 0 ? -errno : map_event(m, fd, aux_pages, true);
+	tap_ok(r == 0, "an event with %s AUX area (%s)", what, r ? strerror(-r) : "ok");
 	if (r)
+		return -1;
+	*basep = base;
+	return 0;
+}
+
+static int t_data(int node, const char *bar)
+{
+	size_t npages = 64;
+	struct drained d = { 0 };
+	unsigned int wakeups = 0;
+	struct regs rg = { 0 };
+	struct mapped m;
+	uint8_t *base;
+	int r;
+
+	if (busy_event(node, npages, 8, 16, "a 16-page", &base, &m))
 		return tap_done();
-	tap_ok(ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) == 0, "enabled");
+	tap_ok(ioctl(m.fd, PERF_EVENT_IOC_ENABLE, 0) == 0, "enabled");
 	if (read_regs(bar, &rg) == 0)
 		tap_ok(rg.conf0 & (1ULL << 16) && rg.status & 1 && rg.conf0 & (3ULL << 9),
 		       "while open: CONF0 0x%llx enables the instance and both interrupts, STATUS "
@@ -402,26 +420,16 @@ static int t_data(int node, const char *bar)
 
 static int t_small(int node)
 {
-	size_t pg = (size_t)vm_page_size(), npages = 2048;
+	size_t npages = 2048;
 	uint64_t lost0 = pmu_u64("lost_entries");
 	struct drained d = { 0 };
 	unsigned int wakeups = 0;
 	struct mapped m;
 	uint8_t *base;
-	int fd, r;
 
-	base = vm_map_on_node(npages * pg, node, -1, false);
-	if (!base) {
-		tap_ok(false, "map %zu pages on node %d", npages, node);
+	if (busy_event(node, npages, 1, 1, "a one-page", &base, &m))
 		return tap_done();
-	}
-	memset(base, 1, npages * pg);
-	fd = open_good(1);
-	r = fd < 0 ? -errno : map_event(&m, fd, 1, true);
-	tap_ok(r == 0, "an event with a one-page AUX area (%s)", r ? strerror(-r) : "ok");
-	if (r)
-		return tap_done();
-	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	ioctl(m.fd, PERF_EVENT_IOC_ENABLE, 0);
 	touch_and_drain(base, npages, 3.0, &m, &d, &wakeups);
 	tap_ok(d.partial > 0 && pmu_u64("lost_entries") > lost0 && !d.bad,
 	       "%zu busy pages a 100 ms epoch, 4 KiB of AUX: %llu entries delivered in %llu "
