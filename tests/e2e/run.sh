@@ -119,8 +119,9 @@ elif [ "$mode" = hmu-edges ]; then
 	rc=0
 	: >"$out/guest.log"
 	for phase in main unbind; do
-		# unbind: a device with two CHMU instances
-		"${guest[@]}" --chmu "$([ $phase = unbind ] && echo 2 || echo 1)" --timeout 900 --extra "$here/hb-vm-hmu-edges.sh" --extra "$ko" \
+		# a device with two CHMU instances (main: hot-unplug on the
+		# second's CPU; unbind: one instance's PMU goes at once)
+		"${guest[@]}" --chmu 2 --timeout 900 --extra "$here/hb-vm-hmu-edges.sh" --extra "$ko" \
 			--state "$out/$phase" hb-vm-hmu-edges.sh "$phase" \
 			>"$out/guest-$phase.log" 2>&1 || rc=$?
 		sed "s/^/[$phase] /" "$out/guest-$phase.log" >>"$out/guest.log"
