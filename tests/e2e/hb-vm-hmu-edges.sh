@@ -24,6 +24,13 @@ okif() { d=$1; shift; if "$@"; then ok 0 "$d"; else ok 1 "$d"; fi; }
 first_pmu() { for p in /sys/bus/event_source/devices/cxl_hmu_*; do [ -d "$p" ] && echo "${p##*/}" && return; done; }
 dmesg_has() { dmesg | grep -q "$1"; }
 write_to() { echo "$1" >"$2"; }
+# on the lockdep kernel (run.sh --kernel debug): lockdep still checking
+# at the end of a phase (a report, or running out of entries, stops it)
+lockdep_on() {
+	[ -r /proc/lockdep_stats ] || return 0
+	grep -E "lock-classes|dependency chains|debug_locks" /proc/lockdep_stats | sed 's/^ */# lockdep: /'
+	okif "lockdep still on after the $phase phase" grep -qE "debug_locks: +1$" /proc/lockdep_stats
+}
 not() { ! "$@"; }
 # the interrupt of a PMU: /proc/interrupts ends with its action names,
 # "a, b" when instances share the vector
@@ -129,6 +136,7 @@ if [ "$phase" = unbind ]; then
 	rmmod cxl_hmu
 	ok $? "rmmod cxl_hmu"
 	okif "the block released in /proc/iomem" not grep -q cxl_hmu /proc/iomem
+	lockdep_on
 	echo "1..$n"
 	exit 0
 fi
@@ -219,5 +227,6 @@ echo
 daemon_stop
 ok $? "the daemon stops cleanly"
 grep -E "error|warn" /tmp/w/run.log | head -3 | sed 's/^/# run: /'
+lockdep_on
 echo "1..$n"
 exit 0
