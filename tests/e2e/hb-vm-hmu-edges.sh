@@ -2,10 +2,13 @@
 # In the guest: the edges of our CHMU perf driver (cxl_hmu, patch 0005)
 # with hotbridge on both sides of it. The module is /hb/cxl_hmu.ko, loaded
 # here when each phase wants it. TAP lines, renumbered by run.sh.
-#   hb-vm-hmu-edges.sh main     a region on the CXL memdev; the register
-#                               source before and after the driver claims
-#                               the block; hb-vmhmu abi, refuse, data,
-#                               small; the daemon with a one-page AUX area,
+#   hb-vm-hmu-edges.sh main     a region on the CXL memdev (two CHMU
+#                               instances); the register source before and
+#                               after the driver claims the block (loaded
+#                               by modprobe of the memdev's modalias, as
+#                               udev would); hb-vmhmu abi, refuse, data,
+#                               small; hotplug on instance 1, whose CPU can
+#                               go offline; the daemon with a one-page AUX area,
 #                               killed with its event open, and under
 #                               `cxl disable-memdev`
 #   hb-vm-hmu-edges.sh unbind   two instances, no region: cxl disable-memdev under the
@@ -21,7 +24,18 @@ okif() { d=$1; shift; if "$@"; then ok 0 "$d"; else ok 1 "$d"; fi; }
 first_pmu() { for p in /sys/bus/event_source/devices/cxl_hmu_*; do [ -d "$p" ] && echo "${p##*/}" && return; done; }
 dmesg_has() { dmesg | grep -q "$1"; }
 write_to() { echo "$1" >"$2"; }
+# on the lockdep kernel (run.sh --kernel debug): lockdep still checking
+# at the end of a phase (a report, or running out of entries, stops it)
+lockdep_on() {
+	[ -r /proc/lockdep_stats ] || return 0
+	grep -E "lock-classes|dependency chains|debug_locks" /proc/lockdep_stats | sed 's/^ */# lockdep: /'
+	okif "lockdep still on after the $phase phase" grep -qE "debug_locks: +1$" /proc/lockdep_stats
+}
 not() { ! "$@"; }
+# the interrupt of a PMU: /proc/interrupts ends with its action names,
+# "a, b" when instances share the vector
+irq_of() { awk -v p="$1" '{ for (i = 2; i <= NF; i++) { f = $i; sub(/,$/, "", f)
+	if (f == p) { sub(":", "", $1); print $1; exit } } }' /proc/interrupts; }
 pmu_dir=/sys/bus/event_source/devices
 bdf=$(basename "$(dirname "$(readlink -f /sys/bus/cxl/devices/mem0)")")
 bar=/sys/bus/pci/devices/$bdf/resource2
@@ -122,6 +136,7 @@ if [ "$phase" = unbind ]; then
 	rmmod cxl_hmu
 	ok $? "rmmod cxl_hmu"
 	okif "the block released in /proc/iomem" not grep -q cxl_hmu /proc/iomem
+	lockdep_on
 	echo "1..$n"
 	exit 0
 fi
@@ -137,8 +152,14 @@ daemon_start regs
 hb-vmhmu touch "$node" 64 3 &
 work=$!
 sleep 2
-insmod /hb/cxl_hmu.ko
-ok $? "insmod cxl_hmu while the register source runs"
+# the module where modprobe finds it, by the alias mem0's uevent carries
+rel=$(uname -r)
+mkdir -p /lib/modules/"$rel"/extra && cp /hb/cxl_hmu.ko /lib/modules/"$rel"/extra/ && depmod
+modalias=$(sed -n 's/^MODALIAS=//p' /sys/bus/cxl/devices/mem0/uevent)
+modprobe "$modalias"
+ok $? "modprobe $modalias (mem0's uevent MODALIAS) while the register source runs"
+okif "that loaded cxl_hmu (modules.alias: $(grep cxl_hmu /lib/modules/"$rel"/modules.alias | tr '\n' ' '))" \
+	grep -q '^cxl_hmu ' /proc/modules
 sleep 3
 wait $work
 daemon_stop
@@ -156,7 +177,7 @@ okif "with the driver bound, the register source refuses the block and says who 
 
 # 3. the driver from user space; the interrupt first on the event's own
 # CPU (the drain runs in the handler's wake), then on the other (an IPI)
-irq=$(awk -v p="$pmu" '$NF == p {sub(":", "", $1); print $1}' /proc/interrupts)
+irq=$(irq_of "$pmu")
 cpu=$(cat $pmu_dir/"$pmu"/cpumask)
 tap hb-vmhmu abi "$pmu"
 tap hb-vmhmu refuse "$pmu"
@@ -165,6 +186,17 @@ tap hb-vmhmu data "$pmu" "$node" "$bar"
 okif "interrupt $irq of $pmu sent to CPU $((1 - cpu)), not the event's" write_to "$((1 - cpu))" /proc/irq/"$irq"/smp_affinity_list
 tap hb-vmhmu small "$pmu" "$node"
 grep "$pmu" /proc/interrupts | sed 's/^/# /'
+
+# 3b. CPU hot-unplug under an open event: instance 1, whose CPU is not the
+# boot CPU (x86 cannot take CPU 0 offline; the driver spreads a block's
+# instances over the node's CPUs), the interrupt sent to it first
+pmu1=${pmu%.*}.1
+irq1=$(irq_of "$pmu1")
+cpu1=$(cat $pmu_dir/"$pmu1"/cpumask)
+okif "$pmu1 lives on CPU $cpu1, not $pmu's CPU $cpu" [ "$cpu1" != "$cpu" ]
+okif "interrupt $irq1 of $pmu1 sent to CPU $cpu1" write_to "$cpu1" /proc/irq/"$irq1"/smp_affinity_list
+tap hb-vmhmu hotplug "$pmu1" "$node" "$irq1"
+dmesg | grep -E "smpboot|CPU $cpu1 " | tail -2 | sed 's/^/# /'
 
 # 4. the daemon with a one-page AUX area and more hot units than it holds
 daemon_conf small cxl-hmu "pmu = $pmu" "epoch_ms = 100" "threshold = 1" "aux_pages = 1"
@@ -195,5 +227,6 @@ echo
 daemon_stop
 ok $? "the daemon stops cleanly"
 grep -E "error|warn" /tmp/w/run.log | head -3 | sed 's/^/# run: /'
+lockdep_on
 echo "1..$n"
 exit 0

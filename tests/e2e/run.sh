@@ -14,8 +14,10 @@
 #   (KERNEL mpp | stock, BASE a kernel/build base: 6.1 | 6.12 | 7.3, stock only)
 #   run.sh oracle modulo|xor - HOTBRIDGE BINDIR - mpp 6.12
 #   run.sh chmu WAYS PAGES HOTBRIDGE BINDIR BACKEND mpp|stock BASE [hotbridge|damon]
-#   run.sh chmu-perf WAYS PAGES HOTBRIDGE BINDIR BACKEND mpp 6.12
-#   run.sh hmu-edges 1 - HOTBRIDGE BINDIR - mpp 6.12
+#   run.sh chmu-perf WAYS PAGES HOTBRIDGE BINDIR BACKEND mpp|debug 6.12
+#   run.sh hmu-edges 1 - HOTBRIDGE BINDIR - mpp|debug 6.12
+#   (debug: the lockdep kernel, `kernel/build --base 6.12 --debug`, and its
+#   own cxl_hmu; the suite lockdep)
 # chmu: the closed loop with no feed. Each cxl-type3 carries our CHMU model
 # (tests/qemu/patches/0002: only tests/qemu/build's QEMU); the guest keeps
 # a hot set busy on the CXL node and moves it once, `hotbridge run` with
@@ -55,8 +57,10 @@ hb_qemu_select || fail "$qemu_what"
 eval "$("$here/../../kernel/build" ${base:+--base "$base"} --print)"
 image=$mpp
 [ "$kernel" = stock ] && image=$stock
+[ "$kernel" = debug ] && image=$debug
 how="kernel/build --base $base"
 [ "$kernel" = stock ] && how="$how --stock-only"
+[ "$kernel" = debug ] && how="$how --debug"
 [ "$mode" = oracle ] && how="$how --cxl-test"
 [ -f "$image" ] || skip "no $kernel $base kernel at $image (build it: $how)"
 if [ "$mode" = oracle ]; then
@@ -101,8 +105,8 @@ elif [ "$mode" = chmu ] || [ "$mode" = chmu-perf ]; then
 		guest+=(--module cxl_hmu)
 		if [ -n "${HB_HMU_KO:-}" ]; then
 			guest+=(--extra "$HB_HMU_KO")
-		elif ! find "$basedir/mpp-root" -name 'cxl_hmu.ko*' 2>/dev/null | grep -q .; then
-			skip "the $base kernel has no cxl_hmu module (rebuild it: kernel/build --base $base; or HB_HMU_KO=cxl_hmu.ko)"
+		elif ! find "$basedir/$kernel-root" -name 'cxl_hmu.ko*' 2>/dev/null | grep -q .; then
+			skip "the $kernel $base kernel has no cxl_hmu module (rebuild it: $how; or HB_HMU_KO=cxl_hmu.ko)"
 		fi
 	fi
 	"${guest[@]}" --chmu 1 --timeout 900 --extra "$here/hb-vm-chmu.sh" --state "$out" \
@@ -110,8 +114,8 @@ elif [ "$mode" = chmu ] || [ "$mode" = chmu-perf ]; then
 		"${HB_HMU_AUX_PAGES:-16}" >"$out/guest.log" 2>&1
 	rc=$?
 elif [ "$mode" = hmu-edges ]; then
-	ko=${HB_HMU_KO:-$(find "$basedir/mpp-root" -name 'cxl_hmu.ko*' 2>/dev/null | head -1)}
-	[ -n "$ko" ] || skip "the $base kernel has no cxl_hmu module (rebuild it: kernel/build --base $base; or HB_HMU_KO=cxl_hmu.ko)"
+	ko=${HB_HMU_KO:-$(find "$basedir/$kernel-root" -name 'cxl_hmu.ko*' 2>/dev/null | head -1)}
+	[ -n "$ko" ] || skip "the $kernel $base kernel has no cxl_hmu module (rebuild it: $how; or HB_HMU_KO=cxl_hmu.ko)"
 	case $ko in
 	*.xz) xz -dc "$ko" >"$out/cxl_hmu.ko"; ko=$out/cxl_hmu.ko ;;
 	esac
@@ -119,8 +123,9 @@ elif [ "$mode" = hmu-edges ]; then
 	rc=0
 	: >"$out/guest.log"
 	for phase in main unbind; do
-		# unbind: a device with two CHMU instances
-		"${guest[@]}" --chmu "$([ $phase = unbind ] && echo 2 || echo 1)" --timeout 900 --extra "$here/hb-vm-hmu-edges.sh" --extra "$ko" \
+		# a device with two CHMU instances (main: hot-unplug on the
+		# second's CPU; unbind: one instance's PMU goes at once)
+		"${guest[@]}" --chmu 2 --timeout 900 --extra "$here/hb-vm-hmu-edges.sh" --extra "$ko" \
 			--state "$out/$phase" hb-vm-hmu-edges.sh "$phase" \
 			>"$out/guest-$phase.log" 2>&1 || rc=$?
 		sed "s/^/[$phase] /" "$out/guest-$phase.log" >>"$out/guest.log"

@@ -35,7 +35,10 @@ dmesg >/share/dmesg 2>/dev/null
 # A test may declare a warning it provoked on purpose and identified as the
 # kernel's own: /tmp/hb-known-warnings holds such "WARNING:" lines verbatim
 # (see hb-vm-oracle.sh). Those are reported, not failed; any other fails.
-dmesg | grep -E "BUG:|WARNING:|Oops|kernel BUG|bad page" >/tmp/problems
+# Lockdep (run.sh --kernel debug) says most as "WARNING:" (circular locking,
+# inconsistent lock state) or "BUG:" (sleeping in atomic context); these
+# two lines of its own say it found a lock it cannot check, or stopped.
+dmesg | grep -E "BUG:|WARNING:|Oops|kernel BUG|bad page|INFO: trying to register non-static key|turning off the locking correctness validator" >/tmp/problems
 if [ -s /tmp/hb-known-warnings ]; then
 	grep -F -x -f /tmp/hb-known-warnings /tmp/problems | sed 's/^/hb-init: known kernel warning: /'
 	grep -v -F -x -f /tmp/hb-known-warnings /tmp/problems >/tmp/bugs

@@ -2,7 +2,7 @@
 # tests/vm/run.sh: boot a guest kernel with hotbridge's test binaries and
 # run one of them; the guest's exit status becomes ours.
 #
-#   run.sh [--tap] [--base 6.12|6.1|7.3] [--kernel mpp|stock] [--node-mem MiB] [--timeout s] \
+#   run.sh [--tap] [--base 6.12|6.1|7.3] [--kernel mpp|stock|debug] [--node-mem MiB] [--timeout s] \
 #          [--nodes 2|3] [--node2-mem MiB] [--cxl N [--chmu M] | --cxl-test modulo|xor] [--host-bin NAME]... [--extra FILE]... [--module NAME]... [--state DIR] \
 #          --bindir DIR PROGRAM [ARG...]
 #
@@ -14,6 +14,10 @@
 # commit a region: no cache invalidation under a hypervisor) and
 # memhp_default_state=offline (Debian's 6.12 auto-onlines hotplugged memory,
 # and daxctl refuses to reconfigure then).
+#
+# --kernel debug: our 6.12 kernel's lockdep variant (`kernel/build --base
+# 6.12 --debug`: PROVE_LOCKING, DEBUG_ATOMIC_SLEEP; its own modules), for
+# the lockdep suite; the guest's init then also fails on lockdep's reports.
 #
 # --state DIR: keep the 9p share (DIR/share) and the CXL backing files
 # (DIR/cxl-memN) there, so a host-side oracle can work while the guest runs.
@@ -142,10 +146,12 @@ eval "$kprint"
 case $kernel in
 mpp) image=$mpp ;;
 stock) image=$stock ;;
-*) echo "run.sh: --kernel must be mpp or stock" >&2; exit 2 ;;
+debug) image=$debug ;;
+*) echo "run.sh: --kernel must be mpp, stock or debug" >&2; exit 2 ;;
 esac
 how="kernel/build --base $base"
 [ "$kernel" = stock ] && how="$how --stock-only"
+[ "$kernel" = debug ] && how="$how --debug"
 [ -f "$image" ] || skip "no $kernel $base kernel at $image (build it: $how)"
 case $cxl_test in
 '') ;;

@@ -17,6 +17,11 @@
  *   hb-vmhmu small PMU NODE     a one-page AUX area and more hot units per
  *                               epoch than it holds: the loss counted in
  *                               lost_entries and flagged PARTIAL
+ *   hb-vmhmu hotplug PMU NODE IRQ   an event delivering; its CPU (the PMU's
+ *                               cpumask) taken offline: the cpumask and
+ *                               interrupt IRQ's affinity moved to another CPU,
+ *                               the chunks still arriving; the CPU brought
+ *                               back online
  *   hb-vmhmu open PMU           can the PMU be opened now (after a reader
  *                               was killed: the instance was released)
  *   hb-vmhmu hold PMU SECONDS   holds an event open, then reports what the
@@ -351,28 +356,46 @@ static int read_regs(const char *bar, struct regs *r)
 	return 0;
 }
 
-static int t_data(int node, const char *bar)
+/*
+ * npages pages on node, written once, and a good event of threshold thr
+ * with an AUX area of aux_pages (what: "a 16-page"), mapped into m: one TAP
+ * line for the event. 0, or -1 when the test cannot go on.
+ */
+static int busy_event(int node, size_t npages, uint64_t thr, size_t aux_pages, const char *what,
+		      uint8_t **basep, struct mapped *m)
 {
-	size_t pg = (size_t)vm_page_size(), npages = 64;
-	struct drained d = { 0 };
-	unsigned int wakeups = 0;
-	struct regs rg = { 0 };
-	struct mapped m;
+	size_t pg = (size_t)vm_page_size();
 	uint8_t *base;
 	int fd, r;
 
 	base = vm_map_on_node(npages * pg, node, -1, false);
 	if (!base) {
 		tap_ok(false, "map %zu pages on node %d", npages, node);
-		return tap_done();
+		return -1;
 	}
 	memset(base, 1, npages * pg);
-	fd = open_good(8);
-	r = fd < 0 ? -errno : map_event(&m, fd, 16, true);
-	tap_ok(r == 0, "an event with a 16-page AUX area (%s)", r ? strerror(-r) : "ok");
+	fd = open_good(thr);
+	r = fd < 0 ? -errno : map_event(m, fd, aux_pages, true);
+	tap_ok(r == 0, "an event with %s AUX area (%s)", what, r ? strerror(-r) : "ok");
 	if (r)
+		return -1;
+	*basep = base;
+	return 0;
+}
+
+static int t_data(int node, const char *bar)
+{
+	size_t npages = 64;
+	struct drained d = { 0 };
+	unsigned int wakeups = 0;
+	struct regs rg = { 0 };
+	struct mapped m;
+	uint8_t *base;
+	int r;
+
+	if (busy_event(node, npages, 8, 16, "a 16-page", &base, &m))
 		return tap_done();
-	tap_ok(ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) == 0, "enabled");
+	tap_ok(ioctl(m.fd, PERF_EVENT_IOC_ENABLE, 0) == 0, "enabled");
 	if (read_regs(bar, &rg) == 0)
 		tap_ok(rg.conf0 & (1ULL << 16) && rg.status & 1 && rg.conf0 & (3ULL << 9),
 		       "while open: CONF0 0x%llx enables the instance and both interrupts, STATUS "
@@ -402,26 +425,16 @@ static int t_data(int node, const char *bar)
 
 static int t_small(int node)
 {
-	size_t pg = (size_t)vm_page_size(), npages = 2048;
+	size_t npages = 2048;
 	uint64_t lost0 = pmu_u64("lost_entries");
 	struct drained d = { 0 };
 	unsigned int wakeups = 0;
 	struct mapped m;
 	uint8_t *base;
-	int fd, r;
 
-	base = vm_map_on_node(npages * pg, node, -1, false);
-	if (!base) {
-		tap_ok(false, "map %zu pages on node %d", npages, node);
+	if (busy_event(node, npages, 1, 1, "a one-page", &base, &m))
 		return tap_done();
-	}
-	memset(base, 1, npages * pg);
-	fd = open_good(1);
-	r = fd < 0 ? -errno : map_event(&m, fd, 1, true);
-	tap_ok(r == 0, "an event with a one-page AUX area (%s)", r ? strerror(-r) : "ok");
-	if (r)
-		return tap_done();
-	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	ioctl(m.fd, PERF_EVENT_IOC_ENABLE, 0);
 	touch_and_drain(base, npages, 3.0, &m, &d, &wakeups);
 	tap_ok(d.partial > 0 && pmu_u64("lost_entries") > lost0 && !d.bad,
 	       "%zu busy pages a 100 ms epoch, 4 KiB of AUX: %llu entries delivered in %llu "
@@ -432,6 +445,55 @@ static int t_small(int node)
 	tap_ok(d.entries > 0, "the event kept delivering after a loss (%llu entries)",
 	       (unsigned long long)d.entries);
 	unmap_event(&m);
+	return tap_done();
+}
+
+/* CPU hot-unplug of the CPU the event lives on */
+static int t_hotplug(int node, int irq)
+{
+	struct drained before = { 0 }, after = { 0 };
+	size_t npages = 64;
+	unsigned int wakeups = 0;
+	char path[128], aff[64];
+	struct mapped m;
+	uint8_t *base;
+	int cpu, moved, r;
+	double t0;
+
+	if (busy_event(node, npages, 8, 16, "a 16-page", &base, &m))
+		return tap_done();
+	tap_ok(ioctl(m.fd, PERF_EVENT_IOC_ENABLE, 0) == 0, "enabled");
+	cpu = (int)pmu_u64("cpumask");
+	touch_and_drain(base, npages, 2.0, &m, &before, &wakeups);
+	tap_ok(before.chunks >= 1 && !before.bad, "on CPU %d: %llu chunks, %llu entries in 2 s", cpu,
+	       (unsigned long long)before.chunks, (unsigned long long)before.entries);
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	t0 = vm_now();
+	r = vm_put(path, "0");
+	tap_ok(r == 0, "CPU %d taken offline with the event open (%s, %.2f s)", cpu,
+	       r ? strerror(-r) : "ok", vm_now() - t0);
+	if (r) {
+		unmap_event(&m);
+		return tap_done();
+	}
+	moved = (int)pmu_u64("cpumask");
+	tap_ok(moved != cpu, "the PMU's cpumask moved from CPU %d to CPU %d", cpu, moved);
+	snprintf(path, sizeof(path), "/proc/irq/%d/smp_affinity_list", irq);
+	vm_get(path, aff, sizeof(aff));
+	tap_ok(atoi(aff) == moved && !strpbrk(aff, ",-"), "interrupt %d follows to CPU %d (%s)", irq,
+	       moved, aff);
+	touch_and_drain(base, npages, 3.0, &m, &after, &wakeups);
+	tap_ok(after.chunks >= 2 && !after.bad && after.aux_records >= after.chunks,
+	       "the event still delivers on CPU %d: %llu chunks, %llu entries, %llu AUX records in "
+	       "3 s, %llu bad", moved, (unsigned long long)after.chunks,
+	       (unsigned long long)after.entries, (unsigned long long)after.aux_records,
+	       (unsigned long long)after.bad);
+	unmap_event(&m);
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	r = vm_put(path, "1");
+	tap_ok(r == 0 && (int)pmu_u64("cpumask") == moved,
+	       "CPU %d online again (%s); the PMU stays on CPU %d", cpu, r ? strerror(-r) : "ok",
+	       (int)pmu_u64("cpumask"));
 	return tap_done();
 }
 
@@ -448,7 +510,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc < 3) {
-		fprintf(stderr, "usage: hb-vmhmu abi|refuse|data|small|open|hold PMU [...]\n");
+		fprintf(stderr, "usage: hb-vmhmu abi|refuse|data|small|hotplug|open|hold PMU [...]\n");
 		return 2;
 	}
 	pmu = argv[2];
@@ -460,6 +522,8 @@ int main(int argc, char **argv)
 		return t_data(atoi(argv[3]), argv[4]);
 	if (!strcmp(argv[1], "small") && argc == 4)
 		return t_small(atoi(argv[3]));
+	if (!strcmp(argv[1], "hotplug") && argc == 5)
+		return t_hotplug(atoi(argv[3]), atoi(argv[4]));
 	if (!strcmp(argv[1], "open")) {
 		int fd = open_good(1);
 
