@@ -129,6 +129,7 @@ struct hb_daemon {
 	size_t census_cap;
 	struct hb_idle_worker *idle_worker;   /* per-frame coldness: rounds off the loop */
 	uint64_t idle_next_ns;         /* ... the next round not before (machine clock) */
+	uint64_t census_sample[HB_MAX_NODES];   /* live: the sample each node's census reads */
 	struct hb_candidate *cand;
 	struct hb_decision *dec;
 	uint64_t *hpa;

@@ -48,6 +48,7 @@ struct hb_daemon_stats {
 	uint64_t demote_census_us, demote_coldness_us, demote_move_us;
 	uint64_t census_frames, idle_checked;   /* frames the census read, idle checks made */
 	uint64_t idle_rounds, idle_round_us;    /* per-frame idle rounds, their time (off the loop) */
+	uint64_t census_samples;     /* times a node's census moved on to another sample */
 	uint64_t uevents, topology_reloads, topology_reload_failures, topology_pages_dropped;
 	double last_cycle_ms, cycle_ms_total;
 	struct hb_media_stats media;

@@ -21,12 +21,17 @@
 #define MAX_NODES 64             /* NUMA nodes 0-63, as the daemon has */
 
 struct node_pass {
-	uint64_t *block;         /* the node's online blocks, ascending */
+	uint64_t *block;         /* the node's online blocks of this pass, ascending */
 	size_t nblock;
 	size_t at;               /* index of the block the next scan starts in */
 	uint64_t pfn;            /* and its PFN there; 0 with at 0: a new pass */
 	bool started;
+	uint64_t passes;         /* passes begun */
+	uint64_t epoch;          /* the sample the pass reads (hb_frames_sample_epoch()) */
 };
+
+/* a sample is kept for this many passes before the next one is read */
+#define SAMPLE_PASSES 8
 
 struct hb_frames {
 	char root[PATH_MAX / 2];
@@ -37,6 +42,7 @@ struct hb_frames {
 	uint64_t shared;         /* frames skipped as mapped more than once */
 	uint64_t counts[FLAGS_CHUNK];
 	uint64_t page_size, block_pages;
+	uint64_t sample_blocks;  /* a pass reads at most this many blocks a node; 0 = all */
 	struct node_pass node[MAX_NODES];
 	uint64_t flags[FLAGS_CHUNK];
 };
@@ -135,6 +141,27 @@ static bool block_online(const char *root, const char *name)
 	return hb_read_text(root, path, buf, sizeof(buf)) >= 0 && !strcmp(buf, "1");
 }
 
+/*
+ * A new pass over more blocks than the sample allows keeps every k-th block
+ * (k = the blocks over the sample, rounded up) from a phase that moves on
+ * every SAMPLE_PASSES passes, so over k such periods every block is read.
+ */
+static void sample(const struct hb_frames *f, struct node_pass *p)
+{
+	uint64_t k, phase;
+	size_t n = 0;
+
+	p->epoch = p->passes++ / SAMPLE_PASSES;
+	if (!f->sample_blocks || p->nblock <= f->sample_blocks)
+		return;
+	k = (p->nblock + f->sample_blocks - 1) / f->sample_blocks;
+	phase = p->epoch % k;
+	for (size_t i = 0; i < p->nblock; i++)
+		if (i % k == phase)
+			p->block[n++] = p->block[i];
+	p->nblock = n;
+}
+
 /* the node's online blocks, ascending, into p (a new pass) */
 static int read_blocks(struct hb_frames *f, int node, struct node_pass *p, struct hb_err *err)
 {
@@ -167,6 +194,7 @@ static int read_blocks(struct hb_frames *f, int node, struct node_pass *p, struc
 		return hb_err_set(err, -ENOENT, "page frames: node %d has no online memory block in %s",
 				  node, path);
 	qsort(p->block, p->nblock, sizeof(*p->block), cmp_u64);
+	sample(f, p);
 	return 0;
 }
 
@@ -237,10 +265,30 @@ long hb_frames_scan(struct hb_frames *f, int node, size_t max, uint64_t *pfn,
 		seen += k;
 		p->pfn += k;
 		ret_window[1] = p->pfn;
-		if (p->pfn == end && ++p->at < p->nblock)
+		if (p->pfn == end && ++p->at < p->nblock) {
 			p->pfn = p->block[p->at] * f->block_pages;
+			/* a window never spans frames of blocks it does not read */
+			if (p->block[p->at] != p->block[p->at - 1] + 1)
+				break;
+		}
 	}
 	return (long)n;
+}
+
+void hb_frames_sample(struct hb_frames *f, uint64_t max_frames)
+{
+	f->sample_blocks = max_frames ? (max_frames + f->block_pages - 1) / f->block_pages : 0;
+}
+
+bool hb_frames_pass_done(const struct hb_frames *f, int node)
+{
+	return node >= 0 && node < MAX_NODES && f->node[node].started &&
+	       f->node[node].at >= f->node[node].nblock;
+}
+
+uint64_t hb_frames_sample_epoch(const struct hb_frames *f, int node)
+{
+	return node >= 0 && node < MAX_NODES ? f->node[node].epoch : 0;
 }
 
 long hb_frames_node_ranges(struct hb_frames *f, int node, size_t max, uint64_t (*range)[2],

@@ -397,6 +397,20 @@ uint64_t hb_frames_shared(const struct hb_frames *f);
 long hb_frames_node_ranges(struct hb_frames *f, int node, size_t max, uint64_t (*range)[2],
 			   struct hb_err *err);
 
+/*
+ * A pass reads at most max_frames of a node (whole memory blocks, rounded
+ * up; 0 = all, the default): every k-th online block, k = the node's
+ * blocks over the sample's, from a phase that moves on every 8 passes, so
+ * a node of any size costs a pass the sample and, over k periods, every
+ * block is read. Windows never span a block the pass does not read (nor a
+ * hole between blocks). Takes effect at the next pass.
+ */
+void hb_frames_sample(struct hb_frames *f, uint64_t max_frames);
+/* Whether node's last scan ended its pass (the next one begins a new pass). */
+bool hb_frames_pass_done(const struct hb_frames *f, int node);
+/* Which sample node's current pass reads: it changes when the blocks do. */
+uint64_t hb_frames_sample_epoch(const struct hb_frames *f, int node);
+
 /* ---- DAMON as a coldness reading (damon-monitor.c) ---- */
 
 /*

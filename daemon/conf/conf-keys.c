@@ -78,6 +78,8 @@ static const struct hb_conf_key keys[] = {
 	  "live hosts: MiB of each DRAM node whose page frames a cycle takes a census of (idle tracking covers what it found)"),
 	K("demote", "idle_cpu_pct", T_U64, demote_idle_cpu_pct, "10", 1, 100, NULL,
 	  "live hosts with idle page tracking: the share of one CPU its checks may take (rounds over the tracked frames on a thread of their own, the next one after a pause that keeps this share)"),
+	K("demote", "track_mb", T_U64, demote_track_mb, "8192", 0, 1 << 30, NULL,
+	  "live hosts: MiB of each DRAM node tracked for coldness at a time; a larger node is tracked a sample at a time (every k-th memory block, the next sample every 8 census passes), so a pass costs this much whatever the node's size; 0 = the whole node"),
 	K("demote", "step_ms", T_U64, demote_step_ms, "20", 1, 60000, NULL,
 	  "live hosts: the time a cycle spends at most on the frame census, in windows of up to 64 MiB a node (the next cycle goes on where it stopped); idle page tracking's checks run on a thread of their own"),
 	K("migrate", "backend", T_ENUM, backend, "auto", 0, 0, "auto|phys|damon|pagemap|dryrun",

@@ -72,6 +72,7 @@ struct hb_config {
 	uint64_t demote_cold_cycles; /* idle checks in a row before a page is cold */
 	uint64_t demote_scan_mb;     /* live: census of this much of each DRAM node a cycle */
 	uint64_t demote_step_ms;     /* live: census a cycle, at most */
+	uint64_t demote_track_mb;    /* live: tracked of each node at a time; 0 = all */
 	uint64_t demote_idle_cpu_pct; /* live, page_idle: its thread's share of a CPU */
 	/* [migrate] */
 	char backend[16];            /* auto | phys | damon | pagemap | dryrun */

@@ -69,6 +69,7 @@ static const char *const live_keys[] = {
 	"policy.burst_mb", "policy.watermark_mb", "policy.target_node",
 	"demote.room_mb", "demote.rate_pages", "demote.cxl_floor_mb", "demote.cxl_node",
 	"demote.cold_cycles", "demote.scan_mb", "demote.step_ms", "demote.idle_cpu_pct",
+	"demote.track_mb",
 };
 
 struct reload_diff {
@@ -147,6 +148,7 @@ static int reload(struct hb_daemon *d, struct hb_err *err)
 	d->cfg.demote_scan_mb = next->demote_scan_mb;
 	d->cfg.demote_step_ms = next->demote_step_ms;
 	d->cfg.demote_idle_cpu_pct = next->demote_idle_cpu_pct;
+	d->cfg.demote_track_mb = next->demote_track_mb;
 	hb_daemon_demote_config(d);
 	d->cfg.interval_ms = next->interval_ms;
 	memcpy(d->cfg.log_level, next->log_level, sizeof(d->cfg.log_level));

@@ -415,6 +415,7 @@ json_object *hb_daemon_stats_json(struct hb_daemon *d)
 	json_object_object_add(x, "move_ms", hb_daemon_json_u64(d->st.demote_move_us / 1000));
 	json_object_object_add(x, "census_frames", hb_daemon_json_u64(d->st.census_frames));
 	json_object_object_add(x, "idle_checked", hb_daemon_json_u64(d->st.idle_checked));
+	json_object_object_add(x, "census_samples", hb_daemon_json_u64(d->st.census_samples));
 	json_object_object_add(x, "idle_rounds", hb_daemon_json_u64(d->st.idle_rounds));
 	json_object_object_add(x, "idle_round_ms", hb_daemon_json_u64(d->st.idle_round_us / 1000));
 	json_object_object_add(o, "demote_work", x);

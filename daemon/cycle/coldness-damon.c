@@ -139,12 +139,19 @@ static int damon_check_idle(void *priv, size_t n, const uint64_t *pfn, uint8_t *
 	return 0;
 }
 
-static long damon_census(void *priv, int node, size_t max, uint64_t *pfn, uint64_t window[2],
-			 struct hb_err *err)
+static long damon_census(void *priv, int node, size_t max, uint64_t *pfn,
+			 struct hb_census_window *win, struct hb_err *err)
 {
 	struct hb_damon_coldness *dc = priv;
 
-	return hb_frames_scan(dc->frames, node, max, pfn, window, err);
+	return hb_coldness_census(dc->frames, node, max, pfn, win, err);
+}
+
+static void damon_sample(void *priv, uint64_t max_frames)
+{
+	struct hb_damon_coldness *dc = priv;
+
+	hb_frames_sample(dc->frames, max_frames);
 }
 
 static uint64_t damon_shared(void *priv)
@@ -161,6 +168,7 @@ static const struct hb_coldness_ops damon_ops = {
 	.mark_idle = damon_mark_idle,
 	.check_idle = damon_check_idle,
 	.census = damon_census,
+	.sample = damon_sample,
 	.shared = damon_shared,
 };
 

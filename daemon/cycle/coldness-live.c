@@ -108,12 +108,32 @@ static int live_check_idle(void *priv, size_t n, const uint64_t *pfn, uint8_t *i
 	return 0;
 }
 
-static long live_census(void *priv, int node, size_t max, uint64_t *pfn, uint64_t window[2],
-			struct hb_err *err)
+long hb_coldness_census(struct hb_frames *f, int node, size_t max, uint64_t *pfn,
+			struct hb_census_window *win, struct hb_err *err)
+{
+	uint64_t w[2];
+	long n = hb_frames_scan(f, node, max, pfn, w, err);
+
+	win->first = w[0];
+	win->end = w[1];
+	win->pass_done = hb_frames_pass_done(f, node);
+	win->sample = hb_frames_sample_epoch(f, node);
+	return n;
+}
+
+static long live_census(void *priv, int node, size_t max, uint64_t *pfn,
+			struct hb_census_window *win, struct hb_err *err)
 {
 	struct hb_live_coldness *lc = priv;
 
-	return hb_frames_scan(lc->frames, node, max, pfn, window, err);
+	return hb_coldness_census(lc->frames, node, max, pfn, win, err);
+}
+
+static void live_sample(void *priv, uint64_t max_frames)
+{
+	struct hb_live_coldness *lc = priv;
+
+	hb_frames_sample(lc->frames, max_frames);
 }
 
 static uint64_t live_shared(void *priv)
@@ -129,6 +149,7 @@ static const struct hb_coldness_ops live_ops = {
 	.mark_idle = live_mark_idle,
 	.check_idle = live_check_idle,
 	.census = live_census,
+	.sample = live_sample,
 	.shared = live_shared,
 };
 

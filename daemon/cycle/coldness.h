@@ -23,6 +23,12 @@
 
 #include "util/util.h"
 
+struct hb_census_window {
+	uint64_t first, end;      /* PFNs: [first, end) */
+	bool pass_done;           /* the node's pass ended with it */
+	uint64_t sample;          /* the sample of the node the pass reads */
+};
+
 struct hb_coldness_ops {
 	const char *name;                      /* "emulated", "page_idle", "damon" */
 	/*
@@ -49,11 +55,14 @@ struct hb_coldness_ops {
 	int (*check_idle)(void *priv, size_t n, const uint64_t *pfn, uint8_t *idle);
 	/*
 	 * NULL, or (live hosts) the next window of DRAM node's frames, at
-	 * most max: window[0..1] its first PFN and the one past its last,
+	 * most max: win its first PFN and the one past its last, whether it
+	 * ended the node's pass and which sample of the node the pass reads,
 	 * pfn[] the movable frames in it, ascending. Count, or -errno with err.
 	 */
-	long (*census)(void *priv, int node, size_t max, uint64_t *pfn, uint64_t window[2],
-		       struct hb_err *err);
+	long (*census)(void *priv, int node, size_t max, uint64_t *pfn,
+		       struct hb_census_window *win, struct hb_err *err);
+	/* with census: a pass reads at most max_frames of a node (0 = all; kernel.h) */
+	void (*sample)(void *priv, uint64_t max_frames);
 	/*
 	 * NULL, or (with census) how many frames the census skipped so far as
 	 * mapped more than once: the movers refuse their pages (EACCES)
@@ -65,6 +74,11 @@ struct hb_coldness {
 	const struct hb_coldness_ops *ops;
 	void *priv;
 };
+
+/* The census of both live sources, over kernel.h's frames (coldness-live.c). */
+struct hb_frames;
+long hb_coldness_census(struct hb_frames *f, int node, size_t max, uint64_t *pfn,
+			struct hb_census_window *win, struct hb_err *err);
 
 /* The live host's source (coldness-live.c): root NULL or "" = "/". */
 struct hb_live_coldness;

@@ -20,6 +20,10 @@
 
 void hb_daemon_demote_config(struct hb_daemon *d)
 {
+	const struct hb_coldness *c = &d->env.coldness;
+
+	if (c->ops && c->ops->sample)
+		c->ops->sample(c->priv, (d->cfg.demote_track_mb << 20) / d->pcfg.page_size);
 	d->dcfg = (struct hb_demote_config){
 		.goal_bytes = (d->cfg.watermark_mb + d->cfg.demote_room_mb) << 20,
 		.rate_pages = (double)d->cfg.demote_rate_pages,
@@ -126,17 +130,17 @@ static bool census_node(const struct hb_daemon *d, int t)
 }
 
 /*
- * node t's window [win[0], win[1]) holds the movable frames pfn[0..n)
+ * node t's window [win->first, win->end) holds the movable frames pfn[0..n)
  * (ascending): placed follows, at a hash lookup a frame of the window
  */
-static int census_apply(struct hb_daemon *d, int t, const uint64_t win[2], const uint64_t *pfn,
-			size_t n, uint64_t t0)
+static int census_apply(struct hb_daemon *d, int t, const struct hb_census_window *win,
+			const uint64_t *pfn, size_t n, uint64_t t0)
 {
 	uint64_t ps = d->pcfg.page_size;
 	size_t i = 0;
 	int r = 0;
 
-	for (uint64_t f = win[0]; f < win[1]; f++) {
+	for (uint64_t f = win->first; f < win->end; f++) {
 		const struct hb_placed_page *e = hb_placed_find(d->placed, f * ps);
 
 		if (i < n && pfn[i] == f) {
@@ -149,7 +153,7 @@ static int census_apply(struct hb_daemon *d, int t, const uint64_t win[2], const
 	}
 	if (r == -ENOSPC) {
 		hb_dlog(d, LOG_DEBUG, "placed pages: table full, node %d's census from PFN 0x%llx "
-			"not tracked", t, (unsigned long long)win[0]);
+			"not tracked", t, (unsigned long long)win->first);
 		r = 0;
 	}
 	return r;
@@ -180,6 +184,36 @@ static bool worth_tracking(const struct hb_daemon *d)
  */
 #define CENSUS_CHUNK 16384
 
+/*
+ * The census reads another sample of node t (a node larger than
+ * demote.track_mb: kernel.h's hb_frames_sample()): the frames tracked so
+ * far there leave, so that what is tracked stays the sample's size.
+ */
+static void new_sample(struct hb_daemon *d, int t, uint64_t sample)
+{
+	struct hb_placed_page *e;
+	uint64_t *gone = NULL;
+	size_t n = 0, cap = 0, cur = 0;
+
+	d->census_sample[t] = sample;
+	while ((e = hb_placed_next(d->placed, &cur))) {
+		if (e->node != t)
+			continue;
+		if (n == cap) {
+			uint64_t *g = realloc(gone, (cap = cap ? cap * 2 : 1024) * sizeof(*g));
+
+			if (!g)
+				break;   /* what stays is dropped by a later census */
+			gone = g;
+		}
+		gone[n++] = hb_placed_hpa(d->placed, e);
+	}
+	for (size_t i = 0; i < n; i++)
+		hb_placed_remove(d->placed, gone[i]);
+	free(gone);
+	d->st.census_samples++;
+}
+
 /* Live hosts: the census of the next windows of each promotion target's frames. */
 static int take_census(struct hb_daemon *d, uint64_t t0, uint64_t until)
 {
@@ -199,13 +233,14 @@ static int take_census(struct hb_daemon *d, uint64_t t0, uint64_t until)
 		d->census_cap = chunk;
 	}
 	for (int t = 0; t < HB_MAX_NODES; t++) {
-		uint64_t seen = 0, prev_end = 0, win[2];
+		struct hb_census_window win;
+		uint64_t seen = 0;
 
 		if (!census_node(d, t))
 			continue;
 		do {
 			size_t want = (size_t)(max - seen < chunk ? max - seen : chunk);
-			long n = c->ops->census(c->priv, t, want, d->census, win, &err);
+			long n = c->ops->census(c->priv, t, want, d->census, &win, &err);
 			int r;
 
 			if (n == -ENOENT)
@@ -214,18 +249,13 @@ static int take_census(struct hb_daemon *d, uint64_t t0, uint64_t until)
 				hb_dlog(d, LOG_WARNING, "%s", err.msg);
 				return (int)n;
 			}
-			if ((r = census_apply(d, t, win, d->census, (size_t)n, t0)) < 0)
+			if (win.sample != d->census_sample[t])
+				new_sample(d, t, win.sample);
+			if ((r = census_apply(d, t, &win, d->census, (size_t)n, t0)) < 0)
 				return r;
-			d->st.census_frames += win[1] - win[0];
-			/*
-			 * a window short of want ended at the node's end, one
-			 * below the last began a new pass: the pass is done
-			 */
-			if (win[1] - win[0] < want || win[0] < prev_end)
-				break;
-			prev_end = win[1];
-			seen += win[1] - win[0];
-		} while (seen < max && hb_now_ns() < until);
+			d->st.census_frames += win.end - win.first;
+			seen += win.end - win.first;
+		} while (!win.pass_done && seen < max && hb_now_ns() < until);
 	}
 	return 0;
 }

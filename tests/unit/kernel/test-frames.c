@@ -144,6 +144,52 @@ static void test_frames_scan_walks_the_online_blocks_in_windows(void **state)
 	hb_frames_free(f);
 }
 
+/*
+ * A node larger than the sample is read every k-th block, windows never
+ * spanning the blocks between, and after 8 passes the next sample (issue
+ * 30: a pass must cost the sample, not the node).
+ */
+static void test_frames_sample_reads_every_kth_block_and_moves_on(void **state)
+{
+	struct hb_frames *f = NULL;
+	struct hb_err err = { 0 };
+	uint64_t pfn[64], win[2];
+
+	(void)state;
+	block(0, 4, true);
+	block(0, 5, true);
+	assert_int_equal(hb_frames_open(root, 4096, &f, &err), 0);
+	hb_frames_sample(f, 16);              /* 2 of node 0's 4 blocks (2-5): k = 2 */
+	for (int pass = 0; pass < 8; pass++) {
+		assert_int_equal(hb_frames_scan(f, 0, 64, pfn, win, &err), 8);
+		assert_int_equal(win[0], 16);  /* block 2 */
+		assert_int_equal(win[1], 24);
+		assert_false(hb_frames_pass_done(f, 0));
+		assert_int_equal(hb_frames_scan(f, 0, 64, pfn, win, &err), 8);
+		assert_int_equal(win[0], 32);  /* block 4, not 3 */
+		assert_int_equal(win[1], 40);
+		assert_true(hb_frames_pass_done(f, 0));
+		assert_int_equal(hb_frames_sample_epoch(f, 0), 0);
+	}
+	/* the ninth pass reads the other sample: blocks 3 and 5 */
+	assert_int_equal(hb_frames_scan(f, 0, 64, pfn, win, &err), 8);
+	assert_int_equal(win[0], 24);
+	assert_int_equal(win[1], 32);
+	assert_int_equal(hb_frames_sample_epoch(f, 0), 1);
+	assert_int_equal(hb_frames_scan(f, 0, 64, pfn, win, &err), 8);
+	assert_int_equal(win[0], 40);
+	assert_true(hb_frames_pass_done(f, 0));
+	/* a node within the sample is read whole: node 1's one block */
+	assert_int_equal(hb_frames_scan(f, 1, 64, pfn, win, &err), 8);
+	assert_true(hb_frames_pass_done(f, 1));
+	/* no sample: all four blocks in one window again, from the next pass */
+	hb_frames_sample(f, 0);
+	assert_int_equal(hb_frames_scan(f, 0, 64, pfn, win, &err), 32);
+	assert_int_equal(win[0], 16);
+	assert_int_equal(win[1], 48);
+	hb_frames_free(f);
+}
+
 static void test_frames_errors_name_what_failed(void **state)
 {
 	struct hb_frames *f = NULL;
@@ -217,6 +263,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_frames_movable_is_a_base_page_on_an_lru),
 		T(test_frames_scan_walks_the_online_blocks_in_windows),
+		T(test_frames_sample_reads_every_kth_block_and_moves_on),
 		T(test_frames_errors_name_what_failed),
 		T(test_frames_scan_skips_pages_mapped_more_than_once),
 	};
