@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "damon/damon-monitor.h"
-#include "frames.h"
+#include "coldness/frames.h"
 #include "kernel.h"
 #include "vm-lib.h"
 

@@ -28,7 +28,7 @@
 #include "cycle/coldness.h"
 #include "daemon.h"
 #include "platform/emulated-host.h"
-#include "frames.h"
+#include "coldness/frames.h"
 #include "kernel.h"
 #include "live-fixture.h"
 

@@ -20,7 +20,7 @@
 #include <cmocka.h>
 
 #include "fake-tree.h"
-#include "frames.h"
+#include "coldness/frames.h"
 
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 
