@@ -26,7 +26,7 @@
 
 #include "util/util.h"
 
-/* ---- move_phys_pages detection (wrapper.c) ---- */
+/* ---- move_phys_pages detection (migrate/wrapper.c) ---- */
 
 /* ABI version this code speaks (/sys/kernel/mm/move_phys_pages/abi_version). */
 #define HB_MPP_ABI_VERSION 1
@@ -66,7 +66,7 @@ long hb_sys_move_pages(pid_t pid, unsigned long count, void **pages,
 /* Writes value to the DAMON sysfs file root+path (never creates it). 0 or -errno. */
 int hb_sys_damon_write(const char *root, const char *path, const char *value);
 
-/* ---- migrators (migrator.c, phys.c, pagemap.c, dryrun.c) ---- */
+/* ---- migrators (migrate/: migrator.c, phys.c, pagemap.c, dryrun.c; damon/) ---- */
 
 enum hb_migrator_kind {
 	HB_MIGRATOR_PHYS,
@@ -206,7 +206,7 @@ struct hb_pagemap_stats {
 };
 int hb_migrator_pagemap_stats(const struct hb_migrator *m, struct hb_pagemap_stats *ret);
 
-/* ---- folding per-page status into classes (status.c) ---- */
+/* ---- folding per-page status into classes (migrate/status.c) ---- */
 
 enum hb_migrate_class {
 	HB_MIGRATE_MOVED,        /* now on the target, was elsewhere */
@@ -232,7 +232,7 @@ struct hb_migrate_counts {
 void hb_migrate_fold(struct hb_migrate_counts *c, size_t n, const int *status, const int *nodes,
 		     const int *src_nodes);
 
-/* ---- other movers of the same pages (conflicts.c) ---- */
+/* ---- other movers of the same pages (migrate/conflicts.c) ---- */
 
 /*
  * Who else moves pages between tiers (conflicts.c): the kernel's own
@@ -273,7 +273,7 @@ struct hb_conflicts {
  */
 void hb_conflicts_probe(const char *root, const char *damon_state, struct hb_conflicts *ret);
 
-/* ---- idle page tracking (idle.c) ---- */
+/* ---- idle page tracking (coldness/idle.c) ---- */
 
 /*
  * Idle page tracking over a set of PFNs (idle.c): is a page the host
@@ -336,7 +336,7 @@ struct hb_idle_stats {
 };
 void hb_idle_get_stats(const struct hb_idle *t, struct hb_idle_stats *ret);
 
-/* ---- a census of page frames (frames.c) ---- */
+/* ---- a census of page frames (coldness/frames.c) ---- */
 
 /*
  * A census of a NUMA node's page frames (frames.c): which of them hold a
@@ -397,7 +397,7 @@ uint64_t hb_frames_shared(const struct hb_frames *f);
 long hb_frames_node_ranges(struct hb_frames *f, int node, size_t max, uint64_t (*range)[2],
 			   struct hb_err *err);
 
-/* ---- DAMON as a coldness reading (damon-monitor.c) ---- */
+/* ---- DAMON as a coldness reading (damon/damon-monitor.c) ---- */
 
 /*
  * DAMON as a coldness reading on a stock kernel (damon-monitor.c): a
