@@ -38,14 +38,14 @@ static int open_migrator(struct hb_daemon *d, struct hb_err *err)
 					  */
 					 .damon_reset_ms = 100,
 					 .damon_takeover = d->cfg.damon_takeover,
-					 .damon_state = d->cfg.damon_state,
-					 /* the damon coldness source's kdamond, made with ours */
-					 .damon_monitor = d->placed && d->env.coldness.ops &&
-							  d->env.coldness.ops->damon };
+					 .damon_state = d->cfg.damon_state };
 	const char *b = d->cfg.dry_run ? "dryrun" : d->cfg.backend;
 	struct hb_migrator_choice why;
 	int r;
 
+	/* the damon coldness source's kdamond, made with ours (kernel.h) */
+	if (d->placed && d->env.coldness.ops && d->env.coldness.ops->damon)
+		hb_damon_monitor_reserve(&mc);
 	if (strcmp(b, "auto"))
 		return hb_migrator_new(hb_migrator_kind_from_string(b), &mc, &d->mig, err);
 	r = hb_migrator_new_auto(&mc, &d->mig, &why, err);

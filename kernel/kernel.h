@@ -98,8 +98,8 @@ struct hb_migrator_config {
 				    up (for a start after a crash); NULL = none */
 	unsigned int damon_reset_ms;  /* damon: quota reset interval; 0 = 100 */
 	unsigned int damon_aggr_ms;   /* damon: aggregation interval; 0 = 100 */
-	bool damon_monitor;      /* damon: also make kdamond 1, left off, for the
-				    coldness monitor (damon/damon-monitor.h) */
+	bool damon_monitor;      /* damon: also make the coldness monitor's
+				    kdamond: hb_damon_monitor_reserve() */
 };
 
 struct hb_migrator;
@@ -397,6 +397,45 @@ uint64_t hb_frames_shared(const struct hb_frames *f);
 long hb_frames_node_ranges(struct hb_frames *f, int node, size_t max, uint64_t (*range)[2],
 			   struct hb_err *err);
 
+/* ---- the migrator's and the monitor's kdamonds (damon/damon.c) ---- */
+
+/*
+ * DAMON sysfs numbers its kdamonds 0 .. nr_kdamonds - 1, and nr_kdamonds
+ * is global and can be written only while no kdamond is on. So the
+ * coldness monitor (below) cannot add a kdamond beside a running damon
+ * migrator: the migrator makes the monitor's with its own, at open, left
+ * off, and removes both at close; the monitor only sets it up and turns
+ * it on and off. These two calls are the whole hand-over: reserve before
+ * the migrator opens, ask which kdamond it made before
+ * hb_damon_monitor_open().
+ */
+
+/**
+ * hb_damon_monitor_reserve() - ask for the monitor's kdamond at open
+ * @cfg: the configuration hb_migrator_new() or hb_migrator_new_auto()
+ *	will be given
+ *
+ * A damon migrator opened with @cfg then makes the monitor's kdamond
+ * along with its own (hb_migrator_describe() says so); the other backends
+ * ignore the request.
+ */
+void hb_damon_monitor_reserve(struct hb_migrator_config *cfg);
+
+/**
+ * hb_damon_monitor_kdamond() - the monitor's kdamond an open migrator made
+ * @m: an open migrator
+ * @err: why there is none (may be NULL)
+ *
+ * Return: the kdamond's number in DAMON sysfs, the one
+ * hb_damon_monitor_open() turns on; -EOPNOTSUPP when @m's backend makes
+ * none (phys, pagemap: "the damon coldness source needs migrate.backend =
+ * damon, not KIND"); -ENOENT when @m is a damon migrator opened without
+ * hb_damon_monitor_reserve(). dryrun moves nothing and makes no kdamond
+ * but stands in for damon (tests): the number, whose kdamond must then
+ * exist already (hb_damon_monitor_open() says -ENOENT otherwise).
+ */
+int hb_damon_monitor_kdamond(const struct hb_migrator *m, struct hb_err *err);
+
 /* ---- DAMON as a coldness reading (damon/damon-monitor.c) ---- */
 
 /*
@@ -409,11 +448,11 @@ long hb_frames_node_ranges(struct hb_frames *f, int node, size_t max, uint64_t (
  *
  * Which kdamond: nr_kdamonds is global and can only be written while no
  * kdamond is on. The damon migrator (damon.c) owns kdamond 0 and writes
- * nr_kdamonds; with hb_migrator_config.damon_monitor it creates kdamond 1
- * (HB_DAMON_MONITOR_KDAMOND, damon-monitor.h) as well and leaves it off,
- * before its own is on. This monitor then sets up that one and turns it
- * on: it never writes nr_kdamonds. The migrator turns both off and removes
- * them at close.
+ * nr_kdamonds; asked by hb_damon_monitor_reserve() it creates the
+ * monitor's kdamond (1, hb_damon_monitor_kdamond()) as well and leaves it
+ * off, before its own is on. This monitor then sets up that one and turns
+ * it on: it never writes nr_kdamonds. The migrator turns both off and
+ * removes them at close.
  *
  * What the kernel reports (6.12 mm/damon/core.c, kdamond_fn): every
  * sample interval DAMON checks one random page of each region for an

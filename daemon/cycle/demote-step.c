@@ -73,11 +73,12 @@ int hb_daemon_demote_check_mover(struct hb_daemon *d, struct hb_err *err)
 		return 0;
 	k = hb_migrator_kind(d->mig);
 	if (ops->damon) {
-		/* its kdamond is the migrator's to make (kernel/kernel.h); dryrun logs */
-		if (k != HB_MIGRATOR_DAMON && k != HB_MIGRATOR_DRYRUN)
-			return hb_err_set(err, -EOPNOTSUPP, "demote.enabled = true: the damon coldness "
-					  "source needs migrate.backend = damon, not %s",
-					  hb_migrator_kind_to_string(k));
+		/* its kdamond is the migrator's to make (kernel.h); dryrun logs */
+		struct hb_err why = { 0 };
+		int r = hb_damon_monitor_kdamond(d->mig, &why);
+
+		if (r < 0)
+			return hb_err_set(err, r, "demote.enabled = true: %s", why.msg);
 		for (int t = 0; t < HB_MAX_NODES; t++)
 			if (census_node(d, t))
 				mask |= 1ULL << t;

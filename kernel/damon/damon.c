@@ -51,6 +51,7 @@
  * The sysfs sequencing (set-up, commands, tear-down) is damon-sysfs.c; this
  * file decides what a batch commits and reads what it did.
  */
+#include <assert.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -59,6 +60,7 @@
 #include <unistd.h>
 
 #include "damon.h"
+#include "damon-monitor.h"
 #include "util/macro.h"
 #include "kernel-private.h"
 
@@ -155,6 +157,30 @@ static int damon_open(struct hb_migrator *m, const struct hb_migrator_config *cf
 		 cfg->damon_monitor ? "; kdamond 1 made for the coldness monitor" : "", feat);
 	m->priv = d;
 	return 0;
+}
+
+void hb_damon_monitor_reserve(struct hb_migrator_config *cfg)
+{
+	assert(cfg);
+	cfg->damon_monitor = true;
+}
+
+int hb_damon_monitor_kdamond(const struct hb_migrator *m, struct hb_err *err)
+{
+	const struct damon *d;
+
+	/* m's own fields, not migrator.c's accessors: migrator.c calls into this file */
+	assert(m);
+	if (m->kind == HB_MIGRATOR_DRYRUN)
+		return HB_DAMON_MONITOR_KDAMOND;
+	if (m->kind != HB_MIGRATOR_DAMON)
+		return hb_err_set(err, -EOPNOTSUPP, "the damon coldness source needs "
+				  "migrate.backend = damon, not %s", m->be->name);
+	d = m->priv;
+	if (d->kd.nr_kdamonds <= HB_DAMON_MONITOR_KDAMOND)
+		return hb_err_set(err, -ENOENT, "the damon migrator was opened without the "
+				  "coldness monitor's kdamond (hb_damon_monitor_reserve())");
+	return HB_DAMON_MONITOR_KDAMOND;
 }
 
 static void damon_close(struct hb_migrator *m)

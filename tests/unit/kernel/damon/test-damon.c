@@ -933,7 +933,7 @@ static void test_damon_makes_the_monitors_kdamond_and_removes_it(void **state)
 	char st[16];
 
 	(void)state;
-	cfg.damon_monitor = true;
+	hb_damon_monitor_reserve(&cfg);
 	m = open_ok(&cfg);
 	/* both made at once, before ours was on; the monitor's left off */
 	assert_string_equal(fk.log[0], "/nr_kdamonds=2");
@@ -961,6 +961,55 @@ static void test_damon_makes_the_monitors_kdamond_and_removes_it(void **state)
 	/* monitors closed last find nothing to turn off */
 	hb_damon_monitor_free(mon2);
 	hb_damon_monitor_free(mon);
+	hb_migrator_free(m);
+}
+
+/*
+ * The hand-over in kernel.h: the monitor's kdamond is the one the damon
+ * migrator made when asked (hb_damon_monitor_reserve()), and
+ * hb_damon_monitor_kdamond() says so only then; a mover that makes none
+ * is named, dryrun stands in for damon.
+ */
+static void test_damon_monitor_kdamond_is_the_one_reserved_at_open(void **state)
+{
+	static const uint64_t range[1][2] = { { 0x100000, 0x140000 } };
+	struct hb_migrator_config cfg = config();
+	struct hb_damon_monitor *mon = NULL;
+	struct hb_migrator *m;
+	struct hb_err err = { 0 };
+	char st[16], p[128];
+	int kd;
+
+	(void)state;
+	/* not asked: the migrator makes its own kdamond only, and says there is none */
+	m = open_ok(&cfg);
+	assert_int_equal(get_u64(KD "/nr_kdamonds"), 1);
+	assert_int_equal(hb_damon_monitor_kdamond(m, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "without the coldness monitor's kdamond"));
+	assert_null(strstr(hb_migrator_describe(m), "coldness monitor"));
+	hb_migrator_free(m);
+	/* asked: the number it gives is a kdamond it made, left off, that the monitor turns on */
+	hb_damon_monitor_reserve(&cfg);
+	m = open_ok(&cfg);
+	kd = hb_damon_monitor_kdamond(m, &err);
+	assert_true(kd > 0);
+	assert_int_equal(get_u64(KD "/nr_kdamonds"), (uint64_t)kd + 1);
+	snprintf(p, sizeof(p), KD "/%d/state", kd);
+	get(p, st, sizeof(st));
+	assert_string_equal(st, "off");
+	if (hb_damon_monitor_open(root, 1, range, &mon, &err) < 0)
+		fail_msg("monitor: %s", err.msg);
+	get(p, st, sizeof(st));
+	assert_string_equal(st, "on");
+	hb_damon_monitor_free(mon);
+	hb_migrator_free(m);
+	/* movers that make no kdamond: named; dryrun stands in for damon */
+	assert_int_equal(hb_migrator_new(HB_MIGRATOR_PAGEMAP, &cfg, &m, &err), 0);
+	assert_int_equal(hb_damon_monitor_kdamond(m, &err), -EOPNOTSUPP);
+	assert_non_null(strstr(err.msg, "needs migrate.backend = damon, not pagemap"));
+	hb_migrator_free(m);
+	assert_int_equal(hb_migrator_new(HB_MIGRATOR_DRYRUN, &cfg, &m, &err), 0);
+	assert_int_equal(hb_damon_monitor_kdamond(m, &err), kd);
 	hb_migrator_free(m);
 }
 
@@ -1162,6 +1211,7 @@ int main(void)
 		T(test_damon_programs_nothing_beyond_the_watermark),
 		T(test_damon_recognises_its_own_kdamond_after_a_crash),
 		T(test_damon_makes_the_monitors_kdamond_and_removes_it),
+		T(test_damon_monitor_kdamond_is_the_one_reserved_at_open),
 		T(test_damon_auto_picks_damon_then_pagemap_and_says_why),
 		T(test_damon_reuses_region_directories_between_commits),
 		T(test_damon_commits_over_commit_max_ranges_in_several),
