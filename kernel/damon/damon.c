@@ -284,6 +284,30 @@ static int stats_update(struct damon *d, int *sb, uint64_t *ret_applied, struct 
 	return hb_damon_kd_stat(&d->kd, "sz_applied", ret_applied, err);
 }
 
+/*
+ * How a commit's settling ends, on either path (posted, rated). r >= 0:
+ * settled after t0 at sz_applied a (from a0, want bytes committed): the
+ * delta measured and counted, the next batch's start known when it
+ * covered the commit. r < 0: the commands failed; the placeholder is
+ * committed at once (d->live stays only if that fails too), t0, a0, a
+ * and want unused. Returns 0 or r.
+ */
+static int settle_done(struct damon *d, int r, uint64_t t0, uint64_t a0, uint64_t a,
+		       uint64_t want, uint64_t *ret_bytes)
+{
+	if (r < 0) {
+		d->applied_valid = false;
+		d->live = hb_damon_kd_commit_placeholder(&d->kd, NULL) < 0;
+		return r;
+	}
+	d->st.settle_us += (hb_now_ns() - t0) / 1000;
+	*ret_bytes = a - a0;
+	d->st.bytes_applied += a - a0;
+	d->applied_last = a;
+	d->applied_valid = a - a0 >= want;
+	return 0;
+}
+
 static int run_commit_posted(struct damon *d, size_t n, const struct hb_damon_range *rg,
 			     uint64_t pages, uint64_t a0, uint64_t *ret_bytes, struct hb_err *err)
 {
@@ -329,16 +353,9 @@ static int run_commit_posted(struct damon *d, size_t n, const struct hb_damon_ra
 			break;
 		}
 	}
-	d->st.settle_us += (hb_now_ns() - t0) / 1000;
-	*ret_bytes = a - a0;
-	d->st.bytes_applied += a - a0;
-	d->applied_last = a;
-	d->applied_valid = a - a0 >= want;
-	return 0;
+	return settle_done(d, 0, t0, a0, a, want, ret_bytes);
 placeholder:
-	d->applied_valid = false;
-	d->live = hb_damon_kd_commit_placeholder(&d->kd, NULL) < 0;
-	return r;
+	return settle_done(d, r, 0, 0, 0, 0, ret_bytes);
 }
 
 /* With a rate: the commands one after the other, the kernel pacing the budgets. */
@@ -348,7 +365,7 @@ static int run_commit_rated(struct damon *d, size_t n, const struct hb_damon_ran
 	uint64_t want = pages * d->kd.page_size, a, last, t0, t_change, quiet, limit;
 	uint64_t period = d->kd.reset_ms * 1000000ULL;
 	unsigned int polls = 0, quiet_polls;
-	int r, r2;
+	int r;
 
 	r = hb_damon_kd_commit(&d->kd, n, rg, err);
 	if (r < 0)
@@ -411,17 +428,9 @@ static int run_commit_rated(struct damon *d, size_t n, const struct hb_damon_ran
 			break;
 		}
 	}
-	d->st.settle_us += (hb_now_ns() - t0) / 1000;
-	*ret_bytes = a - a0;
-	d->st.bytes_applied += a - a0;
-	d->applied_last = a;
-	d->applied_valid = a - a0 >= want;
-	return 0;
+	return settle_done(d, 0, t0, a0, a, want, ret_bytes);
 placeholder:
-	d->applied_valid = false;
-	r2 = hb_damon_kd_commit_placeholder(&d->kd, NULL);
-	d->live = r2 < 0;
-	return r;
+	return settle_done(d, r, 0, 0, 0, 0, ret_bytes);
 }
 
 /*
