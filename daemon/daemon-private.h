@@ -33,8 +33,11 @@
 #include "kernel.h"
 #include "daemon.h"
 #include "devices.h"
+#include "cycle/cycle.h"
+#include "ingest/intake.h"
 #include "logger.h"
 #include "platform/source-nodes.h"
+#include "platform/topology-watch.h"
 
 struct event;
 struct event_base;
@@ -45,7 +48,6 @@ struct hb_control;
 #define hb_dlog(d, prio, ...) hb_logger_log(&(d)->log, (prio), __VA_ARGS__)
 
 #define MAX_WATCHES 160
-#define MAX_CANDIDATES 65536
 #define SOURCE_MAX_ERRORS 10
 
 struct hb_host {
@@ -77,26 +79,6 @@ struct watch {
 	void (*cb)(void *priv, int fd, uint32_t revents);
 	void *priv;
 };
-
-/*
- * Ingestion works in slices of this length per loop turn; what is left waits
- * in its backlog, and the sources' fds are not read until it is worked off.
- */
-/* a page kept out of promotion, and why (HB_QUARANTINE_* bits) */
-#define HB_QUARANTINE_POISON 1u
-#define HB_QUARANTINE_UNCORRECTABLE 2u
-struct hb_quarantined {
-	uint64_t page;
-	uint32_t why;
-};
-
-struct hb_media_state {
-	struct hb_quarantined *quar;   /* sorted by page */
-	size_t nquar, cap;
-	uint64_t mismatch_logged_ns, mismatch_quiet;
-};
-
-#define INGEST_SLICE_NS (5ULL * 1000 * 1000)
 
 struct hb_daemon {
 	struct hb_config cfg;
@@ -130,34 +112,26 @@ struct hb_daemon {
 	struct hb_idle_worker *idle_worker;   /* per-frame coldness: rounds off the loop */
 	uint64_t idle_next_ns;         /* ... the next round not before (machine clock) */
 	uint64_t census_sample[HB_MAX_NODES];   /* live: the sample each node's census reads */
-	struct hb_candidate *cand;
-	struct hb_decision *dec;
-	uint64_t *hpa;
-	int *tnode, *snode, *status;
+	struct hb_cycle_scratch scratch;   /* a batch's arrays (cycle/cycle.h) */
 	struct hb_daemon_stats st;
 	/* st.in at the last cycle line: the line counts what came since, by any way */
 	struct hb_ingest_stats logged_in;
 	struct hb_media_state media;
 	struct hb_latency lat;
-	struct hb_ingest *ingest;
-	struct event *drain_ev;        /* works the ingestion backlog off */
-	uint64_t turn_deadline;        /* this loop turn's ingestion slice ends */
-	bool throttled;                /* source fds paused for the backlog */
+	struct hb_intake intake;       /* records into the table (ingest/intake.h) */
 	bool looping;                  /* in hb_daemon_run() */
 	bool stopped;                  /* its loop ended: metrics say hotbridge_up 0 */
 	int textfile_err;              /* the last metrics_textfile write's, or 0 */
 	/* hb_daemon_simulate(): the clock is sim_ns, interval_ms more each cycle */
 	bool simulated;
 	uint64_t sim_ns;
-	struct source *submitting;     /* whose records are being taken in */
 	const char *config_path;
 	struct hb_logger log;
 	bool paused;
 	uint64_t started_ns;
 	struct hb_control *control;
 	struct hb_conflicts conflicts;  /* as probed at start or the last reload */
-	struct event *uevent_ev, *debounce_ev;
-	int uevent_fd;                 /* watched and ours, or -1 */
+	struct hb_topology_watch topo_watch;   /* uevents (platform/topology-watch.h) */
 	int rc;
 };
 
@@ -174,39 +148,8 @@ static inline uint64_t hb_daemon_clock(const struct hb_daemon *d)
 
 /* ---- shared between the daemon's files (each says where it lives) ---- */
 
-/* source-host.c */
-/* media-events.c */
-int hb_daemon_media_event(struct hb_daemon *d, const struct hb_device_event *ev);
-const struct hb_quarantined *hb_daemon_quarantined(const struct hb_daemon *d, uint64_t hpa);
-/* c[0..n) less the quarantined pages (forgotten by the table too); the new n */
-size_t hb_daemon_drop_quarantined(struct hb_daemon *d, struct hb_candidate *c, size_t n);
-void hb_daemon_media_free(struct hb_daemon *d);
-
-int hb_daemon_open_sources(struct hb_daemon *d);
-void hb_daemon_poll_sources(struct hb_daemon *d);
-void hb_daemon_close_sources(struct hb_daemon *d);
-
-/* intake.c */
-int hb_daemon_intake_new(struct hb_daemon *d, struct hb_err *err);
-void hb_daemon_turn_begin(struct hb_daemon *d);
-void hb_daemon_turn_end(struct hb_daemon *d);
-int hb_daemon_node_of(struct hb_daemon *d, uint64_t hpa);
-int hb_daemon_node_of_ud(void *ud, uint64_t hpa);
-int hb_daemon_set_ingest_topology(struct hb_daemon *d);
-
-/* cycle/nodes.c */
-int hb_daemon_refresh_nodes(struct hb_daemon *d);
-/*
- * cycle/move.c: d->dec[0..n) counted by reason; those with reason `acted` handed to the
- * migrator in one batch (d->hpa, tnode, snode, status hold them), folded
- * into ret_counts (zeroed by the caller) and added to total. With freed
- * non-NULL, -ENOENT (no process's page in the frame any more: freed since
- * it was chosen) is counted there instead, neither a class nor an error.
- * Returns how many.
- */
-size_t hb_daemon_move(struct hb_daemon *d, size_t n, enum hb_reason acted, const char *what,
-		      struct hb_migrate_counts *ret_counts, struct hb_migrate_counts *total,
-		      uint64_t *freed);
+/* the intake (media-events.c, source-host.c, intake.c): ingest/intake.h */
+/* the cycle (cycle/nodes.c, cycle/move.c): cycle/cycle.h */
 
 /* demote-step.c */
 int hb_daemon_demote_new(struct hb_daemon *d, struct hb_err *err);
@@ -232,14 +175,7 @@ void hb_daemon_status_why(struct hb_daemon *d, struct json_object *o);
 void hb_daemon_write_textfile(struct hb_daemon *d);
 void hb_daemon_log_exit_summary(const struct hb_daemon *d);
 
-/* topology-watch.c */
-uint64_t hb_daemon_topology_nodes(struct hb_daemon *d);
-/* the source-node rule's facts: the nodes and this host's CXL windows (source-nodes.h) */
-struct hb_source_facts hb_daemon_source_facts(const struct hb_daemon *d);
-/* why node is or is not a source node, in words (explain, status's nodes[].source_reason) */
-void hb_daemon_source_node_reason(const struct hb_daemon *d, int node, char *buf, size_t size);
-void hb_daemon_warn_refused(struct hb_daemon *d);
-void hb_daemon_watch_uevents(struct hb_daemon *d);
+/* topology-watch.c: platform/topology-watch.h */
 
 /* control-ops.c: the control socket, when the configuration names one */
 void hb_daemon_listen_control(struct hb_daemon *d);

@@ -38,14 +38,14 @@ static int open_migrator(struct hb_daemon *d, struct hb_err *err)
 					  */
 					 .damon_reset_ms = 100,
 					 .damon_takeover = d->cfg.damon_takeover,
-					 .damon_state = d->cfg.damon_state,
-					 /* the damon coldness source's kdamond, made with ours */
-					 .damon_monitor = d->placed && d->env.coldness.ops &&
-							  d->env.coldness.ops->damon };
+					 .damon_state = d->cfg.damon_state };
 	const char *b = d->cfg.dry_run ? "dryrun" : d->cfg.backend;
 	struct hb_migrator_choice why;
 	int r;
 
+	/* the damon coldness source's kdamond, made with ours (kernel.h) */
+	if (d->placed && d->env.coldness.ops && d->env.coldness.ops->damon)
+		hb_damon_monitor_reserve(&mc);
 	if (strcmp(b, "auto"))
 		return hb_migrator_new(hb_migrator_kind_from_string(b), &mc, &d->mig, err);
 	r = hb_migrator_new_auto(&mc, &d->mig, &why, err);
@@ -84,7 +84,7 @@ int hb_daemon_new(const struct hb_config *cfg, struct hb_daemon_env *env,
 	d->cfg.nsources = cfg->nsources;   /* params stay owned by the caller's config */
 	d->env = *env;
 	memset(env, 0, sizeof(*env));      /* taken */
-	d->uevent_fd = -1;                 /* opened when watched */
+	d->topo_watch.uevent_fd = -1;      /* opened when watched */
 	d->mig = d->env.migrator;          /* NULL: opened from the config below */
 	d->env.migrator = NULL;
 	if (!d->env.platform) {
@@ -104,13 +104,7 @@ int hb_daemon_new(const struct hb_config *cfg, struct hb_daemon_env *env,
 		.target_node = (int)cfg->target_node, .page_size = ps > 0 ? (uint64_t)ps : 4096,
 	};
 	d->base = event_base_new();
-	d->cand = calloc(MAX_CANDIDATES, sizeof(*d->cand));
-	d->dec = calloc(MAX_CANDIDATES, sizeof(*d->dec));
-	d->hpa = calloc(MAX_CANDIDATES, sizeof(*d->hpa));
-	d->tnode = calloc(MAX_CANDIDATES, sizeof(int));
-	d->snode = calloc(MAX_CANDIDATES, sizeof(int));
-	d->status = calloc(MAX_CANDIDATES, sizeof(int));
-	if (!d->base || !d->cand || !d->dec || !d->hpa || !d->tnode || !d->snode || !d->status) {
+	if (!d->base || hb_cycle_scratch_init(&d->scratch) < 0) {
 		r = hb_err_set(err, -ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -156,14 +150,14 @@ struct hb_daemon *hb_daemon_free(struct hb_daemon *d)
 	if (!d)
 		return NULL;
 	hb_daemon_close_control(d);
-	if (d->drain_ev)
-		event_free(d->drain_ev);
-	if (d->uevent_ev)
-		event_free(d->uevent_ev);
-	if (d->debounce_ev)
-		event_free(d->debounce_ev);
-	if (d->uevent_fd >= 0)
-		close(d->uevent_fd);
+	if (d->intake.drain_ev)
+		event_free(d->intake.drain_ev);
+	if (d->topo_watch.uevent_ev)
+		event_free(d->topo_watch.uevent_ev);
+	if (d->topo_watch.debounce_ev)
+		event_free(d->topo_watch.debounce_ev);
+	if (d->topo_watch.uevent_fd >= 0)
+		close(d->topo_watch.uevent_fd);
 	hb_daemon_close_sources(d);
 	if (d->timer)
 		event_free(d->timer);
@@ -172,7 +166,7 @@ struct hb_daemon *hb_daemon_free(struct hb_daemon *d)
 			event_free(d->sig[i]);
 	if (d->base)
 		event_base_free(d->base);
-	hb_ingest_free(d->ingest);
+	hb_ingest_free(d->intake.ingest);
 	hb_heat_free(d->heat);
 	hb_daemon_media_free(d);
 	hb_policy_free(d->policy);
@@ -180,12 +174,7 @@ struct hb_daemon *hb_daemon_free(struct hb_daemon *d)
 	hb_history_free(d->history);
 	hb_migrator_free(d->mig);
 	hb_platform_free(d->env.platform);
-	free(d->cand);
-	free(d->dec);
-	free(d->hpa);
-	free(d->tnode);
-	free(d->snode);
-	free(d->status);
+	hb_cycle_scratch_done(&d->scratch);
 	free(d);
 	return NULL;
 }

@@ -26,7 +26,7 @@
 
 #include "util/util.h"
 
-/* ---- move_phys_pages detection (wrapper.c) ---- */
+/* ---- move_phys_pages detection (migrate/wrapper.c) ---- */
 
 /* ABI version this code speaks (/sys/kernel/mm/move_phys_pages/abi_version). */
 #define HB_MPP_ABI_VERSION 1
@@ -66,7 +66,7 @@ long hb_sys_move_pages(pid_t pid, unsigned long count, void **pages,
 /* Writes value to the DAMON sysfs file root+path (never creates it). 0 or -errno. */
 int hb_sys_damon_write(const char *root, const char *path, const char *value);
 
-/* ---- migrators (migrator.c, phys.c, pagemap.c, dryrun.c) ---- */
+/* ---- migrators (migrate/: migrator.c, phys.c, pagemap.c, dryrun.c; damon/) ---- */
 
 enum hb_migrator_kind {
 	HB_MIGRATOR_PHYS,
@@ -98,8 +98,8 @@ struct hb_migrator_config {
 				    up (for a start after a crash); NULL = none */
 	unsigned int damon_reset_ms;  /* damon: quota reset interval; 0 = 100 */
 	unsigned int damon_aggr_ms;   /* damon: aggregation interval; 0 = 100 */
-	bool damon_monitor;      /* damon: also make kdamond 1, left off, for the
-				    coldness monitor (damon/damon-monitor.h) */
+	bool damon_monitor;      /* damon: also make the coldness monitor's
+				    kdamond: hb_damon_monitor_reserve() */
 };
 
 struct hb_migrator;
@@ -206,7 +206,7 @@ struct hb_pagemap_stats {
 };
 int hb_migrator_pagemap_stats(const struct hb_migrator *m, struct hb_pagemap_stats *ret);
 
-/* ---- folding per-page status into classes (status.c) ---- */
+/* ---- folding per-page status into classes (migrate/status.c) ---- */
 
 enum hb_migrate_class {
 	HB_MIGRATE_MOVED,        /* now on the target, was elsewhere */
@@ -232,7 +232,7 @@ struct hb_migrate_counts {
 void hb_migrate_fold(struct hb_migrate_counts *c, size_t n, const int *status, const int *nodes,
 		     const int *src_nodes);
 
-/* ---- other movers of the same pages (conflicts.c) ---- */
+/* ---- other movers of the same pages (migrate/conflicts.c) ---- */
 
 /*
  * Who else moves pages between tiers (conflicts.c): the kernel's own
@@ -273,7 +273,7 @@ struct hb_conflicts {
  */
 void hb_conflicts_probe(const char *root, const char *damon_state, struct hb_conflicts *ret);
 
-/* ---- idle page tracking (idle.c) ---- */
+/* ---- idle page tracking (coldness/idle.c) ---- */
 
 /*
  * Idle page tracking over a set of PFNs (idle.c): is a page the host
@@ -336,7 +336,7 @@ struct hb_idle_stats {
 };
 void hb_idle_get_stats(const struct hb_idle *t, struct hb_idle_stats *ret);
 
-/* ---- a census of page frames (frames.c) ---- */
+/* ---- a census of page frames (coldness/frames.c) ---- */
 
 /*
  * A census of a NUMA node's page frames (frames.c): which of them hold a
@@ -411,7 +411,46 @@ bool hb_frames_pass_done(const struct hb_frames *f, int node);
 /* Which sample node's current pass reads: it changes when the blocks do. */
 uint64_t hb_frames_sample_epoch(const struct hb_frames *f, int node);
 
-/* ---- DAMON as a coldness reading (damon-monitor.c) ---- */
+/* ---- the migrator's and the monitor's kdamonds (damon/damon.c) ---- */
+
+/*
+ * DAMON sysfs numbers its kdamonds 0 .. nr_kdamonds - 1, and nr_kdamonds
+ * is global and can be written only while no kdamond is on. So the
+ * coldness monitor (below) cannot add a kdamond beside a running damon
+ * migrator: the migrator makes the monitor's with its own, at open, left
+ * off, and removes both at close; the monitor only sets it up and turns
+ * it on and off. These two calls are the whole hand-over: reserve before
+ * the migrator opens, ask which kdamond it made before
+ * hb_damon_monitor_open().
+ */
+
+/**
+ * hb_damon_monitor_reserve() - ask for the monitor's kdamond at open
+ * @cfg: the configuration hb_migrator_new() or hb_migrator_new_auto()
+ *	will be given
+ *
+ * A damon migrator opened with @cfg then makes the monitor's kdamond
+ * along with its own (hb_migrator_describe() says so); the other backends
+ * ignore the request.
+ */
+void hb_damon_monitor_reserve(struct hb_migrator_config *cfg);
+
+/**
+ * hb_damon_monitor_kdamond() - the monitor's kdamond an open migrator made
+ * @m: an open migrator
+ * @err: why there is none (may be NULL)
+ *
+ * Return: the kdamond's number in DAMON sysfs, the one
+ * hb_damon_monitor_open() turns on; -EOPNOTSUPP when @m's backend makes
+ * none (phys, pagemap: "the damon coldness source needs migrate.backend =
+ * damon, not KIND"); -ENOENT when @m is a damon migrator opened without
+ * hb_damon_monitor_reserve(). dryrun moves nothing and makes no kdamond
+ * but stands in for damon (tests): the number, whose kdamond must then
+ * exist already (hb_damon_monitor_open() says -ENOENT otherwise).
+ */
+int hb_damon_monitor_kdamond(const struct hb_migrator *m, struct hb_err *err);
+
+/* ---- DAMON as a coldness reading (damon/damon-monitor.c) ---- */
 
 /*
  * DAMON as a coldness reading on a stock kernel (damon-monitor.c): a
@@ -423,11 +462,11 @@ uint64_t hb_frames_sample_epoch(const struct hb_frames *f, int node);
  *
  * Which kdamond: nr_kdamonds is global and can only be written while no
  * kdamond is on. The damon migrator (damon.c) owns kdamond 0 and writes
- * nr_kdamonds; with hb_migrator_config.damon_monitor it creates kdamond 1
- * (HB_DAMON_MONITOR_KDAMOND, damon-monitor.h) as well and leaves it off,
- * before its own is on. This monitor then sets up that one and turns it
- * on: it never writes nr_kdamonds. The migrator turns both off and removes
- * them at close.
+ * nr_kdamonds; asked by hb_damon_monitor_reserve() it creates the
+ * monitor's kdamond (1, hb_damon_monitor_kdamond()) as well and leaves it
+ * off, before its own is on. This monitor then sets up that one and turns
+ * it on: it never writes nr_kdamonds. The migrator turns both off and
+ * removes them at close.
  *
  * What the kernel reports (6.12 mm/damon/core.c, kdamond_fn): every
  * sample interval DAMON checks one random page of each region for an

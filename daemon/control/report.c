@@ -383,7 +383,7 @@ json_object *hb_daemon_stats_json(struct hb_daemon *d)
 	json_object_object_add(o, "partial", hb_daemon_json_u64(d->st.in.partial));
 	json_object_object_add(o, "pages_added", hb_daemon_json_u64(d->st.in.pages));
 	json_object_object_add(o, "deferred", hb_daemon_json_u64(d->st.in.deferred));
-	json_object_object_add(o, "backlog", hb_daemon_json_u64(hb_ingest_backlog(d->ingest)));
+	json_object_object_add(o, "backlog", hb_daemon_json_u64(hb_ingest_backlog(d->intake.ingest)));
 	x = json_object_new_object();
 	for (int i = 0; i < _HB_DROP_MAX; i++)
 		json_object_object_add(x, hb_drop_to_string(i), hb_daemon_json_u64(d->st.in.dropped[i]));

@@ -77,11 +77,12 @@ int hb_daemon_demote_check_mover(struct hb_daemon *d, struct hb_err *err)
 		return 0;
 	k = hb_migrator_kind(d->mig);
 	if (ops->damon) {
-		/* its kdamond is the migrator's to make (kernel/kernel.h); dryrun logs */
-		if (k != HB_MIGRATOR_DAMON && k != HB_MIGRATOR_DRYRUN)
-			return hb_err_set(err, -EOPNOTSUPP, "demote.enabled = true: the damon coldness "
-					  "source needs migrate.backend = damon, not %s",
-					  hb_migrator_kind_to_string(k));
+		/* its kdamond is the migrator's to make (kernel.h); dryrun logs */
+		struct hb_err why = { 0 };
+		int r = hb_damon_monitor_kdamond(d->mig, &why);
+
+		if (r < 0)
+			return hb_err_set(err, r, "demote.enabled = true: %s", why.msg);
 		for (int t = 0; t < HB_MAX_NODES; t++)
 			if (census_node(d, t))
 				mask |= 1ULL << t;
@@ -427,7 +428,7 @@ void hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0)
 	for (int t = 0; t < HB_MAX_NODES; t++)
 		if (t0 >= d->demote_backoff_until[t])
 			mask |= 1ULL << t;
-	n = hb_demote_decide(d->demoter, &d->dcfg, d->nodes, d->placed, mask, t0, d->dec,
+	n = hb_demote_decide(d->demoter, &d->dcfg, d->nodes, d->placed, mask, t0, d->scratch.dec,
 			     MAX_CANDIDATES);
 	/*
 	 * -ENOENT: the frame held a process's page at the census and holds
@@ -441,38 +442,39 @@ void hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0)
 	/* the records' clock, not the rule clock: the stale rule compares their times with it */
 	moved_at = hb_now_ns();
 	for (size_t i = 0; i < np; i++) {
-		enum hb_migrate_class c = hb_migrate_classify(d->status[i], d->tnode[i], d->snode[i]);
+		enum hb_migrate_class c = hb_migrate_classify(d->scratch.status[i], d->scratch.tnode[i],
+							      d->scratch.snode[i]);
 
 		switch (c) {
 		case HB_MIGRATE_MOVED:
 		case HB_MIGRATE_ALREADY:
 			if (c == HB_MIGRATE_MOVED) {
 				d->st.demoted_bytes += d->pcfg.page_size;
-				d->st.demoted_pages_by_node[d->tnode[i]]++;
+				d->st.demoted_pages_by_node[d->scratch.tnode[i]]++;
 				/* records older than this may name the frame it went to */
-				hb_ingest_moved_onto(d->ingest, d->tnode[i], moved_at);
+				hb_ingest_moved_onto(d->intake.ingest, d->scratch.tnode[i], moved_at);
 			}
-			hb_placed_remove(d->placed, d->hpa[i]);
-			hb_policy_hold_outcome(d->policy, &d->pcfg, d->hpa[i], t0, HB_HOLD_DEMOTED,
-					       d->status[i]);
+			hb_placed_remove(d->placed, d->scratch.hpa[i]);
+			hb_policy_hold_outcome(d->policy, &d->pcfg, d->scratch.hpa[i], t0, HB_HOLD_DEMOTED,
+					       d->scratch.status[i]);
 			break;
 		case HB_MIGRATE_RETRY:
 		case HB_MIGRATE_BACKOFF:
 			/* the node cannot give room now: neither direction spins on it */
-			if (d->demote_backoff_until[d->snode[i]] < rest)
+			if (d->demote_backoff_until[d->scratch.snode[i]] < rest)
 				d->st.demote_backoffs++;
-			d->demote_backoff_until[d->snode[i]] = rest;
-			d->backoff_until[d->snode[i]] = rest;
+			d->demote_backoff_until[d->scratch.snode[i]] = rest;
+			d->backoff_until[d->scratch.snode[i]] = rest;
 			break;
 		default:
 			/* not ours to move (or it went elsewhere): no longer tracked */
-			hb_placed_remove(d->placed, d->hpa[i]);
+			hb_placed_remove(d->placed, d->scratch.hpa[i]);
 			break;
 		}
 	}
 	hb_history_record(d->history, &(struct hb_history_cycle){
-		.time_ns = hb_wall_ns(), .topology = hb_platform_topology(d->env.platform), .dec = d->dec,
-		.n = n, .status = d->status, .np = np });
+		.time_ns = hb_wall_ns(), .topology = hb_platform_topology(d->env.platform),
+		.dec = d->scratch.dec, .n = n, .status = d->scratch.status, .np = np });
 	if (np && !d->env.quiet)
 		hb_dlog(d, LOG_INFO, "demotion: %zu pages: %llu moved, %llu retry, %llu backoff, "
 			"%llu dropped, %llu freed before the move; %zu placed on DRAM", np,

@@ -21,14 +21,14 @@
  */
 void hb_daemon_turn_begin(struct hb_daemon *d)
 {
-	d->turn_deadline = d->looping ? hb_now_ns() + INGEST_SLICE_NS : 0;
+	d->intake.turn_deadline = d->looping ? hb_now_ns() + INGEST_SLICE_NS : 0;
 }
 
 static void throttle(struct hb_daemon *d, bool on)
 {
-	if (d->throttled == on)
+	if (d->intake.throttled == on)
 		return;
-	d->throttled = on;
+	d->intake.throttled = on;
 	for (int i = 0; i < MAX_WATCHES; i++)
 		if (d->watch[i].ev)
 			(void)(on ? event_del(d->watch[i].ev) : event_add(d->watch[i].ev, NULL));
@@ -43,15 +43,15 @@ static void drain_later(struct hb_daemon *d)
 {
 	static const struct timeval now = { 0, 0 };
 
-	(void)evtimer_add(d->drain_ev, &now);
+	(void)evtimer_add(d->intake.drain_ev, &now);
 }
 
 void hb_daemon_turn_end(struct hb_daemon *d)
 {
-	if (!hb_ingest_backlog(d->ingest))
+	if (!hb_ingest_backlog(d->intake.ingest))
 		return;
 	if (!d->looping) {
-		(void)hb_ingest_drain(d->ingest, 0);
+		(void)hb_ingest_drain(d->intake.ingest, 0);
 		return;
 	}
 	throttle(d, true);
@@ -62,7 +62,7 @@ static void on_drain(evutil_socket_t fd, short what, void *arg)
 {
 	struct hb_daemon *d = arg;
 
-	if (hb_ingest_drain(d->ingest, hb_now_ns() + INGEST_SLICE_NS))
+	if (hb_ingest_drain(d->intake.ingest, hb_now_ns() + INGEST_SLICE_NS))
 		drain_later(d);
 	else
 		throttle(d, false);
@@ -83,13 +83,14 @@ static void ingest_report(void *ud, const char *msg)
 {
 	struct hb_daemon *d = ud;
 
-	hb_dlog(d, LOG_WARNING, "source %s: %s", d->submitting ? d->submitting->name : "?", msg);
+	hb_dlog(d, LOG_WARNING, "source %s: %s",
+		d->intake.submitting ? d->intake.submitting->name : "?", msg);
 }
 
 /* what ingestion checks records against: the regions, source nodes, blocks */
 int hb_daemon_set_ingest_topology(struct hb_daemon *d)
 {
-	return hb_ingest_set_topology(d->ingest, hb_platform_topology(d->env.platform),
+	return hb_ingest_set_topology(d->intake.ingest, hb_platform_topology(d->env.platform),
 				      d->source_mask, hb_platform_node_step(d->env.platform));
 }
 
@@ -103,11 +104,11 @@ int hb_daemon_intake_new(struct hb_daemon *d, struct hb_err *err)
 	};
 	int r;
 
-	if ((r = hb_ingest_new(&ie, &d->ingest, err)) < 0 ||
+	if ((r = hb_ingest_new(&ie, &d->intake.ingest, err)) < 0 ||
 	    (r = hb_daemon_set_ingest_topology(d)) < 0)
 		return r;
-	d->drain_ev = evtimer_new(d->base, on_drain, d);
-	if (!d->drain_ev)
+	d->intake.drain_ev = evtimer_new(d->base, on_drain, d);
+	if (!d->intake.drain_ev)
 		return hb_err_set(err, -ENOMEM, "out of memory");
 	return 0;
 }

@@ -74,7 +74,7 @@ static int host_watch(struct hb_host *h, int fd, uint32_t events,
 		w->priv = priv;
 		w->ev = event_new(d->base, fd, EV_PERSIST | ((events & HB_FD_READ) ? EV_READ : 0) |
 					      ((events & HB_FD_WRITE) ? EV_WRITE : 0), on_fd, w);
-		if (!w->ev || (!d->throttled && event_add(w->ev, NULL) < 0)) {
+		if (!w->ev || (!d->intake.throttled && event_add(w->ev, NULL) < 0)) {
 			if (w->ev)
 				event_free(w->ev);
 			w->ev = NULL;
@@ -144,9 +144,9 @@ static int host_submit(struct hb_host *h, const struct hb_hot_record *r, size_t 
 	int ret;
 
 	h->src->records += n;
-	h->d->submitting = h->src;
-	ret = hb_ingest_submit_from(h->d->ingest, r, n, (int)(h->src - h->d->src),
-				    h->d->turn_deadline);
+	h->d->intake.submitting = h->src;
+	ret = hb_ingest_submit_from(h->d->intake.ingest, r, n, (int)(h->src - h->d->src),
+				    h->d->intake.turn_deadline);
 	if (ret == -ENOBUFS)
 		hb_dlog(h->d, LOG_WARNING, "source %s: the ingestion backlog is full (%u records): records "
 			"dropped, counted in backlog_full", h->src->name, HB_INGEST_BACKLOG_MAX);
@@ -371,7 +371,7 @@ void hb_daemon_poll_sources(struct hb_daemon *d)
 {
 	size_t start = d->poll_next;
 
-	for (size_t k = 0; k < d->nsrc && !hb_ingest_backlog(d->ingest); k++) {
+	for (size_t k = 0; k < d->nsrc && !hb_ingest_backlog(d->intake.ingest); k++) {
 		size_t i = (start + k) % d->nsrc;
 		struct source *s = &d->src[i];
 		int r;

@@ -114,7 +114,7 @@ int hb_daemon_rebuild_topology(struct hb_daemon *d, struct hb_err *err)
 		d->source_mask = hb_daemon_topology_nodes(d);
 	if (hb_daemon_set_ingest_topology(d) < 0) {
 		/* without the new regions nothing could be checked: take nothing in */
-		(void)hb_ingest_set_topology(d->ingest, NULL, 0, 0);
+		(void)hb_ingest_set_topology(d->intake.ingest, NULL, 0, 0);
 		hb_dlog(d, LOG_ERR, "topology rebuilt, but out of memory for its region list: "
 			"records are dropped until the next rebuild");
 	}
@@ -154,7 +154,7 @@ static void on_uevent(evutil_socket_t fd, short what, void *arg)
 			continue;
 		d->st.uevents++;
 		hb_dlog(d, LOG_DEBUG, "uevent %s %s (%s)", ev.action, ev.devpath, ev.subsystem);
-		evtimer_add(d->debounce_ev, &tv);     /* re-arming pushes it back */
+		evtimer_add(d->topo_watch.debounce_ev, &tv);     /* re-arming pushes it back */
 	}
 }
 
@@ -171,11 +171,12 @@ void hb_daemon_watch_uevents(struct hb_daemon *d)
 		hb_dlog(d, LOG_WARNING, "uevents: %s; topology changes will not be noticed", strerror(-fd));
 		return;
 	}
-	d->uevent_fd = fd;
+	d->topo_watch.uevent_fd = fd;
 	if (!d->env.debounce_ms)
 		d->env.debounce_ms = 500;
-	d->uevent_ev = event_new(d->base, fd, EV_READ | EV_PERSIST, on_uevent, d);
-	d->debounce_ev = evtimer_new(d->base, on_debounced, d);
-	if (!d->uevent_ev || !d->debounce_ev || event_add(d->uevent_ev, NULL) < 0)
+	d->topo_watch.uevent_ev = event_new(d->base, fd, EV_READ | EV_PERSIST, on_uevent, d);
+	d->topo_watch.debounce_ev = evtimer_new(d->base, on_debounced, d);
+	if (!d->topo_watch.uevent_ev || !d->topo_watch.debounce_ev ||
+	    event_add(d->topo_watch.uevent_ev, NULL) < 0)
 		hb_dlog(d, LOG_WARNING, "uevents: out of memory; topology changes will not be noticed");
 }

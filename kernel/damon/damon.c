@@ -51,6 +51,7 @@
  * The sysfs sequencing (set-up, commands, tear-down) is damon-sysfs.c; this
  * file decides what a batch commits and reads what it did.
  */
+#include <assert.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -59,6 +60,7 @@
 #include <unistd.h>
 
 #include "damon.h"
+#include "damon-monitor.h"
 #include "util/macro.h"
 #include "kernel-private.h"
 
@@ -155,6 +157,30 @@ static int damon_open(struct hb_migrator *m, const struct hb_migrator_config *cf
 		 cfg->damon_monitor ? "; kdamond 1 made for the coldness monitor" : "", feat);
 	m->priv = d;
 	return 0;
+}
+
+void hb_damon_monitor_reserve(struct hb_migrator_config *cfg)
+{
+	assert(cfg);
+	cfg->damon_monitor = true;
+}
+
+int hb_damon_monitor_kdamond(const struct hb_migrator *m, struct hb_err *err)
+{
+	const struct damon *d;
+
+	/* m's own fields, not migrator.c's accessors: migrator.c calls into this file */
+	assert(m);
+	if (m->kind == HB_MIGRATOR_DRYRUN)
+		return HB_DAMON_MONITOR_KDAMOND;
+	if (m->kind != HB_MIGRATOR_DAMON)
+		return hb_err_set(err, -EOPNOTSUPP, "the damon coldness source needs "
+				  "migrate.backend = damon, not %s", m->be->name);
+	d = m->priv;
+	if (d->kd.nr_kdamonds <= HB_DAMON_MONITOR_KDAMOND)
+		return hb_err_set(err, -ENOENT, "the damon migrator was opened without the "
+				  "coldness monitor's kdamond (hb_damon_monitor_reserve())");
+	return HB_DAMON_MONITOR_KDAMOND;
 }
 
 static void damon_close(struct hb_migrator *m)
@@ -258,6 +284,30 @@ static int stats_update(struct damon *d, int *sb, uint64_t *ret_applied, struct 
 	return hb_damon_kd_stat(&d->kd, "sz_applied", ret_applied, err);
 }
 
+/*
+ * How a commit's settling ends, on either path (posted, rated). r >= 0:
+ * settled after t0 at sz_applied a (from a0, want bytes committed): the
+ * delta measured and counted, the next batch's start known when it
+ * covered the commit. r < 0: the commands failed; the placeholder is
+ * committed at once (d->live stays only if that fails too), t0, a0, a
+ * and want unused. Returns 0 or r.
+ */
+static int settle_done(struct damon *d, int r, uint64_t t0, uint64_t a0, uint64_t a,
+		       uint64_t want, uint64_t *ret_bytes)
+{
+	if (r < 0) {
+		d->applied_valid = false;
+		d->live = hb_damon_kd_commit_placeholder(&d->kd, NULL) < 0;
+		return r;
+	}
+	d->st.settle_us += (hb_now_ns() - t0) / 1000;
+	*ret_bytes = a - a0;
+	d->st.bytes_applied += a - a0;
+	d->applied_last = a;
+	d->applied_valid = a - a0 >= want;
+	return 0;
+}
+
 static int run_commit_posted(struct damon *d, size_t n, const struct hb_damon_range *rg,
 			     uint64_t pages, uint64_t a0, uint64_t *ret_bytes, struct hb_err *err)
 {
@@ -303,16 +353,9 @@ static int run_commit_posted(struct damon *d, size_t n, const struct hb_damon_ra
 			break;
 		}
 	}
-	d->st.settle_us += (hb_now_ns() - t0) / 1000;
-	*ret_bytes = a - a0;
-	d->st.bytes_applied += a - a0;
-	d->applied_last = a;
-	d->applied_valid = a - a0 >= want;
-	return 0;
+	return settle_done(d, 0, t0, a0, a, want, ret_bytes);
 placeholder:
-	d->applied_valid = false;
-	d->live = hb_damon_kd_commit_placeholder(&d->kd, NULL) < 0;
-	return r;
+	return settle_done(d, r, 0, 0, 0, 0, ret_bytes);
 }
 
 /* With a rate: the commands one after the other, the kernel pacing the budgets. */
@@ -322,7 +365,7 @@ static int run_commit_rated(struct damon *d, size_t n, const struct hb_damon_ran
 	uint64_t want = pages * d->kd.page_size, a, last, t0, t_change, quiet, limit;
 	uint64_t period = d->kd.reset_ms * 1000000ULL;
 	unsigned int polls = 0, quiet_polls;
-	int r, r2;
+	int r;
 
 	r = hb_damon_kd_commit(&d->kd, n, rg, err);
 	if (r < 0)
@@ -385,17 +428,9 @@ static int run_commit_rated(struct damon *d, size_t n, const struct hb_damon_ran
 			break;
 		}
 	}
-	d->st.settle_us += (hb_now_ns() - t0) / 1000;
-	*ret_bytes = a - a0;
-	d->st.bytes_applied += a - a0;
-	d->applied_last = a;
-	d->applied_valid = a - a0 >= want;
-	return 0;
+	return settle_done(d, 0, t0, a0, a, want, ret_bytes);
 placeholder:
-	d->applied_valid = false;
-	r2 = hb_damon_kd_commit_placeholder(&d->kd, NULL);
-	d->live = r2 < 0;
-	return r;
+	return settle_done(d, r, 0, 0, 0, 0, ret_bytes);
 }
 
 /*

@@ -18,7 +18,7 @@
 #include <sys/types.h>
 
 #include "kernel.h"
-#include "frames.h"
+#include "coldness/frames.h"
 
 #define HB_DAMON_ADMIN "/sys/kernel/mm/damon/admin"
 #define HB_DAMON_KD HB_DAMON_ADMIN "/kdamonds"

@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "damon/damon-monitor.h"
-#include "frames.h"
+#include "coldness/frames.h"
 #include "kernel.h"
 #include "vm-lib.h"
 
@@ -140,7 +140,7 @@ int main(void)
 	static uint64_t pfn[NPAGES], sum[NPAGES], range[64][2];
 	static uint8_t idle[NPAGES];
 	struct hb_migrator_config mc = { .damon_state = "/tmp/hb-damon-state",
-					 .source_nodes = 1u << DRAM, .damon_monitor = true };
+					 .source_nodes = 1u << DRAM };
 	struct hb_migrator *m = NULL;
 	struct hb_damon_monitor *mon = NULL;
 	struct hb_err err = { 0 };
@@ -153,6 +153,7 @@ int main(void)
 	ps = vm_page_size();
 	if (access("/sys/kernel/mm/page_idle/bitmap", F_OK) == 0)
 		tap_diag("note: this kernel has idle page tracking too");
+	hb_damon_monitor_reserve(&mc);
 	if (hb_migrator_new(HB_MIGRATOR_DAMON, &mc, &m, &err) < 0) {
 		tap_ok(false, "damon migrator with the monitor's kdamond: %s", err.msg);
 		return tap_done();

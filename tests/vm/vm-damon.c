@@ -3,7 +3,7 @@
  * hb-vmdamon: runs inside the test guest, as root, on a stock kernel, and
  * checks the damon migrator against the real DAMON.
  *
- *   hb-vmdamon 6.12   another kdamond -> a conflict (kernel/conflicts.c),
+ *   hb-vmdamon 6.12   another kdamond -> a conflict (kernel/migrate/conflicts.c),
  *                     refused (and left alone), takeover (ours: no conflict);
  *                     hot pages moved to node 0, cold pages on the same node
  *                     untouched (same PFN), bytes intact; the target nearly

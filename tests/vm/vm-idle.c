@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * hb-vmidle: runs inside the test guest, as root, and checks kernel/idle.c
+ * hb-vmidle: runs inside the test guest, as root, and checks kernel/coldness/idle.c
  * against the kernel's /sys/kernel/mm/page_idle/bitmap.
  *
  *   hb-vmidle mpp     our 6.12 kernel (CONFIG_IDLE_PAGE_TRACKING=y): a child
@@ -10,7 +10,7 @@
  *                     touches every other page (half by reading, half by
  *                     writing), and exactly the untouched half reads idle;
  *                     marked again, it touches all, none reads idle
- *                     Then kernel/conflicts.c against the real files: what
+ *                     Then kernel/migrate/conflicts.c against the real files: what
  *                     the guest has, then demotion_enabled = true and
  *                     numa_balancing = 2 are each reported (and restored)
  *   hb-vmidle stock   Debian's stock 6.12 (no IDLE_PAGE_TRACKING): open

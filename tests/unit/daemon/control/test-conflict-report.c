@@ -3,7 +3,7 @@
  * Other movers of the same pages, as the daemon reports them: the log's
  * warnings at start and on reload, and `status`'s "conflicts". The daemon
  * runs on the emulated host with env.conflicts_root naming a copy of a
- * fixture tree of tests/data/sysfs/ (kernel/conflicts.c reads it).
+ * fixture tree of tests/data/sysfs/ (kernel/migrate/conflicts.c reads it).
  */
 #define _GNU_SOURCE
 #include <setjmp.h>

@@ -28,7 +28,7 @@
 #include "daemon.h"
 #include "damon/damon-monitor.h"
 #include "platform/emulated-host.h"
-#include "frames.h"
+#include "coldness/frames.h"
 #include "live-fixture.h"
 
 #pragma GCC diagnostic ignored "-Wformat-truncation"

@@ -4,7 +4,7 @@
  * live coldness source (daemon/cycle/coldness-live.c) over a fake tree. Node 0's
  * memory is blocks 2 and 3 (32 KiB blocks: PFN 16-31) and /proc/kpageflags
  * says which frames hold movable pages; the page_idle bitmap is a regular
- * file (tests/unit/kernel/test-idle.c says how it differs from the
+ * file (tests/unit/kernel/coldness/test-idle.c says how it differs from the
  * kernel's), where the test plays "the host touched PFN p" by clearing
  * p's bit. The platform is the emulated host's (node 0 short of its goal,
  * node 2 the CXL node); the wrapped move_phys_pages records what is asked.
@@ -28,7 +28,7 @@
 #include "cycle/coldness.h"
 #include "daemon.h"
 #include "platform/emulated-host.h"
-#include "frames.h"
+#include "coldness/frames.h"
 #include "kernel.h"
 #include "live-fixture.h"
 

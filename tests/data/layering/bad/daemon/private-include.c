@@ -4,4 +4,4 @@
 #include "chmu/chmu.h"
 #include "translate-private.h"
 #include "kernel.h"
-#include "frames.h"
+#include "coldness/frames.h"

@@ -61,6 +61,7 @@ static struct {
 	unsigned int poll_ms, hold_polls;
 	const char *refuse;          /* path suffix whose write fails */
 	int refuse_err;
+	const char *refuse_value;    /* a value whose write fails, with refuse_err */
 	long move_max;               /* pages a commit moves at most; -1 all */
 	char log[2048][96];          /* "path=value", path without KD */
 	size_t nlog;
@@ -282,6 +283,8 @@ static int model_write(const char *r, const char *path, const char *value)
 	if (fk.nlog < 2048)
 		snprintf(fk.log[fk.nlog++], sizeof(fk.log[0]), "%s=%s", path + strlen(KD), value);
 	if (fk.refuse && ends_with(path, fk.refuse))
+		return fk.refuse_err;
+	if (fk.refuse_value && !strcmp(value, fk.refuse_value))
 		return fk.refuse_err;
 	n = strtoull(value, NULL, 10);
 	if (!strncmp(path, KD0_REGIONS "/", strlen(KD0_REGIONS) + 1) &&
@@ -829,6 +832,94 @@ static void test_damon_waits_aggregations_not_only_time(void **state)
 	hb_migrator_free(m);
 }
 
+/*
+ * Stats updates asked since the log's start (or the last placeholder
+ * commit: without a rate the previous batch's lands later, by its thread)
+ * until the next commit of real ranges.
+ */
+static size_t updates_before_next_commit(void)
+{
+	const char *start = "/0/contexts/0/targets/0/regions/0/start=";
+	bool real = false;
+	size_t n = 0;
+
+	for (size_t i = 0; i < fk.nlog; i++) {
+		if (!strncmp(fk.log[i], start, strlen(start)))
+			real = strtoull(fk.log[i] + strlen(start), NULL, 10) < INERT;
+		else if (strstr(fk.log[i], "=update_schemes_stats"))
+			n++;
+		else if (strstr(fk.log[i], "=commit") && real)
+			return n;
+		else if (strstr(fk.log[i], "=commit"))
+			n = 0;
+	}
+	fail_msg("no commit of real ranges logged");
+	return 0;
+}
+
+/* one page to node 0 (statuses: moved or not, both fine here) */
+static int move_one(struct hb_migrator *m, uint64_t pfn, struct hb_err *err)
+{
+	uint64_t hpa = pfn * PS;
+	int node = 0, status;
+
+	return hb_migrator_move(m, 1, &hpa, &node, &status, 0, err);
+}
+
+/*
+ * How a commit's settling ends, with a rate or without (settle_done()):
+ * after a commit the kernel applied in full, sz_applied is known and the
+ * next commit goes without a stats update first; after a partial one it
+ * is read again; a settling whose commands fail commits the placeholder
+ * at once, counts no bytes and re-reads before the next commit.
+ */
+static void settle_ends(uint64_t rate)
+{
+	struct hb_migrator_config cfg = config();
+	struct hb_damon_stats st;
+	struct hb_err err = { 0 };
+	struct hb_migrator *m;
+
+	cfg.rate_bytes = rate;
+	m = open_ok(&cfg);
+	assert_int_equal(move_one(m, NODE1_PFN + 1, &err), 0);
+	fk.nlog = 0;                /* the log keeps 2048 entries: from here */
+	assert_int_equal(move_one(m, NODE1_PFN + 3, &err), 0);
+	assert_int_equal(updates_before_next_commit(), 0);
+	/* the kernel moves nothing of the next: the one after reads sz_applied again */
+	fk.move_max = 0;
+	assert_int_equal(move_one(m, NODE1_PFN + 5, &err), 0);
+	fk.move_max = -1;
+	fk.nlog = 0;
+	assert_int_equal(move_one(m, NODE1_PFN + 7, &err), 0);
+	assert_true(updates_before_next_commit() >= 1);
+	assert_int_equal(hb_migrator_damon_flush(m, &err), 0);
+	assert_int_equal(hb_migrator_damon_stats(m, &st), 0);
+	assert_int_equal(st.bytes_applied, 3 * PS);
+	/* the settling fails after the commit: the placeholder at once, nothing counted */
+	fk.refuse_value = "update_schemes_stats";
+	fk.refuse_err = -EIO;
+	assert_true(move_one(m, NODE1_PFN + 9, &err) < 0);
+	fk.refuse_value = NULL;
+	assert_int_equal(fk.commits[fk.ncommits - 2].n, 1);
+	assert_int_equal(fk.commits[fk.ncommits - 2].start[0], (NODE1_PFN + 9) * PS);
+	assert_int_equal(fk.commits[fk.ncommits - 1].n, 0);
+	assert_int_equal(hb_migrator_damon_stats(m, &st), 0);
+	assert_int_equal(st.bytes_applied, 3 * PS);
+	fk.nlog = 0;
+	assert_int_equal(move_one(m, NODE1_PFN + 11, &err), 0);
+	assert_true(updates_before_next_commit() >= 1);
+	assert_int_equal(fk.bad_commits, 0);
+	hb_migrator_free(m);
+}
+
+static void test_damon_settle_ends_alike_with_a_rate_and_without(void **state)
+{
+	(void)state;
+	settle_ends(1 << 20);
+	settle_ends(0);
+}
+
 static void test_damon_reports_per_page_only_what_is_sound(void **state)
 {
 	struct hb_migrator_config cfg = config();
@@ -933,7 +1024,7 @@ static void test_damon_makes_the_monitors_kdamond_and_removes_it(void **state)
 	char st[16];
 
 	(void)state;
-	cfg.damon_monitor = true;
+	hb_damon_monitor_reserve(&cfg);
 	m = open_ok(&cfg);
 	/* both made at once, before ours was on; the monitor's left off */
 	assert_string_equal(fk.log[0], "/nr_kdamonds=2");
@@ -961,6 +1052,55 @@ static void test_damon_makes_the_monitors_kdamond_and_removes_it(void **state)
 	/* monitors closed last find nothing to turn off */
 	hb_damon_monitor_free(mon2);
 	hb_damon_monitor_free(mon);
+	hb_migrator_free(m);
+}
+
+/*
+ * The hand-over in kernel.h: the monitor's kdamond is the one the damon
+ * migrator made when asked (hb_damon_monitor_reserve()), and
+ * hb_damon_monitor_kdamond() says so only then; a mover that makes none
+ * is named, dryrun stands in for damon.
+ */
+static void test_damon_monitor_kdamond_is_the_one_reserved_at_open(void **state)
+{
+	static const uint64_t range[1][2] = { { 0x100000, 0x140000 } };
+	struct hb_migrator_config cfg = config();
+	struct hb_damon_monitor *mon = NULL;
+	struct hb_migrator *m;
+	struct hb_err err = { 0 };
+	char st[16], p[128];
+	int kd;
+
+	(void)state;
+	/* not asked: the migrator makes its own kdamond only, and says there is none */
+	m = open_ok(&cfg);
+	assert_int_equal(get_u64(KD "/nr_kdamonds"), 1);
+	assert_int_equal(hb_damon_monitor_kdamond(m, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "without the coldness monitor's kdamond"));
+	assert_null(strstr(hb_migrator_describe(m), "coldness monitor"));
+	hb_migrator_free(m);
+	/* asked: the number it gives is a kdamond it made, left off, that the monitor turns on */
+	hb_damon_monitor_reserve(&cfg);
+	m = open_ok(&cfg);
+	kd = hb_damon_monitor_kdamond(m, &err);
+	assert_true(kd > 0);
+	assert_int_equal(get_u64(KD "/nr_kdamonds"), (uint64_t)kd + 1);
+	snprintf(p, sizeof(p), KD "/%d/state", kd);
+	get(p, st, sizeof(st));
+	assert_string_equal(st, "off");
+	if (hb_damon_monitor_open(root, 1, range, &mon, &err) < 0)
+		fail_msg("monitor: %s", err.msg);
+	get(p, st, sizeof(st));
+	assert_string_equal(st, "on");
+	hb_damon_monitor_free(mon);
+	hb_migrator_free(m);
+	/* movers that make no kdamond: named; dryrun stands in for damon */
+	assert_int_equal(hb_migrator_new(HB_MIGRATOR_PAGEMAP, &cfg, &m, &err), 0);
+	assert_int_equal(hb_damon_monitor_kdamond(m, &err), -EOPNOTSUPP);
+	assert_non_null(strstr(err.msg, "needs migrate.backend = damon, not pagemap"));
+	hb_migrator_free(m);
+	assert_int_equal(hb_migrator_new(HB_MIGRATOR_DRYRUN, &cfg, &m, &err), 0);
+	assert_int_equal(hb_damon_monitor_kdamond(m, &err), kd);
 	hb_migrator_free(m);
 }
 
@@ -1158,10 +1298,12 @@ int main(void)
 		T(test_damon_commits_nothing_before_the_first_apply),
 		T(test_damon_without_a_rate_applies_every_aggregation),
 		T(test_damon_waits_aggregations_not_only_time),
+		T(test_damon_settle_ends_alike_with_a_rate_and_without),
 		T(test_damon_reports_per_page_only_what_is_sound),
 		T(test_damon_programs_nothing_beyond_the_watermark),
 		T(test_damon_recognises_its_own_kdamond_after_a_crash),
 		T(test_damon_makes_the_monitors_kdamond_and_removes_it),
+		T(test_damon_monitor_kdamond_is_the_one_reserved_at_open),
 		T(test_damon_auto_picks_damon_then_pagemap_and_says_why),
 		T(test_damon_reuses_region_directories_between_commits),
 		T(test_damon_commits_over_commit_max_ranges_in_several),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The census of a node's page frames (kernel/frames.c) over a fake tree:
+ * The census of a node's page frames (kernel/coldness/frames.c) over a fake tree:
  * 32 KiB memory blocks (8 pages of 4 KiB; block_size_bytes "8000"), node 0
  * with blocks 2, 3 (online) and 4 (offline), node 1 with block 6, and a
  * /proc/kpageflags of 64 entries whose flags are the kernel's bits
@@ -20,7 +20,7 @@
 #include <cmocka.h>
 
 #include "fake-tree.h"
-#include "frames.h"
+#include "coldness/frames.h"
 
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Idle page tracking (kernel/idle.c) over a fake bitmap: a regular file at
+ * Idle page tracking (kernel/coldness/idle.c) over a fake bitmap: a regular file at
  * <tmp>/sys/kernel/mm/page_idle/bitmap, 64 words (PFNs 0-4095) unless a
  * test grows it. What differs from the kernel's file:
  *  - a write stores whole words as given: its 0 bits clear what was there

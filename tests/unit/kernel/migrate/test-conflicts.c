@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Who else moves pages (kernel/conflicts.c) over the fixture trees in
+ * Who else moves pages (kernel/migrate/conflicts.c) over the fixture trees in
  * tests/data/sysfs/ (see its README.md), and a few variants of them built
  * in a tmpdir.
  */

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The daemon's intake stage (ingest/): the sources' records through
+ * ingest.c into the table, in slices (intake.c), the plugin host that
+ * calls the sources (source-host.c) and the media events they report
+ * (media-events.c). Its state is struct hb_intake, a member of struct
+ * hb_daemon (daemon-private.h). Not installed, not for commands.
+ */
+#ifndef HB_DAEMON_INTAKE_H
+#define HB_DAEMON_INTAKE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/util.h"
+
+struct event;
+struct hb_candidate;
+struct hb_daemon;
+struct hb_device_event;
+struct hb_ingest;
+struct source;
+
+/*
+ * Ingestion works in slices of this length per loop turn; what is left waits
+ * in its backlog, and the sources' fds are not read until it is worked off.
+ */
+#define INGEST_SLICE_NS (5ULL * 1000 * 1000)
+
+/**
+ * struct hb_intake - the intake's state
+ * @ingest: records -> translation -> table, and its backlog (ingest.h)
+ * @drain_ev: works the ingestion backlog off, a slice per loop turn
+ * @turn_deadline: this loop turn's ingestion slice ends (0: no limit)
+ * @throttled: the sources' fds are paused for the backlog
+ * @submitting: whose records are being taken in (for its warnings)
+ */
+struct hb_intake {
+	struct hb_ingest *ingest;
+	struct event *drain_ev;
+	uint64_t turn_deadline;
+	bool throttled;
+	struct source *submitting;
+};
+
+/* a page kept out of promotion, and why (HB_QUARANTINE_* bits) */
+#define HB_QUARANTINE_POISON 1u
+#define HB_QUARANTINE_UNCORRECTABLE 2u
+struct hb_quarantined {
+	uint64_t page;
+	uint32_t why;
+};
+
+/* media-events.c's state: the quarantined pages, the mismatch log's rate */
+struct hb_media_state {
+	struct hb_quarantined *quar;   /* sorted by page */
+	size_t nquar, cap;
+	uint64_t mismatch_logged_ns, mismatch_quiet;
+};
+
+/* media-events.c */
+int hb_daemon_media_event(struct hb_daemon *d, const struct hb_device_event *ev);
+const struct hb_quarantined *hb_daemon_quarantined(const struct hb_daemon *d, uint64_t hpa);
+/* c[0..n) less the quarantined pages (forgotten by the table too); the new n */
+size_t hb_daemon_drop_quarantined(struct hb_daemon *d, struct hb_candidate *c, size_t n);
+void hb_daemon_media_free(struct hb_daemon *d);
+
+/* source-host.c */
+int hb_daemon_open_sources(struct hb_daemon *d);
+void hb_daemon_poll_sources(struct hb_daemon *d);
+void hb_daemon_close_sources(struct hb_daemon *d);
+
+/* intake.c */
+int hb_daemon_intake_new(struct hb_daemon *d, struct hb_err *err);
+void hb_daemon_turn_begin(struct hb_daemon *d);
+void hb_daemon_turn_end(struct hb_daemon *d);
+int hb_daemon_node_of(struct hb_daemon *d, uint64_t hpa);
+int hb_daemon_node_of_ud(void *ud, uint64_t hpa);
+int hb_daemon_set_ingest_topology(struct hb_daemon *d);
+
+#endif
