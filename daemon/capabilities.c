@@ -39,7 +39,8 @@ void hb_daemon_drop_capabilities(struct hb_daemon *d)
 	}
 	r = capng_apply(CAPNG_SELECT_BOTH);
 	if (r < 0)
-		hb_dlog(d, LOG_WARNING, "could not drop capabilities (capng_apply: %d), keeping them", r);
+		hb_dlog(d, LOG_WARNING,
+			"could not drop capabilities (capng_apply: %d), keeping them", r);
 	else
 		hb_dlog(d, LOG_INFO, "capabilities now: %s", kept);
 }

@@ -66,9 +66,9 @@ struct source {
 	const char *params[HB_MAX_SOURCE_PARAMS + 2];
 	char added[48];
 	uint64_t records, errors;
-	uint64_t bad_input;            /* units it could not make records of */
-	uint64_t events;               /* media events taken (ABI 1.2) */
-	uint64_t overflows;            /* the device dropped hotness (ABI 1.3: a CHMU hotlist overflow) */
+	uint64_t bad_input; /* units it could not make records of */
+	uint64_t events;    /* media events taken (ABI 1.2) */
+	uint64_t overflows; /* the device dropped hotness (ABI 1.3: a CHMU hotlist overflow) */
 	bool disabled;
 };
 
@@ -88,40 +88,40 @@ struct hb_daemon {
 	struct hb_heat_table *heat;
 	struct hb_policy *policy;
 	struct hb_policy_config pcfg;
-	struct hb_history *history;    /* decisions and their outcomes */
+	struct hb_history *history; /* decisions and their outcomes */
 	struct hb_migrator *mig;
 	struct hb_plugin_set plugins;
 	struct source src[HB_MAX_SOURCES];
 	size_t nsrc;
-	size_t poll_next;              /* the source the next polling round starts at */
+	size_t poll_next; /* the source the next polling round starts at */
 	struct watch watch[MAX_WATCHES];
 	struct hb_numa_node nodes[HB_MAX_NODES];
 	uint8_t dist[HB_MAX_NODES][HB_MAX_NODES];
-	uint64_t source_mask;          /* from config or topology */
-	uint64_t backoff_until[HB_MAX_NODES];   /* ENOMEM on a target: rest it */
+	uint64_t source_mask;                 /* from config or topology */
+	uint64_t backoff_until[HB_MAX_NODES]; /* ENOMEM on a target: rest it */
 	/* demotion (demote-step.c); placed NULL when it is off */
 	struct hb_placed *placed;
 	struct hb_demoter *demoter;
 	struct hb_demote_config dcfg;
-	uint64_t demote_backoff_until[HB_MAX_NODES];   /* a demotion failed: rest the DRAM node */
-	uint64_t *pfn;                 /* coldness buffers, one per placed page */
+	uint64_t demote_backoff_until[HB_MAX_NODES]; /* a demotion failed: rest the DRAM node */
+	uint64_t *pfn;                               /* coldness buffers, one per placed page */
 	uint8_t *idle;
 	size_t pfn_cap;
-	uint64_t *census;              /* live: one census window's frames */
+	uint64_t *census; /* live: one census window's frames */
 	size_t census_cap;
 	struct hb_idle_worker *idle_worker;   /* per-frame coldness: rounds off the loop */
-	uint64_t idle_next_ns;         /* ... the next round not before (machine clock) */
-	uint64_t census_sample[HB_MAX_NODES];   /* live: the sample each node's census reads */
-	struct hb_cycle_scratch scratch;   /* a batch's arrays (cycle/cycle.h) */
+	uint64_t idle_next_ns;                /* ... the next round not before (machine clock) */
+	uint64_t census_sample[HB_MAX_NODES]; /* live: the sample each node's census reads */
+	struct hb_cycle_scratch scratch;      /* a batch's arrays (cycle/cycle.h) */
 	struct hb_daemon_stats st;
 	/* st.in at the last cycle line: the line counts what came since, by any way */
 	struct hb_ingest_stats logged_in;
 	struct hb_media_state media;
 	struct hb_latency lat;
-	struct hb_intake intake;       /* records into the table (ingest/intake.h) */
-	bool looping;                  /* in hb_daemon_run() */
-	bool stopped;                  /* its loop ended: metrics say hotbridge_up 0 */
-	int textfile_err;              /* the last metrics_textfile write's, or 0 */
+	struct hb_intake intake; /* records into the table (ingest/intake.h) */
+	bool looping;            /* in hb_daemon_run() */
+	bool stopped;            /* its loop ended: metrics say hotbridge_up 0 */
+	int textfile_err;        /* the last metrics_textfile write's, or 0 */
 	/* hb_daemon_simulate(): the clock is sim_ns, interval_ms more each cycle */
 	bool simulated;
 	uint64_t sim_ns;
@@ -130,8 +130,8 @@ struct hb_daemon {
 	bool paused;
 	uint64_t started_ns;
 	struct hb_control *control;
-	struct hb_conflicts conflicts;  /* as probed at start or the last reload */
-	struct hb_topology_watch topo_watch;   /* uevents (platform/topology-watch.h) */
+	struct hb_conflicts conflicts;       /* as probed at start or the last reload */
+	struct hb_topology_watch topo_watch; /* uevents (platform/topology-watch.h) */
 	int rc;
 };
 
@@ -154,8 +154,7 @@ static inline uint64_t hb_daemon_clock(const struct hb_daemon *d)
 /* demote-step.c */
 int hb_daemon_demote_new(struct hb_daemon *d, struct hb_err *err);
 /* c's [demote] is usable here (start and reload) */
-int hb_daemon_demote_check(const struct hb_daemon *d, const struct hb_config *c,
-			   struct hb_err *err);
+int hb_daemon_demote_check(const struct hb_daemon *d, const struct hb_config *c, struct hb_err *err);
 void hb_daemon_demote_free(struct hb_daemon *d);
 /*
  * after the migrator opened: a live host demotes with phys (or dryrun) only,

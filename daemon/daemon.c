@@ -51,8 +51,8 @@ static int open_migrator(struct hb_daemon *d, struct hb_err *err)
 	r = hb_migrator_new_auto(&mc, &d->mig, &why, err);
 	for (int k = 0; k < _HB_MIGRATOR_MAX; k++)
 		if (why.why[k][0])
-			hb_dlog(d, LOG_INFO, "backend auto: %s unavailable: %s", hb_migrator_kind_to_string(k),
-			      why.why[k]);
+			hb_dlog(d, LOG_INFO, "backend auto: %s unavailable: %s",
+				hb_migrator_kind_to_string(k), why.why[k]);
 	if (r == 0)
 		hb_dlog(d, LOG_INFO, "backend auto: using %s", hb_migrator_kind_to_string(why.kind));
 	return r;
@@ -66,12 +66,11 @@ static int no_source_opened(struct hb_daemon *d, struct hb_err *err)
 	for (size_t i = 0; i < d->cfg.nsources; i++)
 		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
 			 i ? ", " : "", d->cfg.sources[i].name);
-	return hb_err_set(err, -ENODEV, "no source opened: %s (each one's error is above)",
-			  names);
+	return hb_err_set(err, -ENODEV, "no source opened: %s (each one's error is above)", names);
 }
 
-int hb_daemon_new(const struct hb_config *cfg, struct hb_daemon_env *env,
-		  struct hb_daemon **ret, struct hb_err *err)
+int hb_daemon_new(const struct hb_config *cfg, struct hb_daemon_env *env, struct hb_daemon **ret,
+		  struct hb_err *err)
 {
 	struct hb_daemon *d = calloc(1, sizeof(*d));
 	char set[HB_NODE_SET_MAX];
@@ -81,14 +80,15 @@ int hb_daemon_new(const struct hb_config *cfg, struct hb_daemon_env *env,
 	if (!d)
 		return hb_err_set(err, -ENOMEM, "out of memory");
 	d->cfg = *cfg;
-	d->cfg.nsources = cfg->nsources;   /* params stay owned by the caller's config */
+	d->cfg.nsources = cfg->nsources; /* params stay owned by the caller's config */
 	d->env = *env;
-	memset(env, 0, sizeof(*env));      /* taken */
-	d->topo_watch.uevent_fd = -1;      /* opened when watched */
-	d->mig = d->env.migrator;          /* NULL: opened from the config below */
+	memset(env, 0, sizeof(*env)); /* taken */
+	d->topo_watch.uevent_fd = -1; /* opened when watched */
+	d->mig = d->env.migrator;     /* NULL: opened from the config below */
 	d->env.migrator = NULL;
 	if (!d->env.platform) {
-		r = hb_err_set(err, -EINVAL, "no platform: neither the live host nor the emulated one");
+		r = hb_err_set(err, -EINVAL,
+			       "no platform: neither the live host nor the emulated one");
 		goto fail;
 	}
 	if (hb_logger_init(&d->log, cfg->log_level, cfg->log_target) < 0) {
@@ -98,10 +98,14 @@ int hb_daemon_new(const struct hb_config *cfg, struct hb_daemon_env *env,
 	}
 	d->started_ns = hb_now_ns();
 	d->pcfg = (struct hb_policy_config){
-		.threshold = cfg->threshold, .top_k = cfg->top_k,
-		.hysteresis_ns = cfg->hysteresis_ms * 1000000ULL, .rate_mbps = cfg->rate_mbps,
-		.burst_mb = cfg->burst_mb, .watermark_bytes = cfg->watermark_mb << 20,
-		.target_node = (int)cfg->target_node, .page_size = ps > 0 ? (uint64_t)ps : 4096,
+		.threshold = cfg->threshold,
+		.top_k = cfg->top_k,
+		.hysteresis_ns = cfg->hysteresis_ms * 1000000ULL,
+		.rate_mbps = cfg->rate_mbps,
+		.burst_mb = cfg->burst_mb,
+		.watermark_bytes = cfg->watermark_mb << 20,
+		.target_node = (int)cfg->target_node,
+		.page_size = ps > 0 ? (uint64_t)ps : 4096,
 	};
 	d->base = event_base_new();
 	if (!d->base || hb_cycle_scratch_init(&d->scratch) < 0) {
@@ -109,8 +113,8 @@ int hb_daemon_new(const struct hb_config *cfg, struct hb_daemon_env *env,
 		goto fail;
 	}
 	if ((r = hb_config_check_table(cfg, hb_config_mem_bytes(), err)) < 0 ||
-	    (r = hb_heat_new(cfg->max_entries, cfg->decay, (unsigned int)__builtin_ctzll(d->pcfg.page_size),
-			     &d->heat, err)) < 0 ||
+	    (r = hb_heat_new(cfg->max_entries, cfg->decay,
+			     (unsigned int)__builtin_ctzll(d->pcfg.page_size), &d->heat, err)) < 0 ||
 	    (r = hb_policy_new(cfg->top_k ? cfg->top_k * 64 : 65536, &d->policy, err)) < 0 ||
 	    (r = hb_history_new(cfg->history_size, &d->history, err)) < 0 ||
 	    (r = hb_daemon_demote_new(d, err)) < 0)
@@ -128,16 +132,16 @@ int hb_daemon_new(const struct hb_config *cfg, struct hb_daemon_env *env,
 	if ((!d->mig && (r = open_migrator(d, err)) < 0) ||
 	    (r = hb_daemon_demote_check_mover(d, err)) < 0)
 		goto fail;
-	hb_daemon_check_conflicts(d, "start");   /* after the migrator: its kdamond is ours */
+	hb_daemon_check_conflicts(d, "start"); /* after the migrator: its kdamond is ours */
 	hb_daemon_open_sources(d);
 	if (d->nsrc == 0) {
 		r = no_source_opened(d, err);
 		goto fail;
 	}
-	hb_dlog(d, LOG_INFO, "%zu source(s), migrator %s, source nodes %s, threshold %g, every %llu ms",
-		d->nsrc, hb_migrator_describe(d->mig),
-		hb_node_set_format(d->source_mask, set, sizeof(set)), cfg->threshold,
-		(unsigned long long)cfg->interval_ms);
+	hb_dlog(d, LOG_INFO,
+		"%zu source(s), migrator %s, source nodes %s, threshold %g, every %llu ms", d->nsrc,
+		hb_migrator_describe(d->mig), hb_node_set_format(d->source_mask, set, sizeof(set)),
+		cfg->threshold, (unsigned long long)cfg->interval_ms);
 	*ret = d;
 	return 0;
 fail:
@@ -199,7 +203,7 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	if (sig == SIGHUP) {
 		struct hb_err err = { 0 };
 
-		(void)hb_daemon_reload(d, &err);   /* logs a refusal */
+		(void)hb_daemon_reload(d, &err); /* logs a refusal */
 		return;
 	}
 	hb_dlog(d, LOG_INFO, "signal %d: finishing", (int)sig);
@@ -229,7 +233,7 @@ int hb_daemon_simulate(struct hb_daemon *d, uint64_t cycles)
 {
 	int r = 0;
 
-	if (!d->simulated) {                   /* a second call goes on from there */
+	if (!d->simulated) { /* a second call goes on from there */
 		d->simulated = true;
 		d->sim_ns = hb_now_ns();
 	}
@@ -268,7 +272,7 @@ int hb_daemon_run(struct hb_daemon *d, const char *config_path)
 	d->looping = false;
 	d->stopped = true;
 	if (d->cfg.metrics_textfile[0])
-		hb_daemon_write_textfile(d);   /* the last word: hotbridge_up 0 */
+		hb_daemon_write_textfile(d); /* the last word: hotbridge_up 0 */
 	hb_daemon_log_exit_summary(d);
 	return d->rc;
 }

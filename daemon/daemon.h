@@ -24,31 +24,31 @@
 struct hb_media_stats {
 	uint64_t media_events, poison_events, poison_cleared;
 	uint64_t overflow_events, overflow_records_lost;
-	uint64_t hpa_agree, hpa_mismatch;       /* the device's HPA against ours */
-	uint64_t quarantined_pages;             /* poisoned or uncorrectable, kept out */
-	uint64_t quarantine_dropped;            /* candidates dropped for it */
-	uint64_t quarantine_untranslated;       /* events on DPA we cannot translate */
-	uint64_t quarantine_full;               /* pages past the quarantine's size */
+	uint64_t hpa_agree, hpa_mismatch; /* the device's HPA against ours */
+	uint64_t quarantined_pages;       /* poisoned or uncorrectable, kept out */
+	uint64_t quarantine_dropped;      /* candidates dropped for it */
+	uint64_t quarantine_untranslated; /* events on DPA we cannot translate */
+	uint64_t quarantine_full;         /* pages past the quarantine's size */
 };
 
 struct hb_daemon_stats {
 	uint64_t cycles;
-	struct hb_ingest_stats in;   /* records, translated, pages, dropped[] */
+	struct hb_ingest_stats in; /* records, translated, pages, dropped[] */
 	uint64_t decisions[_HB_REASON_MAX];
 	struct hb_migrate_counts migrated;
 	uint64_t promoted_bytes, source_errors;
 	uint64_t promoted_pages_by_node[HB_MAX_NODES];
 	/* demotion: what its migrations gave, bytes and pages moved back to CXL */
 	struct hb_migrate_counts demoted;
-	uint64_t demoted_bytes, demoted_pages_by_node[HB_MAX_NODES];   /* by CXL node */
-	uint64_t demote_backoffs;     /* failed demotions that rested their DRAM node */
-	uint64_t demoted_freed;       /* -ENOENT: freed since the census; not in demoted */
-	uint64_t coldness_errors;     /* cycles the coldness source failed */
+	uint64_t demoted_bytes, demoted_pages_by_node[HB_MAX_NODES]; /* by CXL node */
+	uint64_t demote_backoffs; /* failed demotions that rested their DRAM node */
+	uint64_t demoted_freed;   /* -ENOENT: freed since the census; not in demoted */
+	uint64_t coldness_errors; /* cycles the coldness source failed */
 	/* where demotion steps spend their time: census, idle checks, decide + move */
 	uint64_t demote_census_us, demote_coldness_us, demote_move_us;
-	uint64_t census_frames, idle_checked;   /* frames the census read, idle checks made */
-	uint64_t idle_rounds, idle_round_us;    /* per-frame idle rounds, their time (off the loop) */
-	uint64_t census_samples;     /* times a node's census moved on to another sample */
+	uint64_t census_frames, idle_checked; /* frames the census read, idle checks made */
+	uint64_t idle_rounds, idle_round_us;  /* per-frame idle rounds, their time (off the loop) */
+	uint64_t census_samples;              /* times a node's census moved on to another sample */
 	uint64_t uevents, topology_reloads, topology_reload_failures, topology_pages_dropped;
 	double last_cycle_ms, cycle_ms_total;
 	struct hb_media_stats media;
@@ -62,8 +62,8 @@ struct hb_daemon;
  * one (hb_emulated_platform_new()).
  */
 struct hb_daemon_env {
-	struct hb_platform *platform;        /* taken */
-	struct hb_migrator *migrator;        /* taken; NULL: from the config */
+	struct hb_platform *platform; /* taken */
+	struct hb_migrator *migrator; /* taken; NULL: from the config */
 	/* which placed pages went cold (borrowed; ops NULL: none, no demotion) */
 	struct hb_coldness coldness;
 	/*
@@ -72,8 +72,8 @@ struct hb_daemon_env {
 	 * about 32 MiB); 0: the migrator's small default.
 	 */
 	size_t dryrun_keep;
-	bool quiet;                          /* no per-cycle log line */
-	bool keep_capabilities;              /* the demo: nothing to protect */
+	bool quiet;             /* no per-cycle log line */
+	bool keep_capabilities; /* the demo: nothing to protect */
 	/*
 	 * Topology changes: a platform event (a uevent) triggers, after
 	 * debounce_ms (0: 500) of quiet, the platform's rebuild of topology and
@@ -85,7 +85,7 @@ struct hb_daemon_env {
 	/* the command line's overrides, re-applied on each reload (borrowed) */
 	const char *const *sets;
 	size_t nsets;
-	bool dry_run_forced;                 /* --dry-run */
+	bool dry_run_forced; /* --dry-run */
 	/*
 	 * Where to look for other movers of the same pages (kernel/kernel.h,
 	 * at start and on reload): NULL = this host's /proc and /sys, and not
@@ -99,8 +99,8 @@ struct hb_daemon_env {
 	uint64_t stop_cycles;
 };
 
-int hb_daemon_new(const struct hb_config *cfg, struct hb_daemon_env *env,
-		  struct hb_daemon **ret, struct hb_err *err);
+int hb_daemon_new(const struct hb_config *cfg, struct hb_daemon_env *env, struct hb_daemon **ret,
+		  struct hb_err *err);
 struct hb_daemon *hb_daemon_free(struct hb_daemon *d);
 
 /* One cycle now (what --once runs). */

@@ -46,19 +46,24 @@ int hb_pid_lock_take(const char *path, int *ret_fd, pid_t *ret_holder, struct hb
 	if (fd < 0) {
 		r = -errno;
 		if (r == -ELOOP)
-			return hb_err_set(err, r, "%s is a symbolic link; refusing to use it as a "
-					  "lock file", path);
+			return hb_err_set(err, r,
+					  "%s is a symbolic link; refusing to use it as a "
+					  "lock file",
+					  path);
 		return hb_err_set(err, r, "%s: %s", path, strerror(-r));
 	}
 	if (fstat(fd, &st) < 0)
 		return hb_err_set(err, -errno, "%s: %s", path, strerror(errno));
 	if (!S_ISREG(st.st_mode))
-		return hb_err_set(err, -EINVAL, "%s is not a regular file; refusing to use it as "
-				  "a lock file", path);
+		return hb_err_set(err, -EINVAL,
+				  "%s is not a regular file; refusing to use it as "
+				  "a lock file",
+				  path);
 	if (st.st_uid != geteuid())
-		return hb_err_set(err, -EPERM, "%s is owned by uid %u, not by us (uid %u); "
-				  "refusing to use it as a lock file", path, (unsigned)st.st_uid,
-				  (unsigned)geteuid());
+		return hb_err_set(err, -EPERM,
+				  "%s is owned by uid %u, not by us (uid %u); "
+				  "refusing to use it as a lock file",
+				  path, (unsigned)st.st_uid, (unsigned)geteuid());
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		r = -errno;
 		if (r == -EWOULDBLOCK) {
@@ -74,8 +79,7 @@ int hb_pid_lock_take(const char *path, int *ret_fd, pid_t *ret_holder, struct hb
 	}
 	len = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
 	if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, (size_t)len, 0) != len)
-		return hb_err_set(err, -errno, "%s: cannot write our PID: %s", path,
-				  strerror(errno));
+		return hb_err_set(err, -errno, "%s: cannot write our PID: %s", path, strerror(errno));
 	*ret_fd = HB_TAKE_FD(fd);
 	return 0;
 }
@@ -83,6 +87,6 @@ int hb_pid_lock_take(const char *path, int *ret_fd, pid_t *ret_holder, struct hb
 int hb_pid_lock_release(int fd)
 {
 	if (fd >= 0)
-		(void)close(fd);   /* closing the last descriptor drops the flock */
+		(void)close(fd); /* closing the last descriptor drops the flock */
 	return -1;
 }

@@ -11,7 +11,7 @@
 
 /* syslog's levels are the index; emerg, alert and crit are not offered */
 static const char *const level_names[LOG_DEBUG + 1] = {
-	[LOG_ERR] = "err", [LOG_WARNING] = "warning", [LOG_NOTICE] = "notice",
+	[LOG_ERR] = "err",   [LOG_WARNING] = "warning", [LOG_NOTICE] = "notice",
 	[LOG_INFO] = "info", [LOG_DEBUG] = "debug",
 };
 
@@ -40,7 +40,8 @@ int hb_logger_init(struct hb_logger *l, const char *level, const char *target)
 		to_syslog = false;
 	else
 		return -EINVAL;
-	*l = (struct hb_logger){ .level = v, .syslog = to_syslog,
+	*l = (struct hb_logger){ .level = v,
+				 .syslog = to_syslog,
 				 .journal = hb_log_stderr_is_journal() };
 	if (to_syslog)
 		openlog("hotbridge", LOG_PID, LOG_DAEMON);

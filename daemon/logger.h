@@ -14,9 +14,9 @@
 #include "util/macro.h"
 
 struct hb_logger {
-	int level;        /* LOG_ERR .. LOG_DEBUG: messages at this priority or more urgent */
-	bool syslog;      /* log_target = syslog */
-	bool journal;     /* stderr is the journal */
+	int level;    /* LOG_ERR .. LOG_DEBUG: messages at this priority or more urgent */
+	bool syslog;  /* log_target = syslog */
+	bool journal; /* stderr is the journal */
 };
 
 /* "err" | "warning" | "notice" | "info" | "debug" -> LOG_*, or -EINVAL */
@@ -31,8 +31,7 @@ int hb_logger_init(struct hb_logger *l, const char *level, const char *target);
 /* A new threshold (reload); -EINVAL for an unknown level, keeping the old one. */
 int hb_logger_set_level(struct hb_logger *l, const char *level);
 
-void hb_logger_vlog(const struct hb_logger *l, int prio, const char *fmt, va_list ap)
-	HB_PRINTF(3, 0);
+void hb_logger_vlog(const struct hb_logger *l, int prio, const char *fmt, va_list ap) HB_PRINTF(3, 0);
 void hb_logger_log(const struct hb_logger *l, int prio, const char *fmt, ...) HB_PRINTF(3, 4);
 
 #endif

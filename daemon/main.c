@@ -23,12 +23,14 @@ static const struct hb_command commands[] = {
 	{ "stats", hb_cmd_stats, "ask the running daemon: counters" },
 	{ "sources", hb_cmd_sources, "ask the running daemon: its sources" },
 	{ "explain", hb_cmd_explain, "ask the running daemon: what it would do with a page, and did" },
-	{ "history", hb_cmd_history, "ask the running daemon: its latest decisions and their results" },
+	{ "history", hb_cmd_history,
+	  "ask the running daemon: its latest decisions and their results" },
 	{ "pause", hb_cmd_pause, "stop promoting (sources keep feeding the table)" },
 	{ "resume", hb_cmd_resume, "promote again" },
 	{ "reload", hb_cmd_reload, "re-read the policy settings (as SIGHUP)" },
 	{ "metrics", hb_cmd_metrics, "ask the running daemon: Prometheus text exposition" },
-	{ "check-config", hb_cmd_check_config, "parse the configuration; print it, or the first error" },
+	{ "check-config", hb_cmd_check_config,
+	  "parse the configuration; print it, or the first error" },
 	{ "list", hb_cmd_list, "hotness sources on this host: built-ins, CHMUs, plugins (JSON)" },
 };
 
@@ -95,7 +97,6 @@ int main(int argc, char **argv)
 	cmd = find_command(argv[1]);
 	if (cmd)
 		return run_command(cmd, argc - 1, argv + 1);
-	hb_log_early(LOG_ERR, "hotbridge", "'%s' is not a command. See 'hotbridge --help'.",
-		     argv[1]);
+	hb_log_early(LOG_ERR, "hotbridge", "'%s' is not a command. See 'hotbridge --help'.", argv[1]);
 	return 2;
 }

@@ -34,7 +34,7 @@ int hb_device_ops_check(const struct hb_device_ops *ops, const char *origin, str
 		return hb_err_set(err, -EINVAL, "%s (%s): missing %s op", origin, ops->name,
 				  !ops->open ? "open" : "close");
 	if ((ops->caps & HB_DEV_CAP_POLL) && !ops->poll)
-		return hb_err_set(err, -EINVAL, "%s (%s): HB_DEV_CAP_POLL without a poll op", origin,
-				  ops->name);
+		return hb_err_set(err, -EINVAL, "%s (%s): HB_DEV_CAP_POLL without a poll op",
+				  origin, ops->name);
 	return 0;
 }

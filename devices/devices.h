@@ -27,9 +27,9 @@ int hb_device_ops_check(const struct hb_device_ops *ops, const char *origin, str
 
 struct hb_plugin {
 	char path[PATH_MAX];
-	char name[HB_PLUGIN_NAME_MAX];     /* from the file name, before any dlopen */
-	void *handle;                      /* dlopen handle; NULL until opened */
-	const struct hb_device_ops *ops;   /* NULL until opened */
+	char name[HB_PLUGIN_NAME_MAX];   /* from the file name, before any dlopen */
+	void *handle;                    /* dlopen handle; NULL until opened */
+	const struct hb_device_ops *ops; /* NULL until opened */
 };
 
 struct hb_plugin_set {
@@ -112,8 +112,8 @@ int hb_plugin_inspect(const struct hb_plugin *p, int timeout_ms, struct hb_plugi
  */
 int hb_dev_params_check(const struct hb_dev_info *info, const char *const *allowed,
 			struct hb_err *err);
-int hb_dev_param_u64(const struct hb_dev_info *info, const char *key, uint64_t def,
-		     uint64_t *ret, struct hb_err *err);
+int hb_dev_param_u64(const struct hb_dev_info *info, const char *key, uint64_t def, uint64_t *ret,
+		     struct hb_err *err);
 
 /*
  * probe (when the source has one: 0 = not here) and open one instance.
@@ -169,31 +169,31 @@ int hb_builtin_available(const char *name, char *why, size_t size);
 #define HB_CXL_INVENTORY_BLOCKS 8
 
 struct hb_cxl_regblock_info {
-	unsigned int id, bar;        /* Register Locator block identifier, BAR index */
-	uint64_t offset;             /* within the BAR */
-	const char *type;            /* "component", "chmu", ... (static) */
+	unsigned int id, bar; /* Register Locator block identifier, BAR index */
+	uint64_t offset;      /* within the BAR */
+	const char *type;     /* "component", "chmu", ... (static) */
 };
 
 /* a CHMU's capabilities, as its registers report them */
 struct hb_chmu_summary {
 	unsigned int version, instances, hotlist_size, counter_width;
-	char unit_sizes[128];        /* "4K,8K" */
-	char ds_factors[128];        /* "1,2,4" */
+	char unit_sizes[128]; /* "4K,8K" */
+	char ds_factors[128]; /* "1,2,4" */
 	bool epoch_based, always_on;
 	uint64_t min_epoch_ns, max_epoch_ns;
 };
 
 struct hb_cxl_device_info {
-	char bdf[16];                /* "0000:0d:00.0" */
-	char memdev[64];             /* its memdev under /sys/bus/cxl, or "" */
+	char bdf[16];    /* "0000:0d:00.0" */
+	char memdev[64]; /* its memdev under /sys/bus/cxl, or "" */
 	uint16_t vendor, device;
 	unsigned int nblocks;
 	struct hb_cxl_regblock_info blocks[HB_CXL_INVENTORY_BLOCKS];
 	bool has_chmu;
-	bool chmu_probed;            /* a mapping of its CHMU was tried */
-	char chmu_mapping[384];      /* "sysfs resource", "/dev/mem (why)", or "" */
-	char chmu_error[HB_ERR_MSG_MAX];   /* why it could not be mapped or read, or "" */
-	bool chmu_read;              /* chmu is valid */
+	bool chmu_probed;                /* a mapping of its CHMU was tried */
+	char chmu_mapping[384];          /* "sysfs resource", "/dev/mem (why)", or "" */
+	char chmu_error[HB_ERR_MSG_MAX]; /* why it could not be mapped or read, or "" */
+	bool chmu_read;                  /* chmu is valid */
 	struct hb_chmu_summary chmu;
 };
 

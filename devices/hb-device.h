@@ -37,8 +37,8 @@
 extern "C" {
 #endif
 
-#define HB_DEVICE_ABI_MAJOR 1   /* changed only by a breaking change */
-#define HB_DEVICE_ABI_MINOR 3   /* bumped when something is appended */
+#define HB_DEVICE_ABI_MAJOR 1 /* changed only by a breaking change */
+#define HB_DEVICE_ABI_MINOR 3 /* bumped when something is appended */
 
 #define HB_DEVICE_ENTRY_SYMBOL "hb_device_entry_v1"
 
@@ -54,28 +54,28 @@ extern "C" {
 	 (size_t)((const char *)&(ops)->member - (const char *)(ops)) + sizeof((ops)->member))
 
 /* Address space of a record. */
-#define HB_SPACE_DPA 1u         /* addr is a DPA on record.memdev */
-#define HB_SPACE_HPA 2u         /* addr is a host physical address */
+#define HB_SPACE_DPA 1u /* addr is a DPA on record.memdev */
+#define HB_SPACE_HPA 2u /* addr is a host physical address */
 
-#define HB_MEMDEV_NAME_MAX 16   /* "mem0".."mem99999999999", NUL included */
+#define HB_MEMDEV_NAME_MAX 16 /* "mem0".."mem99999999999", NUL included */
 
 /* What a source submits: addr..addr+len was accessed count times. */
 struct hb_hot_record {
-	uint32_t space;                    /* HB_SPACE_DPA or HB_SPACE_HPA */
-	uint32_t flags;                    /* 0; reserved */
-	char memdev[HB_MEMDEV_NAME_MAX];   /* DPA: the memdev ("mem0"); HPA: "" */
+	uint32_t space;                  /* HB_SPACE_DPA or HB_SPACE_HPA */
+	uint32_t flags;                  /* 0; reserved */
+	char memdev[HB_MEMDEV_NAME_MAX]; /* DPA: the memdev ("mem0"); HPA: "" */
 	uint64_t addr;
-	uint64_t len;                      /* bytes, > 0 */
-	uint64_t count;                    /* accesses (epoch mode) or threshold
+	uint64_t len;          /* bytes, > 0 */
+	uint64_t count;        /* accesses (epoch mode) or threshold
 					      crossings (always-on mode) */
-	uint64_t timestamp_ns;             /* CLOCK_MONOTONIC; 0 = "now" */
+	uint64_t timestamp_ns; /* CLOCK_MONOTONIC; 0 = "now" */
 };
 
 /* Capabilities (struct hb_device_ops.caps). */
-#define HB_DEV_CAP_POLL  (1ull << 0)   /* poll() is called on a timer */
-#define HB_DEV_CAP_FD    (1ull << 1)   /* watches fds via host watch_fd() */
-#define HB_DEV_CAP_DPA   (1ull << 2)   /* submits DPA records */
-#define HB_DEV_CAP_HPA   (1ull << 3)   /* submits HPA records */
+#define HB_DEV_CAP_POLL (1ull << 0) /* poll() is called on a timer */
+#define HB_DEV_CAP_FD (1ull << 1)   /* watches fds via host watch_fd() */
+#define HB_DEV_CAP_DPA (1ull << 2)  /* submits DPA records */
+#define HB_DEV_CAP_HPA (1ull << 3)  /* submits HPA records */
 #define HB_DEV_CAP_ALL_V1 (HB_DEV_CAP_POLL | HB_DEV_CAP_FD | HB_DEV_CAP_DPA | HB_DEV_CAP_HPA)
 
 /* Log priorities: syslog's. */
@@ -88,7 +88,8 @@ struct hb_hot_record {
 /* fd events for watch_fd(). */
 #define HB_FD_READ 1u
 #define HB_FD_WRITE 2u
-#define HB_FD_HUP 4u            /* only ever reported, never asked for: the peer
+#define HB_FD_HUP \
+	4u /* only ever reported, never asked for: the peer
 				   hung up (a socket's or pipe's other end closed);
 				   reported with HB_FD_READ, data may remain */
 
@@ -98,35 +99,35 @@ struct hb_hot_record {
  * translation of memdev:dpa (it never takes the reporter's value instead
  * of its own) and keeps poisoned or uncorrectable pages out of promotion.
  */
-#define HB_ADDR_NONE UINT64_MAX         /* no address (e.g. the reporter has no HPA) */
+#define HB_ADDR_NONE UINT64_MAX /* no address (e.g. the reporter has no HPA) */
 
-#define HB_EVENT_MEDIA 1u               /* a media error record on dpa..dpa+len */
-#define HB_EVENT_POISON 2u              /* dpa..dpa+len is poisoned */
-#define HB_EVENT_OVERFLOW 3u            /* the device lost count event records */
+#define HB_EVENT_MEDIA 1u    /* a media error record on dpa..dpa+len */
+#define HB_EVENT_POISON 2u   /* dpa..dpa+len is poisoned */
+#define HB_EVENT_OVERFLOW 3u /* the device lost count event records */
 
 #define HB_EVENT_F_UNCORRECTABLE (1u << 0) /* MEDIA: the data is lost */
 #define HB_EVENT_F_THRESHOLD (1u << 1)     /* MEDIA: a correctable-error threshold was crossed */
 #define HB_EVENT_F_CLEARED (1u << 2)       /* POISON: the poison was cleared */
 
 struct hb_device_event {
-	uint32_t size;                     /* sizeof(struct hb_device_event) of the source */
-	uint32_t kind;                     /* HB_EVENT_* */
-	uint32_t flags;                    /* HB_EVENT_F_* */
-	uint32_t count;                    /* OVERFLOW: records lost; else 0 */
-	char memdev[HB_MEMDEV_NAME_MAX];   /* "mem0" */
-	uint64_t dpa;                      /* OVERFLOW: 0 */
-	uint64_t len;                      /* bytes at dpa; OVERFLOW: 0 */
-	uint64_t hpa;                      /* the reporter's own translation of dpa,
+	uint32_t size;                   /* sizeof(struct hb_device_event) of the source */
+	uint32_t kind;                   /* HB_EVENT_* */
+	uint32_t flags;                  /* HB_EVENT_F_* */
+	uint32_t count;                  /* OVERFLOW: records lost; else 0 */
+	char memdev[HB_MEMDEV_NAME_MAX]; /* "mem0" */
+	uint64_t dpa;                    /* OVERFLOW: 0 */
+	uint64_t len;                    /* bytes at dpa; OVERFLOW: 0 */
+	uint64_t hpa;                    /* the reporter's own translation of dpa,
 					      or HB_ADDR_NONE */
-	uint64_t timestamp_ns;             /* CLOCK_MONOTONIC; 0 = "now" */
+	uint64_t timestamp_ns;           /* CLOCK_MONOTONIC; 0 = "now" */
 };
 
-struct hb_host;                 /* opaque: the daemon's handle */
+struct hb_host; /* opaque: the daemon's handle */
 
 /* Services the host offers a source. All return 0 or a negative errno. */
 struct hb_host_ops {
 	uint32_t abi_major, abi_minor;
-	uint32_t size;                     /* sizeof(struct hb_host_ops) of the host */
+	uint32_t size; /* sizeof(struct hb_host_ops) of the host */
 	uint32_t reserved;
 	void (*log)(struct hb_host *h, int prio, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -138,8 +139,7 @@ struct hb_host_ops {
 			void (*cb)(void *priv, int fd, uint32_t revents), void *priv);
 	int (*unwatch_fd)(struct hb_host *h, int fd);
 	/* one-shot; re-arm from cb for periodic work */
-	int (*arm_timer)(struct hb_host *h, uint64_t after_ns, void (*cb)(void *priv),
-			 void *priv);
+	int (*arm_timer)(struct hb_host *h, uint64_t after_ns, void (*cb)(void *priv), void *priv);
 	/* copies the records; may be called from poll() and fd/timer callbacks */
 	int (*submit)(struct hb_host *h, const struct hb_hot_record *r, size_t n);
 	/*
@@ -164,20 +164,20 @@ struct hb_host_ops {
 
 /* What the host knows about one configured source instance. */
 struct hb_dev_info {
-	uint32_t size;                     /* sizeof(struct hb_dev_info) of the host */
+	uint32_t size; /* sizeof(struct hb_dev_info) of the host */
 	uint32_t reserved;
-	const char *name;                  /* instance name from the config */
-	const char *memdev;                /* "mem0", or NULL */
-	const char *pci_bdf;               /* "0000:0d:00.0", or NULL */
-	const char *const *params;         /* "key=value" strings, NULL-terminated */
+	const char *name;          /* instance name from the config */
+	const char *memdev;        /* "mem0", or NULL */
+	const char *pci_bdf;       /* "0000:0d:00.0", or NULL */
+	const char *const *params; /* "key=value" strings, NULL-terminated */
 };
 
 struct hb_device_ops {
 	uint32_t abi_major, abi_minor;
-	uint32_t size;                     /* sizeof(struct hb_device_ops) of the plugin */
+	uint32_t size; /* sizeof(struct hb_device_ops) of the plugin */
 	uint32_t reserved;
-	const char *name;                  /* "chmu", "replay", "acme-telemetry" */
-	uint64_t caps;                     /* HB_DEV_CAP_* */
+	const char *name; /* "chmu", "replay", "acme-telemetry" */
+	uint64_t caps;    /* HB_DEV_CAP_* */
 	/* 1: this source can serve info, 0: not here, < 0: -errno. Optional. */
 	int (*probe)(const struct hb_dev_info *info);
 	int (*open)(const struct hb_host_ops *ops, struct hb_host *h,

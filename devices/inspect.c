@@ -20,18 +20,21 @@
 #include "devices.h"
 
 struct answer {
-	int32_t code;                   /* 0: desc is valid; <0: msg says why */
+	int32_t code; /* 0: desc is valid; <0: msg says why */
 	struct hb_plugin_desc desc;
 	char msg[HB_ERR_MSG_MAX];
 };
 
 static const char *signal_name(int sig, char *buf, size_t size)
 {
-	static const struct { int sig; const char *name; } names[] = {
-		{ SIGSEGV, "SIGSEGV" }, { SIGBUS, "SIGBUS" }, { SIGILL, "SIGILL" },
-		{ SIGFPE, "SIGFPE" }, { SIGABRT, "SIGABRT" }, { SIGKILL, "SIGKILL" },
+	static const struct {
+		int sig;
+		const char *name;
+	} names[] = {
+		{ SIGSEGV, "SIGSEGV" }, { SIGBUS, "SIGBUS" },   { SIGILL, "SIGILL" },
+		{ SIGFPE, "SIGFPE" },   { SIGABRT, "SIGABRT" }, { SIGKILL, "SIGKILL" },
 		{ SIGTERM, "SIGTERM" }, { SIGTRAP, "SIGTRAP" }, { SIGSYS, "SIGSYS" },
-		{ SIGPIPE, "SIGPIPE" }, { SIGINT, "SIGINT" }, { SIGXCPU, "SIGXCPU" },
+		{ SIGPIPE, "SIGPIPE" }, { SIGINT, "SIGINT" },   { SIGXCPU, "SIGXCPU" },
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -66,8 +69,8 @@ static __attribute__((noreturn)) void child(const struct hb_plugin *p, int fd)
 
 	/* a crash is expected and reported: no core file; die with the parent;
 	 * whatever the plugin prints must not end up in the caller's stdout */
-	static const int crash_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP,
-					     SIGSYS };
+	static const int crash_signals[] = { SIGSEGV, SIGBUS,  SIGILL, SIGFPE,
+					     SIGABRT, SIGTRAP, SIGSYS };
 	sigset_t none;
 
 	/* the caller's handlers (a test harness's, say) must not catch the
@@ -171,16 +174,16 @@ int hb_plugin_inspect(const struct hb_plugin *p, int timeout_ms, struct hb_plugi
 				  strerror(-r));
 	if (got == -ETIMEDOUT)
 		return hb_err_set(err, -ETIMEDOUT,
-				  "%s: no answer within %d ms while loading; refusing",
-				  p->path, timeout_ms);
+				  "%s: no answer within %d ms while loading; refusing", p->path,
+				  timeout_ms);
 	if (WIFSIGNALED(status))
-		return hb_err_set(err, -ECHILD, "%s: crashed (%s) while loading; refusing",
-				  p->path, signal_name(WTERMSIG(status), buf, sizeof(buf)));
+		return hb_err_set(err, -ECHILD, "%s: crashed (%s) while loading; refusing", p->path,
+				  signal_name(WTERMSIG(status), buf, sizeof(buf)));
 	if (got != (ssize_t)sizeof(a))
 		return hb_err_set(err, -ECHILD,
 				  "%s: exited (status %d) without an answer while "
-				  "loading; refusing", p->path,
-				  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+				  "loading; refusing",
+				  p->path, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 	if (a.code < 0 && a.code > -4096) {
 		a.msg[sizeof(a.msg) - 1] = '\0';
 		return hb_err_set(err, a.code, "%s", a.msg);

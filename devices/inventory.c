@@ -33,7 +33,8 @@ static void memdev_of(const char *sysroot, const char *bdf, char *out, size_t si
 
 		size_t len = strlen(de->d_name);
 
-		if (strncmp(de->d_name, "mem", 3) || len >= size || strlen(dir) + len + 2 > sizeof(link))
+		if (strncmp(de->d_name, "mem", 3) || len >= size ||
+		    strlen(dir) + len + 2 > sizeof(link))
 			continue;
 		memcpy(link, dir, strlen(dir));
 		link[strlen(dir)] = '/';
@@ -54,9 +55,13 @@ static void memdev_of(const char *sysroot, const char *bdf, char *out, size_t si
 static void summarize(const struct hb_chmu_caps *k, struct hb_chmu_summary *s)
 {
 	*s = (struct hb_chmu_summary){
-		.version = k->version, .instances = k->instances, .hotlist_size = k->hotlist_size,
-		.counter_width = k->counter_width, .epoch_based = k->epoch_based,
-		.always_on = k->always_on, .min_epoch_ns = k->min_epoch_ns,
+		.version = k->version,
+		.instances = k->instances,
+		.hotlist_size = k->hotlist_size,
+		.counter_width = k->counter_width,
+		.epoch_based = k->epoch_based,
+		.always_on = k->always_on,
+		.min_epoch_ns = k->min_epoch_ns,
 		.max_epoch_ns = k->max_epoch_ns,
 	};
 	hb_chmu_format_sizes(k->unit_sizes, 8, s->unit_sizes, sizeof(s->unit_sizes));
@@ -79,7 +84,7 @@ static void chmu_probe(const char *sysroot, const struct hb_cxl_pcidev *d, const
 
 	o->chmu_probed = true;
 	if (!size && sysroot[0])
-		size = d->chmu.offset + (1u << 20);     /* a test image: no BAR sizes in dumps */
+		size = d->chmu.offset + (1u << 20); /* a test image: no BAR sizes in dumps */
 	if (!size || d->chmu.offset >= size) {
 		snprintf(o->chmu_error, sizeof(o->chmu_error),
 			 "BAR size unknown (a dump has none) or block offset beyond it");
@@ -132,7 +137,8 @@ int hb_cxl_inventory(const char *dump, const char *sysroot, struct hb_cxl_device
 		o->device = d->device;
 		for (unsigned int k = 0; k < d->nblocks && k < HB_CXL_INVENTORY_BLOCKS; k++)
 			o->blocks[o->nblocks++] = (struct hb_cxl_regblock_info){
-				.id = d->blocks[k].id, .bar = d->blocks[k].bir,
+				.id = d->blocks[k].id,
+				.bar = d->blocks[k].bir,
 				.offset = d->blocks[k].offset,
 				.type = hb_cxl_regblock_name(d->blocks[k].id),
 			};

@@ -103,8 +103,8 @@ oom:
 	return hb_err_set(err, -ENOMEM, "out of memory");
 }
 
-static void refuse(void (*refused)(void *, const char *, const char *), void *ud,
-		   const char *path, const char *why)
+static void refuse(void (*refused)(void *, const char *, const char *), void *ud, const char *path,
+		   const char *why)
 {
 	if (refused)
 		refused(ud, path, why);
@@ -155,7 +155,8 @@ int hb_plugins_scan(const char *dir, uid_t owner, struct hb_plugin_set *set,
 		if (hb_builtin_find(p->name)) {
 			hb_err_set(&why, -EEXIST,
 				   "%s: source name '%s' is a built-in source's; refusing "
-				   "(a plugin never shadows a built-in)", p->path, p->name);
+				   "(a plugin never shadows a built-in)",
+				   p->path, p->name);
 			refuse(refused, ud, p->path, why.msg);
 			continue;
 		}

@@ -16,8 +16,8 @@ int hb_source_open(const struct hb_device_ops *ops, const char *origin,
 	if (ops->probe) {
 		r = ops->probe(info);
 		if (r < 0)
-			return hb_err_set(err, r, "%s (%s): probe of '%s' failed: %s", origin, ops->name,
-					  info->name ? info->name : "?", strerror(-r));
+			return hb_err_set(err, r, "%s (%s): probe of '%s' failed: %s", origin,
+					  ops->name, info->name ? info->name : "?", strerror(-r));
 		if (r == 0) {
 			char why[256] = "";
 
@@ -32,7 +32,7 @@ int hb_source_open(const struct hb_device_ops *ops, const char *origin,
 	}
 	r = ops->open(host, h, info, &priv);
 	if (r > 0)
-		r = -EPROTO;    /* not an errno: the plugin broke the contract */
+		r = -EPROTO; /* not an errno: the plugin broke the contract */
 	if (r < 0) {
 		if (priv && ops->close)
 			ops->close(priv);

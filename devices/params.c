@@ -7,8 +7,7 @@
 
 #include "devices.h"
 
-int hb_dev_params_check(const struct hb_dev_info *info, const char *const *allowed,
-			struct hb_err *err)
+int hb_dev_params_check(const struct hb_dev_info *info, const char *const *allowed, struct hb_err *err)
 {
 	const char *bad = hb_dev_param_unknown(info, allowed);
 
@@ -18,8 +17,8 @@ int hb_dev_params_check(const struct hb_dev_info *info, const char *const *allow
 	return 0;
 }
 
-int hb_dev_param_u64(const struct hb_dev_info *info, const char *key, uint64_t def,
-		     uint64_t *ret, struct hb_err *err)
+int hb_dev_param_u64(const struct hb_dev_info *info, const char *key, uint64_t def, uint64_t *ret,
+		     struct hb_err *err)
 {
 	const char *v = hb_dev_param(info, key);
 

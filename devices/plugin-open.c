@@ -35,7 +35,8 @@ int hb_plugin_open(struct hb_plugin *p, struct hb_err *err)
 	if (strcmp(ops->name, p->name)) {
 		r = hb_err_set(err, -EINVAL,
 			       "%s: the file name says source '%s' but the plugin calls itself "
-			       "'%.64s'; refusing", p->path, p->name, ops->name);
+			       "'%.64s'; refusing",
+			       p->path, p->name, ops->name);
 		dlclose(h);
 		return r;
 	}

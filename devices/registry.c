@@ -20,17 +20,15 @@ extern const struct hb_device_ops hb_source_emul_chmu;
 extern const struct hb_device_ops hb_source_replay;
 extern const struct hb_device_ops hb_source_cxl_events;
 extern const struct hb_device_ops hb_source_cxl_hmu;
-extern const char *const hb_source_chmu_params[], *const hb_source_emul_chmu_params[],
-	*const hb_source_replay_params[], *const hb_source_chmu_test_params[],
-	*const hb_source_cxl_events_params[], *const hb_source_cxl_hmu_params[];
+extern const char *const hb_source_chmu_params[],
+	*const hb_source_emul_chmu_params[],
+		*const hb_source_replay_params[], *const hb_source_chmu_test_params[],
+							  *const hb_source_cxl_events_params[],
+								  *const hb_source_cxl_hmu_params[];
 
 static const struct hb_device_ops *const builtins[] = {
-	&hb_source_chmu,
-	&hb_source_emul_chmu,
-	&hb_source_replay,
-	&hb_source_cxl_events,
-	&hb_source_cxl_hmu,
-	NULL,
+	&hb_source_chmu,       &hb_source_emul_chmu, &hb_source_replay,
+	&hb_source_cxl_events, &hb_source_cxl_hmu,   NULL,
 };
 
 size_t hb_builtin_sources(const struct hb_device_ops *const **ret)

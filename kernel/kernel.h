@@ -33,8 +33,8 @@
 
 struct hb_mpp {
 	bool available;
-	long nr;                 /* syscall number, only meaningful if available */
-	char why[256];           /* how it was proved, or why it is unavailable */
+	long nr;       /* syscall number, only meaningful if available */
+	char why[256]; /* how it was proved, or why it is unavailable */
 };
 
 /*
@@ -59,10 +59,10 @@ long hb_mpp_move(const struct hb_mpp *m, unsigned long count, const uint64_t *pa
 
 /* ---- the system-call seam (sys.c): unit tests replace these with --wrap ---- */
 
-long hb_sys_move_phys_pages(long nr, unsigned long count, const uint64_t *pages,
-			    const int *nodes, int *status, int flags);
-long hb_sys_move_pages(pid_t pid, unsigned long count, void **pages,
-		       const int *nodes, int *status, int flags);
+long hb_sys_move_phys_pages(long nr, unsigned long count, const uint64_t *pages, const int *nodes,
+			    int *status, int flags);
+long hb_sys_move_pages(pid_t pid, unsigned long count, void **pages, const int *nodes, int *status,
+		       int flags);
 /* Writes value to the DAMON sysfs file root+path (never creates it). 0 or -errno. */
 int hb_sys_damon_write(const char *root, const char *path, const char *value);
 
@@ -81,24 +81,24 @@ const char *hb_migrator_kind_to_string(enum hb_migrator_kind k);
 enum hb_migrator_kind hb_migrator_kind_from_string(const char *s);
 
 /* Flags for hb_migrator_move(). */
-#define HB_MIGRATE_MOVE_ALL 0x1  /* also pages mapped by several processes */
+#define HB_MIGRATE_MOVE_ALL 0x1 /* also pages mapped by several processes */
 
 struct hb_migrator_config {
-	const char *root;        /* prefix before /proc and /sys; NULL = live */
-	long syscall_nr;         /* phys: configured number, <= 0 = from sysfs */
-	uint64_t source_nodes;   /* pagemap: bit n = index processes with pages on
+	const char *root;            /* prefix before /proc and /sys; NULL = live */
+	long syscall_nr;             /* phys: configured number, <= 0 = from sysfs */
+	uint64_t source_nodes;       /* pagemap: bit n = index processes with pages on
 				    node n (nodes 0-63); 0 = every node */
-	unsigned int rescan_ms;  /* pagemap: minimum time between full rescans */
-	size_t dryrun_keep;      /* dryrun: records kept (oldest dropped) */
-	uint64_t rate_bytes;     /* damon: DAMOS quota in bytes per second per
+	unsigned int rescan_ms;      /* pagemap: minimum time between full rescans */
+	size_t dryrun_keep;          /* dryrun: records kept (oldest dropped) */
+	uint64_t rate_bytes;         /* damon: DAMOS quota in bytes per second per
 				    target node (the daemon's rate); 0 = none */
-	bool damon_takeover;     /* damon: stop and replace other DAMON sysfs
+	bool damon_takeover;         /* damon: stop and replace other DAMON sysfs
 				    users instead of refusing */
-	const char *damon_state; /* damon: file recording the kdamond we set
+	const char *damon_state;     /* damon: file recording the kdamond we set
 				    up (for a start after a crash); NULL = none */
-	unsigned int damon_reset_ms;  /* damon: quota reset interval; 0 = 100 */
-	unsigned int damon_aggr_ms;   /* damon: aggregation interval; 0 = 100 */
-	bool damon_monitor;      /* damon: also make the coldness monitor's
+	unsigned int damon_reset_ms; /* damon: quota reset interval; 0 = 100 */
+	unsigned int damon_aggr_ms;  /* damon: aggregation interval; 0 = 100 */
+	bool damon_monitor;          /* damon: also make the coldness monitor's
 				    kdamond: hb_damon_monitor_reserve() */
 };
 
@@ -164,18 +164,18 @@ int hb_damon_probe(const struct hb_migrator_config *cfg, struct hb_err *err);
  * the scheme; "measured" comes from the kernel, "inferred" is ours.
  */
 struct hb_damon_stats {
-	uint64_t batches;             /* per target node and move call: pages checked, committed */
-	uint64_t commits;             /* region sets committed (a batch is one or more) */
-	uint64_t pages_programmed;    /* pages committed (in ranges) */
-	uint64_t regions;             /* ranges committed: contiguous pages are one */
-	uint64_t bytes_applied;       /* measured: sum of sz_applied deltas */
-	uint64_t pages_moved;         /* inferred: reported moved per page */
-	uint64_t pages_not_moved;     /* inferred: still in their source frame */
-	uint64_t pages_unknown;       /* neither provable: reported -ENODATA */
-	uint64_t pages_already;       /* measured: source PFN's node is the target */
-	uint64_t pages_over_watermark;/* measured: beyond the target's free - high */
-	uint64_t settle_timeouts;     /* batches that did not settle in time */
-	uint64_t settle_us;           /* time from commit to settled, in all */
+	uint64_t batches;              /* per target node and move call: pages checked, committed */
+	uint64_t commits;              /* region sets committed (a batch is one or more) */
+	uint64_t pages_programmed;     /* pages committed (in ranges) */
+	uint64_t regions;              /* ranges committed: contiguous pages are one */
+	uint64_t bytes_applied;        /* measured: sum of sz_applied deltas */
+	uint64_t pages_moved;          /* inferred: reported moved per page */
+	uint64_t pages_not_moved;      /* inferred: still in their source frame */
+	uint64_t pages_unknown;        /* neither provable: reported -ENODATA */
+	uint64_t pages_already;        /* measured: source PFN's node is the target */
+	uint64_t pages_over_watermark; /* measured: beyond the target's free - high */
+	uint64_t settle_timeouts;      /* batches that did not settle in time */
+	uint64_t settle_us;            /* time from commit to settled, in all */
 };
 int hb_migrator_damon_stats(const struct hb_migrator *m, struct hb_damon_stats *ret);
 /*
@@ -196,12 +196,12 @@ size_t hb_migrator_dryrun_records(const struct hb_migrator *m, const struct hb_d
 
 /* pagemap: index figures (for benchmarks and `hotbridge stats`). */
 struct hb_pagemap_stats {
-	uint64_t full_scans;      /* times every candidate process was read */
-	uint64_t processes;       /* candidate processes in the index */
-	uint64_t pages;           /* PFNs in the index now */
-	uint64_t scanned_pages;   /* PFNs the last full scan found */
-	uint64_t scan_us;         /* time spent in full scans, in all */
-	uint64_t stale;           /* index hits that no longer mapped the PFN */
+	uint64_t full_scans;    /* times every candidate process was read */
+	uint64_t processes;     /* candidate processes in the index */
+	uint64_t pages;         /* PFNs in the index now */
+	uint64_t scanned_pages; /* PFNs the last full scan found */
+	uint64_t scan_us;       /* time spent in full scans, in all */
+	uint64_t stale;         /* index hits that no longer mapped the PFN */
 	uint64_t move_pages_calls;
 };
 int hb_migrator_pagemap_stats(const struct hb_migrator *m, struct hb_pagemap_stats *ret);
@@ -209,13 +209,13 @@ int hb_migrator_pagemap_stats(const struct hb_migrator *m, struct hb_pagemap_sta
 /* ---- folding per-page status into classes (migrate/status.c) ---- */
 
 enum hb_migrate_class {
-	HB_MIGRATE_MOVED,        /* now on the target, was elsewhere */
-	HB_MIGRATE_ALREADY,      /* was on the target already */
-	HB_MIGRATE_RETRY,        /* EBUSY, EAGAIN: try again later */
-	HB_MIGRATE_BACKOFF,      /* ENOMEM: the target is full, back off */
-	HB_MIGRATE_DROP,         /* EACCES, EPERM, EFAULT, ENOENT, EINVAL, ...:
+	HB_MIGRATE_MOVED,      /* now on the target, was elsewhere */
+	HB_MIGRATE_ALREADY,    /* was on the target already */
+	HB_MIGRATE_RETRY,      /* EBUSY, EAGAIN: try again later */
+	HB_MIGRATE_BACKOFF,    /* ENOMEM: the target is full, back off */
+	HB_MIGRATE_DROP,       /* EACCES, EPERM, EFAULT, ENOENT, EINVAL, ...:
 				    not allowed or not mapped, forget the page */
-	HB_MIGRATE_WRONG_NODE,   /* reported on a node other than the target */
+	HB_MIGRATE_WRONG_NODE, /* reported on a node other than the target */
 	_HB_MIGRATE_CLASS_MAX,
 };
 
@@ -226,7 +226,7 @@ enum hb_migrate_class hb_migrate_classify(int status, int target, int src_node);
 
 struct hb_migrate_counts {
 	uint64_t by_class[_HB_MIGRATE_CLASS_MAX];
-	uint64_t by_errno[134];  /* -status for negative statuses (errno < 134) */
+	uint64_t by_errno[134]; /* -status for negative statuses (errno < 134) */
 };
 
 void hb_migrate_fold(struct hb_migrate_counts *c, size_t n, const int *status, const int *nodes,
@@ -260,8 +260,8 @@ enum hb_conflict {
 const char *hb_conflict_to_string(enum hb_conflict c);
 
 struct hb_conflicts {
-	unsigned int found;                       /* bit c: conflict c is active */
-	char why[_HB_CONFLICT_MAX][HB_ERR_MSG_MAX];  /* what was read, for found ones */
+	unsigned int found;                         /* bit c: conflict c is active */
+	char why[_HB_CONFLICT_MAX][HB_ERR_MSG_MAX]; /* what was read, for found ones */
 };
 
 /*
@@ -370,8 +370,7 @@ void hb_idle_get_stats(const struct hb_idle *t, struct hb_idle_stats *ret);
 struct hb_frames;
 
 /* Opens root/proc/kpageflags (root NULL or "" = "/"); err names what failed. */
-int hb_frames_open(const char *root, uint64_t page_size, struct hb_frames **ret,
-		   struct hb_err *err);
+int hb_frames_open(const char *root, uint64_t page_size, struct hb_frames **ret, struct hb_err *err);
 struct hb_frames *hb_frames_free(struct hb_frames *f);
 HB_DEFINE_CLEANUP(struct hb_frames *, hb_frames_free)
 
@@ -481,7 +480,7 @@ int hb_damon_monitor_kdamond(const struct hb_migrator *m, struct hb_err *err);
 struct hb_damon_monitor;
 
 struct hb_damon_region {
-	uint64_t start, end;      /* physical bytes, end exclusive */
+	uint64_t start, end; /* physical bytes, end exclusive */
 	uint32_t nr_accesses, age;
 };
 

@@ -49,8 +49,7 @@ static uint64_t rd64(const uint8_t *p)
 	return le64toh(v);
 }
 
-static int parse_cfmws(const uint8_t *p, size_t len, size_t off, struct hb_cedt *c,
-		       struct hb_err *err)
+static int parse_cfmws(const uint8_t *p, size_t len, size_t off, struct hb_cedt *c, struct hb_err *err)
 {
 	struct hb_cedt_window *win;
 	int ways, gran;
@@ -63,10 +62,11 @@ static int parse_cfmws(const uint8_t *p, size_t len, size_t off, struct hb_cedt 
 	hbig = rd32(p + 28);
 	gran = hbig > 6 ? -EINVAL : hb_eig_to_granularity(hbig);
 	if (ways < 0)
-		return hb_err_set(err, -EINVAL, "CEDT: CFMWS at offset %zu has bad ENIW %u", off, p[24]);
+		return hb_err_set(err, -EINVAL, "CEDT: CFMWS at offset %zu has bad ENIW %u", off,
+				  p[24]);
 	if (gran < 0)
-		return hb_err_set(err, -EINVAL, "CEDT: CFMWS at offset %zu has bad HBIG %" PRIu32, off,
-				  hbig);
+		return hb_err_set(err, -EINVAL, "CEDT: CFMWS at offset %zu has bad HBIG %" PRIu32,
+				  off, hbig);
 	if (len < ACPI_HDR_LEN + 4u * (unsigned)ways)
 		return hb_err_set(err, -EINVAL,
 				  "CEDT: CFMWS at offset %zu is %zu bytes, too short for %d targets",
@@ -109,10 +109,11 @@ static int parse_cxims(const uint8_t *p, size_t len, size_t off, struct cxims *x
 	gran = hb_eig_to_granularity(p[6]);
 	n = p[7];
 	if (gran < 0)
-		return hb_err_set(err, -EINVAL, "CEDT: CXIMS at offset %zu has bad HBIG %u", off, p[6]);
+		return hb_err_set(err, -EINVAL, "CEDT: CXIMS at offset %zu has bad HBIG %u", off,
+				  p[6]);
 	if (len < 8 + 8u * n)
-		return hb_err_set(err, -EINVAL, "CEDT: CXIMS at offset %zu is too short for %u maps",
-				  off, n);
+		return hb_err_set(err, -EINVAL,
+				  "CEDT: CXIMS at offset %zu is too short for %u maps", off, n);
 	if (n > HB_MAX_XORMAPS)
 		n = HB_MAX_XORMAPS; /* 16 ways need 4; more are never used */
 	if (*nr >= max)
@@ -137,11 +138,12 @@ int hb_cedt_parse(const void *buf, size_t len, struct hb_cedt *ret, struct hb_er
 	if (len < ACPI_HDR_LEN)
 		return hb_err_set(err, -EINVAL, "CEDT: %zu bytes, shorter than an ACPI header", len);
 	if (memcmp(p, "CEDT", 4))
-		return hb_err_set(err, -EINVAL, "CEDT: signature is \"%.4s\", not CEDT", (const char *)p);
+		return hb_err_set(err, -EINVAL, "CEDT: signature is \"%.4s\", not CEDT",
+				  (const char *)p);
 	tlen = rd32(p + 4);
 	if (tlen < ACPI_HDR_LEN || tlen > len)
-		return hb_err_set(err, -EINVAL, "CEDT: header length %zu but %zu bytes present", tlen,
-				  len);
+		return hb_err_set(err, -EINVAL, "CEDT: header length %zu but %zu bytes present",
+				  tlen, len);
 	for (size_t i = 0; i < tlen; i++)
 		sum = (uint8_t)(sum + p[i]);
 	if (sum)
@@ -152,11 +154,12 @@ int hb_cedt_parse(const void *buf, size_t len, struct hb_cedt *ret, struct hb_er
 		size_t slen;
 
 		if (tlen - off < 4)
-			return hb_err_set(err, -EINVAL, "CEDT: truncated subtable at offset %zu", off);
+			return hb_err_set(err, -EINVAL, "CEDT: truncated subtable at offset %zu",
+					  off);
 		slen = rd16(s + 2);
 		if (slen < 4 || slen > tlen - off)
-			return hb_err_set(err, -EINVAL, "CEDT: subtable at offset %zu has length %zu",
-					  off, slen);
+			return hb_err_set(err, -EINVAL,
+					  "CEDT: subtable at offset %zu has length %zu", off, slen);
 		if (s[0] == CEDT_CFMWS)
 			r = parse_cfmws(s, slen, off, ret, err);
 		else if (s[0] == CEDT_CXIMS)
@@ -181,10 +184,12 @@ int hb_cedt_parse(const void *buf, size_t len, struct hb_cedt *ret, struct hb_er
 		if (k == nr_xims)
 			return hb_err_set(err, -EINVAL,
 					  "CEDT: XOR window 0x%" PRIx64 " (%u ways, %u B) has no CXIMS "
-					  "with that granularity", win->base, win->ways, win->gran);
+					  "with that granularity",
+					  win->base, win->ways, win->gran);
 		if (xims[k].nr < (unsigned)need)
 			return hb_err_set(err, -EINVAL,
-					  "CEDT: XOR window 0x%" PRIx64 " needs %d XOR maps, CXIMS has %u",
+					  "CEDT: XOR window 0x%" PRIx64
+					  " needs %d XOR maps, CXIMS has %u",
 					  win->base, need, xims[k].nr);
 		win->nr_xormaps = (unsigned)need;
 		memcpy(win->xormaps, xims[k].maps, sizeof(uint64_t) * (size_t)need);
@@ -220,7 +225,8 @@ int hb_topology_apply_cedt(struct hb_topology *t, const struct hb_cedt *c, struc
 				continue;
 			if (win->ways != d->ways)
 				return hb_err_set(err, -EINVAL,
-						  "%s: %u ways, but its CFMWS at 0x%" PRIx64 " says %u",
+						  "%s: %u ways, but its CFMWS at 0x%" PRIx64
+						  " says %u",
 						  d->name, d->ways, win->base, win->ways);
 			d->arith = win->arith;
 			d->nr_xormaps = win->nr_xormaps;

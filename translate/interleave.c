@@ -24,10 +24,15 @@
 bool hb_ways_valid(unsigned ways)
 {
 	switch (ways) {
-	case 1: case 2: case 3: case 4: case 6: case 8: case 12: case 16:
-		return true;
-	default:
-		return false;
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+	case 6:
+	case 8:
+	case 12:
+	case 16: return true;
+	default: return false;
 	}
 }
 
@@ -55,9 +60,12 @@ int hb_eig_to_granularity(unsigned eig)
 int hb_xormap_count(unsigned hb_ways)
 {
 	switch (hb_ways) {
-	case 1: case 3: return 0;
-	case 2: case 6: return 1;
-	case 4: case 12: return 2;
+	case 1:
+	case 3: return 0;
+	case 2:
+	case 6: return 1;
+	case 4:
+	case 12: return 2;
 	case 8: return 3;
 	case 16: return 4;
 	default: return -EINVAL;
@@ -93,11 +101,11 @@ int hb_interleave_init(struct hb_interleave *il, const struct hb_interleave_para
 {
 	unsigned root_ways = p->root_ways ? p->root_ways : p->ways;
 	unsigned root_gran = p->root_gran ? p->root_gran : p->gran;
-	struct hb_interleave n = {0};
+	struct hb_interleave n = { 0 };
 
 	if (!hb_ways_valid(p->ways))
-		return hb_err_set(err, -EINVAL, "interleave ways %u is not one of 1,2,3,4,6,8,12,16",
-				  p->ways);
+		return hb_err_set(err, -EINVAL,
+				  "interleave ways %u is not one of 1,2,3,4,6,8,12,16", p->ways);
 	if (!hb_granularity_valid(p->gran))
 		return hb_err_set(err, -EINVAL,
 				  "interleave granularity %u is not a power of two in 256..16384",
@@ -105,7 +113,8 @@ int hb_interleave_init(struct hb_interleave *il, const struct hb_interleave_para
 	if (!hb_ways_valid(root_ways))
 		return hb_err_set(err, -EINVAL, "root decoder ways %u is not legal", root_ways);
 	if (!hb_granularity_valid(root_gran))
-		return hb_err_set(err, -EINVAL, "root decoder granularity %u is not legal", root_gran);
+		return hb_err_set(err, -EINVAL, "root decoder granularity %u is not legal",
+				  root_gran);
 	if (p->ways % root_ways)
 		return hb_err_set(err, -EINVAL,
 				  "region ways %u is not a multiple of the root decoder's %u ways",
@@ -114,7 +123,8 @@ int hb_interleave_init(struct hb_interleave *il, const struct hb_interleave_para
 		return hb_err_set(err, -EINVAL, "HPA base 0x%llx is not 256 MiB aligned",
 				  (unsigned long long)p->base);
 	if (!p->size || p->size % (SZ_256M * p->ways))
-		return hb_err_set(err, -EINVAL, "size 0x%llx is not a non-zero multiple of %u x 256 MiB",
+		return hb_err_set(err, -EINVAL,
+				  "size 0x%llx is not a non-zero multiple of %u x 256 MiB",
 				  (unsigned long long)p->size, p->ways);
 	if (p->base + p->size < p->base)
 		return hb_err_set(err, -ERANGE, "HPA range overflows 64 bits");
@@ -148,8 +158,7 @@ int hb_interleave_init(struct hb_interleave *il, const struct hb_interleave_para
 		return hb_err_set(err, -EINVAL, "unknown interleave arithmetic %d", p->arith);
 	}
 
-	if (p->arith == HB_ARITH_MODULO && root_ways % 3 == 0 &&
-	    p->base % (SZ_256M * root_ways)) {
+	if (p->arith == HB_ARITH_MODULO && root_ways % 3 == 0 && p->base % (SZ_256M * root_ways)) {
 		if (root_gran == p->gran && n.dph > 1)
 			return hb_err_set(err, -EINVAL,
 					  "unaligned %u-way window with %u endpoints per host bridge "

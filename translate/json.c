@@ -158,7 +158,8 @@ static json_object *regions_json(const struct hb_topology *t)
 			m = json_object_new_object();
 			add(m, "position", json_object_new_int((int)pos));
 			if (t->eps[ei].memdev >= 0)
-				add(m, "memdev", json_object_new_string(t->memdevs[t->eps[ei].memdev].name));
+				add(m, "memdev",
+				    json_object_new_string(t->memdevs[t->eps[ei].memdev].name));
 			add(m, "decoder", json_object_new_string(t->eps[ei].name));
 			json_object_array_add(maps, m);
 		}

@@ -53,9 +53,8 @@ static struct cxl_endpoint *endpoint_of(struct cxl_memdev *md)
 	if (ep)
 		return ep;
 	cxl_bus_foreach(cxl_memdev_get_ctx(md), bus)
-		cxl_endpoint_foreach(cxl_bus_get_port(bus), ep)
-			if (cxl_endpoint_get_memdev(ep) == md)
-				return ep;
+		cxl_endpoint_foreach(cxl_bus_get_port(bus),
+				     ep) if (cxl_endpoint_get_memdev(ep) == md) return ep;
 	return NULL;
 }
 
@@ -66,8 +65,9 @@ static int add_endpoint_decoders(struct hb_topology *t, struct cxl_memdev *md, s
 
 	if (!ep)
 		return 0; /* memdev without an enabled endpoint port maps nothing */
-	cxl_decoder_foreach(cxl_endpoint_get_port(ep), dec) {
-		struct hb_endpoint_decoder d = {0};
+	cxl_decoder_foreach(cxl_endpoint_get_port(ep), dec)
+	{
+		struct hb_endpoint_decoder d = { 0 };
 		struct cxl_region *region = cxl_decoder_get_region(dec);
 		int r;
 
@@ -120,7 +120,7 @@ static int read_cache_size(const char *region, uint64_t *ret, struct hb_err *err
 static int add_region(struct hb_topology *t, struct cxl_decoder *root, struct cxl_region *region,
 		      struct hb_err *err)
 {
-	struct hb_region rg = {0};
+	struct hb_region rg = { 0 };
 	struct cxl_memdev_mapping *map;
 	int r;
 
@@ -134,7 +134,8 @@ static int add_region(struct hb_topology *t, struct cxl_decoder *root, struct cx
 	r = read_cache_size(rg.name, &rg.cache_size, err);
 	if (r < 0)
 		return r;
-	cxl_mapping_foreach(region, map) {
+	cxl_mapping_foreach(region, map)
+	{
 		struct cxl_decoder *dec = cxl_mapping_get_decoder(map);
 		unsigned pos = cxl_mapping_get_position(map);
 
@@ -157,11 +158,13 @@ static int add_roots(struct hb_topology *t, struct cxl_ctx *ctx, struct hb_err *
 {
 	struct cxl_bus *bus;
 
-	cxl_bus_foreach(ctx, bus) {
+	cxl_bus_foreach(ctx, bus)
+	{
 		struct cxl_decoder *dec;
 
-		cxl_decoder_foreach(cxl_bus_get_port(bus), dec) {
-			struct hb_root_decoder d = {0};
+		cxl_decoder_foreach(cxl_bus_get_port(bus), dec)
+		{
+			struct hb_root_decoder d = { 0 };
 			struct cxl_region *region;
 			int r;
 
@@ -175,7 +178,8 @@ static int add_roots(struct hb_topology *t, struct cxl_ctx *ctx, struct hb_err *
 			r = hb_topology_add_root(t, &d, err);
 			if (r < 0)
 				return r;
-			cxl_region_foreach(dec, region) {
+			cxl_region_foreach(dec, region)
+			{
 				r = add_region(t, dec, region, err);
 				if (r < 0)
 					return r;
@@ -185,8 +189,7 @@ static int add_roots(struct hb_topology *t, struct cxl_ctx *ctx, struct hb_err *
 	return 0;
 }
 
-int hb_topology_load_libcxl(const struct hb_cedt *cedt, struct hb_topology **ret,
-			    struct hb_err *err)
+int hb_topology_load_libcxl(const struct hb_cedt *cedt, struct hb_topology **ret, struct hb_err *err)
 {
 	_hb_cleanup_(cxl_unrefp) struct cxl_ctx *ctx = NULL;
 	_hb_cleanup_topology_ struct hb_topology *t = NULL;
@@ -199,7 +202,8 @@ int hb_topology_load_libcxl(const struct hb_cedt *cedt, struct hb_topology **ret
 	r = hb_topology_new(&t);
 	if (r < 0)
 		return hb_err_set(err, r, "out of memory");
-	cxl_memdev_foreach(ctx, md) {
+	cxl_memdev_foreach(ctx, md)
+	{
 		struct hb_memdev m = { .serial = UINT64_MAX, .numa_node = -1 };
 		unsigned long long serial = cxl_memdev_get_serial(md);
 

@@ -49,7 +49,8 @@ static int resolve_endpoints(struct hb_topology *t, struct hb_err *err)
 			continue;
 		e->memdev = hb_topology_find_memdev(t, e->memdev_name);
 		if (e->memdev < 0)
-			return hb_err_set(err, -EINVAL, "decoder %s: names memdev %s, which is not listed",
+			return hb_err_set(err, -EINVAL,
+					  "decoder %s: names memdev %s, which is not listed",
 					  e->name, e->memdev_name);
 	}
 	return 0;
@@ -69,9 +70,10 @@ static int check_region_targets(struct hb_topology *t, struct hb_region *rg, int
 					  rg->name, rg->ways, pos);
 		ei = hb_model_find_endpoint(t, rg->target_names[pos]);
 		if (ei < 0)
-			return hb_err_set(err, -EINVAL,
-					  "region %s: position %u names endpoint decoder %s, which is not listed",
-					  rg->name, pos, rg->target_names[pos]);
+			return hb_err_set(
+				err, -EINVAL,
+				"region %s: position %u names endpoint decoder %s, which is not listed",
+				rg->name, pos, rg->target_names[pos]);
 		e = &t->eps[ei];
 		if (e->region >= 0)
 			return hb_err_set(err, -EINVAL, "region %s: %s is mapped twice (also by %s)",
@@ -83,28 +85,32 @@ static int check_region_targets(struct hb_topology *t, struct hb_region *rg, int
 			int md = hb_topology_find_memdev(t, rg->target_memdevs[pos]);
 
 			if (md < 0)
-				return hb_err_set(err, -EINVAL,
-						  "region %s: position %u names memdev %s, which is not listed",
-						  rg->name, pos, rg->target_memdevs[pos]);
+				return hb_err_set(
+					err, -EINVAL,
+					"region %s: position %u names memdev %s, which is not listed",
+					rg->name, pos, rg->target_memdevs[pos]);
 			if (e->memdev >= 0 && e->memdev != md)
-				return hb_err_set(err, -EINVAL,
-						  "region %s: position %u says %s is on %s, the decoder says %s",
-						  rg->name, pos, e->name, rg->target_memdevs[pos],
-						  t->memdevs[e->memdev].name);
+				return hb_err_set(
+					err, -EINVAL,
+					"region %s: position %u says %s is on %s, the decoder says %s",
+					rg->name, pos, e->name, rg->target_memdevs[pos],
+					t->memdevs[e->memdev].name);
 			e->memdev = md;
 		}
 		if (e->memdev < 0)
-			return hb_err_set(err, -EINVAL, "region %s: target %s has no memdev", rg->name,
-					  e->name);
+			return hb_err_set(err, -EINVAL, "region %s: target %s has no memdev",
+					  rg->name, e->name);
 		if ((e->ways && e->ways != rg->ways) || (e->gran && e->gran != rg->gran))
-			return hb_err_set(err, -EINVAL,
-					  "region %s: target %s decodes %u ways x %u B, the region %u x %u B",
-					  rg->name, e->name, e->ways, e->gran, rg->ways, rg->gran);
+			return hb_err_set(
+				err, -EINVAL,
+				"region %s: target %s decodes %u ways x %u B, the region %u x %u B",
+				rg->name, e->name, e->ways, e->gran, rg->ways, rg->gran);
 		if (e->dpa_size * rg->ways != rg->hpa_size - rg->cache_size)
 			return hb_err_set(err, -EINVAL,
-					  "region %s: target %s has dpa_size 0x%" PRIx64 ", region size 0x%" PRIx64
-					  " needs 0x%" PRIx64 " per way",
-					  rg->name, e->name, e->dpa_size, rg->hpa_size - rg->cache_size,
+					  "region %s: target %s has dpa_size 0x%" PRIx64
+					  ", region size 0x%" PRIx64 " needs 0x%" PRIx64 " per way",
+					  rg->name, e->name, e->dpa_size,
+					  rg->hpa_size - rg->cache_size,
 					  (rg->hpa_size - rg->cache_size) / rg->ways);
 		e->region = ri;
 		e->pos = pos;
@@ -124,11 +130,13 @@ static int check_region_targets(struct hb_topology *t, struct hb_region *rg, int
 static void claim_targets(struct hb_topology *t, struct hb_region *rg, int ri)
 {
 	for (unsigned pos = 0; pos < HB_MAX_WAYS; pos++) {
-		int ei = rg->target_names[pos][0] ? hb_model_find_endpoint(t, rg->target_names[pos]) : -1;
+		int ei = rg->target_names[pos][0] ? hb_model_find_endpoint(t, rg->target_names[pos]) :
+						    -1;
 
 		if (ei >= 0 && t->eps[ei].region < 0) {
 			if (t->eps[ei].memdev < 0 && rg->target_memdevs[pos][0])
-				t->eps[ei].memdev = hb_topology_find_memdev(t, rg->target_memdevs[pos]);
+				t->eps[ei].memdev =
+					hb_topology_find_memdev(t, rg->target_memdevs[pos]);
 			t->eps[ei].region = ri;
 			t->eps[ei].pos = pos;
 			rg->targets[pos] = ei;
@@ -139,7 +147,7 @@ static void claim_targets(struct hb_topology *t, struct hb_region *rg, int ri)
 static int setup_region(struct hb_topology *t, int ri, struct hb_err *err)
 {
 	struct hb_region *rg = &t->regions[ri];
-	struct hb_interleave_params p = {0};
+	struct hb_interleave_params p = { 0 };
 	const struct hb_root_decoder *root = NULL;
 	struct hb_err sub;
 	int r;
@@ -170,8 +178,10 @@ static int setup_region(struct hb_topology *t, int ri, struct hb_err *err)
 	if (root && (rg->hpa_base < root->hpa_base ||
 		     rg->hpa_base + rg->hpa_size > root->hpa_base + root->hpa_size))
 		return hb_err_set(err, -EINVAL,
-				  "region %s: HPA 0x%" PRIx64 "-0x%" PRIx64 " lies outside root decoder %s",
-				  rg->name, rg->hpa_base, rg->hpa_base + rg->hpa_size - 1, root->name);
+				  "region %s: HPA 0x%" PRIx64 "-0x%" PRIx64
+				  " lies outside root decoder %s",
+				  rg->name, rg->hpa_base, rg->hpa_base + rg->hpa_size - 1,
+				  root->name);
 	r = hb_region_refusal(t, rg, root, err);
 	if (r < 0)
 		return r;
@@ -255,7 +265,8 @@ static int build_indexes(struct hb_topology *t, struct hb_err *err)
 							  t->memdevs[m].name, o->name, e->name);
 			}
 			for (k = n; k > t->md_ep_start[m] &&
-				    t->eps[t->md_eps[k - 1]].dpa_base > e->dpa_base; k--)
+				    t->eps[t->md_eps[k - 1]].dpa_base > e->dpa_base;
+			     k--)
 				t->md_eps[k] = t->md_eps[k - 1];
 			t->md_eps[k] = (int)i;
 			n++;
@@ -273,7 +284,8 @@ static int build_indexes(struct hb_topology *t, struct hb_err *err)
 			const struct hb_region *prev = &t->regions[t->by_hpa[t->nr_by_hpa - 1]];
 
 			if (overlaps(prev->hpa_base, prev->hpa_size, rg->hpa_base, rg->hpa_size))
-				return hb_err_set(err, -EINVAL, "regions %s and %s: HPA ranges overlap",
+				return hb_err_set(err, -EINVAL,
+						  "regions %s and %s: HPA ranges overlap",
 						  prev->name, rg->name);
 		}
 		t->by_hpa[t->nr_by_hpa++] = (int)i;

@@ -8,10 +8,22 @@
 
 #include "translate-private.h"
 
-size_t hb_topology_nr_memdevs(const struct hb_topology *t) { return t->nr_memdevs; }
-size_t hb_topology_nr_endpoints(const struct hb_topology *t) { return t->nr_eps; }
-size_t hb_topology_nr_regions(const struct hb_topology *t) { return t->nr_regions; }
-size_t hb_topology_nr_roots(const struct hb_topology *t) { return t->nr_roots; }
+size_t hb_topology_nr_memdevs(const struct hb_topology *t)
+{
+	return t->nr_memdevs;
+}
+size_t hb_topology_nr_endpoints(const struct hb_topology *t)
+{
+	return t->nr_eps;
+}
+size_t hb_topology_nr_regions(const struct hb_topology *t)
+{
+	return t->nr_regions;
+}
+size_t hb_topology_nr_roots(const struct hb_topology *t)
+{
+	return t->nr_roots;
+}
 
 const struct hb_memdev *hb_topology_memdev(const struct hb_topology *t, size_t i)
 {
@@ -135,12 +147,13 @@ int hb_topology_hpa_to_dpa(const struct hb_topology *t, uint64_t hpa, struct hb_
 				  "HPA 0x%" PRIx64 " is not in any committed CXL region", hpa);
 	}
 	if (rg->refused[0])
-		return hb_err_set(err, HB_E_REFUSED, "HPA 0x%" PRIx64 " is in %s: %s", hpa, rg->name,
-				  rg->refused);
+		return hb_err_set(err, HB_E_REFUSED, "HPA 0x%" PRIx64 " is in %s: %s", hpa,
+				  rg->name, rg->refused);
 	if (hpa - rg->hpa_base < rg->cache_size)
 		return hb_err_set(err, HB_E_REFUSED,
-				  "HPA 0x%" PRIx64 " is in the extended linear cache of %s (DRAM, HPA 0x%"
-				  PRIx64 "-0x%" PRIx64 "): it aliases HPA 0x%" PRIx64
+				  "HPA 0x%" PRIx64
+				  " is in the extended linear cache of %s (DRAM, HPA 0x%" PRIx64
+				  "-0x%" PRIx64 "): it aliases HPA 0x%" PRIx64
 				  ", and which of the two the CXL device holds changes as the cache works",
 				  hpa, rg->name, rg->hpa_base, rg->hpa_base + rg->cache_size - 1,
 				  hpa + rg->cache_size);

@@ -83,8 +83,7 @@ static int grow(void **arr, size_t *cap, size_t nr, size_t elem)
 	return 0;
 }
 
-#define GROW(t, field, nr, cap)                                             \
-	grow((void **)&(t)->field, &(t)->cap, (t)->nr, sizeof(*(t)->field))
+#define GROW(t, field, nr, cap) grow((void **)&(t)->field, &(t)->cap, (t)->nr, sizeof(*(t)->field))
 
 static bool name_ok(const char *n)
 {
@@ -135,10 +134,11 @@ int hb_topology_add_root(struct hb_topology *t, const struct hb_root_decoder *d,
 	if (hb_model_find_root(t, d->name) >= 0 || hb_model_find_endpoint(t, d->name) >= 0)
 		return hb_err_set(err, -EEXIST, "decoder %s: listed twice", d->name);
 	if (!hb_ways_valid(d->ways))
-		return hb_err_set(err, -EINVAL, "root decoder %s: interleave_ways %u is not legal", d->name,
-				  d->ways);
+		return hb_err_set(err, -EINVAL, "root decoder %s: interleave_ways %u is not legal",
+				  d->name, d->ways);
 	if (!hb_granularity_valid(d->gran))
-		return hb_err_set(err, -EINVAL, "root decoder %s: interleave_granularity %u is not legal",
+		return hb_err_set(err, -EINVAL,
+				  "root decoder %s: interleave_granularity %u is not legal",
 				  d->name, d->gran);
 	if (d->hpa_base + d->hpa_size < d->hpa_base)
 		return hb_err_set(err, -ERANGE, "root decoder %s: window overflows 64 bits", d->name);

@@ -96,7 +96,8 @@ static int scan_node(struct hb_node_map *m, const char *root, const char *node_d
 	while ((de = readdir(d))) {
 		uint64_t index;
 
-		if (strncmp(de->d_name, "memory", 6) || hb_parse_u64_base(de->d_name + 6, 10, &index) < 0)
+		if (strncmp(de->d_name, "memory", 6) ||
+		    hb_parse_u64_base(de->d_name + 6, 10, &index) < 0)
 			continue;
 		r = add_block(m, index, node);
 		if (r < 0)
@@ -126,7 +127,7 @@ static int scan_dax(struct hb_node_map *m, const char *root)
 	if (!d)
 		return errno == ENOENT ? 0 : -errno;
 	while ((de = readdir(d))) {
-		struct dax_range dr = {0};
+		struct dax_range dr = { 0 };
 		uint64_t node;
 		char rel[PATH_MAX];
 
@@ -182,8 +183,8 @@ int hb_node_map_load(const char *root, struct hb_node_map **ret, struct hb_err *
 	while ((de = readdir(d))) {
 		uint64_t node;
 
-		if (strncmp(de->d_name, "node", 4) || hb_parse_u64_base(de->d_name + 4, 10, &node) < 0 ||
-		    node > INT_MAX)
+		if (strncmp(de->d_name, "node", 4) ||
+		    hb_parse_u64_base(de->d_name + 4, 10, &node) < 0 || node > INT_MAX)
 			continue;
 		r = scan_node(m, root, de->d_name, (int)node);
 		if (r < 0)

@@ -32,7 +32,7 @@
 #define SZ_256M (256ull << 20)
 
 static const struct hb_endpoint_decoder *target(const struct hb_topology *t,
-						 const struct hb_region *rg, unsigned pos)
+						const struct hb_region *rg, unsigned pos)
 {
 	for (size_t i = 0; i < t->nr_eps; i++)
 		if (rg->target_names[pos][0] && !strcmp(t->eps[i].name, rg->target_names[pos]))
@@ -60,8 +60,7 @@ static int refuse(struct hb_region *rg, const char *fmt, ...)
 	return 1;
 }
 
-static int check_cache(struct hb_region *rg, const struct hb_root_decoder *root,
-		       struct hb_err *err)
+static int check_cache(struct hb_region *rg, const struct hb_root_decoder *root, struct hb_err *err)
 {
 	uint64_t cxl_base = rg->hpa_base + rg->cache_size;
 
@@ -105,8 +104,8 @@ int hb_region_refusal(const struct hb_topology *t, struct hb_region *rg,
 				      "normalized addressing (AMD Zen5 PRM) not supported: %s decodes "
 				      "%u way at HPA 0x%" PRIx64 " = its DPA, %s %u ways at 0x%" PRIx64
 				      "; the mapping is the firmware's",
-				      e->name, e->ways ? e->ways : 1, e->hpa_base, rg->name, rg->ways,
-				      rg->hpa_base);
+				      e->name, e->ways ? e->ways : 1, e->hpa_base, rg->name,
+				      rg->ways, rg->hpa_base);
 		if (!e->hpa_size || e->hpa_base == cxl_base)
 			continue;
 		if (!rg->cache_size && e->hpa_base > rg->hpa_base &&

@@ -25,9 +25,9 @@
 #define HB_JSON_MAX_BYTES (64u << 20)
 
 struct walk_ctx {
-	const char *key;      /* member key this value was found under */
-	const char *memdev;   /* enclosing endpoint's memdev */
-	const char *root;     /* enclosing root decoder */
+	const char *key;    /* member key this value was found under */
+	const char *memdev; /* enclosing endpoint's memdev */
+	const char *root;   /* enclosing root decoder */
 	unsigned depth;
 };
 
@@ -74,7 +74,10 @@ static bool human_tail_ok(const char *s)
  */
 static int parse_human(const char *s, bool granular, uint64_t *ret)
 {
-	static const struct { const char *unit; unsigned shift; } units[] = {
+	static const struct {
+		const char *unit;
+		unsigned shift;
+	} units[] = {
 		{ "KiB", 10 }, { "MiB", 20 }, { "GiB", 30 }, { "TiB", 40 }, { "PiB", 50 },
 	};
 	char unit[8] = "";
@@ -130,15 +133,15 @@ static int get_u64(struct walker *w, json_object *o, const char *obj, const char
 	if (r == -EDOM)
 		return hb_err_set(w->err, -EINVAL,
 				  "%s: %s \"%s\" is rounded too coarsely by cxl list -u to be exact; "
-				  "take the snapshot without -u", obj, key, s);
+				  "take the snapshot without -u",
+				  obj, key, s);
 	if (r < 0)
 		return hb_err_set(w->err, -EINVAL, "%s: %s \"%s\" is not a number or size", obj,
 				  key, s);
 	return 1;
 }
 
-static int get_uint(struct walker *w, json_object *o, const char *obj, const char *key,
-		    unsigned *ret)
+static int get_uint(struct walker *w, json_object *o, const char *obj, const char *key, unsigned *ret)
 {
 	uint64_t v;
 	int r = get_u64(w, o, obj, key, false, &v);
@@ -156,7 +159,8 @@ static int copy_name(struct walker *w, char *dst, const char *src, const char *w
 	size_t n = strlen(src);
 
 	if (n == 0 || n >= HB_NAME_MAX)
-		return hb_err_set(w->err, -EINVAL, "%s name \"%.40s\" is empty or too long", what, src);
+		return hb_err_set(w->err, -EINVAL, "%s name \"%.40s\" is empty or too long", what,
+				  src);
 	memcpy(dst, src, n + 1);
 	return 0;
 }
@@ -173,16 +177,17 @@ static bool starts_with(const char *s, const char *p)
  */
 static int memdev_twice(struct walker *w, const struct hb_memdev *m, const char *label)
 {
-	const struct hb_memdev *o = hb_topology_memdev(w->t,
-						       (size_t)hb_topology_find_memdev(w->t, m->name));
+	const struct hb_memdev *o =
+		hb_topology_memdev(w->t, (size_t)hb_topology_find_memdev(w->t, m->name));
 
 	if (o->serial != m->serial)
-		return hb_err_set(w->err, -EEXIST, "%s: listed twice, with serial 0x%" PRIx64
-				  " and 0x%" PRIx64, label, o->serial, m->serial);
+		return hb_err_set(w->err, -EEXIST,
+				  "%s: listed twice, with serial 0x%" PRIx64 " and 0x%" PRIx64,
+				  label, o->serial, m->serial);
 	if (o->ram_size != m->ram_size || o->pmem_size != m->pmem_size)
-		return hb_err_set(w->err, -EEXIST, "%s: listed twice, with capacities 0x%" PRIx64
-				  " and 0x%" PRIx64, label, o->ram_size + o->pmem_size,
-				  m->ram_size + m->pmem_size);
+		return hb_err_set(w->err, -EEXIST,
+				  "%s: listed twice, with capacities 0x%" PRIx64 " and 0x%" PRIx64,
+				  label, o->ram_size + o->pmem_size, m->ram_size + m->pmem_size);
 	return hb_err_set(w->err, -EEXIST, "%s: listed twice", label);
 }
 
@@ -218,7 +223,8 @@ static int load_memdev(struct walker *w, json_object *o, const char *name)
 static bool is_endpoint_decoder(json_object *o, const struct walk_ctx *c)
 {
 	return has(o, "dpa_resource") || has(o, "dpa_size") || has(o, "mode") ||
-	       starts_with(c->key, "decoders:endpoint") || (c->key && !strcmp(c->key, "endpoint decoders"));
+	       starts_with(c->key, "decoders:endpoint") ||
+	       (c->key && !strcmp(c->key, "endpoint decoders"));
 }
 
 static bool is_root_decoder(json_object *o, const struct walk_ctx *c)
@@ -227,13 +233,10 @@ static bool is_root_decoder(json_object *o, const struct walk_ctx *c)
 
 	if (starts_with(c->key, "decoders:root") || (c->key && !strcmp(c->key, "root decoders")))
 		return true;
-	if (has(o, "max_available_extent") || has(o, "pmem_capable") ||
-	    has(o, "volatile_capable") || has(o, "accelmem_capable") ||
-	    has(o, "interleave_arithmetic") || has(o, "xor_maps"))
+	if (has(o, "max_available_extent") || has(o, "pmem_capable") || has(o, "volatile_capable") ||
+	    has(o, "accelmem_capable") || has(o, "interleave_arithmetic") || has(o, "xor_maps"))
 		return true;
-	json_object_object_foreachC(o, it)
-		if (starts_with(it.key, "regions:"))
-			return true;
+	json_object_object_foreachC(o, it) if (starts_with(it.key, "regions:")) return true;
 	return false;
 }
 
@@ -247,11 +250,12 @@ static int load_xor_maps(struct walker *w, json_object *o, struct hb_root_decode
 	if (!json_object_object_get_ex(o, "xor_maps", &maps))
 		return 0;
 	if (!json_object_is_type(maps, json_type_array))
-		return hb_err_set(w->err, -EINVAL, "root decoder %s: xor_maps is not an array", d->name);
+		return hb_err_set(w->err, -EINVAL, "root decoder %s: xor_maps is not an array",
+				  d->name);
 	n = json_object_array_length(maps);
 	if (n > HB_MAX_XORMAPS)
-		return hb_err_set(w->err, -EINVAL, "root decoder %s: %zu xor_maps, at most %d", d->name, n,
-				  HB_MAX_XORMAPS);
+		return hb_err_set(w->err, -EINVAL, "root decoder %s: %zu xor_maps, at most %d",
+				  d->name, n, HB_MAX_XORMAPS);
 	for (size_t i = 0; i < n; i++) {
 		json_object *wrap = json_object_new_object();
 		char key[32];
@@ -262,13 +266,15 @@ static int load_xor_maps(struct walker *w, json_object *o, struct hb_root_decode
 			return -ENOMEM;
 		/* get_u64() names the key in its errors: name it as the user sees it */
 		snprintf(key, sizeof(key), "xor_maps[%zu]", i);
-		json_object_object_add(wrap, key, json_object_get(json_object_array_get_idx(maps, i)));
+		json_object_object_add(wrap, key,
+				       json_object_get(json_object_array_get_idx(maps, i)));
 		r = get_u64(w, wrap, label, key, false, &v);
 		json_object_put(wrap);
 		if (r < 0)
 			return r;
 		if (!v)
-			return hb_err_set(w->err, -EINVAL, "root decoder %s: xor_maps[%zu] is zero", d->name, i);
+			return hb_err_set(w->err, -EINVAL, "root decoder %s: xor_maps[%zu] is zero",
+					  d->name, i);
 		d->xormaps[i] = v;
 	}
 	d->nr_xormaps = (unsigned)n;
@@ -277,7 +283,7 @@ static int load_xor_maps(struct walker *w, json_object *o, struct hb_root_decode
 
 static int load_root(struct walker *w, json_object *o, const char *name)
 {
-	struct hb_root_decoder d = {0};
+	struct hb_root_decoder d = { 0 };
 	char label[HB_NAME_MAX + 16];
 	const char *arith;
 	int r;
@@ -304,7 +310,8 @@ static int load_root(struct walker *w, json_object *o, const char *name)
 
 		if (a < 0)
 			return hb_err_set(w->err, -EINVAL,
-					  "%s: interleave_arithmetic \"%s\" is not modulo or xor", label, arith);
+					  "%s: interleave_arithmetic \"%s\" is not modulo or xor",
+					  label, arith);
 		d.arith = (enum hb_arith)a;
 	}
 	r = load_xor_maps(w, o, &d);
@@ -314,8 +321,8 @@ static int load_root(struct walker *w, json_object *o, const char *name)
 }
 
 /* HDM decoders place device memory in 256 MiB units (CXL 3.1 8.2.4.20) */
-static int check_dpa_aligned(struct walker *w, json_object *o, const char *label,
-			     const char *key, uint64_t v)
+static int check_dpa_aligned(struct walker *w, json_object *o, const char *label, const char *key,
+			     uint64_t v)
 {
 	if (!(v & (SZ_256M - 1)))
 		return 0;
@@ -325,10 +332,9 @@ static int check_dpa_aligned(struct walker *w, json_object *o, const char *label
 	return 0;
 }
 
-static int load_endpoint(struct walker *w, json_object *o, const char *name,
-			 const struct walk_ctx *c)
+static int load_endpoint(struct walker *w, json_object *o, const char *name, const struct walk_ctx *c)
 {
-	struct hb_endpoint_decoder d = {0};
+	struct hb_endpoint_decoder d = { 0 };
 	char label[2 * HB_NAME_MAX + 24];
 	const char *s, *memdev;
 	int r;
@@ -364,8 +370,9 @@ static int load_endpoint(struct walker *w, json_object *o, const char *name,
 		int m = hb_mode_from_string(s);
 
 		if (m < 0)
-			return hb_err_set(w->err, -EINVAL, "%s: mode \"%s\" is not ram, pmem, mixed or none",
-					  label, s);
+			return hb_err_set(w->err, -EINVAL,
+					  "%s: mode \"%s\" is not ram, pmem, mixed or none", label,
+					  s);
 		d.mode = (enum hb_mode)m;
 	}
 	s = get_str(o, "region");
@@ -395,15 +402,16 @@ static int load_mappings(struct walker *w, json_object *o, struct hb_region *rg)
 		int r;
 
 		if (!json_object_is_type(m, json_type_object))
-			return hb_err_set(w->err, -EINVAL, "region %s: mappings[%zu] is not an object",
-					  rg->name, i);
+			return hb_err_set(w->err, -EINVAL,
+					  "region %s: mappings[%zu] is not an object", rg->name, i);
 		r = get_uint(w, m, label, "position", &pos);
 		if (r < 0)
 			return r;
 		dec = get_str(m, "decoder");
 		if (r == 0 || !dec)
 			return hb_err_set(w->err, -EINVAL,
-					  "region %s: mappings[%zu] lacks position or decoder", rg->name, i);
+					  "region %s: mappings[%zu] lacks position or decoder",
+					  rg->name, i);
 		if (pos >= HB_MAX_WAYS || pos >= rg->ways)
 			return hb_err_set(w->err, -EINVAL,
 					  "region %s: mapping position %u but %u interleave ways",
@@ -421,10 +429,9 @@ static int load_mappings(struct walker *w, json_object *o, struct hb_region *rg)
 	return 0;
 }
 
-static int load_region(struct walker *w, json_object *o, const char *name,
-		       const struct walk_ctx *c)
+static int load_region(struct walker *w, json_object *o, const char *name, const struct walk_ctx *c)
 {
-	struct hb_region rg = {0};
+	struct hb_region rg = { 0 };
 	char label[HB_NAME_MAX + 16];
 	const char *s;
 	int r;
@@ -478,8 +485,8 @@ static int load_region(struct walker *w, json_object *o, const char *name,
 static bool skip_key(const char *k)
 {
 	static const char *const skip[] = {
-		"mappings", "targets", "dports", "health", "alert_config", "partition_info",
-		"firmware", "xor_maps",
+		"mappings",     "targets",        "dports",   "health",
+		"alert_config", "partition_info", "firmware", "xor_maps",
 	};
 
 	for (size_t i = 0; i < HB_ARRAY_SIZE(skip); i++)
@@ -521,7 +528,8 @@ static int walk_object(struct walker *w, json_object *o, struct walk_ctx c)
 	if (r < 0)
 		return r;
 
-	json_object_object_foreachC(o, it) {
+	json_object_object_foreachC(o, it)
+	{
 		struct walk_ctx child = c;
 
 		if (!json_object_is_type(it.val, json_type_object) &&
@@ -540,7 +548,8 @@ static int walk_object(struct walker *w, json_object *o, struct walk_ctx c)
 static int walk(struct walker *w, json_object *v, struct walk_ctx c)
 {
 	if (++c.depth > HB_JSON_MAX_DEPTH)
-		return hb_err_set(w->err, -ELOOP, "JSON nests deeper than %d levels", HB_JSON_MAX_DEPTH);
+		return hb_err_set(w->err, -ELOOP, "JSON nests deeper than %d levels",
+				  HB_JSON_MAX_DEPTH);
 	if (json_object_is_type(v, json_type_object))
 		return walk_object(w, v, c);
 	if (json_object_is_type(v, json_type_array)) {
@@ -599,7 +608,8 @@ int hb_topology_load_json(const char *buf, size_t len, const struct hb_cedt *ced
 	int r;
 
 	if (len > HB_JSON_MAX_BYTES || len > INT32_MAX)
-		return hb_err_set(err, -EFBIG, "JSON document larger than %u bytes", HB_JSON_MAX_BYTES);
+		return hb_err_set(err, -EFBIG, "JSON document larger than %u bytes",
+				  HB_JSON_MAX_BYTES);
 	tok = json_tokener_new_ex(HB_JSON_MAX_DEPTH * 2);
 	if (!tok)
 		return hb_err_set(err, -ENOMEM, "out of memory");
@@ -611,9 +621,11 @@ int hb_topology_load_json(const char *buf, size_t len, const struct hb_cedt *ced
 		doc = json_tokener_parse_ex(tok, "", 1);
 		jerr = json_tokener_get_error(tok);
 		if (jerr != json_tokener_success)
-			return hb_err_set(err, -EINVAL, all_blank(buf, len) ?
-					  "JSON document is empty (%zu bytes)" :
-					  "JSON document is truncated (%zu bytes)", len);
+			return hb_err_set(err, -EINVAL,
+					  all_blank(buf, len) ?
+						  "JSON document is empty (%zu bytes)" :
+						  "JSON document is truncated (%zu bytes)",
+					  len);
 	} else if (jerr != json_tokener_success) {
 		return hb_err_set(err, -EINVAL, "JSON syntax error at byte %zu: %s",
 				  json_tokener_get_parse_end(tok), json_tokener_error_desc(jerr));
@@ -623,14 +635,16 @@ int hb_topology_load_json(const char *buf, size_t len, const struct hb_cedt *ced
 				  json_tokener_get_parse_end(tok));
 	}
 	if (!json_object_is_type(doc, json_type_object) && !json_object_is_type(doc, json_type_array))
-		return hb_err_set(err, -EINVAL, "expected a JSON array or object (cxl list output), "
-				  "got %s", json_kind(doc));
+		return hb_err_set(err, -EINVAL,
+				  "expected a JSON array or object (cxl list output), "
+				  "got %s",
+				  json_kind(doc));
 
 	r = hb_topology_new(&t);
 	if (r < 0)
 		return hb_err_set(err, r, "out of memory");
 	w.t = t;
-	r = walk(&w, doc, (struct walk_ctx){0});
+	r = walk(&w, doc, (struct walk_ctx){ 0 });
 	if (r < 0)
 		return r;
 	/*
@@ -638,8 +652,7 @@ int hb_topology_load_json(const char *buf, size_t len, const struct hb_cedt *ced
 	 * libcxl gives there (the commands warn). A document with content
 	 * but nothing of cxl-cli's in it is not a snapshot.
 	 */
-	if (!t->nr_memdevs && !t->nr_regions && !t->nr_eps && !t->nr_roots &&
-	    !empty_document(doc))
+	if (!t->nr_memdevs && !t->nr_regions && !t->nr_eps && !t->nr_roots && !empty_document(doc))
 		return hb_err_set(err, -ENODATA, "JSON document holds no memdev, decoder or region");
 	return hb_topology_complete(&t, cedt, ret, err);
 }

@@ -13,14 +13,14 @@ struct hb_topology {
 	size_t nr_memdevs, cap_memdevs;
 	struct hb_endpoint_decoder *eps;
 	size_t nr_eps, cap_eps;
-	struct hb_region *regions;     /* sorted by hpa_base once finalised */
+	struct hb_region *regions; /* sorted by hpa_base once finalised */
 	size_t nr_regions, cap_regions;
 	struct hb_root_decoder *roots;
 	size_t nr_roots, cap_roots;
 
 	bool finalized;
 	/* per memdev: endpoint decoder indices sorted by dpa_base (CSR) */
-	size_t *md_ep_start;           /* nr_memdevs + 1 entries */
+	size_t *md_ep_start; /* nr_memdevs + 1 entries */
 	int *md_eps;
 	/* committed regions by hpa_base, for HPA lookups */
 	int *by_hpa;

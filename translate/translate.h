@@ -31,13 +31,13 @@
 #define HB_MAX_XORMAPS 4
 
 /* Distinct errors of a lookup (documented in translate/README.md). */
-#define HB_E_NOMEMDEV   (-ENODEV)   /* memdev name not in the topology   */
+#define HB_E_NOMEMDEV (-ENODEV) /* memdev name not in the topology   */
 /* HB_E_NOMEMDEV in words, the same from every command: takes the name */
 #define HB_MEMDEV_UNKNOWN_FMT "memdev '%s' is not in the topology"
-#define HB_E_UNMAPPED   (-ENXIO)    /* address outside every decoder     */
-#define HB_E_NOREGION   (-ENOLINK)  /* decoder is not part of a region   */
+#define HB_E_UNMAPPED (-ENXIO)       /* address outside every decoder     */
+#define HB_E_NOREGION (-ENOLINK)     /* decoder is not part of a region   */
 #define HB_E_UNCOMMITTED (-ENOTCONN) /* region exists, decode not committed */
-#define HB_E_REFUSED    (-EOPNOTSUPP) /* a case hotbridge cannot translate right */
+#define HB_E_REFUSED (-EOPNOTSUPP)   /* a case hotbridge cannot translate right */
 
 enum hb_mode {
 	HB_MODE_NONE,
@@ -74,12 +74,12 @@ int hb_eig_to_granularity(unsigned eig);
  * parity computations.
  */
 struct hb_interleave {
-	uint64_t base;      /* region HPA base (absolute) */
-	uint64_t size;      /* region HPA size */
+	uint64_t base; /* region HPA base (absolute) */
+	uint64_t size; /* region HPA size */
 	unsigned ways, gran;
-	uint8_t gshift;     /* log2(gran) */
-	uint8_t wshift;     /* log2 of the power-of-two factor of ways */
-	bool mod3;          /* ways is 3, 6 or 12 */
+	uint8_t gshift; /* log2(gran) */
+	uint8_t wshift; /* log2 of the power-of-two factor of ways */
+	bool mod3;      /* ways is 3, 6 or 12 */
 	/* unaligned MOD3 (root ways 3/6/12, base not hbw*256MiB aligned) */
 	bool unaligned;
 	unsigned hb_ways, hb_gran, dph, rot;
@@ -91,7 +91,7 @@ struct hb_interleave {
 
 struct hb_interleave_params {
 	uint64_t base, size;
-	unsigned ways, gran;          /* the region's */
+	unsigned ways, gran;           /* the region's */
 	unsigned root_ways, root_gran; /* the root decoder's (0 = same as region) */
 	enum hb_arith arith;
 	unsigned nr_xormaps;
@@ -116,22 +116,22 @@ int hb_xormap_count(unsigned hb_ways);
 struct hb_memdev {
 	char name[HB_NAME_MAX];
 	char host[HB_NAME_MAX];
-	uint64_t serial;          /* UINT64_MAX if unknown */
-	int numa_node;            /* -1 if unknown */
+	uint64_t serial; /* UINT64_MAX if unknown */
+	int numa_node;   /* -1 if unknown */
 	uint64_t ram_size, pmem_size;
 };
 
 struct hb_endpoint_decoder {
 	char name[HB_NAME_MAX];
 	char memdev_name[HB_NAME_MAX]; /* "" if the source did not say */
-	int memdev;               /* index into memdevs, -1 if unknown */
+	int memdev;                    /* index into memdevs, -1 if unknown */
 	uint64_t dpa_base, dpa_size;
 	enum hb_mode mode;
 	char region_name[HB_NAME_MAX]; /* "" when in no region */
-	int region;               /* index, -1 when in no region */
-	unsigned pos;             /* position in its region */
-	unsigned ways, gran;      /* 0 when not reported */
-	uint64_t hpa_base, hpa_size; /* its programmed HPA range; size 0: not reported */
+	int region;                    /* index, -1 when in no region */
+	unsigned pos;                  /* position in its region */
+	unsigned ways, gran;           /* 0 when not reported */
+	uint64_t hpa_base, hpa_size;   /* its programmed HPA range; size 0: not reported */
 };
 
 struct hb_root_decoder {
@@ -146,7 +146,7 @@ struct hb_root_decoder {
 struct hb_region {
 	char name[HB_NAME_MAX];
 	char root_name[HB_NAME_MAX]; /* "" if the source did not say */
-	int root;                 /* index, -1 when no root decoder is known */
+	int root;                    /* index, -1 when no root decoder is known */
 	uint64_t hpa_base, hpa_size;
 	/* extended linear cache: the first cache_size bytes of the region are
 	 * DRAM caching the CXL part that follows (0: none) */
@@ -156,10 +156,10 @@ struct hb_region {
 	enum hb_mode mode;
 	/* set by finalize: why this committed region is not translated ("" if it is) */
 	char refused[256];
-	char target_names[HB_MAX_WAYS][HB_NAME_MAX]; /* endpoint decoder by position */
+	char target_names[HB_MAX_WAYS][HB_NAME_MAX];   /* endpoint decoder by position */
 	char target_memdevs[HB_MAX_WAYS][HB_NAME_MAX]; /* its memdev, "" if not said */
-	int targets[HB_MAX_WAYS]; /* endpoint decoder index by position */
-	struct hb_interleave il;  /* valid once finalised, for committed regions */
+	int targets[HB_MAX_WAYS];                      /* endpoint decoder index by position */
+	struct hb_interleave il; /* valid once finalised, for committed regions */
 };
 
 struct hb_topology;
@@ -209,13 +209,12 @@ int hb_topology_load_json(const char *buf, size_t len, const struct hb_cedt *ced
 int hb_topology_load_json_file(const char *path, const struct hb_cedt *cedt,
 			       struct hb_topology **ret, struct hb_err *err);
 /* Live, through libcxl (sysfs under /sys/bus/cxl, as libcxl hard-codes it). */
-int hb_topology_load_libcxl(const struct hb_cedt *cedt, struct hb_topology **ret,
-			    struct hb_err *err);
+int hb_topology_load_libcxl(const struct hb_cedt *cedt, struct hb_topology **ret, struct hb_err *err);
 
 /* Where a topology comes from (hotbridge translate/topology, [topology]). */
 struct hb_topology_source {
-	const char *topology;   /* saved cxl list JSON, NULL = live */
-	const char *cedt;       /* CEDT binary, NULL = the ACPI one when live */
+	const char *topology; /* saved cxl list JSON, NULL = live */
+	const char *cedt;     /* CEDT binary, NULL = the ACPI one when live */
 };
 
 #define HB_DEFAULT_CEDT "/sys/firmware/acpi/tables/CEDT"
@@ -231,12 +230,12 @@ int hb_topology_open(const struct hb_topology_source *src, struct hb_topology **
 /* CEDT (ACPI): CFMWS windows and CXIMS XOR maps. */
 struct hb_cedt_window {
 	uint64_t base, size;
-	unsigned ways, gran;      /* decoded */
+	unsigned ways, gran; /* decoded */
 	enum hb_arith arith;
 	uint16_t restrictions;
 	uint16_t qtg_id;
 	uint32_t targets[HB_MAX_WAYS];
-	unsigned nr_xormaps;      /* filled from the matching CXIMS */
+	unsigned nr_xormaps; /* filled from the matching CXIMS */
 	uint64_t xormaps[HB_MAX_XORMAPS];
 };
 
@@ -256,9 +255,9 @@ int hb_topology_apply_cedt(struct hb_topology *t, const struct hb_cedt *c, struc
 
 /* ---- lookups ---- */
 struct hb_xlat {
-	int memdev;               /* index */
-	int endpoint;             /* endpoint decoder index */
-	int region;               /* index */
+	int memdev;   /* index */
+	int endpoint; /* endpoint decoder index */
+	int region;   /* index */
 	unsigned pos;
 	uint64_t dpa, hpa;
 };
@@ -302,7 +301,7 @@ HB_DEFINE_CLEANUP(struct hb_node_map *, hb_node_map_free)
 #define _hb_cleanup_node_map_ _hb_cleanup_(hb_node_map_freep)
 
 struct hb_node_info {
-	int node;                 /* NUMA node, -1 unknown */
+	int node; /* NUMA node, -1 unknown */
 	uint64_t pfn;
 	bool online;              /* in an online memory block (System RAM) */
 	char source[HB_NAME_MAX]; /* "memory123" or "dax0.0" */
@@ -317,7 +316,7 @@ uint64_t hb_node_map_block_size(const struct hb_node_map *m);
  * lists them in /proc/iomem ("CXL Window N") and as the CEDT itself does.
  */
 struct hb_cxl_window {
-	uint64_t start, end;      /* [start, end) */
+	uint64_t start, end; /* [start, end) */
 };
 
 struct hb_cxl_windows {

@@ -53,8 +53,8 @@ int hb_cxl_windows_load(const char *iomem, int iomem_fd, const char *cedt,
 	struct hb_cedt c;
 	int ri, rc;
 
-	ri = iomem_fd >= 0 ? hb_iomem_load_fd(iomem_fd, iomem, &m, &why_iomem)
-			   : hb_iomem_load(iomem, &m, &why_iomem);
+	ri = iomem_fd >= 0 ? hb_iomem_load_fd(iomem_fd, iomem, &m, &why_iomem) :
+			     hb_iomem_load(iomem, &m, &why_iomem);
 	if (ri == 0) {
 		hb_cxl_windows_add_iomem(&w, &m);
 		hb_iomem_done(&m);
@@ -63,8 +63,8 @@ int hb_cxl_windows_load(const char *iomem, int iomem_fd, const char *cedt,
 	if (rc == 0)
 		hb_cxl_windows_add_cedt(&w, &c);
 	if (ri < 0 && rc < 0)
-		return hb_err_set(err, ri, "this host's CXL windows are unknown: %s%s%s", why_iomem.msg,
-				  cedt ? "; " : "", cedt ? why_cedt.msg : "");
+		return hb_err_set(err, ri, "this host's CXL windows are unknown: %s%s%s",
+				  why_iomem.msg, cedt ? "; " : "", cedt ? why_cedt.msg : "");
 	*ret = w;
 	return 0;
 }

@@ -26,15 +26,14 @@ struct sample {
 static const char *const sample_params[] = { "base", "size", "window", "count", NULL };
 
 /* Parameter key as a number, or an error naming it. */
-static int param(struct sample *s, const struct hb_dev_info *info, const char *key,
-		 uint64_t def, uint64_t *ret)
+static int param(struct sample *s, const struct hb_dev_info *info, const char *key, uint64_t def,
+		 uint64_t *ret)
 {
 	int r = hb_dev_param_get_u64(info, key, def, ret);
 
 	if (r < 0)
-		s->ops->log(s->host, HB_LOG_ERR, "%s=%s: want a number (decimal or 0x hex)%s",
-			    key, hb_dev_param(info, key),
-			    r == -ERANGE ? " below 2^64" : "");
+		s->ops->log(s->host, HB_LOG_ERR, "%s=%s: want a number (decimal or 0x hex)%s", key,
+			    hb_dev_param(info, key), r == -ERANGE ? " below 2^64" : "");
 	return r;
 }
 
@@ -45,8 +44,10 @@ static int sample_open(const struct hb_host_ops *ops, struct hb_host *h,
 	struct sample *s;
 
 	if (unknown) {
-		ops->log(h, HB_LOG_ERR, "unknown parameter '%s' (sample takes base, size, "
-			 "window, count)", unknown);
+		ops->log(h, HB_LOG_ERR,
+			 "unknown parameter '%s' (sample takes base, size, "
+			 "window, count)",
+			 unknown);
 		return -EINVAL;
 	}
 	if (!info->memdev || strlen(info->memdev) >= HB_MEMDEV_NAME_MAX) {
@@ -97,7 +98,10 @@ static void sample_close(void *priv)
 }
 
 static const struct hb_device_ops sample_ops = {
-	HB_DEVICE_ABI_MAJOR, HB_DEVICE_ABI_MINOR, sizeof(struct hb_device_ops), 0,
+	HB_DEVICE_ABI_MAJOR,
+	HB_DEVICE_ABI_MINOR,
+	sizeof(struct hb_device_ops),
+	0,
 	"sample",
 	HB_DEV_CAP_POLL | HB_DEV_CAP_DPA,
 	NULL,
@@ -106,8 +110,7 @@ static const struct hb_device_ops sample_ops = {
 	sample_close,
 };
 
-__attribute__((visibility("default")))
-const struct hb_device_ops *hb_device_entry_v1(void)
+__attribute__((visibility("default"))) const struct hb_device_ops *hb_device_entry_v1(void)
 {
 	return &sample_ops;
 }

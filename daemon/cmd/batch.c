@@ -52,7 +52,7 @@ int hb_batch_parse_line(const struct hb_batch_line *line, struct hb_batch_query 
 			size_t why_size)
 {
 	const char *s = line->text, *nul;
-	size_t len = line->len, i = 0, ws[2] = {0}, we[2] = {0}, a, b;
+	size_t len = line->len, i = 0, ws[2] = { 0 }, we[2] = { 0 }, a, b;
 	int words = 0;
 
 	if (line->total > HB_BATCH_LINE_MAX) {
@@ -81,9 +81,8 @@ int hb_batch_parse_line(const struct hb_batch_line *line, struct hb_batch_query 
 		return -EINVAL;
 	}
 	if (words != 2) {
-		snprintf(why, why_size,
-			 "line %lu: %d word%s, expected 'MEMDEV DPA' or 'hpa HPA'", line->lineno,
-			 words, words == 1 ? "" : "s");
+		snprintf(why, why_size, "line %lu: %d word%s, expected 'MEMDEV DPA' or 'hpa HPA'",
+			 line->lineno, words, words == 1 ? "" : "s");
 		return -EINVAL;
 	}
 	ret->hpa = we[0] - ws[0] == 3 && !memcmp(s + ws[0], "hpa", 3);

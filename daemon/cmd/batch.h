@@ -35,9 +35,9 @@ enum hb_batch_kind {
 };
 
 struct hb_batch_query {
-	bool hpa;                              /* "hpa ADDR"; else "MEMDEV ADDR" */
-	char memdev[HB_BATCH_LINE_MAX + 1];    /* empty for hpa */
-	char addr[HB_BATCH_LINE_MAX + 1];      /* not parsed yet */
+	bool hpa;                           /* "hpa ADDR"; else "MEMDEV ADDR" */
+	char memdev[HB_BATCH_LINE_MAX + 1]; /* empty for hpa */
+	char addr[HB_BATCH_LINE_MAX + 1];   /* not parsed yet */
 };
 
 /*

@@ -36,8 +36,8 @@ static void warn_not_source(void *ud, const struct hb_region *rg, int node,
 
 	if (!rc->quiet)
 		fprintf(stderr, "hotbridge check-config: warning: %s\n",
-			hb_source_refusal_format(msg, sizeof(msg), rg, node, why,
-						 rc->windows_why, rc->snapshot));
+			hb_source_refusal_format(msg, sizeof(msg), rg, node, why, rc->windows_why,
+						 rc->snapshot));
 }
 
 static int map_node_of(void *ud, uint64_t hpa)
@@ -103,8 +103,10 @@ static int check_host(const struct hb_config *c, bool quiet, struct hb_err *err)
 	_hb_cleanup_node_map_ struct hb_node_map *m = NULL;
 	struct hb_plugin_set scanned = { 0 };
 	static struct refusals rf;
-	struct hb_config_facts f = { .plugins = &scanned, .mem_bytes = hb_config_mem_bytes(),
-				     .warn = warn, .warn_ud = &quiet };
+	struct hb_config_facts f = { .plugins = &scanned,
+				     .mem_bytes = hb_config_mem_bytes(),
+				     .warn = warn,
+				     .warn_ud = &quiet };
 	struct hb_err why = { 0 }, why_windows = { 0 };
 	struct refusal_ctx rc = { .snapshot = c->topology[0] && !c->emulated, .quiet = quiet };
 	struct hb_source_facts sf = { .nodes = nodes };
@@ -124,9 +126,9 @@ static int check_host(const struct hb_config *c, bool quiet, struct hb_err *err)
 		sf.window_nodes = hb_platform_window_nodes(p, &sf.windows_why);
 		if ((r = hb_emulated_topology(&t, err)) < 0)
 			return r;
-		f.cxl_nodes = hb_source_nodes_of_topology(hb_platform_topology(p),
-							  hb_platform_node_of_ud, p, &sf,
-							  warn_not_source, &rc);
+		f.cxl_nodes =
+			hb_source_nodes_of_topology(hb_platform_topology(p), hb_platform_node_of_ud,
+						    p, &sf, warn_not_source, &rc);
 	} else {
 		struct hb_topology_source ts = { .topology = c->topology[0] ? c->topology : NULL,
 						 .cedt = c->cedt[0] ? c->cedt : NULL };
@@ -144,8 +146,10 @@ static int check_host(const struct hb_config *c, bool quiet, struct hb_err *err)
 			f.cxl_nodes = hb_source_nodes_of_topology(t, map_node_of, m, &sf,
 								  warn_not_source, &rc);
 		} else if (c->target_node >= 0 && !c->source_nodes[0] && !quiet)
-			fprintf(stderr, "hotbridge check-config: %s; target_node not checked "
-				"against the CXL nodes\n", why.msg);
+			fprintf(stderr,
+				"hotbridge check-config: %s; target_node not checked "
+				"against the CXL nodes\n",
+				why.msg);
 	}
 	f.window_nodes = sf.window_nodes;
 	f.windows_why = sf.windows_why;
@@ -182,21 +186,20 @@ static void usage(FILE *f)
 		"nodes, files' owners and modes) and prints the effective configuration, each\n"
 		"key with its meaning and default and, after its value, where it was set\n"
 		"(; FILE:LINE, ; --set, ; default); exits 1 naming the first error. A source\n"
-		"this host cannot serve is a warning (run goes on without it).\n", HB_CONFIG_DEFAULT);
+		"this host cannot serve is a warning (run goes on without it).\n",
+		HB_CONFIG_DEFAULT);
 }
 
 int hb_cmd_check_config(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "no-dropins", no_argument, NULL, 'N' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "set", required_argument, NULL, 's' },
-		{ "man", no_argument, NULL, 'm' },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
+	static const struct option opts[] = { { "config", required_argument, NULL, 'c' },
+					      { "no-dropins", no_argument, NULL, 'N' },
+					      { "quiet", no_argument, NULL, 'q' },
+					      { "set", required_argument, NULL, 's' },
+					      { "man", no_argument, NULL, 'm' },
+					      { "dry-run", no_argument, NULL, 'n' },
+					      { "help", no_argument, NULL, 'h' },
+					      {} };
 	const char *path = HB_CONFIG_DEFAULT, *sets[HB_MAX_SETS];
 	struct hb_config c;
 	struct hb_err err = { 0 };

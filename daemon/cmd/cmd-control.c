@@ -16,13 +16,18 @@
 
 static void usage(FILE *f, const char *cmd, const char *sock)
 {
-	fprintf(f, "usage: hotbridge %s [--socket PATH] [--timeout SEC]%s\n"
+	fprintf(f,
+		"usage: hotbridge %s [--socket PATH] [--timeout SEC]%s\n"
 		"  -S, --socket PATH  the daemon's control socket, default %s\n"
-		"  -t, --timeout SEC  give up after SEC seconds (1 to 3600), default %d\n%s", cmd,
+		"  -t, --timeout SEC  give up after SEC seconds (1 to 3600), default %d\n%s",
+		cmd,
 		!strcmp(cmd, "explain") ? " HPA|MEMDEV:DPA" :
-		!strcmp(cmd, "history") ? " [--last N] [HPA|MEMDEV:DPA]" : "", sock,
-		HB_CONTROL_CLIENT_TIMEOUT_S,
-		!strcmp(cmd, "history") ? "  -n, --last N       the N newest entries (1 to 200), default 20\n" : "");
+		!strcmp(cmd, "history") ? " [--last N] [HPA|MEMDEV:DPA]" :
+					  "",
+		sock, HB_CONTROL_CLIENT_TIMEOUT_S,
+		!strcmp(cmd, "history") ?
+			"  -n, --last N       the N newest entries (1 to 200), default 20\n" :
+			"");
 }
 
 /* HPA or MEMDEV:DPA as request fields, checked here so the error names the argument */
@@ -48,21 +53,21 @@ static int address_fields(const char *prog, const char *arg, char *buf, size_t s
 	}
 	r = hb_parse_u64(arg, &v);
 	if (r < 0)
-		return hb_cmd_fail(-EINVAL, prog, "'%s' is not an address (HPA, e.g. 0x390001000, "
-				   "or MEMDEV:DPA): it %s", arg, hb_parse_u64_why(arg, r));
+		return hb_cmd_fail(-EINVAL, prog,
+				   "'%s' is not an address (HPA, e.g. 0x390001000, "
+				   "or MEMDEV:DPA): it %s",
+				   arg, hb_parse_u64_why(arg, r));
 	snprintf(buf, size, ",\"hpa\":\"%s\"", arg);
 	return 0;
 }
 
 static int ask(int argc, char **argv, const char *cmd)
 {
-	static const struct option opts[] = {
-		{ "socket", required_argument, NULL, 'S' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "last", required_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
+	static const struct option opts[] = { { "socket", required_argument, NULL, 'S' },
+					      { "timeout", required_argument, NULL, 't' },
+					      { "last", required_argument, NULL, 'n' },
+					      { "help", no_argument, NULL, 'h' },
+					      {} };
 	bool history = !strcmp(cmd, "history"), explain = !strcmp(cmd, "explain");
 	struct hb_config defaults;
 	char req[512], addr[256] = "", last[32] = "", prog[32];
@@ -95,12 +100,8 @@ static int ask(int argc, char **argv, const char *cmd)
 				return 2;
 			snprintf(last, sizeof(last), ",\"last\":%llu", (unsigned long long)v);
 			break;
-		case 'h':
-			usage(stdout, cmd, defaults.control_socket);
-			return 0;
-		default:
-			usage(stderr, cmd, defaults.control_socket);
-			return 2;
+		case 'h': usage(stdout, cmd, defaults.control_socket); return 0;
+		default: usage(stderr, cmd, defaults.control_socket); return 2;
 		}
 	}
 	if (explain || history) {
@@ -117,12 +118,39 @@ static int ask(int argc, char **argv, const char *cmd)
 	return hb_control_client(cmd, sock, req, timeout_s);
 }
 
-int hb_cmd_status(int argc, char **argv) { return ask(argc, argv, "status"); }
-int hb_cmd_stats(int argc, char **argv) { return ask(argc, argv, "stats"); }
-int hb_cmd_sources(int argc, char **argv) { return ask(argc, argv, "sources"); }
-int hb_cmd_explain(int argc, char **argv) { return ask(argc, argv, "explain"); }
-int hb_cmd_history(int argc, char **argv) { return ask(argc, argv, "history"); }
-int hb_cmd_pause(int argc, char **argv) { return ask(argc, argv, "pause"); }
-int hb_cmd_resume(int argc, char **argv) { return ask(argc, argv, "resume"); }
-int hb_cmd_reload(int argc, char **argv) { return ask(argc, argv, "reload"); }
-int hb_cmd_metrics(int argc, char **argv) { return ask(argc, argv, "metrics"); }
+int hb_cmd_status(int argc, char **argv)
+{
+	return ask(argc, argv, "status");
+}
+int hb_cmd_stats(int argc, char **argv)
+{
+	return ask(argc, argv, "stats");
+}
+int hb_cmd_sources(int argc, char **argv)
+{
+	return ask(argc, argv, "sources");
+}
+int hb_cmd_explain(int argc, char **argv)
+{
+	return ask(argc, argv, "explain");
+}
+int hb_cmd_history(int argc, char **argv)
+{
+	return ask(argc, argv, "history");
+}
+int hb_cmd_pause(int argc, char **argv)
+{
+	return ask(argc, argv, "pause");
+}
+int hb_cmd_resume(int argc, char **argv)
+{
+	return ask(argc, argv, "resume");
+}
+int hb_cmd_reload(int argc, char **argv)
+{
+	return ask(argc, argv, "reload");
+}
+int hb_cmd_metrics(int argc, char **argv)
+{
+	return ask(argc, argv, "metrics");
+}

@@ -49,8 +49,9 @@ static void progress(void *ud, struct hb_daemon *d)
 
 	if (!dm->score_rc)
 		dm->score_rc = hb_demo_score_cycle(&dm->score, d, dm->topology,
-						   dm->cycles > HB_DEMO_SCORE_LAST
-							   ? dm->cycles - HB_DEMO_SCORE_LAST + 1 : 1);
+						   dm->cycles > HB_DEMO_SCORE_LAST ?
+							   dm->cycles - HB_DEMO_SCORE_LAST + 1 :
+							   1);
 	if (!tty && s->cycles % 10 && s->cycles != dm->cycles)
 		return;
 	/* one format for both: a terminal gets it redrawn in place */
@@ -88,8 +89,13 @@ static int add_source(struct hb_config *c, const char *memdev, uint64_t seed)
 	 * epoch has about 5300 units at 2 or more (fewer once the hot ones are
 	 * on DRAM): 6144 entries hold them all (QEMU's 1024 would keep 1023).
 	 */
-	const char *params[] = { "capacity=536870912", "workload=moving:1.1", "accesses=100000",
-				 "move_every=10", "threshold=2", "hotlist=6144", buf };
+	const char *params[] = { "capacity=536870912",
+				 "workload=moving:1.1",
+				 "accesses=100000",
+				 "move_every=10",
+				 "threshold=2",
+				 "hotlist=6144",
+				 buf };
 
 	memset(s, 0, sizeof(*s));
 	snprintf(s->name, sizeof(s->name), "chmu-%s", memdev);
@@ -171,24 +177,24 @@ static size_t promoted_pages(const struct hb_dryrun_record *rec, size_t n, uint6
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: hotbridge demo [--cycles N] [--seed S]\n"
-		"The daemon on a built-in emulated CXL host (no hardware, no root), N "
-		"cycles of 100 ms of simulated time, run back to back (default 30), then a "
-		"summary.\n"
-		"The workloads of mem0 and mem1 are seeded S and S + 1 (default 1).\n");
+		   "The daemon on a built-in emulated CXL host (no hardware, no root), N "
+		   "cycles of 100 ms of simulated time, run back to back (default 30), then a "
+		   "summary.\n"
+		   "The workloads of mem0 and mem1 are seeded S and S + 1 (default 1).\n");
 }
 
 int hb_cmd_demo(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "cycles", required_argument, NULL, 'c' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
+	static const struct option opts[] = { { "cycles", required_argument, NULL, 'c' },
+					      { "seed", required_argument, NULL, 's' },
+					      { "help", no_argument, NULL, 'h' },
+					      {} };
 	struct demo dm = { .host.dram_free = (1024ULL + 32) << 20, .cycles = 30 };
 	/* the score reads every promotion back from the dry-run migrator */
-	struct hb_daemon_env env = { .quiet = true, .after_cycle = progress,
-				     .keep_capabilities = true, .dryrun_keep = 1u << 20 };
+	struct hb_daemon_env env = { .quiet = true,
+				     .after_cycle = progress,
+				     .keep_capabilities = true,
+				     .dryrun_keep = 1u << 20 };
 	const struct hb_daemon_stats *s;
 	const struct hb_dryrun_record *rec;
 	struct hb_topology *copy = NULL;
@@ -215,12 +221,8 @@ int hb_cmd_demo(int argc, char **argv)
 			if (hb_opt_u64(argv[0], "--seed", optarg, 1, UINT64_MAX - 1, want, &seed) < 0)
 				return 2;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
 		}
 	}
 	if (optind != argc)
@@ -235,7 +237,7 @@ int hb_cmd_demo(int argc, char **argv)
 	 */
 	cfg.threshold = 12;
 	cfg.top_k = 4096;
-	cfg.rate_mbps = 40;          /* 4 MB, 1024 pages, per 100 ms cycle */
+	cfg.rate_mbps = 40; /* 4 MB, 1024 pages, per 100 ms cycle */
 	cfg.burst_mb = 4;
 	/*
 	 * node 0 starts 32 MiB (8192 pages) above it: room for one hot set
@@ -243,11 +245,11 @@ int hb_cmd_demo(int argc, char **argv)
 	 * the next) nor for the 13700 pages hot at some time in a run
 	 */
 	cfg.watermark_mb = 1024;
-	cfg.hysteresis_ms = 500;     /* 5 cycles: a moved hot set is followed within the run */
+	cfg.hysteresis_ms = 500; /* 5 cycles: a moved hot set is followed within the run */
 	cfg.demote_enabled = true;
-	cfg.demote_room_mb = 16;     /* demote once less than 16 MiB of the 32 are left */
-	cfg.demote_rate_pages = 10240;   /* 1024 pages per cycle, promotion's pace */
-	cfg.demote_cxl_floor_mb = 64;    /* node 2 has 256 MiB free */
+	cfg.demote_room_mb = 16;       /* demote once less than 16 MiB of the 32 are left */
+	cfg.demote_rate_pages = 10240; /* 1024 pages per cycle, promotion's pace */
+	cfg.demote_cxl_floor_mb = 64;  /* node 2 has 256 MiB free */
 	cfg.demote_cold_cycles = 2;
 	cfg.plugin_dir[0] = '\0';
 	snprintf(cfg.log_level, sizeof(cfg.log_level), "warning");
@@ -268,8 +270,9 @@ int hb_cmd_demo(int argc, char **argv)
 	       "DRAM node 0 (nearest), dry-run migrator; 100 ms cycles, simulated;\n"
 	       "  threshold %g, rate limit %g MB/s per node, watermark %llu MiB with %llu MiB of "
 	       "room above it;\n  demotion: pages idle %llu cycles in a row go back to node %d while "
-	       "node 0 has less than %llu MiB free (%llu pages/s)\n", REGION_BASE, CXL_NODE,
-	       cfg.threshold, cfg.rate_mbps, (unsigned long long)cfg.watermark_mb,
+	       "node 0 has less than %llu MiB free (%llu pages/s)\n",
+	       REGION_BASE, CXL_NODE, cfg.threshold, cfg.rate_mbps,
+	       (unsigned long long)cfg.watermark_mb,
 	       (unsigned long long)((dm.host.dram_free >> 20) - cfg.watermark_mb),
 	       (unsigned long long)cfg.demote_cold_cycles, CXL_NODE,
 	       (unsigned long long)(cfg.watermark_mb + cfg.demote_room_mb),
@@ -301,7 +304,8 @@ int hb_cmd_demo(int argc, char **argv)
 	       nhot ? (double)hit / (double)nhot : 0.0);
 	if (dm.score_rc < 0 || !dm.score.scored) {
 		fprintf(stderr, "hotbridge demo: no score of the pages on DRAM: %s\n",
-			dm.score_rc < 0 ? strerror(-dm.score_rc) : "too few cycles (want more than 10)");
+			dm.score_rc < 0 ? strerror(-dm.score_rc) :
+					  "too few cycles (want more than 10)");
 	} else {
 		const struct hb_demo_figures *f = &dm.score.last;
 
@@ -347,7 +351,7 @@ out:
 	free(promoted);
 	hb_topology_free(copy);
 	hb_daemon_free(dm.d);
-	hb_platform_free(env.platform);    /* when the daemon did not take it */
+	hb_platform_free(env.platform); /* when the daemon did not take it */
 	hb_demo_score_done(&dm.score);
 	hb_emulated_host_done(&dm.host);
 	hb_config_done(&cfg);

@@ -34,12 +34,11 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: hotbridge list [--plugin-dir DIR]"
-		HB_TEST_HOOK_USAGE(" [--pci-dump FILE] [--sysfs-root DIR]") "\n"
-		"  -p, --plugin-dir DIR  vendor plugins (default: %s)\n"
-		HB_TEST_HOOK_USAGE(
-		"  -d, --pci-dump FILE   read PCI config space from an `lspci -xxxx` dump (test hook)\n"
-		"  -s, --sysfs-root DIR  prefix before /sys, /proc/iomem and /dev/mem (test hook)\n"),
+		"usage: hotbridge list [--plugin-dir DIR]" HB_TEST_HOOK_USAGE(
+			" [--pci-dump FILE] [--sysfs-root DIR]") "\n"
+								 "  -p, --plugin-dir DIR  vendor plugins (default: %s)\n" HB_TEST_HOOK_USAGE(
+									 "  -d, --pci-dump FILE   read PCI config space from an `lspci -xxxx` dump (test hook)\n"
+									 "  -s, --sysfs-root DIR  prefix before /sys, /proc/iomem and /dev/mem (test hook)\n"),
 		HB_PLUGINDIR);
 }
 
@@ -69,7 +68,8 @@ static json_object *desc_json(const struct hb_plugin_desc *desc, const char *ori
 
 static json_object *source_json(const struct hb_device_ops *ops, const char *origin)
 {
-	struct hb_plugin_desc desc = { .abi_major = ops->abi_major, .abi_minor = ops->abi_minor,
+	struct hb_plugin_desc desc = { .abi_major = ops->abi_major,
+				       .abi_minor = ops->abi_minor,
 				       .caps = ops->caps };
 
 	snprintf(desc.name, sizeof(desc.name), "%s", ops->name);
@@ -184,13 +184,11 @@ static json_object *migrators_json(const char *sysroot)
 
 int hb_cmd_list(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "plugin-dir", required_argument, NULL, 'p' },
-		{ "pci-dump", required_argument, NULL, 'd' },
-		{ "sysfs-root", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
+	static const struct option opts[] = { { "plugin-dir", required_argument, NULL, 'p' },
+					      { "pci-dump", required_argument, NULL, 'd' },
+					      { "sysfs-root", required_argument, NULL, 's' },
+					      { "help", no_argument, NULL, 'h' },
+					      {} };
 	const char *plugindir = HB_PLUGINDIR, *dump = NULL, *sysroot = "";
 	const struct hb_device_ops *const *builtins;
 	struct hb_cxl_device_info *devs = NULL;
@@ -280,7 +278,7 @@ int hb_cmd_list(int argc, char **argv)
 	json_object_object_add(top, "plugins_refused", plugins);
 	json_object_object_add(top, "migrators", migrators_json(sysroot));
 	puts(json_object_to_json_string_ext(top, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-						 JSON_C_TO_STRING_NOSLASHESCAPE));
+							 JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(top);
 	return rc;
 }

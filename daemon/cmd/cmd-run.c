@@ -54,12 +54,12 @@ static void usage(FILE *f)
 		"  -c, --config FILE  default %s (and FILE.d/*.conf)\n"
 		"  -1, --once         one cycle, print the counters, exit\n"
 		"  -n, --dry-run      decide and report, never migrate\n"
-		"  -s, --set A=V      override a key of the configuration\n"
-		HB_TEST_HOOK_USAGE("  -I, --iomem FILE   read this host's CXL windows from FILE, not /proc/iomem\n"
-				   "                     (test hook)\n")
-		"Runs in the foreground (systemd does the rest). SIGTERM/SIGINT finish the current\n"
-		"cycle and exit 0; SIGHUP reloads the configuration (what cannot change live is\n"
-		"logged as needing a restart).\n", HB_CONFIG_DEFAULT);
+		"  -s, --set A=V      override a key of the configuration\n" HB_TEST_HOOK_USAGE(
+			"  -I, --iomem FILE   read this host's CXL windows from FILE, not /proc/iomem\n"
+			"                     (test hook)\n") "Runs in the foreground (systemd does the rest). SIGTERM/SIGINT finish the current\n"
+							      "cycle and exit 0; SIGHUP reloads the configuration (what cannot change live is\n"
+							      "logged as needing a restart).\n",
+		HB_CONFIG_DEFAULT);
 }
 
 /*
@@ -107,15 +107,13 @@ static int open_live_coldness(const struct hb_config *cfg, struct hb_live_coldne
 
 int hb_cmd_run(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "once", no_argument, NULL, '1' },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "set", required_argument, NULL, 's' },
-		{ "iomem", required_argument, NULL, 'I' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
+	static const struct option opts[] = { { "config", required_argument, NULL, 'c' },
+					      { "once", no_argument, NULL, '1' },
+					      { "dry-run", no_argument, NULL, 'n' },
+					      { "set", required_argument, NULL, 's' },
+					      { "iomem", required_argument, NULL, 'I' },
+					      { "help", no_argument, NULL, 'h' },
+					      {} };
 	const char *path = HB_CONFIG_DEFAULT, *sets[HB_MAX_SETS], *iomem = NULL;
 	struct hb_topology_source ts = { 0 };
 	struct hb_daemon_env env = { 0 };
@@ -164,8 +162,10 @@ int hb_cmd_run(int argc, char **argv)
 	env.nsets = nsets;
 	env.dry_run_forced = dry;
 	if (!cfg.nsources) {
-		hb_log_early(LOG_ERR, "hotbridge run", "%s configures no [source NAME] section: "
-			     "nothing to listen to", path);
+		hb_log_early(LOG_ERR, "hotbridge run",
+			     "%s configures no [source NAME] section: "
+			     "nothing to listen to",
+			     path);
 		goto out;
 	}
 	if (!once && cfg.control_socket[0] && take_lock(cfg.control_socket, &lock) < 0)

@@ -41,15 +41,13 @@ static int refusals(const struct hb_topology *t)
 
 int hb_cmd_topology(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "topology", required_argument, NULL, 't' },
-		{ "cedt", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
+	static const struct option opts[] = { { "topology", required_argument, NULL, 't' },
+					      { "cedt", required_argument, NULL, 'c' },
+					      { "help", no_argument, NULL, 'h' },
+					      {} };
 	_hb_cleanup_topology_ struct hb_topology *t = NULL;
-	struct hb_topology_source src = {0};
-	struct hb_err err = {0};
+	struct hb_topology_source src = { 0 };
+	struct hb_err err = { 0 };
 	json_object *o;
 	struct hb_getopt g = { 0 };
 	int c, r;
@@ -63,8 +61,7 @@ int hb_cmd_topology(int argc, char **argv)
 		}
 	}
 	if (optind != argc)
-		return hb_cmd_fail(2, "hotbridge topology", "unexpected argument '%s'",
-				   argv[optind]);
+		return hb_cmd_fail(2, "hotbridge topology", "unexpected argument '%s'", argv[optind]);
 	r = hb_topology_open(&src, &t, &err);
 	if (r < 0)
 		return hb_cmd_fail(1, "hotbridge topology", "%s", err.msg);

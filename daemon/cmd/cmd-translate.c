@@ -110,7 +110,7 @@ static json_object *query_error(const char *text, size_t len, unsigned long line
 static json_object *query(const struct xlat_ctx *x, const char *memdev, const char *addr,
 			  const char *text, size_t len, unsigned long lineno, bool *ok)
 {
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 	struct hb_xlat res;
 	uint64_t v;
 	int r;
@@ -118,7 +118,8 @@ static json_object *query(const struct xlat_ctx *x, const char *memdev, const ch
 	*ok = false;
 	r = hb_parse_u64(addr, &v);
 	if (r < 0) {
-		snprintf(err.msg, sizeof(err.msg), "address '%s' %s", addr, hb_parse_u64_why(addr, r));
+		snprintf(err.msg, sizeof(err.msg), "address '%s' %s", addr,
+			 hb_parse_u64_why(addr, r));
 		return query_error(text, len, lineno, -EINVAL, err.msg);
 	}
 	if (!memdev) {
@@ -147,7 +148,7 @@ static void put_line(json_object *o)
 /* One answer per input line, in order, whatever the line holds. */
 static int run_batch(const struct xlat_ctx *x, FILE *in)
 {
-	struct hb_batch_line line = {0};
+	struct hb_batch_line line = { 0 };
 	unsigned long failed = 0;
 	int r;
 
@@ -192,38 +193,35 @@ static void usage(FILE *f)
 		"       hotbridge translate [options] --hpa ADDR\n"
 		"       hotbridge translate [options] --batch < queries\n"
 		"  -t, --topology FILE     saved `cxl list` JSON (default: live, libcxl)\n"
-		"  -c, --cedt FILE         ACPI CEDT for XOR windows (live default: %s)\n"
-		HB_TEST_HOOK_USAGE(
-		"  -s, --sysfs-root DIR    read memory blocks and dax devices below DIR (test hook;\n"
-		"                          default: / when live, none with --topology)\n")
-		"  -m, --memdev NAME       memdev of --dpa\n"
-		"      --dpa ADDR          device physical address\n"
-		"  -a, --hpa ADDR          host physical address\n"
-		"  -b, --batch             queries on stdin, one a line: 'mem0 0x1234' or 'hpa 0x...'\n"
-		"      --compact           a single answer on one line, as --batch prints each\n"
-		"ADDR is decimal or 0x hex (a leading zero is refused, never octal).\n",
+		"  -c, --cedt FILE         ACPI CEDT for XOR windows (live default: %s)\n" HB_TEST_HOOK_USAGE(
+			"  -s, --sysfs-root DIR    read memory blocks and dax devices below DIR (test hook;\n"
+			"                          default: / when live, none with --topology)\n") "  -m, --memdev NAME       memdev of --dpa\n"
+												   "      --dpa ADDR          device physical address\n"
+												   "  -a, --hpa ADDR          host physical address\n"
+												   "  -b, --batch             queries on stdin, one a line: 'mem0 0x1234' or 'hpa 0x...'\n"
+												   "      --compact           a single answer on one line, as --batch prints each\n"
+												   "ADDR is decimal or 0x hex (a leading zero is refused, never octal).\n",
 		HB_DEFAULT_CEDT);
 }
 
 int hb_cmd_translate(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "topology", required_argument, NULL, 't' },
-		{ "cedt", required_argument, NULL, 'c' },
-		{ "sysfs-root", required_argument, NULL, 's' },
-		{ "memdev", required_argument, NULL, 'm' },
-		{ "dpa", required_argument, NULL, OPT_DPA }, /* no -d: a decoder in cxl-cli */
-		{ "hpa", required_argument, NULL, 'a' },
-		{ "batch", no_argument, NULL, 'b' },
-		{ "compact", no_argument, NULL, OPT_COMPACT },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
+	static const struct option opts[] = { { "topology", required_argument, NULL, 't' },
+					      { "cedt", required_argument, NULL, 'c' },
+					      { "sysfs-root", required_argument, NULL, 's' },
+					      { "memdev", required_argument, NULL, 'm' },
+					      { "dpa", required_argument, NULL,
+						OPT_DPA }, /* no -d: a decoder in cxl-cli */
+					      { "hpa", required_argument, NULL, 'a' },
+					      { "batch", no_argument, NULL, 'b' },
+					      { "compact", no_argument, NULL, OPT_COMPACT },
+					      { "help", no_argument, NULL, 'h' },
+					      {} };
 	_hb_cleanup_topology_ struct hb_topology *t = NULL;
 	_hb_cleanup_node_map_ struct hb_node_map *nodes = NULL;
-	struct hb_topology_source src = {0};
+	struct hb_topology_source src = { 0 };
 	const char *memdev = NULL, *dpa = NULL, *hpa = NULL, *root = NULL;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 	struct xlat_ctx x;
 	struct hb_getopt g = { 0 };
 	bool batch = false, compact = false, ok;
@@ -251,15 +249,15 @@ int hb_cmd_translate(int argc, char **argv)
 	if (optind != argc)
 		return hb_cmd_fail(2, "hotbridge translate", "unexpected argument '%s'",
 				   argv[optind]);
-	if ((int)batch + (dpa != NULL) + (hpa != NULL) != 1 || (dpa && !memdev) ||
-	    (memdev && !dpa))
-		return hb_cmd_fail(2, "hotbridge translate", "give exactly one of --memdev NAME "
+	if ((int)batch + (dpa != NULL) + (hpa != NULL) != 1 || (dpa && !memdev) || (memdev && !dpa))
+		return hb_cmd_fail(2, "hotbridge translate",
+				   "give exactly one of --memdev NAME "
 				   "--dpa ADDR, --hpa ADDR or --batch");
 	/* a value that is not a number is a usage error (2), as for every option */
-	if ((dpa && hb_opt_u64(argv[0], "--dpa", dpa, 0, UINT64_MAX,
-			       "a DPA, decimal or 0x hex", &v) < 0) ||
-	    (hpa && hb_opt_u64(argv[0], "--hpa", hpa, 0, UINT64_MAX,
-			       "an HPA, decimal or 0x hex", &v) < 0))
+	if ((dpa &&
+	     hb_opt_u64(argv[0], "--dpa", dpa, 0, UINT64_MAX, "a DPA, decimal or 0x hex", &v) < 0) ||
+	    (hpa &&
+	     hb_opt_u64(argv[0], "--hpa", hpa, 0, UINT64_MAX, "an HPA, decimal or 0x hex", &v) < 0))
 		return 2;
 	r = hb_topology_open(&src, &t, &err);
 	if (r < 0)
@@ -271,7 +269,8 @@ int hb_cmd_translate(int argc, char **argv)
 	if (root) {
 		r = hb_node_map_load(root, &nodes, &err);
 		if (r < 0)
-			fprintf(stderr, "hotbridge translate: no NUMA node information: %s, ignoring\n",
+			fprintf(stderr,
+				"hotbridge translate: no NUMA node information: %s, ignoring\n",
 				err.msg);
 	}
 	x = (struct xlat_ctx){ .t = t, .nodes = nodes };
@@ -297,7 +296,8 @@ int hb_cmd_translate(int argc, char **argv)
 			return refused ? HB_EXIT_REFUSED : 1;
 		}
 		puts(json_object_to_json_string_ext(o, compact ? JSON_C_TO_STRING_PLAIN :
-						    JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED));
+								 JSON_C_TO_STRING_PRETTY |
+									 JSON_C_TO_STRING_SPACED));
 		json_object_put(o);
 	}
 	return 0;

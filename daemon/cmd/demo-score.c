@@ -40,18 +40,17 @@ static int snapshot(struct hb_demo_score *s, struct hb_daemon *d)
 				return -ENOMEM;
 			s->nunits[m] = n;
 		}
-		for (size_t u = 0; u < n && u < s->nunits[m]; u++)   /* mod 2^32: deltas fit */
+		for (size_t u = 0; u < n && u < s->nunits[m]; u++) /* mod 2^32: deltas fit */
 			s->snap[m][slot * s->nunits[m] + u] = (uint32_t)truth[u];
 	}
 	return 0;
 }
 
 /* the hot set of the last window cycles (sorted, hottest first) into h; how many */
-static size_t hot_set(const struct hb_demo_score *s, const struct hb_topology *t,
-		      struct hot *h)
+static size_t hot_set(const struct hb_demo_score *s, const struct hb_topology *t, struct hot *h)
 {
 	size_t now = (size_t)(s->cycles % (s->window + 1));
-	size_t then = (size_t)((s->cycles + 1) % (s->window + 1));   /* window cycles ago */
+	size_t then = (size_t)((s->cycles + 1) % (s->window + 1)); /* window cycles ago */
 	uint64_t total = 0, acc = 0;
 	size_t n = 0, k;
 
@@ -75,8 +74,8 @@ static size_t hot_set(const struct hb_demo_score *s, const struct hb_topology *t
 	return k;
 }
 
-int hb_demo_score_cycle(struct hb_demo_score *s, struct hb_daemon *d,
-			const struct hb_topology *t, uint64_t from)
+int hb_demo_score_cycle(struct hb_demo_score *s, struct hb_daemon *d, const struct hb_topology *t,
+			uint64_t from)
 {
 	const struct hb_placed *placed = hb_daemon_placed(d);
 	struct hb_demo_figures f = { 0 };

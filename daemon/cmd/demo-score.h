@@ -12,7 +12,7 @@
 
 #include "daemon.h"
 
-#define HB_DEMO_SCORE_LAST 10         /* cycles averaged */
+#define HB_DEMO_SCORE_LAST 10 /* cycles averaged */
 
 struct hb_demo_figures {
 	size_t hot, on_dram, hits;
@@ -20,8 +20,8 @@ struct hb_demo_figures {
 };
 
 struct hb_demo_score {
-	unsigned int window;              /* cycles of accesses that define the hot set */
-	uint32_t *snap[2];                /* per memdev: (window + 1) snapshots of its truth */
+	unsigned int window; /* cycles of accesses that define the hot set */
+	uint32_t *snap[2];   /* per memdev: (window + 1) snapshots of its truth */
 	size_t nunits[2];
 	uint64_t unit, cycles;
 	struct hb_demo_figures last;      /* at the latest cycle scored */
@@ -34,8 +34,8 @@ struct hb_demo_score {
  * the pages on DRAM are scored too (t: the emulated topology, for HPAs).
  * 0 or -errno (-ENOENT: no emulated CHMU on mem0/mem1).
  */
-int hb_demo_score_cycle(struct hb_demo_score *s, struct hb_daemon *d,
-			const struct hb_topology *t, uint64_t from);
+int hb_demo_score_cycle(struct hb_demo_score *s, struct hb_daemon *d, const struct hb_topology *t,
+			uint64_t from);
 void hb_demo_score_done(struct hb_demo_score *s);
 
 #endif

@@ -33,8 +33,7 @@ int hb_getopt(int argc, char **argv, const char *shortopts, const struct option 
 	if (c < 0x100 && g->repeatable && strchr(g->repeatable, c))
 		return c;
 	if (g->seen & (1ULL << i)) {
-		fprintf(stderr, "%s: --%s given twice: it takes one value\n", argv[0],
-			opts[i].name);
+		fprintf(stderr, "%s: --%s given twice: it takes one value\n", argv[0], opts[i].name);
 		return '?';
 	}
 	g->seen |= 1ULL << i;

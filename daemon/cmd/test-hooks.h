@@ -25,8 +25,10 @@ static inline bool hb_test_hook_allowed(const char *cmd, const char *opt)
 #ifdef HB_TEST_HOOKS
 	return true;
 #else
-	fprintf(stderr, "%s: %s is a test hook: only hotbridge-test, built with the tests, "
-		"takes it\n", cmd, opt);
+	fprintf(stderr,
+		"%s: %s is a test hook: only hotbridge-test, built with the tests, "
+		"takes it\n",
+		cmd, opt);
 	return false;
 #endif
 }

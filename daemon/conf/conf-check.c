@@ -22,11 +22,12 @@ int hb_config_check_table(const struct hb_config *c, uint64_t mem_bytes, struct 
 	uint64_t need = hb_heat_bytes_for(c->max_entries);
 
 	if (mem_bytes && need > mem_bytes)
-		return hb_err_set(err, -ENOMEM, "table.max_entries=%llu: the hotness table needs "
+		return hb_err_set(err, -ENOMEM,
+				  "table.max_entries=%llu: the hotness table needs "
 				  "%.1f GiB (%zu slots of 24 bytes), more than this machine's "
-				  "%.1f GiB of memory", (unsigned long long)c->max_entries,
-				  (double)need / (1 << 30), hb_heat_slots(c->max_entries),
-				  (double)mem_bytes / (1 << 30));
+				  "%.1f GiB of memory",
+				  (unsigned long long)c->max_entries, (double)need / (1 << 30),
+				  hb_heat_slots(c->max_entries), (double)mem_bytes / (1 << 30));
 	return 0;
 }
 
@@ -72,12 +73,15 @@ int hb_config_source_nodes(const struct hb_config *c, uint64_t *ret_mask, struct
 		memcpy(item, s, len);
 		item[len] = '\0';
 		if (hb_parse_u64_base(item, 10, &n) < 0 || n >= 64)
-			return hb_err_set(err, -EINVAL, "policy.source_nodes=%s: '%s' is not a node "
+			return hb_err_set(err, -EINVAL,
+					  "policy.source_nodes=%s: '%s' is not a node "
 					  "number (want node numbers 0-63, comma-separated)",
 					  c->source_nodes, item);
 		if ((mask >> n) & 1)
-			return hb_err_set(err, -EINVAL, "policy.source_nodes=%s: lists node %llu "
-					  "twice", c->source_nodes, (unsigned long long)n);
+			return hb_err_set(err, -EINVAL,
+					  "policy.source_nodes=%s: lists node %llu "
+					  "twice",
+					  c->source_nodes, (unsigned long long)n);
 		mask |= 1ULL << n;
 		s = comma ? comma + 1 : s + len;
 		if (comma && !*s)
@@ -100,20 +104,25 @@ int hb_source_memdev(const struct hb_topology *t, const struct hb_source_config 
 		if (!strcmp(hb_topology_memdev(t, i)->host, s->pci))
 			of_pci = hb_topology_memdev(t, i);
 	if (of_pci && s->memdev[0] && strcmp(of_pci->name, s->memdev))
-		return hb_err_set(err, -EINVAL, "%s: [source %s]: memdev = %s, but PCI function %s "
-				  "is %s", s->where, s->name, s->memdev, s->pci, of_pci->name);
+		return hb_err_set(err, -EINVAL,
+				  "%s: [source %s]: memdev = %s, but PCI function %s "
+				  "is %s",
+				  s->where, s->name, s->memdev, s->pci, of_pci->name);
 	if (of_pci) {
 		snprintf(memdev, size, "%s", of_pci->name);
 		return 0;
 	}
 	if (s->pci[0] && !s->memdev[0])
-		return hb_err_set(err, -ENODEV, "%s: [source %s]: PCI function %s is no memdev of the "
-				  "CXL topology (no memdev's host); give memdev =", s->where,
-				  s->name, s->pci);
+		return hb_err_set(err, -ENODEV,
+				  "%s: [source %s]: PCI function %s is no memdev of the "
+				  "CXL topology (no memdev's host); give memdev =",
+				  s->where, s->name, s->pci);
 	/* a device's own unit submits its records under its memdev: it needs one */
 	if (!s->memdev[0] && !strcmp(s->type, "chmu"))
-		return hb_err_set(err, -EINVAL, "%s: [source %s]: type chmu names neither memdev = "
-				  "nor pci =: its records would name no memdev", s->where, s->name);
+		return hb_err_set(err, -EINVAL,
+				  "%s: [source %s]: type chmu names neither memdev = "
+				  "nor pci =: its records would name no memdev",
+				  s->where, s->name);
 	return 0;
 }
 
@@ -131,7 +140,8 @@ static int check_source(const struct hb_config *c, const struct hb_source_config
 	const char *const *allowed = hb_builtin_params(s->type);
 	const char *const *test_only = hb_builtin_test_params(s->type);
 
-	const struct hb_dev_info info = { .size = sizeof(info), .name = s->name,
+	const struct hb_dev_info info = { .size = sizeof(info),
+					  .name = s->name,
 					  .memdev = s->memdev[0] ? s->memdev : NULL,
 					  .pci_bdf = s->pci[0] ? s->pci : NULL,
 					  .params = (const char *const *)s->params };
@@ -143,8 +153,10 @@ static int check_source(const struct hb_config *c, const struct hb_source_config
 			return hb_err_set(err, -ENOENT, "%s: [source %s]: plugin %s was refused (%s)",
 					  s->where, s->name, s->type, f->refused[i].why);
 	if (!hb_builtin_find(s->type) && !plugin_named(f->plugins, s->type))
-		return hb_err_set(err, -ENOENT, "%s: [source %s]: no source of type '%s' (neither "
-				  "built-in nor a plugin in %s)", s->where, s->name, s->type,
+		return hb_err_set(err, -ENOENT,
+				  "%s: [source %s]: no source of type '%s' (neither "
+				  "built-in nor a plugin in %s)",
+				  s->where, s->name, s->type,
 				  c->plugin_dir[0] ? c->plugin_dir : "(no plugin_dir)");
 	/* a plugin's parameters are its own business: checked when it opens */
 	for (size_t k = 0; allowed && k < s->nparams; k++) {
@@ -159,15 +171,17 @@ static int check_source(const struct hb_config *c, const struct hb_source_config
 			continue;
 		for (const char *const *t = test_only; t && *t; t++)
 			if (strlen(*t) == len && !strncmp(*t, s->params[k], len))
-				return hb_err_set(err, -EINVAL, "%s: [source %s]: %s= is a test-only "
+				return hb_err_set(err, -EINVAL,
+						  "%s: [source %s]: %s= is a test-only "
 						  "parameter of type %s; the daemon does not take it",
 						  s->where, s->name, *t, s->type);
 		for (const char *const *a = allowed; *a; a++)
 			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
 				 a == allowed ? "" : ", ", *a);
-		return hb_err_set(err, -EINVAL, "%s: [source %s]: type %s takes no parameter "
-				  "'%.*s' (it takes: %s)", s->where, s->name, s->type, (int)len,
-				  s->params[k], list);
+		return hb_err_set(err, -EINVAL,
+				  "%s: [source %s]: type %s takes no parameter "
+				  "'%.*s' (it takes: %s)",
+				  s->where, s->name, s->type, (int)len, s->params[k], list);
 	}
 	/* the built-in's own check, the one its open runs first */
 	if (hb_builtin_check(s->type, &info, &why) < 0)
@@ -175,9 +189,10 @@ static int check_source(const struct hb_config *c, const struct hb_source_config
 	if (f->warn && hb_builtin_available(s->type, unavailable, sizeof(unavailable)) == 0) {
 		char msg[1024];
 
-		snprintf(msg, sizeof(msg), "%s: [source %s]: built-in %s cannot serve '%s' on this "
-			 "host: %s; run goes on without it", s->where, s->name, s->type, s->name,
-			 unavailable);
+		snprintf(msg, sizeof(msg),
+			 "%s: [source %s]: built-in %s cannot serve '%s' on this "
+			 "host: %s; run goes on without it",
+			 s->where, s->name, s->type, s->name, unavailable);
 		f->warn(f->warn_ud, msg);
 	}
 	return 0;
@@ -200,16 +215,17 @@ static int check_textfile(const char *path, struct hb_err *err)
 		return hb_err_set(err, -errno, "daemon.metrics_textfile=%s: its directory %s: %s",
 				  path, dir, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
-		return hb_err_set(err, -ENOTDIR, "daemon.metrics_textfile=%s: %s is not a directory",
-				  path, dir);
+		return hb_err_set(err, -ENOTDIR,
+				  "daemon.metrics_textfile=%s: %s is not a directory", path, dir);
 	if (slash && !slash[1])
-		return hb_err_set(err, -EINVAL, "daemon.metrics_textfile=%s: names a directory, "
-				  "not a file", path);
+		return hb_err_set(err, -EINVAL,
+				  "daemon.metrics_textfile=%s: names a directory, "
+				  "not a file",
+				  path);
 	return 0;
 }
 
-int hb_config_check(const struct hb_config *c, const struct hb_config_facts *f,
-		    struct hb_err *err)
+int hb_config_check(const struct hb_config *c, const struct hb_config_facts *f, struct hb_err *err)
 {
 	uint64_t mask, cxl, page = f->page_size ? f->page_size : 4096;
 	double depth = c->burst_mb > 0 ? c->burst_mb : c->rate_mbps;
@@ -218,15 +234,18 @@ int hb_config_check(const struct hb_config *c, const struct hb_config_facts *f,
 	if (!c->nsources)
 		return hb_err_set(err, -EINVAL, "no [source NAME] section: nothing to listen to");
 	if (c->emulated && !c->dry_run && strcmp(c->backend, "dryrun") && !f->migrator_given)
-		return hb_err_set(err, -EPERM, "[topology] emulated = true: the emulated host's "
+		return hb_err_set(err, -EPERM,
+				  "[topology] emulated = true: the emulated host's "
 				  "addresses are not this machine's memory, so it runs with the "
 				  "dry-run migrator only (--dry-run, [daemon] dry_run = true or "
 				  "[migrate] backend = dryrun)");
 	/* the emulated host has its own topology: a saved one would be ignored */
 	if (c->emulated && (c->topology[0] || c->cedt[0]))
-		return hb_err_set(err, -EINVAL, "[topology] emulated = true and %s = %s: the "
+		return hb_err_set(err, -EINVAL,
+				  "[topology] emulated = true and %s = %s: the "
 				  "emulated host has a topology of its own and would ignore it; "
-				  "set one of them", c->topology[0] ? "snapshot" : "cedt",
+				  "set one of them",
+				  c->topology[0] ? "snapshot" : "cedt",
 				  c->topology[0] ? c->topology : c->cedt);
 	if ((r = hb_config_check_table(c, f->mem_bytes, err)) < 0)
 		return r;
@@ -237,7 +256,8 @@ int hb_config_check(const struct hb_config *c, const struct hb_config_facts *f,
 		return r;
 	/* the one source-node rule (source-nodes.h), as for the topology's nodes */
 	if (mask && f->nodes) {
-		struct hb_source_facts sf = { .nodes = f->nodes, .window_nodes = f->window_nodes,
+		struct hb_source_facts sf = { .nodes = f->nodes,
+					      .window_nodes = f->window_nodes,
 					      .windows_why = f->windows_why };
 
 		r = hb_source_nodes_check(mask, "policy.source_nodes", c->source_nodes, &sf, err);
@@ -246,7 +266,8 @@ int hb_config_check(const struct hb_config *c, const struct hb_config_facts *f,
 	}
 	/* the bucket must hold one page, or nothing is ever promoted */
 	if (c->rate_mbps > 0 && depth * 1e6 < (double)page)
-		return hb_err_set(err, -EINVAL, "policy.%s=%g: the token bucket (%g bytes%s) is "
+		return hb_err_set(err, -EINVAL,
+				  "policy.%s=%g: the token bucket (%g bytes%s) is "
 				  "smaller than one page (%llu bytes): nothing would be promoted",
 				  c->burst_mb > 0 ? "burst_mb" : "rate_mbps", depth, depth * 1e6,
 				  c->burst_mb > 0 ? "" : "; burst_mb = 0: one second of rate_mbps",
@@ -254,8 +275,8 @@ int hb_config_check(const struct hb_config *c, const struct hb_config_facts *f,
 	for (size_t i = 0; i < c->nsources; i++) {
 		char memdev[sizeof(c->sources[i].memdev)];
 
-		if ((r = hb_source_memdev(f->topology, &c->sources[i], memdev, sizeof(memdev),
-					  err)) < 0 ||
+		if ((r = hb_source_memdev(f->topology, &c->sources[i], memdev, sizeof(memdev), err)) <
+			    0 ||
 		    (r = check_source(c, &c->sources[i], f, err)) < 0)
 			return r;
 	}
@@ -264,19 +285,25 @@ int hb_config_check(const struct hb_config *c, const struct hb_config_facts *f,
 		int t = (int)c->target_node;
 
 		if (f->nodes && (t >= HB_MAX_NODES || !f->nodes[t].present))
-			return hb_err_set(err, -ENOENT, "policy.target_node=%d: no such NUMA node "
-					  "on this host", t);
+			return hb_err_set(err, -ENOENT,
+					  "policy.target_node=%d: no such NUMA node "
+					  "on this host",
+					  t);
 		if (t < 64 && (cxl >> t) & 1)
-			return hb_err_set(err, -EINVAL, "policy.target_node=%d: a CXL node (one "
-					  "promoted from), not DRAM", t);
+			return hb_err_set(err, -EINVAL,
+					  "policy.target_node=%d: a CXL node (one "
+					  "promoted from), not DRAM",
+					  t);
 	}
 	/* demotion goes to one CXL node only: a source node, never DRAM */
 	if (c->demote_enabled && c->demote_cxl_node >= 0 && cxl &&
 	    !((cxl >> c->demote_cxl_node) & 1)) {
 		char set[HB_NODE_SET_MAX];
 
-		return hb_err_set(err, -EINVAL, "demote.cxl_node=%lld: not a CXL node promoted from "
-				  "(the source nodes are %s)", (long long)c->demote_cxl_node,
+		return hb_err_set(err, -EINVAL,
+				  "demote.cxl_node=%lld: not a CXL node promoted from "
+				  "(the source nodes are %s)",
+				  (long long)c->demote_cxl_node,
 				  hb_node_set_format(cxl, set, sizeof(set)));
 	}
 	return 0;

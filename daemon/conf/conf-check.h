@@ -28,17 +28,17 @@ struct hb_plugin_refusal {
 
 /* What the host says; a NULL/0 fact skips the checks that need it. */
 struct hb_config_facts {
-	const struct hb_numa_node *nodes;       /* HB_MAX_NODES entries */
-	uint64_t cxl_nodes;                     /* the topology's source nodes (the rule's) */
-	uint64_t window_nodes;                  /* nodes in this host's CXL windows */
-	const char *windows_why;                /* why they are unknown, or NULL */
-	const struct hb_plugin_set *plugins;    /* scanned (not loaded) plugins */
-	const struct hb_topology *topology;     /* the CXL topology, if one was read */
-	const struct hb_plugin_refusal *refused;   /* plugins refused, by name */
+	const struct hb_numa_node *nodes;        /* HB_MAX_NODES entries */
+	uint64_t cxl_nodes;                      /* the topology's source nodes (the rule's) */
+	uint64_t window_nodes;                   /* nodes in this host's CXL windows */
+	const char *windows_why;                 /* why they are unknown, or NULL */
+	const struct hb_plugin_set *plugins;     /* scanned (not loaded) plugins */
+	const struct hb_topology *topology;      /* the CXL topology, if one was read */
+	const struct hb_plugin_refusal *refused; /* plugins refused, by name */
 	size_t nrefused;
 	uint64_t page_size;
-	uint64_t mem_bytes;                     /* this machine's memory */
-	bool migrator_given;                    /* not from the config (tests) */
+	uint64_t mem_bytes;  /* this machine's memory */
+	bool migrator_given; /* not from the config (tests) */
 	/*
 	 * what is not a configuration error but worth saying (a source this
 	 * host cannot serve: run goes on without it); NULL: not said
@@ -74,7 +74,6 @@ int hb_config_source_nodes(const struct hb_config *c, uint64_t *ret_mask, struct
 int hb_source_memdev(const struct hb_topology *t, const struct hb_source_config *s, char *memdev,
 		     size_t size, struct hb_err *err);
 /* 0, or the first problem (-errno) with err naming the key or [source] */
-int hb_config_check(const struct hb_config *c, const struct hb_config_facts *f,
-		    struct hb_err *err);
+int hb_config_check(const struct hb_config *c, const struct hb_config_facts *f, struct hb_err *err);
 
 #endif

@@ -8,22 +8,23 @@
 #include "conf/conf-keys.h"
 #include "util/macro.h"
 
-
 enum type { T_U64, T_I64, T_DOUBLE, T_BOOL, T_STR, T_ENUM };
 
 struct hb_conf_key {
 	const char *section, *name;
 	enum type type;
-	size_t off, size;            /* into struct hb_config; size for strings */
+	size_t off, size; /* into struct hb_config; size for strings */
 	const char *def;
 	double min, max;
-	const char *choices;         /* T_ENUM: "a|b|c" */
+	const char *choices; /* T_ENUM: "a|b|c" */
 	const char *help;
 };
 
-#define K(sec, nm, ty, field, def, lo, hi, ch, help)                                      \
-	{ sec, nm, ty, offsetof(struct hb_config, field),                                   \
-	  sizeof(((struct hb_config *)0)->field), def, lo, hi, ch, help }
+#define K(sec, nm, ty, field, def, lo, hi, ch, help)                                  \
+	{                                                                             \
+		sec, nm, ty, offsetof(struct hb_config, field),                       \
+			sizeof(((struct hb_config *)0)->field), def, lo, hi, ch, help \
+	}
 
 static const struct hb_conf_key keys[] = {
 	K("daemon", "interval_ms", T_U64, interval_ms, "1000", 10, 3600000, NULL,
@@ -44,8 +45,7 @@ static const struct hb_conf_key keys[] = {
 	  "hotness table budget in pages (about 50 bytes each, allocated at start: 24-byte slots, twice the budget rounded up to a power of two, which must fit in this machine's memory); the coldest are evicted"),
 	K("table", "history_size", T_U64, history_size, "4096", 16, 1 << 20, NULL,
 	  "decisions kept for hotbridge history/explain, half promotions, half refusals (64 bytes each, allocated at start)"),
-	K("table", "decay", T_DOUBLE, decay, "0.8", 0.001, 1, NULL,
-	  "heat multiplier per cycle"),
+	K("table", "decay", T_DOUBLE, decay, "0.8", 0.001, 1, NULL, "heat multiplier per cycle"),
 	K("policy", "threshold", T_DOUBLE, threshold, "8", 0, 1e18, NULL,
 	  "heat a page needs to be promoted"),
 	K("policy", "top_k", T_U64, top_k, "4096", 0, 1 << 24, NULL,
@@ -161,8 +161,9 @@ int hb_conf_key_set(struct hb_config *c, const struct hb_conf_key *k, const char
 		uint64_t x;
 
 		if (hb_parse_u64_base(v, 0, &x) < 0 || (double)x < k->min || (double)x > k->max) {
-			snprintf(why, why_size, "%s.%s=%s: want an integer in %.0f..%.0f (decimal or 0x hex)", k->section,
-				 k->name, v, k->min, k->max);
+			snprintf(why, why_size,
+				 "%s.%s=%s: want an integer in %.0f..%.0f (decimal or 0x hex)",
+				 k->section, k->name, v, k->min, k->max);
 			return -EINVAL;
 		}
 		*(uint64_t *)p = x;
@@ -172,8 +173,9 @@ int hb_conf_key_set(struct hb_config *c, const struct hb_conf_key *k, const char
 		int64_t x;
 
 		if (hb_parse_i64(v, &x) < 0 || (double)x < k->min || (double)x > k->max) {
-			snprintf(why, why_size, "%s.%s=%s: want an integer in %.0f..%.0f (decimal or 0x hex)", k->section,
-				 k->name, v, k->min, k->max);
+			snprintf(why, why_size,
+				 "%s.%s=%s: want an integer in %.0f..%.0f (decimal or 0x hex)",
+				 k->section, k->name, v, k->min, k->max);
 			return -EINVAL;
 		}
 		*(int64_t *)p = x;
@@ -185,9 +187,10 @@ int hb_conf_key_set(struct hb_config *c, const struct hb_conf_key *k, const char
 		errno = 0;
 		x = plain_decimal(v) ? strtod(v, &end) : 0;
 		if (!plain_decimal(v) || errno || end == v || *end || !(x >= k->min && x <= k->max)) {
-			snprintf(why, why_size, "%s.%s=%s: want a decimal number in %g..%g (no "
-				 "leading zero: 0.5, not 00.5 or 010)", k->section, k->name, v,
-				 k->min, k->max);
+			snprintf(why, why_size,
+				 "%s.%s=%s: want a decimal number in %g..%g (no "
+				 "leading zero: 0.5, not 00.5 or 010)",
+				 k->section, k->name, v, k->min, k->max);
 			return -EINVAL;
 		}
 		*(double *)p = x;
@@ -199,7 +202,8 @@ int hb_conf_key_set(struct hb_config *c, const struct hb_conf_key *k, const char
 		else if (!strcmp(v, "false") || !strcmp(v, "no") || !strcmp(v, "0"))
 			*(bool *)p = false;
 		else {
-			snprintf(why, why_size, "%s.%s=%s: want true or false", k->section, k->name, v);
+			snprintf(why, why_size, "%s.%s=%s: want true or false", k->section, k->name,
+				 v);
 			return -EINVAL;
 		}
 		return 0;
@@ -224,8 +228,8 @@ int hb_conf_key_set(struct hb_config *c, const struct hb_conf_key *k, const char
 		/* fall through */
 	case T_STR:
 		if (strlen(v) >= k->size) {
-			snprintf(why, why_size, "%s.%s: longer than %zu characters", k->section, k->name,
-				 k->size - 1);
+			snprintf(why, why_size, "%s.%s: longer than %zu characters", k->section,
+				 k->name, k->size - 1);
 			return -EINVAL;
 		}
 		memcpy(p, v, strlen(v) + 1);
@@ -392,7 +396,8 @@ void hb_config_write_man(FILE *f)
 
 	fputs(".TH HOTBRIDGE.CONF 5 \"\" \"hotbridge " HB_VERSION "\" \"File formats\"\n"
 	      ".SH NAME\nhotbridge.conf \\- configuration of the hotbridge daemon\n"
-	      ".SH SYNOPSIS\n", f);
+	      ".SH SYNOPSIS\n",
+	      f);
 	roff(f, HB_CONFIG_DEFAULT ", " HB_CONFIG_DEFAULT ".d/*.conf");
 	fputs("\n.SH DESCRIPTION\nINI files read by \\fBhotbridge run\\fR and "
 	      "\\fBhotbridge check\\-config\\fR: the main file, then the drop\\-ins in lexical "
@@ -425,7 +430,8 @@ void hb_config_write_man(FILE *f)
 	      "(see \\fBhotbridge list\\fR and the sources' documentation). The start\\-up checks "
 	      "(\\fBhotbridge check\\-config\\fR too) check each built\\-in's parameters and the "
 	      "files they name without opening the device; a source that cannot run on this "
-	      "host (no tracefs) is a warning, and \\fBrun\\fR goes on without it.\n", f);
+	      "host (no tracefs) is a warning, and \\fBrun\\fR goes on without it.\n",
+	      f);
 	for (size_t i = 0; i < HB_ARRAY_SIZE(keys); i++) {
 		const struct hb_conf_key *k = &keys[i];
 

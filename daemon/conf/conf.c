@@ -56,16 +56,19 @@ struct parse {
 	struct hb_config *c;
 	const char *file;
 	FILE *f;
-	int line, err_line;          /* err_line: where err was set */
-	bool empty;                  /* nothing but blanks and comments so far */
-	bool indented;               /* this line: inih continues the previous value */
+	int line, err_line; /* err_line: where err was set */
+	bool empty;         /* nothing but blanks and comments so far */
+	bool indented;      /* this line: inih continues the previous value */
 	struct hb_err *err;
 	char last_section[128];
 	/* this file's lines (0: not in this file), to refuse a second one */
 	int key_line[HB_CONF_MAX_KEYS];
-	int fixed_line[HB_MAX_SOURCES][3];               /* type, memdev, pci */
+	int fixed_line[HB_MAX_SOURCES][3]; /* type, memdev, pci */
 	int param_line[HB_MAX_SOURCES][HB_MAX_SOURCE_PARAMS];
-	struct { char name[INI_NAME_MAX]; int line; } hdr[HB_MAX_SOURCES];  /* [source NAME]s */
+	struct {
+		char name[INI_NAME_MAX];
+		int line;
+	} hdr[HB_MAX_SOURCES]; /* [source NAME]s */
 	size_t nhdr;
 };
 
@@ -95,9 +98,10 @@ static bool source_header(struct parse *p, const char *name, const char *end)
 
 	for (size_t i = 0; i < p->nhdr; i++)
 		if (strlen(p->hdr[i].name) == len && !strncmp(p->hdr[i].name, name, len)) {
-			parse_error(p, "[source %.*s] again (first at %s:%d): a source is one "
-				    "section per file (a drop-in may override its keys)", (int)len,
-				    name, p->file, p->hdr[i].line);
+			parse_error(p,
+				    "[source %.*s] again (first at %s:%d): a source is one "
+				    "section per file (a drop-in may override its keys)",
+				    (int)len, name, p->file, p->hdr[i].line);
 			return false;
 		}
 	if (p->nhdr < HB_ARRAY_SIZE(p->hdr) && len < sizeof(p->hdr[0].name)) {
@@ -140,7 +144,7 @@ static char *reader(char *buf, int size, void *stream)
 			parse_error(p, "section name '%.*s' longer than %d characters%s",
 				    (int)(end - s - 1), s + 1, INI_NAME_MAX - 1,
 				    strncmp(s + 1, "source ", 7) ? "" :
-				    " (a source name: at most 42)");
+								   " (a source name: at most 42)");
 			return NULL;
 		}
 		if (end && !strncmp(s + 1, "source ", 7) && !source_header(p, s + 8, end))
@@ -164,7 +168,7 @@ static char *reader(char *buf, int size, void *stream)
 static struct hb_source_config *source_for(struct parse *p, const char *section, char *why,
 					   size_t why_size)
 {
-	const char *name = section + 7;   /* "source " */
+	const char *name = section + 7; /* "source " */
 	struct hb_config *c = p->c;
 
 	for (size_t i = 0; i < c->nsources; i++)
@@ -203,8 +207,8 @@ static size_t source_slot(const struct hb_source_config *s, const char *name)
 }
 
 /* sets name=value in s (a later file's value replaces an earlier one's) */
-static int source_put(struct hb_source_config *s, size_t slot, const char *name,
-		      const char *value, const char *where, char *why, size_t why_size)
+static int source_put(struct hb_source_config *s, size_t slot, const char *name, const char *value,
+		      const char *where, char *why, size_t why_size)
 {
 	char *kv, *w;
 
@@ -253,8 +257,10 @@ static int twice(struct parse *p, int *line, const char *what, char *why, size_t
 		*line = p->line;
 		return 0;
 	}
-	snprintf(why, why_size, "%s given again (first at %s:%d): each key once per file (a "
-		 "drop-in may override it)%s", what, p->file, *line,
+	snprintf(why, why_size,
+		 "%s given again (first at %s:%d): each key once per file (a "
+		 "drop-in may override it)%s",
+		 what, p->file, *line,
 		 p->indented ? "; an indented line continues the previous key's value" : "");
 	return -EINVAL;
 }
@@ -275,9 +281,10 @@ static int handler(void *user, const char *section, const char *name, const char
 		i = (size_t)(s - p->c->sources);
 		slot = source_slot(s, name);
 		snprintf(what, sizeof(what), "[%s] %s", section, name);
-		if (slot < 3 ? twice(p, &p->fixed_line[i][slot], what, why, sizeof(why)) < 0 :
-		    slot - 3 < HB_MAX_SOURCE_PARAMS &&
-		    twice(p, &p->param_line[i][slot - 3], what, why, sizeof(why)) < 0)
+		if (slot < 3 ?
+			    twice(p, &p->fixed_line[i][slot], what, why, sizeof(why)) < 0 :
+			    slot - 3 < HB_MAX_SOURCE_PARAMS && twice(p, &p->param_line[i][slot - 3],
+								     what, why, sizeof(why)) < 0)
 			goto bad;
 		if (source_put(s, slot, name, value, here, why, sizeof(why)) < 0)
 			goto bad;
@@ -286,8 +293,8 @@ static int handler(void *user, const char *section, const char *name, const char
 	k = hb_conf_key_find(section, name);
 	if (!k) {
 		snprintf(why, sizeof(why),
-			 hb_conf_section_known(section) ? "unknown key '%s' in [%s]"
-							: "unknown key '%s' in unknown section [%s]",
+			 hb_conf_section_known(section) ? "unknown key '%s' in [%s]" :
+							  "unknown key '%s' in unknown section [%s]",
 			 name, section);
 		goto bad;
 	}
@@ -324,8 +331,7 @@ static int parse_file(struct hb_config *c, const char *path, bool main_file, str
 	if (fstat(fd, &st) < 0)
 		return hb_err_set(err, -errno, "%s: %s", path, strerror(errno));
 	if (S_ISDIR(st.st_mode))
-		return hb_err_set(err, -EISDIR, "%s: is a directory, not a configuration file",
-				  path);
+		return hb_err_set(err, -EISDIR, "%s: is a directory, not a configuration file", path);
 	r = hb_trust_stat(path, &st, HB_TRUST_ROOT, geteuid(), err);
 	if (r == 0 && main_file)
 		r = hb_trust_parent(path, HB_TRUST_ROOT, geteuid(), err);
@@ -334,14 +340,16 @@ static int parse_file(struct hb_config *c, const char *path, bool main_file, str
 	p.f = fdopen(fd, "re");
 	if (!p.f)
 		return hb_err_set(err, -errno, "%s: %s", path, strerror(errno));
-	fd = -1;   /* the FILE has it */
+	fd = -1; /* the FILE has it */
 	r = ini_parse_stream(reader, &p, handler, &p);
 	fclose(p.f);
 	/* inih goes on after a syntax error: the first error is the one to name */
 	if (r > 0 && (!err->code || r < p.err_line)) {
 		hb_err_clear(err);
-		return hb_err_set(err, -EINVAL, "%s:%d: syntax error (want [section], "
-				  "key = value or a comment)", path, r);
+		return hb_err_set(err, -EINVAL,
+				  "%s:%d: syntax error (want [section], "
+				  "key = value or a comment)",
+				  path, r);
 	}
 	if (r < 0 && !err->code)
 		return hb_err_set(err, -EIO, "%s: cannot parse", path);
@@ -419,8 +427,9 @@ int hb_config_load(struct hb_config *c, const char *path, bool dropins, struct h
 		r = parse_dropins(next, path, err);
 	for (size_t i = 0; r == 0 && i < next->nsources; i++)
 		if (!next->sources[i].type[0])
-			r = hb_err_set(err, -EINVAL, "%s: [source %s] has no type=",
-				       next->sources[i].where, next->sources[i].name);
+			r = hb_err_set(err, -EINVAL,
+				       "%s: [source %s] has no type=", next->sources[i].where,
+				       next->sources[i].name);
 	if (r < 0) {
 		hb_config_done(next);
 		free(next);
@@ -457,10 +466,11 @@ static int set_source(struct hb_config *c, const char *assignment, struct hb_err
 		for (size_t i = 0; i < c->nsources; i++)
 			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
 				 i ? ", " : "", c->sources[i].name);
-		return hb_err_set(err, -ENOENT, "command line: %s: no [source %.*s] in the "
+		return hb_err_set(err, -ENOENT,
+				  "command line: %s: no [source %.*s] in the "
 				  "configuration (its sources: %s); --set changes a configured "
-				  "source, it does not add one", assignment, (int)nlen, name,
-				  names[0] ? names : "none");
+				  "source, it does not add one",
+				  assignment, (int)nlen, name, names[0] ? names : "none");
 	}
 	if (source_put(s, source_slot(s, key), key, eq + 1, "--set", why, sizeof(why)) < 0)
 		return hb_err_set(err, -EINVAL, "command line: %s", why);
@@ -492,8 +502,8 @@ int hb_config_set(struct hb_config *c, const char *assignment, struct hb_err *er
 	return 0;
 }
 
-int hb_config_read(struct hb_config *c, const char *path, bool dropins,
-		   const char *const *sets, size_t nsets, struct hb_err *err)
+int hb_config_read(struct hb_config *c, const char *path, bool dropins, const char *const *sets,
+		   size_t nsets, struct hb_err *err)
 {
 	int r;
 

@@ -25,20 +25,20 @@
 
 #define HB_MAX_SOURCES 32
 #define HB_MAX_SOURCE_PARAMS 24
-#define HB_MAX_SETS 64               /* --set options of run and check-config */
-#define HB_CONF_MAX_KEYS 48          /* the key table's size at most (conf-keys.c) */
-#define HB_CONF_WHERE_MAX 256        /* "file:line", "--set" or "" (the default) */
+#define HB_MAX_SETS 64        /* --set options of run and check-config */
+#define HB_CONF_MAX_KEYS 48   /* the key table's size at most (conf-keys.c) */
+#define HB_CONF_WHERE_MAX 256 /* "file:line", "--set" or "" (the default) */
 
 struct hb_source_config {
 	char name[64];
 	char type[64];
 	char memdev[32];
 	char pci[32];
-	char *params[HB_MAX_SOURCE_PARAMS + 1];   /* "key=value", NULL-terminated */
+	char *params[HB_MAX_SOURCE_PARAMS + 1];  /* "key=value", NULL-terminated */
 	char *param_where[HB_MAX_SOURCE_PARAMS]; /* where each was set (heap) */
 	size_t nparams;
-	char where[300];                         /* file:line of its first key */
-	char fixed_where[3][HB_CONF_WHERE_MAX];  /* where type, memdev, pci were set */
+	char where[300];                        /* file:line of its first key */
+	char fixed_where[3][HB_CONF_WHERE_MAX]; /* where type, memdev, pci were set */
 };
 
 struct hb_config {
@@ -46,13 +46,13 @@ struct hb_config {
 	uint64_t interval_ms;
 	bool dry_run;
 	char log_level[16];
-	char log_target[16];         /* stderr | syslog */
+	char log_target[16]; /* stderr | syslog */
 	char plugin_dir[256];
 	char control_socket[108];
 	char metrics_textfile[256];
 	/* [table] */
 	uint64_t max_entries;
-	uint64_t history_size;       /* decision history ring, entries */
+	uint64_t history_size; /* decision history ring, entries */
 	double decay;
 	/* [policy] */
 	double threshold;
@@ -61,29 +61,29 @@ struct hb_config {
 	double rate_mbps;
 	double burst_mb;
 	uint64_t watermark_mb;
-	int64_t target_node;         /* -1: nearest node with CPUs */
-	char source_nodes[128];      /* "" = the CXL nodes of the topology; else "2,3" */
+	int64_t target_node;    /* -1: nearest node with CPUs */
+	char source_nodes[128]; /* "" = the CXL nodes of the topology; else "2,3" */
 	/* [demote] */
 	bool demote_enabled;
-	uint64_t demote_room_mb;     /* demote while free < watermark_mb + this */
-	uint64_t demote_rate_pages;  /* per DRAM node per second; 0 = no limit */
+	uint64_t demote_room_mb;    /* demote while free < watermark_mb + this */
+	uint64_t demote_rate_pages; /* per DRAM node per second; 0 = no limit */
 	uint64_t demote_cxl_floor_mb;
-	int64_t demote_cxl_node;     /* -1: the source node each page came from */
-	uint64_t demote_cold_cycles; /* idle checks in a row before a page is cold */
-	uint64_t demote_scan_mb;     /* live: census of this much of each DRAM node a cycle */
-	uint64_t demote_step_ms;     /* live: census a cycle, at most */
-	uint64_t demote_track_mb;    /* live: tracked of each node at a time; 0 = all */
+	int64_t demote_cxl_node;      /* -1: the source node each page came from */
+	uint64_t demote_cold_cycles;  /* idle checks in a row before a page is cold */
+	uint64_t demote_scan_mb;      /* live: census of this much of each DRAM node a cycle */
+	uint64_t demote_step_ms;      /* live: census a cycle, at most */
+	uint64_t demote_track_mb;     /* live: tracked of each node at a time; 0 = all */
 	uint64_t demote_idle_cpu_pct; /* live, page_idle: its thread's share of a CPU */
 	/* [migrate] */
-	char backend[16];            /* auto | phys | damon | pagemap | dryrun */
-	int64_t syscall_nr;          /* 0 = from the kernel's sysfs */
+	char backend[16];   /* auto | phys | damon | pagemap | dryrun */
+	int64_t syscall_nr; /* 0 = from the kernel's sysfs */
 	uint64_t rescan_ms;
-	bool damon_takeover;         /* damon: replace other DAMON sysfs users */
-	char damon_state[256];       /* damon: the kdamond we set up, for restarts */
+	bool damon_takeover;   /* damon: replace other DAMON sysfs users */
+	char damon_state[256]; /* damon: the kdamond we set up, for restarts */
 	/* [topology] */
-	char topology[256];          /* "" = live (libcxl) */
+	char topology[256]; /* "" = live (libcxl) */
 	char cedt[256];
-	bool emulated;               /* the built-in emulated CXL host instead */
+	bool emulated; /* the built-in emulated CXL host instead */
 	/* [source NAME] */
 	struct hb_source_config sources[HB_MAX_SOURCES];
 	size_t nsources;
@@ -114,8 +114,8 @@ int hb_config_set(struct hb_config *c, const char *assignment, struct hb_err *er
  * What the commands do: defaults, then path (and its drop-ins), then each
  * --set assignment. On error c holds nothing to free.
  */
-int hb_config_read(struct hb_config *c, const char *path, bool dropins,
-		   const char *const *sets, size_t nsets, struct hb_err *err);
+int hb_config_read(struct hb_config *c, const char *path, bool dropins, const char *const *sets,
+		   size_t nsets, struct hb_err *err);
 /*
  * changed(ud, section, key) for each key whose value differs between a and
  * b, then changed(ud, "source", NULL) once if the [source] sections differ.

@@ -33,8 +33,10 @@ int hb_daemon_check_config(struct hb_daemon *d, const struct hb_config *cfg, str
 {
 	struct hb_plugin_set scanned = { 0 };
 	struct refusals *rf = calloc(1, sizeof(*rf));
-	struct hb_config_facts f = { .nodes = d->nodes, .cxl_nodes = d->source_mask,
-				     .plugins = &scanned, .page_size = d->pcfg.page_size,
+	struct hb_config_facts f = { .nodes = d->nodes,
+				     .cxl_nodes = d->source_mask,
+				     .plugins = &scanned,
+				     .page_size = d->pcfg.page_size,
 				     .mem_bytes = hb_config_mem_bytes(),
 				     .migrator_given = d->mig != NULL };
 	struct hb_source_facts sf = hb_daemon_source_facts(d);
@@ -50,7 +52,7 @@ int hb_daemon_check_config(struct hb_daemon *d, const struct hb_config *cfg, str
 	if (cfg->plugin_dir[0] &&
 	    hb_plugins_scan(cfg->plugin_dir, 0, &scanned, note_refusal, rf, &why) < 0 &&
 	    why.code != -ENOENT)
-		hb_dlog(d, LOG_WARNING, "plugins: %s, ignoring", why.msg);  /* the whole directory */
+		hb_dlog(d, LOG_WARNING, "plugins: %s, ignoring", why.msg); /* the whole directory */
 	f.refused = rf->v;
 	f.nrefused = rf->n;
 	r = hb_config_check(cfg, &f, err);
@@ -64,11 +66,12 @@ int hb_daemon_check_config(struct hb_daemon *d, const struct hb_config *cfg, str
 
 /* keys a reload applies to the running daemon; all others need a restart */
 static const char *const live_keys[] = {
-	"daemon.interval_ms", "daemon.log_level", "daemon.metrics_textfile",
-	"policy.threshold", "policy.top_k", "policy.hysteresis_ms", "policy.rate_mbps",
-	"policy.burst_mb", "policy.watermark_mb", "policy.target_node",
-	"demote.room_mb", "demote.rate_pages", "demote.cxl_floor_mb", "demote.cxl_node",
-	"demote.cold_cycles", "demote.scan_mb", "demote.step_ms", "demote.idle_cpu_pct",
+	"daemon.interval_ms",  "daemon.log_level", "daemon.metrics_textfile",
+	"policy.threshold",    "policy.top_k",     "policy.hysteresis_ms",
+	"policy.rate_mbps",    "policy.burst_mb",  "policy.watermark_mb",
+	"policy.target_node",  "demote.room_mb",   "demote.rate_pages",
+	"demote.cxl_floor_mb", "demote.cxl_node",  "demote.cold_cycles",
+	"demote.scan_mb",      "demote.step_ms",   "demote.idle_cpu_pct",
 	"demote.track_mb",
 };
 
@@ -152,7 +155,7 @@ static int reload(struct hb_daemon *d, struct hb_err *err)
 	hb_daemon_demote_config(d);
 	d->cfg.interval_ms = next->interval_ms;
 	memcpy(d->cfg.log_level, next->log_level, sizeof(d->cfg.log_level));
-	(void)hb_logger_set_level(&d->log, d->cfg.log_level);   /* checked above */
+	(void)hb_logger_set_level(&d->log, d->cfg.log_level); /* checked above */
 	memcpy(d->cfg.metrics_textfile, next->metrics_textfile, sizeof(d->cfg.metrics_textfile));
 	if (d->timer && d->cfg.interval_ms != old_interval) {
 		struct timeval tv = { .tv_sec = (time_t)(d->cfg.interval_ms / 1000),
@@ -162,10 +165,11 @@ static int reload(struct hb_daemon *d, struct hb_err *err)
 		if (event_add(d->timer, &tv) < 0)
 			hb_dlog(d, LOG_ERR, "reload: cannot re-arm the cycle timer");
 	}
-	hb_dlog(d, LOG_INFO, "reloaded %s: applied: %s", d->config_path, rd.applied[0] ? rd.applied : "nothing changed");
+	hb_dlog(d, LOG_INFO, "reloaded %s: applied: %s", d->config_path,
+		rd.applied[0] ? rd.applied : "nothing changed");
 	if (rd.restart[0])
-		hb_dlog(d, LOG_WARNING, "reload: changed but needs a restart (running values kept): %s",
-			rd.restart);
+		hb_dlog(d, LOG_WARNING,
+			"reload: changed but needs a restart (running values kept): %s", rd.restart);
 	hb_daemon_check_conflicts(d, "reload");
 out:
 	hb_config_done(next);

@@ -113,8 +113,7 @@ static ssize_t recv_until(int fd, char *buf, size_t size, int64_t deadline)
 	return (ssize_t)len;
 }
 
-int hb_control_client(const char *cmd, const char *path, const char *request,
-		      unsigned int timeout_s)
+int hb_control_client(const char *cmd, const char *path, const char *request, unsigned int timeout_s)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	_hb_cleanup_close_ int fd = -1;
@@ -139,10 +138,13 @@ int hb_control_client(const char *cmd, const char *path, const char *request,
 	r = connect_until(fd, &sa, deadline);
 	if (r < 0 && stat(path, &st) == 0 && !S_ISSOCK(st.st_mode)) {
 		/* connect(2) says ECONNREFUSED for a file or a directory too */
-		fprintf(stderr, "hotbridge %s: %s is not a socket (%s): --socket names the "
-			"daemon's control socket\n", cmd, path,
-			S_ISDIR(st.st_mode) ? "a directory" : S_ISREG(st.st_mode) ? "a regular file" :
-			"not a socket");
+		fprintf(stderr,
+			"hotbridge %s: %s is not a socket (%s): --socket names the "
+			"daemon's control socket\n",
+			cmd, path,
+			S_ISDIR(st.st_mode) ? "a directory" :
+			S_ISREG(st.st_mode) ? "a regular file" :
+					      "not a socket");
 		return 1;
 	}
 	if (r < 0) {
@@ -164,8 +166,10 @@ int hb_control_client(const char *cmd, const char *path, const char *request,
 	}
 	len = recv_until(fd, buf, 1 << 16, deadline);
 	if (len == -ETIMEDOUT) {
-		fprintf(stderr, "hotbridge %s: no reply from %s within %u s: is it a hotbridge "
-			"control socket? (--timeout SEC waits longer)\n", cmd, path, timeout_s);
+		fprintf(stderr,
+			"hotbridge %s: no reply from %s within %u s: is it a hotbridge "
+			"control socket? (--timeout SEC waits longer)\n",
+			cmd, path, timeout_s);
 		return 1;
 	}
 	if (len < 0) {
@@ -174,22 +178,26 @@ int hb_control_client(const char *cmd, const char *path, const char *request,
 		return 1;
 	}
 	if (len == 0) {
-		fprintf(stderr, "hotbridge %s: %s closed the connection without a reply: is it a "
-			"hotbridge control socket?\n", cmd, path);
+		fprintf(stderr,
+			"hotbridge %s: %s closed the connection without a reply: is it a "
+			"hotbridge control socket?\n",
+			cmd, path);
 		return 1;
 	}
 	o = json_tokener_parse(buf);
 	if (!o || !json_object_is_type(o, json_type_object) ||
 	    !json_object_object_get_ex(o, "ok", &ok)) {
-		fprintf(stderr, "hotbridge %s: %s did not answer like a hotbridge daemon (no JSON "
-			"reply with \"ok\"): is it a hotbridge control socket?\n", cmd, path);
+		fprintf(stderr,
+			"hotbridge %s: %s did not answer like a hotbridge daemon (no JSON "
+			"reply with \"ok\"): is it a hotbridge control socket?\n",
+			cmd, path);
 		json_object_put(o);
 		return 1;
 	}
 	if (!json_object_get_boolean(ok)) {
 		fprintf(stderr, "hotbridge %s: the daemon refused: %s\n", cmd,
 			json_object_object_get_ex(o, "error", &v) ? json_object_get_string(v) :
-			"no reason given");
+								    "no reason given");
 		json_object_put(o);
 		return 1;
 	}
@@ -197,8 +205,8 @@ int hb_control_client(const char *cmd, const char *path, const char *request,
 		fputs(json_object_get_string(v), stdout);
 	else
 		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-						    JSON_C_TO_STRING_SPACED |
-						    JSON_C_TO_STRING_NOSLASHESCAPE));
+							       JSON_C_TO_STRING_SPACED |
+							       JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);
 	return 0;
 }

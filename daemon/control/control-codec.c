@@ -12,9 +12,9 @@
 #include "util/util.h"
 
 static const char *const cmd_names[_HB_CTL_MAX] = {
-	[HB_CTL_STATUS] = "status", [HB_CTL_STATS] = "stats", [HB_CTL_SOURCES] = "sources",
-	[HB_CTL_EXPLAIN] = "explain", [HB_CTL_PAUSE] = "pause", [HB_CTL_RESUME] = "resume",
-	[HB_CTL_RELOAD] = "reload", [HB_CTL_METRICS] = "metrics", [HB_CTL_HISTORY] = "history",
+	[HB_CTL_STATUS] = "status",   [HB_CTL_STATS] = "stats",     [HB_CTL_SOURCES] = "sources",
+	[HB_CTL_EXPLAIN] = "explain", [HB_CTL_PAUSE] = "pause",     [HB_CTL_RESUME] = "resume",
+	[HB_CTL_RELOAD] = "reload",   [HB_CTL_METRICS] = "metrics", [HB_CTL_HISTORY] = "history",
 };
 
 HB_STRTAB_TO_STRING(hb_control_cmd_to_string, enum hb_control_cmd, cmd_names, NULL)
@@ -54,8 +54,9 @@ static const char *parse_error(struct json_tokener *tok, const json_object *o, c
 	if (o)
 		return "not one JSON object: trailing bytes";
 	if (e == json_tokener_continue)
-		return blank(line, len) ? "empty request: want {\"command\": \"...\"}"
-					: "not one JSON object: incomplete JSON (it ends inside a value)";
+		return blank(line, len) ?
+			       "empty request: want {\"command\": \"...\"}" :
+			       "not one JSON object: incomplete JSON (it ends inside a value)";
 	return e == json_tokener_success ? "not one JSON object" : NULL;
 }
 
@@ -97,7 +98,8 @@ int hb_control_parse(const char *line, size_t len, struct hb_control_req *req, c
 		}
 	}
 	if (!json_object_is_type(o, json_type_object) ||
-	    !json_object_object_get_ex(o, "command", &v) || !json_object_is_type(v, json_type_string)) {
+	    !json_object_object_get_ex(o, "command", &v) ||
+	    !json_object_is_type(v, json_type_string)) {
 		snprintf(why, why_size, "want {\"command\": \"...\"}");
 		goto out;
 	}
@@ -117,7 +119,8 @@ int hb_control_parse(const char *line, size_t len, struct hb_control_req *req, c
 
 			if (!json_object_is_type(v, json_type_int) || last < 1 ||
 			    last > HB_HISTORY_REPLY_MAX) {
-				snprintf(why, why_size, "\"last\" must be a number of entries in 1..%d",
+				snprintf(why, why_size,
+					 "\"last\" must be a number of entries in 1..%d",
 					 HB_HISTORY_REPLY_MAX);
 				r = -EINVAL;
 				goto out;
@@ -149,7 +152,7 @@ int hb_control_parse(const char *line, size_t len, struct hb_control_req *req, c
 		}
 		req->has_address = !(!req->has_hpa && !req->memdev[0] && dp == 0);
 		if (req->cmd == HB_CTL_HISTORY && !req->has_address)
-			goto out;   /* every page */
+			goto out; /* every page */
 		if (!((req->has_hpa && !req->memdev[0] && dp == 0) ||
 		      (!req->has_hpa && req->memdev[0] && dp == 1))) {
 			snprintf(why, why_size, "%s wants \"hpa\", or \"memdev\" and \"dpa\"",

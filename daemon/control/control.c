@@ -27,7 +27,7 @@ struct client {
 	struct event *ev;
 	char buf[HB_CONTROL_LINE_MAX + 2];
 	size_t len;
-	struct timespec deadline;     /* for the request being read */
+	struct timespec deadline; /* for the request being read */
 	struct hb_control *ctl;
 };
 
@@ -54,7 +54,7 @@ static void client_close(struct client *c)
 static void reply(int fd, json_object *o)
 {
 	const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-							  JSON_C_TO_STRING_NOSLASHESCAPE);
+								  JSON_C_TO_STRING_NOSLASHESCAPE);
 	size_t len = strlen(s);
 
 	/* best effort, non-blocking: a peer that does not read loses the reply */
@@ -69,8 +69,9 @@ static void reply_error(int fd, int code, const char *msg)
 
 	json_object_object_add(o, "ok", json_object_new_boolean(false));
 	json_object_object_add(o, "error", json_object_new_string(msg));
-	json_object_object_add(o, "errno", json_object_new_string(strerrorname_np(-code) ?
-								   strerrorname_np(-code) : "EIO"));
+	json_object_object_add(o, "errno",
+			       json_object_new_string(
+				       strerrorname_np(-code) ? strerrorname_np(-code) : "EIO"));
 	reply(fd, o);
 }
 
@@ -107,9 +108,7 @@ static void handle(struct hb_control *ctl, int fd, const char *line, size_t len)
 		break;
 	}
 	case HB_CTL_PAUSE:
-	case HB_CTL_RESUME:
-		ctl->ops->pause(ctl->ud, req.cmd == HB_CTL_PAUSE);
-		break;
+	case HB_CTL_RESUME: ctl->ops->pause(ctl->ud, req.cmd == HB_CTL_PAUSE); break;
 	case HB_CTL_RELOAD:
 		if (ctl->ops->reload(ctl->ud, &err) < 0) {
 			reply_error(fd, err.code, err.msg);
@@ -146,8 +145,7 @@ static void handle(struct hb_control *ctl, int fd, const char *line, size_t len)
 			hpa = x.hpa;
 		}
 		if (req.cmd == HB_CTL_HISTORY)
-			r = ctl->ops->history(ctl->ud, req.has_address, hpa, req.last, &answer,
-					       &err);
+			r = ctl->ops->history(ctl->ud, req.has_address, hpa, req.last, &answer, &err);
 		else
 			r = ctl->ops->explain(ctl->ud, hpa, &answer, &err);
 		if (r < 0) {
@@ -156,12 +154,12 @@ static void handle(struct hb_control *ctl, int fd, const char *line, size_t len)
 		}
 		break;
 	}
-	default:
-		break;
+	default: break;
 	}
 	o = json_object_new_object();
 	json_object_object_add(o, "ok", json_object_new_boolean(true));
-	json_object_object_add(o, "command", json_object_new_string(hb_control_cmd_to_string(req.cmd)));
+	json_object_object_add(o, "command",
+			       json_object_new_string(hb_control_cmd_to_string(req.cmd)));
 	if (answer)
 		json_object_object_add(o, hb_control_cmd_to_string(req.cmd), answer);
 	reply(fd, o);
@@ -253,7 +251,8 @@ static void on_accept(evutil_socket_t fd, short what, void *arg)
 		return;
 	if (hb_unix_peer_check(cfd, NULL) < 0) {
 		ctl->refused++;
-		reply_error(cfd, -EPERM, "permission denied: the control socket serves root and "
+		reply_error(cfd, -EPERM,
+			    "permission denied: the control socket serves root and "
 			    "the daemon's own user only");
 		close(cfd);
 		return;

@@ -38,8 +38,8 @@ enum hb_control_cmd {
 struct hb_control_req {
 	enum hb_control_cmd cmd;
 	/* explain, history */
-	bool has_address;            /* history: false = every page */
-	size_t last;                 /* history: entries at most */
+	bool has_address; /* history: false = every page */
+	size_t last;      /* history: entries at most */
 	bool has_hpa;
 	uint64_t hpa;
 	char memdev[32];
@@ -67,7 +67,7 @@ struct hb_control_ops {
 	struct json_object *(*status)(void *ud);
 	struct json_object *(*stats)(void *ud);
 	struct json_object *(*sources)(void *ud);
-	void (*metrics)(void *ud, FILE *f);          /* Prometheus text */
+	void (*metrics)(void *ud, FILE *f); /* Prometheus text */
 	void (*pause)(void *ud, bool paused);
 	int (*reload)(void *ud, struct hb_err *err);
 	const struct hb_topology *(*topology)(void *ud);
@@ -95,7 +95,6 @@ struct hb_control *hb_control_free(struct hb_control *ctl);
  * print the reply to stdout, or an error in words to stderr, all within
  * timeout_s seconds. Returns the exit status (0, 1, or 2 for a bad path).
  */
-int hb_control_client(const char *cmd, const char *path, const char *request,
-		      unsigned int timeout_s);
+int hb_control_client(const char *cmd, const char *path, const char *request, unsigned int timeout_s);
 
 #endif

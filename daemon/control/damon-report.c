@@ -13,11 +13,11 @@
  * NULL (our own bookkeeping: what was committed, how long it took).
  */
 struct damon_counter {
-	const char *key;         /* JSON key and --once name */
-	size_t off;              /* in struct hb_damon_stats */
+	const char *key; /* JSON key and --once name */
+	size_t off;      /* in struct hb_damon_stats */
 	const char *basis;
-	const char *metric;      /* hotbridge_damon_<metric> */
-	const char *label;       /* outcome="..." of hotbridge_damon_pages_total, or NULL */
+	const char *metric; /* hotbridge_damon_<metric> */
+	const char *label;  /* outcome="..." of hotbridge_damon_pages_total, or NULL */
 	const char *help;
 };
 
@@ -33,10 +33,9 @@ static const struct damon_counter counters[] = {
 	  "Regions committed: a run of contiguous pages is one." },
 	{ "bytes_applied", OFF(bytes_applied), "measured", "applied_bytes_total", NULL,
 	  "Bytes DAMOS applied migrate_hot to (sum of sz_applied deltas)." },
-	{ "pages_already", OFF(pages_already), "measured", "pages_total", "already",
-	  NULL },
-	{ "pages_over_watermark", OFF(pages_over_watermark), "measured", "pages_total", "over_watermark",
-	  NULL },
+	{ "pages_already", OFF(pages_already), "measured", "pages_total", "already", NULL },
+	{ "pages_over_watermark", OFF(pages_over_watermark), "measured", "pages_total",
+	  "over_watermark", NULL },
 	{ "pages_moved", OFF(pages_moved), "inferred", "pages_total", "moved", NULL },
 	{ "pages_not_moved", OFF(pages_not_moved), "inferred", "pages_total", "not_moved", NULL },
 	{ "pages_unknown", OFF(pages_unknown), "inferred", "pages_total", "unknown", NULL },
@@ -66,7 +65,9 @@ json_object *hb_damon_stats_json(const struct hb_damon_stats *s)
 
 	for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); i++) {
 		const struct damon_counter *c = &counters[i];
-		json_object *to = !c->basis ? o : strcmp(c->basis, "measured") ? inferred : measured;
+		json_object *to = !c->basis                    ? o :
+				  strcmp(c->basis, "measured") ? inferred :
+								 measured;
 
 		json_object_object_add(to, c->key, u64_json(value(s, c)));
 	}
@@ -85,10 +86,11 @@ void hb_damon_stats_metrics(const struct hb_damon_stats *s, FILE *f)
 
 		if (c->label) {
 			if (!pages_header)
-				fprintf(f, "# HELP hotbridge_damon_pages_total Pages by outcome; basis "
-					   "\"measured\" is read from the kernel, \"inferred\" deduced "
-					   "(DAMON reports no per-page status).\n"
-					   "# TYPE hotbridge_damon_pages_total counter\n");
+				fprintf(f,
+					"# HELP hotbridge_damon_pages_total Pages by outcome; basis "
+					"\"measured\" is read from the kernel, \"inferred\" deduced "
+					"(DAMON reports no per-page status).\n"
+					"# TYPE hotbridge_damon_pages_total counter\n");
 			pages_header = true;
 			fprintf(f, "hotbridge_damon_pages_total{outcome=\"%s\",basis=\"%s\"} %llu\n",
 				c->label, c->basis, (unsigned long long)value(s, c));
@@ -98,9 +100,11 @@ void hb_damon_stats_metrics(const struct hb_damon_stats *s, FILE *f)
 			c->metric, c->help, c->metric);
 		fprintf(f, "hotbridge_damon_%s %llu\n", c->metric, (unsigned long long)value(s, c));
 	}
-	fprintf(f, "# HELP hotbridge_damon_settle_seconds_total Time from commit to settled.\n"
-		   "# TYPE hotbridge_damon_settle_seconds_total counter\n"
-		   "hotbridge_damon_settle_seconds_total %.6f\n", (double)s->settle_us / 1e6);
+	fprintf(f,
+		"# HELP hotbridge_damon_settle_seconds_total Time from commit to settled.\n"
+		"# TYPE hotbridge_damon_settle_seconds_total counter\n"
+		"hotbridge_damon_settle_seconds_total %.6f\n",
+		(double)s->settle_us / 1e6);
 }
 
 /* "damon inferred pages_moved 256", "damon commits 2": the value is the last word */

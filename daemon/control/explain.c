@@ -14,11 +14,12 @@
 #include "control/history-json.h"
 
 /* In words: why dec's page gets dec's decision now. */
-static void explain_reason(const struct hb_daemon *d, const struct hb_decision *dec,
-			   uint64_t now, char *buf, size_t size)
+static void explain_reason(const struct hb_daemon *d, const struct hb_decision *dec, uint64_t now,
+			   char *buf, size_t size)
 {
-	double ago = dec->held_since_ns && now > dec->held_since_ns
-			     ? (double)(now - dec->held_since_ns) / 1e9 : 0;
+	double ago = dec->held_since_ns && now > dec->held_since_ns ?
+			     (double)(now - dec->held_since_ns) / 1e9 :
+			     0;
 	double tokens;
 
 	switch (dec->reason) {
@@ -30,8 +31,10 @@ static void explain_reason(const struct hb_daemon *d, const struct hb_decision *
 		snprintf(buf, size, "heat %g below threshold %g", dec->heat, d->pcfg.threshold);
 		break;
 	case HB_REASON_HYSTERESIS:
-		snprintf(buf, size, "hysteresis: handed to the migrator %.1f s ago (result: %s%d), "
-			 "held for hysteresis_ms = %llu", ago, dec->held_result >= 0 ? "node " : "errno ",
+		snprintf(buf, size,
+			 "hysteresis: handed to the migrator %.1f s ago (result: %s%d), "
+			 "held for hysteresis_ms = %llu",
+			 ago, dec->held_result >= 0 ? "node " : "errno ",
 			 dec->held_result >= 0 ? dec->held_result : -dec->held_result,
 			 (unsigned long long)(d->pcfg.hysteresis_ns / 1000000ULL));
 		break;
@@ -40,25 +43,25 @@ static void explain_reason(const struct hb_daemon *d, const struct hb_decision *
 			 dec->held_result, ago);
 		break;
 	case HB_REASON_REFUSED:
-		snprintf(buf, size, "refused by the kernel %.1f s ago: %s (%s); not retried for "
-			 "hysteresis_ms = %llu", ago,
-			 hb_errno_name(-dec->held_result),
-			 strerror(-dec->held_result),
+		snprintf(buf, size,
+			 "refused by the kernel %.1f s ago: %s (%s); not retried for "
+			 "hysteresis_ms = %llu",
+			 ago, hb_errno_name(-dec->held_result), strerror(-dec->held_result),
 			 (unsigned long long)(d->pcfg.hysteresis_ns / 1000000ULL));
 		break;
 	case HB_REASON_RATE_LIMIT:
 		tokens = hb_policy_tokens(d->policy, &d->pcfg, dec->target, now);
-		snprintf(buf, size, "rate limited: node %d's bucket holds %.0f bytes, a page needs %llu",
+		snprintf(buf, size,
+			 "rate limited: node %d's bucket holds %.0f bytes, a page needs %llu",
 			 dec->target, tokens, (unsigned long long)d->pcfg.page_size);
 		break;
 	case HB_REASON_WATERMARK:
-		snprintf(buf, size, "target below watermark: node %d has %llu MiB free, watermark %llu MiB",
+		snprintf(buf, size,
+			 "target below watermark: node %d has %llu MiB free, watermark %llu MiB",
 			 dec->target, (unsigned long long)(d->nodes[dec->target].free_bytes >> 20),
 			 (unsigned long long)(d->pcfg.watermark_bytes >> 20));
 		break;
-	case HB_REASON_NOT_SOURCE:
-		hb_daemon_source_node_reason(d, dec->src, buf, size);
-		break;
+	case HB_REASON_NOT_SOURCE: hb_daemon_source_node_reason(d, dec->src, buf, size); break;
 	case HB_REASON_NO_TARGET:
 		snprintf(buf, size, "no target node for node %d", dec->src);
 		break;
@@ -67,15 +70,19 @@ static void explain_reason(const struct hb_daemon *d, const struct hb_decision *
 			 dec->held_result);
 		break;
 	case HB_REASON_DEMOTED_RECENTLY:
-		snprintf(buf, size, "demoted %.1f s ago (result: %s%d); not promoted again for "
-			 "hysteresis_ms = %llu", ago, dec->held_result >= 0 ? "node " : "errno ",
+		snprintf(buf, size,
+			 "demoted %.1f s ago (result: %s%d); not promoted again for "
+			 "hysteresis_ms = %llu",
+			 ago, dec->held_result >= 0 ? "node " : "errno ",
 			 dec->held_result >= 0 ? dec->held_result : -dec->held_result,
 			 (unsigned long long)(d->pcfg.hysteresis_ns / 1000000ULL));
 		break;
 	case HB_REASON_DEMOTE:
-		snprintf(buf, size, "idle %g checks in a row on node %d, which is below watermark + "
-			 "room (%llu MiB); to node %d", dec->heat, dec->src,
-			 (unsigned long long)(d->dcfg.goal_bytes >> 20), dec->target);
+		snprintf(buf, size,
+			 "idle %g checks in a row on node %d, which is below watermark + "
+			 "room (%llu MiB); to node %d",
+			 dec->heat, dec->src, (unsigned long long)(d->dcfg.goal_bytes >> 20),
+			 dec->target);
 		break;
 	case HB_REASON_NOT_COLD:
 		snprintf(buf, size, "idle %g checks in a row, cold after %u", dec->heat,
@@ -85,9 +92,7 @@ static void explain_reason(const struct hb_daemon *d, const struct hb_decision *
 		snprintf(buf, size, "promoted %.1f s ago: not demoted within hysteresis_ms = %llu",
 			 ago, (unsigned long long)(d->pcfg.hysteresis_ns / 1000000ULL));
 		break;
-	default:
-		snprintf(buf, size, "%s", hb_reason_to_string(dec->reason));
-		break;
+	default: snprintf(buf, size, "%s", hb_reason_to_string(dec->reason)); break;
 	}
 }
 
@@ -132,16 +137,17 @@ static json_object *not_in_a_region_json(struct hb_daemon *d, bool has_hpa, uint
 	int tnode = -1, node = has_hpa ? hb_daemon_node_of(d, page) : -1;
 	double heat = has_hpa ? hb_heat_get(d->heat, page, &tnode) : 0;
 	json_object *h = has_hpa ? hb_history_find_json(d->history, true, page, d->pcfg.page_size,
-						       8, hb_wall_ns(), &names)
-				 : json_object_new_array();
+							8, hb_wall_ns(), &names) :
+				   json_object_new_array();
 
 	json_object_object_add(o, "hpa", has_hpa ? hb_json_hex(hpa) : NULL);
 	json_object_object_add(o, "page", has_hpa ? hb_json_hex(page) : NULL);
 	json_object_object_add(o, "node", node >= 0 ? json_object_new_int(node) : NULL);
 	json_object_object_add(o, "heat", hb_json_double(heat, 3));
 	json_object_object_add(o, "threshold", hb_json_double(d->pcfg.threshold, 3));
-	json_object_object_add(o, "source_node", json_object_new_boolean(
-		node >= 0 && node < HB_MAX_NODES && d->nodes[node].is_source));
+	json_object_object_add(o, "source_node",
+			       json_object_new_boolean(node >= 0 && node < HB_MAX_NODES &&
+						       d->nodes[node].is_source));
 	json_object_object_add(o, "target", NULL);
 	json_object_object_add(o, "paused", json_object_new_boolean(d->paused));
 	json_object_object_add(o, "decision", json_object_new_string(HB_EXPLAIN_NOT_IN_A_REGION));
@@ -206,7 +212,8 @@ int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, stru
 		*ret = o;
 		return 0;
 	}
-	c = (struct hb_candidate){ .hpa = hpa, .heat = hb_heat_get(d->heat, hpa, &node),
+	c = (struct hb_candidate){ .hpa = hpa,
+				   .heat = hb_heat_get(d->heat, hpa, &node),
 				   .source = hb_heat_source(d->heat, hpa) };
 	c.node = node >= 0 ? node : hb_daemon_node_of(d, hpa);
 	hb_policy_evaluate(d->policy, &d->pcfg, d->nodes, d->dist, &c, NULL, now, &dec);
@@ -222,19 +229,23 @@ int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, stru
 	json_object_object_add(o, "heat", hb_json_double(c.heat, 3));
 	json_object_object_add(o, "threshold", hb_json_double(d->pcfg.threshold, 3));
 	json_object_object_add(o, "hotness_source", source_json(d, c.source));
-	json_object_object_add(o, "source_node", json_object_new_boolean(
-		c.node >= 0 && c.node < HB_MAX_NODES && d->nodes[c.node].is_source));
+	json_object_object_add(o, "source_node",
+			       json_object_new_boolean(c.node >= 0 && c.node < HB_MAX_NODES &&
+						       d->nodes[c.node].is_source));
 	json_object_object_add(o, "target", dec.target >= 0 ? json_object_new_int(dec.target) : NULL);
 	json_object_object_add(o, "paused", json_object_new_boolean(d->paused));
 	q = hb_daemon_quarantined(d, hpa);
 	if (outside) {
 		/* a DRAM page we placed: never promoted, maybe demoted (below) */
 		snprintf(why, sizeof(why), "%s", where.msg);
-		json_object_object_add(o, "decision", json_object_new_string(HB_EXPLAIN_NOT_IN_A_REGION));
+		json_object_object_add(o, "decision",
+				       json_object_new_string(HB_EXPLAIN_NOT_IN_A_REGION));
 	} else if (q) {
 		/* never a candidate: the cycle drops it before the policy sees it */
-		snprintf(why, sizeof(why), "quarantined: the device reported it %s%s%s; it is never "
-			 "promoted", (q->why & HB_QUARANTINE_POISON) ? "poisoned" : "",
+		snprintf(why, sizeof(why),
+			 "quarantined: the device reported it %s%s%s; it is never "
+			 "promoted",
+			 (q->why & HB_QUARANTINE_POISON) ? "poisoned" : "",
 			 q->why == (HB_QUARANTINE_POISON | HB_QUARANTINE_UNCORRECTABLE) ? " and " : "",
 			 (q->why & HB_QUARANTINE_UNCORRECTABLE) ? "with an uncorrectable error" : "");
 		json_object_object_add(o, "decision", json_object_new_string("quarantined"));
@@ -249,7 +260,8 @@ int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, stru
 			       tokens >= 0 ? hb_json_double(tokens, 0) : NULL);
 	placed = d->placed ? hb_placed_find(d->placed, hpa) : NULL;
 	if (placed) {
-		hb_demote_evaluate(d->demoter, &d->dcfg, d->nodes, d->placed, placed, NULL, now, &dec);
+		hb_demote_evaluate(d->demoter, &d->dcfg, d->nodes, d->placed, placed, NULL, now,
+				   &dec);
 		explain_reason(d, &dec, now, why, sizeof(why));
 		add_decision(o, "demotion", "demotion_when_resumed", d->paused, dec.reason, why,
 			     sizeof(why), "demoted");
@@ -287,7 +299,7 @@ int hb_daemon_history(struct hb_daemon *d, bool page_only, uint64_t hpa, size_t 
 	const char *buf[HB_MAX_SOURCES];
 	struct hb_source_names names = source_names(d, buf);
 	json_object *o, *a = hb_history_find_json(d->history, page_only, hpa, d->pcfg.page_size,
-						   last, hb_wall_ns(), &names);
+						  last, hb_wall_ns(), &names);
 
 	if (!a)
 		return hb_err_set(err, -ENOMEM, "out of memory");

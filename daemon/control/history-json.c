@@ -26,9 +26,13 @@ size_t hb_history_record(struct hb_history *h, const struct hb_history_cycle *c)
 	for (size_t i = 0; i < c->n; i++) {
 		const struct hb_decision *d = &c->dec[i];
 		struct hb_history_entry e = {
-			.time_ns = c->time_ns, .hpa = d->hpa, .heat = d->heat,
-			.src = (int16_t)d->src, .target = (int16_t)d->target,
-			.reason = (uint8_t)d->reason, .result = HB_HISTORY_NO_RESULT,
+			.time_ns = c->time_ns,
+			.hpa = d->hpa,
+			.heat = d->heat,
+			.src = (int16_t)d->src,
+			.target = (int16_t)d->target,
+			.reason = (uint8_t)d->reason,
+			.result = HB_HISTORY_NO_RESULT,
 			.source = (int16_t)(d->source >= 0 && d->source <= INT16_MAX ? d->source : -1),
 		};
 		struct hb_xlat x;
@@ -93,7 +97,8 @@ json_object *hb_history_entry_json(const struct hb_history_entry *e, uint64_t no
 				   const struct hb_source_names *names)
 {
 	const char *src_name = names && e->source >= 0 && (size_t)e->source < names->n ?
-			       names->name[e->source] : NULL;
+				       names->name[e->source] :
+				       NULL;
 	json_object *o = json_object_new_object();
 	const char *reason = hb_reason_to_string((enum hb_reason)e->reason);
 	uint64_t age_ms = now_ns > e->time_ns ? (now_ns - e->time_ns) / 1000000ULL : 0;
@@ -109,9 +114,10 @@ json_object *hb_history_entry_json(const struct hb_history_entry *e, uint64_t no
 	json_object_object_add(o, "heat", hb_json_double(e->heat, 3));
 	json_object_object_add(o, "node", e->src >= 0 ? json_object_new_int(e->src) : NULL);
 	json_object_object_add(o, "target", e->target >= 0 ? json_object_new_int(e->target) : NULL);
-	json_object_object_add(o, "decision", json_object_new_string(
-		e->reason == HB_REASON_PROMOTE ? "promote" :
-		e->reason == HB_REASON_DEMOTE ? "demote" : "skip"));
+	json_object_object_add(o, "decision",
+			       json_object_new_string(e->reason == HB_REASON_PROMOTE ? "promote" :
+						      e->reason == HB_REASON_DEMOTE  ? "demote" :
+										       "skip"));
 	json_object_object_add(o, "reason", json_object_new_string(reason ? reason : "unknown"));
 	json_object_object_add(o, "hotness_source",
 			       src_name ? json_object_new_string(src_name) : NULL);

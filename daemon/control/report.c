@@ -54,12 +54,30 @@ static long long census_shared(const struct hb_daemon *d)
 	return (long long)c->ops->shared(c->priv);
 }
 
-static uint64_t src_records(const struct source *s) { return s->records; }
-static uint64_t src_bad_input(const struct source *s) { return s->bad_input; }
-static uint64_t src_events(const struct source *s) { return s->events; }
-static uint64_t src_errors(const struct source *s) { return (uint64_t)s->errors; }
-static uint64_t src_disabled(const struct source *s) { return s->disabled; }
-static uint64_t src_overflows(const struct source *s) { return s->overflows; }
+static uint64_t src_records(const struct source *s)
+{
+	return s->records;
+}
+static uint64_t src_bad_input(const struct source *s)
+{
+	return s->bad_input;
+}
+static uint64_t src_events(const struct source *s)
+{
+	return s->events;
+}
+static uint64_t src_errors(const struct source *s)
+{
+	return (uint64_t)s->errors;
+}
+static uint64_t src_disabled(const struct source *s)
+{
+	return s->disabled;
+}
+static uint64_t src_overflows(const struct source *s)
+{
+	return s->overflows;
+}
 
 /* the per-source series, labelled {source,type}: one table, one loop */
 static void source_metrics(FILE *f, const struct hb_daemon *d)
@@ -102,8 +120,8 @@ static void source_metrics(FILE *f, const struct hb_daemon *d)
  */
 static void errno_metrics(FILE *f, const char *name, const struct hb_migrate_counts *c)
 {
-	static const int always[] = { EPERM, ENOENT, EIO, EAGAIN, ENOMEM, EACCES, EFAULT, EBUSY,
-				      EINVAL, ENODATA };
+	static const int always[] = { EPERM,  ENOENT, EIO,   EAGAIN, ENOMEM,
+				      EACCES, EFAULT, EBUSY, EINVAL, ENODATA };
 
 	for (size_t e = 1; e < HB_ARRAY_SIZE(c->by_errno); e++) {
 		bool show = c->by_errno[e] != 0;
@@ -132,7 +150,8 @@ void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
 	const struct hb_daemon_stats *s = &d->st;
 	struct hb_damon_stats ds;
 
-#define METRIC(name, type, help) fprintf(f, "# HELP hotbridge_" name " " help "\n# TYPE hotbridge_" name " " type "\n")
+#define METRIC(name, type, help) \
+	fprintf(f, "# HELP hotbridge_" name " " help "\n# TYPE hotbridge_" name " " type "\n")
 	METRIC("cycles_total", "counter", "Daemon cycles run.");
 	fprintf(f, "hotbridge_cycles_total %llu\n", (unsigned long long)s->cycles);
 	METRIC("records_total", "counter", "Hotness records received from sources.");
@@ -140,18 +159,22 @@ void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
 	source_metrics(f, d);
 	METRIC("records_translated_total", "counter", "Records translated to host physical pages.");
 	fprintf(f, "hotbridge_records_translated_total %llu\n", (unsigned long long)s->in.translated);
-	METRIC("records_dropped_total", "counter", "Records (of records_total) with a part dropped, by reason.");
+	METRIC("records_dropped_total", "counter",
+	       "Records (of records_total) with a part dropped, by reason.");
 	for (int i = 0; i < _HB_DROP_MAX; i++)
-		fprintf(f, "hotbridge_records_dropped_total{reason=\"%s\"} %llu\n", hb_drop_to_string(i),
-			(unsigned long long)s->in.dropped[i]);
-	METRIC("bad_input_total", "counter", "Input sources could not make records of (not in records_total).");
+		fprintf(f, "hotbridge_records_dropped_total{reason=\"%s\"} %llu\n",
+			hb_drop_to_string(i), (unsigned long long)s->in.dropped[i]);
+	METRIC("bad_input_total", "counter",
+	       "Input sources could not make records of (not in records_total).");
 	fprintf(f, "hotbridge_bad_input_total %llu\n", (unsigned long long)s->in.bad_input);
-	METRIC("pages_dropped_total", "counter", "Pages of records that did not enter the table, by reason.");
+	METRIC("pages_dropped_total", "counter",
+	       "Pages of records that did not enter the table, by reason.");
 	for (int i = 0; i < _HB_DROP_MAX; i++)
-		fprintf(f, "hotbridge_pages_dropped_total{reason=\"%s\"} %llu\n", hb_drop_to_string(i),
-			(unsigned long long)s->in.pages_dropped[i]);
+		fprintf(f, "hotbridge_pages_dropped_total{reason=\"%s\"} %llu\n",
+			hb_drop_to_string(i), (unsigned long long)s->in.pages_dropped[i]);
 	METRIC("device_events_total", "counter", "Devices' media events, by kind.");
-	fprintf(f, "hotbridge_device_events_total{kind=\"media\"} %llu\n"
+	fprintf(f,
+		"hotbridge_device_events_total{kind=\"media\"} %llu\n"
 		"hotbridge_device_events_total{kind=\"poison\"} %llu\n"
 		"hotbridge_device_events_total{kind=\"overflow\"} %llu\n",
 		(unsigned long long)s->media.media_events, (unsigned long long)s->media.poison_events,
@@ -161,16 +184,18 @@ void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
 	fprintf(f, "hotbridge_device_hpa_mismatch_total %llu\n",
 		(unsigned long long)s->media.hpa_mismatch);
 	METRIC("quarantined_pages", "gauge", "Pages kept out of promotion (poison, uncorrectable).");
-	fprintf(f, "hotbridge_quarantined_pages %llu\n", (unsigned long long)s->media.quarantined_pages);
+	fprintf(f, "hotbridge_quarantined_pages %llu\n",
+		(unsigned long long)s->media.quarantined_pages);
 	METRIC("decisions_total", "counter", "Policy decisions, by reason.");
 	for (int i = 0; i < _HB_REASON_MAX; i++)
-		fprintf(f, "hotbridge_decisions_total{reason=\"%s\"} %llu\n", hb_reason_to_string(i),
-			(unsigned long long)s->decisions[i]);
+		fprintf(f, "hotbridge_decisions_total{reason=\"%s\"} %llu\n",
+			hb_reason_to_string(i), (unsigned long long)s->decisions[i]);
 	METRIC("pages_migrated_total", "counter", "Pages handed to the migrator, by outcome.");
 	for (int i = 0; i < _HB_MIGRATE_CLASS_MAX; i++)
 		fprintf(f, "hotbridge_pages_migrated_total{status=\"%s\"} %llu\n",
 			hb_migrate_class_to_string(i), (unsigned long long)s->migrated.by_class[i]);
-	METRIC("pages_migrated_errors_total", "counter", "Promotions the kernel refused, by errno (the retry, backoff and drop of pages_migrated_total).");
+	METRIC("pages_migrated_errors_total", "counter",
+	       "Promotions the kernel refused, by errno (the retry, backoff and drop of pages_migrated_total).");
 	errno_metrics(f, "pages_migrated_errors_total", &s->migrated);
 	METRIC("pages_promoted_total", "counter", "Pages promoted, by target node.");
 	for (int n = 0; n < HB_MAX_NODES; n++)
@@ -183,20 +208,24 @@ void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
 	for (int i = 0; i < _HB_MIGRATE_CLASS_MAX; i++)
 		fprintf(f, "hotbridge_pages_demoted_total{status=\"%s\"} %llu\n",
 			hb_migrate_class_to_string(i), (unsigned long long)s->demoted.by_class[i]);
-	METRIC("pages_demoted_errors_total", "counter", "Demotions the kernel refused, by errno (the retry, backoff and drop of pages_demoted_total).");
+	METRIC("pages_demoted_errors_total", "counter",
+	       "Demotions the kernel refused, by errno (the retry, backoff and drop of pages_demoted_total).");
 	errno_metrics(f, "pages_demoted_errors_total", &s->demoted);
 	METRIC("demoted_bytes_total", "counter", "Bytes demoted to CXL nodes.");
 	fprintf(f, "hotbridge_demoted_bytes_total %llu\n", (unsigned long long)s->demoted_bytes);
-	METRIC("demote_backoffs_total", "counter", "Failed demotions (EBUSY, ENOMEM) that rested their DRAM node.");
+	METRIC("demote_backoffs_total", "counter",
+	       "Failed demotions (EBUSY, ENOMEM) that rested their DRAM node.");
 	fprintf(f, "hotbridge_demote_backoffs_total %llu\n", (unsigned long long)s->demote_backoffs);
 	METRIC("demoted_freed_total", "counter",
 	       "Demotions whose page was freed between the census and the move (ENOENT): not failures.");
 	fprintf(f, "hotbridge_demoted_freed_total %llu\n", (unsigned long long)s->demoted_freed);
 	if (census_shared(d) >= 0) {
-		METRIC("census_shared_frames_total", "counter", "DRAM frames demotion's census skipped as mapped more than once (the movers refuse them).");
+		METRIC("census_shared_frames_total", "counter",
+		       "DRAM frames demotion's census skipped as mapped more than once (the movers refuse them).");
 		fprintf(f, "hotbridge_census_shared_frames_total %lld\n", census_shared(d));
 	}
-	METRIC("placed_pages", "gauge", "Pages tracked for demotion: those hotbridge placed on DRAM (emulated host), the DRAM frames its census found (live host).");
+	METRIC("placed_pages", "gauge",
+	       "Pages tracked for demotion: those hotbridge placed on DRAM (emulated host), the DRAM frames its census found (live host).");
 	fprintf(f, "hotbridge_placed_pages %zu\n", d->placed ? hb_placed_len(d->placed) : 0);
 	METRIC("source_errors_total", "counter", "Failed source polls.");
 	fprintf(f, "hotbridge_source_errors_total %llu\n", (unsigned long long)s->source_errors);
@@ -206,15 +235,19 @@ void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
 	fprintf(f, "hotbridge_cycle_seconds_total %.6f\n", s->cycle_ms_total / 1e3);
 	METRIC("cycle_duration_seconds", "summary", "Duration of the cycles.");
 	latency_summary(f, "cycle_duration_seconds", &d->lat.cycle);
-	METRIC("demote_step_seconds", "summary", "Duration of the cycles' demotion steps (census, idle checks, moves).");
+	METRIC("demote_step_seconds", "summary",
+	       "Duration of the cycles' demotion steps (census, idle checks, moves).");
 	latency_summary(f, "demote_step_seconds", &d->lat.demote);
-	METRIC("record_to_decision_seconds", "summary", "Time from a record being made to the decision that considered it.");
+	METRIC("record_to_decision_seconds", "summary",
+	       "Time from a record being made to the decision that considered it.");
 	for (int i = 0; i < 2; i++)
-		fprintf(f, "hotbridge_record_to_decision_seconds{quantile=\"%s\"} %.6f\n", i ? "0.99" : "0.5",
+		fprintf(f, "hotbridge_record_to_decision_seconds{quantile=\"%s\"} %.6f\n",
+			i ? "0.99" : "0.5",
 			(double)hb_latency_quantile(&d->lat.to_decision, i ? 0.99 : 0.5) / 1e9);
 	fprintf(f, "hotbridge_record_to_decision_seconds_count %llu\n",
 		(unsigned long long)d->lat.to_decision.count);
-	METRIC("record_to_table_seconds", "summary", "Time from a record being made to its pages entering the hotness table.");
+	METRIC("record_to_table_seconds", "summary",
+	       "Time from a record being made to its pages entering the hotness table.");
 	latency_summary(f, "record_to_table_seconds", &d->lat.to_table);
 	METRIC("table_pages", "gauge", "Pages in the hotness table.");
 	fprintf(f, "hotbridge_table_pages %zu\n", hb_heat_len(d->heat));
@@ -245,14 +278,16 @@ void hb_daemon_write_textfile(struct hb_daemon *d)
 
 	if (m) {
 		hb_daemon_metrics(d, m);
-		r = fclose(m) == 0 ? hb_write_file_atomic(d->cfg.metrics_textfile, text, len, 0644)
-				   : -ENOMEM;
+		r = fclose(m) == 0 ? hb_write_file_atomic(d->cfg.metrics_textfile, text, len, 0644) :
+				     -ENOMEM;
 	}
 	free(text);
 	/* a failure is logged once (again if its cause changes), and the recovery */
 	if (r < 0 && r != d->textfile_err)
-		hb_dlog(d, LOG_WARNING, "metrics: %s: %s, ignoring (logged again only when it "
-			"changes or works again)", d->cfg.metrics_textfile, strerror(-r));
+		hb_dlog(d, LOG_WARNING,
+			"metrics: %s: %s, ignoring (logged again only when it "
+			"changes or works again)",
+			d->cfg.metrics_textfile, strerror(-r));
 	else if (r == 0 && d->textfile_err)
 		hb_dlog(d, LOG_NOTICE, "metrics: %s written again", d->cfg.metrics_textfile);
 	d->textfile_err = r < 0 ? r : 0;
@@ -270,7 +305,8 @@ void hb_daemon_print_stats(const struct hb_daemon *d, FILE *f)
 		fprintf(f, "records dropped %llu\n", (unsigned long long)s->in.dropped_records);
 	for (int i = 0; i < _HB_DROP_MAX; i++)
 		if (s->in.dropped[i])
-			fprintf(f, "dropped %s %llu\n", hb_drop_to_string(i), (unsigned long long)s->in.dropped[i]);
+			fprintf(f, "dropped %s %llu\n", hb_drop_to_string(i),
+				(unsigned long long)s->in.dropped[i]);
 	if (s->in.bad_input)
 		fprintf(f, "bad input %llu\n", (unsigned long long)s->in.bad_input);
 	for (int i = 0; i < _HB_REASON_MAX; i++)
@@ -302,13 +338,14 @@ void hb_daemon_log_exit_summary(const struct hb_daemon *d)
 		    c[HB_MIGRATE_WRONG_NODE];
 	/* dropped: records none of whose pages entered the table, a subset of
 	   records; bad input never became records and is counted on its own */
-	hb_dlog(d, LOG_INFO, "exiting after %.1f s and %llu cycles: %llu records (%llu dropped), "
+	hb_dlog(d, LOG_INFO,
+		"exiting after %.1f s and %llu cycles: %llu records (%llu dropped), "
 		"%llu bad input, %llu pages promoted%s, %llu failures (%llu pages not moved, "
 		"%llu source errors)",
 		(double)(hb_now_ns() - d->started_ns) / 1e9, (unsigned long long)s->cycles,
 		(unsigned long long)s->in.records, (unsigned long long)s->in.dropped_records,
-		(unsigned long long)s->in.bad_input,
-		(unsigned long long)c[HB_MIGRATE_MOVED], d->cfg.dry_run ? " (dry run)" : "",
+		(unsigned long long)s->in.bad_input, (unsigned long long)c[HB_MIGRATE_MOVED],
+		d->cfg.dry_run ? " (dry run)" : "",
 		(unsigned long long)(not_moved + s->source_errors), (unsigned long long)not_moved,
 		(unsigned long long)s->source_errors);
 }
@@ -366,7 +403,8 @@ static json_object *errno_counts(const struct hb_migrate_counts *c)
 
 	for (size_t e = 1; e < HB_ARRAY_SIZE(c->by_errno); e++)
 		if (c->by_errno[e])
-			json_object_object_add(o, hb_errno_name((int)e), hb_daemon_json_u64(c->by_errno[e]));
+			json_object_object_add(o, hb_errno_name((int)e),
+					       hb_daemon_json_u64(c->by_errno[e]));
 	return o;
 }
 
@@ -386,25 +424,30 @@ json_object *hb_daemon_stats_json(struct hb_daemon *d)
 	json_object_object_add(o, "backlog", hb_daemon_json_u64(hb_ingest_backlog(d->intake.ingest)));
 	x = json_object_new_object();
 	for (int i = 0; i < _HB_DROP_MAX; i++)
-		json_object_object_add(x, hb_drop_to_string(i), hb_daemon_json_u64(d->st.in.dropped[i]));
+		json_object_object_add(x, hb_drop_to_string(i),
+				       hb_daemon_json_u64(d->st.in.dropped[i]));
 	json_object_object_add(o, "dropped", x);
 	x = json_object_new_object();
 	for (int i = 0; i < _HB_DROP_MAX; i++)
-		json_object_object_add(x, hb_drop_to_string(i), hb_daemon_json_u64(d->st.in.pages_dropped[i]));
+		json_object_object_add(x, hb_drop_to_string(i),
+				       hb_daemon_json_u64(d->st.in.pages_dropped[i]));
 	json_object_object_add(o, "pages_dropped", x);
 	x = json_object_new_object();
 	for (int i = 0; i < _HB_REASON_MAX; i++)
-		json_object_object_add(x, hb_reason_to_string(i), hb_daemon_json_u64(d->st.decisions[i]));
+		json_object_object_add(x, hb_reason_to_string(i),
+				       hb_daemon_json_u64(d->st.decisions[i]));
 	json_object_object_add(o, "decisions", x);
 	x = json_object_new_object();
 	for (int i = 0; i < _HB_MIGRATE_CLASS_MAX; i++)
-		json_object_object_add(x, hb_migrate_class_to_string(i), hb_daemon_json_u64(d->st.migrated.by_class[i]));
+		json_object_object_add(x, hb_migrate_class_to_string(i),
+				       hb_daemon_json_u64(d->st.migrated.by_class[i]));
 	json_object_object_add(o, "migrated", x);
 	json_object_object_add(o, "migrated_errors", errno_counts(&d->st.migrated));
 	json_object_object_add(o, "promoted_bytes", hb_daemon_json_u64(d->st.promoted_bytes));
 	x = json_object_new_object();
 	for (int i = 0; i < _HB_MIGRATE_CLASS_MAX; i++)
-		json_object_object_add(x, hb_migrate_class_to_string(i), hb_daemon_json_u64(d->st.demoted.by_class[i]));
+		json_object_object_add(x, hb_migrate_class_to_string(i),
+				       hb_daemon_json_u64(d->st.demoted.by_class[i]));
 	json_object_object_add(o, "demoted", x);
 	json_object_object_add(o, "demoted_errors", errno_counts(&d->st.demoted));
 	json_object_object_add(o, "demoted_bytes", hb_daemon_json_u64(d->st.demoted_bytes));
@@ -422,15 +465,20 @@ json_object *hb_daemon_stats_json(struct hb_daemon *d)
 	json_object_object_add(o, "demoted_freed", hb_daemon_json_u64(d->st.demoted_freed));
 	json_object_object_add(o, "placed_pages",
 			       d->placed ? hb_daemon_json_u64(hb_placed_len(d->placed)) : NULL);
-	json_object_object_add(o, "coldness", d->placed && d->env.coldness.ops
-				      ? json_object_new_string(d->env.coldness.ops->name) : NULL);
-	json_object_object_add(o, "census_shared_frames", census_shared(d) >= 0
-				      ? hb_daemon_json_u64((uint64_t)census_shared(d)) : NULL);
+	json_object_object_add(o, "coldness",
+			       d->placed && d->env.coldness.ops ?
+				       json_object_new_string(d->env.coldness.ops->name) :
+				       NULL);
+	json_object_object_add(o, "census_shared_frames",
+			       census_shared(d) >= 0 ? hb_daemon_json_u64((uint64_t)census_shared(d)) :
+						       NULL);
 	json_object_object_add(o, "source_errors", hb_daemon_json_u64(d->st.source_errors));
 	json_object_object_add(o, "uevents", hb_daemon_json_u64(d->st.uevents));
 	json_object_object_add(o, "topology_reloads", hb_daemon_json_u64(d->st.topology_reloads));
-	json_object_object_add(o, "topology_reload_failures", hb_daemon_json_u64(d->st.topology_reload_failures));
-	json_object_object_add(o, "topology_pages_dropped", hb_daemon_json_u64(d->st.topology_pages_dropped));
+	json_object_object_add(o, "topology_reload_failures",
+			       hb_daemon_json_u64(d->st.topology_reload_failures));
+	json_object_object_add(o, "topology_pages_dropped",
+			       hb_daemon_json_u64(d->st.topology_pages_dropped));
 	x = json_object_new_object();
 #define MEDIA(name) json_object_object_add(x, #name, hb_daemon_json_u64(d->st.media.name))
 	MEDIA(media_events), MEDIA(poison_events), MEDIA(poison_cleared);

@@ -115,11 +115,15 @@ static json_object *demotion_json(const struct hb_daemon *d)
 	bool on = d->placed != NULL;
 
 	json_object_object_add(o, "enabled", json_object_new_boolean(on));
-	json_object_object_add(o, "coldness", on && d->env.coldness.ops
-				      ? json_object_new_string(d->env.coldness.ops->name) : NULL);
-	json_object_object_add(o, "below_mb", on ? hb_daemon_json_u64(MIB(d->dcfg.goal_bytes)) : NULL);
-	json_object_object_add(o, "cxl_node", on && d->dcfg.cxl_node >= 0
-				      ? json_object_new_int(d->dcfg.cxl_node) : NULL);
+	json_object_object_add(o, "coldness",
+			       on && d->env.coldness.ops ?
+				       json_object_new_string(d->env.coldness.ops->name) :
+				       NULL);
+	json_object_object_add(o, "below_mb",
+			       on ? hb_daemon_json_u64(MIB(d->dcfg.goal_bytes)) : NULL);
+	json_object_object_add(o, "cxl_node",
+			       on && d->dcfg.cxl_node >= 0 ? json_object_new_int(d->dcfg.cxl_node) :
+							     NULL);
 	return o;
 }
 
@@ -133,11 +137,13 @@ void hb_daemon_status_why(struct hb_daemon *d, json_object *o)
 
 	if (d->paused) {
 		state = "paused";
-		snprintf(why, sizeof(why), "paused: nothing is promoted or demoted until "
+		snprintf(why, sizeof(why),
+			 "paused: nothing is promoted or demoted until "
 			 "`hotbridge resume`");
 	} else if (!d->source_mask) {
 		state = "no_source_node";
-		snprintf(why, sizeof(why), "no source (CXL) node: nothing to promote from (each "
+		snprintf(why, sizeof(why),
+			 "no source (CXL) node: nothing to promote from (each "
 			 "node's source_reason says why it is not one)");
 	} else if (!ntargets) {
 		state = "no_target_node";
@@ -145,18 +151,22 @@ void hb_daemon_status_why(struct hb_daemon *d, json_object *o)
 			 d->pcfg.target_node >= 0 ? " (policy.target_node is not present)" : "");
 	} else if (held == ntargets) {
 		state = "held_by_watermark";
-		snprintf(why, sizeof(why), "every target node has less than watermark_mb = %llu "
-			 "MiB free", (unsigned long long)MIB(d->pcfg.watermark_bytes));
+		snprintf(why, sizeof(why),
+			 "every target node has less than watermark_mb = %llu "
+			 "MiB free",
+			 (unsigned long long)MIB(d->pcfg.watermark_bytes));
 	} else {
 		state = "active";
-		snprintf(why, sizeof(why), "%zu of %zu target node(s) above the watermark; pages "
-			 "hotter than threshold %g are promoted", ntargets - held, ntargets,
-			 d->pcfg.threshold);
+		snprintf(why, sizeof(why),
+			 "%zu of %zu target node(s) above the watermark; pages "
+			 "hotter than threshold %g are promoted",
+			 ntargets - held, ntargets, d->pcfg.threshold);
 	}
 	json_object_object_add(o, "promotion", json_object_new_string(state));
 	json_object_object_add(o, "promotion_reason", json_object_new_string(why));
-	json_object_object_add(o, "target_node", d->pcfg.target_node >= 0
-				      ? json_object_new_int(d->pcfg.target_node) : NULL);
+	json_object_object_add(o, "target_node",
+			       d->pcfg.target_node >= 0 ? json_object_new_int(d->pcfg.target_node) :
+							  NULL);
 	json_object_object_add(o, "watermark_mb", hb_daemon_json_u64(MIB(d->pcfg.watermark_bytes)));
 	json_object_object_add(o, "targets", tj);
 	json_object_object_add(o, "unserved_source_nodes", node_list(unserved));

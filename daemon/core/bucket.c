@@ -16,8 +16,7 @@ double hb_bucket_level(const struct hb_bucket *b, double rate, double depth, uin
 	return t > depth ? depth : t;
 }
 
-void hb_bucket_take(struct hb_bucket *b, double rate, double depth, double amount,
-		    uint64_t now_ns)
+void hb_bucket_take(struct hb_bucket *b, double rate, double depth, double amount, uint64_t now_ns)
 {
 	double t = hb_bucket_level(b, rate, depth, now_ns);
 

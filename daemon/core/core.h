@@ -60,29 +60,28 @@ size_t hb_heat_add_from(struct hb_heat_table *t, uint64_t hpa, uint64_t len, dou
 int hb_heat_source(const struct hb_heat_table *t, uint64_t hpa);
 /* A hint: hpa's slot will be updated soon (batches overlap their cache misses). */
 void hb_heat_prefetch(const struct hb_heat_table *t, uint64_t hpa);
-void hb_heat_tick(struct hb_heat_table *t);      /* one cycle passes */
+void hb_heat_tick(struct hb_heat_table *t); /* one cycle passes */
 double hb_heat_get(const struct hb_heat_table *t, uint64_t hpa, int *ret_node);
 bool hb_heat_forget(struct hb_heat_table *t, uint64_t hpa);
 /*
  * After a topology change: each page's node is asked again; pages on no
  * node any more are forgotten (returned: how many). O(table size).
  */
-size_t hb_heat_revalidate(struct hb_heat_table *t, int (*node_of)(void *ud, uint64_t hpa),
-			  void *ud);
+size_t hb_heat_revalidate(struct hb_heat_table *t, int (*node_of)(void *ud, uint64_t hpa), void *ud);
 size_t hb_heat_len(const struct hb_heat_table *t);
 size_t hb_heat_bytes(const struct hb_heat_table *t);
 const struct hb_heat_stats *hb_heat_stats(const struct hb_heat_table *t);
 
 struct hb_candidate {
-	uint64_t hpa;            /* page address */
+	uint64_t hpa; /* page address */
 	double heat;
-	int node;                /* where the page is now */
-	int source;              /* the source that last reported it (daemon index), or -1 */
+	int node;   /* where the page is now */
+	int source; /* the source that last reported it (daemon index), or -1 */
 };
 
 /* Pages with heat >= threshold, hottest first, at most max. */
-size_t hb_heat_collect(const struct hb_heat_table *t, double threshold,
-		       struct hb_candidate *out, size_t max);
+size_t hb_heat_collect(const struct hb_heat_table *t, double threshold, struct hb_candidate *out,
+		       size_t max);
 
 /* ---- policy ---- */
 
@@ -90,23 +89,23 @@ enum hb_reason {
 	HB_REASON_PROMOTE,
 	HB_REASON_BELOW_THRESHOLD,
 	HB_REASON_NOT_TOP_K,
-	HB_REASON_HYSTERESIS,      /* held: moved (or to be retried) recently */
-	HB_REASON_RATE_LIMIT,      /* the target's token bucket is empty */
-	HB_REASON_WATERMARK,       /* the target is below its free-memory watermark */
-	HB_REASON_NOT_SOURCE,      /* the page is not on a source (CXL) node */
-	HB_REASON_NO_TARGET,       /* no target node */
-	HB_REASON_ON_TARGET,       /* held: the migrator found it on the target already */
-	HB_REASON_REFUSED,         /* held: the kernel refused to move it (an errno) */
-	HB_REASON_DEMOTED_RECENTLY,/* held: demoted less than hysteresis ago */
-	HB_REASON_RESIDENT,        /* on DRAM by our doing (promoted, not demoted since) */
+	HB_REASON_HYSTERESIS,       /* held: moved (or to be retried) recently */
+	HB_REASON_RATE_LIMIT,       /* the target's token bucket is empty */
+	HB_REASON_WATERMARK,        /* the target is below its free-memory watermark */
+	HB_REASON_NOT_SOURCE,       /* the page is not on a source (CXL) node */
+	HB_REASON_NO_TARGET,        /* no target node */
+	HB_REASON_ON_TARGET,        /* held: the migrator found it on the target already */
+	HB_REASON_REFUSED,          /* held: the kernel refused to move it (an errno) */
+	HB_REASON_DEMOTED_RECENTLY, /* held: demoted less than hysteresis ago */
+	HB_REASON_RESIDENT,         /* on DRAM by our doing (promoted, not demoted since) */
 	/* demotion (demote.c): of pages hotbridge placed on DRAM */
 	HB_REASON_DEMOTE,
-	HB_REASON_NOT_COLD,        /* accessed within its last cold_cycles checks */
+	HB_REASON_NOT_COLD,          /* accessed within its last cold_cycles checks */
 	HB_REASON_PROMOTED_RECENTLY, /* promoted less than hysteresis ago */
-	HB_REASON_DRAM_HAS_ROOM,   /* its node is at or above watermark + room */
+	HB_REASON_DRAM_HAS_ROOM,     /* its node is at or above watermark + room */
 	HB_REASON_DEMOTE_RATE_LIMIT, /* its node's demotion bucket is empty */
-	HB_REASON_CXL_FLOOR,       /* the CXL node would fall below its floor */
-	HB_REASON_NO_CXL_NODE,     /* the configured CXL node is not a source node */
+	HB_REASON_CXL_FLOOR,         /* the CXL node would fall below its floor */
+	HB_REASON_NO_CXL_NODE,       /* the configured CXL node is not a source node */
 	_HB_REASON_MAX,
 };
 
@@ -119,23 +118,22 @@ const char *hb_reason_to_string(enum hb_reason r);
 struct hb_bucket {
 	double tokens;
 	uint64_t last_ns;
-	bool primed;              /* false: full */
+	bool primed; /* false: full */
 };
 
 /* The level now, refilled at rate per second up to depth; -1 when rate <= 0 (no limit). */
 double hb_bucket_level(const struct hb_bucket *b, double rate, double depth, uint64_t now_ns);
 /* Refill to now, then take amount (may go negative: what the level allowed is the caller's). */
-void hb_bucket_take(struct hb_bucket *b, double rate, double depth, double amount,
-		    uint64_t now_ns);
+void hb_bucket_take(struct hb_bucket *b, double rate, double depth, double amount, uint64_t now_ns);
 
 /* ---- pages placed on DRAM (placed.c) ---- */
 
-struct hb_placed_page {         /* 24 bytes */
-	uint64_t key;            /* page number + 1; 0 = empty slot */
-	uint64_t since_ns;       /* promoted then */
-	int16_t src, node;       /* came from (CXL), is on (DRAM) */
-	uint16_t idle;           /* coldness checks in a row that found it idle */
-	bool marked;             /* marked idle since it was placed */
+struct hb_placed_page {    /* 24 bytes */
+	uint64_t key;      /* page number + 1; 0 = empty slot */
+	uint64_t since_ns; /* promoted then */
+	int16_t src, node; /* came from (CXL), is on (DRAM) */
+	uint16_t idle;     /* coldness checks in a row that found it idle */
+	bool marked;       /* marked idle since it was placed */
 };
 
 struct hb_placed;
@@ -147,25 +145,25 @@ struct hb_placed *hb_placed_free(struct hb_placed *p);
 int hb_placed_add(struct hb_placed *p, uint64_t hpa, int src, int node, uint64_t now_ns);
 bool hb_placed_remove(struct hb_placed *p, uint64_t hpa);
 const struct hb_placed_page *hb_placed_find(const struct hb_placed *p, uint64_t hpa);
-struct hb_placed_page *hb_placed_get(struct hb_placed *p, uint64_t hpa);   /* to change it */
+struct hb_placed_page *hb_placed_get(struct hb_placed *p, uint64_t hpa); /* to change it */
 size_t hb_placed_len(const struct hb_placed *p);
 uint64_t hb_placed_hpa(const struct hb_placed *p, const struct hb_placed_page *e);
 /* Walk: *cursor starts at 0; NULL at the end. Entries may be changed, not added or removed. */
 struct hb_placed_page *hb_placed_next(struct hb_placed *p, size_t *cursor);
 
 struct hb_numa_node {
-	bool present, has_cpus, is_source;   /* is_source: a CXL node to promote from */
+	bool present, has_cpus, is_source; /* is_source: a CXL node to promote from */
 	uint64_t free_bytes;
 };
 
 struct hb_policy_config {
-	double threshold;          /* heat needed */
-	size_t top_k;              /* promotions per cycle at most; 0 = no limit */
-	uint64_t hysteresis_ns;    /* no retry of a page for this long */
-	double rate_mbps;          /* per target node; 0 = no limit */
-	double burst_mb;           /* token bucket depth */
-	uint64_t watermark_bytes;  /* stop promoting to a node with less free */
-	int target_node;           /* -1: the nearest node with CPUs */
+	double threshold;         /* heat needed */
+	size_t top_k;             /* promotions per cycle at most; 0 = no limit */
+	uint64_t hysteresis_ns;   /* no retry of a page for this long */
+	double rate_mbps;         /* per target node; 0 = no limit */
+	double burst_mb;          /* token bucket depth */
+	uint64_t watermark_bytes; /* stop promoting to a node with less free */
+	int target_node;          /* -1: the nearest node with CPUs */
 	uint64_t page_size;
 };
 
@@ -186,7 +184,7 @@ struct hb_decision {
 	uint64_t hpa;
 	double heat;
 	int src, target;
-	int source;              /* the hotness source behind a promotion (daemon index), or -1 */
+	int source; /* the hotness source behind a promotion (daemon index), or -1 */
 	enum hb_reason reason;
 	/* a held page (HYSTERESIS, ON_TARGET, REFUSED): since when, what its
 	 * migration gave (the node reached, or -errno) */
@@ -197,7 +195,7 @@ struct hb_decision {
 /* What the decisions of one cycle have used so far (zero: nothing yet). */
 struct hb_policy_spent {
 	size_t promoted;
-	uint64_t bytes[HB_MAX_NODES];   /* promoted to each node: free memory, tokens */
+	uint64_t bytes[HB_MAX_NODES]; /* promoted to each node: free memory, tokens */
 };
 
 /*
@@ -237,10 +235,10 @@ void hb_policy_hold(struct hb_policy *p, const struct hb_policy_config *cfg, uin
 
 /* What the migration of a held page gave: the reason it is held under. */
 enum hb_hold_outcome {
-	HB_HOLD_MOVED,        /* moved (or to retry): HB_REASON_HYSTERESIS */
-	HB_HOLD_ON_TARGET,    /* was there already: HB_REASON_ON_TARGET */
-	HB_HOLD_REFUSED,      /* an errno from the kernel: HB_REASON_REFUSED */
-	HB_HOLD_DEMOTED,      /* demoted: HB_REASON_DEMOTED_RECENTLY */
+	HB_HOLD_MOVED,     /* moved (or to retry): HB_REASON_HYSTERESIS */
+	HB_HOLD_ON_TARGET, /* was there already: HB_REASON_ON_TARGET */
+	HB_HOLD_REFUSED,   /* an errno from the kernel: HB_REASON_REFUSED */
+	HB_HOLD_DEMOTED,   /* demoted: HB_REASON_DEMOTED_RECENTLY */
 };
 
 /* hb_policy_hold() saying why; result: the node reached, or -errno. */
@@ -250,13 +248,13 @@ void hb_policy_hold_outcome(struct hb_policy *p, const struct hb_policy_config *
 /* ---- demotion (demote.c) ---- */
 
 struct hb_demote_config {
-	uint64_t goal_bytes;       /* demote from a DRAM node while it has less free:
+	uint64_t goal_bytes;      /* demote from a DRAM node while it has less free:
 				      the promotion watermark + demote.room_mb */
-	double rate_pages;         /* per DRAM node per second; 0 = no limit */
-	uint64_t cxl_floor_bytes;  /* never leave the CXL node with less free */
-	int cxl_node;              /* where demoted pages go; -1: the node each came from */
-	unsigned int cold_cycles;  /* idle checks in a row before a page is cold (>= 1) */
-	uint64_t hysteresis_ns;    /* none demoted within this of its promotion */
+	double rate_pages;        /* per DRAM node per second; 0 = no limit */
+	uint64_t cxl_floor_bytes; /* never leave the CXL node with less free */
+	int cxl_node;             /* where demoted pages go; -1: the node each came from */
+	unsigned int cold_cycles; /* idle checks in a row before a page is cold (>= 1) */
+	uint64_t hysteresis_ns;   /* none demoted within this of its promotion */
 	uint64_t page_size;
 };
 
@@ -268,8 +266,8 @@ struct hb_demoter *hb_demoter_free(struct hb_demoter *dm);
 /* What one cycle's demotions have used so far (zero: nothing yet). */
 struct hb_demote_spent {
 	size_t demoted;
-	uint64_t from[HB_MAX_NODES];   /* pages demoted off each DRAM node */
-	uint64_t to[HB_MAX_NODES];     /* pages demoted onto each CXL node */
+	uint64_t from[HB_MAX_NODES]; /* pages demoted off each DRAM node */
+	uint64_t to[HB_MAX_NODES];   /* pages demoted onto each CXL node */
 };
 
 /*
@@ -298,19 +296,19 @@ size_t hb_demote_decide(struct hb_demoter *dm, const struct hb_demote_config *cf
 
 #define HB_HISTORY_MIN 16
 #define HB_HISTORY_MAX (1U << 20)
-#define HB_HISTORY_NO_RESULT INT32_MIN   /* not handed to the migrator */
+#define HB_HISTORY_NO_RESULT INT32_MIN /* not handed to the migrator */
 
 /* 64 bytes */
 struct hb_history_entry {
-	uint64_t time_ns;        /* CLOCK_REALTIME */
-	uint64_t hpa;            /* the page */
-	uint64_t dpa;            /* on memdev, when memdev[0] */
-	char memdev[16];         /* "" = not known */
+	uint64_t time_ns; /* CLOCK_REALTIME */
+	uint64_t hpa;     /* the page */
+	uint64_t dpa;     /* on memdev, when memdev[0] */
+	char memdev[16];  /* "" = not known */
 	double heat;
-	int16_t src, target;     /* nodes; -1 none */
-	uint8_t reason;          /* enum hb_reason */
-	int16_t source;          /* the hotness source (daemon index); -1 none */
-	int32_t result;          /* the node reached, -errno, or HB_HISTORY_NO_RESULT */
+	int16_t src, target; /* nodes; -1 none */
+	uint8_t reason;      /* enum hb_reason */
+	int16_t source;      /* the hotness source (daemon index); -1 none */
+	int32_t result;      /* the node reached, -errno, or HB_HISTORY_NO_RESULT */
 };
 
 struct hb_history;
@@ -324,16 +322,16 @@ int hb_history_new(size_t size, struct hb_history **ret, struct hb_err *err);
 struct hb_history *hb_history_free(struct hb_history *h);
 /* appends, overwriting the oldest entry of its half when full */
 void hb_history_add(struct hb_history *h, const struct hb_history_entry *e);
-size_t hb_history_len(const struct hb_history *h);      /* entries held */
-size_t hb_history_size(const struct hb_history *h);     /* capacity */
-uint64_t hb_history_total(const struct hb_history *h);  /* ever added */
+size_t hb_history_len(const struct hb_history *h);     /* entries held */
+size_t hb_history_size(const struct hb_history *h);    /* capacity */
+uint64_t hb_history_total(const struct hb_history *h); /* ever added */
 size_t hb_history_bytes(const struct hb_history *h);
 /*
  * Up to max entries, newest first, into out[]: all of them, or (page_only)
  * those of the page holding hpa (page_size: a power of two). Returns how many.
  */
-size_t hb_history_find(const struct hb_history *h, bool page_only, uint64_t hpa,
-		       uint64_t page_size, const struct hb_history_entry **out, size_t max);
+size_t hb_history_find(const struct hb_history *h, bool page_only, uint64_t hpa, uint64_t page_size,
+		       const struct hb_history_entry **out, size_t max);
 
 /* ---- latency ---- */
 

@@ -12,7 +12,7 @@
 #include "core.h"
 
 struct hb_demoter {
-	struct hb_bucket bucket[HB_MAX_NODES];   /* pages, per DRAM node */
+	struct hb_bucket bucket[HB_MAX_NODES]; /* pages, per DRAM node */
 };
 
 int hb_demoter_new(struct hb_demoter **ret, struct hb_err *err)
@@ -38,8 +38,7 @@ static double level(const struct hb_demoter *dm, const struct hb_demote_config *
 }
 
 /* free bytes of node after spent pages left it (freed) or came onto it (used) */
-static uint64_t free_after(const struct hb_numa_node *n, uint64_t freed, uint64_t used,
-			   uint64_t page)
+static uint64_t free_after(const struct hb_numa_node *n, uint64_t freed, uint64_t used, uint64_t page)
 {
 	uint64_t f = n->free_bytes + freed * page;
 
@@ -57,8 +56,12 @@ enum hb_reason hb_demote_evaluate(const struct hb_demoter *dm, const struct hb_d
 
 	if (!spent)
 		spent = &nothing;
-	*ret = (struct hb_decision){ .hpa = hb_placed_hpa(placed, e), .heat = e->idle, .src = src,
-				     .target = -1, .source = -1, .held_since_ns = e->since_ns };
+	*ret = (struct hb_decision){ .hpa = hb_placed_hpa(placed, e),
+				     .heat = e->idle,
+				     .src = src,
+				     .target = -1,
+				     .source = -1,
+				     .held_since_ns = e->since_ns };
 	if (dst < 0 || dst >= HB_MAX_NODES || !nodes[dst].present || !nodes[dst].is_source ||
 	    src < 0 || src >= HB_MAX_NODES || dst == src)
 		return ret->reason = HB_REASON_NO_CXL_NODE;
@@ -86,7 +89,8 @@ struct cold {
 /* coldest first, then the longest placed, then by page (a total order) */
 static int colder_first(const void *a, const void *b)
 {
-	const struct hb_placed_page *x = ((const struct cold *)a)->e, *y = ((const struct cold *)b)->e;
+	const struct hb_placed_page *x = ((const struct cold *)a)->e,
+				    *y = ((const struct cold *)b)->e;
 
 	if (x->idle != y->idle)
 		return x->idle > y->idle ? -1 : 1;
@@ -98,8 +102,9 @@ static int colder_first(const void *a, const void *b)
 /* pages node is short of its goal, or 0 */
 static uint64_t shortfall(const struct hb_demote_config *cfg, const struct hb_numa_node *n)
 {
-	return n->free_bytes < cfg->goal_bytes
-		       ? (cfg->goal_bytes - n->free_bytes + cfg->page_size - 1) / cfg->page_size : 0;
+	return n->free_bytes < cfg->goal_bytes ?
+		       (cfg->goal_bytes - n->free_bytes + cfg->page_size - 1) / cfg->page_size :
+		       0;
 }
 
 size_t hb_demote_decide(struct hb_demoter *dm, const struct hb_demote_config *cfg,
@@ -118,8 +123,7 @@ size_t hb_demote_decide(struct hb_demoter *dm, const struct hb_demote_config *cf
 			want[t] = shortfall(cfg, &nodes[t]);
 		any |= want[t];
 	}
-	if (!any || !hb_placed_len(placed) ||
-	    !(c = malloc(hb_placed_len(placed) * sizeof(*c))))
+	if (!any || !hb_placed_len(placed) || !(c = malloc(hb_placed_len(placed) * sizeof(*c))))
 		return 0;
 	while ((e = hb_placed_next(placed, &cursor)))
 		if (e->idle >= cold_min && e->node >= 0 && e->node < HB_MAX_NODES && want[e->node])
@@ -141,10 +145,9 @@ size_t hb_demote_decide(struct hb_demoter *dm, const struct hb_demote_config *cf
 		case HB_REASON_DEMOTE_RATE_LIMIT:
 		case HB_REASON_CXL_FLOOR:
 		case HB_REASON_NO_CXL_NODE:
-			covered[t]++;   /* needed, refused: one decision a page short */
+			covered[t]++; /* needed, refused: one decision a page short */
 			break;
-		default:
-			break;
+		default: break;
 		}
 		n++;
 	}

@@ -18,11 +18,11 @@
 #define POW_TABLE 256
 
 struct entry {
-	uint64_t key;            /* page number + 1; 0 = empty */
+	uint64_t key; /* page number + 1; 0 = empty */
 	float heat;
 	uint32_t cycle;
 	int32_t node;
-	int16_t src;             /* the source that last added to it; -1: none named */
+	int16_t src; /* the source that last added to it; -1: none named */
 	uint16_t pad;
 };
 
@@ -55,7 +55,8 @@ int hb_heat_new(size_t max_entries, double decay, unsigned int page_shift,
 	size_t cap;
 
 	if (!max_entries || max_entries > (1u << 30))
-		return hb_err_set(err, -EINVAL, "heat table: %zu entries not in 1..2^30", max_entries);
+		return hb_err_set(err, -EINVAL, "heat table: %zu entries not in 1..2^30",
+				  max_entries);
 	if (!(decay > 0 && decay <= 1))
 		return hb_err_set(err, -EINVAL, "heat table: decay %g not in (0, 1]", decay);
 	if (page_shift < 12 || page_shift > 30)
@@ -64,9 +65,11 @@ int hb_heat_new(size_t max_entries, double decay, unsigned int page_shift,
 	t = calloc(1, sizeof(*t));
 	if (!t || !(t->e = calloc(cap, sizeof(*t->e)))) {
 		free(t);
-		return hb_err_set(err, -ENOMEM, "heat table: no memory for table.max_entries=%zu "
-				  "(%zu slots of %zu bytes: %.1f GiB)", max_entries, cap,
-				  sizeof(*t->e), (double)hb_heat_bytes_for(max_entries) / (1 << 30));
+		return hb_err_set(err, -ENOMEM,
+				  "heat table: no memory for table.max_entries=%zu "
+				  "(%zu slots of %zu bytes: %.1f GiB)",
+				  max_entries, cap, sizeof(*t->e),
+				  (double)hb_heat_bytes_for(max_entries) / (1 << 30));
 	}
 	/*
 	 * Fault it in now: otherwise the first sweep after the first record
@@ -126,7 +129,8 @@ static void del(struct hb_heat_table *t, struct entry *x)
 	for (size_t s = (hole + 1) & (t->cap - 1); t->e[s].key; s = (s + 1) & (t->cap - 1)) {
 		size_t home = slot(t, t->e[s].key);
 
-		if ((s > hole && (home <= hole || home > s)) || (s < hole && home <= hole && home > s)) {
+		if ((s > hole && (home <= hole || home > s)) ||
+		    (s < hole && home <= hole && home > s)) {
 			t->e[hole] = t->e[s];
 			t->e[s].key = 0;
 			hole = s;
@@ -190,8 +194,9 @@ static void add_page(struct hb_heat_table *t, uint64_t page, float count, int no
 		for (s = slot(t, key); t->e[s].key; s = (s + 1) & (t->cap - 1))
 			;
 	}
-	t->e[s] = (struct entry){ .key = key, .heat = count, .cycle = t->cycle, .node = node,
-				  .src = src };
+	t->e[s] = (struct entry){
+		.key = key, .heat = count, .cycle = t->cycle, .node = node, .src = src
+	};
 	t->len++;
 	t->st.inserts++;
 }
@@ -335,13 +340,13 @@ static void sift_up(struct hb_candidate *h, size_t i)
 	}
 }
 
-size_t hb_heat_collect(const struct hb_heat_table *t, double threshold,
-		       struct hb_candidate *out, size_t max)
+size_t hb_heat_collect(const struct hb_heat_table *t, double threshold, struct hb_candidate *out,
+		       size_t max)
 {
 	size_t n = 0;
 
 	if (!max || !t->len)
-		return 0;    /* an idle daemon does not sweep its table */
+		return 0; /* an idle daemon does not sweep its table */
 	/* the hottest max pages: a min-heap of size max, then sorted */
 	for (size_t i = 0; i < t->cap; i++) {
 		const struct entry *e = &t->e[i];
@@ -350,8 +355,9 @@ size_t hb_heat_collect(const struct hb_heat_table *t, double threshold,
 
 		if (!e->key || (h = decayed(t, e)) < threshold)
 			continue;
-		c = (struct hb_candidate){ .hpa = (e->key - 1) << t->shift, .heat = h, .node = e->node,
-					   .source = e->src };
+		c = (struct hb_candidate){
+			.hpa = (e->key - 1) << t->shift, .heat = h, .node = e->node, .source = e->src
+		};
 		if (n < max) {
 			out[n] = c;
 			sift_up(out, n++);

@@ -16,8 +16,8 @@ enum { ACTED, REFUSED, NRINGS };
 
 struct ring {
 	struct hb_history_entry *e;
-	size_t size;             /* capacity */
-	uint64_t total;          /* ever added; the next goes to total % size */
+	size_t size;    /* capacity */
+	uint64_t total; /* ever added; the next goes to total % size */
 };
 
 struct hb_history {
@@ -62,8 +62,8 @@ struct hb_history *hb_history_free(struct hb_history *h)
 
 void hb_history_add(struct hb_history *h, const struct hb_history_entry *e)
 {
-	struct ring *r = &h->r[e->reason == HB_REASON_PROMOTE || e->reason == HB_REASON_DEMOTE ? ACTED
-											: REFUSED];
+	struct ring *r =
+		&h->r[e->reason == HB_REASON_PROMOTE || e->reason == HB_REASON_DEMOTE ? ACTED : REFUSED];
 
 	r->e[r->total % r->size] = *e;
 	r->total++;
@@ -100,8 +100,8 @@ size_t hb_history_bytes(const struct hb_history *h)
 	return sizeof(*h) + h->size * sizeof(*h->mem);
 }
 
-size_t hb_history_find(const struct hb_history *h, bool page_only, uint64_t hpa,
-		       uint64_t page_size, const struct hb_history_entry **out, size_t max)
+size_t hb_history_find(const struct hb_history *h, bool page_only, uint64_t hpa, uint64_t page_size,
+		       const struct hb_history_entry **out, size_t max)
 {
 	uint64_t page = hpa & ~(page_size - 1);
 	size_t n = 0, i[NRINGS] = { 0, 0 };

@@ -8,7 +8,7 @@ static size_t bucket_of(uint64_t v)
 
 	if (v < 16)
 		return (size_t)v;
-	e = hb_ilog2(v);      /* 4..63 */
+	e = hb_ilog2(v); /* 4..63 */
 	return (size_t)(e - 3u) * 16u + ((v >> (e - 4u)) & 15u);
 }
 
@@ -40,7 +40,7 @@ void hb_latency_note(struct hb_latency *l, uint64_t made_ns, uint64_t n, uint64_
 {
 	if (!n)
 		return;
-	if (made_ns > now_ns)   /* another clock, or a source ahead of us */
+	if (made_ns > now_ns) /* another clock, or a source ahead of us */
 		made_ns = now_ns;
 	hist_add(&l->to_table, now_ns - made_ns, n);
 	if (l->nruns && l->run_ts[l->nruns - 1] == made_ns) {
@@ -64,7 +64,8 @@ void hb_latency_note(struct hb_latency *l, uint64_t made_ns, uint64_t n, uint64_
 void hb_latency_decide(struct hb_latency *l, uint64_t now_ns)
 {
 	for (size_t i = 0; i < l->nruns; i++)
-		hist_add(&l->to_decision, now_ns > l->run_ts[i] ? now_ns - l->run_ts[i] : 0, l->run_n[i]);
+		hist_add(&l->to_decision, now_ns > l->run_ts[i] ? now_ns - l->run_ts[i] : 0,
+			 l->run_n[i]);
 	l->nruns = 0;
 }
 

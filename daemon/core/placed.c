@@ -22,9 +22,10 @@ int hb_placed_new(size_t max, uint64_t page_size, struct hb_placed **ret, struct
 	struct hb_placed *p;
 
 	if (!max || max > SIZE_MAX / 4 || !page_size || (page_size & (page_size - 1)))
-		return hb_err_set(err, -EINVAL, "placed pages: budget %zu, page size %llu: want a "
-				  "budget of 1 or more and a power-of-two page size", max,
-				  (unsigned long long)page_size);
+		return hb_err_set(err, -EINVAL,
+				  "placed pages: budget %zu, page size %llu: want a "
+				  "budget of 1 or more and a power-of-two page size",
+				  max, (unsigned long long)page_size);
 	p = calloc(1, sizeof(*p));
 	if (!p || !(p->slot = calloc(64, sizeof(*p->slot)))) {
 		free(p);
@@ -94,8 +95,9 @@ int hb_placed_add(struct hb_placed *p, uint64_t hpa, int src, int node, uint64_t
 		}
 		p->len++;
 	}
-	p->slot[s] = (struct hb_placed_page){ .key = key, .since_ns = now_ns, .src = (int16_t)src,
-					       .node = (int16_t)node };
+	p->slot[s] = (struct hb_placed_page){
+		.key = key, .since_ns = now_ns, .src = (int16_t)src, .node = (int16_t)node
+	};
 	return 0;
 }
 

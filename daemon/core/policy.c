@@ -8,21 +8,21 @@
 #include "util/macro.h"
 #include "util/strtab.h"
 
-struct hold {                 /* 24 bytes */
-	uint64_t key;            /* page + 1; 0 = empty */
+struct hold {         /* 24 bytes */
+	uint64_t key; /* page + 1; 0 = empty */
 	uint64_t until_ns;
-	int32_t result;          /* what the migration gave: node, or -errno */
-	uint32_t hold_ms : 30;   /* held since until_ns - hold_ms */
-	uint32_t outcome : 2;    /* enum hb_hold_outcome */
+	int32_t result;        /* what the migration gave: node, or -errno */
+	uint32_t hold_ms : 30; /* held since until_ns - hold_ms */
+	uint32_t outcome : 2;  /* enum hb_hold_outcome */
 };
 
 _Static_assert(sizeof(struct hold) == 24, "a hold is 24 bytes");
 
 struct hb_policy {
-	struct hold *hold;       /* hysteresis: a small open-addressing table */
+	struct hold *hold; /* hysteresis: a small open-addressing table */
 	size_t cap, len;
-	struct hb_bucket bucket[HB_MAX_NODES];   /* bytes */
-	const struct hb_placed *placed;          /* pages on DRAM by our doing */
+	struct hb_bucket bucket[HB_MAX_NODES]; /* bytes */
+	const struct hb_placed *placed;        /* pages on DRAM by our doing */
 };
 
 static const char *const reason_names[_HB_REASON_MAX] = {
@@ -82,8 +82,9 @@ int hb_policy_target(const struct hb_policy_config *cfg, const struct hb_numa_no
 	int best = -1;
 
 	if (cfg->target_node >= 0)
-		return cfg->target_node < HB_MAX_NODES && nodes[cfg->target_node].present
-			       ? cfg->target_node : -1;
+		return cfg->target_node < HB_MAX_NODES && nodes[cfg->target_node].present ?
+			       cfg->target_node :
+			       -1;
 	if (src < 0 || src >= HB_MAX_NODES)
 		return -1;
 	for (int n = 0; n < HB_MAX_NODES; n++) {
@@ -146,7 +147,9 @@ void hb_policy_hold_outcome(struct hb_policy *p, const struct hb_policy_config *
 			    uint64_t now_ns, enum hb_hold_outcome outcome, int result)
 {
 	uint64_t key = hpa / cfg->page_size + 1;
-	struct hold h = { .key = key, .until_ns = now_ns + cfg->hysteresis_ns, .result = result,
+	struct hold h = { .key = key,
+			  .until_ns = now_ns + cfg->hysteresis_ns,
+			  .result = result,
 			  .hold_ms = (uint32_t)(cfg->hysteresis_ns / 1000000ULL) & ((1U << 30) - 1),
 			  .outcome = (uint32_t)outcome & 3 };
 	size_t s;
@@ -164,7 +167,7 @@ void hb_policy_hold_outcome(struct hb_policy *p, const struct hb_policy_config *
 		for (s = hslot(p, key); p->hold[s].key; s = (s + 1) & (p->cap - 1))
 			;
 		if ((p->len + 1) * 2 > p->cap)
-			return;   /* everything held is still live: the oldest intent wins */
+			return; /* everything held is still live: the oldest intent wins */
 	}
 	p->hold[s] = h;
 	p->len++;
@@ -207,8 +210,9 @@ enum hb_reason hb_policy_evaluate(const struct hb_policy *p, const struct hb_pol
 
 	if (!spent)
 		spent = &nothing;
-	*d = (struct hb_decision){ .hpa = c->hpa, .heat = c->heat, .src = src, .target = -1,
-				   .source = c->source };
+	*d = (struct hb_decision){
+		.hpa = c->hpa, .heat = c->heat, .src = src, .target = -1, .source = c->source
+	};
 	if (src < 0 || src >= HB_MAX_NODES || !nodes[src].is_source)
 		return d->reason = HB_REASON_NOT_SOURCE;
 	d->target = hb_policy_target(cfg, nodes, distance, src);
@@ -221,7 +225,7 @@ enum hb_reason hb_policy_evaluate(const struct hb_policy *p, const struct hb_pol
 	if (h) {
 		d->held_since_ns = h->until_ns - (uint64_t)h->hold_ms * 1000000ULL;
 		d->held_result = h->result;
-		return d->reason = hold_reason[h->outcome];   /* 2 bits, 4 entries */
+		return d->reason = hold_reason[h->outcome]; /* 2 bits, 4 entries */
 	}
 	/* on DRAM by our doing, not demoted since: nothing to do */
 	if (p->placed && hb_placed_find(p->placed, c->hpa)) {

@@ -36,8 +36,8 @@ struct hb_damon_coldness {
 	uint64_t page_size;
 	struct hb_frames *frames;
 	struct hb_damon_monitor *mon;
-	uint64_t last_us;         /* the previous check, or start() */
-	uint64_t every_us;        /* readings at most this often */
+	uint64_t last_us;  /* the previous check, or start() */
+	uint64_t every_us; /* readings at most this often */
 };
 
 int hb_damon_coldness_new(const char *root, uint64_t page_size, int64_t every_us,
@@ -97,8 +97,10 @@ static int damon_start(void *priv, uint64_t node_mask, struct hb_err *err)
 	if (!n) {
 		char set[HB_NODE_SET_MAX];
 
-		return hb_err_set(err, -ENOENT, "damon coldness: no online memory on the census "
-				  "nodes (%s)", hb_node_set_format(node_mask, set, sizeof(set)));
+		return hb_err_set(err, -ENOENT,
+				  "damon coldness: no online memory on the census "
+				  "nodes (%s)",
+				  hb_node_set_format(node_mask, set, sizeof(set)));
 	}
 	/* PFNs to bytes; DAMON wants the ranges sorted (nodes may interleave) */
 	qsort(range, n, sizeof(range[0]), by_start);
@@ -108,12 +110,12 @@ static int damon_start(void *priv, uint64_t node_mask, struct hb_err *err)
 	}
 	dc->mon = hb_damon_monitor_free(dc->mon);
 	dc->last_us = hb_now_us();
-	return hb_damon_monitor_open(dc->root, n, (const uint64_t (*)[2])range, &dc->mon, err);
+	return hb_damon_monitor_open(dc->root, n, (const uint64_t(*)[2])range, &dc->mon, err);
 }
 
 static int damon_mark_idle(void *priv, size_t n, const uint64_t *pfn)
 {
-	(void)priv;   /* nothing to mark: see the top */
+	(void)priv; /* nothing to mark: see the top */
 	(void)n;
 	(void)pfn;
 	return 0;
@@ -128,9 +130,9 @@ static int damon_check_idle(void *priv, size_t n, const uint64_t *pfn, uint8_t *
 	long nr;
 
 	if (!dc->mon)
-		return -ENOTCONN;    /* not started: the migrator is not damon */
+		return -ENOTCONN; /* not started: the migrator is not damon */
 	if (now - dc->last_us < dc->every_us)
-		return -EAGAIN;      /* too soon for another reading: see the top */
+		return -EAGAIN; /* too soon for another reading: see the top */
 	nr = hb_damon_monitor_regions(dc->mon, &reg, &err);
 	if (nr < 0)
 		return (int)nr;

@@ -24,13 +24,13 @@
 #include "util/util.h"
 
 struct hb_census_window {
-	uint64_t first, end;      /* PFNs: [first, end) */
-	bool pass_done;           /* the node's pass ended with it */
-	uint64_t sample;          /* the sample of the node the pass reads */
+	uint64_t first, end; /* PFNs: [first, end) */
+	bool pass_done;      /* the node's pass ended with it */
+	uint64_t sample;     /* the sample of the node the pass reads */
 };
 
 struct hb_coldness_ops {
-	const char *name;                      /* "emulated", "page_idle", "damon" */
+	const char *name; /* "emulated", "page_idle", "damon" */
 	/*
 	 * true: the source is a DAMON kdamond the damon migrator makes for it
 	 * (migrate.backend = damon is then required, and demotes its frames);

@@ -33,36 +33,46 @@ int hb_daemon_cycle(struct hb_daemon *d)
 		hb_latency_hist_add(&d->lat.demote, hb_now_ns() - s0);
 		hb_daemon_refresh_nodes(d);
 	}
-	n = d->paused ? 0 : hb_heat_collect(d->heat, d->pcfg.threshold, d->scratch.cand, MAX_CANDIDATES);
-	n = hb_daemon_drop_quarantined(d, d->scratch.cand, n);   /* poisoned pages never move */
-	hb_policy_decide(d->policy, &d->pcfg, d->nodes, d->dist, d->scratch.cand, n, t0, d->scratch.dec);
+	n = d->paused ? 0 :
+			hb_heat_collect(d->heat, d->pcfg.threshold, d->scratch.cand, MAX_CANDIDATES);
+	n = hb_daemon_drop_quarantined(d, d->scratch.cand, n); /* poisoned pages never move */
+	hb_policy_decide(d->policy, &d->pcfg, d->nodes, d->dist, d->scratch.cand, n, t0,
+			 d->scratch.dec);
 	if (!d->paused)
 		hb_latency_decide(&d->lat, hb_now_ns());
 	/* 3. migrate */
 	np = hb_daemon_move(d, n, HB_REASON_PROMOTE, "migration", &mc, &d->st.migrated, NULL);
 	for (size_t i = 0; i < np; i++) {
-		enum hb_migrate_class c = hb_migrate_classify(d->scratch.status[i], d->scratch.tnode[i],
-							      d->scratch.snode[i]);
+		enum hb_migrate_class c =
+			hb_migrate_classify(d->scratch.status[i], d->scratch.tnode[i],
+					    d->scratch.snode[i]);
 
 		if (c == HB_MIGRATE_MOVED) {
 			d->st.promoted_bytes += d->pcfg.page_size;
 			d->st.promoted_pages_by_node[d->scratch.tnode[i]]++;
-			hb_daemon_demote_placed(d, d->scratch.hpa[i], d->scratch.snode[i], d->scratch.tnode[i], t0);
+			hb_daemon_demote_placed(d, d->scratch.hpa[i], d->scratch.snode[i],
+						d->scratch.tnode[i], t0);
 		}
 		if (c == HB_MIGRATE_BACKOFF)
-			d->backoff_until[d->scratch.tnode[i]] = t0 + 10 * d->cfg.interval_ms * 1000000ULL;
+			d->backoff_until[d->scratch.tnode[i]] =
+				t0 + 10 * d->cfg.interval_ms * 1000000ULL;
 		if (c != HB_MIGRATE_RETRY)
 			hb_heat_forget(d->heat, d->scratch.hpa[i]);
 		if (c != HB_MIGRATE_RETRY || d->pcfg.hysteresis_ns)
 			hb_policy_hold_outcome(d->policy, &d->pcfg, d->scratch.hpa[i], t0,
 					       c == HB_MIGRATE_ALREADY ? HB_HOLD_ON_TARGET :
-					       c == HB_MIGRATE_BACKOFF || c == HB_MIGRATE_DROP
-						       ? HB_HOLD_REFUSED : HB_HOLD_MOVED,
+					       c == HB_MIGRATE_BACKOFF || c == HB_MIGRATE_DROP ?
+									 HB_HOLD_REFUSED :
+									 HB_HOLD_MOVED,
 					       d->scratch.status[i]);
 	}
 	hb_history_record(d->history, &(struct hb_history_cycle){
-		.time_ns = hb_wall_ns(), .topology = hb_platform_topology(d->env.platform),
-		.dec = d->scratch.dec, .n = n, .status = d->scratch.status, .np = np });
+					      .time_ns = hb_wall_ns(),
+					      .topology = hb_platform_topology(d->env.platform),
+					      .dec = d->scratch.dec,
+					      .n = n,
+					      .status = d->scratch.status,
+					      .np = np });
 	/* 4. decay, report */
 	hb_heat_tick(d->heat);
 	d->st.cycles++;
@@ -79,15 +89,16 @@ int hb_daemon_cycle(struct hb_daemon *d)
 	 * is not records (daemon/README.md, "One cycle")
 	 */
 	if (!d->env.quiet)
-		hb_dlog(d, LOG_INFO, "cycle %llu: %llu records (%llu dropped), %llu bad input, "
+		hb_dlog(d, LOG_INFO,
+			"cycle %llu: %llu records (%llu dropped), %llu bad input, "
 			"%zu hot pages, %zu to promote: "
 			"%llu moved, %llu already there, %llu retry, %llu backoff, %llu dropped; "
 			"%llu rate-limited, %llu below watermark; table %zu pages; %.1f ms",
 			(unsigned long long)d->st.cycles,
 			(unsigned long long)(d->st.in.records - d->logged_in.records),
 			(unsigned long long)(d->st.in.dropped_records - d->logged_in.dropped_records),
-			(unsigned long long)(d->st.in.bad_input - d->logged_in.bad_input),
-			n, np, (unsigned long long)mc.by_class[HB_MIGRATE_MOVED],
+			(unsigned long long)(d->st.in.bad_input - d->logged_in.bad_input), n, np,
+			(unsigned long long)mc.by_class[HB_MIGRATE_MOVED],
 			(unsigned long long)mc.by_class[HB_MIGRATE_ALREADY],
 			(unsigned long long)mc.by_class[HB_MIGRATE_RETRY],
 			(unsigned long long)mc.by_class[HB_MIGRATE_BACKOFF],

@@ -35,13 +35,13 @@ void hb_daemon_demote_config(struct hb_daemon *d)
 	};
 }
 
-int hb_daemon_demote_check(const struct hb_daemon *d, const struct hb_config *c,
-			   struct hb_err *err)
+int hb_daemon_demote_check(const struct hb_daemon *d, const struct hb_config *c, struct hb_err *err)
 {
 	if (!c->demote_enabled || !d->env.coldness.ops || !d->env.coldness.ops->census ||
 	    c->demote_cxl_node >= 0)
 		return 0;
-	return hb_err_set(err, -EINVAL, "demote.cxl_node = -1: on a live host name the CXL node "
+	return hb_err_set(err, -EINVAL,
+			  "demote.cxl_node = -1: on a live host name the CXL node "
 			  "demoted pages go to (a DRAM page frame does not say where its page came "
 			  "from)");
 }
@@ -53,7 +53,8 @@ int hb_daemon_demote_new(struct hb_daemon *d, struct hb_err *err)
 	if (!d->cfg.demote_enabled)
 		return 0;
 	if (!d->env.coldness.ops)
-		return hb_err_set(err, -EOPNOTSUPP, "demote.enabled = true: no coldness source (which "
+		return hb_err_set(err, -EOPNOTSUPP,
+				  "demote.enabled = true: no coldness source (which "
 				  "pages on DRAM went cold) was given to the daemon");
 	if ((r = hb_daemon_demote_check(d, &d->cfg, err)) < 0)
 		return r;
@@ -90,7 +91,8 @@ int hb_daemon_demote_check_mover(struct hb_daemon *d, struct hb_err *err)
 	}
 	if (k == HB_MIGRATOR_PHYS || k == HB_MIGRATOR_DRYRUN)
 		return 0;
-	return hb_err_set(err, -EOPNOTSUPP, "demote.enabled = true: a live host demotes by page frame "
+	return hb_err_set(err, -EOPNOTSUPP,
+			  "demote.enabled = true: a live host demotes by page frame "
 			  "with move_phys_pages (migrate.backend = phys), not with %s",
 			  hb_migrator_kind_to_string(k));
 }
@@ -116,7 +118,8 @@ const struct hb_placed *hb_daemon_placed(const struct hb_daemon *d)
 void hb_daemon_demote_placed(struct hb_daemon *d, uint64_t hpa, int src, int node, uint64_t t0)
 {
 	/* live hosts: the census finds the new frame, the old address is no use */
-	if (d->placed && !d->env.coldness.ops->census && hb_placed_add(d->placed, hpa, src, node, t0) < 0)
+	if (d->placed && !d->env.coldness.ops->census &&
+	    hb_placed_add(d->placed, hpa, src, node, t0) < 0)
 		hb_dlog(d, LOG_DEBUG, "placed pages: table full, 0x%llx not tracked",
 			(unsigned long long)hpa);
 }
@@ -153,8 +156,10 @@ static int census_apply(struct hb_daemon *d, int t, const struct hb_census_windo
 		}
 	}
 	if (r == -ENOSPC) {
-		hb_dlog(d, LOG_DEBUG, "placed pages: table full, node %d's census from PFN 0x%llx "
-			"not tracked", t, (unsigned long long)win->first);
+		hb_dlog(d, LOG_DEBUG,
+			"placed pages: table full, node %d's census from PFN 0x%llx "
+			"not tracked",
+			t, (unsigned long long)win->first);
 		r = 0;
 	}
 	return r;
@@ -204,7 +209,7 @@ static void new_sample(struct hb_daemon *d, int t, uint64_t sample)
 			uint64_t *g = realloc(gone, (cap = cap ? cap * 2 : 1024) * sizeof(*g));
 
 			if (!g)
-				break;   /* what stays is dropped by a later census */
+				break; /* what stays is dropped by a later census */
 			gone = g;
 		}
 		gone[n++] = hb_placed_hpa(d->placed, e);
@@ -245,7 +250,7 @@ static int take_census(struct hb_daemon *d, uint64_t t0, uint64_t until)
 			int r;
 
 			if (n == -ENOENT)
-				break;   /* no online memory block: nothing to demote */
+				break; /* no online memory block: nothing to demote */
 			if (n < 0) {
 				hb_dlog(d, LOG_WARNING, "%s", err.msg);
 				return (int)n;
@@ -344,8 +349,8 @@ static int fold_round(struct hb_daemon *d, uint64_t t0)
 	if (r < 0)
 		return r;
 	/* the next round after a pause: the thread keeps demote.idle_cpu_pct of a CPU */
-	d->idle_next_ns = hb_now_ns() + took * (100 - d->cfg.demote_idle_cpu_pct) /
-					  d->cfg.demote_idle_cpu_pct;
+	d->idle_next_ns =
+		hb_now_ns() + took * (100 - d->cfg.demote_idle_cpu_pct) / d->cfg.demote_idle_cpu_pct;
 	d->st.idle_rounds++;
 	d->st.idle_round_us += took / 1000;
 	for (size_t i = 0; i < n; i++) {
@@ -384,8 +389,7 @@ static int refresh_rounds(struct hb_daemon *d, uint64_t t0)
 {
 	int r;
 
-	if (!d->idle_worker &&
-	    (r = hb_idle_worker_new(&d->env.coldness, &d->idle_worker)) < 0)
+	if (!d->idle_worker && (r = hb_idle_worker_new(&d->env.coldness, &d->idle_worker)) < 0)
 		return r;
 	if (hb_idle_worker_busy(d->idle_worker))
 		return 0;
@@ -403,7 +407,8 @@ static int refresh_rounds(struct hb_daemon *d, uint64_t t0)
 void hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0)
 {
 	struct hb_migrate_counts mc = { 0 };
-	uint64_t mask = 0, rest = t0 + 10 * d->cfg.interval_ms * 1000000ULL, moved_at, freed, s0, s1, budget;
+	uint64_t mask = 0, rest = t0 + 10 * d->cfg.interval_ms * 1000000ULL, moved_at, freed, s0,
+		 s1, budget;
 	size_t n, np;
 	int r;
 
@@ -442,8 +447,9 @@ void hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0)
 	/* the records' clock, not the rule clock: the stale rule compares their times with it */
 	moved_at = hb_now_ns();
 	for (size_t i = 0; i < np; i++) {
-		enum hb_migrate_class c = hb_migrate_classify(d->scratch.status[i], d->scratch.tnode[i],
-							      d->scratch.snode[i]);
+		enum hb_migrate_class c =
+			hb_migrate_classify(d->scratch.status[i], d->scratch.tnode[i],
+					    d->scratch.snode[i]);
 
 		switch (c) {
 		case HB_MIGRATE_MOVED:
@@ -455,8 +461,8 @@ void hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0)
 				hb_ingest_moved_onto(d->intake.ingest, d->scratch.tnode[i], moved_at);
 			}
 			hb_placed_remove(d->placed, d->scratch.hpa[i]);
-			hb_policy_hold_outcome(d->policy, &d->pcfg, d->scratch.hpa[i], t0, HB_HOLD_DEMOTED,
-					       d->scratch.status[i]);
+			hb_policy_hold_outcome(d->policy, &d->pcfg, d->scratch.hpa[i], t0,
+					       HB_HOLD_DEMOTED, d->scratch.status[i]);
 			break;
 		case HB_MIGRATE_RETRY:
 		case HB_MIGRATE_BACKOFF:
@@ -473,12 +479,17 @@ void hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0)
 		}
 	}
 	hb_history_record(d->history, &(struct hb_history_cycle){
-		.time_ns = hb_wall_ns(), .topology = hb_platform_topology(d->env.platform),
-		.dec = d->scratch.dec, .n = n, .status = d->scratch.status, .np = np });
+					      .time_ns = hb_wall_ns(),
+					      .topology = hb_platform_topology(d->env.platform),
+					      .dec = d->scratch.dec,
+					      .n = n,
+					      .status = d->scratch.status,
+					      .np = np });
 	if (np && !d->env.quiet)
-		hb_dlog(d, LOG_INFO, "demotion: %zu pages: %llu moved, %llu retry, %llu backoff, "
-			"%llu dropped, %llu freed before the move; %zu placed on DRAM", np,
-			(unsigned long long)mc.by_class[HB_MIGRATE_MOVED],
+		hb_dlog(d, LOG_INFO,
+			"demotion: %zu pages: %llu moved, %llu retry, %llu backoff, "
+			"%llu dropped, %llu freed before the move; %zu placed on DRAM",
+			np, (unsigned long long)mc.by_class[HB_MIGRATE_MOVED],
 			(unsigned long long)mc.by_class[HB_MIGRATE_RETRY],
 			(unsigned long long)mc.by_class[HB_MIGRATE_BACKOFF],
 			(unsigned long long)mc.by_class[HB_MIGRATE_DROP], (unsigned long long)freed,

@@ -58,13 +58,15 @@ size_t hb_daemon_move(struct hb_daemon *d, size_t n, enum hb_reason acted, const
 	}
 	if (!np)
 		return 0;
-	if (hb_migrator_move(d->mig, np, d->scratch.hpa, d->scratch.tnode, d->scratch.status, 0, &err) < 0)
+	if (hb_migrator_move(d->mig, np, d->scratch.hpa, d->scratch.tnode, d->scratch.status, 0,
+			     &err) < 0)
 		hb_dlog(d, LOG_ERR, "%s of %zu pages failed: %s", what, np, err.msg);
 	hb_migrate_fold(ret_counts, np, d->scratch.status, d->scratch.tnode, d->scratch.snode);
 	for (size_t i = 0; freed && i < np; i++) {
 		if (d->scratch.status[i] != -ENOENT)
 			continue;
-		ret_counts->by_class[hb_migrate_classify(-ENOENT, d->scratch.tnode[i], d->scratch.snode[i])]--;
+		ret_counts->by_class[hb_migrate_classify(-ENOENT, d->scratch.tnode[i],
+							 d->scratch.snode[i])]--;
 		ret_counts->by_errno[ENOENT]--;
 		(*freed)++;
 	}

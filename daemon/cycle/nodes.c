@@ -15,7 +15,7 @@ int hb_daemon_refresh_nodes(struct hb_daemon *d)
 	for (int n = 0; n < HB_MAX_NODES; n++) {
 		d->nodes[n].is_source = d->nodes[n].present && (d->source_mask >> n) & 1;
 		if (now < d->backoff_until[n])
-			d->nodes[n].free_bytes = 0;   /* the watermark rule holds it off */
+			d->nodes[n].free_bytes = 0; /* the watermark rule holds it off */
 	}
 	return r;
 }

@@ -26,20 +26,20 @@
 _Static_assert(HB_MEMDEV_NAME_MAX == 2 * sizeof(uint64_t), "the memdev cache keys 16 bytes");
 
 struct span {
-	uint64_t base, end;      /* a committed region's [base, end) */
+	uint64_t base, end; /* a committed region's [base, end) */
 };
 
 /* A record being worked on: how far, and what happened to it so far. */
 struct work {
 	struct hb_hot_record r;
-	uint64_t off;            /* bytes of r done */
-	uint64_t seen_ns;        /* when it was submitted */
-	uint32_t drops;          /* 1 << enum hb_drop */
-	bool added;              /* a page of r entered the table */
-	bool checked;            /* its length was checked */
-	int md;                  /* DPA: its memdev, looked up in topology gen */
+	uint64_t off;     /* bytes of r done */
+	uint64_t seen_ns; /* when it was submitted */
+	uint32_t drops;   /* 1 << enum hb_drop */
+	bool added;       /* a page of r entered the table */
+	bool checked;     /* its length was checked */
+	int md;           /* DPA: its memdev, looked up in topology gen */
 	uint64_t gen;
-	int src;                 /* the submitting source's index, or -1 */
+	int src; /* the submitting source's index, or -1 */
 };
 
 struct piece {
@@ -53,9 +53,9 @@ struct hb_ingest {
 	struct hb_ingest_env env;
 	const struct hb_topology *topo;
 	uint64_t source_mask, node_step, page_mask;
-	struct span *spans;      /* sorted by base */
+	struct span *spans; /* sorted by base */
 	size_t nspans;
-	uint64_t cxl_bytes;      /* sum of the committed regions' sizes */
+	uint64_t cxl_bytes; /* sum of the committed regions' sizes */
 	/* the last node lookup: [nb_base, nb_end) is on nb_node */
 	uint64_t nb_base, nb_end;
 	int nb_node;
@@ -69,7 +69,7 @@ struct hb_ingest {
 	uint64_t moved_onto[64]; /* by node: when pages were last moved onto it */
 	struct piece pend[PEND_MAX];
 	size_t npend;
-	struct work *q;          /* ring: q[head..head+len) modulo cap */
+	struct work *q; /* ring: q[head..head+len) modulo cap */
 	size_t qhead, qlen, qcap;
 	/* bad records of the current submit */
 	uint64_t burst_bad;

@@ -35,8 +35,8 @@ void hb_ingest_flush(struct hb_ingest *in)
 
 		if (i + PREFETCH_AHEAD < in->npend)
 			hb_heat_prefetch(in->env.heat, in->pend[i + PREFETCH_AHEAD].hpa);
-		in->st->pages += hb_heat_add_from(in->env.heat, p->hpa, p->len, p->count, p->node,
-						  p->src);
+		in->st->pages +=
+			hb_heat_add_from(in->env.heat, p->hpa, p->len, p->count, p->node, p->src);
 	}
 	in->npend = 0;
 }
@@ -79,7 +79,10 @@ static void add_piece(struct hb_ingest *in, struct work *w, uint64_t hpa, uint64
 	if (in->npend < PREFETCH_AHEAD)
 		hb_heat_prefetch(in->env.heat, hpa);
 	in->pend[in->npend++] = (struct piece){
-		.hpa = hpa, .len = len, .node = node, .src = w->src,
+		.hpa = hpa,
+		.len = len,
+		.node = node,
+		.src = w->src,
 		.count = (double)w->r.count * (double)len / (double)w->r.len,
 	};
 	w->added = true;
@@ -250,9 +253,9 @@ bool hb_ingest_work(struct hb_ingest *in, struct work *w, uint64_t deadline, uns
 		return true;
 	if (w->r.space == HB_SPACE_DPA && w->off < w->r.len) {
 		md = w->gen == in->gen ? w->md : memdev_of(in, w->r.memdev);
-		if (md < 0) {      /* gone with a topology change while it waited */
+		if (md < 0) { /* gone with a topology change while it waited */
 			hb_ingest_drop_pages(in, w, HB_DROP_UNKNOWN_MEMDEV, w->r.addr + w->off,
-				   w->r.len - w->off);
+					     w->r.len - w->off);
 			return true;
 		}
 	}

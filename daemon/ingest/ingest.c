@@ -55,8 +55,8 @@ static int span_cmp(const void *a, const void *b)
 	return x->base < y->base ? -1 : x->base > y->base;
 }
 
-int hb_ingest_set_topology(struct hb_ingest *in, const struct hb_topology *t,
-			   uint64_t source_mask, uint64_t node_step)
+int hb_ingest_set_topology(struct hb_ingest *in, const struct hb_topology *t, uint64_t source_mask,
+			   uint64_t node_step)
 {
 	size_t nr = t ? hb_topology_nr_regions(t) : 0, n = 0;
 	struct span *s = calloc(nr ? nr : 1, sizeof(*s));
@@ -79,7 +79,7 @@ int hb_ingest_set_topology(struct hb_ingest *in, const struct hb_topology *t,
 	in->topo = t;
 	in->source_mask = source_mask;
 	in->node_step = node_step > in->page_mask ? node_step : in->page_mask + 1;
-	in->nb_base = in->nb_end = 0;      /* forget the last lookups */
+	in->nb_base = in->nb_end = 0; /* forget the last lookups */
 	in->mdc_len = in->mdc_next = 0;
 	in->gen++;
 	return 0;
@@ -122,8 +122,10 @@ static void report_burst(struct hb_ingest *in)
 	if (!in->burst_bad)
 		return;
 	if (in->env.report) {
-		snprintf(msg, sizeof(msg), "%" PRIu64 " bad record(s), counted in bad_record; "
-			 "the first: %s", in->burst_bad, in->burst_first);
+		snprintf(msg, sizeof(msg),
+			 "%" PRIu64 " bad record(s), counted in bad_record; "
+			 "the first: %s",
+			 in->burst_bad, in->burst_first);
 		in->env.report(in->env.report_ud, msg);
 	}
 	in->burst_bad = 0;
@@ -170,7 +172,7 @@ int hb_ingest_submit_from(struct hb_ingest *in, const struct hb_hot_record *r, s
 				/* its rest is lost; what it did so far counts as for any record */
 				lost++;
 				hb_ingest_drop_pages(in, &w, HB_DROP_BACKLOG_FULL, w.r.addr + w.off,
-					   w.r.len - w.off);
+						     w.r.len - w.off);
 				hb_ingest_finish(in, &w, now);
 			}
 			i++;
@@ -186,7 +188,8 @@ int hb_ingest_submit_from(struct hb_ingest *in, const struct hb_hot_record *r, s
 			lost++;
 			unworked++;
 			if (r[i].len && r[i].addr + r[i].len >= r[i].addr)
-				hb_ingest_drop_pages(in, &w, HB_DROP_BACKLOG_FULL, r[i].addr, r[i].len);
+				hb_ingest_drop_pages(in, &w, HB_DROP_BACKLOG_FULL, r[i].addr,
+						     r[i].len);
 		}
 	}
 	in->st->dropped[HB_DROP_BACKLOG_FULL] += unworked;

@@ -35,13 +35,13 @@
 #include "translate.h"
 
 enum hb_drop {
-	HB_DROP_UNKNOWN_MEMDEV,   /* memdev not in the topology */
-	HB_DROP_UNMAPPED,         /* DPA/HPA in no committed region */
-	HB_DROP_NO_NODE,          /* HPA on no NUMA node (not online as RAM) */
-	HB_DROP_BAD_RECORD,       /* space or length the host cannot use */
-	HB_DROP_NOT_SOURCE,       /* HPA online on a node that is not a source node */
-	HB_DROP_BACKLOG_FULL,     /* arrived while the backlog was full */
-	HB_DROP_STALE,            /* taken before pages were moved onto its node */
+	HB_DROP_UNKNOWN_MEMDEV, /* memdev not in the topology */
+	HB_DROP_UNMAPPED,       /* DPA/HPA in no committed region */
+	HB_DROP_NO_NODE,        /* HPA on no NUMA node (not online as RAM) */
+	HB_DROP_BAD_RECORD,     /* space or length the host cannot use */
+	HB_DROP_NOT_SOURCE,     /* HPA online on a node that is not a source node */
+	HB_DROP_BACKLOG_FULL,   /* arrived while the backlog was full */
+	HB_DROP_STALE,          /* taken before pages were moved onto its node */
 	_HB_DROP_MAX,
 };
 
@@ -57,11 +57,11 @@ struct hb_ingest_stats {
 };
 
 struct hb_ingest_env {
-	struct hb_heat_table *heat;          /* not taken */
-	struct hb_latency *lat;              /* record -> table latency; may be NULL */
-	struct hb_ingest_stats *stats;       /* where to count; NULL: its own */
-	uint64_t page_size;                  /* the table's; 0: 4096 */
-	int (*node_of)(void *ud, uint64_t hpa);   /* online node of hpa, or -1 */
+	struct hb_heat_table *heat;             /* not taken */
+	struct hb_latency *lat;                 /* record -> table latency; may be NULL */
+	struct hb_ingest_stats *stats;          /* where to count; NULL: its own */
+	uint64_t page_size;                     /* the table's; 0: 4096 */
+	int (*node_of)(void *ud, uint64_t hpa); /* online node of hpa, or -1 */
 	void *ud;
 	/* called once per submit that carried bad records, with a message */
 	void (*report)(void *ud, const char *msg);
@@ -79,8 +79,8 @@ HB_DEFINE_CLEANUP(struct hb_ingest *, hb_ingest_free)
  * use), the nodes pages may come from (bit n: node n), and how far one
  * node lookup holds (a memory block's size; 0: one page).
  */
-int hb_ingest_set_topology(struct hb_ingest *in, const struct hb_topology *t,
-			   uint64_t source_mask, uint64_t node_step);
+int hb_ingest_set_topology(struct hb_ingest *in, const struct hb_topology *t, uint64_t source_mask,
+			   uint64_t node_step);
 
 /*
  * Pages were moved onto node at now_ns (CLOCK_MONOTONIC): a record taken

@@ -98,9 +98,14 @@ int hb_daemon_set_ingest_topology(struct hb_daemon *d)
 int hb_daemon_intake_new(struct hb_daemon *d, struct hb_err *err)
 {
 	struct hb_ingest_env ie = {
-		.heat = d->heat, .lat = &d->lat, .stats = &d->st.in,
-		.page_size = d->pcfg.page_size, .node_of = hb_daemon_node_of_ud, .ud = d,
-		.report = ingest_report, .report_ud = d,
+		.heat = d->heat,
+		.lat = &d->lat,
+		.stats = &d->st.in,
+		.page_size = d->pcfg.page_size,
+		.node_of = hb_daemon_node_of_ud,
+		.ud = d,
+		.report = ingest_report,
+		.report_ud = d,
 	};
 	int r;
 

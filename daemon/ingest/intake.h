@@ -54,7 +54,7 @@ struct hb_quarantined {
 
 /* media-events.c's state: the quarantined pages, the mismatch log's rate */
 struct hb_media_state {
-	struct hb_quarantined *quar;   /* sorted by page */
+	struct hb_quarantined *quar; /* sorted by page */
 	size_t nquar, cap;
 	uint64_t mismatch_logged_ns, mismatch_quiet;
 };

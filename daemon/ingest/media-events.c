@@ -20,8 +20,8 @@
 #include "daemon-private.h"
 #include "platform/platform.h"
 
-#define QUARANTINE_MAX 65536            /* pages; past that counted, not kept */
-#define MISMATCH_LOG_NS 1000000000ULL   /* one mismatch line a second at most */
+#define QUARANTINE_MAX 65536          /* pages; past that counted, not kept */
+#define MISMATCH_LOG_NS 1000000000ULL /* one mismatch line a second at most */
 #define PAGE 4096ULL
 
 static int cmp_page(const void *a, const void *b)
@@ -117,14 +117,14 @@ static void cross_check(struct hb_daemon *d, const struct hb_device_event *ev)
 		d->media.mismatch_quiet++;
 		return;
 	}
-	hb_dlog(d, LOG_WARNING, "%s:0x%llx: the device's HPA %s%llx, ours %s%llx%s%s; ours is kept"
-		" (%llu more mismatches not logged)", ev->memdev, (unsigned long long)ev->dpa,
-		ev->hpa == HB_ADDR_NONE ? "none " : "0x",
+	hb_dlog(d, LOG_WARNING,
+		"%s:0x%llx: the device's HPA %s%llx, ours %s%llx%s%s; ours is kept"
+		" (%llu more mismatches not logged)",
+		ev->memdev, (unsigned long long)ev->dpa, ev->hpa == HB_ADDR_NONE ? "none " : "0x",
 		(unsigned long long)(ev->hpa == HB_ADDR_NONE ? 0 : ev->hpa),
 		ours == HB_ADDR_NONE ? "none " : "0x",
-		(unsigned long long)(ours == HB_ADDR_NONE ? 0 : ours),
-		r < 0 ? ": " : "", r < 0 ? strerror(-r) : "",
-		(unsigned long long)d->media.mismatch_quiet);
+		(unsigned long long)(ours == HB_ADDR_NONE ? 0 : ours), r < 0 ? ": " : "",
+		r < 0 ? strerror(-r) : "", (unsigned long long)d->media.mismatch_quiet);
 	d->media.mismatch_logged_ns = now;
 	d->media.mismatch_quiet = 0;
 }
@@ -148,10 +148,11 @@ static void quarantine_range(struct hb_daemon *d, const struct hb_device_event *
 	}
 	if (!any) {
 		d->st.media.quarantine_untranslated++;
-		hb_dlog(d, LOG_WARNING, "%s:0x%llx+0x%llx is %s but in no region we know: nothing "
-			"to keep out of promotion", ev->memdev, (unsigned long long)ev->dpa,
-			(unsigned long long)ev->len, why == HB_QUARANTINE_POISON ? "poisoned" :
-			"uncorrectable");
+		hb_dlog(d, LOG_WARNING,
+			"%s:0x%llx+0x%llx is %s but in no region we know: nothing "
+			"to keep out of promotion",
+			ev->memdev, (unsigned long long)ev->dpa, (unsigned long long)ev->len,
+			why == HB_QUARANTINE_POISON ? "poisoned" : "uncorrectable");
 	}
 }
 
@@ -169,14 +170,9 @@ int hb_daemon_media_event(struct hb_daemon *d, const struct hb_device_event *ev)
 		hb_dlog(d, LOG_WARNING, "%s lost %u event records (overflow)",
 			ev->memdev[0] ? ev->memdev : "a device", ev->count);
 		return 0;
-	case HB_EVENT_MEDIA:
-		st->media_events++;
-		break;
-	case HB_EVENT_POISON:
-		st->poison_events++;
-		break;
-	default:
-		return -EINVAL;
+	case HB_EVENT_MEDIA: st->media_events++; break;
+	case HB_EVENT_POISON: st->poison_events++; break;
+	default: return -EINVAL;
 	}
 	cross_check(d, ev);
 	if (ev->kind == HB_EVENT_POISON && (ev->flags & HB_EVENT_F_CLEARED)) {

@@ -5,7 +5,7 @@
  * submit_event, count_overflow),
  * and opening, polling, disabling and closing the configured sources.
  */
-#define _GNU_SOURCE             /* POLLRDHUP */
+#define _GNU_SOURCE /* POLLRDHUP */
 #include <errno.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -53,8 +53,9 @@ static void on_fd(evutil_socket_t fd, short what, void *arg)
 	struct watch *w = arg;
 
 	hb_daemon_turn_begin(w->d);
-	w->cb(w->priv, (int)fd, ((what & EV_READ) ? HB_FD_READ : 0) |
-				((what & EV_WRITE) ? HB_FD_WRITE : 0) | fd_hup(fd));
+	w->cb(w->priv, (int)fd,
+	      ((what & EV_READ) ? HB_FD_READ : 0) | ((what & EV_WRITE) ? HB_FD_WRITE : 0) |
+		      fd_hup(fd));
 	hb_daemon_turn_end(w->d);
 }
 
@@ -72,8 +73,10 @@ static int host_watch(struct hb_host *h, int fd, uint32_t events,
 		w->fd = fd;
 		w->cb = cb;
 		w->priv = priv;
-		w->ev = event_new(d->base, fd, EV_PERSIST | ((events & HB_FD_READ) ? EV_READ : 0) |
-					      ((events & HB_FD_WRITE) ? EV_WRITE : 0), on_fd, w);
+		w->ev = event_new(d->base, fd,
+				  EV_PERSIST | ((events & HB_FD_READ) ? EV_READ : 0) |
+					  ((events & HB_FD_WRITE) ? EV_WRITE : 0),
+				  on_fd, w);
 		if (!w->ev || (!d->intake.throttled && event_add(w->ev, NULL) < 0)) {
 			if (w->ev)
 				event_free(w->ev);
@@ -148,8 +151,10 @@ static int host_submit(struct hb_host *h, const struct hb_hot_record *r, size_t 
 	ret = hb_ingest_submit_from(h->d->intake.ingest, r, n, (int)(h->src - h->d->src),
 				    h->d->intake.turn_deadline);
 	if (ret == -ENOBUFS)
-		hb_dlog(h->d, LOG_WARNING, "source %s: the ingestion backlog is full (%u records): records "
-			"dropped, counted in backlog_full", h->src->name, HB_INGEST_BACKLOG_MAX);
+		hb_dlog(h->d, LOG_WARNING,
+			"source %s: the ingestion backlog is full (%u records): records "
+			"dropped, counted in backlog_full",
+			h->src->name, HB_INGEST_BACKLOG_MAX);
 	return ret;
 }
 
@@ -218,8 +223,7 @@ static void plugin_refused(void *ud, const char *path, const char *why)
 {
 	struct load_refusals *lr = ud;
 
-	hb_dlog(lr->d, LOG_WARNING, "plugin %s refused: %s", path,
-		hb_plugin_refusal_why(path, why));
+	hb_dlog(lr->d, LOG_WARNING, "plugin %s refused: %s", path, hb_plugin_refusal_why(path, why));
 	if (lr->n < HB_ARRAY_SIZE(lr->v) && hb_plugin_refusal_note(&lr->v[lr->n], path, why) == 0)
 		lr->n++;
 }
@@ -264,10 +268,12 @@ static int emul_capacity(struct hb_daemon *d, const struct hb_source_config *sc,
 		return 0;
 	if (v) {
 		if (hb_dev_param_parse_u64(v, &cap) == 0 && cap > size)
-			return hb_err_set(err, -EINVAL, "%s: [source %s]: capacity=%s is larger than "
-					  "memdev %s (%llu MiB in the topology)", sc->where, sc->name, v,
-					  s->memdev, (unsigned long long)(size >> 20));
-		return 0;   /* the source checks the rest of it */
+			return hb_err_set(err, -EINVAL,
+					  "%s: [source %s]: capacity=%s is larger than "
+					  "memdev %s (%llu MiB in the topology)",
+					  sc->where, sc->name, v, s->memdev,
+					  (unsigned long long)(size >> 20));
+		return 0; /* the source checks the rest of it */
 	}
 	snprintf(s->added, sizeof(s->added), "capacity=%llu", (unsigned long long)size);
 	s->params[n++] = s->added;
@@ -294,7 +300,8 @@ int hb_daemon_open_sources(struct hb_daemon *d)
 	want[nwant] = NULL;
 	if (nwant && d->cfg.plugin_dir[0] &&
 	    hb_plugins_load(d->cfg.plugin_dir, 0, want, PLUGIN_INSPECT_MS, &d->plugins,
-			    plugin_refused, lr, &err) < 0 && err.code != -ENOENT)
+			    plugin_refused, lr, &err) < 0 &&
+	    err.code != -ENOENT)
 		hb_dlog(d, LOG_WARNING, "plugins: %s, ignoring", err.msg);
 	for (size_t i = 0; i < d->cfg.nsources; i++) {
 		const struct hb_source_config *sc = &d->cfg.sources[i];
@@ -303,13 +310,16 @@ int hb_daemon_open_sources(struct hb_daemon *d)
 
 		s->ops = find_source(d, sc->type, &origin);
 		if (!s->ops && refusal_of(lr, sc->type)) {
-			hb_dlog(d, LOG_ERR, "%s: [source %s]: plugin %s was refused (%s), skipping it",
+			hb_dlog(d, LOG_ERR,
+				"%s: [source %s]: plugin %s was refused (%s), skipping it",
 				sc->where, sc->name, sc->type, refusal_of(lr, sc->type));
 			continue;
 		}
 		if (!s->ops) {
-			hb_dlog(d, LOG_ERR, "%s: [source %s]: no source of type '%s' (built-in or plugin), "
-				"skipping it", sc->where, sc->name, sc->type);
+			hb_dlog(d, LOG_ERR,
+				"%s: [source %s]: no source of type '%s' (built-in or plugin), "
+				"skipping it",
+				sc->where, sc->name, sc->type);
 			continue;
 		}
 		snprintf(s->origin, sizeof(s->origin), "%s", origin);
@@ -322,17 +332,19 @@ int hb_daemon_open_sources(struct hb_daemon *d)
 		if (s->memdev[0] && !sc->memdev[0])
 			hb_dlog(d, LOG_INFO, "source %s: memdev %s, the memdev of PCI function %s",
 				sc->name, s->memdev, sc->pci);
-		if (s->memdev[0] && hb_topology_find_memdev(hb_platform_topology(d->env.platform),
-							    s->memdev) < 0)
-			hb_dlog(d, LOG_WARNING, "%s: [source %s]: memdev %s is not in the CXL topology: "
-				"its records are dropped (unknown_memdev) until it appears", sc->where,
-				sc->name, s->memdev);
+		if (s->memdev[0] &&
+		    hb_topology_find_memdev(hb_platform_topology(d->env.platform), s->memdev) < 0)
+			hb_dlog(d, LOG_WARNING,
+				"%s: [source %s]: memdev %s is not in the CXL topology: "
+				"its records are dropped (unknown_memdev) until it appears",
+				sc->where, sc->name, s->memdev);
 		snprintf(s->pci, sizeof(s->pci), "%s", sc->pci);
 		if (emul_capacity(d, sc, s, &err) < 0) {
 			hb_dlog(d, LOG_ERR, "%s; going on without it", err.msg);
 			continue;
 		}
-		s->info = (struct hb_dev_info){ .size = sizeof(s->info), .name = s->name,
+		s->info = (struct hb_dev_info){ .size = sizeof(s->info),
+						.name = s->name,
 						.memdev = s->memdev[0] ? s->memdev : NULL,
 						.pci_bdf = s->pci[0] ? s->pci : NULL,
 						.params = s->params };
@@ -386,8 +398,8 @@ void hb_daemon_poll_sources(struct hb_daemon *d)
 			d->st.source_errors++;
 			if (++s->errors == SOURCE_MAX_ERRORS) {
 				s->disabled = true;
-				hb_dlog(d, LOG_ERR, "source %s: %d polls failed (last: %s); disabled", s->name,
-					SOURCE_MAX_ERRORS, strerror(-r));
+				hb_dlog(d, LOG_ERR, "source %s: %d polls failed (last: %s); disabled",
+					s->name, SOURCE_MAX_ERRORS, strerror(-r));
 			}
 		} else {
 			s->errors = 0;

@@ -28,23 +28,32 @@
 static int emu_topology(bool with_region, struct hb_topology **ret, struct hb_err *err)
 {
 	struct hb_topology *t = NULL;
-	struct hb_root_decoder root = { .name = "decoder0.0", .hpa_base = REGION_BASE,
-					.hpa_size = 4ULL << 30, .ways = 1, .gran = 4096 };
-	struct hb_region rg = { .name = "region0", .root_name = "decoder0.0",
-				.hpa_base = REGION_BASE, .hpa_size = 2 * MEMDEV_SIZE, .ways = 2,
-				.gran = 4096, .committed = true, .mode = HB_MODE_RAM };
+	struct hb_root_decoder root = { .name = "decoder0.0",
+					.hpa_base = REGION_BASE,
+					.hpa_size = 4ULL << 30,
+					.ways = 1,
+					.gran = 4096 };
+	struct hb_region rg = { .name = "region0",
+				.root_name = "decoder0.0",
+				.hpa_base = REGION_BASE,
+				.hpa_size = 2 * MEMDEV_SIZE,
+				.ways = 2,
+				.gran = 4096,
+				.committed = true,
+				.mode = HB_MODE_RAM };
 	int r;
 
 	if (hb_topology_new(&t) < 0)
 		return hb_err_set(err, -ENOMEM, "out of memory");
 	r = hb_topology_add_root(t, &root, err);
 	for (int i = 0; r == 0 && i < 2; i++) {
-		struct hb_memdev m = { .numa_node = -1, .serial = 0x1000 + (uint64_t)i,
+		struct hb_memdev m = { .numa_node = -1,
+				       .serial = 0x1000 + (uint64_t)i,
 				       .ram_size = MEMDEV_SIZE };
 		struct hb_endpoint_decoder e = { .dpa_size = MEMDEV_SIZE, .mode = HB_MODE_RAM };
 
 		snprintf(m.name, sizeof(m.name), "mem%d", i);
-		snprintf(m.host, sizeof(m.host), "0000:%02x:00.0", 0x0d + i);   /* its PCI function */
+		snprintf(m.host, sizeof(m.host), "0000:%02x:00.0", 0x0d + i); /* its PCI function */
 		snprintf(e.name, sizeof(e.name), "decoder%d.0", i + 2);
 		snprintf(e.memdev_name, sizeof(e.memdev_name), "mem%d", i);
 		snprintf(rg.target_names[i], HB_NAME_MAX, "%s", e.name);
@@ -93,8 +102,9 @@ static int emu_nodes(void *ud, struct hb_numa_node *nodes,
 {
 	struct hb_emulated_host *h = ud;
 	const struct hb_daemon_stats *st = h->d ? hb_daemon_stats(h->d) : NULL;
-	uint64_t used = st && st->promoted_bytes > st->demoted_bytes
-				? st->promoted_bytes - st->demoted_bytes : 0;
+	uint64_t used = st && st->promoted_bytes > st->demoted_bytes ?
+				st->promoted_bytes - st->demoted_bytes :
+				0;
 
 	memset(nodes, 0, sizeof(*nodes) * HB_MAX_NODES);
 	memset(distance, 255, HB_MAX_NODES * HB_MAX_NODES);
@@ -124,8 +134,7 @@ static int page_dpa(uint64_t pfn, uint64_t *ret_dpa)
 }
 
 /* the access count of pfn's unit now, and where its mark lives; -ENOENT: not ours */
-static int truth_of(struct hb_emulated_host *h, uint64_t pfn, uint64_t **ret_mark,
-		    uint64_t *ret_count)
+static int truth_of(struct hb_emulated_host *h, uint64_t pfn, uint64_t **ret_mark, uint64_t *ret_count)
 {
 	const uint64_t *truth;
 	uint64_t dpa, unit;
@@ -175,7 +184,7 @@ static int emu_check_idle(void *priv, size_t n, const uint64_t *pfn, uint8_t *id
 
 		if (r == -ENOMEM)
 			return r;
-		idle[i] = r == 0 && count == *mark;   /* not ours: never idle, never demoted */
+		idle[i] = r == 0 && count == *mark; /* not ours: never idle, never demoted */
 	}
 	return 0;
 }
@@ -206,7 +215,9 @@ void hb_emulated_host_attach(struct hb_emulated_host *h, struct hb_daemon *d)
 }
 
 static const struct hb_coldness_ops emu_coldness_ops = {
-	.name = "emulated", .mark_idle = emu_mark_idle, .check_idle = emu_check_idle,
+	.name = "emulated",
+	.mark_idle = emu_mark_idle,
+	.check_idle = emu_check_idle,
 };
 
 struct hb_coldness hb_emulated_coldness(struct hb_emulated_host *h)
@@ -223,8 +234,7 @@ void hb_emulated_host_done(struct hb_emulated_host *h)
 }
 
 /* its one CXL window (decoder0.0) holds all of node 2's memory, region0 */
-static int emu_window_nodes(void *ud, const struct hb_node_map *m, uint64_t *ret,
-			    struct hb_err *err)
+static int emu_window_nodes(void *ud, const struct hb_node_map *m, uint64_t *ret, struct hb_err *err)
 {
 	*ret = 1ULL << CXL_NODE;
 	return 0;
@@ -232,12 +242,14 @@ static int emu_window_nodes(void *ud, const struct hb_node_map *m, uint64_t *ret
 
 /* no host uevent concerns it: it changes when a test says (hb_platform_set_events_fd()) */
 static const struct hb_platform_ops emu_ops = {
-	.name = "emulated", .node_of = emu_node_of, .nodes = emu_nodes, .reload = emu_reload,
+	.name = "emulated",
+	.node_of = emu_node_of,
+	.nodes = emu_nodes,
+	.reload = emu_reload,
 	.window_nodes = emu_window_nodes,
 };
 
-int hb_emulated_platform_new(struct hb_emulated_host *h, struct hb_platform **ret,
-			     struct hb_err *err)
+int hb_emulated_platform_new(struct hb_emulated_host *h, struct hb_platform **ret, struct hb_err *err)
 {
 	struct hb_topology *t = NULL;
 	int r = emu_topology(true, &t, err);

@@ -11,16 +11,16 @@
 
 struct hb_emulated_memdev {
 	struct hb_emulated_host *h;
-	int index;                   /* mem0, mem1 */
+	int index; /* mem0, mem1 */
 };
 
 struct hb_emulated_host {
-	uint64_t dram_free;          /* node 0's free bytes at the start */
-	struct hb_daemon *d;         /* set once created: promoted bytes debit node 0 */
-	struct hb_emulated_memdev memdev[2];   /* hb_emulated_host_attach()'s */
-	bool region_offline;         /* region0 destroyed: its memory on no node */
-	unsigned int reloads;        /* topology rebuilds asked for */
-	uint64_t *mark[2];           /* coldness: each unit's access count when marked idle */
+	uint64_t dram_free;                  /* node 0's free bytes at the start */
+	struct hb_daemon *d;                 /* set once created: promoted bytes debit node 0 */
+	struct hb_emulated_memdev memdev[2]; /* hb_emulated_host_attach()'s */
+	bool region_offline;                 /* region0 destroyed: its memory on no node */
+	unsigned int reloads;                /* topology rebuilds asked for */
+	uint64_t *mark[2]; /* coldness: each unit's access count when marked idle */
 };
 
 /* region0 = mem0 + mem1 (2-way x 4 KiB) */

@@ -17,8 +17,7 @@
 #include "translate.h"
 #include "platform/uevent.h"
 
-int hb_numa_nodes(void *ud, struct hb_numa_node *nodes,
-		  uint8_t distance[HB_MAX_NODES][HB_MAX_NODES])
+int hb_numa_nodes(void *ud, struct hb_numa_node *nodes, uint8_t distance[HB_MAX_NODES][HB_MAX_NODES])
 {
 	int max;
 
@@ -47,7 +46,7 @@ int hb_numa_nodes(void *ud, struct hb_numa_node *nodes,
 struct live {
 	struct hb_topology_source ts;
 	char iomem[PATH_MAX];
-	int iomem_fd;           /* opened with the rights to see addresses; -1 */
+	int iomem_fd; /* opened with the rights to see addresses; -1 */
 };
 
 static int live_reload(void *priv, struct hb_topology **ret_t, struct hb_node_map **ret_m,
@@ -105,12 +104,18 @@ static void live_free(void *priv)
 
 /* live topologies change (uevents); a saved snapshot does not */
 static const struct hb_platform_ops live_ops = {
-	.name = "live", .nodes = hb_numa_nodes, .reload = live_reload,
-	.window_nodes = live_window_nodes, .open_events = live_open_events, .free = live_free,
+	.name = "live",
+	.nodes = hb_numa_nodes,
+	.reload = live_reload,
+	.window_nodes = live_window_nodes,
+	.open_events = live_open_events,
+	.free = live_free,
 };
 
 static const struct hb_platform_ops snapshot_ops = {
-	.name = "live", .nodes = hb_numa_nodes, .window_nodes = live_window_nodes,
+	.name = "live",
+	.nodes = hb_numa_nodes,
+	.window_nodes = live_window_nodes,
 	.free = live_free,
 };
 

@@ -12,10 +12,10 @@ struct hb_platform {
 	void *priv;
 	bool emulated;
 	struct hb_topology *topology;
-	struct hb_node_map *node_map;      /* NULL: ops->node_of */
-	int events_fd;                     /* a test's, until handed out; -1 */
-	uint64_t window_nodes;             /* memory in this host's CXL windows */
-	char windows_why[HB_ERR_MSG_MAX];  /* why none are known, or "" */
+	struct hb_node_map *node_map;     /* NULL: ops->node_of */
+	int events_fd;                    /* a test's, until handed out; -1 */
+	uint64_t window_nodes;            /* memory in this host's CXL windows */
+	char windows_why[HB_ERR_MSG_MAX]; /* why none are known, or "" */
 };
 
 /* the nodes in CXL windows under the current node map */
@@ -49,8 +49,12 @@ int hb_platform_new(const struct hb_platform_ops *ops, void *priv, bool emulated
 		hb_node_map_free(node_map);
 		return hb_err_set(err, -ENOMEM, "out of memory");
 	}
-	*p = (struct hb_platform){ .ops = ops, .priv = priv, .emulated = emulated,
-				   .topology = topology, .node_map = node_map, .events_fd = -1 };
+	*p = (struct hb_platform){ .ops = ops,
+				   .priv = priv,
+				   .emulated = emulated,
+				   .topology = topology,
+				   .node_map = node_map,
+				   .events_fd = -1 };
 	learn_windows(p);
 	*ret = p;
 	return 0;

@@ -23,7 +23,7 @@
 struct hb_topology_source;
 
 struct hb_platform_ops {
-	const char *name;                    /* "live", "emulated" */
+	const char *name; /* "live", "emulated" */
 	/* the online node of hpa when there is no node map, or -1; NULL: -1 */
 	int (*node_of)(void *priv, uint64_t hpa);
 	/* fills nodes[] (presence, CPUs, free memory) and distances */
@@ -41,7 +41,7 @@ struct hb_platform_ops {
 			    struct hb_err *err);
 	/* an fd readable when the topology may have changed (uevents); NULL: none */
 	int (*open_events)(void *priv);
-	void (*free)(void *priv);            /* priv, when the platform goes */
+	void (*free)(void *priv); /* priv, when the platform goes */
 };
 
 struct hb_platform;
@@ -103,7 +103,6 @@ int hb_live_window_nodes(const char *iomem, int iomem_fd, const struct hb_node_m
 			 uint64_t *ret, struct hb_err *err);
 
 /* libnuma: presence, CPUs, free memory, numa_distance() (platform-live.c) */
-int hb_numa_nodes(void *ud, struct hb_numa_node *nodes,
-		  uint8_t distance[HB_MAX_NODES][HB_MAX_NODES]);
+int hb_numa_nodes(void *ud, struct hb_numa_node *nodes, uint8_t distance[HB_MAX_NODES][HB_MAX_NODES]);
 
 #endif

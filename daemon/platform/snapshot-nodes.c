@@ -8,8 +8,7 @@
 
 #define HB_MAX_NODE_ID 1024
 
-int hb_topology_absent_nodes(const struct hb_topology *t, const char *root, char *buf,
-			     size_t size)
+int hb_topology_absent_nodes(const struct hb_topology *t, const char *root, char *buf, size_t size)
 {
 	bool seen[HB_MAX_NODE_ID] = { false };
 	size_t len = 0;
@@ -51,6 +50,6 @@ void hb_topology_source_check_nodes(const struct hb_topology_source *src,
 		hb_log_early(LOG_WARNING, who,
 			     "snapshot %s: its memdevs are on NUMA node%s %s, which this host does "
 			     "not have (taken on another host?); addresses still translate, nodes "
-			     "are looked up on this host, ignoring", src->topology, n > 1 ? "s" : "",
-			     nodes);
+			     "are looked up on this host, ignoring",
+			     src->topology, n > 1 ? "s" : "", nodes);
 }

@@ -10,8 +10,7 @@
  * lacks (no <root>/sys/devices/system/node/nodeN; root NULL or "" is /).
  * Writes them to buf as "5, 6" and returns how many.
  */
-int hb_topology_absent_nodes(const struct hb_topology *t, const char *root, char *buf,
-			     size_t size);
+int hb_topology_absent_nodes(const struct hb_topology *t, const char *root, char *buf, size_t size);
 /*
  * A saved snapshot (src->topology) from another host names nodes this one
  * lacks: translation still works, node lookups cannot. Warns once on stderr

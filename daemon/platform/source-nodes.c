@@ -15,8 +15,8 @@ enum hb_source_node_why hb_source_node_check(const struct hb_source_facts *f, in
 	if (f->nodes[node].has_cpus)
 		return HB_SOURCE_NODE_HAS_CPUS;
 	if (!((f->window_nodes >> node) & 1))
-		return f->windows_why && f->windows_why[0] ? HB_SOURCE_NODE_NO_WINDOWS
-							   : HB_SOURCE_NODE_OUTSIDE_CXL;
+		return f->windows_why && f->windows_why[0] ? HB_SOURCE_NODE_NO_WINDOWS :
+							     HB_SOURCE_NODE_OUTSIDE_CXL;
 	return HB_SOURCE_NODE_OK;
 }
 
@@ -118,15 +118,19 @@ const char *hb_source_refusal_format(char *buf, size_t size, const struct hb_reg
 	const char *hint = snapshot ? " (is the snapshot of another host?)" : "";
 
 	if (node < 0) {
-		snprintf(buf, size, "region %s (HPA 0x%llx-0x%llx) %s: on no NUMA node, so its pages "
-			 "are never promoted%s", rg->name, (unsigned long long)rg->hpa_base,
+		snprintf(buf, size,
+			 "region %s (HPA 0x%llx-0x%llx) %s: on no NUMA node, so its pages "
+			 "are never promoted%s",
+			 rg->name, (unsigned long long)rg->hpa_base,
 			 (unsigned long long)(rg->hpa_base + rg->hpa_size - 1),
 			 hb_source_node_why_text(why),
-			 snapshot ? hint : " (not onlined yet? daxctl reconfigure-device "
-					   "--mode=system-ram)");
+			 snapshot ? hint :
+				    " (not onlined yet? daxctl reconfigure-device "
+				    "--mode=system-ram)");
 		return buf;
 	}
-	snprintf(buf, size, "region %s (HPA 0x%llx-0x%llx) lies on node %d, which %s%s%s: node %d "
+	snprintf(buf, size,
+		 "region %s (HPA 0x%llx-0x%llx) lies on node %d, which %s%s%s: node %d "
 		 "is not a source node and the region's pages there are never promoted%s",
 		 rg->name, (unsigned long long)rg->hpa_base,
 		 (unsigned long long)(rg->hpa_base + rg->hpa_size - 1), node,

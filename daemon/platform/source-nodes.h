@@ -20,26 +20,26 @@
 
 enum hb_source_node_why {
 	HB_SOURCE_NODE_OK,
-	HB_SOURCE_NODE_ABSENT,         /* not a NUMA node of this host */
-	HB_SOURCE_NODE_HAS_CPUS,       /* DRAM */
-	HB_SOURCE_NODE_NO_WINDOWS,     /* this host's CXL windows could not be read */
-	HB_SOURCE_NODE_OUTSIDE_CXL,    /* memory outside every CXL window, or none */
-	HB_SOURCE_NODE_NO_MEMORY,      /* a region on no node: no online memory here */
+	HB_SOURCE_NODE_ABSENT,      /* not a NUMA node of this host */
+	HB_SOURCE_NODE_HAS_CPUS,    /* DRAM */
+	HB_SOURCE_NODE_NO_WINDOWS,  /* this host's CXL windows could not be read */
+	HB_SOURCE_NODE_OUTSIDE_CXL, /* memory outside every CXL window, or none */
+	HB_SOURCE_NODE_NO_MEMORY,   /* a region on no node: no online memory here */
 	_HB_SOURCE_NODE_MAX,
 };
 
 /* What the rule looks at: the platform's nodes and CXL windows. */
 struct hb_source_facts {
-	const struct hb_numa_node *nodes;   /* HB_MAX_NODES entries */
-	uint64_t window_nodes;              /* nodes whose memory lies in CXL windows */
-	const char *windows_why;            /* why the windows are unknown, or "" / NULL */
+	const struct hb_numa_node *nodes; /* HB_MAX_NODES entries */
+	uint64_t window_nodes;            /* nodes whose memory lies in CXL windows */
+	const char *windows_why;          /* why the windows are unknown, or "" / NULL */
 };
 
 enum hb_source_node_why hb_source_node_check(const struct hb_source_facts *f, int node);
 /* "OK", "has CPUs (DRAM)", ... in words that follow "node N " */
 const char *hb_source_node_why_text(enum hb_source_node_why why);
 
-#define HB_NODE_SET_MAX 192   /* "0,1,...,63" */
+#define HB_NODE_SET_MAX 192 /* "0,1,...,63" */
 
 /*
  * mask as node numbers, the way policy.source_nodes and status write them:

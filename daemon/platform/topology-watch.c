@@ -25,8 +25,9 @@ static void warn_not_source(void *ud, const struct hb_region *rg, int node,
 	char msg[HB_ERR_MSG_MAX];
 
 	(void)hb_platform_window_nodes(d->env.platform, &windows_why);
-	hb_dlog(d, LOG_WARNING, "%s", hb_source_refusal_format(msg, sizeof(msg), rg, node, why,
-							       windows_why, d->cfg.topology[0]));
+	hb_dlog(d, LOG_WARNING, "%s",
+		hb_source_refusal_format(msg, sizeof(msg), rg, node, why, windows_why,
+					 d->cfg.topology[0]));
 }
 
 /*
@@ -49,7 +50,8 @@ void hb_daemon_source_node_reason(const struct hb_daemon *d, int node, char *buf
 	enum hb_source_node_why why;
 
 	if (node < 0) {
-		snprintf(buf, size, "not on a source node: on no NUMA node (no online memory block "
+		snprintf(buf, size,
+			 "not on a source node: on no NUMA node (no online memory block "
 			 "holds it)");
 		return;
 	}
@@ -58,8 +60,9 @@ void hb_daemon_source_node_reason(const struct hb_daemon *d, int node, char *buf
 		snprintf(buf, size, "node %d is a source node: it %s", node,
 			 hb_source_node_why_text(why));
 	else if (why == HB_SOURCE_NODE_OK)
-		snprintf(buf, size, "node %d is not a source node: %s", node, d->cfg.source_nodes[0]
-			 ? "not in policy.source_nodes" : "no committed CXL region lies on it");
+		snprintf(buf, size, "node %d is not a source node: %s", node,
+			 d->cfg.source_nodes[0] ? "not in policy.source_nodes" :
+						  "no committed CXL region lies on it");
 	else
 		snprintf(buf, size, "node %d is not a source node: it %s%s%s", node,
 			 hb_source_node_why_text(why), why == HB_SOURCE_NODE_NO_WINDOWS ? ": " : "",
@@ -87,7 +90,8 @@ void hb_daemon_warn_refused(struct hb_daemon *d)
 
 	if (t && !hb_topology_nr_memdevs(t) && !hb_topology_nr_endpoints(t) &&
 	    !hb_topology_nr_regions(t) && !hb_topology_nr_roots(t))
-		hb_dlog(d, LOG_WARNING, "no CXL memdev, decoder or region in the topology: no "
+		hb_dlog(d, LOG_WARNING,
+			"no CXL memdev, decoder or region in the topology: no "
 			"record translates until one appears");
 
 	while ((rg = hb_topology_next_refused(hb_platform_topology(d->env.platform), &cur)))
@@ -105,7 +109,8 @@ int hb_daemon_rebuild_topology(struct hb_daemon *d, struct hb_err *err)
 		return hb_err_set(err, -EOPNOTSUPP, "this host cannot rebuild its topology");
 	if (hb_platform_reload(d->env.platform, err) < 0) {
 		d->st.topology_reload_failures++;
-		hb_dlog(d, LOG_ERR, "topology changed, but rebuilding it failed: %s; keeping the old one",
+		hb_dlog(d, LOG_ERR,
+			"topology changed, but rebuilding it failed: %s; keeping the old one",
 			err->msg);
 		return err->code ? err->code : -EIO;
 	}
@@ -115,14 +120,16 @@ int hb_daemon_rebuild_topology(struct hb_daemon *d, struct hb_err *err)
 	if (hb_daemon_set_ingest_topology(d) < 0) {
 		/* without the new regions nothing could be checked: take nothing in */
 		(void)hb_ingest_set_topology(d->intake.ingest, NULL, 0, 0);
-		hb_dlog(d, LOG_ERR, "topology rebuilt, but out of memory for its region list: "
+		hb_dlog(d, LOG_ERR,
+			"topology rebuilt, but out of memory for its region list: "
 			"records are dropped until the next rebuild");
 	}
 	/* pages taken in under the old topology: their node may have changed */
 	gone = hb_heat_revalidate(d->heat, hb_daemon_node_of_ud, d);
 	d->st.topology_pages_dropped += gone;
 	d->st.topology_reloads++;
-	hb_dlog(d, LOG_INFO, "topology rebuilt: %zu regions, %zu memdevs, source nodes %s; %zu hot pages "
+	hb_dlog(d, LOG_INFO,
+		"topology rebuilt: %zu regions, %zu memdevs, source nodes %s; %zu hot pages "
 		"kept, %zu on no node any more dropped",
 		hb_topology_nr_regions(t), hb_topology_nr_memdevs(t),
 		hb_node_set_format(d->source_mask, set, sizeof(set)), hb_heat_len(d->heat), gone);
@@ -154,7 +161,7 @@ static void on_uevent(evutil_socket_t fd, short what, void *arg)
 			continue;
 		d->st.uevents++;
 		hb_dlog(d, LOG_DEBUG, "uevent %s %s (%s)", ev.action, ev.devpath, ev.subsystem);
-		evtimer_add(d->topo_watch.debounce_ev, &tv);     /* re-arming pushes it back */
+		evtimer_add(d->topo_watch.debounce_ev, &tv); /* re-arming pushes it back */
 	}
 }
 
@@ -168,7 +175,8 @@ void hb_daemon_watch_uevents(struct hb_daemon *d)
 	if (fd == -EOPNOTSUPP)
 		return;
 	if (fd < 0) {
-		hb_dlog(d, LOG_WARNING, "uevents: %s; topology changes will not be noticed", strerror(-fd));
+		hb_dlog(d, LOG_WARNING, "uevents: %s; topology changes will not be noticed",
+			strerror(-fd));
 		return;
 	}
 	d->topo_watch.uevent_fd = fd;
@@ -178,5 +186,6 @@ void hb_daemon_watch_uevents(struct hb_daemon *d)
 	d->topo_watch.debounce_ev = evtimer_new(d->base, on_debounced, d);
 	if (!d->topo_watch.uevent_ev || !d->topo_watch.debounce_ev ||
 	    event_add(d->topo_watch.uevent_ev, NULL) < 0)
-		hb_dlog(d, LOG_WARNING, "uevents: out of memory; topology changes will not be noticed");
+		hb_dlog(d, LOG_WARNING,
+			"uevents: out of memory; topology changes will not be noticed");
 }

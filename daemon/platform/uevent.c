@@ -39,7 +39,7 @@ int hb_uevent_parse(const char *buf, size_t len, struct hb_uevent *ev)
 
 	memset(ev, 0, sizeof(*ev));
 	if (len >= 8 && !memcmp(buf, "libudev", 8))
-		return 0;      /* udev's rebroadcast, not the kernel's */
+		return 0; /* udev's rebroadcast, not the kernel's */
 	nul = memchr(p, '\0', len);
 	if (!nul || !(at = memchr(p, '@', (size_t)(nul - p))) || at == p)
 		return -EINVAL;

@@ -67,8 +67,8 @@ static int open_temporary(int dirfd, const char *base, char *name, size_t name_s
 		n = snprintf(name, name_size, ".%s.%08x", base, rnd);
 		if (n < 0 || (size_t)n >= name_size)
 			return -ENAMETOOLONG;
-		fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY |
-			    O_CLOEXEC, 0600);
+		fd = openat(dirfd, name,
+			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
 		if (fd >= 0)
 			return fd;
 		if (errno != EEXIST)

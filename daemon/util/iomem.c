@@ -86,8 +86,10 @@ static int parse_stream(FILE *f, const char *path, struct hb_iomem *ret, struct 
 	}
 	if (m.n && !nonzero) {
 		hb_iomem_done(&m);
-		return hb_err_set(err, -EPERM, "%s shows every address as 0 (reading them needs "
-				  "CAP_SYS_ADMIN)", path);
+		return hb_err_set(err, -EPERM,
+				  "%s shows every address as 0 (reading them needs "
+				  "CAP_SYS_ADMIN)",
+				  path);
 	}
 	*ret = m;
 	return 0;
@@ -112,7 +114,7 @@ int hb_iomem_load_fd(int fd, const char *path, struct hb_iomem *ret, struct hb_e
 
 	if (lseek(fd, 0, SEEK_SET) < 0)
 		return hb_err_set(err, -errno, "%s: %s", path, strerror(errno));
-	dfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);     /* the same open file: its opener's credentials */
+	dfd = fcntl(fd, F_DUPFD_CLOEXEC, 3); /* the same open file: its opener's credentials */
 	if (dfd < 0)
 		return hb_err_set(err, -errno, "%s: %s", path, strerror(errno));
 	f = fdopen(dfd, "r");

@@ -12,8 +12,8 @@
 struct hb_err;
 
 struct hb_iomem_entry {
-	uint64_t start, end;          /* inclusive, as printed */
-	unsigned int depth;           /* leading spaces / 2; the kernel prints at most 5 */
+	uint64_t start, end; /* inclusive, as printed */
+	unsigned int depth;  /* leading spaces / 2; the kernel prints at most 5 */
 	char name[64];
 };
 

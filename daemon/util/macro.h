@@ -17,11 +17,11 @@
 #define HB_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
 
 /* Declare a cleanup function "fnp" that calls fn(*p) when *p is set. */
-#define HB_DEFINE_CLEANUP(type, fn)                                          \
-	static inline void fn##p(type *p)                                    \
-	{                                                                    \
-		if (*p)                                                      \
-			(void)fn(*p);                                        \
+#define HB_DEFINE_CLEANUP(type, fn)       \
+	static inline void fn##p(type *p) \
+	{                                 \
+		if (*p)                   \
+			(void)fn(*p);     \
 	}
 
 static inline void hb_freep(void *p)
@@ -51,18 +51,18 @@ static inline void hb_closedirp(DIR **d)
 #define _hb_cleanup_closedir_ _hb_cleanup_(hb_closedirp)
 
 /* Hand ownership out of a cleanup-managed variable. */
-#define HB_TAKE_PTR(p)                                                       \
-	({                                                                   \
-		__typeof__(p) _taken = (p);                                  \
-		(p) = NULL;                                                  \
-		_taken;                                                      \
+#define HB_TAKE_PTR(p)                      \
+	({                                  \
+		__typeof__(p) _taken = (p); \
+		(p) = NULL;                 \
+		_taken;                     \
 	})
 
-#define HB_TAKE_FD(fd)                                                       \
-	({                                                                   \
-		int _taken = (fd);                                           \
-		(fd) = -1;                                                   \
-		_taken;                                                      \
+#define HB_TAKE_FD(fd)             \
+	({                         \
+		int _taken = (fd); \
+		(fd) = -1;         \
+		_taken;            \
 	})
 
 #endif /* HB_UTIL_MACRO_H */

@@ -55,16 +55,20 @@ int hb_unix_listen(const char *path, int backlog, struct hb_unix_listener *ret, 
 	int r;
 
 	if (strlen(path) >= sizeof(sa.sun_path))
-		return hb_err_set(err, -ENAMETOOLONG, "%s: longer than %zu bytes, too long for a "
-				  "UNIX socket", path, sizeof(sa.sun_path) - 1);
+		return hb_err_set(err, -ENAMETOOLONG,
+				  "%s: longer than %zu bytes, too long for a "
+				  "UNIX socket",
+				  path, sizeof(sa.sun_path) - 1);
 	strcpy(sa.sun_path, path);
 	r = hb_mkdir_parent(path, 0700);
 	if (r < 0)
 		return hb_err_set(err, r, "%s: cannot create its directory: %s", path, strerror(-r));
 	if (lstat(path, &st) == 0) {
 		if (!S_ISSOCK(st.st_mode))
-			return hb_err_set(err, -EEXIST, "%s exists and is not a socket; not "
-					  "replacing it", path);
+			return hb_err_set(err, -EEXIST,
+					  "%s exists and is not a socket; not "
+					  "replacing it",
+					  path);
 		r = listened_on(&sa);
 		if (r > 0)
 			return hb_err_set(err, -EADDRINUSE, "%s: another process listens on it",

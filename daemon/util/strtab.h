@@ -36,16 +36,15 @@ static inline int hb_strtab_index(const char *const *table, size_t n, const char
 	return -EINVAL;
 }
 
-#define HB_STRTAB_TO_STRING(fn, type, table, fallback)                       \
-	const char *fn(type v)                                               \
-	{                                                                    \
-		return hb_strtab_name(table, HB_ARRAY_SIZE(table), (long)v,  \
-				      fallback);                             \
+#define HB_STRTAB_TO_STRING(fn, type, table, fallback)                                 \
+	const char *fn(type v)                                                         \
+	{                                                                              \
+		return hb_strtab_name(table, HB_ARRAY_SIZE(table), (long)v, fallback); \
 	}
 
-#define HB_STRTAB_FROM_STRING(fn, type, table)                               \
-	type fn(const char *s)                                               \
-	{                                                                    \
+#define HB_STRTAB_FROM_STRING(fn, type, table)                                \
+	type fn(const char *s)                                                \
+	{                                                                     \
 		return (type)hb_strtab_index(table, HB_ARRAY_SIZE(table), s); \
 	}
 

@@ -28,8 +28,9 @@ int hb_trust_stat(const char *path, const struct stat *st, unsigned flags, uid_t
 				  want_dir ? "directory" : "regular file");
 	if (!owner_ok(st->st_uid, owner, flags)) {
 		if ((flags & HB_TRUST_ROOT) && owner)
-			return hb_err_set(err, -EPERM, "%s: owned by uid %u, not root or %u; refusing",
-					  path, (unsigned)st->st_uid, (unsigned)owner);
+			return hb_err_set(err, -EPERM,
+					  "%s: owned by uid %u, not root or %u; refusing", path,
+					  (unsigned)st->st_uid, (unsigned)owner);
 		return hb_err_set(err, -EPERM, "%s: owned by uid %u, not %u; refusing", path,
 				  (unsigned)st->st_uid, (unsigned)owner);
 	}

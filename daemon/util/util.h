@@ -79,7 +79,7 @@ int hb_write_file_atomic(const char *path, const void *data, size_t len, mode_t 
  * (device, inode and change time: an inode number alone may be reused).
  */
 struct hb_unix_listener {
-	int fd;              /* -1 when closed */
+	int fd; /* -1 when closed */
 	char path[108];
 	dev_t dev;
 	ino_t ino;
@@ -97,8 +97,7 @@ struct hb_unix_listener {
  * (a file, a symbolic link) is refused with -EEXIST; a socket another
  * process listens on with -EADDRINUSE; a dead listener's socket is replaced.
  */
-int hb_unix_listen(const char *path, int backlog, struct hb_unix_listener *ret,
-		   struct hb_err *err);
+int hb_unix_listen(const char *path, int backlog, struct hb_unix_listener *ret, struct hb_err *err);
 /*
  * Accept a connection on it: the new fd (non-blocking, close-on-exec) or
  * -errno. Then hb_unix_peer_check() before serving it.

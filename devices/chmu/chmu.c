@@ -10,7 +10,7 @@
 
 struct hb_chmu {
 	struct hb_regwin w;
-	uint64_t base;                /* instance base offset */
+	uint64_t base; /* instance base offset */
 	char memdev[HB_MEMDEV_NAME_MAX];
 	struct hb_chmu_caps caps;
 	struct hb_chmu_stats stats;
@@ -71,15 +71,17 @@ int hb_chmu_open(const struct hb_regwin *w, unsigned int instance, const char *m
 	k->instance_len = (unsigned int)HB_CHMU_FIELD(v1, 15, 0);
 	if (k->version == 0 || k->instances == 0 || instance >= k->instances ||
 	    k->instance_len < 0x70) {
-		r = hb_err_set(err, -EPROTO, "CHMU: version %u, %u instance(s) of %u bytes: no instance %u",
-			   k->version, k->instances, k->instance_len, instance);
+		r = hb_err_set(err, -EPROTO,
+			       "CHMU: version %u, %u instance(s) of %u bytes: no instance %u",
+			       k->version, k->instances, k->instance_len, instance);
 		goto fail;
 	}
 	c->base = CHMU_INST0 + (uint64_t)instance * k->instance_len;
 	if (w->size && c->base + k->instance_len > w->size) {
-		r = hb_err_set(err, -EPROTO, "CHMU: instance %u ends at 0x%llx, beyond the 0x%llx-byte window",
-			   instance, (unsigned long long)(c->base + k->instance_len),
-			   (unsigned long long)w->size);
+		r = hb_err_set(err, -EPROTO,
+			       "CHMU: instance %u ends at 0x%llx, beyond the 0x%llx-byte window",
+			       instance, (unsigned long long)(c->base + k->instance_len),
+			       (unsigned long long)w->size);
 		goto fail;
 	}
 	if ((r = rd(c, CHMU_CAP0, 8, &c0)) < 0 || (r = rd(c, CHMU_CAP1, 8, &c1)) < 0 ||
@@ -112,18 +114,22 @@ int hb_chmu_open(const struct hb_regwin *w, unsigned int instance, const char *m
 		goto fail;
 	}
 	if (k->counter_width < 1 || k->counter_width > 63) {
-		r = hb_err_set(err, -EPROTO, "CHMU: counter width %u (must be 1..63)", k->counter_width);
+		r = hb_err_set(err, -EPROTO, "CHMU: counter width %u (must be 1..63)",
+			       k->counter_width);
 		goto fail;
 	}
 	if (!k->unit_sizes || !k->ds_factors || !(k->epoch_based || k->always_on)) {
-		r = hb_err_set(err, -EPROTO, "CHMU: no unit size, down-sampling factor or reporting mode");
+		r = hb_err_set(err, -EPROTO,
+			       "CHMU: no unit size, down-sampling factor or reporting mode");
 		goto fail;
 	}
 	if (k->range_off < 0x70 || k->hotlist_off < k->range_off ||
 	    k->hotlist_off + (uint64_t)k->hotlist_size * 8 > k->instance_len) {
-		r = hb_err_set(err, -EPROTO, "CHMU: range bitmap at 0x%llx and hotlist at 0x%llx do not fit "
-			   "an instance of %u bytes", (unsigned long long)k->range_off,
-			   (unsigned long long)k->hotlist_off, k->instance_len);
+		r = hb_err_set(err, -EPROTO,
+			       "CHMU: range bitmap at 0x%llx and hotlist at 0x%llx do not fit "
+			       "an instance of %u bytes",
+			       (unsigned long long)k->range_off, (unsigned long long)k->hotlist_off,
+			       k->instance_len);
 		goto fail;
 	}
 	*ret = c;
@@ -210,46 +216,55 @@ int hb_chmu_configure(struct hb_chmu *c, const struct hb_chmu_config *cfg, struc
 	if (!hb_is_pow2(cfg->ds_factor) || hb_ilog2(cfg->ds_factor) > 15 ||
 	    !((k->ds_factors >> hb_ilog2(cfg->ds_factor)) & 1)) {
 		hb_chmu_format_sizes(k->ds_factors, 0, allowed, sizeof(allowed));
-		return hb_err_set(err, -EINVAL, "CHMU: down-sampling factor %u not supported "
-				  "(allowed: %s)", cfg->ds_factor, allowed);
+		return hb_err_set(err, -EINVAL,
+				  "CHMU: down-sampling factor %u not supported "
+				  "(allowed: %s)",
+				  cfg->ds_factor, allowed);
 	}
 	ds_bit = hb_ilog2(cfg->ds_factor);
 	if (cfg->mode == HB_CHMU_MODE_EPOCH) {
 		if (!k->epoch_based)
-			return hb_err_set(err, -EINVAL, "CHMU: epoch mode not supported (always-on only)");
+			return hb_err_set(err, -EINVAL,
+					  "CHMU: epoch mode not supported (always-on only)");
 		if (cfg->epoch_ns < k->min_epoch_ns || cfg->epoch_ns > k->max_epoch_ns ||
 		    encode_epoch(cfg->epoch_ns, &scale, &val) < 0)
-			return hb_err_set(err, -EINVAL, "CHMU: epoch %llu ns not supported (allowed: "
+			return hb_err_set(err, -EINVAL,
+					  "CHMU: epoch %llu ns not supported (allowed: "
 					  "%llu..%llu ns, in steps the scales 100 us..1 s express)",
 					  (unsigned long long)cfg->epoch_ns,
 					  (unsigned long long)k->min_epoch_ns,
 					  (unsigned long long)k->max_epoch_ns);
 	} else if (cfg->mode == HB_CHMU_MODE_ALWAYS_ON) {
 		if (!k->always_on)
-			return hb_err_set(err, -EINVAL, "CHMU: always-on mode not supported (epoch only)");
+			return hb_err_set(err, -EINVAL,
+					  "CHMU: always-on mode not supported (epoch only)");
 	} else {
 		return hb_err_set(err, -EINVAL, "CHMU: reporting mode %u unknown", cfg->mode);
 	}
 	if (cfg->threshold == 0)
 		return hb_err_set(err, -EINVAL, "CHMU: hotness threshold must be at least 1");
 	if (cfg->threshold > (1ULL << k->counter_width) - 1)
-		return hb_err_set(err, -EINVAL, "CHMU: threshold %u exceeds the %u-bit counters (max "
-				  "%llu)", cfg->threshold, k->counter_width,
+		return hb_err_set(err, -EINVAL,
+				  "CHMU: threshold %u exceeds the %u-bit counters (max "
+				  "%llu)",
+				  cfg->threshold, k->counter_width,
 				  (unsigned long long)((1ULL << k->counter_width) - 1));
 	if (cfg->fill_threshold >= k->hotlist_size)
-		return hb_err_set(err, -EINVAL, "CHMU: fill threshold %u not below the hotlist size %u",
+		return hb_err_set(err, -EINVAL,
+				  "CHMU: fill threshold %u not below the hotlist size %u",
 				  cfg->fill_threshold, k->hotlist_size);
 	m2s = pick_m2s(k->m2s);
 	if (m2s < 0)
-		return hb_err_set(err, -EINVAL, "CHMU: tracks no read or read-write requests (m2s %#x)",
-				  k->m2s);
+		return hb_err_set(err, -EINVAL,
+				  "CHMU: tracks no read or read-write requests (m2s %#x)", k->m2s);
 	if (!cfg->nranges)
 		return hb_err_set(err, -EINVAL, "CHMU: no DPA ranges to track");
 	for (size_t i = 0; i < cfg->nranges; i++) {
 		uint64_t last = (cfg->ranges[i].start + cfg->ranges[i].len - 1) / CHMU_RANGE_GRANULE;
 
 		if (!cfg->ranges[i].len || last / 64 >= words)
-			return hb_err_set(err, -EINVAL, "CHMU: DPA range 0x%llx+0x%llx is beyond the %llu "
+			return hb_err_set(err, -EINVAL,
+					  "CHMU: DPA range 0x%llx+0x%llx is beyond the %llu "
 					  "GiB the range bitmap covers",
 					  (unsigned long long)cfg->ranges[i].start,
 					  (unsigned long long)cfg->ranges[i].len,
@@ -265,7 +280,8 @@ int hb_chmu_configure(struct hb_chmu *c, const struct hb_chmu_config *cfg, struc
 
 		for (size_t i = 0; i < cfg->nranges; i++) {
 			uint64_t g0 = cfg->ranges[i].start / CHMU_RANGE_GRANULE;
-			uint64_t g1 = (cfg->ranges[i].start + cfg->ranges[i].len - 1) / CHMU_RANGE_GRANULE;
+			uint64_t g1 =
+				(cfg->ranges[i].start + cfg->ranges[i].len - 1) / CHMU_RANGE_GRANULE;
 
 			for (uint64_t g = g0; g <= g1; g++)
 				if (g / 64 == wd)
@@ -279,15 +295,15 @@ int hb_chmu_configure(struct hb_chmu *c, const struct hb_chmu_config *cfg, struc
 		CONF1_EPOCH_SCALE(scale) | CONF1_EPOCH_VAL(val);
 	conf0 = CONF0_M2S(m2s) | CONF0_THRESHOLD(cfg->threshold);
 	if ((r = wr(c, CHMU_CONF1, 8, conf1)) < 0 ||
-	    (r = wr(c, CHMU_CONF2, 8, cfg->fill_threshold ? cfg->fill_threshold
-							   : k->hotlist_size / 2)) < 0 ||
-	    (r = wr(c, CHMU_CONF0, 8, conf0 | CONF0_RESET)) < 0 ||
-	    (r = wr(c, CHMU_HEAD, 2, 0)) < 0 ||
+	    (r = wr(c, CHMU_CONF2, 8,
+		    cfg->fill_threshold ? cfg->fill_threshold : k->hotlist_size / 2)) < 0 ||
+	    (r = wr(c, CHMU_CONF0, 8, conf0 | CONF0_RESET)) < 0 || (r = wr(c, CHMU_HEAD, 2, 0)) < 0 ||
 	    (r = wr(c, CHMU_CONF0, 8, conf0 | CONF0_ENABLE)) < 0 ||
 	    (r = rd(c, CHMU_STATUS, 8, &st)) < 0)
 		return hb_err_set(err, r, "CHMU: programming failed: %s", strerror(-r));
 	if (!(st & STATUS_ENABLED))
-		return hb_err_set(err, -EIO, "CHMU: device did not enable with unit %llu, epoch %llu "
+		return hb_err_set(err, -EIO,
+				  "CHMU: device did not enable with unit %llu, epoch %llu "
 				  "ns, threshold %u (status 0x%llx)",
 				  (unsigned long long)cfg->unit_size,
 				  (unsigned long long)cfg->epoch_ns, cfg->threshold,
@@ -326,9 +342,11 @@ int hb_chmu_drain(struct hb_chmu *c, struct hb_hot_record *out, size_t max, size
 	    (r = rd(c, CHMU_STATUS, 8, &st)) < 0)
 		return hb_err_set(err, r, "CHMU: cannot read the hotlist pointers");
 	if (head >= k->hotlist_size || tail >= k->hotlist_size)
-		return hb_err_set(err, -EIO, "CHMU: device reports head %llu, tail %llu outside a "
-				  "ring of %u entries", (unsigned long long)head,
-				  (unsigned long long)tail, k->hotlist_size);
+		return hb_err_set(err, -EIO,
+				  "CHMU: device reports head %llu, tail %llu outside a "
+				  "ring of %u entries",
+				  (unsigned long long)head, (unsigned long long)tail,
+				  k->hotlist_size);
 	c->stats.drains++;
 	while (head != tail && n < max) {
 		uint64_t e, unit;

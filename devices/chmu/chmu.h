@@ -33,8 +33,8 @@ struct hb_regwin {
 };
 
 /* Maps size bytes at offset of a sysfs PCI resource file (needs root). */
-int hb_regwin_mmio_open(const char *resource, uint64_t offset, uint64_t size,
-			struct hb_regwin *ret, struct hb_err *err);
+int hb_regwin_mmio_open(const char *resource, uint64_t offset, uint64_t size, struct hb_regwin *ret,
+			struct hb_err *err);
 void hb_regwin_mmio_close(struct hb_regwin *w);
 
 /* ---- /proc/iomem and lockdown (iomem.c) ---- */
@@ -64,7 +64,7 @@ struct hb_chmu_map_req {
 	char resource[HB_CHMU_MAP_PATH_MAX], iomem[HB_CHMU_MAP_PATH_MAX];
 	char devmem[HB_CHMU_MAP_PATH_MAX], lockdown[HB_CHMU_MAP_PATH_MAX];
 	char driver[HB_CHMU_MAP_PATH_MAX];
-	int iomem_fd;                 /* iomem opened by the caller, or -1 (init) */
+	int iomem_fd; /* iomem opened by the caller, or -1 (init) */
 };
 
 /* Fills the request; root is "" on a live system, a test tree otherwise. */
@@ -72,8 +72,8 @@ void hb_chmu_map_req_init(struct hb_chmu_map_req *q, const char *root, const cha
 			  unsigned int bar, uint64_t bar_start, uint64_t bar_size, uint64_t offset);
 
 enum hb_chmu_map_via {
-	HB_CHMU_MAP_SYSFS,            /* the BAR's sysfs resource file */
-	HB_CHMU_MAP_DEVMEM,           /* only the block's own pages of /dev/mem */
+	HB_CHMU_MAP_SYSFS,  /* the BAR's sysfs resource file */
+	HB_CHMU_MAP_DEVMEM, /* only the block's own pages of /dev/mem */
 };
 
 /*
@@ -87,7 +87,7 @@ enum hb_chmu_map_via {
  */
 struct hb_chmu_mapping {
 	enum hb_chmu_map_via via;
-	char why[320];                /* HB_CHMU_MAP_DEVMEM: why sysfs was refused */
+	char why[320]; /* HB_CHMU_MAP_DEVMEM: why sysfs was refused */
 };
 
 int hb_chmu_map_block(const struct hb_chmu_map_req *q, struct hb_regwin *ret,
@@ -108,31 +108,31 @@ struct hb_chmu_caps {
 	unsigned int version, instances, instance_len;
 	/* of the opened instance */
 	unsigned int hotlist_size;
-	uint32_t unit_sizes;          /* bit n: 2^(n+8) bytes */
-	uint16_t ds_factors;          /* bit n: factor 2^n */
+	uint32_t unit_sizes; /* bit n: 2^(n+8) bytes */
+	uint16_t ds_factors; /* bit n: factor 2^n */
 	bool epoch_based, always_on, randomized_ds, overlapping, postponed;
 	bool overflow_int, level_int;
 	unsigned int epoch_type, msi_n, m2s;
 	uint64_t min_epoch_ns, max_epoch_ns;
 	uint64_t range_off, hotlist_off;
-	unsigned int counter_width;   /* from STATUS */
+	unsigned int counter_width; /* from STATUS */
 };
 
 #define HB_CHMU_MODE_EPOCH 0
 #define HB_CHMU_MODE_ALWAYS_ON 1
 
 struct hb_chmu_range {
-	uint64_t start, len;          /* DPA */
+	uint64_t start, len; /* DPA */
 };
 
 struct hb_chmu_config {
-	uint64_t unit_size;           /* bytes, a power of two the caps allow */
-	uint64_t epoch_ns;            /* epoch mode */
-	uint32_t threshold;           /* hotness threshold, >= 1 */
-	uint32_t ds_factor;           /* down-sampling factor the caps allow */
-	unsigned int mode;            /* HB_CHMU_MODE_* */
-	uint16_t fill_threshold;      /* 0 = hotlist size / 2 */
-	const struct hb_chmu_range *ranges;   /* the memdev's decoded DPA */
+	uint64_t unit_size;                 /* bytes, a power of two the caps allow */
+	uint64_t epoch_ns;                  /* epoch mode */
+	uint32_t threshold;                 /* hotness threshold, >= 1 */
+	uint32_t ds_factor;                 /* down-sampling factor the caps allow */
+	unsigned int mode;                  /* HB_CHMU_MODE_* */
+	uint16_t fill_threshold;            /* 0 = hotlist size / 2 */
+	const struct hb_chmu_range *ranges; /* the memdev's decoded DPA */
 	size_t nranges;
 };
 

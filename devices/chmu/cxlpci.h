@@ -13,15 +13,15 @@
 #define HB_CXL_REGBLOCK_CHMU 5
 
 struct hb_cxl_regblock {
-	unsigned int bir;            /* BAR index */
-	unsigned int id;             /* block identifier */
-	uint64_t offset;             /* within the BAR */
+	unsigned int bir; /* BAR index */
+	unsigned int id;  /* block identifier */
+	uint64_t offset;  /* within the BAR */
 };
 
 struct hb_cxl_pcidev {
-	char bdf[16];                /* "0000:0d:00.0" */
+	char bdf[16]; /* "0000:0d:00.0" */
 	uint16_t vendor, device;
-	uint64_t bar_base[6], bar_size[6];   /* 0 when read from a dump */
+	uint64_t bar_base[6], bar_size[6]; /* 0 when read from a dump */
 	bool has_regloc, has_chmu;
 	unsigned int nblocks;
 	struct hb_cxl_regblock blocks[HB_CXL_MAX_BLOCKS];
@@ -33,8 +33,7 @@ struct hb_cxl_pcidev {
  * Locator blocks. dump: a file in `lspci -xxxx` format read through
  * libpci's dump method, or NULL for the live system.
  */
-int hb_cxl_pci_scan(const char *dump, struct hb_cxl_pcidev **ret, size_t *ret_n,
-		    struct hb_err *err);
+int hb_cxl_pci_scan(const char *dump, struct hb_cxl_pcidev **ret, size_t *ret_n, struct hb_err *err);
 /* the same, and whether any PCI device (CXL or not) has BDF bdf */
 int hb_cxl_pci_scan_for(const char *dump, const char *bdf, struct hb_cxl_pcidev **ret,
 			size_t *ret_n, bool *ret_present, struct hb_err *err);

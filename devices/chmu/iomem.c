@@ -35,8 +35,8 @@ int hb_iomem_find_claim(const struct hb_iomem *m, const char *bdf, uint64_t bar_
 	 * printed depth (MAX_IORES_LEVEL, 5): behind a switch or two a claim is
 	 * printed as deep as the BAR it sits in.
 	 */
-	for (size_t k = i + 1; k < m->n && m->v[k].start >= m->v[i].start &&
-			       m->v[k].end <= m->v[i].end; k++) {
+	for (size_t k = i + 1;
+	     k < m->n && m->v[k].start >= m->v[i].start && m->v[k].end <= m->v[i].end; k++) {
 		if (m->v[k].start <= end && m->v[k].end >= start) {
 			*ret = &m->v[k];
 			return 1;

@@ -33,8 +33,12 @@
 void hb_chmu_map_req_init(struct hb_chmu_map_req *q, const char *root, const char *bdf,
 			  unsigned int bar, uint64_t bar_start, uint64_t bar_size, uint64_t offset)
 {
-	*q = (struct hb_chmu_map_req){ .bdf = bdf, .bar = bar, .bar_start = bar_start,
-				       .bar_size = bar_size, .offset = offset, .iomem_fd = -1 };
+	*q = (struct hb_chmu_map_req){ .bdf = bdf,
+				       .bar = bar,
+				       .bar_start = bar_start,
+				       .bar_size = bar_size,
+				       .offset = offset,
+				       .iomem_fd = -1 };
 	snprintf(q->resource, sizeof(q->resource), "%s/sys/bus/pci/devices/%s/resource%u", root,
 		 bdf, bar);
 	snprintf(q->iomem, sizeof(q->iomem), "%s/proc/iomem", root);
@@ -73,7 +77,8 @@ static void driver_of(const struct hb_chmu_map_req *q, char *buf, size_t size)
 		return;
 	}
 	link[n] = '\0';
-	snprintf(buf, size, "kernel driver %.64s", strrchr(link, '/') ? strrchr(link, '/') + 1 : link);
+	snprintf(buf, size, "kernel driver %.64s",
+		 strrchr(link, '/') ? strrchr(link, '/') + 1 : link);
 }
 
 static int iomem_load(const struct hb_chmu_map_req *q, struct hb_iomem *m, struct hb_err *err)
@@ -103,12 +108,13 @@ static int check_unclaimed(const struct hb_chmu_map_req *q, uint64_t phys, uint6
 	r = hb_iomem_find_claim(&m, q->bdf, q->bar_start, ps, pe, &c);
 	if (r == -ENOENT) {
 		hb_iomem_done(&m);
-		return hb_err_set(err, r, "%s does not list BAR %u of %s at 0x%llx", q->iomem, q->bar,
-				  q->bdf, (unsigned long long)q->bar_start);
+		return hb_err_set(err, r, "%s does not list BAR %u of %s at 0x%llx", q->iomem,
+				  q->bar, q->bdf, (unsigned long long)q->bar_start);
 	}
 	if (r > 0) {
 		driver_of(q, drv, sizeof(drv));
-		r = hb_err_set(err, -EBUSY, "CHMU registers at 0x%llx-0x%llx are claimed by %s (%s); %s",
+		r = hb_err_set(err, -EBUSY,
+			       "CHMU registers at 0x%llx-0x%llx are claimed by %s (%s); %s",
 			       (unsigned long long)phys, (unsigned long long)(phys + len - 1),
 			       c->name, drv, why);
 	}
@@ -128,13 +134,16 @@ static int devmem_window(const struct hb_chmu_map_req *q, uint64_t phys, uint64_
 		r = -errno;
 		return hb_err_set(err, r, "%s: %s%s", q->devmem, strerror(-r),
 				  r == -EPERM || r == -EACCES ?
-				  " (needs CAP_SYS_RAWIO and no lockdown)" : "");
+					  " (needs CAP_SYS_RAWIO and no lockdown)" :
+					  "");
 	}
 	close(fd);
 	r = hb_regwin_mmio_open(q->devmem, phys, len, ret, &e);
 	if (r == -EPERM)
-		return hb_err_set(err, r, "%s: the kernel refused 0x%llx-0x%llx (STRICT_DEVMEM: a page "
-				  "of it is RAM or claimed)", q->devmem, (unsigned long long)phys,
+		return hb_err_set(err, r,
+				  "%s: the kernel refused 0x%llx-0x%llx (STRICT_DEVMEM: a page "
+				  "of it is RAM or claimed)",
+				  q->devmem, (unsigned long long)phys,
 				  (unsigned long long)(phys + len - 1));
 	if (r < 0)
 		return hb_err_set(err, r, "%s", e.msg);
@@ -154,8 +163,10 @@ static int map_devmem(const struct hb_chmu_map_req *q, const char *refusal, stru
 
 	r = hb_lockdown_mode(q->lockdown, mode, sizeof(mode));
 	if (r == 0 && strcmp(mode, "none"))
-		return hb_err_set(err, -EPERM, "%s; kernel lockdown is '%s', which refuses /dev/mem "
-				  "and PCI BAR mappings", refusal, mode);
+		return hb_err_set(err, -EPERM,
+				  "%s; kernel lockdown is '%s', which refuses /dev/mem "
+				  "and PCI BAR mappings",
+				  refusal, mode);
 	/* the common capabilities first: they give the block's length */
 	r = check_unclaimed(q, phys, CHMU_INST0, strict, &e);
 	if (r == -EBUSY)
@@ -186,8 +197,8 @@ static void first_page_claim(const struct hb_chmu_map_req *q, char *buf, size_t 
 	buf[0] = '\0';
 	if (iomem_load(q, &m, NULL) < 0)
 		return;
-	if (hb_iomem_find_claim(&m, q->bdf, q->bar_start, q->bar_start,
-				q->bar_start + page - 1, &c) > 0) {
+	if (hb_iomem_find_claim(&m, q->bdf, q->bar_start, q->bar_start, q->bar_start + page - 1,
+				&c) > 0) {
 		driver_of(q, drv, sizeof(drv));
 		snprintf(buf, size, "BAR %u's first page is claimed by %.63s (%.80s)", q->bar,
 			 c->name, drv);
@@ -204,8 +215,10 @@ int hb_chmu_map_block(const struct hb_chmu_map_req *q, struct hb_regwin *ret,
 	int r, r_sysfs;
 
 	if (q->bar_size && q->offset >= q->bar_size)
-		return hb_err_set(err, -EPROTO, "%s: CHMU block at BAR %u + 0x%llx lies beyond the "
-				  "BAR (%llu bytes)", q->bdf, q->bar, (unsigned long long)q->offset,
+		return hb_err_set(err, -EPROTO,
+				  "%s: CHMU block at BAR %u + 0x%llx lies beyond the "
+				  "BAR (%llu bytes)",
+				  q->bdf, q->bar, (unsigned long long)q->offset,
 				  (unsigned long long)q->bar_size);
 	r = hb_regwin_mmio_open(q->resource, q->offset, window_max(q), &w, &e);
 	if (r == 0) {
@@ -237,8 +250,8 @@ int hb_chmu_map_block(const struct hb_chmu_map_req *q, struct hb_regwin *ret,
 	if (r_sysfs == -EINVAL)
 		first_page_claim(q, claim, sizeof(claim));
 	if (claim[0])
-		snprintf(ret_how->why, sizeof(ret_how->why), "%s resource%u: mmap refused (EINVAL): %s",
-			 q->bdf, q->bar, claim);
+		snprintf(ret_how->why, sizeof(ret_how->why),
+			 "%s resource%u: mmap refused (EINVAL): %s", q->bdf, q->bar, claim);
 	else
 		snprintf(ret_how->why, sizeof(ret_how->why), "%s", refusal);
 	return 0;
@@ -253,5 +266,5 @@ int hb_chmu_map_recheck(const struct hb_chmu_map_req *q, uint64_t len, struct hb
 			    "it was claimed after hotbridge mapped it; not touching it again", &e);
 	if (r == -EBUSY)
 		return hb_err_set(err, r, "%s", e.msg);
-	return 0;       /* unknown is no news: the mapping was allowed when made */
+	return 0; /* unknown is no news: the mapping was allowed when made */
 }

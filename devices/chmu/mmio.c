@@ -10,9 +10,9 @@
 #include "chmu.h"
 
 struct mmio {
-	volatile uint8_t *base;    /* page-aligned mapping */
+	volatile uint8_t *base; /* page-aligned mapping */
 	size_t map_len;
-	uint64_t delta;            /* offset of the window inside the mapping */
+	uint64_t delta; /* offset of the window inside the mapping */
 	uint64_t size;
 };
 
@@ -46,8 +46,8 @@ static int mmio_write(void *priv, uint64_t off, unsigned int width, uint64_t val
 	return -EINVAL;
 }
 
-int hb_regwin_mmio_open(const char *resource, uint64_t offset, uint64_t size,
-			struct hb_regwin *ret, struct hb_err *err)
+int hb_regwin_mmio_open(const char *resource, uint64_t offset, uint64_t size, struct hb_regwin *ret,
+			struct hb_err *err)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	uint64_t start = offset & ~((uint64_t)page - 1);
@@ -59,7 +59,8 @@ int hb_regwin_mmio_open(const char *resource, uint64_t offset, uint64_t size,
 	if (fd < 0)
 		return hb_err_set(err, -errno, "%s: %s%s", resource, strerror(errno),
 				  errno == EACCES || errno == EPERM ?
-				  " (mapping a BAR needs root: CAP_SYS_ADMIN)" : "");
+					  " (mapping a BAR needs root: CAP_SYS_ADMIN)" :
+					  "");
 	m = calloc(1, sizeof(*m));
 	if (!m) {
 		close(fd);

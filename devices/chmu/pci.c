@@ -57,7 +57,8 @@ static void walk_dvsecs(struct pci_dev *d, struct hb_cxl_pcidev *out)
 		if ((h1 & 0xffff) != PCI_DVSEC_VENDOR_ID_CXL || id != DVSEC_ID_REGLOC || len < 0x0c)
 			continue;
 		out->has_regloc = true;
-		for (unsigned int i = 0; i < (len - 0x0c) / 8 && out->nblocks < HB_CXL_MAX_BLOCKS; i++) {
+		for (unsigned int i = 0; i < (len - 0x0c) / 8 && out->nblocks < HB_CXL_MAX_BLOCKS;
+		     i++) {
 			uint32_t lo = pci_read_long(d, c->addr + 0x0c + (int)i * 8);
 			uint32_t hi = pci_read_long(d, c->addr + 0x10 + (int)i * 8);
 			struct hb_cxl_regblock *b = &out->blocks[out->nblocks];
@@ -66,7 +67,7 @@ static void walk_dvsecs(struct pci_dev *d, struct hb_cxl_pcidev *out)
 			b->id = (lo >> 8) & 0xff;
 			b->offset = (uint64_t)hi << 32 | (lo & 0xffff0000u);
 			if (b->id == 0)
-				continue;      /* an empty entry */
+				continue; /* an empty entry */
 			out->nblocks++;
 		}
 	}
@@ -75,7 +76,7 @@ static void walk_dvsecs(struct pci_dev *d, struct hb_cxl_pcidev *out)
 struct scan {
 	struct hb_cxl_pcidev *v;
 	size_t n;
-	const char *want;             /* a BDF to look for among every device */
+	const char *want; /* a BDF to look for among every device */
 	bool present;
 };
 
@@ -95,7 +96,7 @@ static int scan_devices(struct pci_access *a, struct scan *st)
 			st->present |= !strcmp(bdf, st->want);
 		}
 		pci_fill_info(d, PCI_FILL_IDENT | PCI_FILL_CLASS | PCI_FILL_BASES | PCI_FILL_SIZES |
-				 PCI_FILL_EXT_CAPS);
+					 PCI_FILL_EXT_CAPS);
 		if (d->device_class != 0x0502 || pci_read_byte(d, PCI_CLASS_PROG) != 0x10)
 			continue;
 		nv = realloc(st->v, (st->n + 1) * sizeof(*st->v));
@@ -104,8 +105,8 @@ static int scan_devices(struct pci_access *a, struct scan *st)
 		st->v = nv;
 		out = &st->v[st->n++];
 		memset(out, 0, sizeof(*out));
-		snprintf(out->bdf, sizeof(out->bdf), "%04x:%02x:%02x.%d", d->domain & 0xffff, d->bus,
-			 d->dev, d->func);
+		snprintf(out->bdf, sizeof(out->bdf), "%04x:%02x:%02x.%d", d->domain & 0xffff,
+			 d->bus, d->dev, d->func);
 		out->vendor = d->vendor_id;
 		out->device = d->device_id;
 		for (int i = 0; i < 6; i++) {
@@ -123,8 +124,7 @@ static int scan_devices(struct pci_access *a, struct scan *st)
 	return 0;
 }
 
-int hb_cxl_pci_scan(const char *dump, struct hb_cxl_pcidev **ret, size_t *ret_n,
-		    struct hb_err *err)
+int hb_cxl_pci_scan(const char *dump, struct hb_cxl_pcidev **ret, size_t *ret_n, struct hb_err *err)
 {
 	bool present;
 

@@ -38,7 +38,7 @@ struct hw_src {
 	struct hb_chmu *drv;
 	struct hb_chmu_map_req req;
 	struct hb_chmu_mapping how;
-	bool lost;                 /* claimed by a driver since: never touched again */
+	bool lost; /* claimed by a driver since: never touched again */
 	char bdf[sizeof(((struct hb_cxl_pcidev *)0)->bdf)];
 	struct hb_hot_record rec[1024];
 };
@@ -49,20 +49,23 @@ static int parse_ranges(const char *s, struct hb_chmu_range *r, size_t *n, struc
 
 	*n = 0;
 	if (!s)
-		return hb_err_set(err, -EINVAL, "chmu: dpa_ranges= is required (the memdev's decoded "
+		return hb_err_set(err, -EINVAL,
+				  "chmu: dpa_ranges= is required (the memdev's decoded "
 				  "DPA, e.g. dpa_ranges=0x0+0x20000000)");
 	snprintf(buf, sizeof(buf), "%s", s);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *plus = strchr(tok, '+');
 
 		if (!plus || *n == MAX_RANGES)
-			return hb_err_set(err, -EINVAL, "chmu: dpa_ranges: '%s' is not <start>+<len> "
-					  "(at most %d ranges)", tok, MAX_RANGES);
+			return hb_err_set(err, -EINVAL,
+					  "chmu: dpa_ranges: '%s' is not <start>+<len> "
+					  "(at most %d ranges)",
+					  tok, MAX_RANGES);
 		*plus = '\0';
 		if (hb_parse_u64_base(tok, 0, &r[*n].start) < 0 ||
 		    hb_parse_u64_base(plus + 1, 0, &r[*n].len) < 0 || !r[*n].len)
-			return hb_err_set(err, -EINVAL, "chmu: dpa_ranges: bad number in '%s+%s'", tok,
-					  plus + 1);
+			return hb_err_set(err, -EINVAL, "chmu: dpa_ranges: bad number in '%s+%s'",
+					  tok, plus + 1);
 		(*n)++;
 	}
 	return 0;
@@ -83,8 +86,9 @@ void hb_chmu_source_close(void *priv)
 }
 
 /* the parameters it takes (hb_builtin_params(), check-config) */
-const char *const hb_source_chmu_params[] = { "pci", "dpa_ranges", "unit", "epoch_ms",
-	"threshold", "ds", "mode", "instance", NULL };
+const char *const hb_source_chmu_params[] = { "pci",      "dpa_ranges", "unit",
+					      "epoch_ms", "threshold",  "ds",
+					      "mode",     "instance",   NULL };
 /* what only test binaries pass (hb_builtin_test_params()) */
 const char *const hb_source_chmu_test_params[] = { "pci_dump", "sysfs_root", NULL };
 
@@ -103,14 +107,17 @@ static int chmu_params(const struct hb_dev_info *info, struct hb_chmu_range *ran
 
 	for (const char *const *t = hb_source_chmu_test_params; *t; t++)
 		if (hb_dev_param(info, *t))
-			return hb_err_set(err, -EINVAL, "chmu: %s= is a test-only parameter; the "
-					  "daemon does not take it", *t);
+			return hb_err_set(err, -EINVAL,
+					  "chmu: %s= is a test-only parameter; the "
+					  "daemon does not take it",
+					  *t);
 	if ((r = hb_dev_params_check(info, hb_source_chmu_params, err)) < 0 ||
 	    (r = parse_ranges(hb_dev_param(info, "dpa_ranges"), ranges ? ranges : scratch,
 			      nr ? nr : &n, err)) < 0)
 		return r;
 	for (const char *const *k = (const char *const[]){ "unit", "epoch_ms", "threshold", "ds",
-							   "instance", NULL }; *k; k++)
+							   "instance", NULL };
+	     *k; k++)
 		if ((r = hb_dev_param_u64(info, *k, 0, &v, err)) < 0)
 			return r;
 	if (!bdf && !info->pci_bdf)
@@ -169,19 +176,21 @@ int hb_chmu_source_open(const struct hb_host_ops *ops, struct hb_host *h,
 	if (!d || !d->has_chmu) {
 		r = hb_err_set(&err, -ENODEV, "chmu: %s is %s", bdf,
 			       !d ? "not a CXL memory device" :
-			       "a CXL memory device without a CHMU register block");
+				    "a CXL memory device without a CHMU register block");
 		goto fail;
 	}
 	size = d->bar_size[d->chmu.bir];
 	if (!size && sysroot)
-		size = d->chmu.offset + (1u << 20);     /* a test image: no BAR sizes in dumps */
+		size = d->chmu.offset + (1u << 20); /* a test image: no BAR sizes in dumps */
 	if (size <= d->chmu.offset) {
-		r = hb_err_set(&err, -EPROTO, "chmu: %s: CHMU block at BAR %u + 0x%llx lies beyond the "
-			       "BAR (%llu bytes)", bdf, d->chmu.bir,
-			       (unsigned long long)d->chmu.offset, (unsigned long long)size);
+		r = hb_err_set(&err, -EPROTO,
+			       "chmu: %s: CHMU block at BAR %u + 0x%llx lies beyond the "
+			       "BAR (%llu bytes)",
+			       bdf, d->chmu.bir, (unsigned long long)d->chmu.offset,
+			       (unsigned long long)size);
 		goto fail;
 	}
-	memcpy(s->bdf, d->bdf, sizeof(s->bdf));      /* the request outlives devs */
+	memcpy(s->bdf, d->bdf, sizeof(s->bdf)); /* the request outlives devs */
 	hb_chmu_map_req_init(&s->req, sysroot ? sysroot : "", s->bdf, d->chmu.bir,
 			     d->bar_base[d->chmu.bir], size, d->chmu.offset);
 	/* kept open: after start-up the daemon may lack CAP_SYS_ADMIN to see addresses */
@@ -215,8 +224,8 @@ fail:
 	return r;
 }
 
-static int hw_open(const struct hb_host_ops *ops, struct hb_host *h,
-		   const struct hb_dev_info *info, void **ret_priv)
+static int hw_open(const struct hb_host_ops *ops, struct hb_host *h, const struct hb_dev_info *info,
+		   void **ret_priv)
 {
 	return hb_chmu_source_open(ops, h, info, NULL, ret_priv);
 }

@@ -47,16 +47,16 @@ const char *hb_cxl_kind_event(enum hb_cxl_kind kind);
 struct hb_cxl_record {
 	enum hb_cxl_kind kind;
 	char memdev[HB_MEMDEV_NAME_MAX];
-	char host[64];                /* the memdev's parent device, "" if absent */
-	char region[32];              /* "" when the kernel mapped it to no region */
-	uint8_t uuid[16];             /* the region's (uuid / region_uuid) */
+	char host[64];    /* the memdev's parent device, "" if absent */
+	char region[32];  /* "" when the kernel mapped it to no region */
+	uint8_t uuid[16]; /* the region's (uuid / region_uuid) */
 	uint64_t dpa;
-	uint64_t hpa;                 /* the kernel's translation, or HB_ADDR_NONE */
-	uint64_t dpa_length;          /* poison: bytes; media: HB_CXL_MEDIA_GRANULE */
+	uint64_t hpa;        /* the kernel's translation, or HB_ADDR_NONE */
+	uint64_t dpa_length; /* poison: bytes; media: HB_CXL_MEDIA_GRANULE */
 	uint8_t dpa_flags, descriptor, type, transaction_type;
-	uint8_t trace_type, source, flags;   /* poison */
-	uint16_t count;                      /* overflow: records lost */
-	uint64_t first_ts, last_ts;          /* overflow */
+	uint8_t trace_type, source, flags; /* poison */
+	uint16_t count;                    /* overflow: records lost */
+	uint64_t first_ts, last_ts;        /* overflow */
 };
 
 struct hb_cxl_decoder;
@@ -102,9 +102,9 @@ void hb_cxl_record_to_event(const struct hb_cxl_record *rec, struct hb_device_ev
 struct hb_cxl_ring;
 int hb_cxl_ring_new(struct hb_cxl_ring **ret);
 struct hb_cxl_ring *hb_cxl_ring_free(struct hb_cxl_ring *r);
-int hb_cxl_ring_walk(struct hb_cxl_ring *r, const struct hb_cxl_decoder *dec, void *page,
-		     size_t len, void (*cb)(void *ud, const struct hb_cxl_record *rec,
-					     const struct hb_err *bad), void *ud);
+int hb_cxl_ring_walk(struct hb_cxl_ring *r, const struct hb_cxl_decoder *dec, void *page, size_t len,
+		     void (*cb)(void *ud, const struct hb_cxl_record *rec, const struct hb_err *bad),
+		     void *ud);
 
 /*
  * stale.c: the pid of a source's instance name "hotbridge-<pid>" (decimal,
@@ -119,8 +119,8 @@ int hb_cxl_instance_pid(const char *name);
  * Instances of live processes, our own and other names are left. Returns
  * the number removed, or -errno when the directory cannot be read.
  */
-int hb_cxl_remove_stale(const char *instances,
-			void (*cb)(void *ud, const char *name, int err), void *ud);
+int hb_cxl_remove_stale(const char *instances, void (*cb)(void *ud, const char *name, int err),
+			void *ud);
 
 /*
  * source.c: whether the cxl-events source can run here: 1, or 0 with why

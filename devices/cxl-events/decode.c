@@ -16,9 +16,24 @@
 #include "util/strtab.h"
 
 enum field {
-	F_MEMDEV, F_HOST, F_REGION, F_UUID, F_DPA, F_HPA, F_DPA_LENGTH, F_DPA_FLAGS,
-	F_DESCRIPTOR, F_TYPE, F_TRANSACTION_TYPE, F_TRACE_TYPE, F_SOURCE, F_FLAGS,
-	F_COUNT, F_FIRST_TS, F_LAST_TS, F_MAX,
+	F_MEMDEV,
+	F_HOST,
+	F_REGION,
+	F_UUID,
+	F_DPA,
+	F_HPA,
+	F_DPA_LENGTH,
+	F_DPA_FLAGS,
+	F_DESCRIPTOR,
+	F_TYPE,
+	F_TRANSACTION_TYPE,
+	F_TRACE_TYPE,
+	F_SOURCE,
+	F_FLAGS,
+	F_COUNT,
+	F_FIRST_TS,
+	F_LAST_TS,
+	F_MAX,
 };
 
 #define K(k) (1u << (k))
@@ -28,10 +43,10 @@ enum field {
 enum shape { NUM, STR, BYTES16 };
 
 static const struct {
-	const char *name, *alias;     /* alias: the other spelling, or NULL */
+	const char *name, *alias; /* alias: the other spelling, or NULL */
 	enum shape shape;
-	unsigned need;                /* the kinds that must have it */
-	unsigned may;                 /* the kinds that read it when present */
+	unsigned need; /* the kinds that must have it */
+	unsigned may;  /* the kinds that read it when present */
 } fields[F_MAX] = {
 	[F_MEMDEV] = { "memdev", NULL, STR, ALL, ALL },
 	[F_HOST] = { "host", NULL, STR, 0, ALL },
@@ -62,8 +77,8 @@ static const char *const event_names[HB_CXL_KIND_MAX] = {
 struct kind_format {
 	bool added;
 	int id;
-	size_t fixed_len;                    /* where the fields we read end */
-	struct tep_format_field *f[F_MAX];   /* NULL: the event has no such field */
+	size_t fixed_len;                  /* where the fields we read end */
+	struct tep_format_field *f[F_MAX]; /* NULL: the event has no such field */
 };
 
 struct hb_cxl_decoder {
@@ -141,23 +156,28 @@ int hb_cxl_decoder_add_format(struct hb_cxl_decoder *dec, const char *buf, size_
 		char msg[128];
 
 		tep_strerror(dec->tep, te, msg, sizeof(msg));
-		return hb_err_set(err, -EINVAL,
-				  "format of %s: %s", ev && ev->name ? ev->name : "a cxl event", msg);
+		return hb_err_set(err, -EINVAL, "format of %s: %s",
+				  ev && ev->name ? ev->name : "a cxl event", msg);
 	}
 	kind = hb_strtab_index(event_names, HB_ARRAY_SIZE(event_names), ev->name);
 	if (kind < 0)
-		return hb_err_set(err, -EINVAL, "format of %s: not an event hotbridge decodes "
-				  "(cxl_general_media, cxl_dram, cxl_poison, cxl_overflow)", ev->name);
+		return hb_err_set(err, -EINVAL,
+				  "format of %s: not an event hotbridge decodes "
+				  "(cxl_general_media, cxl_dram, cxl_poison, cxl_overflow)",
+				  ev->name);
 	if (dec->k[kind].added)
 		return hb_err_set(err, -EEXIST, "format of %s: added twice", ev->name);
 	type = tep_find_common_field(ev, "common_type");
 	if (!type || (type->size != 2 && type->size != 4) || shape_wrong(type, NUM))
-		return hb_err_set(err, -EINVAL, "format of %s: no usable common_type field", ev->name);
-	if (dec->type_size && ((unsigned)type->offset != dec->type_offset ||
-			       (unsigned)type->size != dec->type_size))
-		return hb_err_set(err, -EINVAL, "format of %s: common_type at %d+%d, other events "
-				  "have it at %u+%u", ev->name, type->offset, type->size,
-				  dec->type_offset, dec->type_size);
+		return hb_err_set(err, -EINVAL, "format of %s: no usable common_type field",
+				  ev->name);
+	if (dec->type_size &&
+	    ((unsigned)type->offset != dec->type_offset || (unsigned)type->size != dec->type_size))
+		return hb_err_set(err, -EINVAL,
+				  "format of %s: common_type at %d+%d, other events "
+				  "have it at %u+%u",
+				  ev->name, type->offset, type->size, dec->type_offset,
+				  dec->type_size);
 	for (int i = 0; i < F_MAX; i++) {
 		struct tep_format_field *f;
 		const char *why;
@@ -182,8 +202,8 @@ int hb_cxl_decoder_add_format(struct hb_cxl_decoder *dec, const char *buf, size_
 					  f->name, why);
 		kf.f[i] = f;
 		if (f->offset < 0 || f->size < 0)
-			return hb_err_set(err, -EINVAL, "format of %s: field '%s' at %d+%d", ev->name,
-					  f->name, f->offset, f->size);
+			return hb_err_set(err, -EINVAL, "format of %s: field '%s' at %d+%d",
+					  ev->name, f->name, f->offset, f->size);
 		if ((size_t)f->offset + (size_t)f->size > kf.fixed_len)
 			kf.fixed_len = (size_t)f->offset + (size_t)f->size;
 	}
@@ -216,16 +236,19 @@ static int str(const struct hb_cxl_decoder *dec, const char *ev, const uint8_t *
 	if (f->flags & TEP_FIELD_IS_RELATIVE)
 		off += (size_t)f->offset + (size_t)f->size;
 	if (off > len || n > len - off)
-		return hb_err_set(err, -EBADMSG, "%s record: field '%s' points at %zu+%zu, past "
-				  "the record's %zu bytes", ev, f->name, off, n, len);
+		return hb_err_set(err, -EBADMSG,
+				  "%s record: field '%s' points at %zu+%zu, past "
+				  "the record's %zu bytes",
+				  ev, f->name, off, n, len);
 	nul = n ? memchr(data + off, '\0', n) : NULL;
 	if (!nul)
 		return hb_err_set(err, -EBADMSG, "%s record: field '%s' has no NUL in its %zu bytes",
 				  ev, f->name, n);
 	if ((size_t)(nul - (const char *)data - off) >= size)
-		return hb_err_set(err, -EBADMSG, "%s record: field '%s' is %zu bytes long, at most "
-				  "%zu fit", ev, f->name, (size_t)(nul - (const char *)data - off),
-				  size - 1);
+		return hb_err_set(err, -EBADMSG,
+				  "%s record: field '%s' is %zu bytes long, at most "
+				  "%zu fit",
+				  ev, f->name, (size_t)(nul - (const char *)data - off), size - 1);
 	memcpy(dst, data + off, (size_t)(nul - (const char *)data - off) + 1);
 	return 0;
 }
@@ -272,9 +295,10 @@ int hb_cxl_decode(const struct hb_cxl_decoder *dec, const void *data, size_t len
 			    (!cut || kf->f[i]->offset < cut->offset))
 				cut = kf->f[i];
 		if (cut)
-			return hb_err_set(err, -EBADMSG, "%s record of %zu bytes ends before field "
-					  "'%s' (%d+%d)", event_names[kind], len, cut->name,
-					  cut->offset, cut->size);
+			return hb_err_set(err, -EBADMSG,
+					  "%s record of %zu bytes ends before field "
+					  "'%s' (%d+%d)",
+					  event_names[kind], len, cut->name, cut->offset, cut->size);
 	}
 	for (int i = 0; i < F_MAX; i++) {
 		const struct tep_format_field *f = kf->f[i];
@@ -286,7 +310,8 @@ int hb_cxl_decode(const struct hb_cxl_decoder *dec, const void *data, size_t len
 		if (fields[i].shape == STR) {
 			char *dst = i == F_MEMDEV ? r.memdev : i == F_HOST ? r.host : r.region;
 			size_t size = i == F_MEMDEV ? sizeof(r.memdev) :
-				      i == F_HOST ? sizeof(r.host) : sizeof(r.region);
+				      i == F_HOST   ? sizeof(r.host) :
+						      sizeof(r.region);
 
 			rc = str(dec, event_names[kind], p, len, f, dst, size, err);
 			if (rc < 0)

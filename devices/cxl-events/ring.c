@@ -41,9 +41,9 @@ struct hb_cxl_ring *hb_cxl_ring_free(struct hb_cxl_ring *r)
 	return NULL;
 }
 
-int hb_cxl_ring_walk(struct hb_cxl_ring *r, const struct hb_cxl_decoder *dec, void *page,
-		     size_t len, void (*cb)(void *ud, const struct hb_cxl_record *rec,
-					     const struct hb_err *bad), void *ud)
+int hb_cxl_ring_walk(struct hb_cxl_ring *r, const struct hb_cxl_decoder *dec, void *page, size_t len,
+		     void (*cb)(void *ud, const struct hb_cxl_record *rec, const struct hb_err *bad),
+		     void *ud)
 {
 	unsigned long long ts;
 	int n = 0;

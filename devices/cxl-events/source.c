@@ -25,7 +25,7 @@
 #include "devices.h"
 
 #define MAX_CPUS 1024
-#define PAGES_PER_WAKE 64        /* what one callback reads at most per CPU */
+#define PAGES_PER_WAKE 64 /* what one callback reads at most per CPU */
 
 struct cpu {
 	int fd;
@@ -43,7 +43,7 @@ struct cxl_events {
 	uint8_t *page;
 	unsigned ncpu;
 	struct cpu cpus[MAX_CPUS];
-	uint64_t bad, reported;          /* undecodable events; the last burst reported */
+	uint64_t bad, reported; /* undecodable events; the last burst reported */
 };
 
 const char *const hb_source_cxl_events_params[] = { "instance", NULL };
@@ -98,11 +98,15 @@ int hb_source_cxl_events_check(const struct hb_dev_info *info, struct hb_err *er
 	if (r < 0)
 		return r;
 	if (inst && (!*inst || strchr(inst, '/') || !strcmp(inst, ".") || !strcmp(inst, "..")))
-		return hb_err_set(err, -EINVAL, "cxl-events: instance=%s is not a directory name "
-				  "(no '/', not . or ..)", inst);
+		return hb_err_set(err, -EINVAL,
+				  "cxl-events: instance=%s is not a directory name "
+				  "(no '/', not . or ..)",
+				  inst);
 	if (inst && strlen(inst) >= sizeof(((struct cxl_events *)0)->instance))
-		return hb_err_set(err, -ENAMETOOLONG, "cxl-events: instance=%s: longer than %zu "
-				  "characters", inst, sizeof(((struct cxl_events *)0)->instance) - 1);
+		return hb_err_set(err, -ENAMETOOLONG,
+				  "cxl-events: instance=%s: longer than %zu "
+				  "characters",
+				  inst, sizeof(((struct cxl_events *)0)->instance) - 1);
 	return 0;
 }
 
@@ -146,8 +150,10 @@ static void on_cpu(void *priv, int fd, uint32_t revents)
 			break;
 		}
 		if (hb_cxl_ring_walk(s->ring, s->dec, s->page, (size_t)n, on_record, s) < 0) {
-			s->ops->log(s->host, HB_LOG_WARNING, "a trace_pipe_raw page of %zd bytes "
-				    "is not a ring-buffer page, skipped", n);
+			s->ops->log(s->host, HB_LOG_WARNING,
+				    "a trace_pipe_raw page of %zd bytes "
+				    "is not a ring-buffer page, skipped",
+				    n);
 			s->ops->count_bad(s->host, 1);
 		}
 	}
@@ -171,8 +177,10 @@ static void cxl_events_close(void *priv)
 	if (s->inst) {
 		/* removing the instance disables its events and frees its buffers */
 		if (tracefs_instance_destroy(s->inst) < 0)
-			s->ops->log(s->host, HB_LOG_WARNING, "could not remove tracefs instance "
-				    "%s: %s", s->instance, strerror(errno));
+			s->ops->log(s->host, HB_LOG_WARNING,
+				    "could not remove tracefs instance "
+				    "%s: %s",
+				    s->instance, strerror(errno));
 		tracefs_instance_free(s->inst);
 	}
 	hb_cxl_ring_free(s->ring);
@@ -193,8 +201,10 @@ static int load_formats(struct cxl_events *s, struct hb_err *err)
 		int r;
 
 		if (!fmt) {
-			s->ops->log(s->host, HB_LOG_NOTICE, "this kernel has no cxl:%s event, "
-				    "ignoring", ev);
+			s->ops->log(s->host, HB_LOG_NOTICE,
+				    "this kernel has no cxl:%s event, "
+				    "ignoring",
+				    ev);
 			continue;
 		}
 		r = hb_cxl_decoder_add_format(s->dec, fmt, (size_t)size, err);
@@ -202,8 +212,10 @@ static int load_formats(struct cxl_events *s, struct hb_err *err)
 		if (r < 0)
 			return r;
 		if (tracefs_event_enable(s->inst, "cxl", ev) < 0)
-			return hb_err_set(err, errno ? -errno : -EIO, "cannot enable cxl:%s in "
-					  "tracefs instance %s", ev, s->instance);
+			return hb_err_set(err, errno ? -errno : -EIO,
+					  "cannot enable cxl:%s in "
+					  "tracefs instance %s",
+					  ev, s->instance);
 		have++;
 	}
 	return have ? 0 : hb_err_set(err, -ENOENT, "none of the cxl events is in tracefs");
@@ -228,7 +240,7 @@ static int open_cpus(struct cxl_events *s, struct hb_err *err)
 		tracefs_put_tracing_file(path);
 		if (fd < 0) {
 			if (r == -ENOENT)
-				continue;         /* not a possible CPU */
+				continue; /* not a possible CPU */
 			return hb_err_set(err, r, "cannot open %s of tracefs instance %s: %s", rel,
 					  s->instance, strerror(-r));
 		}
@@ -238,8 +250,11 @@ static int open_cpus(struct cxl_events *s, struct hb_err *err)
 		if (r < 0)
 			return hb_err_set(err, r, "cannot watch %s: %s", rel, strerror(-r));
 	}
-	return s->ncpu ? 0 : hb_err_set(err, -ENOENT, "tracefs instance %s has no per-CPU "
-					"buffers", s->instance);
+	return s->ncpu ? 0 :
+			 hb_err_set(err, -ENOENT,
+				    "tracefs instance %s has no per-CPU "
+				    "buffers",
+				    s->instance);
 }
 
 static void on_stale(void *ud, const char *name, int err)
@@ -247,11 +262,15 @@ static void on_stale(void *ud, const char *name, int err)
 	struct cxl_events *s = ud;
 
 	if (err)
-		s->ops->log(s->host, HB_LOG_WARNING, "cannot remove stale tracefs instance %s "
-			    "(its daemon is gone): %s", name, strerror(-err));
+		s->ops->log(s->host, HB_LOG_WARNING,
+			    "cannot remove stale tracefs instance %s "
+			    "(its daemon is gone): %s",
+			    name, strerror(-err));
 	else
-		s->ops->log(s->host, HB_LOG_NOTICE, "removed stale tracefs instance %s: its "
-			    "daemon is gone", name);
+		s->ops->log(s->host, HB_LOG_NOTICE,
+			    "removed stale tracefs instance %s: its "
+			    "daemon is gone",
+			    name);
 }
 
 /* the instances of daemons that died without closing, below mnt */
@@ -312,8 +331,10 @@ static int cxl_events_open(const struct hb_host_ops *ops, struct hb_host *h,
 	remove_stale(s, mnt);
 	/* a live one of that name is someone else's (or a daemon that still runs) */
 	if (tracefs_instance_exists(s->instance)) {
-		ops->log(h, HB_LOG_ERR, "tracefs instance %s exists already: not ours, not "
-			 "touched", s->instance);
+		ops->log(h, HB_LOG_ERR,
+			 "tracefs instance %s exists already: not ours, not "
+			 "touched",
+			 s->instance);
 		cxl_events_close(s);
 		return -EEXIST;
 	}
@@ -327,8 +348,10 @@ static int cxl_events_open(const struct hb_host_ops *ops, struct hb_host *h,
 	}
 	/* wake the reader for every event, not when half the buffer is full */
 	if (tracefs_instance_file_write(s->inst, "buffer_percent", "0") < 0)
-		ops->log(h, HB_LOG_WARNING, "cannot set buffer_percent of %s: events may arrive "
-			 "late", s->instance);
+		ops->log(h, HB_LOG_WARNING,
+			 "cannot set buffer_percent of %s: events may arrive "
+			 "late",
+			 s->instance);
 	r = load_formats(s, &err);
 	if (r >= 0)
 		r = open_cpus(s, &err);
@@ -337,8 +360,7 @@ static int cxl_events_open(const struct hb_host_ops *ops, struct hb_host *h,
 		cxl_events_close(s);
 		return r;
 	}
-	ops->log(h, HB_LOG_INFO, "tracefs instance %s: %u CPU buffers watched", s->instance,
-		 s->ncpu);
+	ops->log(h, HB_LOG_INFO, "tracefs instance %s: %u CPU buffers watched", s->instance, s->ncpu);
 	*ret_priv = s;
 	return 0;
 }

@@ -33,8 +33,8 @@ int hb_cxl_instance_pid(const char *name)
 	return (int)pid;
 }
 
-int hb_cxl_remove_stale(const char *instances,
-			void (*cb)(void *ud, const char *name, int err), void *ud)
+int hb_cxl_remove_stale(const char *instances, void (*cb)(void *ud, const char *name, int err),
+			void *ud)
 {
 	_hb_cleanup_closedir_ DIR *d = opendir(instances);
 	struct dirent *de;
@@ -49,7 +49,7 @@ int hb_cxl_remove_stale(const char *instances,
 		if (pid <= 0)
 			continue;
 		if (kill(pid, 0) == 0 || errno != ESRCH)
-			continue;       /* alive (or not ours to signal): in use */
+			continue; /* alive (or not ours to signal): in use */
 		if (snprintf(path, sizeof(path), "%s/%s", instances, de->d_name) >= (int)sizeof(path))
 			continue;
 		if (rmdir(path) < 0) {

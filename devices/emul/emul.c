@@ -17,7 +17,7 @@
 struct inst {
 	uint64_t conf0, conf1, conf2, status;
 	uint16_t head, tail;
-	uint64_t *bitmap;            /* range bitmap words */
+	uint64_t *bitmap; /* range bitmap words */
 	uint64_t *ring;
 };
 
@@ -31,7 +31,7 @@ struct hb_chmu_emul {
 	unsigned int width;
 	uint32_t *count;
 	uint64_t *truth;
-	uint64_t *touched;           /* units with count > 0 this epoch */
+	uint64_t *touched; /* units with count > 0 this epoch */
 	uint64_t ntouched;
 	uint64_t now_ns, epoch_ns, epoch_end_ns;
 	bool enabled;
@@ -42,13 +42,15 @@ void hb_chmu_emul_params_default(struct hb_chmu_emul_params *p)
 	*p = (struct hb_chmu_emul_params){
 		.capacity = 1ULL << 30,
 		.hotlist_size = 1024,
-		.unit_sizes = (1u << 4) | (1u << 5),     /* 4 KiB, 8 KiB */
-		.ds_factors = 1u << 5,                   /* 32 */
+		.unit_sizes = (1u << 4) | (1u << 5), /* 4 KiB, 8 KiB */
+		.ds_factors = 1u << 5,               /* 32 */
 		.counter_width = 16,
 		.epoch_based = true,
 		.always_on = false,
-		.min_epoch_scale = 4, .min_epoch_val = 1,   /* 100 ms */
-		.max_epoch_scale = 5, .max_epoch_val = 100, /* 100 s */
+		.min_epoch_scale = 4,
+		.min_epoch_val = 1, /* 100 ms */
+		.max_epoch_scale = 5,
+		.max_epoch_val = 100, /* 100 s */
 		.instances = 1,
 	};
 }
@@ -58,10 +60,9 @@ static uint64_t cap0(const struct hb_chmu_emul *e)
 	const struct hb_chmu_emul_params *p = &e->p;
 
 	return HB_CHMU_SET(3, 0, 1) | HB_CHMU_SET(4, 4, 1) | HB_CHMU_SET(5, 5, 1) |
-	       HB_CHMU_SET(13, 8, 0x3f) |
-	       HB_CHMU_SET(19, 16, p->max_epoch_scale) | HB_CHMU_SET(31, 20, p->max_epoch_val) |
-	       HB_CHMU_SET(35, 32, p->min_epoch_scale) | HB_CHMU_SET(47, 36, p->min_epoch_val) |
-	       HB_CHMU_SET(63, 48, p->hotlist_size);
+	       HB_CHMU_SET(13, 8, 0x3f) | HB_CHMU_SET(19, 16, p->max_epoch_scale) |
+	       HB_CHMU_SET(31, 20, p->max_epoch_val) | HB_CHMU_SET(35, 32, p->min_epoch_scale) |
+	       HB_CHMU_SET(47, 36, p->min_epoch_val) | HB_CHMU_SET(63, 48, p->hotlist_size);
 }
 
 static uint64_t cap1(const struct hb_chmu_emul *e)
@@ -78,7 +79,8 @@ int hb_chmu_emul_new(const struct hb_chmu_emul_params *p, struct hb_chmu_emul **
 	struct hb_chmu_emul *e;
 
 	if (!p->capacity || p->capacity % CHMU_RANGE_GRANULE)
-		return hb_err_set(err, -EINVAL, "emulated CHMU: capacity must be a multiple of 256 MiB");
+		return hb_err_set(err, -EINVAL,
+				  "emulated CHMU: capacity must be a multiple of 256 MiB");
 	if (p->hotlist_size < 2 || p->hotlist_size > 0xffff)
 		return hb_err_set(err, -EINVAL, "emulated CHMU: hotlist size %u not in 2..65535",
 				  p->hotlist_size);
@@ -95,10 +97,13 @@ int hb_chmu_emul_new(const struct hb_chmu_emul_params *p, struct hb_chmu_emul **
 	e->inst_len = e->hotlist_off + (uint64_t)p->hotlist_size * 8;
 	if (e->inst_len > 0xffff) {
 		free(e);
-		return hb_err_set(err, -EINVAL, "emulated CHMU: an instance of %llu bytes does not fit "
-				  "the 16-bit INSTANCE_LENGTH (hotlist at most 8176 entries on 1 GiB)",
-				  (unsigned long long)((0x70 + ((p->capacity / CHMU_RANGE_GRANULE + 63) / 64) * 8) +
-						       (uint64_t)p->hotlist_size * 8));
+		return hb_err_set(
+			err, -EINVAL,
+			"emulated CHMU: an instance of %llu bytes does not fit "
+			"the 16-bit INSTANCE_LENGTH (hotlist at most 8176 entries on 1 GiB)",
+			(unsigned long long)((0x70 +
+					      ((p->capacity / CHMU_RANGE_GRANULE + 63) / 64) * 8) +
+					     (uint64_t)p->hotlist_size * 8));
 	}
 	e->inst = calloc(e->ninst, sizeof(*e->inst));
 	if (!e->inst)
@@ -108,8 +113,8 @@ int hb_chmu_emul_new(const struct hb_chmu_emul_params *p, struct hb_chmu_emul **
 		e->inst[i].ring = calloc(p->hotlist_size, 8);
 		if (!e->inst[i].bitmap || !e->inst[i].ring)
 			goto oom;
-		e->inst[i].status = STATUS_SET_COUNTER_WIDTH(p->bad_counter_width ? p->bad_counter_width
-										 : p->counter_width);
+		e->inst[i].status = STATUS_SET_COUNTER_WIDTH(
+			p->bad_counter_width ? p->bad_counter_width : p->counter_width);
 	}
 	*ret = e;
 	return 0;
@@ -188,8 +193,8 @@ void hb_chmu_emul_access(struct hb_chmu_emul *e, uint64_t dpa, uint64_t n)
 		return;
 	if (!e->count[u])
 		e->touched[e->ntouched++] = u;
-	e->count[u] = e->count[u] + counted > UINT32_MAX ? UINT32_MAX
-							 : (uint32_t)(e->count[u] + counted);
+	e->count[u] =
+		e->count[u] + counted > UINT32_MAX ? UINT32_MAX : (uint32_t)(e->count[u] + counted);
 	if (CONF1_GET_MODE(e->inst[0].conf1) == HB_CHMU_MODE_ALWAYS_ON &&
 	    e->count[u] >= e->threshold) {
 		while (e->count[u] >= e->threshold) {
@@ -355,7 +360,7 @@ static int emul_write(void *priv, uint64_t off, unsigned int width, uint64_t val
 			return 0;
 		}
 		if (in->status & STATUS_ENABLED)
-			return 0;   /* configuration is frozen while enabled */
+			return 0; /* configuration is frozen while enabled */
 		in->conf0 = val & ~CONF0_RESET;
 		if (inst0)
 			try_enable(e);
@@ -366,16 +371,14 @@ static int emul_write(void *priv, uint64_t off, unsigned int width, uint64_t val
 			return 0;
 		*(rel == CHMU_CONF1 ? &in->conf1 : &in->conf2) = val;
 		return 0;
-	case CHMU_STATUS:
-		in->status &= ~(val & (STATUS_OVERFLOW | STATUS_LEVEL));
-		return 0;
+	case CHMU_STATUS: in->status &= ~(val & (STATUS_OVERFLOW | STATUS_LEVEL)); return 0;
 	}
 	if (rel >= e->range_off && rel < e->hotlist_off) {
 		if (!(in->status & STATUS_ENABLED))
 			in->bitmap[(rel - e->range_off) / 8] = val;
 		return 0;
 	}
-	return 0;   /* read-only or reserved: ignored, as hardware does */
+	return 0; /* read-only or reserved: ignored, as hardware does */
 }
 
 void hb_chmu_emul_window(struct hb_chmu_emul *e, struct hb_regwin *ret)

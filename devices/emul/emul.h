@@ -24,17 +24,17 @@
 /* ---- emulator ---- */
 
 struct hb_chmu_emul_params {
-	uint64_t capacity;            /* DPA bytes the device has */
-	unsigned int hotlist_size;    /* ring entries (one slot stays empty) */
-	uint32_t unit_sizes;          /* CAP1 bitmap */
-	uint16_t ds_factors;          /* CAP1 bitmap */
-	unsigned int counter_width;   /* 1..63 */
+	uint64_t capacity;          /* DPA bytes the device has */
+	unsigned int hotlist_size;  /* ring entries (one slot stays empty) */
+	uint32_t unit_sizes;        /* CAP1 bitmap */
+	uint16_t ds_factors;        /* CAP1 bitmap */
+	unsigned int counter_width; /* 1..63 */
 	bool epoch_based, always_on;
 	unsigned int min_epoch_scale, min_epoch_val, max_epoch_scale, max_epoch_val;
-	unsigned int instances;       /* 1 unless testing */
+	unsigned int instances; /* 1 unless testing */
 	/* hostile-device knobs, for tests and fuzzing */
-	unsigned int bad_counter_width;   /* reported instead, if nonzero */
-	bool bad_head_tail;               /* report a tail outside the ring */
+	unsigned int bad_counter_width; /* reported instead, if nonzero */
+	bool bad_head_tail;             /* report a tail outside the ring */
 };
 
 /* QEMU's emulated capabilities (notes/chmu.md), on 1 GiB of capacity. */
@@ -66,25 +66,24 @@ uint64_t hb_chmu_emul_unit_size(const struct hb_chmu_emul *e);
 enum hb_workload_kind {
 	HB_WORKLOAD_UNIFORM,
 	HB_WORKLOAD_ZIPF,
-	HB_WORKLOAD_MOVING,           /* Zipf whose hot set shifts every move_every epochs */
+	HB_WORKLOAD_MOVING, /* Zipf whose hot set shifts every move_every epochs */
 };
 
 struct hb_workload_params {
 	enum hb_workload_kind kind;
-	uint64_t base, size;          /* DPA span */
-	uint64_t granule;             /* bytes per item (e.g. 4096) */
-	double skew;                  /* Zipf exponent s > 0 */
-	unsigned int move_every;      /* epochs, MOVING */
+	uint64_t base, size;     /* DPA span */
+	uint64_t granule;        /* bytes per item (e.g. 4096) */
+	double skew;             /* Zipf exponent s > 0 */
+	unsigned int move_every; /* epochs, MOVING */
 	uint64_t seed;
 };
 
 struct hb_workload;
 
-int hb_workload_new(const struct hb_workload_params *p, struct hb_workload **ret,
-		    struct hb_err *err);
+int hb_workload_new(const struct hb_workload_params *p, struct hb_workload **ret, struct hb_err *err);
 struct hb_workload *hb_workload_free(struct hb_workload *w);
-uint64_t hb_workload_next(struct hb_workload *w);   /* a DPA */
-void hb_workload_epoch(struct hb_workload *w);      /* MOVING: count epochs */
+uint64_t hb_workload_next(struct hb_workload *w); /* a DPA */
+void hb_workload_epoch(struct hb_workload *w);    /* MOVING: count epochs */
 int hb_workload_kind_from_string(const char *s, double *ret_skew);
 
 /* the start-up check of the emul-chmu source's parameters (registry.c) */

@@ -46,8 +46,9 @@ static void emul_close(void *priv)
 }
 
 /* the parameters it takes (hb_builtin_params(), check-config) */
-const char *const hb_source_emul_chmu_params[] = { "capacity", "workload", "accesses", "unit",
-	"threshold", "ds", "move_every", "seed", "hotlist", NULL };
+const char *const hb_source_emul_chmu_params[] = { "capacity",  "workload", "accesses",   "unit",
+						   "threshold", "ds",       "move_every", "seed",
+						   "hotlist",   NULL };
 
 struct emul_params {
 	struct hb_chmu_emul_params ep;
@@ -65,7 +66,7 @@ static int emul_params(const struct hb_dev_info *info, struct emul_params *q, st
 	q->wp = (struct hb_workload_params){ .granule = 4096, .move_every = 10 };
 	hb_chmu_emul_params_default(&q->ep);
 	q->ep.ds_factors = 0xffff;
-	q->ep.unit_sizes = 0x1ffff0;           /* 4 KiB .. 256 MiB */
+	q->ep.unit_sizes = 0x1ffff0; /* 4 KiB .. 256 MiB */
 	if ((r = hb_dev_params_check(info, hb_source_emul_chmu_params, err)) < 0 ||
 	    (r = hb_dev_param_u64(info, "capacity", 1ULL << 30, &q->ep.capacity, err)) < 0 ||
 	    (r = hb_dev_param_u64(info, "accesses", 200000, &q->accesses, err)) < 0 ||
@@ -82,7 +83,8 @@ static int emul_params(const struct hb_dev_info *info, struct emul_params *q, st
 	q->ep.hotlist_size = (unsigned int)hotlist;
 	kind = hb_workload_kind_from_string(wls ? wls : "zipf:1.1", &q->wp.skew);
 	if (kind < 0)
-		return hb_err_set(err, -EINVAL, "%s: workload=%s: use uniform, zipf:<s> or moving:<s>",
+		return hb_err_set(err, -EINVAL,
+				  "%s: workload=%s: use uniform, zipf:<s> or moving:<s>",
 				  info->name ? info->name : "emul-chmu", wls);
 	q->wp.kind = kind;
 	q->wp.size = q->ep.capacity;

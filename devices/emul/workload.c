@@ -16,7 +16,7 @@ struct hb_workload {
 	struct hb_workload_params p;
 	uint64_t n, mult, shift, rng;
 	unsigned int epochs;
-	double *cdf;              /* Zipf: cumulative, normalised */
+	double *cdf; /* Zipf: cumulative, normalised */
 };
 
 static uint64_t gcd(uint64_t a, uint64_t b)
@@ -39,13 +39,13 @@ static uint64_t next_rand(struct hb_workload *w)
 	return w->rng * 0x2545F4914F6CDD1DULL;
 }
 
-int hb_workload_new(const struct hb_workload_params *p, struct hb_workload **ret,
-		    struct hb_err *err)
+int hb_workload_new(const struct hb_workload_params *p, struct hb_workload **ret, struct hb_err *err)
 {
 	struct hb_workload *w;
 
 	if (!p->granule || p->size < p->granule)
-		return hb_err_set(err, -EINVAL, "workload: span of %llu bytes holds no %llu-byte item",
+		return hb_err_set(err, -EINVAL,
+				  "workload: span of %llu bytes holds no %llu-byte item",
 				  (unsigned long long)p->size, (unsigned long long)p->granule);
 	if (p->kind != HB_WORKLOAD_UNIFORM && !(p->skew > 0 && p->skew < 10))
 		return hb_err_set(err, -EINVAL, "workload: Zipf skew %g not in (0, 10)", p->skew);

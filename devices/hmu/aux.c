@@ -12,7 +12,7 @@
 
 #include "hmu.h"
 
-#define HDR_ENTRIES(h) ((h) & 0xffffu)
+#define HDR_ENTRIES(h) ((h)&0xffffu)
 #define HDR_WIDTH(h) (((h) >> 16) & 0xffu)
 #define HDR_RESERVED(h) ((h) >> 24)
 
@@ -20,7 +20,7 @@ static uint64_t get_u64(const uint8_t *p)
 {
 	uint64_t v;
 
-	memcpy(&v, p, sizeof(v));      /* the CPU's order, as the kernel wrote it */
+	memcpy(&v, p, sizeof(v)); /* the CPU's order, as the kernel wrote it */
 	return v;
 }
 
@@ -31,26 +31,35 @@ static int chunk_check(const uint8_t *buf, size_t len, size_t off, uint64_t *ret
 	uint64_t h0, h1, n;
 
 	if (len - off < HB_HMU_AUX_HEADER_SIZE)
-		return hb_err_set(err, -EBADMSG, "cxl-hmu AUX byte %zu: %zu bytes left, a chunk "
-				  "header needs %u", off, len - off, HB_HMU_AUX_HEADER_SIZE);
+		return hb_err_set(err, -EBADMSG,
+				  "cxl-hmu AUX byte %zu: %zu bytes left, a chunk "
+				  "header needs %u",
+				  off, len - off, HB_HMU_AUX_HEADER_SIZE);
 	h0 = get_u64(buf + off);
 	h1 = get_u64(buf + off + 8);
 	if (h1 != HB_HMU_AUX_MAGIC)
-		return hb_err_set(err, -EBADMSG, "cxl-hmu AUX byte %zu: magic 0x%llx, expected 0x%llx",
-				  off, (unsigned long long)h1, HB_HMU_AUX_MAGIC);
+		return hb_err_set(err, -EBADMSG,
+				  "cxl-hmu AUX byte %zu: magic 0x%llx, expected 0x%llx", off,
+				  (unsigned long long)h1, HB_HMU_AUX_MAGIC);
 	if (HDR_RESERVED(h0))
-		return hb_err_set(err, -EBADMSG, "cxl-hmu AUX byte %zu: header 0x%llx has reserved "
-				  "bits 63:24 set", off, (unsigned long long)h0);
+		return hb_err_set(err, -EBADMSG,
+				  "cxl-hmu AUX byte %zu: header 0x%llx has reserved "
+				  "bits 63:24 set",
+				  off, (unsigned long long)h0);
 	if (HDR_WIDTH(h0) < 1 || HDR_WIDTH(h0) > 63)
-		return hb_err_set(err, -EBADMSG, "cxl-hmu AUX byte %zu: counter width %u (must be "
-				  "1..63)", off, (unsigned int)HDR_WIDTH(h0));
+		return hb_err_set(err, -EBADMSG,
+				  "cxl-hmu AUX byte %zu: counter width %u (must be "
+				  "1..63)",
+				  off, (unsigned int)HDR_WIDTH(h0));
 	n = HDR_ENTRIES(h0);
 	if (!n)
 		return hb_err_set(err, -EBADMSG, "cxl-hmu AUX byte %zu: a chunk of no entries", off);
 	/* n <= 65535, so n * 8 cannot overflow */
 	if (n * HB_HMU_AUX_ENTRY_SIZE > len - off - HB_HMU_AUX_HEADER_SIZE)
-		return hb_err_set(err, -EBADMSG, "cxl-hmu AUX byte %zu: %llu entries (%llu bytes) "
-				  "but %zu bytes follow the header", off, (unsigned long long)n,
+		return hb_err_set(err, -EBADMSG,
+				  "cxl-hmu AUX byte %zu: %llu entries (%llu bytes) "
+				  "but %zu bytes follow the header",
+				  off, (unsigned long long)n,
 				  (unsigned long long)(n * HB_HMU_AUX_ENTRY_SIZE),
 				  len - off - HB_HMU_AUX_HEADER_SIZE);
 	*ret_n = n;
@@ -89,8 +98,10 @@ int hb_hmu_aux_decode(const struct hb_hmu_aux_decoder *d, const uint8_t *buf, si
 	if (ret_used)
 		*ret_used = 0;
 	if (d->granule_shift < 8 || d->granule_shift > 63 || !max)
-		return hb_err_set(err, -EINVAL, "cxl-hmu: granule 2^%u bytes or a batch of %zu "
-				  "records cannot be decoded into", d->granule_shift, max);
+		return hb_err_set(err, -EINVAL,
+				  "cxl-hmu: granule 2^%u bytes or a batch of %zu "
+				  "records cannot be decoded into",
+				  d->granule_shift, max);
 	while (off < len) {
 		unsigned int width = 0;
 		size_t n = 0;

@@ -44,9 +44,9 @@
 #define HB_HMU_AUX_ENTRY_SIZE 8u
 
 struct hb_hmu_aux_decoder {
-	char memdev[HB_MEMDEV_NAME_MAX];   /* names the records */
-	unsigned int granule_shift;        /* log2 of the unit in bytes, 8..63 */
-	uint64_t dpa_start, dpa_len;       /* what was programmed; entries outside are dropped */
+	char memdev[HB_MEMDEV_NAME_MAX]; /* names the records */
+	unsigned int granule_shift;      /* log2 of the unit in bytes, 8..63 */
+	uint64_t dpa_start, dpa_len;     /* what was programmed; entries outside are dropped */
 };
 
 struct hb_hmu_aux_stats {
@@ -78,17 +78,17 @@ int hb_hmu_aux_decode(const struct hb_hmu_aux_decoder *d, const uint8_t *buf, si
  * bytes are copied out (unwrapped) before they are decoded.
  */
 struct hb_hmu_ring {
-	void *meta;                        /* struct perf_event_mmap_page */
+	void *meta; /* struct perf_event_mmap_page */
 	uint8_t *data;
-	size_t data_size;                  /* a power of two */
+	size_t data_size; /* a power of two */
 	uint8_t *aux;
-	size_t aux_size;                   /* a power of two */
+	size_t aux_size; /* a power of two */
 	uint8_t *scratch;
 };
 
 struct hb_hmu_ring_stats {
 	uint64_t drains, aux_bytes, truncated, lost, bad_bytes;
-	uint64_t partial;                  /* AUX writes with gaps: entries the driver dropped */
+	uint64_t partial; /* AUX writes with gaps: entries the driver dropped */
 };
 
 /*
@@ -103,27 +103,26 @@ struct hb_hmu_ring_stats {
  */
 int hb_hmu_ring_drain(struct hb_hmu_ring *rg, const struct hb_hmu_aux_decoder *d,
 		      struct hb_hot_record *out, size_t max, hb_hmu_emit_fn emit, void *ud,
-		      struct hb_hmu_aux_stats *st, struct hb_hmu_ring_stats *rst,
-		      struct hb_err *err);
+		      struct hb_hmu_aux_stats *st, struct hb_hmu_ring_stats *rst, struct hb_err *err);
 
 /* ---- the PMU's sysfs description (pmu.c) ---- */
 
 #define HB_HMU_PMU_PREFIX "cxl_hmu_"
 #define HB_HMU_FIELD_NAME_MAX 32
 #define HB_HMU_FIELDS_MAX 32
-#define HB_HMU_CONFIG_WORDS 4      /* config, config1, config2, config3 */
+#define HB_HMU_CONFIG_WORDS 4 /* config, config1, config2, config3 */
 
 /* One format/ file: the field's bits, least significant first. */
 struct hb_hmu_field {
 	char name[HB_HMU_FIELD_NAME_MAX];
-	unsigned int word;                 /* 0 config, 1 config1, ... */
-	uint64_t mask;                     /* its bits in that word */
-	unsigned int width;                /* popcount(mask) */
+	unsigned int word;  /* 0 config, 1 config1, ... */
+	uint64_t mask;      /* its bits in that word */
+	unsigned int width; /* popcount(mask) */
 };
 
 struct hb_hmu_pmu {
-	char name[64];                     /* "cxl_hmu_mem0.0.0" */
-	uint32_t type;                     /* perf_event_attr.type, from `type` */
+	char name[64]; /* "cxl_hmu_mem0.0.0" */
+	uint32_t type; /* perf_event_attr.type, from `type` */
 	struct hb_hmu_field fields[HB_HMU_FIELDS_MAX];
 	size_t nfields;
 };
@@ -141,8 +140,7 @@ int hb_hmu_format_parse(const char *name, const char *spec, struct hb_hmu_field 
  * (root "" on a live system). -ENOENT when it has no such PMU, -EINVAL
  * naming the file that is wrong.
  */
-int hb_hmu_pmu_load(const char *root, const char *name, struct hb_hmu_pmu *ret,
-		    struct hb_err *err);
+int hb_hmu_pmu_load(const char *root, const char *name, struct hb_hmu_pmu *ret, struct hb_err *err);
 
 /*
  * The CHMU PMUs under <root>/sys/bus/event_source/devices: the number
@@ -163,13 +161,13 @@ int hb_hmu_config_set(const struct hb_hmu_pmu *p, const char *name, uint64_t val
 
 /* What the source asks of the PMU, in our terms (see source.c). */
 struct hb_hmu_request {
-	unsigned int mode;                 /* 0 epoch, 1 always-on (the RFC's epoch_type) */
-	unsigned int access_type;          /* M2S requests tracked: 1..6, 6 = all R+W */
-	uint64_t epoch_ns;                 /* epoch mode */
+	unsigned int mode;        /* 0 epoch, 1 always-on (the RFC's epoch_type) */
+	unsigned int access_type; /* M2S requests tracked: 1..6, 6 = all R+W */
+	uint64_t epoch_ns;        /* epoch mode */
 	uint32_t threshold;
-	unsigned int granule_shift;        /* log2 of the unit in bytes */
-	unsigned int ds_shift;             /* log2 of the down-sampling factor */
-	uint64_t dpa_start, dpa_len;       /* 256 MiB aligned; len 0: everything */
+	unsigned int granule_shift;  /* log2 of the unit in bytes */
+	unsigned int ds_shift;       /* log2 of the down-sampling factor */
+	uint64_t dpa_start, dpa_len; /* 256 MiB aligned; len 0: everything */
 };
 
 /*

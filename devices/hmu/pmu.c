@@ -17,7 +17,7 @@
 
 #include "hmu.h"
 
-#define GRANULE_256M_SHIFT 28    /* range_base / range_size count 256 MiB */
+#define GRANULE_256M_SHIFT 28 /* range_base / range_size count 256 MiB */
 
 static int parse_range(const char *name, const char *s, const char **end, unsigned int *lo,
 		       unsigned int *hi, struct hb_err *err)
@@ -53,7 +53,7 @@ int hb_hmu_format_parse(const char *name, const char *spec, struct hb_hmu_field 
 			struct hb_err *err)
 {
 	static const char *const words[HB_HMU_CONFIG_WORDS] = { "config", "config1", "config2",
-								 "config3" };
+								"config3" };
 	struct hb_hmu_field f = { 0 };
 	const char *colon = strchr(spec, ':'), *s;
 	int w = -1;
@@ -76,8 +76,8 @@ int hb_hmu_format_parse(const char *name, const char *spec, struct hb_hmu_field 
 			return r;
 		m = (hi == 63 ? ~0ULL : (1ULL << (hi + 1)) - 1) & ~((1ULL << lo) - 1);
 		if (f.mask & m)
-			return hb_err_set(err, -EINVAL, "format %s: bits %u-%u given twice", name, lo,
-					  hi);
+			return hb_err_set(err, -EINVAL, "format %s: bits %u-%u given twice", name,
+					  lo, hi);
 		f.mask |= m;
 		if (*s != ',')
 			break;
@@ -92,8 +92,7 @@ int hb_hmu_format_parse(const char *name, const char *spec, struct hb_hmu_field 
 	return 0;
 }
 
-int hb_hmu_pmu_load(const char *root, const char *name, struct hb_hmu_pmu *ret,
-		    struct hb_err *err)
+int hb_hmu_pmu_load(const char *root, const char *name, struct hb_hmu_pmu *ret, struct hb_err *err)
 {
 	char path[PATH_MAX], spec[128];
 	struct hb_hmu_pmu p = { 0 };
@@ -135,7 +134,8 @@ int hb_hmu_pmu_load(const char *root, const char *name, struct hb_hmu_pmu *ret,
 			 de->d_name);
 		n = hb_read_text(root, file, spec, sizeof(spec));
 		if (n < 0)
-			r = hb_err_set(err, n, "cxl-hmu: %s%s: cannot read it", root ? root : "", file);
+			r = hb_err_set(err, n, "cxl-hmu: %s%s: cannot read it", root ? root : "",
+				       file);
 		else
 			r = hb_hmu_format_parse(de->d_name, spec, &p.fields[p.nfields++], err);
 	}
@@ -184,8 +184,10 @@ int hb_hmu_config_set(const struct hb_hmu_pmu *p, const char *name, uint64_t val
 		return hb_err_set(err, -ENOENT, "cxl-hmu: PMU %s has no format field '%s'", p->name,
 				  name);
 	if (f->width < 64 && value >> f->width)
-		return hb_err_set(err, -ERANGE, "cxl-hmu: %s=%llu does not fit the %u bits of "
-				  "%s's field", name, (unsigned long long)value, f->width, p->name);
+		return hb_err_set(err, -ERANGE,
+				  "cxl-hmu: %s=%llu does not fit the %u bits of "
+				  "%s's field",
+				  name, (unsigned long long)value, f->width, p->name);
 	config[f->word] &= ~f->mask;
 	for (unsigned int b = 0; b < 64 && v; b++)
 		if (f->mask & (1ULL << b)) {
@@ -209,7 +211,8 @@ static int epoch_encode(const struct hb_hmu_pmu *p, uint64_t ns, uint64_t *ret_s
 			*ret_mult = ns / unit;
 			return 0;
 		}
-	return hb_err_set(err, -EINVAL, "cxl-hmu: an epoch of %llu ns is not a multiple of "
+	return hb_err_set(err, -EINVAL,
+			  "cxl-hmu: an epoch of %llu ns is not a multiple of "
 			  "100 us, 1 ms, 10 ms, 100 ms or 1 s within the multiplier's %llu",
 			  (unsigned long long)ns, (unsigned long long)max);
 }
@@ -222,7 +225,8 @@ int hb_hmu_request_encode(const struct hb_hmu_pmu *p, const struct hb_hmu_reques
 	int r;
 
 	if (q->dpa_start % gran || q->dpa_len % gran)
-		return hb_err_set(err, -EINVAL, "cxl-hmu: DPA range 0x%llx+0x%llx is not on 256 MiB "
+		return hb_err_set(err, -EINVAL,
+				  "cxl-hmu: DPA range 0x%llx+0x%llx is not on 256 MiB "
 				  "boundaries (the PMU's range_base/range_size count 256 MiB)",
 				  (unsigned long long)q->dpa_start, (unsigned long long)q->dpa_len);
 	if (q->mode == 0 && (r = epoch_encode(p, q->epoch_ns, &scale, &mult, err)) < 0)
@@ -251,8 +255,10 @@ int hb_hmu_available(const char *root, char *why, size_t size)
 		snprintf(why, size, "%d CHMU perf PMU%s (%s%s)", n, n > 1 ? "s" : "", first,
 			 n > 1 ? ", ..." : "");
 	else
-		snprintf(why, size, "no %s* PMU in /sys/bus/event_source/devices (this kernel "
+		snprintf(why, size,
+			 "no %s* PMU in /sys/bus/event_source/devices (this kernel "
 			 "has no CHMU perf driver; the only one, CONFIG_CXL_HMU, is an unmerged "
-			 "RFC)", HB_HMU_PMU_PREFIX);
+			 "RFC)",
+			 HB_HMU_PMU_PREFIX);
 	return n > 0;
 }

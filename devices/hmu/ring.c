@@ -32,9 +32,10 @@ static int data_walk(struct hb_hmu_ring *rg, struct perf_event_mmap_page *m,
 	int r = 0;
 
 	if (head - tail > rg->data_size)
-		r = hb_err_set(err, -EIO, "cxl-hmu: data ring head %llu is more than %zu bytes past "
-			       "tail %llu", (unsigned long long)head, rg->data_size,
-			       (unsigned long long)tail);
+		r = hb_err_set(err, -EIO,
+			       "cxl-hmu: data ring head %llu is more than %zu bytes past "
+			       "tail %llu",
+			       (unsigned long long)head, rg->data_size, (unsigned long long)tail);
 	while (r == 0 && tail != head) {
 		struct perf_event_header h;
 		uint64_t body[3] = { 0, 0, 0 };
@@ -46,16 +47,18 @@ static int data_walk(struct hb_hmu_ring *rg, struct perf_event_mmap_page *m,
 		}
 		ring_copy((uint8_t *)&h, rg->data, rg->data_size, tail, sizeof(h));
 		if (h.size < sizeof(h) || h.size > head - tail) {
-			r = hb_err_set(err, -EIO, "cxl-hmu: data ring record of %u bytes at %llu "
-				       "(%llu published)", h.size, (unsigned long long)tail,
+			r = hb_err_set(err, -EIO,
+				       "cxl-hmu: data ring record of %u bytes at %llu "
+				       "(%llu published)",
+				       h.size, (unsigned long long)tail,
 				       (unsigned long long)(head - tail));
 			break;
 		}
 		if (h.size >= sizeof(h) + sizeof(body))
 			ring_copy((uint8_t *)body, rg->data, rg->data_size, tail + sizeof(h),
 				  sizeof(body));
-		if (h.type == PERF_RECORD_AUX && (body[2] & (PERF_AUX_FLAG_TRUNCATED |
-							      PERF_AUX_FLAG_COLLISION)))
+		if (h.type == PERF_RECORD_AUX &&
+		    (body[2] & (PERF_AUX_FLAG_TRUNCATED | PERF_AUX_FLAG_COLLISION)))
 			rst->truncated++;
 		/* gaps: our driver drops what its AUX area cannot hold, and says so */
 		if (h.type == PERF_RECORD_AUX && (body[2] & PERF_AUX_FLAG_PARTIAL))
@@ -70,8 +73,7 @@ static int data_walk(struct hb_hmu_ring *rg, struct perf_event_mmap_page *m,
 
 int hb_hmu_ring_drain(struct hb_hmu_ring *rg, const struct hb_hmu_aux_decoder *d,
 		      struct hb_hot_record *out, size_t max, hb_hmu_emit_fn emit, void *ud,
-		      struct hb_hmu_aux_stats *st, struct hb_hmu_ring_stats *rst,
-		      struct hb_err *err)
+		      struct hb_hmu_aux_stats *st, struct hb_hmu_ring_stats *rst, struct hb_err *err)
 {
 	struct perf_event_mmap_page *m = rg->meta;
 	uint64_t head = __atomic_load_n(&m->aux_head, __ATOMIC_ACQUIRE), tail = m->aux_tail;
@@ -81,9 +83,10 @@ int hb_hmu_ring_drain(struct hb_hmu_ring *rg, const struct hb_hmu_aux_decoder *d
 
 	rst->drains++;
 	if (head - tail > rg->aux_size) {
-		r = hb_err_set(err, -EIO, "cxl-hmu: AUX head %llu is more than %zu bytes past tail "
-			       "%llu", (unsigned long long)head, rg->aux_size,
-			       (unsigned long long)tail);
+		r = hb_err_set(err, -EIO,
+			       "cxl-hmu: AUX head %llu is more than %zu bytes past tail "
+			       "%llu",
+			       (unsigned long long)head, rg->aux_size, (unsigned long long)tail);
 		rst->bad_bytes += rg->aux_size;
 	} else if (n) {
 		ring_copy(rg->scratch, rg->aux, rg->aux_size, tail, n);

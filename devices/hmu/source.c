@@ -35,16 +35,16 @@
 #include "devices.h"
 #include "hmu.h"
 
-#define DATA_PAGES 8            /* the data ring only carries AUX/LOST records */
+#define DATA_PAGES 8 /* the data ring only carries AUX/LOST records */
 #define BATCH 512
 
 struct hmu_src {
 	const struct hb_host_ops *ops;
 	struct hb_host *host;
-	char name[64];              /* the instance, for messages */
+	char name[64]; /* the instance, for messages */
 	int fd;
 	bool watched;
-	void *base;                 /* meta page + data ring */
+	void *base; /* meta page + data ring */
 	size_t base_len;
 	struct hb_hmu_ring ring;
 	struct hb_hmu_aux_decoder dec;
@@ -53,8 +53,8 @@ struct hmu_src {
 	struct hb_hot_record rec[BATCH];
 };
 
-const char *const hb_source_cxl_hmu_params[] = { "pmu", "unit", "epoch_ms", "threshold", "ds",
-	"mode", "access", "dpa_range", "aux_pages", NULL };
+const char *const hb_source_cxl_hmu_params[] = { "pmu",  "unit",   "epoch_ms",  "threshold", "ds",
+						 "mode", "access", "dpa_range", "aux_pages", NULL };
 
 static int log2_exact(uint64_t v, unsigned int *ret)
 {
@@ -119,7 +119,8 @@ static int request_from_params(const struct hb_dev_info *info, struct hb_hmu_req
 			*plus = '\0';
 		if (!plus || hb_parse_u64_base(buf, 0, &q->dpa_start) < 0 ||
 		    hb_parse_u64_base(plus + 1, 0, &q->dpa_len) < 0 || !q->dpa_len)
-			return hb_err_set(err, -EINVAL, "cxl-hmu: dpa_range=%s: not <start>+<len>", range);
+			return hb_err_set(err, -EINVAL, "cxl-hmu: dpa_range=%s: not <start>+<len>",
+					  range);
 	}
 	return 0;
 }
@@ -166,8 +167,7 @@ static int pmu_cpu(const char *root, const char *pmu)
 /* the PMU to open and the event's attributes, from the tree under root */
 int hb_hmu_source_prepare(const char *root, const struct hb_dev_info *info,
 			  struct hb_hmu_pmu *ret_pmu, uint64_t config[HB_HMU_CONFIG_WORDS],
-			  struct hb_hmu_aux_decoder *ret_dec, uint64_t *ret_pages,
-			  struct hb_err *err)
+			  struct hb_hmu_aux_decoder *ret_dec, uint64_t *ret_pages, struct hb_err *err)
 {
 	struct hb_hmu_request q = { 0 };
 	const char *name = hb_dev_param(info, "pmu");
@@ -178,8 +178,10 @@ int hb_hmu_source_prepare(const char *root, const struct hb_dev_info *info,
 		return r;
 	n = hb_hmu_pmu_find(root, first, sizeof(first));
 	if (!name && n > 1)
-		return hb_err_set(err, -EINVAL, "cxl-hmu: %d CHMU PMUs (%s, ...): say which with "
-				  "pmu=", n, first);
+		return hb_err_set(err, -EINVAL,
+				  "cxl-hmu: %d CHMU PMUs (%s, ...): say which with "
+				  "pmu=",
+				  n, first);
 	if (!name && n == 0) {
 		char why[256];
 
@@ -193,14 +195,17 @@ int hb_hmu_source_prepare(const char *root, const struct hb_dev_info *info,
 	    (r = hb_hmu_request_encode(ret_pmu, &q, config, err)) < 0)
 		return r;
 	*ret_dec = (struct hb_hmu_aux_decoder){ .granule_shift = q.granule_shift,
-						.dpa_start = q.dpa_start, .dpa_len = q.dpa_len };
+						.dpa_start = q.dpa_start,
+						.dpa_len = q.dpa_len };
 	if (info->memdev && strlen(info->memdev) < sizeof(ret_dec->memdev))
 		snprintf(ret_dec->memdev, sizeof(ret_dec->memdev), "%s", info->memdev);
 	else
 		memdev_of_pmu(ret_pmu->name, ret_dec->memdev, sizeof(ret_dec->memdev));
 	if (!ret_dec->memdev[0])
-		return hb_err_set(err, -EINVAL, "cxl-hmu: PMU %s names no memdev: give the source "
-				  "one", ret_pmu->name);
+		return hb_err_set(err, -EINVAL,
+				  "cxl-hmu: PMU %s names no memdev: give the source "
+				  "one",
+				  ret_pmu->name);
 	return 0;
 }
 
@@ -209,7 +214,7 @@ static int emit(void *ud, const struct hb_hot_record *r, size_t n)
 	struct hmu_src *s = ud;
 	int ret = s->ops->submit(s->host, r, n);
 
-	return ret == -ENOBUFS ? 0 : ret;    /* the host counted what it dropped */
+	return ret == -ENOBUFS ? 0 : ret; /* the host counted what it dropped */
 }
 
 static void on_readable(void *priv, int fd, uint32_t revents)
@@ -226,21 +231,25 @@ static void on_readable(void *priv, int fd, uint32_t revents)
 	if (s->st.bad_chunks > bad && HB_OPS_HAS(s->ops, count_bad) && s->ops->count_bad)
 		s->ops->count_bad(s->host, s->st.bad_chunks - bad);
 	if (s->rst.truncated > trunc || s->rst.lost > lost)
-		s->ops->log(s->host, HB_LOG_WARNING, "%s: the kernel truncated %llu AUX writes and "
-			    "lost %llu records (the AUX area is full: raise aux_pages)", s->name,
-			    (unsigned long long)(s->rst.truncated - trunc),
+		s->ops->log(s->host, HB_LOG_WARNING,
+			    "%s: the kernel truncated %llu AUX writes and "
+			    "lost %llu records (the AUX area is full: raise aux_pages)",
+			    s->name, (unsigned long long)(s->rst.truncated - trunc),
 			    (unsigned long long)(s->rst.lost - lost));
 	if (s->rst.partial > partial)
-		s->ops->log(s->host, HB_LOG_WARNING, "%s: the kernel dropped hotlist entries in %llu "
+		s->ops->log(s->host, HB_LOG_WARNING,
+			    "%s: the kernel dropped hotlist entries in %llu "
 			    "AUX writes (%llu so far): its AUX area was too small for a drain, or the "
 			    "CHMU's hotlist overflowed; raise aux_pages or lower the hot units per epoch "
-			    "(the PMU's lost_entries and overflows count them)", s->name,
-			    (unsigned long long)(s->rst.partial - partial),
+			    "(the PMU's lost_entries and overflows count them)",
+			    s->name, (unsigned long long)(s->rst.partial - partial),
 			    (unsigned long long)s->rst.partial);
 	if (revents & HB_FD_HUP) {
 		/* the event is gone (its PMU unregistered): stop, or the loop would spin */
-		s->ops->log(s->host, HB_LOG_ERR, "%s: the perf event hung up (its PMU went away); "
-			    "the source stops", s->name);
+		s->ops->log(s->host, HB_LOG_ERR,
+			    "%s: the perf event hung up (its PMU went away); "
+			    "the source stops",
+			    s->name);
 		s->ops->unwatch_fd(s->host, fd);
 		s->watched = false;
 	}
@@ -285,26 +294,32 @@ static int hmu_open(const struct hb_host_ops *ops, struct hb_host *h,
 	if ((r = hb_hmu_source_prepare("", info, &pmu, config, &s->dec, &pages, &err)) < 0)
 		goto fail;
 	if (config[3]) {
-		r = hb_err_set(&err, -EOPNOTSUPP, "cxl-hmu: PMU %s wants config3, which this "
-			       "build's perf_event_attr lacks", pmu.name);
+		r = hb_err_set(&err, -EOPNOTSUPP,
+			       "cxl-hmu: PMU %s wants config3, which this "
+			       "build's perf_event_attr lacks",
+			       pmu.name);
 		goto fail;
 	}
 	attr.type = pmu.type;
 	attr.config = config[0];
 	attr.config1 = config[1];
 	attr.config2 = config[2];
-	attr.disabled = 1;          /* enabled once the AUX area is mapped */
+	attr.disabled = 1; /* enabled once the AUX area is mapped */
 	attr.watermark = 1;
-	attr.wakeup_watermark = 1;  /* every PERF_RECORD_AUX wakes the loop */
+	attr.wakeup_watermark = 1; /* every PERF_RECORD_AUX wakes the loop */
 	s->fd = (int)syscall(SYS_perf_event_open, &attr, -1, pmu_cpu("", pmu.name), -1,
 			     PERF_FLAG_FD_CLOEXEC);
 	if (s->fd < 0) {
-		r = hb_err_set(&err, -errno, "cxl-hmu: perf_event_open(%s, type %u, config 0x%llx, "
-			       "config1 0x%llx, config2 0x%llx): %s%s", pmu.name, pmu.type,
-			       (unsigned long long)config[0], (unsigned long long)config[1],
-			       (unsigned long long)config[2], strerror(errno),
-			       errno == EACCES || errno == EPERM ? " (system-wide events need "
-			       "CAP_PERFMON or perf_event_paranoid <= 0)" : "");
+		r = hb_err_set(&err, -errno,
+			       "cxl-hmu: perf_event_open(%s, type %u, config 0x%llx, "
+			       "config1 0x%llx, config2 0x%llx): %s%s",
+			       pmu.name, pmu.type, (unsigned long long)config[0],
+			       (unsigned long long)config[1], (unsigned long long)config[2],
+			       strerror(errno),
+			       errno == EACCES || errno == EPERM ?
+				       " (system-wide events need "
+				       "CAP_PERFMON or perf_event_paranoid <= 0)" :
+				       "");
 		goto fail;
 	}
 	s->base_len = (1 + DATA_PAGES) * page;

@@ -60,8 +60,8 @@ size_t hb_replay_frame(const struct hb_hot_record *r, size_t n, uint8_t *out)
 	if (!n || n > HB_REPLAY_FRAME_PAYLOAD_MAX / HB_REPLAY_RECORD_LEN)
 		return 0;
 	for (size_t i = 0; i < n; i++)
-		hb_replay_binary_record(&r[i], out + HB_REPLAY_FRAME_HEADER_LEN +
-					i * HB_REPLAY_RECORD_LEN);
+		hb_replay_binary_record(&r[i],
+					out + HB_REPLAY_FRAME_HEADER_LEN + i * HB_REPLAY_RECORD_LEN);
 	memcpy(out, HB_REPLAY_MAGIC, MAGIC_LEN);
 	put16(out + 4, HB_REPLAY_FRAME_VERSION);
 	put16(out + 6, HB_REPLAY_FRAME_HEADER_LEN);
@@ -92,8 +92,8 @@ const char *hb_replay_record_check(const uint8_t *b, struct hb_hot_record *r)
 	if (namelen == HB_MEMDEV_NAME_MAX)
 		return "memdev name not NUL-terminated";
 	if ((r->space == HB_SPACE_DPA) != (namelen > 0))
-		return r->space == HB_SPACE_DPA ? "DPA record without a memdev"
-						: "HPA record with a memdev";
+		return r->space == HB_SPACE_DPA ? "DPA record without a memdev" :
+						  "HPA record with a memdev";
 	if (r->len == 0 || r->addr + r->len - 1 < r->addr)
 		return "len empty or wraps the address space";
 	return NULL;
@@ -106,14 +106,16 @@ size_t hb_replay_frame_header(const uint8_t *h, char *why, size_t why_size)
 	uint32_t rlen = le32(h + 8), nrec = le32(h + 12);
 
 	if (hb_replay_crc(h, 20) != le32(h + 20)) {
-		snprintf(why, why_size, "frame header checksum mismatch (a torn or interleaved "
+		snprintf(why, why_size,
+			 "frame header checksum mismatch (a torn or interleaved "
 			 "frame)");
 		return 0;
 	}
 	if (hlen != HB_REPLAY_FRAME_HEADER_LEN || rlen < HB_REPLAY_RECORD_LEN ||
 	    rlen > HB_REPLAY_LINE_MAX || !nrec ||
 	    (uint64_t)nrec * rlen > HB_REPLAY_FRAME_PAYLOAD_MAX) {
-		snprintf(why, why_size, "frame header: %u bytes, %u records of %u bytes (this "
+		snprintf(why, why_size,
+			 "frame header: %u bytes, %u records of %u bytes (this "
 			 "reader: 24, 1 or more records of 56 to 512 bytes, at most %u bytes)",
 			 hlen, nrec, rlen, HB_REPLAY_FRAME_PAYLOAD_MAX);
 		return 0;

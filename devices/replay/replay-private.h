@@ -26,7 +26,6 @@ static inline bool is_text(char c)
 	return (u >= 0x20 && u < 0x7f) || u == '\t' || u == '\r';
 }
 
-
 /* ---- binary (binary.c) ---- */
 
 static inline uint16_t le16(const uint8_t *b)

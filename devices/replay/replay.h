@@ -57,15 +57,14 @@
 
 #define HB_REPLAY_LINE_MAX 512
 #define HB_REPLAY_MAGIC "HBRB"
-#define HB_REPLAY_VERSION 1                /* the v1 stream header */
+#define HB_REPLAY_VERSION 1 /* the v1 stream header */
 #define HB_REPLAY_HEADER_LEN 16
 #define HB_REPLAY_RECORD_LEN 56
 #define HB_REPLAY_FRAME_VERSION 2
 #define HB_REPLAY_FRAME_HEADER_LEN 24
 #define HB_REPLAY_FRAME_PAYLOAD_MAX 65536
 /* records in a frame that one write() of PIPE_BUF (4096) bytes carries */
-#define HB_REPLAY_FRAME_ATOMIC_RECORDS \
-	((4096 - HB_REPLAY_FRAME_HEADER_LEN) / HB_REPLAY_RECORD_LEN)
+#define HB_REPLAY_FRAME_ATOMIC_RECORDS ((4096 - HB_REPLAY_FRAME_HEADER_LEN) / HB_REPLAY_RECORD_LEN)
 
 struct hb_replay_stats {
 	uint64_t records, bad, bytes, lines, frames;
@@ -105,7 +104,7 @@ void hb_replay_binary_header(uint8_t out[HB_REPLAY_HEADER_LEN]);
 void hb_replay_binary_record(const struct hb_hot_record *r, uint8_t out[HB_REPLAY_RECORD_LEN]);
 
 /* The bytes of a frame of n records (n >= 1). */
-#define HB_REPLAY_FRAME_SIZE(n) (HB_REPLAY_FRAME_HEADER_LEN + (size_t)(n) * HB_REPLAY_RECORD_LEN)
+#define HB_REPLAY_FRAME_SIZE(n) (HB_REPLAY_FRAME_HEADER_LEN + (size_t)(n)*HB_REPLAY_RECORD_LEN)
 /*
  * Encodes n records (1 <= n, n * 56 <= HB_REPLAY_FRAME_PAYLOAD_MAX) as one
  * v2 frame into out (HB_REPLAY_FRAME_SIZE(n) bytes); returns its size, or

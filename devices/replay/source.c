@@ -39,7 +39,7 @@
 struct client {
 	int fd;
 	struct hb_replay_parser *parser;
-	uint64_t bad_counted;         /* of the parser's bad units, told the host */
+	uint64_t bad_counted; /* of the parser's bad units, told the host */
 	struct replay *owner;
 };
 
@@ -50,10 +50,10 @@ struct replay {
 	int fd;                       /* file, FIFO or listening socket */
 	struct hb_unix_listener sock; /* socket=: what to remove at close */
 	bool is_file, is_socket;
-	bool file_gone;               /* file: its path names nothing (logged once) */
+	bool file_gone; /* file: its path names nothing (logged once) */
 	struct hb_replay_parser *parser;
 	uint64_t bad_counted;
-	uint64_t polled_bytes;        /* FIFO: bytes read by the previous poll */
+	uint64_t polled_bytes; /* FIFO: bytes read by the previous poll */
 	struct client clients[MAX_CLIENTS];
 	uint8_t buf[READ_CHUNK];
 };
@@ -137,12 +137,15 @@ static void on_listen(void *priv, int fd, uint32_t revents)
 	r = hb_unix_peer_check(cfd, &uid);
 	if (r < 0) {
 		if (r == -EPERM)
-			s->ops->log(s->host, HB_LOG_WARNING, "%s: a client of uid %u refused: only "
-				    "root and the daemon's own user may feed it", s->name,
-				    (unsigned)uid);
+			s->ops->log(s->host, HB_LOG_WARNING,
+				    "%s: a client of uid %u refused: only "
+				    "root and the daemon's own user may feed it",
+				    s->name, (unsigned)uid);
 		else
-			s->ops->log(s->host, HB_LOG_WARNING, "%s: a client refused: its credentials "
-				    "are unknown (%s)", s->name, strerror(-r));
+			s->ops->log(s->host, HB_LOG_WARNING,
+				    "%s: a client refused: its credentials "
+				    "are unknown (%s)",
+				    s->name, strerror(-r));
 		close(cfd);
 		return;
 	}
@@ -204,7 +207,8 @@ int hb_source_replay_check(const struct hb_dev_info *info, struct hb_err *err)
 	if (r < 0)
 		return r;
 	if (!path == !sock)
-		return hb_err_set(err, -EINVAL, "replay: give exactly one of path= (file or FIFO) "
+		return hb_err_set(err, -EINVAL,
+				  "replay: give exactly one of path= (file or FIFO) "
 				  "and socket=");
 	if (path && !*path)
 		return hb_err_set(err, -EINVAL, "replay: path= is empty");
@@ -215,8 +219,10 @@ int hb_source_replay_check(const struct hb_dev_info *info, struct hb_err *err)
 	if (path && access(path, R_OK) < 0)
 		return hb_err_set(err, -errno, "replay: path=%s: %s", path, strerror(errno));
 	if (sock && (!*sock || strlen(sock) >= sizeof(sa.sun_path)))
-		return hb_err_set(err, -ENAMETOOLONG, "replay: socket=%s: want 1..%zu bytes (a UNIX "
-				  "socket's path)", sock, sizeof(sa.sun_path) - 1);
+		return hb_err_set(err, -ENAMETOOLONG,
+				  "replay: socket=%s: want 1..%zu bytes (a UNIX "
+				  "socket's path)",
+				  sock, sizeof(sa.sun_path) - 1);
 	if (sock && lstat(sock, &st) == 0 && !S_ISSOCK(st.st_mode))
 		return hb_err_set(err, -EEXIST, "replay: socket=%s exists and is not a socket", sock);
 	return 0;
@@ -278,8 +284,8 @@ static int replay_open(const struct hb_host_ops *ops, struct hb_host *h,
 		} else if (S_ISREG(st.st_mode)) {
 			s->is_file = true;
 		} else {
-			r = hb_err_set(&err, -EINVAL, "replay: path=%s is neither a file nor a FIFO",
-				       path);
+			r = hb_err_set(&err, -EINVAL,
+				       "replay: path=%s is neither a file nor a FIFO", path);
 			goto fail;
 		}
 	}
@@ -325,9 +331,10 @@ static int check_truncated(struct replay *s)
 		return -errno;
 	if (st.st_size >= off)
 		return 0;
-	s->ops->log(s->host, HB_LOG_NOTICE, "%s shrank from %lld to %lld bytes (truncated): "
-		    "reading it again from its start", s->path, (long long)off,
-		    (long long)st.st_size);
+	s->ops->log(s->host, HB_LOG_NOTICE,
+		    "%s shrank from %lld to %lld bytes (truncated): "
+		    "reading it again from its start",
+		    s->path, (long long)off, (long long)st.st_size);
 	if (lseek(s->fd, 0, SEEK_SET) < 0)
 		return -errno;
 	return new_parser(s);
@@ -348,15 +355,17 @@ static int check_rotated(struct replay *s)
 		if (errno != ENOENT)
 			return -errno;
 		if (!s->file_gone)
-			s->ops->log(s->host, HB_LOG_NOTICE, "%s is gone (rotated?): reading the file "
-				    "that takes its name from its start", s->path);
+			s->ops->log(s->host, HB_LOG_NOTICE,
+				    "%s is gone (rotated?): reading the file "
+				    "that takes its name from its start",
+				    s->path);
 		s->file_gone = true;
 		return 0;
 	}
 	if (fstat(s->fd, &open_st) < 0)
 		return -errno;
 	if (now.st_dev == open_st.st_dev && now.st_ino == open_st.st_ino) {
-		s->file_gone = false;   /* back under its name */
+		s->file_gone = false; /* back under its name */
 		return 0;
 	}
 	fd = open(s->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -368,8 +377,10 @@ static int check_rotated(struct replay *s)
 		close(fd);
 		return r;
 	}
-	s->ops->log(s->host, HB_LOG_NOTICE, "%s is another file now (rotated): reading it "
-		    "from its start", s->path);
+	s->ops->log(s->host, HB_LOG_NOTICE,
+		    "%s is another file now (rotated): reading it "
+		    "from its start",
+		    s->path);
 	close(s->fd);
 	s->fd = fd;
 	s->file_gone = false;
@@ -394,7 +405,7 @@ static int replay_poll(void *priv)
 	struct replay *s = priv;
 
 	if (s->is_socket)
-		return 0;     /* socket input arrives through watch_fd */
+		return 0; /* socket input arrives through watch_fd */
 	if (!s->is_file) {
 		/*
 		 * FIFO input arrives through watch_fd. Quiet for a whole poll
@@ -433,7 +444,7 @@ static void replay_close(void *priv)
 	if (s->fd >= 0 && !s->is_file)
 		s->ops->unwatch_fd(s->host, s->fd);
 	if (s->is_socket)
-		hb_unix_listener_close(&s->sock);  /* only the socket it made */
+		hb_unix_listener_close(&s->sock); /* only the socket it made */
 	else if (s->fd >= 0)
 		close(s->fd);
 	hb_replay_parser_free(s->parser);

@@ -38,14 +38,14 @@ struct hb_replay_parser {
 	void (*report)(void *ud, const char *msg);
 	void *ud;
 	enum mode mode;
-	uint32_t record_len;         /* V1 */
-	bool skip_binary;            /* SKIP: garbage from a binary unit, not a long line */
-	bool skip_clean;             /* SKIP: the byte before the held ones was not text */
-	uint8_t *carry;              /* CARRY_MAX bytes: an incomplete unit */
+	uint32_t record_len; /* V1 */
+	bool skip_binary;    /* SKIP: garbage from a binary unit, not a long line */
+	bool skip_clean;     /* SKIP: the byte before the held ones was not text */
+	uint8_t *carry;      /* CARRY_MAX bytes: an incomplete unit */
 	size_t ncarry;
-	size_t frame_seen;           /* of the frame pending at carry[0]: bytes checked for a tear */
-	uint64_t line, record;       /* numbers of the last line and v1/frame record seen */
-	uint64_t consumed;           /* bytes parsed before the current scan's start */
+	size_t frame_seen;     /* of the frame pending at carry[0]: bytes checked for a tear */
+	uint64_t line, record; /* numbers of the last line and v1/frame record seen */
+	uint64_t consumed;     /* bytes parsed before the current scan's start */
 	struct hb_replay_stats st;
 	/* per feed */
 	uint64_t burst_bad, burst_last;
@@ -96,7 +96,9 @@ size_t hb_replay_parser_pending(const struct hb_replay_parser *p)
 }
 
 static const char *const unit_prefix[] = {
-	[UNIT_LINE] = "", [UNIT_RECORD] = "record ", [UNIT_BYTE] = "byte ",
+	[UNIT_LINE] = "",
+	[UNIT_RECORD] = "record ",
+	[UNIT_BYTE] = "byte ",
 };
 
 static void bad(struct hb_replay_parser *p, enum unit kind, uint64_t unit, const char *why)
@@ -207,7 +209,8 @@ static size_t binary_unit(struct hb_replay_parser *p, const uint8_t *b, size_t n
 	version = le16(b + 4);
 	if (version == HB_REPLAY_VERSION) {
 		if (!header_at(b)) {
-			snprintf(why, sizeof(why), "binary header: version 1, header %u bytes, records "
+			snprintf(why, sizeof(why),
+				 "binary header: version 1, header %u bytes, records "
 				 "%u bytes, flags %#x (this reader: 16, >= 56 and <= 512, 0)",
 				 le16(b + 6), le32(b + 8), le32(b + 12));
 			return garbage(p, at, why, MAGIC_LEN);
@@ -236,8 +239,10 @@ static size_t binary_unit(struct hb_replay_parser *p, const uint8_t *b, size_t n
 				break;
 			}
 			if (header_at(b + m)) {
-				snprintf(why, sizeof(why), "torn frame (%zu of %zu bytes before the "
-					 "next header)", m, size);
+				snprintf(why, sizeof(why),
+					 "torn frame (%zu of %zu bytes before the "
+					 "next header)",
+					 m, size);
 				return garbage(p, at, why, MAGIC_LEN);
 			}
 			from = m + 1;
@@ -276,7 +281,8 @@ static size_t line_unit(struct hb_replay_parser *p, const uint8_t *b, size_t n, 
 		if (end == END_IDLE) {
 			p->line++;
 			p->st.lines++;
-			bad(p, UNIT_LINE, p->line, "incomplete line (no newline before the input "
+			bad(p, UNIT_LINE, p->line,
+			    "incomplete line (no newline before the input "
 			    "went quiet)");
 			return n;
 		}
@@ -304,7 +310,7 @@ static size_t line_unit(struct hb_replay_parser *p, const uint8_t *b, size_t n, 
 	p->st.lines++;
 	if (!nl && n > HB_REPLAY_LINE_MAX) {
 		bad(p, UNIT_LINE, p->line, "line longer than 512 bytes");
-		p->mode = MODE_SKIP;      /* from its start: to its newline or "HBRB" */
+		p->mode = MODE_SKIP; /* from its start: to its newline or "HBRB" */
 		p->skip_binary = false;
 		p->skip_clean = false;
 		return 0;
@@ -322,8 +328,8 @@ static size_t v1_unit(struct hb_replay_parser *p, const uint8_t *b, size_t n, en
 	size_t m;
 
 	if (n >= MAGIC_LEN && (is_magic(b) || (is_text((char)b[0]) && is_text((char)b[1]) &&
-						is_text((char)b[2]) && is_text((char)b[3])))) {
-		p->mode = MODE_UNIT;     /* a header, or a line: v1 records end */
+					       is_text((char)b[2]) && is_text((char)b[3])))) {
+		p->mode = MODE_UNIT; /* a header, or a line: v1 records end */
 		return 0;
 	}
 	if (n < p->record_len) {
@@ -379,7 +385,7 @@ static size_t skip_unit(struct hb_replay_parser *p, const uint8_t *b, size_t n, 
 	if (!nl) {
 		j = p->skip_binary ? last_non_text(b, n) : n;
 		if (p->skip_binary && j == n && p->skip_clean) {
-			p->mode = MODE_UNIT;      /* text from where a line may start: a line */
+			p->mode = MODE_UNIT; /* text from where a line may start: a line */
 			return 0;
 		}
 		if (end != END_MORE) {
@@ -389,8 +395,8 @@ static size_t skip_unit(struct hb_replay_parser *p, const uint8_t *b, size_t n, 
 		if (n < MAGIC_LEN)
 			return 0;
 		/* keep what may be the start of a line or of "HBRB" */
-		p->skip_clean = j < n && j + 1 <= n - (MAGIC_LEN - 1) &&
-				n - (j + 1) <= HB_REPLAY_LINE_MAX;
+		p->skip_clean =
+			j < n && j + 1 <= n - (MAGIC_LEN - 1) && n - (j + 1) <= HB_REPLAY_LINE_MAX;
 		return p->skip_clean ? j + 1 : n - (MAGIC_LEN - 1);
 	}
 	if (!p->skip_binary) {
@@ -434,22 +440,18 @@ static size_t scan(struct hb_replay_parser *p, const uint8_t *b, size_t n, enum 
 
 		switch (p->mode) {
 		case MODE_UNIT:
-			used = magic_prefix(b + i, n - i) ? binary_unit(p, b + i, n - i, end, at)
-							  : line_unit(p, b + i, n - i, end, at);
+			used = magic_prefix(b + i, n - i) ? binary_unit(p, b + i, n - i, end, at) :
+							    line_unit(p, b + i, n - i, end, at);
 			break;
-		case MODE_V1:
-			used = v1_unit(p, b + i, n - i, end, at);
-			break;
-		default:
-			used = skip_unit(p, b + i, n - i, end, at);
-			break;
+		case MODE_V1: used = v1_unit(p, b + i, n - i, end, at); break;
+		default: used = skip_unit(p, b + i, n - i, end, at); break;
 		}
 		if (!used && p->mode == was)
 			break;
 		i += used;
 	}
 	if (end != END_MORE && !p->stop)
-		i = n;       /* nothing waits beyond the end */
+		i = n; /* nothing waits beyond the end */
 	p->consumed += i;
 	return i;
 }
@@ -467,7 +469,8 @@ static size_t wanted(const struct hb_replay_parser *p, const uint8_t *b, size_t 
 		if (p->ncarry < HB_REPLAY_FRAME_HEADER_LEN)
 			return HB_REPLAY_FRAME_HEADER_LEN - p->ncarry;
 		size = le16(c + 4) == HB_REPLAY_FRAME_VERSION ?
-			       hb_replay_frame_header(c, why, sizeof(why)) : 0;
+			       hb_replay_frame_header(c, why, sizeof(why)) :
+			       0;
 		return size > p->ncarry ? size - p->ncarry : 1;
 	}
 	nl = memchr(b, '\n', len < HB_REPLAY_LINE_MAX + 1 ? len : HB_REPLAY_LINE_MAX + 1);
@@ -520,11 +523,14 @@ int hb_replay_parser_feed(struct hb_replay_parser *p, const void *buf, size_t le
 	}
 	flush(p);
 	if (p->burst_bad > 1 && p->report) {
-		snprintf(msg, sizeof(msg), "%s: %llu more bad %s in this burst (the last at %s%llu), "
-			 "skipped", p->name, (unsigned long long)(p->burst_bad - 1),
-			 p->burst_kind == UNIT_LINE ? "lines" : p->burst_kind == UNIT_RECORD ?
-			 "records" : "units", unit_prefix[p->burst_kind],
-			 (unsigned long long)p->burst_last);
+		snprintf(msg, sizeof(msg),
+			 "%s: %llu more bad %s in this burst (the last at %s%llu), "
+			 "skipped",
+			 p->name, (unsigned long long)(p->burst_bad - 1),
+			 p->burst_kind == UNIT_LINE   ? "lines" :
+			 p->burst_kind == UNIT_RECORD ? "records" :
+							"units",
+			 unit_prefix[p->burst_kind], (unsigned long long)p->burst_last);
 		p->report(p->ud, msg);
 	}
 	return p->stop ? -ECANCELED : 0;

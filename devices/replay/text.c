@@ -109,20 +109,23 @@ int hb_replay_parse_line(const char *line, size_t len, struct hb_hot_record *ret
 			p++;
 		klen = (size_t)(p - key);
 		if (p == end || *p != '=') {
-			snprintf(why, why_size, "'%.*s' is not key=value", (int)klen > 40 ? 40 : (int)klen,
-				 key);
+			snprintf(why, why_size, "'%.*s' is not key=value",
+				 (int)klen > 40 ? 40 : (int)klen, key);
 			return -EINVAL;
 		}
 		p++;
 		if (!((klen == 3 && (!memcmp(key, "dpa", 3) || !memcmp(key, "hpa", 3) ||
 				     !memcmp(key, "len", 3))) ||
-		      (klen == 5 && !memcmp(key, "count", 5)) || (klen == 2 && !memcmp(key, "ts", 2)))) {
-			snprintf(why, why_size, "unknown key '%.*s'", (int)klen > 40 ? 40 : (int)klen, key);
+		      (klen == 5 && !memcmp(key, "count", 5)) ||
+		      (klen == 2 && !memcmp(key, "ts", 2)))) {
+			snprintf(why, why_size, "unknown key '%.*s'",
+				 (int)klen > 40 ? 40 : (int)klen, key);
 			return -EINVAL;
 		}
 		used = parse_num(p, end, &v);
 		if (!used || (p + used < end && !is_space(p[used]) && p[used] != '#')) {
-			snprintf(why, why_size, "%.*s: not a number (or out of range)", (int)klen, key);
+			snprintf(why, why_size, "%.*s: not a number (or out of range)", (int)klen,
+				 key);
 			return -EINVAL;
 		}
 		p += used;
@@ -130,11 +133,12 @@ int hb_replay_parse_line(const char *line, size_t len, struct hb_hot_record *ret
 		if (KEY("dpa") || KEY("hpa")) {
 			if (have_addr || (KEY("dpa") != (ret->space == HB_SPACE_DPA))) {
 				if (have_addr)
-					snprintf(why, why_size, "a second address (%.*s=)", (int)klen, key);
+					snprintf(why, why_size, "a second address (%.*s=)",
+						 (int)klen, key);
 				else
 					snprintf(why, why_size, "address space does not match: %s",
-						 KEY("dpa") ? "dpa= needs a memdev first"
-							    : "hpa= takes no memdev");
+						 KEY("dpa") ? "dpa= needs a memdev first" :
+							      "hpa= takes no memdev");
 				return -EINVAL;
 			}
 			have_addr = true;
@@ -155,8 +159,10 @@ int hb_replay_parse_line(const char *line, size_t len, struct hb_hot_record *ret
 #undef KEY
 	}
 	if (!have_addr || !have_len || !have_count) {
-		snprintf(why, why_size, "missing %s", !have_addr ? (ret->space == HB_SPACE_DPA ?
-			 "dpa=" : "hpa=") : !have_len ? "len=" : "count=");
+		snprintf(why, why_size, "missing %s",
+			 !have_addr ? (ret->space == HB_SPACE_DPA ? "dpa=" : "hpa=") :
+			 !have_len  ? "len=" :
+				      "count=");
 		return -EINVAL;
 	}
 	if (ret->len == 0 || ret->addr + ret->len - 1 < ret->addr) {

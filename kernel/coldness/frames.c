@@ -17,17 +17,17 @@
 #include "kernel.h"
 #include "util/macro.h"
 
-#define FLAGS_CHUNK 512          /* kpageflags entries a pread */
-#define MAX_NODES 64             /* NUMA nodes 0-63, as the daemon has */
+#define FLAGS_CHUNK 512 /* kpageflags entries a pread */
+#define MAX_NODES 64    /* NUMA nodes 0-63, as the daemon has */
 
 struct node_pass {
-	uint64_t *block;         /* the node's online blocks of this pass, ascending */
+	uint64_t *block; /* the node's online blocks of this pass, ascending */
 	size_t nblock;
-	size_t at;               /* index of the block the next scan starts in */
-	uint64_t pfn;            /* and its PFN there; 0 with at 0: a new pass */
+	size_t at;    /* index of the block the next scan starts in */
+	uint64_t pfn; /* and its PFN there; 0 with at 0: a new pass */
 	bool started;
-	uint64_t passes;         /* passes begun */
-	uint64_t epoch;          /* the sample the pass reads (hb_frames_sample_epoch()) */
+	uint64_t passes; /* passes begun */
+	uint64_t epoch;  /* the sample the pass reads (hb_frames_sample_epoch()) */
 };
 
 /* a sample is kept for this many passes before the next one is read */
@@ -35,14 +35,14 @@ struct node_pass {
 
 struct hb_frames {
 	char root[PATH_MAX / 2];
-	char path[PATH_MAX];     /* kpageflags */
-	char count_path[PATH_MAX];   /* kpagecount */
+	char path[PATH_MAX];       /* kpageflags */
+	char count_path[PATH_MAX]; /* kpagecount */
 	int fd;
-	int count_fd;            /* -1: the kernel has no kpagecount, no frame is skipped */
-	uint64_t shared;         /* frames skipped as mapped more than once */
+	int count_fd;    /* -1: the kernel has no kpagecount, no frame is skipped */
+	uint64_t shared; /* frames skipped as mapped more than once */
 	uint64_t counts[FLAGS_CHUNK];
 	uint64_t page_size, block_pages;
-	uint64_t sample_blocks;  /* a pass reads at most this many blocks a node; 0 = all */
+	uint64_t sample_blocks; /* a pass reads at most this many blocks a node; 0 = all */
 	struct node_pass node[MAX_NODES];
 	uint64_t flags[FLAGS_CHUNK];
 };
@@ -57,19 +57,17 @@ struct hb_frames {
  */
 bool hb_frames_movable(uint64_t kpf)
 {
-	const uint64_t refuse = 1ULL << HB_KPF_SLAB | 1ULL << HB_KPF_WRITEBACK |
-				1ULL << HB_KPF_BUDDY | 1ULL << HB_KPF_COMPOUND_HEAD |
-				1ULL << HB_KPF_COMPOUND_TAIL | 1ULL << HB_KPF_HUGE |
-				1ULL << HB_KPF_UNEVICTABLE | 1ULL << HB_KPF_HWPOISON |
-				1ULL << HB_KPF_NOPAGE | 1ULL << HB_KPF_THP |
-				1ULL << HB_KPF_OFFLINE | 1ULL << HB_KPF_ZERO_PAGE |
-				1ULL << HB_KPF_PGTABLE | 1ULL << HB_KPF_MLOCKED;
+	const uint64_t refuse =
+		1ULL << HB_KPF_SLAB | 1ULL << HB_KPF_WRITEBACK | 1ULL << HB_KPF_BUDDY |
+		1ULL << HB_KPF_COMPOUND_HEAD | 1ULL << HB_KPF_COMPOUND_TAIL | 1ULL << HB_KPF_HUGE |
+		1ULL << HB_KPF_UNEVICTABLE | 1ULL << HB_KPF_HWPOISON | 1ULL << HB_KPF_NOPAGE |
+		1ULL << HB_KPF_THP | 1ULL << HB_KPF_OFFLINE | 1ULL << HB_KPF_ZERO_PAGE |
+		1ULL << HB_KPF_PGTABLE | 1ULL << HB_KPF_MLOCKED;
 
 	return (kpf >> HB_KPF_LRU & 1) && !(kpf & refuse);
 }
 
-int hb_frames_open(const char *root, uint64_t page_size, struct hb_frames **ret,
-		   struct hb_err *err)
+int hb_frames_open(const char *root, uint64_t page_size, struct hb_frames **ret, struct hb_err *err)
 {
 	_hb_cleanup_(hb_frames_freep) struct hb_frames *f = calloc(1, sizeof(*f));
 	uint64_t block_bytes;
@@ -88,9 +86,10 @@ int hb_frames_open(const char *root, uint64_t page_size, struct hb_frames **ret,
 	snprintf(f->count_path, sizeof(f->count_path), "%s/proc/kpagecount", f->root);
 	r = hb_read_u64(f->root, "/sys/devices/system/memory/block_size_bytes", 16, &block_bytes);
 	if (r < 0 || block_bytes < page_size || block_bytes % page_size)
-		return hb_err_set(err, r < 0 ? r : -EINVAL, "page frames: %s/sys/devices/system/"
-				  "memory/block_size_bytes: %s", f->root,
-				  r < 0 ? strerror(-r) : "not a multiple of the page size");
+		return hb_err_set(err, r < 0 ? r : -EINVAL,
+				  "page frames: %s/sys/devices/system/"
+				  "memory/block_size_bytes: %s",
+				  f->root, r < 0 ? strerror(-r) : "not a multiple of the page size");
 	f->page_size = page_size;
 	f->block_pages = block_bytes / page_size;
 	f->fd = open(f->path, O_RDONLY | O_CLOEXEC);
@@ -98,7 +97,8 @@ int hb_frames_open(const char *root, uint64_t page_size, struct hb_frames **ret,
 		r = -errno;
 		return hb_err_set(err, r, "page frames: cannot open %s: %s%s", f->path, strerror(-r),
 				  r == -EACCES || r == -EPERM ? " (mode 0400, owned by root: needs "
-				  "root)" : "");
+								"root)" :
+								"");
 	}
 	/* the same mode as kpageflags; a kernel without it (!CONFIG_PROC_PAGE_MONITOR is
 	   neither) skips nothing */
@@ -179,7 +179,8 @@ static int read_blocks(struct hb_frames *f, int node, struct node_pass *p, struc
 		uint64_t index;
 
 		if (strncmp(e->d_name, "memory", 6) ||
-		    hb_parse_u64_base(e->d_name + 6, 10, &index) < 0 || !block_online(f->root, e->d_name))
+		    hb_parse_u64_base(e->d_name + 6, 10, &index) < 0 ||
+		    !block_online(f->root, e->d_name))
 			continue;
 		if (p->nblock == cap) {
 			uint64_t *b = realloc(p->block, (cap = cap ? cap * 2 : 64) * sizeof(*b));
@@ -191,15 +192,15 @@ static int read_blocks(struct hb_frames *f, int node, struct node_pass *p, struc
 		p->block[p->nblock++] = index;
 	}
 	if (!p->nblock)
-		return hb_err_set(err, -ENOENT, "page frames: node %d has no online memory block in %s",
-				  node, path);
+		return hb_err_set(err, -ENOENT,
+				  "page frames: node %d has no online memory block in %s", node,
+				  path);
 	qsort(p->block, p->nblock, sizeof(*p->block), cmp_u64);
 	sample(f, p);
 	return 0;
 }
 
-static int read_u64s(int fd, const char *path, uint64_t *v, uint64_t pfn, size_t n,
-		     struct hb_err *err)
+static int read_u64s(int fd, const char *path, uint64_t *v, uint64_t pfn, size_t n, struct hb_err *err)
 {
 	ssize_t r = pread(fd, v, n * sizeof(uint64_t), (off_t)(pfn * sizeof(uint64_t)));
 

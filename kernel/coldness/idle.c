@@ -16,8 +16,8 @@
 #include "util/macro.h"
 
 #define WORD_BITS 64
-#define RUN_WORDS 512     /* one page: kernfs moves at most that per call */
-#define GAP_WORDS 1       /* unused words a run may bridge */
+#define RUN_WORDS 512 /* one page: kernfs moves at most that per call */
+#define GAP_WORDS 1   /* unused words a run may bridge */
 
 struct hb_idle {
 	int fd;
@@ -50,12 +50,16 @@ int hb_idle_open(const char *root, struct hb_idle **ret, struct hb_err *err)
 		snprintf(sys, sizeof(sys), "%s/sys/kernel", nz(root));
 		if (access(sys, F_OK) < 0)
 			return hb_err_set(err, r, "idle pages: sysfs is not mounted (no %s)", sys);
-		return hb_err_set(err, r, "idle pages: no %s: the kernel was built without "
-				  "CONFIG_IDLE_PAGE_TRACKING (Debian's stock 6.12 is)", t->path);
+		return hb_err_set(err, r,
+				  "idle pages: no %s: the kernel was built without "
+				  "CONFIG_IDLE_PAGE_TRACKING (Debian's stock 6.12 is)",
+				  t->path);
 	}
 	if (r == -EACCES || r == -EPERM)
-		return hb_err_set(err, r, "idle pages: cannot open %s: %s (mode 0600, owned by "
-				  "root: needs root)", t->path, strerror(-r));
+		return hb_err_set(err, r,
+				  "idle pages: cannot open %s: %s (mode 0600, owned by "
+				  "root: needs root)",
+				  t->path, strerror(-r));
 	return hb_err_set(err, r, "idle pages: cannot open %s: %s", t->path, strerror(-r));
 }
 
@@ -78,7 +82,8 @@ static int check_sorted(size_t n, const uint64_t *pfn, struct hb_err *err)
 {
 	for (size_t i = 1; i < n; i++)
 		if (pfn[i] < pfn[i - 1])
-			return hb_err_set(err, -EINVAL, "idle pages: PFN 0x%llx (entry %zu) comes after "
+			return hb_err_set(err, -EINVAL,
+					  "idle pages: PFN 0x%llx (entry %zu) comes after "
 					  "0x%llx: the set must be sorted ascending",
 					  (unsigned long long)pfn[i], i,
 					  (unsigned long long)pfn[i - 1]);
@@ -89,8 +94,7 @@ static int check_sorted(size_t n, const uint64_t *pfn, struct hb_err *err)
 }
 
 /* The run that starts at pfn[i]: its first word, its word count, its end index. */
-static size_t run_of(size_t n, const uint64_t *pfn, size_t i, uint64_t *ret_word,
-		     size_t *ret_words)
+static size_t run_of(size_t n, const uint64_t *pfn, size_t i, uint64_t *ret_word, size_t *ret_words)
 {
 	uint64_t first = pfn[i] / WORD_BITS, last = first;
 	size_t j = i + 1;
@@ -113,7 +117,8 @@ static int beyond_end(const struct hb_idle *t, const uint64_t *pfn, size_t i, si
 {
 	while (i + 1 < end && pfn[i] / WORD_BITS < end_word)
 		i++;
-	return hb_err_set(err, -ENXIO, "idle pages: PFN 0x%llx is beyond the end of %s "
+	return hb_err_set(err, -ENXIO,
+			  "idle pages: PFN 0x%llx is beyond the end of %s "
 			  "(the kernel's last PFN: it ends before PFN 0x%llx)",
 			  (unsigned long long)pfn[i], t->path,
 			  (unsigned long long)(end_word * WORD_BITS));
@@ -129,8 +134,8 @@ static ssize_t io_words(struct hb_idle *t, bool write, uint64_t word, size_t wor
 
 	while (done < want) {
 		off_t off = (off_t)(word * 8 + done);
-		ssize_t k = write ? pwrite(t->fd, (const char *)t->buf + done, want - done, off)
-				  : pread(t->fd, (char *)t->buf + done, want - done, off);
+		ssize_t k = write ? pwrite(t->fd, (const char *)t->buf + done, want - done, off) :
+				    pread(t->fd, (char *)t->buf + done, want - done, off);
 
 		if (k < 0 && errno == EINTR)
 			continue;
@@ -179,8 +184,7 @@ int hb_idle_mark(struct hb_idle *t, size_t n, const uint64_t *pfn, struct hb_err
 	return r;
 }
 
-long hb_idle_read(struct hb_idle *t, size_t n, const uint64_t *pfn, bool *ret_idle,
-		  struct hb_err *err)
+long hb_idle_read(struct hb_idle *t, size_t n, const uint64_t *pfn, bool *ret_idle, struct hb_err *err)
 {
 	long idle = 0;
 	int r = check_sorted(n, pfn, err);

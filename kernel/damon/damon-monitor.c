@@ -47,8 +47,7 @@ static int wr_u64(const char *root, const char *path, uint64_t v, struct hb_err 
 	return hb_damon_write(root, path, buf, err);
 }
 
-static int write_ranges(const char *root, size_t n, const uint64_t (*range)[2],
-			struct hb_err *err)
+static int write_ranges(const char *root, size_t n, const uint64_t (*range)[2], struct hb_err *err)
 {
 	char path[128];
 	int r = wr_u64(root, MREGIONS "/nr_regions", n, err);
@@ -71,8 +70,8 @@ static int setup(const char *root, size_t n, const uint64_t (*range)[2], struct 
 	    (r = hb_damon_write(root, MCTX "/operations", "paddr", err)) < 0 ||
 	    (r = wr_u64(root, MCTX "/monitoring_attrs/intervals/sample_us",
 			HB_DAMON_MONITOR_SAMPLE_US, err)) < 0 ||
-	    (r = wr_u64(root, MCTX "/monitoring_attrs/intervals/aggr_us",
-			HB_DAMON_MONITOR_AGGR_US, err)) < 0 ||
+	    (r = wr_u64(root, MCTX "/monitoring_attrs/intervals/aggr_us", HB_DAMON_MONITOR_AGGR_US,
+			err)) < 0 ||
 	    (r = wr_u64(root, MCTX "/monitoring_attrs/intervals/update_us", 1000000, err)) < 0 ||
 	    (r = wr_u64(root, MCTX "/monitoring_attrs/nr_regions/max", MONITOR_MAX_REGIONS, err)) < 0 ||
 	    (r = wr_u64(root, MCTX "/monitoring_attrs/nr_regions/min", MONITOR_MIN_REGIONS, err)) < 0 ||
@@ -108,24 +107,30 @@ int hb_damon_monitor_open(const char *root, size_t n, const uint64_t (*range)[2]
 		return hb_err_set(err, -EINVAL, "damon monitor: no physical range to monitor");
 	for (size_t i = 0; i < n; i++)
 		if (range[i][0] >= range[i][1] || (i && range[i][0] < range[i - 1][1]))
-			return hb_err_set(err, -EINVAL, "damon monitor: range %zu [0x%llx, 0x%llx) is "
-					  "empty, unsorted or overlaps the one before", i,
-					  (unsigned long long)range[i][0],
+			return hb_err_set(err, -EINVAL,
+					  "damon monitor: range %zu [0x%llx, 0x%llx) is "
+					  "empty, unsorted or overlaps the one before",
+					  i, (unsigned long long)range[i][0],
 					  (unsigned long long)range[i][1]);
 	r = hb_read_text(m->root, MKD "/state", state, sizeof(state));
 	if (r < 0)
-		return hb_err_set(err, r == -ENOENT ? -ENOENT : r, "damon monitor: no kdamond %d "
+		return hb_err_set(err, r == -ENOENT ? -ENOENT : r,
+				  "damon monitor: no kdamond %d "
 				  "in %s (%s): the damon migrator makes it (migrate.backend = damon)",
 				  HB_DAMON_MONITOR_KDAMOND, HB_DAMON_KD, strerror(-r));
 	if (!strcmp(state, "on"))
-		return hb_err_set(err, -EBUSY, "damon monitor: kdamond %d is already on: another "
-				  "DAMON user", HB_DAMON_MONITOR_KDAMOND);
+		return hb_err_set(err, -EBUSY,
+				  "damon monitor: kdamond %d is already on: another "
+				  "DAMON user",
+				  HB_DAMON_MONITOR_KDAMOND);
 	if ((r = setup(m->root, n, range, err)) < 0)
 		return r;
 	r = hb_sys_damon_write(m->root, MKD "/state", "on");
 	if (r < 0)
-		return hb_err_set(err, r, "damon monitor: kdamond %d would not start (writing 'on' "
-				  "to %s/state: %s)", HB_DAMON_MONITOR_KDAMOND, MKD, strerror(-r));
+		return hb_err_set(err, r,
+				  "damon monitor: kdamond %d would not start (writing 'on' "
+				  "to %s/state: %s)",
+				  HB_DAMON_MONITOR_KDAMOND, MKD, strerror(-r));
 	m->on = true;
 	*ret = HB_TAKE_PTR(m);
 	return 0;
@@ -156,8 +161,7 @@ static int read_u32(const char *root, const char *path, uint32_t *ret)
 }
 
 /* region i of the tried_regions: 0, -ENOENT past the last, or -errno */
-static int read_region(const char *root, size_t i, struct hb_damon_region *g, char *path,
-		       size_t size)
+static int read_region(const char *root, size_t i, struct hb_damon_region *g, char *path, size_t size)
 {
 	int r;
 
@@ -200,7 +204,8 @@ again:
 		if (r == -ENOENT)
 			break;
 		if (r < 0)
-			return hb_err_set(err, r, "damon monitor: reading %s: %s", path, strerror(-r));
+			return hb_err_set(err, r, "damon monitor: reading %s: %s", path,
+					  strerror(-r));
 		if (n == m->cap) {
 			size_t cap = m->cap ? m->cap * 2 : 256;
 			struct hb_damon_region *p = realloc(m->reg, cap * sizeof(*p));
@@ -225,8 +230,7 @@ again:
 }
 
 /* the region holding byte address a, or NULL */
-static const struct hb_damon_region *find(const struct hb_damon_region *reg, size_t nr,
-					  uint64_t a)
+static const struct hb_damon_region *find(const struct hb_damon_region *reg, size_t nr, uint64_t a)
 {
 	size_t lo = 0, hi = nr;
 

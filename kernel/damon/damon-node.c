@@ -76,8 +76,8 @@ int hb_damon_node_headroom(const char *root, int node, uint64_t *ret_pages)
 		if (sscanf(line, " pages free %llu", &v) == 1) {
 			z.free_pages = v;
 			z.have_free = true;
-		} else if (z.have_free && !z.have_high && sscanf(line, " %31s %llu", word, &v) == 2 &&
-			   !strcmp(word, "high")) {
+		} else if (z.have_free && !z.have_high &&
+			   sscanf(line, " %31s %llu", word, &v) == 2 && !strcmp(word, "high")) {
 			z.high = v;
 			z.have_high = true;
 		} else if (sscanf(line, " protection: (%llu", &v) == 1) {
@@ -123,8 +123,7 @@ static int block_node(const char *root, uint64_t block)
 	while ((e = readdir(d))) {
 		int n;
 
-		if (!strncmp(e->d_name, "node", 4) && hb_parse_int(e->d_name + 4, &n) == 0 &&
-		    n >= 0) {
+		if (!strncmp(e->d_name, "node", 4) && hb_parse_int(e->d_name + 4, &n) == 0 && n >= 0) {
 			node = n;
 			break;
 		}

@@ -123,7 +123,8 @@ int hb_damon_probe_found(const struct hb_migrator_config *cfg, struct hb_damon_f
 		return hb_err_set(err, -EBUSY,
 				  "damon: %s is enabled (/sys/module/%s/parameters/enabled): its "
 				  "kdamond is exclusive, no other can start; not disturbing it (write N "
-				  "there to let hotbridge use DAMON)", mod, mod);
+				  "there to let hotbridge use DAMON)",
+				  mod, mod);
 	find_ours(root, cfg->damon_state, &f);
 	if (f.nr_kdamonds > 0 && !f.ours && !cfg->damon_takeover) {
 		char state[16] = "?";

@@ -109,7 +109,8 @@ static int post_start(struct hb_damon_kd *d, const char *value, void *(*fn)(void
 		atomic_store(&p->done, false);
 		r = -pthread_create(&p->th, NULL, fn, p);
 		if (r < 0)
-			return hb_err_set(err, r, "damon: no thread for '%s': %s", value, strerror(-r));
+			return hb_err_set(err, r, "damon: no thread for '%s': %s", value,
+					  strerror(-r));
 		p->used = true;
 		return i;
 	}
@@ -256,7 +257,7 @@ static int resize_dirs(struct hb_damon_kd *d, size_t n, struct hb_err *err)
 	d->small_commits = 0;
 	r = wr_u64(d, REGIONS "/nr_regions", n, err);
 	if (r < 0)
-		return r;     /* nr_dirs 0: written again next time */
+		return r; /* nr_dirs 0: written again next time */
 	d->dir_resizes++;
 	for (size_t i = 0; i < n; i++)
 		s[i] = e[i] = UINT64_MAX;
@@ -307,8 +308,8 @@ static int write_ranges(struct hb_damon_kd *d, size_t n, const struct hb_damon_r
 			return r;
 	}
 	for (size_t i = 0; i < d->nr_dirs; i++) {
-		uint64_t start = i < n ? rg[i].pfn * d->page_size
-				       : HB_DAMON_INERT_BASE + i * d->page_size;
+		uint64_t start =
+			i < n ? rg[i].pfn * d->page_size : HB_DAMON_INERT_BASE + i * d->page_size;
 		uint64_t end = i < n ? (rg[i].pfn + rg[i].n) * d->page_size : start + d->page_size;
 
 		/* the kernel checks them only at commit: no order needed */
@@ -417,7 +418,8 @@ static bool has_word(const char *list, const char *w)
 	size_t n = strlen(w);
 
 	for (const char *p = list; (p = strstr(p, w)); p += n)
-		if ((p == list || p[-1] == ' ' || p[-1] == '\n') && (!p[n] || p[n] == ' ' || p[n] == '\n'))
+		if ((p == list || p[-1] == ' ' || p[-1] == '\n') &&
+		    (!p[n] || p[n] == ' ' || p[n] == '\n'))
 			return true;
 	return false;
 }
@@ -450,15 +452,18 @@ static int setup(struct hb_damon_kd *d, struct hb_err *err)
 		return r;
 	r = hb_read_text(d->root, CTX "/avail_operations", avail, sizeof(avail));
 	if (r < 0)
-		return hb_err_set(err, r, "damon: reading %s/avail_operations: %s", CTX, strerror(-r));
+		return hb_err_set(err, r, "damon: reading %s/avail_operations: %s", CTX,
+				  strerror(-r));
 	if (!has_word(avail, "paddr"))
 		return hb_err_set(err, -EOPNOTSUPP,
 				  "damon: no paddr operations (avail_operations: %s; CONFIG_DAMON_PADDR)",
 				  avail);
 	if ((r = wr(d, CTX "/operations", "paddr", err)) < 0 ||
-	    (r = wr_u64(d, CTX "/monitoring_attrs/intervals/sample_us", d->aggr_ms * 1000ULL, err)) < 0 ||
+	    (r = wr_u64(d, CTX "/monitoring_attrs/intervals/sample_us", d->aggr_ms * 1000ULL, err)) <
+		    0 ||
 	    (r = wr_u64(d, CTX "/monitoring_attrs/intervals/aggr_us", d->aggr_ms * 1000ULL, err)) < 0 ||
-	    (r = wr_u64(d, CTX "/monitoring_attrs/intervals/update_us", d->aggr_ms * 10000ULL, err)) < 0 ||
+	    (r = wr_u64(d, CTX "/monitoring_attrs/intervals/update_us", d->aggr_ms * 10000ULL, err)) <
+		    0 ||
 	    (r = wr_u64(d, CTX "/monitoring_attrs/nr_regions/max", HB_DAMON_NR_REGIONS, err)) < 0 ||
 	    (r = wr_u64(d, CTX "/monitoring_attrs/nr_regions/min", HB_DAMON_NR_REGIONS, err)) < 0 ||
 	    (r = wr(d, CTX "/targets/nr_targets", "1", err)) < 0 ||
@@ -468,14 +473,15 @@ static int setup(struct hb_damon_kd *d, struct hb_err *err)
 	if (!present(d, SCHEME "/target_nid"))
 		return hb_err_set(err, -EOPNOTSUPP,
 				  "damon: this kernel's DAMOS has no migrate_hot (no %s/target_nid, "
-				  "added with it in 6.11)", SCHEME);
+				  "added with it in 6.11)",
+				  SCHEME);
 	r = hb_sys_damon_write(d->root, SCHEME "/action", "migrate_hot");
 	if (r < 0)
 		return hb_err_set(err, r == -EINVAL ? -EOPNOTSUPP : r,
 				  "damon: the kernel refuses action migrate_hot (%s)", strerror(-r));
 	if ((r = wr(d, SCHEME "/target_nid", "0", err)) < 0 ||
-	    (r = wr_u64(d, SCHEME "/apply_interval_us",
-			d->quota_bytes ? d->reset_ms * 1000ULL : 0, err)) < 0 ||
+	    (r = wr_u64(d, SCHEME "/apply_interval_us", d->quota_bytes ? d->reset_ms * 1000ULL : 0,
+			err)) < 0 ||
 	    (r = wr(d, SCHEME "/access_pattern/sz/min", "0", err)) < 0 ||
 	    (r = wr(d, SCHEME "/access_pattern/sz/max", "18446744073709551615", err)) < 0 ||
 	    (r = wr(d, SCHEME "/access_pattern/nr_accesses/min", "0", err)) < 0 ||
@@ -495,7 +501,8 @@ static int setup(struct hb_damon_kd *d, struct hb_err *err)
 		return r;
 	r = hb_sys_damon_write(d->root, HB_DAMON_KD "/0/state", "on");
 	if (r < 0)
-		return hb_err_set(err, r, "damon: the kdamond would not start (writing 'on' to %s/0/state: %s)",
+		return hb_err_set(err, r,
+				  "damon: the kdamond would not start (writing 'on' to %s/0/state: %s)",
 				  HB_DAMON_KD, strerror(-r));
 	d->on = true;
 	d->on_ns = hb_now_ns();
@@ -506,8 +513,8 @@ static int setup(struct hb_damon_kd *d, struct hb_err *err)
 	return 0;
 }
 
-int hb_damon_kd_start(struct hb_damon_kd *d, const struct hb_damon_found *found_in,
-		      bool monitor, struct hb_err *err)
+int hb_damon_kd_start(struct hb_damon_kd *d, const struct hb_damon_found *found_in, bool monitor,
+		      struct hb_err *err)
 {
 	struct hb_damon_found found = *found_in;
 	int r;
@@ -518,7 +525,8 @@ int hb_damon_kd_start(struct hb_damon_kd *d, const struct hb_damon_found *found_
 		for (uint64_t k = 0; k < found.nr_kdamonds; k++) {
 			char path[96];
 
-			snprintf(path, sizeof(path), HB_DAMON_KD "/%llu/state", (unsigned long long)k);
+			snprintf(path, sizeof(path), HB_DAMON_KD "/%llu/state",
+				 (unsigned long long)k);
 			(void)hb_sys_damon_write(d->root, path, "off");
 		}
 		found.nr_kdamonds = 0;

@@ -69,19 +69,18 @@
 
 struct damon {
 	struct hb_damon_kd kd;
-	uint64_t applied_last;        /* sz_applied when the last commit settled */
-	bool applied_valid;           /* ... and all its pages were applied */
-	bool live;                    /* real ranges are committed */
+	uint64_t applied_last; /* sz_applied when the last commit settled */
+	bool applied_valid;    /* ... and all its pages were applied */
+	bool live;             /* real ranges are committed */
 	struct hb_damon_stats st;
 	/* per batch scratch */
 	uint64_t *pfn, *flags;
 	size_t *idx;
-	struct hb_damon_range *rg;    /* HB_DAMON_COMMIT_MAX */
+	struct hb_damon_range *rg; /* HB_DAMON_COMMIT_MAX */
 	size_t cap;
 };
 
-static int damon_open(struct hb_migrator *m, const struct hb_migrator_config *cfg,
-		      struct hb_err *err)
+static int damon_open(struct hb_migrator *m, const struct hb_migrator_config *cfg, struct hb_err *err)
 {
 	struct hb_damon_found found;
 	struct hb_damon_kd *kd;
@@ -151,8 +150,8 @@ static int damon_open(struct hb_migrator *m, const struct hb_migrator_config *cf
 	hb_damon_features_describe(&kd->feat, feat, sizeof(feat));
 	snprintf(m->describe, sizeof(m->describe),
 		 "damon: DAMOS migrate_hot on paddr, kdamond pid %d, contiguous pages as one region, "
-		 "quota %llu bytes per apply every %u ms%s%s; features: %s", (int)kd->kdamond_pid,
-		 (unsigned long long)kd->quota_bytes, kd->reset_ms,
+		 "quota %llu bytes per apply every %u ms%s%s; features: %s",
+		 (int)kd->kdamond_pid, (unsigned long long)kd->quota_bytes, kd->reset_ms,
 		 found.nr_kdamonds ? " (took DAMON over)" : "",
 		 cfg->damon_monitor ? "; kdamond 1 made for the coldness monitor" : "", feat);
 	m->priv = d;
@@ -174,11 +173,14 @@ int hb_damon_monitor_kdamond(const struct hb_migrator *m, struct hb_err *err)
 	if (m->kind == HB_MIGRATOR_DRYRUN)
 		return HB_DAMON_MONITOR_KDAMOND;
 	if (m->kind != HB_MIGRATOR_DAMON)
-		return hb_err_set(err, -EOPNOTSUPP, "the damon coldness source needs "
-				  "migrate.backend = damon, not %s", m->be->name);
+		return hb_err_set(err, -EOPNOTSUPP,
+				  "the damon coldness source needs "
+				  "migrate.backend = damon, not %s",
+				  m->be->name);
 	d = m->priv;
 	if (d->kd.nr_kdamonds <= HB_DAMON_MONITOR_KDAMOND)
-		return hb_err_set(err, -ENOENT, "the damon migrator was opened without the "
+		return hb_err_set(err, -ENOENT,
+				  "the damon migrator was opened without the "
 				  "coldness monitor's kdamond (hb_damon_monitor_reserve())");
 	return HB_DAMON_MONITOR_KDAMOND;
 }
@@ -292,8 +294,8 @@ static int stats_update(struct damon *d, int *sb, uint64_t *ret_applied, struct 
  * committed at once (d->live stays only if that fails too), t0, a0, a
  * and want unused. Returns 0 or r.
  */
-static int settle_done(struct damon *d, int r, uint64_t t0, uint64_t a0, uint64_t a,
-		       uint64_t want, uint64_t *ret_bytes)
+static int settle_done(struct damon *d, int r, uint64_t t0, uint64_t a0, uint64_t a, uint64_t want,
+		       uint64_t *ret_bytes)
 {
 	if (r < 0) {
 		d->applied_valid = false;
@@ -327,7 +329,7 @@ static int run_commit_posted(struct damon *d, size_t n, const struct hb_damon_ra
 	d->st.commits++;
 	d->st.pages_programmed += pages;
 	d->st.regions += n;
-	limit = 3 * aggr + 2000000000ULL + pages * 200000ULL;  /* 65536 pages: 7 s under TCG */
+	limit = 3 * aggr + 2000000000ULL + pages * 200000ULL; /* 65536 pages: 7 s under TCG */
 	wait_last_page(d, n, rg, ca, expect, t0, limit);
 	for (;;) {
 		if (!taken && hb_damon_kd_post_done(&d->kd, ca)) {
@@ -384,8 +386,8 @@ static int run_commit_rated(struct damon *d, size_t n, const struct hb_damon_ran
 	 * regions outlasted the time, and a batch was taken as settled before
 	 * its first apply (0 of 4096 moved in the bench).
 	 */
-	quiet = d->kd.quota_bytes ? 2 * period + d->kd.aggr_ms * 1000000ULL
-			       : 3ULL * d->kd.aggr_ms * 1000000ULL;
+	quiet = d->kd.quota_bytes ? 2 * period + d->kd.aggr_ms * 1000000ULL :
+				    3ULL * d->kd.aggr_ms * 1000000ULL;
 	quiet_polls = d->kd.quota_bytes ? 5 : 3;
 	limit = quiet + 2000000000ULL;
 	/*
@@ -396,7 +398,7 @@ static int run_commit_rated(struct damon *d, size_t n, const struct hb_damon_ran
 	if (d->kd.quota_bytes)
 		limit += (want / d->kd.quota_bytes + 1) * 3 * period;
 	else
-		limit += pages * 200000ULL;   /* 65536 pages took 7 s under TCG */
+		limit += pages * 200000ULL; /* 65536 pages took 7 s under TCG */
 	last = a0;
 	t_change = t0;
 	/*
@@ -461,8 +463,8 @@ static int run_commit(struct damon *d, int nid, size_t n, const struct hb_damon_
 	r = hb_damon_kd_set_nid(&d->kd, nid, err);
 	if (r < 0)
 		return r;
-	return d->kd.quota_bytes ? run_commit_rated(d, n, rg, pages, a0, ret_bytes, err)
-				 : run_commit_posted(d, n, rg, pages, a0, ret_bytes, err);
+	return d->kd.quota_bytes ? run_commit_rated(d, n, rg, pages, a0, ret_bytes, err) :
+				   run_commit_posted(d, n, rg, pages, a0, ret_bytes, err);
 }
 
 /*
@@ -578,7 +580,8 @@ static int move_to(struct damon *d, int nid, size_t n, const uint64_t *hpa, cons
 	r = hb_damon_node_headroom(d->kd.root, nid, &headroom);
 	if (r < 0)
 		return hb_err_set(err, r == -ENOENT ? -ENODEV : r,
-				  "damon: node %d: no zones in /proc/zoneinfo (%s)", nid, strerror(-r));
+				  "damon: node %d: no zones in /proc/zoneinfo (%s)", nid,
+				  strerror(-r));
 	{
 		size_t w = 0;
 
@@ -592,7 +595,7 @@ static int move_to(struct damon *d, int nid, size_t n, const uint64_t *hpa, cons
 				continue;
 			}
 			if (w && d->pfn[w - 1] == pfn) {
-				status[i] = -EBUSY;      /* the same page twice */
+				status[i] = -EBUSY; /* the same page twice */
 				continue;
 			}
 			src = hb_damon_pfn_node(d->kd.root, &bc, pfn, d->kd.page_size);
@@ -650,7 +653,7 @@ static int damon_move(struct hb_migrator *m, size_t n, const uint64_t *hpa, cons
 	struct damon *d = m->priv;
 	int r;
 
-	(void)flags;    /* DAMON migrates shared pages too: it works on frames */
+	(void)flags; /* DAMON migrates shared pages too: it works on frames */
 	if (grow(d, n) < 0)
 		return hb_err_set(err, -ENOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++)

@@ -49,10 +49,10 @@ struct hb_damon_range {
  * from the kernel's version.
  */
 struct hb_damon_features {
-	bool quota_goals;     /* schemes/0/quotas/goals (6.8) */
-	bool intervals_goal;  /* monitoring_attrs/intervals/intervals_goal (6.15) */
-	bool dests;           /* schemes/0/dests: weighted destinations (6.17) */
-	bool addr_unit;       /* contexts/0/addr_unit (6.18) */
+	bool quota_goals;    /* schemes/0/quotas/goals (6.8) */
+	bool intervals_goal; /* monitoring_attrs/intervals/intervals_goal (6.15) */
+	bool dests;          /* schemes/0/dests: weighted destinations (6.17) */
+	bool addr_unit;      /* contexts/0/addr_unit (6.18) */
 };
 
 struct hb_damon_found;
@@ -77,7 +77,7 @@ struct hb_damon_post {
 	char value[32];
 	pthread_t th;
 	bool used;
-	unsigned int wait_mask;   /* slots out before this one (the placeholder's wait) */
+	unsigned int wait_mask; /* slots out before this one (the placeholder's wait) */
 	atomic_bool done;
 	int r;
 };
@@ -88,16 +88,16 @@ struct hb_damon_kd {
 	char root[256];
 	char state_path[PATH_MAX];
 	uint64_t page_size;
-	unsigned int reset_ms, aggr_ms;  /* reset_ms: the apply period P with a
+	unsigned int reset_ms, aggr_ms; /* reset_ms: the apply period P with a
 					    rate (configured + aggr) */
-	uint64_t quota_bytes;         /* per apply period; 0 = none */
+	uint64_t quota_bytes;           /* per apply period; 0 = none */
 	/* set by hb_damon_kd_start() and the commands */
-	bool tried_once;              /* the scheme was applied since `on` */
-	int nid;                      /* target_nid written last, -1 none */
-	uint64_t on_ns;               /* when the kdamond was turned on */
+	bool tried_once; /* the scheme was applied since `on` */
+	int nid;         /* target_nid written last, -1 none */
+	uint64_t on_ns;  /* when the kdamond was turned on */
 	pid_t kdamond_pid;
 	bool on;
-	unsigned int nr_kdamonds;     /* we made: ours (0) and the monitor's (1) */
+	unsigned int nr_kdamonds; /* we made: ours (0) and the monitor's (1) */
 	struct hb_damon_features feat;
 	/*
 	 * The region directories, kept between commits: writing nr_regions
@@ -109,8 +109,8 @@ struct hb_damon_kd {
 	size_t nr_dirs;
 	uint64_t *dir_start, *dir_end;
 	unsigned int small_commits;
-	uint64_t dir_resizes;         /* nr_regions writes */
-	uint64_t dir_writes;          /* start/end writes */
+	uint64_t dir_resizes; /* nr_regions writes */
+	uint64_t dir_writes;  /* start/end writes */
 	struct hb_damon_post post[HB_DAMON_POSTS];
 };
 
@@ -171,9 +171,9 @@ void hb_damon_features_describe(const struct hb_damon_features *f, char *buf, si
 
 /* What was there before we started, and what our state file says. */
 struct hb_damon_found {
-	uint64_t nr_kdamonds;     /* kdamonds/nr_kdamonds as found */
-	bool ours;                /* they are the kdamond our state file names */
-	pid_t recorded_pid;       /* kdamond pid in the state file, -1 none */
+	uint64_t nr_kdamonds; /* kdamonds/nr_kdamonds as found */
+	bool ours;            /* they are the kdamond our state file names */
+	pid_t recorded_pid;   /* kdamond pid in the state file, -1 none */
 };
 
 /*
@@ -214,9 +214,9 @@ int hb_damon_node_headroom(const char *root, int node, uint64_t *ret_pages);
  * offline. cache remembers the last block looked up.
  */
 struct hb_damon_block_cache {
-	uint64_t block_bytes;     /* 0 = not read yet */
-	uint64_t block;           /* last block looked up, + 1; 0 = none */
-	int node;                 /* its node, or -errno */
+	uint64_t block_bytes; /* 0 = not read yet */
+	uint64_t block;       /* last block looked up, + 1; 0 = none */
+	int node;             /* its node, or -errno */
 };
 int hb_damon_pfn_node(const char *root, struct hb_damon_block_cache *c, uint64_t pfn,
 		      uint64_t page_size);

@@ -15,7 +15,7 @@
 
 #define NUMA_BALANCING "/proc/sys/kernel/numa_balancing"
 #define DEMOTION "/sys/kernel/mm/numa/demotion_enabled"
-#define NUMA_BALANCING_NORMAL 0x1           /* include/linux/sched/sysctl.h */
+#define NUMA_BALANCING_NORMAL 0x1 /* include/linux/sched/sysctl.h */
 #define NUMA_BALANCING_MEMORY_TIERING 0x2
 
 static const char *const conflict_names[_HB_CONFLICT_MAX] = {
@@ -51,11 +51,13 @@ static void numa_tiering(const char *root, struct hb_conflicts *c)
 	}
 	if (mode & NUMA_BALANCING_MEMORY_TIERING)
 		found(c, HB_CONFLICT_NUMA_TIERING,
-		      NUMA_BALANCING " is %s: memory tiering mode (2) promotes pages of slow nodes", v);
+		      NUMA_BALANCING " is %s: memory tiering mode (2) promotes pages of slow nodes",
+		      v);
 	if (mode & NUMA_BALANCING_NORMAL)
 		found(c, HB_CONFLICT_NUMA_BALANCING,
 		      NUMA_BALANCING " is %s: NUMA balancing (1) moves busy pages to the node of the "
-		      "CPU touching them, off CXL nodes too; set it to 0", v);
+				     "CPU touching them, off CXL nodes too; set it to 0",
+		      v);
 }
 
 static void demotion(const char *root, struct hb_conflicts *c)

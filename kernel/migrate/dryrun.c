@@ -11,13 +11,12 @@
 #include "kernel-private.h"
 
 struct dryrun {
-	struct hb_dryrun_record *ring;   /* linearised on read */
-	size_t cap, len, head;           /* head: index of the oldest */
+	struct hb_dryrun_record *ring; /* linearised on read */
+	size_t cap, len, head;         /* head: index of the oldest */
 	struct hb_dryrun_record *view;
 };
 
-static int dryrun_open(struct hb_migrator *m, const struct hb_migrator_config *cfg,
-		       struct hb_err *err)
+static int dryrun_open(struct hb_migrator *m, const struct hb_migrator_config *cfg, struct hb_err *err)
 {
 	struct dryrun *d = calloc(1, sizeof(*d));
 

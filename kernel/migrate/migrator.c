@@ -116,8 +116,8 @@ int hb_migrator_new_auto(const struct hb_migrator_config *cfg, struct hb_migrato
 		size_t len = strlen(m->describe);
 
 		if (c.why[order[i]][0])
-			snprintf(m->describe + len, sizeof(m->describe) - len, "; %s unavailable: %s",
-				 backends[order[i]]->name, c.why[order[i]]);
+			snprintf(m->describe + len, sizeof(m->describe) - len,
+				 "; %s unavailable: %s", backends[order[i]]->name, c.why[order[i]]);
 	}
 	hb_err_clear(err);
 	if (ret_why)

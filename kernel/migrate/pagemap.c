@@ -38,15 +38,15 @@
 #define PM_NUMA_MAPS_MAX (64u << 20)
 
 struct pm_entry {
-	uint64_t key;            /* pfn + 1; 0 = empty */
+	uint64_t key; /* pfn + 1; 0 = empty */
 	uint64_t vaddr;
 	pid_t pid;
-	uint32_t nmap;           /* mappings seen while indexing */
+	uint32_t nmap; /* mappings seen while indexing */
 };
 
 struct pm_index {
 	struct pm_entry *tab;
-	size_t cap, len;         /* cap is a power of two */
+	size_t cap, len; /* cap is a power of two */
 };
 
 struct pagemap {
@@ -134,7 +134,8 @@ static void index_del(struct pm_index *x, struct pm_entry *e)
 		size_t home = slot_of(x, x->tab[s].key);
 
 		/* move s into the hole unless its home lies cyclically in (hole, s] */
-		if ((s > hole && (home <= hole || home > s)) || (s < hole && home <= hole && home > s)) {
+		if ((s > hole && (home <= hole || home > s)) ||
+		    (s < hole && home <= hole && home > s)) {
 			x->tab[hole] = x->tab[s];
 			x->tab[s].key = 0;
 			hole = s;
@@ -271,7 +272,7 @@ static int scan_process(struct pagemap *pm, const char *root, pid_t pid, bool *s
 		key.start = start;
 		v = bsearch(&key, vmas, nvma, sizeof(*vmas), vma_cmp);
 		if (!v)
-			continue;    /* the VMA changed between the two reads */
+			continue; /* the VMA changed between the two reads */
 		candidate = true;
 		r = scan_vma(pm, fd, pid, v, saw_zero_pfn);
 		if (r < 0)
@@ -333,7 +334,7 @@ static bool still_maps(int fd, uint64_t vaddr, uint64_t page_size, uint64_t pfn)
 }
 
 struct pm_req {
-	size_t i;                /* index into the caller's arrays */
+	size_t i; /* index into the caller's arrays */
 	pid_t pid;
 	uint64_t vaddr;
 };
@@ -433,7 +434,8 @@ static int pagemap_round(struct pagemap *pm, const char *root, size_t n, const s
 				continue;
 			}
 			/* the page now has another PFN: forget this one */
-			e = status[i] == nodes[i] ? index_find(&pm->idx, hpa[i] / pm->page_size) : NULL;
+			e = status[i] == nodes[i] ? index_find(&pm->idx, hpa[i] / pm->page_size) :
+						    NULL;
 			if (e)
 				index_del(&pm->idx, e);
 		}

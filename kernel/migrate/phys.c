@@ -11,8 +11,7 @@
 /* The kernel walks its own queue; keep single calls short for signals. */
 #define PHYS_CHUNK 4096
 
-static int phys_open(struct hb_migrator *m, const struct hb_migrator_config *cfg,
-		     struct hb_err *err)
+static int phys_open(struct hb_migrator *m, const struct hb_migrator_config *cfg, struct hb_err *err)
 {
 	struct hb_mpp *mpp;
 	int r;

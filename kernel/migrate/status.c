@@ -7,12 +7,9 @@
 #include "util/strtab.h"
 
 static const char *const class_names[_HB_MIGRATE_CLASS_MAX] = {
-	[HB_MIGRATE_MOVED] = "moved",
-	[HB_MIGRATE_ALREADY] = "already",
-	[HB_MIGRATE_RETRY] = "retry",
-	[HB_MIGRATE_BACKOFF] = "backoff",
-	[HB_MIGRATE_DROP] = "drop",
-	[HB_MIGRATE_WRONG_NODE] = "wrong_node",
+	[HB_MIGRATE_MOVED] = "moved", [HB_MIGRATE_ALREADY] = "already",
+	[HB_MIGRATE_RETRY] = "retry", [HB_MIGRATE_BACKOFF] = "backoff",
+	[HB_MIGRATE_DROP] = "drop",   [HB_MIGRATE_WRONG_NODE] = "wrong_node",
 };
 
 HB_STRTAB_TO_STRING(hb_migrate_class_to_string, enum hb_migrate_class, class_names, NULL)
@@ -26,10 +23,8 @@ enum hb_migrate_class hb_migrate_classify(int status, int target, int src_node)
 	}
 	switch (-status) {
 	case EBUSY:
-	case EAGAIN:
-		return HB_MIGRATE_RETRY;
-	case ENOMEM:
-		return HB_MIGRATE_BACKOFF;
+	case EAGAIN: return HB_MIGRATE_RETRY;
+	case ENOMEM: return HB_MIGRATE_BACKOFF;
 	default:
 		/* EACCES, EPERM, EFAULT, ENOENT, EINVAL, EIO and anything unknown */
 		return HB_MIGRATE_DROP;

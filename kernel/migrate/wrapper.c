@@ -51,7 +51,8 @@ static bool tracepoint_has(const char *root)
 	struct stat st;
 
 	for (size_t i = 0; i < HB_ARRAY_SIZE(dirs); i++) {
-		if (snprintf(path, sizeof(path), "%s%s", root ? root : "", dirs[i]) >= (int)sizeof(path))
+		if (snprintf(path, sizeof(path), "%s%s", root ? root : "", dirs[i]) >=
+		    (int)sizeof(path))
 			continue;
 		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 			return true;
@@ -81,18 +82,24 @@ int hb_mpp_probe(const char *root, long configured_nr, struct hb_mpp *ret, struc
 
 	r = kallsyms_has(root);
 	if (r == -ENOSYS)
-		return refuse(ret, err, -ENOSYS, "/proc/kallsyms has %s only as a weak stub "
-			      "(compiled out: NUMA or MIGRATION off)", SYM);
+		return refuse(ret, err, -ENOSYS,
+			      "/proc/kallsyms has %s only as a weak stub "
+			      "(compiled out: NUMA or MIGRATION off)",
+			      SYM);
 	if (r == 1)
 		proof = "text symbol " SYM " in /proc/kallsyms";
 	else if (tracepoint_has(root))
 		proof = "syscall tracepoint sys_enter_move_phys_pages";
 	else if (r < 0)
-		return refuse(ret, err, -ENOSYS, "cannot read /proc/kallsyms (%s) and no "
-			      "sys_enter_move_phys_pages tracepoint", strerror(-r));
+		return refuse(ret, err, -ENOSYS,
+			      "cannot read /proc/kallsyms (%s) and no "
+			      "sys_enter_move_phys_pages tracepoint",
+			      strerror(-r));
 	else
-		return refuse(ret, err, -ENOSYS, "no %s in /proc/kallsyms: this kernel does not "
-			      "carry kernel/patches/", SYM);
+		return refuse(ret, err, -ENOSYS,
+			      "no %s in /proc/kallsyms: this kernel does not "
+			      "carry kernel/patches/",
+			      SYM);
 
 	r = hb_read_u64(root, SYSFS_DIR "/syscall_nr", 10, &sysfs_nr);
 	have_sysfs_nr = r >= 0 && sysfs_nr > 0 && sysfs_nr < 4096;
@@ -102,25 +109,32 @@ int hb_mpp_probe(const char *root, long configured_nr, struct hb_mpp *ret, struc
 	if (have_sysfs_nr) {
 		r = hb_read_u64(root, SYSFS_DIR "/abi_version", 10, &abi);
 		if (r < 0)
-			return refuse(ret, err, -EPROTO, "%s/abi_version: %s", SYSFS_DIR, strerror(-r));
+			return refuse(ret, err, -EPROTO, "%s/abi_version: %s", SYSFS_DIR,
+				      strerror(-r));
 		if (abi != HB_MPP_ABI_VERSION)
-			return refuse(ret, err, -EPROTO, "kernel speaks move_phys_pages ABI %llu, "
-				      "hotbridge speaks %d", (unsigned long long)abi, HB_MPP_ABI_VERSION);
+			return refuse(ret, err, -EPROTO,
+				      "kernel speaks move_phys_pages ABI %llu, "
+				      "hotbridge speaks %d",
+				      (unsigned long long)abi, HB_MPP_ABI_VERSION);
 	}
 
 	if (configured_nr > 0 && have_sysfs_nr && (uint64_t)configured_nr != sysfs_nr)
-		return refuse(ret, err, -EINVAL, "configured syscall number %ld but the kernel "
-			      "declares %llu in %s/syscall_nr", configured_nr,
-			      (unsigned long long)sysfs_nr, SYSFS_DIR);
+		return refuse(ret, err, -EINVAL,
+			      "configured syscall number %ld but the kernel "
+			      "declares %llu in %s/syscall_nr",
+			      configured_nr, (unsigned long long)sysfs_nr, SYSFS_DIR);
 	if (configured_nr <= 0 && !have_sysfs_nr)
-		return refuse(ret, err, -EINVAL, "no syscall number configured and no %s/syscall_nr "
-			      "(it has no upstream number)", SYSFS_DIR);
+		return refuse(ret, err, -EINVAL,
+			      "no syscall number configured and no %s/syscall_nr "
+			      "(it has no upstream number)",
+			      SYSFS_DIR);
 
 	ret->available = true;
 	ret->nr = configured_nr > 0 ? configured_nr : (long)sysfs_nr;
 	snprintf(ret->why, sizeof(ret->why), "number %ld (%s), proved by %s", ret->nr,
-		 configured_nr > 0 ? (have_sysfs_nr ? "configured, matches sysfs" : "configured")
-				   : "from sysfs", proof);
+		 configured_nr > 0 ? (have_sysfs_nr ? "configured, matches sysfs" : "configured") :
+				     "from sysfs",
+		 proof);
 	return 0;
 }
 

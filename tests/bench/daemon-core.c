@@ -44,8 +44,12 @@ int main(void)
 	static uint8_t dist[HB_MAX_NODES][HB_MAX_NODES];
 	static struct hb_candidate cand[4096];
 	static struct hb_decision dec[4096];
-	struct hb_policy_config cfg = { .threshold = 4, .top_k = 1024, .target_node = -1,
-					.page_size = 4096, .rate_mbps = 1000, .hysteresis_ns = 1000000000 };
+	struct hb_policy_config cfg = { .threshold = 4,
+					.top_k = 1024,
+					.target_node = -1,
+					.page_size = 4096,
+					.rate_mbps = 1000,
+					.hysteresis_ns = 1000000000 };
 	struct hb_heat_table *t;
 	struct hb_policy *p;
 	struct hb_err err = { 0 };
@@ -54,7 +58,8 @@ int main(void)
 	double t0, base, full;
 
 	memset(dist, 20, sizeof(dist));
-	nodes[0] = (struct hb_numa_node){ .present = true, .has_cpus = true, .free_bytes = 1ULL << 34 };
+	nodes[0] =
+		(struct hb_numa_node){ .present = true, .has_cpus = true, .free_bytes = 1ULL << 34 };
 	nodes[1] = (struct hb_numa_node){ .present = true, .is_source = true };
 	if (hb_heat_new(1000000, 0.8, 12, &t, &err) < 0 || hb_policy_new(65536, &p, &err) < 0) {
 		fprintf(stderr, "%s\n", err.msg);
@@ -89,7 +94,8 @@ int main(void)
 	       (unsigned long long)(records / cycle), (unsigned long long)promoted,
 	       records / base / 1e6, full / base);
 	printf("table: %zu entries (budget 1000000), %zu bytes = %.1f bytes per budgeted entry, "
-	       "%llu evictions\n", hb_heat_len(t), hb_heat_bytes(t), hb_heat_bytes(t) / 1e6,
+	       "%llu evictions\n",
+	       hb_heat_len(t), hb_heat_bytes(t), hb_heat_bytes(t) / 1e6,
 	       (unsigned long long)hb_heat_stats(t)->evictions);
 	hb_heat_free(t);
 	hb_policy_free(p);

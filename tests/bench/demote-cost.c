@@ -43,8 +43,7 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* one full census pass of node: frames read and the movable ones in mov[] */
-static long census_pass(struct hb_frames *f, int node, uint64_t **mov, size_t *nmov,
-			uint64_t *frames)
+static long census_pass(struct hb_frames *f, int node, uint64_t **mov, size_t *nmov, uint64_t *frames)
 {
 	uint64_t win[2], *buf = malloc(CHUNK * sizeof(*buf));
 	size_t cap = 0;
@@ -153,16 +152,20 @@ int main(int argc, char **argv)
 	printf("# full pass of a node: census of every frame, idle mark + check of every frame "
 	       "(a full node: all movable)%s\n",
 	       mark + check > 0 ? "" : "; census only: idle tracking not measured here");
-	printf("%-8s %12s %14s %18s %14s\n", "node", "CPU a pass", "pass at 1 %",
-	       "CPU for 10 min", "goal met");
+	printf("%-8s %12s %14s %18s %14s\n", "node", "CPU a pass", "pass at 1 %", "CPU for 10 min",
+	       "goal met");
 	for (size_t i = 0; i < sizeof(gib) / sizeof(gib[0]); i++) {
 		double F = (double)gib[i] * 1073741824.0 / (double)ps;
 		double c = F * (census + mark + check);
 
 		printf("%-8s %10.1f s %12.1f h %16.2f %% %14s\n",
-		       gib[i] >= 1024 ? "2 TiB" : gib[i] == 512 ? "512 GiB" : "64 GiB", c,
-		       c / 0.01 / 3600.0, 100.0 * c / 600.0,
-		       gib[i] != 512 ? "-" : c / 0.01 <= 600.0 ? "yes" : "no");
+		       gib[i] >= 1024 ? "2 TiB" :
+		       gib[i] == 512  ? "512 GiB" :
+					"64 GiB",
+		       c, c / 0.01 / 3600.0, 100.0 * c / 600.0,
+		       gib[i] != 512     ? "-" :
+		       c / 0.01 <= 600.0 ? "yes" :
+					   "no");
 	}
 	/*
 	 * demote.track_mb: a node larger than the sample is tracked a sample
@@ -176,8 +179,10 @@ int main(int argc, char **argv)
 		double c = (double)mb * 1048576.0 / (double)ps * (census + mark + check);
 
 		printf("%-8s %10.1f s %12.1f m %16.2f %% %14s\n",
-		       mb == 2048 ? "2 GiB" : mb == 8192 ? "8 GiB" : "32 GiB", c, c / 0.01 / 60.0,
-		       100.0 * c / 600.0, c / 0.01 <= 600.0 ? "yes" : "no");
+		       mb == 2048 ? "2 GiB" :
+		       mb == 8192 ? "8 GiB" :
+				    "32 GiB",
+		       c, c / 0.01 / 60.0, 100.0 * c / 600.0, c / 0.01 <= 600.0 ? "yes" : "no");
 	}
 	free(bits);
 	free(mov);

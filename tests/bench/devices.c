@@ -57,8 +57,10 @@ static void bench_replay(size_t n)
 
 	hb_replay_binary_header(bin);
 	for (size_t i = 0; i < n; i++) {
-		struct hb_hot_record r = { .space = HB_SPACE_DPA, .addr = (i * 7919 % n) << 12,
-					   .len = 4096, .count = i % 1000 + 1 };
+		struct hb_hot_record r = { .space = HB_SPACE_DPA,
+					   .addr = (i * 7919 % n) << 12,
+					   .len = 4096,
+					   .count = i % 1000 + 1 };
 
 		snprintf(r.memdev, sizeof(r.memdev), "mem%zu", i % 4);
 		tlen += (size_t)sprintf(text + tlen, "%s dpa=0x%llx len=4096 count=%llu\n", r.memdev,
@@ -99,15 +101,17 @@ static void bench_replay(size_t n)
 
 			for (size_t j = 0; j < k; j++) {
 				r[j] = (struct hb_hot_record){ .space = HB_SPACE_DPA,
-							      .addr = ((i + j) * 7919 % n) << 12,
-							      .len = 4096, .count = (i + j) % 1000 + 1 };
+							       .addr = ((i + j) * 7919 % n) << 12,
+							       .len = 4096,
+							       .count = (i + j) % 1000 + 1 };
 				snprintf(r[j].memdev, sizeof(r[j].memdev), "mem%zu", (i + j) % 4);
 			}
 			flen += hb_replay_frame(r, k, frames + flen);
 		}
 		t = parse((const char *)frames, flen, &records);
 		printf("replay frames: %zu records (%.1f MB) in %.3f s = %.2f M records/s "
-		       "(v2, %zu records a frame)\n", records, flen / 1e6, t, records / t / 1e6, per);
+		       "(v2, %zu records a frame)\n",
+		       records, flen / 1e6, t, records / t / 1e6, per);
 		free(frames);
 	}
 	free(text);
@@ -122,8 +126,12 @@ static void bench_chmu(unsigned int rounds)
 	struct hb_regwin w;
 	struct hb_err err = { 0 };
 	struct hb_chmu_range range = { 0, 1ULL << 30 };
-	struct hb_chmu_config cfg = { .unit_size = 4096, .epoch_ns = 100000000, .threshold = 1,
-				      .ds_factor = 1, .ranges = &range, .nranges = 1 };
+	struct hb_chmu_config cfg = { .unit_size = 4096,
+				      .epoch_ns = 100000000,
+				      .threshold = 1,
+				      .ds_factor = 1,
+				      .ranges = &range,
+				      .nranges = 1 };
 	struct hb_hot_record *rec = calloc(8176, sizeof(*rec));
 	uint64_t *copy = calloc(8176, 8), *src = calloc(8176, 8);
 	double t = 0, base = 0;

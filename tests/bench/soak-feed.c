@@ -63,7 +63,8 @@ int main(int argc, char **argv)
 	size_t len;
 	int fd, r;
 
-	if (argc != 4 || !(rate = strtoull(argv[2], NULL, 0)) || !(secs = strtoull(argv[3], NULL, 0))) {
+	if (argc != 4 || !(rate = strtoull(argv[2], NULL, 0)) ||
+	    !(secs = strtoull(argv[3], NULL, 0))) {
 		fprintf(stderr, "usage: soak-feed PATH RATE SECONDS\n");
 		return 2;
 	}
@@ -119,9 +120,10 @@ int main(int argc, char **argv)
 	}
 	t1 = now_ns();
 	printf("soak-feed: %llu records in %.1f s = %.2f M records/s offered (target %.2f M/s); "
-	       "%.1f s blocked in write (back-pressure)\n", (unsigned long long)sent,
-	       (double)(t1 - start) / 1e9, (double)sent / ((double)(t1 - start) / 1e9) / 1e6,
-	       (double)rate / 1e6, (double)blocked / 1e9);
+	       "%.1f s blocked in write (back-pressure)\n",
+	       (unsigned long long)sent, (double)(t1 - start) / 1e9,
+	       (double)sent / ((double)(t1 - start) / 1e9) / 1e6, (double)rate / 1e6,
+	       (double)blocked / 1e9);
 	close(fd);
 	return 0;
 fail:

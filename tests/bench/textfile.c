@@ -14,7 +14,7 @@
 #include "util/util.h"
 
 #define WRITES 200
-#define SIZE 6000   /* hotbridge_* metrics of a 2-node host: about 5.5 KB */
+#define SIZE 6000 /* hotbridge_* metrics of a 2-node host: about 5.5 KB */
 
 static double now_ms(void)
 {

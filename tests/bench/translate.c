@@ -28,7 +28,7 @@ static int build(struct hb_topology **ret)
 	_hb_cleanup_topology_ struct hb_topology *t = NULL;
 	uint64_t base = 0x1000000000ull;
 	unsigned md = 0;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 
 	if (hb_topology_new(&t) < 0)
 		return -1;
@@ -109,7 +109,8 @@ int main(void)
 	s = 1;
 	t0 = now();
 	for (unsigned long i = 0; i < n; i++) {
-		const struct hb_region *rg = hb_topology_region(t, lcg(&s) % hb_topology_nr_regions(t));
+		const struct hb_region *rg =
+			hb_topology_region(t, lcg(&s) % hb_topology_nr_regions(t));
 		struct hb_xlat x;
 
 		if (hb_topology_hpa_to_dpa(t, rg->hpa_base + lcg(&s) % rg->hpa_size, &x, NULL) == 0)

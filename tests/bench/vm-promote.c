@@ -49,7 +49,7 @@
 
 #define SRC 1
 #define DST 0
-#define CALL_MAX 1024           /* pages per move_pages(2) call, as pagemap does */
+#define CALL_MAX 1024 /* pages per move_pages(2) call, as pagemap does */
 #define CONFIGS_MAX 8
 #define SIZES_MAX 8
 #define PROCS_MAX 256
@@ -57,8 +57,8 @@
 enum backend { B_MOVE_PAGES, B_PHYS, B_DAMON, B_COLD, B_WARM, _B_MAX };
 
 static const char *const backend_name[_B_MAX] = {
-	[B_MOVE_PAGES] = "move_pages", [B_PHYS] = "phys", [B_DAMON] = "damon",
-	[B_COLD] = "pagemap-cold", [B_WARM] = "pagemap-warm",
+	[B_MOVE_PAGES] = "move_pages", [B_PHYS] = "phys",         [B_DAMON] = "damon",
+	[B_COLD] = "pagemap-cold",     [B_WARM] = "pagemap-warm",
 };
 
 /* why the damon migrator could not open (the kernel's), "" when it did */
@@ -69,18 +69,18 @@ struct config {
 };
 
 struct result {
-	double t;                   /* seconds */
+	double t; /* seconds */
 	size_t moved;
-	double scan;                /* pagemap: full scans, seconds */
-	uint64_t indexed;           /* pagemap: PFNs the scan indexed */
+	double scan;      /* pagemap: full scans, seconds */
+	uint64_t indexed; /* pagemap: PFNs the scan indexed */
 };
 
 /* One configuration's processes and the PFNs of their pages. */
 struct pool {
-	size_t procs, pages;        /* pages per process */
+	size_t procs, pages; /* pages per process */
 	struct vm_child *c;
 	uint64_t **pfn;
-	size_t cursor;              /* next unused page index, same in every process */
+	size_t cursor; /* next unused page index, same in every process */
 };
 
 /* A set of N pages: page k belongs to process k % procs, at index idx[k]. */
@@ -123,8 +123,9 @@ static int pool_map(struct pool *p, const struct config *cf)
 		if (!p->pfn[i] ||
 		    vm_child_start(&p->c[i], VM_CHILD_ANON, p->pages, SRC, (uint64_t)i << 40) < 0 ||
 		    vm_pfn_range(p->c[i].pid, p->c[i].vaddr[0], p->pages, p->pfn[i]) < 0) {
-			fprintf(stderr, "hb-vmbench: process %zu could not map %zu pages on node %d\n",
-				i, p->pages, SRC);
+			fprintf(stderr,
+				"hb-vmbench: process %zu could not map %zu pages on node %d\n", i,
+				p->pages, SRC);
 			return -ENOMEM;
 		}
 	}
@@ -184,7 +185,8 @@ static size_t move_known(struct pool *p, const struct set *s, int node)
 			st[len++] = -EBUSY;
 			if (len < CALL_MAX && k + p->procs < s->n)
 				continue;
-			if (hb_sys_move_pages(p->c[proc].pid, len, addrs, nodes, st, MPOL_MF_MOVE) >= 0)
+			if (hb_sys_move_pages(p->c[proc].pid, len, addrs, nodes, st, MPOL_MF_MOVE) >=
+			    0)
 				for (size_t j = 0; j < len; j++)
 					ok += st[j] == node;
 			len = 0;
@@ -209,10 +211,9 @@ static int put_back(struct pool *p, const struct set *s)
 	return 0;
 }
 
-static size_t timed_migrator(struct hb_migrator *m, struct pool *p, const struct set *s,
-			     double *ret_t)
+static size_t timed_migrator(struct hb_migrator *m, struct pool *p, const struct set *s, double *ret_t)
 {
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 	uint64_t *hpa = calloc(s->n, sizeof(*hpa));
 	int *nodes = calloc(s->n, sizeof(int)), *st = calloc(s->n, sizeof(int));
 	size_t moved = 0;
@@ -243,14 +244,14 @@ static size_t timed_migrator(struct hb_migrator *m, struct pool *p, const struct
 }
 
 /* All four backends once on the sets a (three of them) and b (warm). */
-static int measure_once(struct pool *p, const struct set *a, const struct set *b,
-			struct result *res)
+static int measure_once(struct pool *p, const struct set *a, const struct set *b, struct result *res)
 {
-	struct hb_migrator_config cfg = { .source_nodes = 1u << SRC, .rescan_ms = 3600000,
+	struct hb_migrator_config cfg = { .source_nodes = 1u << SRC,
+					  .rescan_ms = 3600000,
 					  .damon_state = "/tmp/hb-vmbench-damon-state" };
 	struct hb_migrator *phys = NULL, *pm = NULL, *damon = NULL;
 	struct hb_pagemap_stats s;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 	double t;
 	int r;
 
@@ -286,14 +287,13 @@ static int measure_once(struct pool *p, const struct set *a, const struct set *b
 
 		if (hb_migrator_damon_stats(damon, &ds) == 0)
 			printf("# damon: %zu of %zu moved in %.3f s: %" PRIu64 " commits of %" PRIu64
-			       " ranges, %" PRIu64
-			       " bytes applied, inferred moved %" PRIu64 " / not moved %" PRIu64
-			       " / unknown %" PRIu64 ", %" PRIu64 " over the watermark, %" PRIu64
-			       " settle timeouts, settling %.3f s\n",
+			       " ranges, %" PRIu64 " bytes applied, inferred moved %" PRIu64
+			       " / not moved %" PRIu64 " / unknown %" PRIu64 ", %" PRIu64
+			       " over the watermark, %" PRIu64 " settle timeouts, settling %.3f s\n",
 			       res[B_DAMON].moved, a->n, res[B_DAMON].t, ds.commits, ds.regions,
-			       ds.bytes_applied,
-			       ds.pages_moved, ds.pages_not_moved, ds.pages_unknown,
-			       ds.pages_over_watermark, ds.settle_timeouts, (double)ds.settle_us / 1e6);
+			       ds.bytes_applied, ds.pages_moved, ds.pages_not_moved,
+			       ds.pages_unknown, ds.pages_over_watermark, ds.settle_timeouts,
+			       (double)ds.settle_us / 1e6);
 	}
 	damon = hb_migrator_free(damon);
 	r = put_back(p, a);
@@ -330,7 +330,7 @@ out:
  */
 static int measure(struct pool *p, size_t n, unsigned int reps, struct result *res)
 {
-	struct set a = {0}, b = {0};
+	struct set a = { 0 }, b = { 0 };
 	int r = -ENOSPC;
 
 	if (set_take(p, n, &a) < 0 || set_take(p, n, &b) < 0) {
@@ -354,7 +354,7 @@ static int measure(struct pool *p, size_t n, unsigned int reps, struct result *r
 	if (r < 0)
 		goto out;
 	for (unsigned int k = 0; k < reps; k++) {
-		struct result once[_B_MAX] = {0};
+		struct result once[_B_MAX] = { 0 };
 
 		r = measure_once(p, &a, &b, once);
 		if (r < 0)
@@ -428,14 +428,15 @@ static void print_growth(const struct config *cf, size_t ncf, const size_t *sz, 
 	printf("\n");
 	for (int kind = 0; kind < 2; kind++) {
 		for (size_t lo = 0; lo < ncf; lo++) {
-			int hi = kind == 0 ? find_config(cf, ncf, cf[lo].mib * 4, cf[lo].procs)
-					   : find_config(cf, ncf, cf[lo].mib, cf[lo].procs * 4);
+			int hi = kind == 0 ? find_config(cf, ncf, cf[lo].mib * 4, cf[lo].procs) :
+					     find_config(cf, ncf, cf[lo].mib, cf[lo].procs * 4);
 			char what[48];
 
 			if (hi < 0)
 				continue;
-			snprintf(what, sizeof(what), "%" PRIu64 "M/%" PRIu64 " vs %" PRIu64 "M/%" PRIu64,
-				 cf[hi].mib, cf[hi].procs, cf[lo].mib, cf[lo].procs);
+			snprintf(what, sizeof(what),
+				 "%" PRIu64 "M/%" PRIu64 " vs %" PRIu64 "M/%" PRIu64, cf[hi].mib,
+				 cf[hi].procs, cf[lo].mib, cf[lo].procs);
 			for (size_t i = 0; i < nsz; i++) {
 				const struct result *h = res[hi][i], *l = res[lo][i];
 
@@ -491,21 +492,26 @@ int main(int argc, char **argv)
 	for (int a = 1; a < argc; a++) {
 		if (strchr(argv[a], 'x')) {
 			if (ncf == CONFIGS_MAX || parse_config(argv[a], &cf[ncf]) < 0) {
-				fprintf(stderr, "hb-vmbench: '%s' is not MIBxPROCS (at most %d of them, "
-					"1-%d processes)\n", argv[a], CONFIGS_MAX, PROCS_MAX);
+				fprintf(stderr,
+					"hb-vmbench: '%s' is not MIBxPROCS (at most %d of them, "
+					"1-%d processes)\n",
+					argv[a], CONFIGS_MAX, PROCS_MAX);
 				return 2;
 			}
 			ncf++;
 		} else if (nsz == SIZES_MAX || parse_size(argv[a], &sz[nsz], &reps[nsz]) < 0) {
-			fprintf(stderr, "hb-vmbench: '%s' is not N or N:REPS (at most %d of them, "
-				"REPS 1-100)\n", argv[a], SIZES_MAX);
+			fprintf(stderr,
+				"hb-vmbench: '%s' is not N or N:REPS (at most %d of them, "
+				"REPS 1-100)\n",
+				argv[a], SIZES_MAX);
 			return 2;
 		} else {
 			nsz++;
 		}
 	}
 	if (!ncf || !nsz) {
-		fprintf(stderr, "usage: hb-vmbench MIBxPROCS [MIBxPROCS...] N[:REPS] [N[:REPS]...]\n");
+		fprintf(stderr,
+			"usage: hb-vmbench MIBxPROCS [MIBxPROCS...] N[:REPS] [N[:REPS]...]\n");
 		return 2;
 	}
 	vm_child_light = true;
@@ -531,8 +537,8 @@ int main(int argc, char **argv)
 			       "warm %.3f s\n",
 			       cf[c].mib, cf[c].procs, sz[i], res[c][i][B_MOVE_PAGES].t,
 			       res[c][i][B_PHYS].t, res[c][i][B_DAMON].t, res[c][i][B_COLD].t,
-			       res[c][i][B_COLD].scan,
-			       res[c][i][B_COLD].indexed, res[c][i][B_WARM].t);
+			       res[c][i][B_COLD].scan, res[c][i][B_COLD].indexed,
+			       res[c][i][B_WARM].t);
 			fflush(stdout);
 		}
 		pool_unmap(&p);

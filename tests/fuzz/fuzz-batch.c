@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct hb_batch_line line = {0};
+	struct hb_batch_line line = { 0 };
 	unsigned long want = 0;
 	FILE *f;
 	int r;

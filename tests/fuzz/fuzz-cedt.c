@@ -11,7 +11,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct hb_cedt *c = malloc(sizeof(*c));
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 
 	if (!c)
 		return 0;

@@ -44,8 +44,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static struct image im;
 	struct hb_regwin w = { img_read, img_write, &im, sizeof(im.regs) };
 	struct hb_chmu_range range = { 0, 1ULL << 30 };
-	struct hb_chmu_config cfg = { .unit_size = 4096, .epoch_ns = 100000000, .threshold = 1,
-				      .ds_factor = 1, .ranges = &range, .nranges = 1 };
+	struct hb_chmu_config cfg = { .unit_size = 4096,
+				      .epoch_ns = 100000000,
+				      .threshold = 1,
+				      .ds_factor = 1,
+				      .ranges = &range,
+				      .nranges = 1 };
 	struct hb_hot_record rec[64];
 	struct hb_err err = { 0 };
 	struct hb_chmu *c = NULL;

@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ssize_t n;
 	int fd;
 
-	fd = mkstemp(path);     /* 0600, a fresh name: the loader takes it */
+	fd = mkstemp(path); /* 0600, a fresh name: the loader takes it */
 	if (fd < 0)
 		return 0;
 	n = write(fd, data, size);
@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		hb_config_defaults(&c);
 		c.interval_ms = 4242;
 		if (hb_config_load(&c, path, false, &err) < 0 && c.interval_ms != 4242)
-			__builtin_trap();     /* a failed load must not change anything */
+			__builtin_trap(); /* a failed load must not change anything */
 		hb_config_done(&c);
 	}
 	unlink(path);

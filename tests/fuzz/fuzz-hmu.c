@@ -27,8 +27,8 @@ static int check_emit(void *ud, const struct hb_hot_record *r, size_t n)
 		if (r[i].space != HB_SPACE_DPA || r[i].len != 1ULL << c->d->granule_shift ||
 		    r[i].addr & (r[i].len - 1) || strcmp(r[i].memdev, "mem0"))
 			__builtin_trap();
-		if (c->d->dpa_len && (r[i].addr < c->d->dpa_start ||
-				      r[i].addr - c->d->dpa_start >= c->d->dpa_len))
+		if (c->d->dpa_len &&
+		    (r[i].addr < c->d->dpa_start || r[i].addr - c->d->dpa_start >= c->d->dpa_len))
 			__builtin_trap();
 	}
 	c->n += n;

@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				__builtin_trap();
 			if (r > 0 && (c < m.v || c >= m.v + m.n || c->start > m.v[i].end ||
 				      c->end < m.v[i].start))
-				__builtin_trap();     /* a claim must overlap the range asked about */
+				__builtin_trap(); /* a claim must overlap the range asked about */
 		}
 		hb_iomem_done(&m);
 	}

@@ -31,13 +31,13 @@
 #include <cmocka.h>
 
 #define MAX_FOUND 64
-#define BUF (2 * PATH_MAX)     /* a path joined to a name: no truncation warnings */
+#define BUF (2 * PATH_MAX) /* a path joined to a name: no truncation warnings */
 
 static const char *const layers[] = { "translate", "devices", "kernel" };
 
 struct scan {
-	const char *root;          /* the source tree */
-	const char *layer;         /* the folder being scanned */
+	const char *root;  /* the source tree */
+	const char *layer; /* the folder being scanned */
 	char found[MAX_FOUND][PATH_MAX + 128];
 	size_t nfound;
 };
@@ -138,8 +138,10 @@ static void check_include(struct scan *s, const char *file, unsigned line, const
 		normalize(path);
 		if (!strncmp(path, daemon, strlen(daemon)) && path[strlen(daemon)] == '/' &&
 		    strncmp(path, util, strlen(util)))
-			report(s, file, line, "\"%s\" reaches into daemon/ (only daemon/util is "
-			       "below %s/)", name, s->layer);
+			report(s, file, line,
+			       "\"%s\" reaches into daemon/ (only daemon/util is "
+			       "below %s/)",
+			       name, s->layer);
 		return;
 	}
 	if (!strncmp(name, "daemon/", 7)) {
@@ -189,7 +191,7 @@ static void check_public(struct scan *s, const char *file, unsigned line, const 
 	dir = strrchr(path, '/');
 	snprintf(dir + 1, sizeof(path) - (size_t)(dir + 1 - path), "%s", name);
 	if (is_file(path))
-		return;     /* beside the including file: daemon/'s own */
+		return; /* beside the including file: daemon/'s own */
 	for (size_t i = 0; i < sizeof(pub) / sizeof(pub[0]); i++) {
 		bool ok = false;
 
@@ -199,8 +201,10 @@ static void check_public(struct scan *s, const char *file, unsigned line, const 
 		for (size_t k = 0; k < 3 && pub[i].public[k]; k++)
 			ok |= !strcmp(name, pub[i].public[k]);
 		if (!ok)
-			report(s, file, line, "\"%s\" is private to %s/: daemon/ includes only its "
-			       "public header%s", name, pub[i].folder, pub[i].public[1] ? "s" : "");
+			report(s, file, line,
+			       "\"%s\" is private to %s/: daemon/ includes only its "
+			       "public header%s",
+			       name, pub[i].folder, pub[i].public[1] ? "s" : "");
 	}
 }
 
@@ -258,8 +262,8 @@ static void scan_dir(struct scan *s, const char *dir)
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
 		if (is_dir(path))
 			scan_dir(s, path);
-		else if (len > 2 && (!strcmp(e->d_name + len - 2, ".c") ||
-				     !strcmp(e->d_name + len - 2, ".h")))
+		else if (len > 2 &&
+			 (!strcmp(e->d_name + len - 2, ".c") || !strcmp(e->d_name + len - 2, ".h")))
 			scan_file(s, path);
 	}
 	closedir(d);
@@ -324,9 +328,9 @@ static void test_layering_rejects_every_planted_include(void **state)
 	assert_true(found(s, "kernel/qualified.c:3: \"daemon/conf.h\": kernel/ may include"));
 	assert_true(found(s, "daemon/private-include.c:4: \"chmu/chmu.h\" is private to devices/"));
 	assert_true(found(s, "daemon/private-include.c:5: \"translate-private.h\" is private to "
-			  "translate/"));
+			     "translate/"));
 	assert_true(found(s, "daemon/private-include.c:7: \"coldness/frames.h\" is private to "
-			  "kernel/: daemon/ includes only its public header"));
+			     "kernel/: daemon/ includes only its public header"));
 	/* ok.c (util/, its own private.h, <stdio.h>, ../daemon/util/) and
 	   private-include.c's public headers add nothing */
 	assert_int_equal(s->nfound, 8);

@@ -137,7 +137,6 @@ int area_nodes_settled(const struct area *a, int *status)
 	}
 }
 
-
 int watch_init(struct watch *w, const struct area *a)
 {
 	w->n = (a->n + WATCH_EVERY - 1) / WATCH_EVERY;
@@ -190,7 +189,10 @@ void census(const struct area *a, const int *status, size_t on[MAX_NODE + 1], si
 /* the kernel's page flags of every 16th page, the most common values first */
 void flags_diag(const char *what, const struct area *a, uint64_t *pfn)
 {
-	struct { uint64_t flags; size_t n; } seen[8] = { { 0 } };
+	struct {
+		uint64_t flags;
+		size_t n;
+	} seen[8] = { { 0 } };
 	size_t other = 0;
 
 	if (vm_pfn_range(getpid(), (uintptr_t)a->base, a->n, pfn) < 0)
@@ -209,9 +211,8 @@ void flags_diag(const char *what, const struct area *a, uint64_t *pfn)
 		seen[k].n++;
 	}
 	for (size_t k = 0; k < 8 && seen[k].n; k++)
-		tap_diag("%s pages: kpageflags %#" PRIx64 " on %zu of %zu sampled", what, seen[k].flags,
-			 seen[k].n, (a->n + 15) / 16);
+		tap_diag("%s pages: kpageflags %#" PRIx64 " on %zu of %zu sampled", what,
+			 seen[k].flags, seen[k].n, (a->n + 15) / 16);
 	if (other)
 		tap_diag("%s pages: %zu sampled with other flags", what, other);
 }
-

@@ -65,7 +65,7 @@
 struct toucher {
 	const struct area *a;
 	atomic_bool stop;
-	double max_gap;       /* seconds between the starts of two passes, at most */
+	double max_gap; /* seconds between the starts of two passes, at most */
 	uint64_t passes, sum;
 };
 
@@ -96,8 +96,8 @@ static void *touch_main(void *arg)
  * Feeding each page again only once a second keeps such records few while
  * its heat (count 16, decaying 0.8 a cycle) stays over the threshold.
  */
-static int feed(int fd, const struct area *a, const int *status, uint64_t *pfn,
-		uint64_t *fed_pfn, double *fed_at, uint8_t *fed_map, size_t *fed)
+static int feed(int fd, const struct area *a, const int *status, uint64_t *pfn, uint64_t *fed_pfn,
+		double *fed_at, uint8_t *fed_map, size_t *fed)
 {
 	char buf[4096], line[128];
 	size_t len = 0;
@@ -117,8 +117,9 @@ static int feed(int fd, const struct area *a, const int *status, uint64_t *pfn,
 		fed_at[i] = now;
 		if (pfn[i] < FED_MAP_PFNS)
 			fed_map[pfn[i] / 8] |= (uint8_t)(1u << pfn[i] % 8);
-		k = snprintf(line, sizeof(line), "hpa=0x%" PRIx64 " len=%" PRIu64 " count=%d ts=%"
-			     PRIu64 "\n", pfn[i] * vm_page_size(), vm_page_size(), FEED_COUNT,
+		k = snprintf(line, sizeof(line),
+			     "hpa=0x%" PRIx64 " len=%" PRIu64 " count=%d ts=%" PRIu64 "\n",
+			     pfn[i] * vm_page_size(), vm_page_size(), FEED_COUNT,
 			     (uint64_t)(now * 1e9));
 		if (len + (size_t)k > sizeof(buf)) {
 			if (write(fd, buf, len) != (ssize_t)len)
@@ -160,7 +161,8 @@ int main(int argc, char **argv)
 
 	if (argc != 7 || parse_u64(argv[2], &leave_mb) || parse_u64(argv[3], &hot_mb) ||
 	    parse_u64(argv[4], &secs) || parse_u64(argv[5], &linger) || !hot_mb) {
-		fprintf(stderr, "usage: hb-vmcapacity FEED LEAVE_MB HOT_MB SECONDS LINGER_S RESULT\n");
+		fprintf(stderr,
+			"usage: hb-vmcapacity FEED LEAVE_MB HOT_MB SECONDS LINGER_S RESULT\n");
 		return 2;
 	}
 	res = fopen(argv[6], "we");
@@ -188,8 +190,10 @@ int main(int argc, char **argv)
 	 */
 	free0_kb = node_free_kb(0);
 	if (free0_kb / 1024 <= leave_mb + 16) {
-		fprintf(stderr, "hb-vmcapacity: node 0 has %" PRIu64 " MiB free, not more than "
-			"LEAVE_MB %" PRIu64 " + 16\n", free0_kb / 1024, leave_mb);
+		fprintf(stderr,
+			"hb-vmcapacity: node 0 has %" PRIu64 " MiB free, not more than "
+			"LEAVE_MB %" PRIu64 " + 16\n",
+			free0_kb / 1024, leave_mb);
 		return 1;
 	}
 	plan = free0_kb / 4 - leave_mb * 256;
@@ -212,16 +216,18 @@ int main(int argc, char **argv)
 	fed_pfn = calloc(hot.n, sizeof(*fed_pfn));
 	fed_at = calloc(hot.n, sizeof(*fed_at));
 	fed_map = calloc(FED_MAP_PFNS / 8, 1);
-	if (!status || !pfn || !prev || !fed_pfn || !fed_at || !fed_map || watch_init(&watch, &cold) < 0)
+	if (!status || !pfn || !prev || !fed_pfn || !fed_at || !fed_map ||
+	    watch_init(&watch, &cold) < 0)
 		return 1;
 	flags_diag("cold", &cold, pfn);
 	sample(&smp);
 	tap_diag("filled %zu cold pages on node 0 and %zu hot on node 1 in %.1f s; MemFree "
-		 "node 0 %" PRIu64 " MiB, node 1 %" PRIu64 " MiB", cold.n, hot.n, t_fill,
-		 node_free_kb(0) / 1024, node_free_kb(1) / 1024);
-	fprintf(res, "cold_pages %zu\ncold_planned %zu\nhot_pages %zu\nfree0_before_cold_kb %" PRIu64
-		"\nfree0_after_fill_kb %" PRIu64 "\nfree1_after_fill_kb %" PRIu64 "\n", cold.n, plan,
-		hot.n, free0_kb, node_free_kb(0), node_free_kb(1));
+		 "node 0 %" PRIu64 " MiB, node 1 %" PRIu64 " MiB",
+		 cold.n, hot.n, t_fill, node_free_kb(0) / 1024, node_free_kb(1) / 1024);
+	fprintf(res,
+		"cold_pages %zu\ncold_planned %zu\nhot_pages %zu\nfree0_before_cold_kb %" PRIu64
+		"\nfree0_after_fill_kb %" PRIu64 "\nfree1_after_fill_kb %" PRIu64 "\n",
+		cold.n, plan, hot.n, free0_kb, node_free_kb(0), node_free_kb(1));
 
 	/* hot: touched all along; fed while on node 1, until all moved (+ LINGER_S) */
 	tch.a = &hot;
@@ -233,7 +239,8 @@ int main(int argc, char **argv)
 	while (vm_now() < deadline) {
 		size_t on0 = 0;
 
-		if (area_nodes(&hot, status) < 0 || feed(fd, &hot, status, pfn, fed_pfn, fed_at, fed_map, &fed) < 0 ||
+		if (area_nodes(&hot, status) < 0 ||
+		    feed(fd, &hot, status, pfn, fed_pfn, fed_at, fed_map, &fed) < 0 ||
 		    watch_round(&watch, &cold, fed_map) < 0) {
 			fprintf(stderr, "hb-vmcapacity: round %zu: %m\n", rounds);
 			return 1;
@@ -248,12 +255,14 @@ int main(int argc, char **argv)
 		fed_total += fed;
 		if (rounds++ % 10 == 0)
 			tap_diag("round %zu (%.1f s): %zu hot pages on node 0, fed %zu; MemFree node 0 "
-				 "%" PRIu64 " MiB, node 1 %" PRIu64 " MiB", rounds, vm_now() - t0 - t_fill,
-				 on0, fed, node_free_kb(0) / 1024, node_free_kb(1) / 1024);
+				 "%" PRIu64 " MiB, node 1 %" PRIu64 " MiB",
+				 rounds, vm_now() - t0 - t_fill, on0, fed, node_free_kb(0) / 1024,
+				 node_free_kb(1) / 1024);
 		if (on0 == hot.n && !t_all) {
 			t_all = vm_now();
 			deadline = t_all + (double)linger;
-			tap_diag("all %zu hot pages on node 0 after %.1f s", hot.n, t_all - t0 - t_fill);
+			tap_diag("all %zu hot pages on node 0 after %.1f s", hot.n,
+				 t_all - t0 - t_fill);
 		}
 		usleep(ROUND_MS * 1000);
 	}
@@ -261,7 +270,8 @@ int main(int argc, char **argv)
 	pthread_join(th, NULL);
 	close(fd);
 	sample(&smp);
-	fprintf(res, "rounds %zu\nfed_records %zu\nhot_all_on_node0_s %.1f\nsamples %" PRIu64
+	fprintf(res,
+		"rounds %zu\nfed_records %zu\nhot_all_on_node0_s %.1f\nsamples %" PRIu64
 		"\nhot_demoted_seen %zu\ntouch_passes %" PRIu64 "\ntouch_max_gap_ms %.0f\n"
 		"watched %zu\nwatched_demoted %zu\nwatched_back %zu\nwatched_back_fed %zu\n",
 		rounds, fed_total, t_all ? t_all - t0 - t_fill : -1.0, smp.n, hot_left, tch.passes,

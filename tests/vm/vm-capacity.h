@@ -11,14 +11,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MAX_NODE 3            /* nodes 0..2, and "elsewhere" */
-#define WATCH_EVERY 16        /* pages watched each round: one in this many */
+#define MAX_NODE 3              /* nodes 0..2, and "elsewhere" */
+#define WATCH_EVERY 16          /* pages watched each round: one in this many */
 #define FED_MAP_PFNS (1u << 20) /* frames the fed map covers: 4 GiB */
 
 struct area {
 	char *base;
-	size_t n;             /* pages */
-	uint64_t *sum;        /* checksums at fill time */
+	size_t n;      /* pages */
+	uint64_t *sum; /* checksums at fill time */
 };
 
 struct samples {
@@ -33,9 +33,9 @@ struct samples {
 struct watch {
 	size_t n, demoted, back, back_fed;
 	void **addr;
-	int *node, *now;      /* last seen, this round */
-	uint64_t *pfn1;       /* its frame when last seen on node 1 */
-	uint64_t *pfn;        /* the whole area's, from pagemap */
+	int *node, *now; /* last seen, this round */
+	uint64_t *pfn1;  /* its frame when last seen on node 1 */
+	uint64_t *pfn;   /* the whole area's, from pagemap */
 };
 
 uint64_t node_free_kb(int node);

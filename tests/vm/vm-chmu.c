@@ -37,9 +37,9 @@
 
 struct phase {
 	const char *name;
-	size_t *idx;          /* the set's pages */
-	double to90;          /* seconds from the phase's start; < 0: never */
-	size_t final;         /* on DRAM at the phase's end */
+	size_t *idx;  /* the set's pages */
+	double to90;  /* seconds from the phase's start; < 0: never */
+	size_t final; /* on DRAM at the phase's end */
 };
 
 static char *base;
@@ -113,7 +113,8 @@ static void run_phase(struct phase *p, double secs)
 		struct timespec nap = { 0, 2000000 };
 
 		for (size_t i = 0; i < nhot; i++) {
-			const volatile uint64_t *pg = (const volatile uint64_t *)(base + p->idx[i] * psz);
+			const volatile uint64_t *pg =
+				(const volatile uint64_t *)(base + p->idx[i] * psz);
 
 			for (unsigned int l = 0; l < LINES_PER_PAGE; l++)
 				sink += pg[l * (psz / 8 / LINES_PER_PAGE)];
@@ -171,8 +172,8 @@ int main(int argc, char **argv)
 	a.idx = calloc(nhot, sizeof(size_t));
 	b.idx = calloc(nhot, sizeof(size_t));
 	if (!base || !in_set || !pfn0 || !pfn1 || !sum0 || !a.idx || !b.idx) {
-		fprintf(stderr, "hb-vmchmu: cannot map %zu pages on node %d: %s\n", npages, cxl_node,
-			strerror(errno));
+		fprintf(stderr, "hb-vmchmu: cannot map %zu pages on node %d: %s\n", npages,
+			cxl_node, strerror(errno));
 		return 1;
 	}
 	vm_fill(base, npages, 0xc0ffee);
@@ -197,8 +198,8 @@ int main(int argc, char **argv)
 		in_set[a.idx[i]] = 1;
 		in_set[b.idx[i]] = 2;
 	}
-	tap_diag("%zu pages on node %d (PFN %#llx..), hot sets A and B of %zu, %.0f s each",
-		 npages, cxl_node, (unsigned long long)pfn0[0], nhot, phase_s);
+	tap_diag("%zu pages on node %d (PFN %#llx..), hot sets A and B of %zu, %.0f s each", npages,
+		 cxl_node, (unsigned long long)pfn0[0], nhot, phase_s);
 	snprintf(text, sizeof(text), "%#llx %#llx\n", (unsigned long long)(pfn0[a.idx[0]] * psz),
 		 (unsigned long long)(pfn0[b.idx[0]] * psz));
 	put(dir, "ready", text);

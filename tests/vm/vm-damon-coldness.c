@@ -125,8 +125,8 @@ static void demote(struct hb_migrator *m, const uint64_t *pfn, const uint8_t *id
 
 		for (size_t i = HOT; i < NPAGES; i++)
 			on_cxl += now[i] == CXL;
-		tap_diag("demotion: %zu of %zu reported moved, %zu cold pages on node %d", moved,
-			 n, on_cxl, CXL);
+		tap_diag("demotion: %zu of %zu reported moved, %zu cold pages on node %d", moved, n,
+			 on_cxl, CXL);
 		tap_ok(n > 0 && on_cxl >= n * 9 / 10 && on_cxl <= n,
 		       "idle pages on node %d: %zu of %zu asked (at least 90 %%)", CXL, on_cxl, n);
 	}
@@ -162,8 +162,8 @@ int main(void)
 	tap_ok(!strcmp(st, "2"), "nr_kdamonds %s: the migrator's and the monitor's", st);
 	nr = node0_ranges(range, 64);
 	tap_ok(nr > 0, "node %d: %ld online range(s)", DRAM, nr);
-	if (nr <= 0 || hb_damon_monitor_open(NULL, (size_t)nr, (const uint64_t (*)[2])range, &mon,
-					     &err) < 0) {
+	if (nr <= 0 ||
+	    hb_damon_monitor_open(NULL, (size_t)nr, (const uint64_t(*)[2])range, &mon, &err) < 0) {
 		tap_ok(false, "monitor: %s", nr > 0 ? err.msg : "no range");
 		hb_migrator_free(m);
 		return tap_done();
@@ -209,8 +209,9 @@ int main(void)
 		cold_idle = count_idle(idle, HOT, NPAGES);
 		hot_idle = count_idle(idle, 0, HOT);
 		tap_diag("check %d: %ld regions, cold idle %zu/%d (%.1f %%), hot idle %zu/%d "
-			 "(%.2f %%)", c + 1, nr, cold_idle, NPAGES - HOT,
-			 100.0 * cold_idle / (NPAGES - HOT), hot_idle, HOT, 100.0 * hot_idle / HOT);
+			 "(%.2f %%)",
+			 c + 1, nr, cold_idle, NPAGES - HOT, 100.0 * cold_idle / (NPAGES - HOT),
+			 hot_idle, HOT, 100.0 * hot_idle / HOT);
 		all_ok &= cold_idle * 10 >= (NPAGES - HOT) * 8ULL && hot_idle * 50 <= HOT;
 	}
 	tap_ok(all_ok, "every check: >= 80 %% of the cold half idle, <= 2 %% of the hot half");

@@ -44,7 +44,8 @@
 
 static struct hb_migrator_config config(uint64_t rate)
 {
-	return (struct hb_migrator_config){ .damon_state = STATE, .rate_bytes = rate,
+	return (struct hb_migrator_config){ .damon_state = STATE,
+					    .rate_bytes = rate,
 					    .source_nodes = 1u << SRC };
 }
 
@@ -92,8 +93,9 @@ static void check_other_user(void)
 		return;
 	}
 	hb_conflicts_probe(NULL, STATE, &cf);
-	tap_ok(cf.found & 1u << HB_CONFLICT_DAMON, "another kdamond (pid %s): conflict %s reported: %s",
-	       pid, hb_conflict_to_string(HB_CONFLICT_DAMON), cf.why[HB_CONFLICT_DAMON]);
+	tap_ok(cf.found & 1u << HB_CONFLICT_DAMON,
+	       "another kdamond (pid %s): conflict %s reported: %s", pid,
+	       hb_conflict_to_string(HB_CONFLICT_DAMON), cf.why[HB_CONFLICT_DAMON]);
 	r = hb_migrator_new(HB_MIGRATOR_DAMON, &cfg, &m, &err);
 	vm_get(KD "/0/pid", pid2, sizeof(pid2));
 	vm_get(KD "/0/state", st, sizeof(st));
@@ -105,15 +107,16 @@ static void check_other_user(void)
 	cfg.damon_takeover = true;
 	r = hb_migrator_new(HB_MIGRATOR_DAMON, &cfg, &m, &err);
 	vm_get(KD "/0/pid", pid2, sizeof(pid2));
-	tap_ok(r == 0 && m && strcmp(pid, pid2), "damon_takeover = true: opens, kdamond %s replaced by %s%s%s",
-	       pid, pid2, r ? ": " : "", r ? err.msg : "");
+	tap_ok(r == 0 && m && strcmp(pid, pid2),
+	       "damon_takeover = true: opens, kdamond %s replaced by %s%s%s", pid, pid2,
+	       r ? ": " : "", r ? err.msg : "");
 	hb_conflicts_probe(NULL, STATE, &cf);
 	tap_ok(!(cf.found & 1u << HB_CONFLICT_DAMON), "our own kdamond %s is no conflict%s%s", pid2,
 	       cf.found & 1u << HB_CONFLICT_DAMON ? ": " : "", cf.why[HB_CONFLICT_DAMON]);
 	hb_migrator_free(m);
 	vm_get(KD "/nr_kdamonds", nr, sizeof(nr));
-	tap_ok(!strcmp(nr, "0") && access(STATE, F_OK) < 0,
-	       "closed: nr_kdamonds %s, state file %s", nr, access(STATE, F_OK) ? "gone" : "left");
+	tap_ok(!strcmp(nr, "0") && access(STATE, F_OK) < 0, "closed: nr_kdamonds %s, state file %s",
+	       nr, access(STATE, F_OK) ? "gone" : "left");
 	(void)vm_put(KD "/0/state", "off");
 	(void)vm_put(KD "/nr_kdamonds", "0");
 }
@@ -122,7 +125,7 @@ static void check_other_user(void)
 
 struct moved {
 	size_t hot_ok, cold_same, intact, elsewhere, on_dst;
-	size_t said_moved, said_unknown, said_moved_wrongly;   /* statuses */
+	size_t said_moved, said_unknown, said_moved_wrongly; /* statuses */
 	size_t hot_refiled;
 };
 
@@ -199,7 +202,7 @@ static int move_child(struct hb_migrator *m, size_t n, bool (*hot)(size_t i), st
 			if (c.node_now[i] == DST)
 				res->hot_ok++;
 			else if (c.node_now[i] != SRC)
-				res->elsewhere++;   /* node 2, or any other */
+				res->elsewhere++; /* node 2, or any other */
 			else if (!(now > 0 && (uint64_t)now == pfn[i]))
 				res->hot_refiled++; /* refiled on SRC (kcompactd) */
 			res->said_moved += st[j] == DST;
@@ -224,7 +227,7 @@ out:
 
 static bool hot_mixed(size_t i)
 {
-	return i < 64 || i % 4 == 0;   /* a contiguous run, then every 4th */
+	return i < 64 || i % 4 == 0; /* a contiguous run, then every 4th */
 }
 
 static bool hot_all(size_t i)
@@ -258,8 +261,8 @@ static void check_move(void)
 	tap_ok(res.hot_ok == (size_t)nh && res.said_moved_wrongly == 0,
 	       "hot: %zu/%d pages on node %d; statuses: %zu node %d, %zu -ENODATA, %zu wrongly "
 	       "(%.2f s, %llu bytes applied, %llu batches, inferred moved %llu / unknown %llu)",
-	       res.hot_ok, nh, DST, res.said_moved, DST, res.said_unknown, res.said_moved_wrongly, t,
-	       (unsigned long long)s.bytes_applied, (unsigned long long)s.batches,
+	       res.hot_ok, nh, DST, res.said_moved, DST, res.said_unknown, res.said_moved_wrongly,
+	       t, (unsigned long long)s.bytes_applied, (unsigned long long)s.batches,
 	       (unsigned long long)s.pages_moved, (unsigned long long)s.pages_unknown);
 	tap_ok(res.cold_same == n - (size_t)nh, "cold: %zu/%zu pages on node %d at the same PFN",
 	       res.cold_same, n - (size_t)nh, SRC);
@@ -299,11 +302,12 @@ static void check_full(void)
 	 * is there to catch it)
 	 */
 	hog_pages = 0;
-	hog = mmap(NULL, 2 * h * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-		   -1, 0);
+	hog = mmap(NULL, 2 * h * ps, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (hog == MAP_FAILED || syscall(SYS_mbind, hog, 2 * h * ps, MPOL_BIND,
 					 (unsigned long[]){ 1UL << DST }, 64, 0) < 0) {
-		tap_skip("full target: could not map %llu pages on node %d", (unsigned long long)h, DST);
+		tap_skip("full target: could not map %llu pages on node %d", (unsigned long long)h,
+			 DST);
 		return;
 	}
 	for (h2 = h; h2 > 1536 + 64 && hog_pages < 2 * h;) {
@@ -333,8 +337,8 @@ static void check_full(void)
 	 * refused with -ENOMEM or, when all fitted, node 0 still above its
 	 * watermarks afterwards (headroom left > 0).
 	 */
-	tap_ok(nh == (int)n && res.elsewhere == 0 && res.said_moved_wrongly == 0 && res.intact == n &&
-	       (count(st, n, -ENOMEM) > 0 || h3 > 0),
+	tap_ok(nh == (int)n && res.elsewhere == 0 && res.said_moved_wrongly == 0 &&
+		       res.intact == n && (count(st, n, -ENOMEM) > 0 || h3 > 0),
 	       "full target: %zu of %zu pages on node %d (headroom %llu before, %llu after), %d -ENOMEM, "
 	       "%zu elsewhere, %zu reported moved but not on node %d, %zu intact",
 	       res.on_dst, n, DST, (unsigned long long)h2, (unsigned long long)h3,
@@ -399,12 +403,12 @@ static void *sampler(void *arg)
 
 static void check_rate(void)
 {
-	const uint64_t rate = 1 << 20;   /* 1 MiB/s: 256 pages a second */
+	const uint64_t rate = 1 << 20; /* 1 MiB/s: 256 pages a second */
 	struct hb_migrator_config cfg = config(rate);
 	struct hb_migrator *m = NULL;
 	struct hb_err err = { 0 };
 	struct moved res;
-	size_t n = 2048;          /* 8 budgets: one slow period weighs less */
+	size_t n = 2048; /* 8 budgets: one slow period weighs less */
 	static int st[2048];
 	uint64_t base = 0, first = 0, total, before_last = 0, b_before[64];
 	double t, t_first = 0, t_last = 0, avg, b_start[64], b_end[64];
@@ -464,8 +468,8 @@ static void check_rate(void)
 	       "rate %llu B/s within 20 %% from the first second (pgmigrate_success, sampled every "
 	       "20 ms): %llu bytes in the first second, %.0f B/s (%.0f %%) over %zu bursts "
 	       "(%llu bytes; %zu/%zu pages moved, move() took %.2f s)",
-	       (unsigned long long)rate, (unsigned long long)first, avg,
-	       100.0 * avg / (double)rate, nb, (unsigned long long)total, res.hot_ok, n, t);
+	       (unsigned long long)rate, (unsigned long long)first, avg, 100.0 * avg / (double)rate,
+	       nb, (unsigned long long)total, res.hot_ok, n, t);
 	for (size_t i = 0; i < nb; i++)
 		tap_diag("burst at %.2f s (%.2f s long): +%llu bytes", b_start[i] - t_first,
 			 b_end[i] - b_start[i],
@@ -531,7 +535,8 @@ static int run_73(void)
 		       strstr(err.msg, "write N there"),
 	       "damon_stat on (%s): damon refused: %s", on, r ? err.msg : "(accepted)");
 	r = hb_migrator_new_auto(&cfg, &m, &why, &err);
-	tap_ok(r == 0 && why.kind == HB_MIGRATOR_PAGEMAP && strstr(why.why[HB_MIGRATOR_DAMON], "damon_stat"),
+	tap_ok(r == 0 && why.kind == HB_MIGRATOR_PAGEMAP &&
+		       strstr(why.why[HB_MIGRATOR_DAMON], "damon_stat"),
 	       "auto with damon_stat on: %s (damon: %s)", m ? hb_migrator_describe(m) : err.msg,
 	       why.why[HB_MIGRATOR_DAMON]);
 	hb_migrator_free(m);

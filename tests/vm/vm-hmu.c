@@ -50,7 +50,7 @@
 #define AUX_MAGIC 0xDEADBEEFull
 
 /* the RFC's fields; the model: 16-bit counters, epochs 10 ms - 100 s */
-#define CFG(type, access, scale, mult, rds, ds) \
+#define CFG(type, access, scale, mult, rds, ds)                                 \
 	((uint64_t)(type) | (uint64_t)(access) << 2 | (uint64_t)(scale) << 10 | \
 	 (uint64_t)(mult) << 14 | (uint64_t)(rds) << 26 | (uint64_t)(ds) << 27)
 #define CFG1(thr, gran) ((uint64_t)(thr) | (uint64_t)(gran) << 32)
@@ -109,8 +109,8 @@ static int map_event(struct mapped *m, int fd, size_t aux_pages, bool aux_writab
 	meta->aux_offset = m->base_len;
 	meta->aux_size = aux_pages * pg;
 	m->aux_len = aux_pages * pg;
-	m->aux = mmap(NULL, m->aux_len, PROT_READ | (aux_writable ? PROT_WRITE : 0), MAP_SHARED,
-		      fd, (off_t)m->base_len);
+	m->aux = mmap(NULL, m->aux_len, PROT_READ | (aux_writable ? PROT_WRITE : 0), MAP_SHARED, fd,
+		      (off_t)m->base_len);
 	if (m->aux == MAP_FAILED) {
 		int r = -errno;
 
@@ -188,8 +188,8 @@ static void drain(struct mapped *m, struct drained *d)
 }
 
 /* touches npages pages of base for seconds, polling fd and draining */
-static void touch_and_drain(volatile uint8_t *base, size_t npages, double seconds,
-			    struct mapped *m, struct drained *d, unsigned int *wakeups)
+static void touch_and_drain(volatile uint8_t *base, size_t npages, double seconds, struct mapped *m,
+			    struct drained *d, unsigned int *wakeups)
 {
 	size_t pg = (size_t)vm_page_size();
 	double t0 = vm_now();
@@ -212,11 +212,16 @@ static void touch_and_drain(volatile uint8_t *base, size_t npages, double second
 static int t_abi(void)
 {
 	static const char *const want[][2] = {
-		{ "epoch_type", "config:0-1" }, { "access_type", "config:2-9" },
-		{ "epoch_scale", "config:10-13" }, { "epoch_multiplier", "config:14-25" },
-		{ "randomized_downsampling", "config:26" }, { "downsampling_factor", "config:27-34" },
-		{ "hotness_threshold", "config1:0-31" }, { "hotness_granual", "config1:32-63" },
-		{ "range_base", "config2:0-31" }, { "range_size", "config2:32-63" },
+		{ "epoch_type", "config:0-1" },
+		{ "access_type", "config:2-9" },
+		{ "epoch_scale", "config:10-13" },
+		{ "epoch_multiplier", "config:14-25" },
+		{ "randomized_downsampling", "config:26" },
+		{ "downsampling_factor", "config:27-34" },
+		{ "hotness_threshold", "config1:0-31" },
+		{ "hotness_granual", "config1:32-63" },
+		{ "range_base", "config2:0-31" },
+		{ "range_size", "config2:32-63" },
 	};
 	char path[256], buf[64], line[256];
 	bool claimed = false;
@@ -399,27 +404,30 @@ static int t_data(int node, const char *bar)
 	if (read_regs(bar, &rg) == 0)
 		tap_ok(rg.conf0 & (1ULL << 16) && rg.status & 1 && rg.conf0 & (3ULL << 9),
 		       "while open: CONF0 0x%llx enables the instance and both interrupts, STATUS "
-		       "0x%llx says enabled", (unsigned long long)rg.conf0,
-		       (unsigned long long)rg.status);
+		       "0x%llx says enabled",
+		       (unsigned long long)rg.conf0, (unsigned long long)rg.status);
 	touch_and_drain(base, npages, 3.0, &m, &d, &wakeups);
 	tap_ok(d.chunks >= 2 && !d.bad && d.aux_records >= d.chunks && wakeups >= 2,
 	       "3 s of 100 ms epochs: %llu chunks, %llu entries, %u wake-ups, %llu AUX records, "
-	       "%llu bad", (unsigned long long)d.chunks, (unsigned long long)d.entries, wakeups,
+	       "%llu bad",
+	       (unsigned long long)d.chunks, (unsigned long long)d.entries, wakeups,
 	       (unsigned long long)d.aux_records, (unsigned long long)d.bad);
 	tap_ok(d.entries >= npages && d.max_unit - d.min_unit < 1ULL << 17,
 	       "the entries name units %#llx..%#llx (%llu entries for %zu busy pages)",
 	       (unsigned long long)d.min_unit, (unsigned long long)d.max_unit,
 	       (unsigned long long)d.entries, npages);
-	tap_ok(!d.partial && pmu_u64("lost_entries") == 0, "nothing lost (%llu partial, "
-	       "lost_entries %llu)", (unsigned long long)d.partial,
-	       (unsigned long long)pmu_u64("lost_entries"));
+	tap_ok(!d.partial && pmu_u64("lost_entries") == 0,
+	       "nothing lost (%llu partial, "
+	       "lost_entries %llu)",
+	       (unsigned long long)d.partial, (unsigned long long)pmu_u64("lost_entries"));
 	unmap_event(&m);
 	r = read_regs(bar, &rg);
 	tap_ok(r == 0 && !(rg.conf0 & (1ULL << 16)) && !(rg.status & 1) && rg.head == 0 &&
-	       rg.tail == 0 && !(rg.status & (3ULL << 40)),
+		       rg.tail == 0 && !(rg.status & (3ULL << 40)),
 	       "closed: the instance disabled and reset (CONF0 0x%llx, STATUS 0x%llx, head %u, "
-	       "tail %u)%s", (unsigned long long)rg.conf0, (unsigned long long)rg.status,
-	       rg.head, rg.tail, r ? " (registers unreadable)" : "");
+	       "tail %u)%s",
+	       (unsigned long long)rg.conf0, (unsigned long long)rg.status, rg.head, rg.tail,
+	       r ? " (registers unreadable)" : "");
 	return tap_done();
 }
 
@@ -465,8 +473,8 @@ static int t_hotplug(int node, int irq)
 	tap_ok(ioctl(m.fd, PERF_EVENT_IOC_ENABLE, 0) == 0, "enabled");
 	cpu = (int)pmu_u64("cpumask");
 	touch_and_drain(base, npages, 2.0, &m, &before, &wakeups);
-	tap_ok(before.chunks >= 1 && !before.bad, "on CPU %d: %llu chunks, %llu entries in 2 s", cpu,
-	       (unsigned long long)before.chunks, (unsigned long long)before.entries);
+	tap_ok(before.chunks >= 1 && !before.bad, "on CPU %d: %llu chunks, %llu entries in 2 s",
+	       cpu, (unsigned long long)before.chunks, (unsigned long long)before.entries);
 	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
 	t0 = vm_now();
 	r = vm_put(path, "0");
@@ -480,14 +488,14 @@ static int t_hotplug(int node, int irq)
 	tap_ok(moved != cpu, "the PMU's cpumask moved from CPU %d to CPU %d", cpu, moved);
 	snprintf(path, sizeof(path), "/proc/irq/%d/smp_affinity_list", irq);
 	vm_get(path, aff, sizeof(aff));
-	tap_ok(atoi(aff) == moved && !strpbrk(aff, ",-"), "interrupt %d follows to CPU %d (%s)", irq,
-	       moved, aff);
+	tap_ok(atoi(aff) == moved && !strpbrk(aff, ",-"), "interrupt %d follows to CPU %d (%s)",
+	       irq, moved, aff);
 	touch_and_drain(base, npages, 3.0, &m, &after, &wakeups);
 	tap_ok(after.chunks >= 2 && !after.bad && after.aux_records >= after.chunks,
 	       "the event still delivers on CPU %d: %llu chunks, %llu entries, %llu AUX records in "
-	       "3 s, %llu bad", moved, (unsigned long long)after.chunks,
-	       (unsigned long long)after.entries, (unsigned long long)after.aux_records,
-	       (unsigned long long)after.bad);
+	       "3 s, %llu bad",
+	       moved, (unsigned long long)after.chunks, (unsigned long long)after.entries,
+	       (unsigned long long)after.aux_records, (unsigned long long)after.bad);
 	unmap_event(&m);
 	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
 	r = vm_put(path, "1");
@@ -510,7 +518,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc < 3) {
-		fprintf(stderr, "usage: hb-vmhmu abi|refuse|data|small|hotplug|open|hold PMU [...]\n");
+		fprintf(stderr,
+			"usage: hb-vmhmu abi|refuse|data|small|hotplug|open|hold PMU [...]\n");
 		return 2;
 	}
 	pmu = argv[2];
@@ -552,8 +561,8 @@ int main(int argc, char **argv)
 				drain(&m, &d);
 		}
 		drain(&m, &d);
-		tap_diag("held %s %.0f s: %llu chunks, %llu entries, %llu bad", pmu,
-			 vm_now() - t0, (unsigned long long)d.chunks, (unsigned long long)d.entries,
+		tap_diag("held %s %.0f s: %llu chunks, %llu entries, %llu bad", pmu, vm_now() - t0,
+			 (unsigned long long)d.chunks, (unsigned long long)d.entries,
 			 (unsigned long long)d.bad);
 		tap_ok(!d.bad, "the held event's buffers stayed valid");
 		unmap_event(&m);

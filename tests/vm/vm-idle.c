@@ -30,7 +30,7 @@
 #include "kernel.h"
 #include "vm-lib.h"
 
-#define NPAGES 8192   /* 32 MiB */
+#define NPAGES 8192 /* 32 MiB */
 
 struct child {
 	pid_t pid;
@@ -120,7 +120,7 @@ static void child_stop(struct child *ch)
 
 struct page {
 	uint64_t pfn;
-	size_t idx;   /* page index in the child's mapping */
+	size_t idx; /* page index in the child's mapping */
 };
 
 static int page_cmp(const void *a, const void *b)
@@ -137,7 +137,9 @@ static size_t count_idle(const struct page *pg, const bool *idle, int parity, si
 
 	*wrong = 0;
 	for (size_t j = 0; j < NPAGES; j++) {
-		bool want = parity < 0 ? false : parity == 2 ? true : (int)(pg[j].idx % 2) == parity;
+		bool want = parity < 0  ? false :
+			    parity == 2 ? true :
+					  (int)(pg[j].idx % 2) == parity;
 
 		k += idle[j];
 		*wrong += idle[j] != want;
@@ -172,8 +174,8 @@ static void check_conflicts(void)
 			continue;
 		}
 		hb_conflicts_probe(NULL, NULL, &c);
-		tap_ok(c.found & 1u << sw[i].c, "%s = %s (was %s): %s reported: %s", sw[i].path, sw[i].on,
-		       was, hb_conflict_to_string(sw[i].c), c.why[sw[i].c]);
+		tap_ok(c.found & 1u << sw[i].c, "%s = %s (was %s): %s reported: %s", sw[i].path,
+		       sw[i].on, was, hb_conflict_to_string(sw[i].c), c.why[sw[i].c]);
 		(void)vm_put(sw[i].path, was);
 		hb_conflicts_probe(NULL, NULL, &c);
 		tap_ok(!(c.found & 1u << sw[i].c), "%s back to %s: not reported", sw[i].path, was);
@@ -230,8 +232,8 @@ static int run_mpp(void)
 	count_idle(pg, idle, 1, &wrong);
 	tap_ok(r == 0 && n == NPAGES / 2 && !wrong,
 	       "child touched the even pages: %ld read idle (want %d, exactly the odd ones: %zu "
-	       "wrong) in %.1f ms%s%s", n, NPAGES / 2, wrong, (vm_now() - t0) * 1e3,
-	       n < 0 ? ": " : "", n < 0 ? err.msg : "");
+	       "wrong) in %.1f ms%s%s",
+	       n, NPAGES / 2, wrong, (vm_now() - t0) * 1e3, n < 0 ? ": " : "", n < 0 ? err.msg : "");
 	tap_diag("so far %llu pwrites (%llu words), %llu preads (%llu words) for %d PFNs",
 		 (unsigned long long)st.pwrites, (unsigned long long)st.words_written,
 		 (unsigned long long)st.preads, (unsigned long long)st.words_read, NPAGES);

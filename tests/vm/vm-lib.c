@@ -274,8 +274,7 @@ static void *child_alloc(enum vm_child_kind kind, size_t npages, int node)
 	char *p;
 
 	switch (kind) {
-	case VM_CHILD_ANON:
-		return vm_map_on_node(len, node, -1, false);
+	case VM_CHILD_ANON: return vm_map_on_node(len, node, -1, false);
 	case VM_CHILD_THP: {
 		/* 2 MiB aligned so the fault path can use a huge page */
 		uint64_t huge = 2u << 20;
@@ -299,8 +298,7 @@ static void *child_alloc(enum vm_child_kind kind, size_t npages, int node)
 		unlink("/dev/shm/hb-vmtest");
 		return vm_map_on_node(len, node, fd, false);
 	}
-	case VM_CHILD_HUGETLB:
-		return vm_map_on_node(len, node, -1, true);
+	case VM_CHILD_HUGETLB: return vm_map_on_node(len, node, -1, true);
 	}
 	return NULL;
 }
@@ -335,8 +333,8 @@ static void child_main(struct vm_child *c, struct shared_hdr *hdr, enum vm_child
 			if (vm_nodes_of(0, c->n, addrs, c->node_now) < 0)
 				memset(c->node_now, 0xff, c->n * sizeof(int));
 			for (size_t i = 0; i < c->n; i++)
-				c->sum_now[i] = vm_child_light ? *(uint64_t *)(p + i * ps)
-							       : vm_sum(p + i * ps);
+				c->sum_now[i] = vm_child_light ? *(uint64_t *)(p + i * ps) :
+								 vm_sum(p + i * ps);
 		} else if (cmd == 's') {
 			pid_t g = fork();
 
@@ -358,8 +356,7 @@ static void child_main(struct vm_child *c, struct shared_hdr *hdr, enum vm_child
 	_exit(0);
 }
 
-int vm_child_start(struct vm_child *c, enum vm_child_kind kind, size_t npages, int node,
-		   uint64_t seed)
+int vm_child_start(struct vm_child *c, enum vm_child_kind kind, size_t npages, int node, uint64_t seed)
 {
 	size_t bytes = sizeof(struct shared_hdr) + npages * (3 * sizeof(uint64_t) + sizeof(int));
 	int cmd[2], res[2];

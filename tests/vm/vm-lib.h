@@ -66,10 +66,10 @@ struct vm_child {
 	pid_t pid;
 	int cmd, res;
 	size_t n;
-	uint64_t *vaddr;      /* shared with the child */
-	uint64_t *sum;        /* checksums at fill time */
-	uint64_t *sum_now;    /* checksums at the last verify */
-	int *node_now;        /* nodes at the last verify */
+	uint64_t *vaddr;   /* shared with the child */
+	uint64_t *sum;     /* checksums at fill time */
+	uint64_t *sum_now; /* checksums at the last verify */
+	int *node_now;     /* nodes at the last verify */
 };
 
 enum vm_child_kind { VM_CHILD_ANON, VM_CHILD_THP, VM_CHILD_SHMEM, VM_CHILD_HUGETLB };

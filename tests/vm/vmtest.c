@@ -50,7 +50,7 @@ static int count_status(const int *st, size_t n, int want)
 /* Moves every page of a child with migrator m, then checks it all. */
 static void check_move(struct hb_migrator *m, enum vm_child_kind kind, size_t n, const char *what)
 {
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 	struct vm_child c;
 	uint64_t *pfn = calloc(n, 8), *hpa = calloc(n, 8), ps = vm_page_size();
 	int *st = calloc(n, sizeof(int)), *nodes = calloc(n, sizeof(int));
@@ -60,7 +60,9 @@ static void check_move(struct hb_migrator *m, enum vm_child_kind kind, size_t n,
 	int r;
 
 	if (kind == VM_CHILD_HUGETLB) {
-		FILE *f = fopen("/sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages", "w");
+		FILE *f =
+			fopen("/sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages",
+			      "w");
 
 		if (f) {
 			fprintf(f, "%zu\n", n / unit + 1);
@@ -69,14 +71,14 @@ static void check_move(struct hb_migrator *m, enum vm_child_kind kind, size_t n,
 	}
 	r = vm_child_start(&c, kind, n, SRC, 0x4842000000000000ULL + n);
 	if (r < 0) {
-		tap_skip("%s: %s: could not allocate %zu pages on node %d (%s)", hb_migrator_describe(m),
-			 what, n, SRC, strerror(-r));
+		tap_skip("%s: %s: could not allocate %zu pages on node %d (%s)",
+			 hb_migrator_describe(m), what, n, SRC, strerror(-r));
 		goto out;
 	}
 	r = vm_child_verify(&c);
 	if (vm_child_pfns(&c, pfn) < 0 || r < 0 || count_status(c.node_now, n, SRC) != (int)n) {
-		tap_skip("%s: %s: pages not all on node %d before the move", hb_migrator_describe(m),
-			 what, SRC);
+		tap_skip("%s: %s: pages not all on node %d before the move",
+			 hb_migrator_describe(m), what, SRC);
 		goto out_stop;
 	}
 	if (unit > 1) {
@@ -84,8 +86,8 @@ static void check_move(struct hb_migrator *m, enum vm_child_kind kind, size_t n,
 		bool ok = kind == VM_CHILD_THP ? (f >> KPF_THP) & 1 : (f >> KPF_HUGE) & 1;
 
 		if (!ok || !((f >> KPF_COMPOUND_HEAD) & 1)) {
-			tap_skip("%s: %s: no huge page formed (kpageflags %#llx)", hb_migrator_describe(m),
-				 what, (unsigned long long)f);
+			tap_skip("%s: %s: no huge page formed (kpageflags %#llx)",
+				 hb_migrator_describe(m), what, (unsigned long long)f);
 			goto out_stop;
 		}
 	}
@@ -132,7 +134,7 @@ out:
 static void check_shared(struct hb_migrator *m)
 {
 	const char *name = hb_migrator_kind_to_string(hb_migrator_kind(m));
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 	struct vm_child c;
 	uint64_t pfn[4], hpa[4];
 	int st[4], nodes[4] = { DST, DST, DST, DST };
@@ -160,12 +162,12 @@ static void check_shared(struct hb_migrator *m)
 
 static void check_probe_mpp(void)
 {
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 	int r = hb_mpp_probe(NULL, 0, &mpp, &err);
 
 	tap_ok(r == 0 && mpp.available, "probe: move_phys_pages available: %s",
 	       r == 0 ? mpp.why : err.msg);
-	r = hb_mpp_probe(NULL, 454, &(struct hb_mpp){0}, &err);
+	r = hb_mpp_probe(NULL, 454, &(struct hb_mpp){ 0 }, &err);
 	tap_ok(r == -EINVAL, "probe: a configured 454 (futex_wake upstream) is refused: %s", err.msg);
 }
 
@@ -201,10 +203,10 @@ static void check_refusals(void)
 		tap_ok(false, "refusal: set-up failed");
 		return;
 	}
-	pa[0] = pfn[0] * ps + 8;            /* not the first byte of the page */
-	pa[1] = 1ULL << 46;                 /* far beyond memory */
-	pa[2] = pfn[1] * ps;                /* valid */
-	pa[3] = pfn[1] * ps;                /* the same page again */
+	pa[0] = pfn[0] * ps + 8; /* not the first byte of the page */
+	pa[1] = 1ULL << 46;      /* far beyond memory */
+	pa[2] = pfn[1] * ps;     /* valid */
+	pa[3] = pfn[1] * ps;     /* the same page again */
 	r = raw_mpp(4, pa, nodes, st, MPOL_MF_MOVE);
 	tap_ok(r == 0 && st[0] == -EINVAL && st[1] == -EFAULT && st[2] == DST && st[3] == -EBUSY,
 	       "refusal: one batch, own status each: unaligned %d (-EINVAL), beyond memory %d "
@@ -258,7 +260,8 @@ static void check_tail_and_offline(void)
 		for (int b = 4096; b >= 0 && !done && block_pages; b--) {
 			FILE *f;
 
-			snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/memory%d", SRC, b);
+			snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/memory%d",
+				 SRC, b);
 			if (access(path, F_OK))
 				continue;
 			tried++;
@@ -272,10 +275,11 @@ static void check_tail_and_offline(void)
 			pa[0] = (uint64_t)b * block_pages * ps;
 			r = raw_mpp(1, pa, node, st, 0);
 			tap_ok(r == 0 && st[0] == -EFAULT,
-			       "refusal: the first PFN of offlined memory%d -> %d (want -EFAULT)", b, st[0]);
-			r = raw_mpp(1, pa, NULL, st, 0);
-			tap_ok(r == 0 && st[0] == -EFAULT, "query: offlined memory%d -> %d (want -EFAULT)",
+			       "refusal: the first PFN of offlined memory%d -> %d (want -EFAULT)",
 			       b, st[0]);
+			r = raw_mpp(1, pa, NULL, st, 0);
+			tap_ok(r == 0 && st[0] == -EFAULT,
+			       "query: offlined memory%d -> %d (want -EFAULT)", b, st[0]);
 			f = fopen(path, "w");
 			if (f) {
 				fputs("online", f);
@@ -283,7 +287,8 @@ static void check_tail_and_offline(void)
 			}
 		}
 		if (!done)
-			tap_ok(false, "refusal: offline PFN: none of %d memory blocks of node %d went offline",
+			tap_ok(false,
+			       "refusal: offline PFN: none of %d memory blocks of node %d went offline",
 			       tried, SRC);
 	}
 }
@@ -322,8 +327,8 @@ static int run_pci_dump(void)
 			close(fd);
 		if (n < 256)
 			continue;
-		printf("%02x:%02x.%x CXL memory device (class %.8s), %zd bytes of config space\n", bus,
-		       dev, fn, cls, n);
+		printf("%02x:%02x.%x CXL memory device (class %.8s), %zd bytes of config space\n",
+		       bus, dev, fn, cls, n);
 		for (ssize_t off = 0; off < n; off += 16) {
 			printf(off < 0x100 ? "%02zx:" : "%03zx:", off);
 			for (int k = 0; k < 16; k++)
@@ -441,8 +446,8 @@ static int run_hold(size_t n, int node, const char *tags, const char *verify)
 	if (!f)
 		return 1;
 	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%#llx %d %d %#llx\n", (unsigned long long)(0x4842544147000000ULL + i), st[i],
-			vm_sum(addrs[i]) == sum[i],
+		fprintf(f, "%#llx %d %d %#llx\n", (unsigned long long)(0x4842544147000000ULL + i),
+			st[i], vm_sum(addrs[i]) == sum[i],
 			(unsigned long long)vm_pfn(0, (uint64_t)(uintptr_t)addrs[i]) * ps);
 	fclose(f);
 	return 0;
@@ -515,7 +520,7 @@ static struct hb_migrator *open_migrator(enum hb_migrator_kind k)
 {
 	struct hb_migrator_config cfg = { .rescan_ms = 0, .source_nodes = 1ULL << SRC };
 	struct hb_migrator *m = NULL;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 	int r = hb_migrator_new(k, &cfg, &m, &err);
 
 	if (r < 0)
@@ -536,9 +541,10 @@ static void run_pagemap(void)
 	check_shared(m);
 	hb_migrator_pagemap_stats(m, &s);
 	tap_diag("pagemap index: %llu full scans, %llu processes, %llu PFNs, %llu stale, "
-		 "%llu move_pages calls", (unsigned long long)s.full_scans,
-		 (unsigned long long)s.processes, (unsigned long long)s.pages,
-		 (unsigned long long)s.stale, (unsigned long long)s.move_pages_calls);
+		 "%llu move_pages calls",
+		 (unsigned long long)s.full_scans, (unsigned long long)s.processes,
+		 (unsigned long long)s.pages, (unsigned long long)s.stale,
+		 (unsigned long long)s.move_pages_calls);
 	hb_migrator_free(m);
 }
 
@@ -585,8 +591,12 @@ static void check_move_pages(void)
 
 	/* one call: untouched shmem, never-touched anon, the zero page, an
 	 * unmapped address, a page and the same page again */
-	va[0] = shm; va[1] = fresh; va[2] = zero; va[3] = unmapped;
-	va[4] = anon; va[5] = anon;
+	va[0] = shm;
+	va[1] = fresh;
+	va[2] = zero;
+	va[3] = unmapped;
+	va[4] = anon;
+	va[5] = anon;
 	for (int i = 0; i < 6; i++) {
 		nodes[i] = DST;
 		st[i] = 12345;
@@ -596,8 +606,8 @@ static void check_move_pages(void)
 		       st[3] == -EFAULT && st[4] == DST && st[5] == -EBUSY,
 	       "move_pages(2) on %s: untouched shmem %d (-ENOENT), untouched anon %d (%d), "
 	       "zero page %d, unmapped %d (-EFAULT), a page %d (%d), the same page again %d "
-	       "(-EBUSY); returned %ld", u.release, st[0], st[1], untouched, st[2], st[3], st[4],
-	       DST, st[5], r);
+	       "(-EBUSY); returned %ld",
+	       u.release, st[0], st[1], untouched, st[2], st[3], st[4], DST, st[5], r);
 
 	/* mixed targets in one call: each page ends where it was sent */
 	{
@@ -614,7 +624,8 @@ static void check_move_pages(void)
 			good += ms[i] == mn[i] && now[i] == mn[i] && vm_sum(mv[i]) != 0;
 		tap_ok(r == 0 && good == 7,
 		       "move_pages(2): mixed targets %d,%d,%d,...: %d/7 pages where sent, "
-		       "status equal to the node", mn[0], mn[1], mn[2], good);
+		       "status equal to the node",
+		       mn[0], mn[1], mn[2], good);
 	}
 	/* a failing node fails the call, not a page */
 	va[0] = anon;
@@ -657,13 +668,13 @@ static int run_mpp(void)
 static int run_stock(void)
 {
 	struct hb_migrator *m = NULL;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 	int r;
 
 	r = hb_mpp_probe(NULL, 451, &mpp, &err);
 	tap_ok(r < 0 && !mpp.available, "probe on a stock kernel: unavailable: %s", err.msg);
-	r = hb_migrator_new(HB_MIGRATOR_PHYS, &(struct hb_migrator_config){ .syscall_nr = 451 },
-			    &m, &err);
+	r = hb_migrator_new(HB_MIGRATOR_PHYS, &(struct hb_migrator_config){ .syscall_nr = 451 }, &m,
+			    &err);
 	tap_ok(r == -ENOSYS && !m, "phys backend refuses to open (%d): %s", r, err.msg);
 	check_move_pages();
 	run_pagemap();

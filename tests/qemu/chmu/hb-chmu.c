@@ -43,8 +43,9 @@
 #define CONF0_INT_FILL (1ULL << 10)
 #define CONF0_ENABLE (1ULL << 16)
 #define CONF0_RESET (1ULL << 17)
-#define CONF0_WRITABLE (0xffULL | CONF0_RANDOMIZE | CONF0_INT_OVERFLOW | CONF0_INT_FILL | \
-			CONF0_ENABLE | SET(63, 32, 0xffffffffULL))
+#define CONF0_WRITABLE                                                                    \
+	(0xffULL | CONF0_RANDOMIZE | CONF0_INT_OVERFLOW | CONF0_INT_FILL | CONF0_ENABLE | \
+	 SET(63, 32, 0xffffffffULL))
 #define STATUS_ENABLED (1ULL << 0)
 #define STATUS_OVERFLOW (1ULL << 40)
 #define STATUS_LEVEL (1ULL << 41)
@@ -70,7 +71,7 @@ struct inst {
 	uint64_t threshold, epoch_ns, epoch_end;
 	uint64_t nunits;
 	uint32_t *count;
-	uint32_t *touched;           /* units whose count left 0 this epoch */
+	uint32_t *touched; /* units whose count left 0 this epoch */
 	uint64_t ntouched;
 	uint64_t ds_acc, rng;
 	struct hb_qchmu_counts n;
@@ -90,8 +91,8 @@ void hb_qchmu_params_default(struct hb_qchmu_params *p, uint64_t capacity)
 		.capacity = capacity,
 		.instances = 1,
 		.hotlist_size = 1024,
-		.unit_sizes = (1u << 4) | (1u << 5),   /* 4 KiB, 8 KiB */
-		.ds_factors = 0x3f,                    /* 1, 2, 4, 8, 16, 32 */
+		.unit_sizes = (1u << 4) | (1u << 5), /* 4 KiB, 8 KiB */
+		.ds_factors = 0x3f,                  /* 1, 2, 4, 8, 16, 32 */
 		.counter_width = 16,
 		.seed = 0x9e3779b97f4a7c15ULL,
 	};
@@ -241,7 +242,7 @@ static uint64_t inst_qword(const struct hb_qchmu *c, const struct inst *in, uint
 		return in->bitmap[(rel - R_BITMAP) / 8];
 	if (rel >= c->hotlist_off && rel < c->inst_len)
 		return in->ring[(rel - c->hotlist_off) / 8];
-	return 0;   /* reserved */
+	return 0; /* reserved */
 }
 
 static uint64_t size_mask(unsigned int size)
@@ -367,15 +368,14 @@ static void write_conf0(struct hb_qchmu *c, struct inst *in, uint64_t val, uint6
 	}
 	in->conf0 = v & CONF0_WRITABLE;
 	if (!in->enabled && (v & CONF0_ENABLE))
-		enable(c, in, now_ns);   /* a refused configuration leaves STATUS.ENABLED 0 */
+		enable(c, in, now_ns); /* a refused configuration leaves STATUS.ENABLED 0 */
 	else if (in->enabled && !(v & CONF0_ENABLE))
 		disable(in);
 	else if (in->enabled)
 		in->threshold = FIELD(in->conf0, 63, 32) ? FIELD(in->conf0, 63, 32) : in->threshold;
 }
 
-void hb_qchmu_write(struct hb_qchmu *c, uint64_t off, uint64_t val, unsigned int size,
-		    uint64_t now_ns)
+void hb_qchmu_write(struct hb_qchmu *c, uint64_t off, uint64_t val, unsigned int size, uint64_t now_ns)
 {
 	unsigned int shift = (unsigned int)(off & 7) * 8;
 	uint64_t mask = size_mask(size) << shift, rel;
@@ -383,27 +383,23 @@ void hb_qchmu_write(struct hb_qchmu *c, uint64_t off, uint64_t val, unsigned int
 
 	val <<= shift;
 	if (!in)
-		return;   /* the common capability is read-only */
+		return; /* the common capability is read-only */
 	switch (rel) {
-	case R_CONF0:
-		write_conf0(c, in, val, mask, now_ns);
-		return;
+	case R_CONF0: write_conf0(c, in, val, mask, now_ns); return;
 	case R_CONF1:
 	case R_CONF2:
 		if (in->enabled)
-			return;   /* the configuration is frozen while enabled */
+			return; /* the configuration is frozen while enabled */
 		if (rel == R_CONF1)
 			in->conf1 = (in->conf1 & ~mask) | (val & mask);
 		else
 			in->conf2 = ((in->conf2 & ~mask) | (val & mask)) & 0xffff;
 		return;
-	case R_STATUS:
-		in->status &= ~(val & mask & (STATUS_OVERFLOW | STATUS_LEVEL));
-		return;
+	case R_STATUS: in->status &= ~(val & mask & (STATUS_OVERFLOW | STATUS_LEVEL)); return;
 	case R_HEADTAIL:
 		if ((mask & 0xffff) == 0xffff && (val & 0xffff) < c->p.hotlist_size)
 			in->head = (uint16_t)(val & 0xffff);
-		return;   /* TAIL is the device's */
+		return; /* TAIL is the device's */
 	}
 	if (rel >= R_BITMAP && rel < c->hotlist_off && !in->enabled) {
 		uint64_t *w = &in->bitmap[(rel - R_BITMAP) / 8];
@@ -417,8 +413,10 @@ static bool wanted(unsigned int m2s, bool write)
 {
 	/* no TEE requests reach an emulated device: non-TEE and all count alike */
 	switch (m2s) {
-	case 1: case 4: return !write;
-	case 2: case 5: return write;
+	case 1:
+	case 4: return !write;
+	case 2:
+	case 5: return write;
 	default: return true;
 	}
 }
@@ -437,8 +435,7 @@ static bool sampled(struct inst *in)
 	return !(++in->ds_acc & in->ds_mask);
 }
 
-void hb_qchmu_access(struct hb_qchmu *c, uint64_t dpa, unsigned int size, bool write,
-		     uint64_t now_ns)
+void hb_qchmu_access(struct hb_qchmu *c, uint64_t dpa, unsigned int size, bool write, uint64_t now_ns)
 {
 	uint64_t g = dpa / RANGE_GRANULE;
 
@@ -449,7 +446,8 @@ void hb_qchmu_access(struct hb_qchmu *c, uint64_t dpa, unsigned int size, bool w
 		struct inst *in = &c->inst[i];
 		uint64_t u;
 
-		if (!in->enabled || !wanted(in->m2s, write) || !((in->bitmap[g / 64] >> (g % 64)) & 1))
+		if (!in->enabled || !wanted(in->m2s, write) ||
+		    !((in->bitmap[g / 64] >> (g % 64)) & 1))
 			continue;
 		/* an epoch that ended before this access is closed first */
 		if (in->mode == MODE_EPOCH && now_ns >= in->epoch_end)

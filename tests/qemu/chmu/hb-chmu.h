@@ -33,12 +33,12 @@ struct hb_qchmu_params {
 
 /* Counts an instance keeps, for tests and for QEMU's trace output. */
 struct hb_qchmu_counts {
-	uint64_t accesses;  /* accesses that matched the request type and range */
-	uint64_t sampled;   /* of those, counted after down-sampling */
-	uint64_t entries;   /* hotlist entries written */
-	uint64_t dropped;   /* entries lost because the hotlist was full */
-	uint64_t epochs;    /* epochs ended */
-	uint64_t irqs;      /* interrupts raised */
+	uint64_t accesses; /* accesses that matched the request type and range */
+	uint64_t sampled;  /* of those, counted after down-sampling */
+	uint64_t entries;  /* hotlist entries written */
+	uint64_t dropped;  /* entries lost because the hotlist was full */
+	uint64_t epochs;   /* epochs ended */
+	uint64_t irqs;     /* interrupts raised */
 };
 
 struct hb_qchmu;
@@ -73,7 +73,6 @@ bool hb_qchmu_irq_take(struct hb_qchmu *c);
 /* the device's reset: every instance disabled and cleared */
 void hb_qchmu_reset(struct hb_qchmu *c);
 
-void hb_qchmu_counts(const struct hb_qchmu *c, unsigned int instance,
-		     struct hb_qchmu_counts *ret);
+void hb_qchmu_counts(const struct hb_qchmu *c, unsigned int instance, struct hb_qchmu_counts *ret);
 
 #endif

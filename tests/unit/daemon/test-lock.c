@@ -278,7 +278,7 @@ static void test_socket_peers_root_and_own_uid_only(void **state)
 		if (setgid(65534) < 0 || setuid(65534) < 0)
 			_exit(2);
 		c = connect_to(path);
-		_exit(c >= 0 && read(c, &b, 1) >= 0 ? 0 : 1);   /* until the test hangs up */
+		_exit(c >= 0 && read(c, &b, 1) >= 0 ? 0 : 1); /* until the test hangs up */
 	}
 	for (int i = 0; i < 500 && (s = hb_unix_accept(&l)) == -EAGAIN; i++)
 		usleep(10000);

@@ -82,7 +82,8 @@ static void test_logger_writes_only_at_or_above_its_level(void **state)
 	assert_string_equal(out, "hotbridge: a warning 2\n");
 	assert_int_equal(hb_logger_set_level(&l, "debug"), 0);
 	capture_stderr(&l, out, sizeof(out));
-	assert_string_equal(out, "hotbridge: an info 1\nhotbridge: a warning 2\nhotbridge: a debug 3\n");
+	assert_string_equal(out,
+			    "hotbridge: an info 1\nhotbridge: a warning 2\nhotbridge: a debug 3\n");
 }
 
 int main(void)

@@ -64,7 +64,7 @@ static void config_on(struct hb_config *cfg, double rate_mbps, double burst_mb)
 	cfg->interval_ms = 100;
 	cfg->dry_run = true;
 	cfg->threshold = 4;
-	cfg->max_entries = 1 << 16;       /* the default million takes longer to set up than to run */
+	cfg->max_entries = 1 << 16; /* the default million takes longer to set up than to run */
 	cfg->rate_mbps = rate_mbps;
 	cfg->burst_mb = burst_mb;
 	cfg->hysteresis_ms = 0;
@@ -82,7 +82,7 @@ static void config_on(struct hb_config *cfg, double rate_mbps, double burst_mb)
 		strcpy(s->type, "emul-chmu");
 		snprintf(s->memdev, sizeof(s->memdev), "mem%d", m);
 		for (int i = 0; params[m][i]; i++) {
-			s->params[s->nparams] = strdup(params[m][i]);   /* hb_config_done() frees them */
+			s->params[s->nparams] = strdup(params[m][i]); /* hb_config_done() frees them */
 			assert_non_null(s->params[s->nparams++]);
 		}
 	}
@@ -182,8 +182,8 @@ static char *explained(struct hb_daemon *d)
 		assert_int_equal(hb_daemon_explain(d, HB_EMU_REGION_BASE + i * 4096, &o, &err), 0);
 		assert_true(json_object_object_get_ex(o, "decision", &dec));
 		assert_true(json_object_object_get_ex(o, "reason", &why));
-		len += (size_t)snprintf(buf + len, size - len, "%s: %s\n", json_object_get_string(dec),
-					json_object_get_string(why));
+		len += (size_t)snprintf(buf + len, size - len, "%s: %s\n",
+					json_object_get_string(dec), json_object_get_string(why));
 		assert_true(len < size);
 		json_object_put(o);
 	}
@@ -337,7 +337,7 @@ static void test_placed_pages_are_away_from_the_chmus(void **state)
 		uint64_t off = hpa[i] - HB_EMU_REGION_BASE;
 
 		if (!hb_placed_find(placed, hpa[i]))
-			continue;           /* not placed any more (none is, with this room) */
+			continue; /* not placed any more (none is, with this room) */
 		grew += truth[off / 8192] > was[i];
 		assert_true(heat_of(d, hpa[i]) == 0.0);
 	}

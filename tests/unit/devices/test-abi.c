@@ -33,11 +33,11 @@ static void test_abi_v1_layout_is_pinned(void **state)
 	assert_int_equal(offsetof(struct hb_host_ops, unwatch_fd), 32);
 	assert_int_equal(offsetof(struct hb_host_ops, arm_timer), 40);
 	assert_int_equal(offsetof(struct hb_host_ops, submit), 48);
-	assert_int_equal(offsetof(struct hb_host_ops, count_bad), 56);   /* 1.1 */
-	assert_int_equal(offsetof(struct hb_host_ops, submit_event), 64); /* 1.2 */
+	assert_int_equal(offsetof(struct hb_host_ops, count_bad), 56);      /* 1.1 */
+	assert_int_equal(offsetof(struct hb_host_ops, submit_event), 64);   /* 1.2 */
 	assert_int_equal(offsetof(struct hb_host_ops, count_overflow), 72); /* 1.3 */
 
-	assert_int_equal(sizeof(struct hb_device_event), 64);            /* 1.2 */
+	assert_int_equal(sizeof(struct hb_device_event), 64); /* 1.2 */
 	assert_int_equal(offsetof(struct hb_device_event, kind), 4);
 	assert_int_equal(offsetof(struct hb_device_event, flags), 8);
 	assert_int_equal(offsetof(struct hb_device_event, count), 12);
@@ -82,15 +82,20 @@ static void fake_close(void *priv)
 static struct hb_device_ops good(void)
 {
 	return (struct hb_device_ops){
-		.abi_major = 1, .abi_minor = 0, .size = sizeof(struct hb_device_ops),
-		.name = "fake", .caps = HB_DEV_CAP_POLL | HB_DEV_CAP_DPA,
-		.open = fake_open, .poll = fake_poll, .close = fake_close,
+		.abi_major = 1,
+		.abi_minor = 0,
+		.size = sizeof(struct hb_device_ops),
+		.name = "fake",
+		.caps = HB_DEV_CAP_POLL | HB_DEV_CAP_DPA,
+		.open = fake_open,
+		.poll = fake_poll,
+		.close = fake_close,
 	};
 }
 
 static void expect_refused(const struct hb_device_ops *ops, int code, const char *needle)
 {
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 
 	assert_int_equal(hb_device_ops_check(ops, "/x/acme.so", &err), code);
 	assert_non_null(strstr(err.msg, "/x/acme.so"));
@@ -100,7 +105,7 @@ static void expect_refused(const struct hb_device_ops *ops, int code, const char
 static void test_abi_check_refuses_what_the_host_cannot_use(void **state)
 {
 	struct hb_device_ops o = good();
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 
 	assert_int_equal(hb_device_ops_check(&o, "built-in", &err), 0);
 	/* a newer minor with a bigger table is fine: the host ignores the tail */
@@ -135,7 +140,7 @@ static void test_abi_check_refuses_what_the_host_cannot_use(void **state)
 static void test_abi_builtins_pass_their_own_check(void **state)
 {
 	const struct hb_device_ops *const *v;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 	size_t n = hb_builtin_sources(&v);
 
 	for (size_t i = 0; i < n; i++) {
@@ -166,8 +171,9 @@ static void test_abi_ops_has_checks_the_size(void **state)
 
 static void test_abi_param_helpers(void **state)
 {
-	const char *params[] = { "size=0x1000", "sizes=7", "name=", "bad=010", "huge=0x10000000000000000",
-				 NULL };
+	const char *params[] = {
+		"size=0x1000", "sizes=7", "name=", "bad=010", "huge=0x10000000000000000", NULL
+	};
 	const char *few[] = { "size", "sizes", "name", "bad", NULL };
 	const char *all[] = { "size", "sizes", "name", "bad", "huge", NULL };
 	struct hb_dev_info info = { .size = sizeof(info), .name = "s0", .params = params };
@@ -191,17 +197,41 @@ static void test_abi_param_helpers(void **state)
 	assert_int_equal(hb_dev_param_get_u64(&info, "bad", 9, &v), -EINVAL);
 	assert_int_equal(hb_dev_param_get_u64(&info, "huge", 9, &v), -ERANGE);
 	assert_int_equal(hb_dev_param_get_u64(&info, "name", 9, &v), -EINVAL);
-	assert_int_equal(v, 9);   /* untouched on failure */
+	assert_int_equal(v, 9); /* untouched on failure */
 }
 
 /* Plugins take numbers exactly as the daemon's config does (hb_parse_u64). */
 static void test_abi_param_numbers_match_the_config(void **state)
 {
 	static const char *const in[] = {
-		"0", "1", "42", "010", "00", "0x", "0X", "0x0", "0x10", "0X1f", "0xFFff", "0x-1",
-		"0x 1", " 1", "1 ", "+1", "-1", "", "1e3", "12a", "0xg", "0b1",
-		"18446744073709551615", "18446744073709551616", "99999999999999999999",
-		"0xffffffffffffffff", "0x10000000000000000", "0x00000000000000000001",
+		"0",
+		"1",
+		"42",
+		"010",
+		"00",
+		"0x",
+		"0X",
+		"0x0",
+		"0x10",
+		"0X1f",
+		"0xFFff",
+		"0x-1",
+		"0x 1",
+		" 1",
+		"1 ",
+		"+1",
+		"-1",
+		"",
+		"1e3",
+		"12a",
+		"0xg",
+		"0b1",
+		"18446744073709551615",
+		"18446744073709551616",
+		"99999999999999999999",
+		"0xffffffffffffffff",
+		"0x10000000000000000",
+		"0x00000000000000000001",
 	};
 
 	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {

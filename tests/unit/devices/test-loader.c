@@ -82,7 +82,7 @@ static int teardown(void **state)
 static void test_loader_keeps_good_plugins_and_names_each_refusal(void **state)
 {
 	struct hb_plugin_set set;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 	const char *w;
 
 	copy_plugin("libhb-sample.so", "10-sample.so", 0755);
@@ -92,7 +92,7 @@ static void test_loader_keeps_good_plugins_and_names_each_refusal(void **state)
 	copy_plugin("libbad-nopoll.so", "50-bad-nopoll.so", 0755);
 	copy_plugin("libbad-noentry.so", "60-bad-noentry.so", 0755);
 	copy_plugin("libhb-sample.so", "70-world-writable.so", 0757);
-	copy_plugin("libhb-sample.so", "README", 0644);       /* not *.so: ignored */
+	copy_plugin("libhb-sample.so", "README", 0644); /* not *.so: ignored */
 	{
 		char p[512];
 
@@ -129,27 +129,31 @@ static void test_loader_keeps_good_plugins_and_names_each_refusal(void **state)
 static void test_loader_refuses_an_unsafe_directory(void **state)
 {
 	struct hb_plugin_set set;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 	char link[300];
 
 	copy_plugin("libhb-sample.so", "10-sample.so", 0755);
 	assert_int_equal(chmod(dir, 0775), 0);
-	assert_int_equal(hb_plugins_load(dir, getuid(), NULL, 0, &set, on_refused, NULL, &err), -EPERM);
+	assert_int_equal(hb_plugins_load(dir, getuid(), NULL, 0, &set, on_refused, NULL, &err),
+			 -EPERM);
 	assert_non_null(strstr(err.msg, "group- or world-writable (mode 0775)"));
 	assert_int_equal(set.n, 0);
 
 	assert_int_equal(chmod(dir, 0755), 0);
-	assert_int_equal(hb_plugins_load(dir, getuid() + 1, NULL, 0, &set, on_refused, NULL, &err), -EPERM);
+	assert_int_equal(hb_plugins_load(dir, getuid() + 1, NULL, 0, &set, on_refused, NULL, &err),
+			 -EPERM);
 	assert_non_null(strstr(err.msg, "not"));
 	assert_non_null(strstr(err.msg, "refusing"));
 
 	snprintf(link, sizeof(link), "%s.link", dir);
 	assert_int_equal(symlink(dir, link), 0);
-	assert_int_equal(hb_plugins_load(link, getuid(), NULL, 0, &set, on_refused, NULL, &err), -EPERM);
+	assert_int_equal(hb_plugins_load(link, getuid(), NULL, 0, &set, on_refused, NULL, &err),
+			 -EPERM);
 	assert_non_null(strstr(err.msg, "symlink"));
 	unlink(link);
 
-	assert_int_equal(hb_plugins_load("/nonexistent/plugins", getuid(), NULL, 0, &set, NULL, NULL, &err),
+	assert_int_equal(hb_plugins_load("/nonexistent/plugins", getuid(), NULL, 0, &set, NULL,
+					 NULL, &err),
 			 -ENOENT);
 	assert_non_null(strstr(err.msg, "/nonexistent/plugins"));
 }
@@ -159,21 +163,22 @@ static void test_loader_a_plugin_that_fails_to_open_is_named(void **state)
 	struct hb_host_ops host = { .abi_major = 1, .size = sizeof(host) };
 	struct hb_dev_info info = { .size = sizeof(info), .name = "acme0" };
 	struct hb_plugin_set set;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 	void *priv = (void *)1;
 
 	copy_plugin("libbad-openfail.so", "10-bad.so", 0755);
 	copy_plugin("libhb-sample.so", "20-sample.so", 0755);
 	assert_int_equal(hb_plugins_load(dir, getuid(), NULL, 0, &set, on_refused, NULL, &err), 0);
 	assert_int_equal(set.n, 2);
-	assert_int_equal(hb_source_open(set.v[0].ops, set.v[0].path, &host, NULL, &info, &priv,
-					&err), -ENXIO);
+	assert_int_equal(hb_source_open(set.v[0].ops, set.v[0].path, &host, NULL, &info, &priv, &err),
+			 -ENXIO);
 	assert_null(priv);
-	assert_non_null(strstr(err.msg, "10-bad.so (bad): open of 'acme0' failed: No such device or address"));
+	assert_non_null(strstr(err.msg,
+			       "10-bad.so (bad): open of 'acme0' failed: No such device or address"));
 	/* the other plugin is unaffected: the sample refuses only for want of a memdev */
 	info.memdev = "mem0";
-	assert_int_equal(hb_source_open(set.v[1].ops, set.v[1].path, &host, NULL, &info, &priv,
-					&err), 0);
+	assert_int_equal(hb_source_open(set.v[1].ops, set.v[1].path, &host, NULL, &info, &priv, &err),
+			 0);
 	set.v[1].ops->close(priv);
 	hb_plugin_set_done(&set);
 }
@@ -196,15 +201,19 @@ static void host_log(struct hb_host *h, int prio, const char *fmt, ...)
 
 static void test_loader_sample_plugin_runs_through_its_ops(void **state)
 {
-	static const char *const params[] = { "base=0x40000000", "size=0x400000",
-					      "window=0x100000", NULL };
+	static const char *const params[] = { "base=0x40000000", "size=0x400000", "window=0x100000",
+					      NULL };
 	struct hb_host_ops host = {
-		.abi_major = 1, .size = sizeof(host), .log = host_log, .submit = host_submit,
+		.abi_major = 1,
+		.size = sizeof(host),
+		.log = host_log,
+		.submit = host_submit,
 	};
-	struct hb_dev_info info = { .size = sizeof(info), .name = "s", .memdev = "mem3",
-				    .params = params };
+	struct hb_dev_info info = {
+		.size = sizeof(info), .name = "s", .memdev = "mem3", .params = params
+	};
 	struct hb_plugin_set set;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 	void *priv = NULL;
 
 	copy_plugin("libhb-sample.so", "10-sample.so", 0755);
@@ -233,14 +242,24 @@ static void set_marker(char *marker, size_t size)
 
 static void test_loader_file_name_gives_the_source_name(void **state)
 {
-	static const struct { const char *file, *name; } good[] = {
-		{ "10-sample.so", "sample" }, { "sample.so", "sample" },
-		{ "007-acme_x.so", "acme_x" }, { "10-20-x.so", "20-x" }, { "9lives.so", "9lives" },
-		{ "1-emul-chmu.so", "emul-chmu" },
+	static const struct {
+		const char *file, *name;
+	} good[] = {
+		{ "10-sample.so", "sample" },  { "sample.so", "sample" },
+		{ "007-acme_x.so", "acme_x" }, { "10-20-x.so", "20-x" },
+		{ "9lives.so", "9lives" },     { "1-emul-chmu.so", "emul-chmu" },
 	};
 	static const char *const bad[] = {
-		"Sample.so", "10-.so", "-x.so", "_x.so", "a b.so", ".so", "10-sample.so.1",
-		"sample.sox", "x/y.so", "10-ACME.so",
+		"Sample.so",
+		"10-.so",
+		"-x.so",
+		"_x.so",
+		"a b.so",
+		".so",
+		"10-sample.so.1",
+		"sample.sox",
+		"x/y.so",
+		"10-ACME.so",
 		"10-a123456789012345678901234567890123456789012345678901234567890123.so",
 	};
 	char name[HB_PLUGIN_NAME_MAX];
@@ -258,7 +277,7 @@ static void test_loader_loads_only_the_plugins_asked_for(void **state)
 {
 	static const char *const want[] = { "sample", NULL };
 	struct hb_plugin_set set;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 	char marker[300];
 
 	set_marker(marker, sizeof(marker));
@@ -283,15 +302,15 @@ static void test_loader_loads_only_the_plugins_asked_for(void **state)
 static void test_loader_refuses_builtin_and_duplicate_names_before_loading(void **state)
 {
 	struct hb_plugin_set set;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 	char marker[300];
 	const char *w;
 
 	set_marker(marker, sizeof(marker));
 	copy_plugin("libbad-builtin.so", "10-replay.so", 0755);
-	copy_plugin("libbad-crashctor.so", "emul-chmu.so", 0755);  /* would crash if loaded */
+	copy_plugin("libbad-crashctor.so", "emul-chmu.so", 0755); /* would crash if loaded */
 	copy_plugin("libhb-sample.so", "20-sample.so", 0755);
-	copy_plugin("libbad-crashctor.so", "30-sample.so", 0755);  /* would crash if loaded */
+	copy_plugin("libbad-crashctor.so", "30-sample.so", 0755); /* would crash if loaded */
 	copy_plugin("libbad-pollfail.so", "40-bad.so", 0755);
 	copy_plugin("libhb-sample.so", "50-Bad Name.so", 0755);
 	assert_int_equal(hb_plugins_load(dir, getuid(), NULL, 0, &set, on_refused, NULL, &err), 0);
@@ -318,7 +337,7 @@ static void test_loader_refuses_builtin_and_duplicate_names_before_loading(void 
 static void test_loader_refuses_a_plugin_whose_file_name_is_not_its_source_name(void **state)
 {
 	struct hb_plugin_set set;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 	const char *w;
 
 	copy_plugin("libhb-sample.so", "10-acme.so", 0755);
@@ -335,7 +354,7 @@ static void inspect_one(const char *from, const char *to, int timeout_ms, int wa
 {
 	struct hb_plugin_set set;
 	struct hb_plugin_desc desc;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 	char path[600];
 
 	copy_plugin(from, to, 0755);
@@ -360,7 +379,7 @@ static void test_inspect_reports_a_crash_or_a_hang_as_a_refusal(void **state)
 {
 	struct hb_plugin_set set;
 	struct hb_plugin_desc desc;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 	char marker[300];
 
 	set_marker(marker, sizeof(marker));
@@ -393,7 +412,7 @@ static void test_loader_refuses_a_wanted_plugin_that_crashes_while_loading(void 
 {
 	static const char *const want[] = { "crashy", "crashentry", "hang", "sample", NULL };
 	struct hb_plugin_set set;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 	const char *w;
 
 	copy_plugin("libbad-crashctor.so", "10-crashy.so", 0755);
@@ -401,8 +420,7 @@ static void test_loader_refuses_a_wanted_plugin_that_crashes_while_loading(void 
 	copy_plugin("libbad-hang.so", "30-hang.so", 0755);
 	copy_plugin("libhb-sample.so", "40-sample.so", 0755);
 	/* inspected in a child first: the crashes and the hang are refusals here */
-	assert_int_equal(hb_plugins_load(dir, getuid(), want, 2000, &set, on_refused, NULL, &err),
-			 0);
+	assert_int_equal(hb_plugins_load(dir, getuid(), want, 2000, &set, on_refused, NULL, &err), 0);
 	assert_int_equal(set.n, 1);
 	assert_string_equal(set.v[0].ops->name, "sample");
 	assert_non_null(set.v[0].handle);

@@ -91,8 +91,8 @@ static void wr(struct hb_qchmu *c, unsigned int i, uint64_t rel, uint64_t v, uin
 }
 
 /* whole range tracked, 4 KiB units, 10 ms epochs, reads and writes */
-static void program(struct hb_qchmu *c, unsigned int i, uint64_t thr, uint64_t extra0,
-		    uint64_t c1, uint64_t now)
+static void program(struct hb_qchmu *c, unsigned int i, uint64_t thr, uint64_t extra0, uint64_t c1,
+		    uint64_t now)
 {
 	uint64_t bm = rd(c, i, CAP2);
 
@@ -126,21 +126,21 @@ static void test_registers_sit_at_the_spec_offsets(void **state)
 	uint64_t cap0 = rd(c, 0, CAP0), cap1 = rd(c, 0, CAP1), len;
 
 	(void)state;
-	assert_int_equal(hb_qchmu_read(c, 0x00, 8) & 0xf, 1);             /* version */
-	assert_int_equal((hb_qchmu_read(c, 0x00, 8) >> 8) & 0xff, 2);      /* instances */
+	assert_int_equal(hb_qchmu_read(c, 0x00, 8) & 0xf, 1);         /* version */
+	assert_int_equal((hb_qchmu_read(c, 0x00, 8) >> 8) & 0xff, 2); /* instances */
 	len = hb_qchmu_read(c, 0x08, 8) & 0xffff;
 	/* 512 MiB: two bitmap bits in one word after STATUS/HEAD/TAIL, then 1024 entries */
 	assert_int_equal(rd(c, 0, CAP2), 0x70);
 	assert_int_equal(rd(c, 0, CAP3), 0x78);
 	assert_int_equal(len, 0x78 + 1024 * 8);
 	assert_int_equal(hb_qchmu_size(c), 0x10 + 2 * len);
-	assert_int_equal(cap0 & 0xf, 7);                    /* MSI/MSI-X message number */
-	assert_int_equal((cap0 >> 4) & 3, 3);               /* overflow and fill interrupts */
-	assert_int_equal((cap0 >> 8) & 0x3f, 0x3f);         /* all six request types */
-	assert_int_equal(cap0 >> 48, 1024);                 /* hotlist size */
-	assert_int_equal(cap1 & 0xffffffff, 0x30);          /* 4 KiB and 8 KiB */
-	assert_int_equal((cap1 >> 48) & 3, 3);              /* epoch and always-on */
-	assert_int_equal((rd(c, 0, STATUS) >> 32) & 0xff, 16);   /* counter width */
+	assert_int_equal(cap0 & 0xf, 7);                       /* MSI/MSI-X message number */
+	assert_int_equal((cap0 >> 4) & 3, 3);                  /* overflow and fill interrupts */
+	assert_int_equal((cap0 >> 8) & 0x3f, 0x3f);            /* all six request types */
+	assert_int_equal(cap0 >> 48, 1024);                    /* hotlist size */
+	assert_int_equal(cap1 & 0xffffffff, 0x30);             /* 4 KiB and 8 KiB */
+	assert_int_equal((cap1 >> 48) & 3, 3);                 /* epoch and always-on */
+	assert_int_equal((rd(c, 0, STATUS) >> 32) & 0xff, 16); /* counter width */
 	/* narrow reads see the same bytes */
 	assert_int_equal(hb_qchmu_read(c, inst(c, 0) + CAP0 + 6, 2), 1024);
 	assert_int_equal(hb_qchmu_read(c, inst(c, 1) + CAP2, 4), 0x70);
@@ -154,10 +154,10 @@ static void test_epoch_reports_units_at_or_above_threshold_hottest_first(void **
 	(void)state;
 	program(c, 0, 3, 0, conf1(12, 0, 0, 3, 1), 0);
 	touch(c, 5 * 4096, 10, 1 * MS);
-	touch(c, 2 * 4096 + 64, 3, 2 * MS);       /* exactly the threshold counts */
-	touch(c, 9 * 4096, 2, 3 * MS);            /* below it */
+	touch(c, 2 * 4096 + 64, 3, 2 * MS); /* exactly the threshold counts */
+	touch(c, 9 * 4096, 2, 3 * MS);      /* below it */
 	touch(c, 7 * 4096, 12, 4 * MS);
-	assert_int_equal(tail(c, 0), 0);          /* nothing before the epoch ends */
+	assert_int_equal(tail(c, 0), 0); /* nothing before the epoch ends */
 	assert_int_equal(hb_qchmu_advance(c, 10 * MS), 20 * MS);
 	assert_int_equal(tail(c, 0), 3);
 	/* count in the low 16 bits, the unit index above */
@@ -176,7 +176,7 @@ static void test_unit_size_decides_the_unit_index(void **state)
 	struct hb_qchmu *c = dev_new(512 * MIB, 1, 64);
 
 	(void)state;
-	program(c, 0, 2, 0, conf1(13, 0, 0, 3, 1), 0);     /* 8 KiB units */
+	program(c, 0, 2, 0, conf1(13, 0, 0, 3, 1), 0); /* 8 KiB units */
 	hb_qchmu_access(c, 0x2000, 8, false, MS);
 	hb_qchmu_access(c, 0x3ff8, 8, true, MS);
 	hb_qchmu_advance(c, 10 * MS);
@@ -191,14 +191,14 @@ static void test_range_bitmap_and_request_type_limit_counting(void **state)
 	struct hb_qchmu_counts n;
 
 	(void)state;
-	wr(c, 0, rd(c, 0, CAP2), 1ULL << 1, 0);          /* only 256..512 MiB */
+	wr(c, 0, rd(c, 0, CAP2), 1ULL << 1, 0); /* only 256..512 MiB */
 	wr(c, 0, CONF1, conf1(12, 0, 0, 3, 1), 0);
-	wr(c, 0, CONF0, conf0(1, 1) | C0_ENABLE, 0);     /* non-TEE reads only */
+	wr(c, 0, CONF0, conf0(1, 1) | C0_ENABLE, 0); /* non-TEE reads only */
 	assert_true(rd(c, 0, STATUS) & ST_ENABLED);
-	hb_qchmu_access(c, 0, 8, false, MS);               /* range not tracked */
-	hb_qchmu_access(c, 300 * MIB, 8, true, MS);        /* a write */
-	hb_qchmu_access(c, 300 * MIB, 8, false, MS);       /* counted */
-	hb_qchmu_access(c, 2 * GIB, 8, false, MS);         /* beyond the device */
+	hb_qchmu_access(c, 0, 8, false, MS);         /* range not tracked */
+	hb_qchmu_access(c, 300 * MIB, 8, true, MS);  /* a write */
+	hb_qchmu_access(c, 300 * MIB, 8, false, MS); /* counted */
+	hb_qchmu_access(c, 2 * GIB, 8, false, MS);   /* beyond the device */
 	hb_qchmu_advance(c, 10 * MS);
 	hb_qchmu_counts(c, 0, &n);
 	assert_int_equal(n.accesses, 1);
@@ -216,8 +216,8 @@ static void test_downsampling_counts_one_access_in_factor(void **state)
 	struct hb_qchmu_counts n0, n1;
 
 	(void)state;
-	program(c, 0, 1, 0, conf1(12, 2, 0, 3, 1), 0);              /* 1 in 4 */
-	program(c, 1, 1, C0_RANDOMIZE, conf1(12, 2, 0, 3, 1), 0);   /* 1 in 4, at random */
+	program(c, 0, 1, 0, conf1(12, 2, 0, 3, 1), 0);            /* 1 in 4 */
+	program(c, 1, 1, C0_RANDOMIZE, conf1(12, 2, 0, 3, 1), 0); /* 1 in 4, at random */
 	touch(c, 0, 16, MS);
 	touch(c, 4096, 4000, MS);
 	hb_qchmu_advance(c, 10 * MS);
@@ -234,7 +234,7 @@ static void test_downsampling_counts_one_access_in_factor(void **state)
 
 static void test_full_hotlist_sets_overflow_without_interrupt_enable(void **state)
 {
-	struct hb_qchmu *c = dev_new(512 * MIB, 1, 4);   /* 3 usable slots */
+	struct hb_qchmu *c = dev_new(512 * MIB, 1, 4); /* 3 usable slots */
 	struct hb_qchmu_counts n;
 
 	(void)state;
@@ -244,7 +244,7 @@ static void test_full_hotlist_sets_overflow_without_interrupt_enable(void **stat
 	hb_qchmu_advance(c, 10 * MS);
 	assert_int_equal(tail(c, 0), 3);
 	assert_true(rd(c, 0, STATUS) & ST_OVERFLOW);
-	assert_false(hb_qchmu_irq_take(c));                /* not enabled: no interrupt */
+	assert_false(hb_qchmu_irq_take(c)); /* not enabled: no interrupt */
 	hb_qchmu_counts(c, 0, &n);
 	assert_int_equal(n.entries, 3);
 	assert_int_equal(n.dropped, 2);
@@ -257,7 +257,7 @@ static void test_full_hotlist_sets_overflow_without_interrupt_enable(void **stat
 	hb_qchmu_write(c, inst(c, 0) + HEAD, 3, 2, 11 * MS);
 	touch(c, 0, 1, 12 * MS);
 	hb_qchmu_advance(c, 20 * MS);
-	assert_int_equal(tail(c, 0), 0);                   /* wrapped */
+	assert_int_equal(tail(c, 0), 0); /* wrapped */
 	assert_false(rd(c, 0, STATUS) & ST_OVERFLOW);
 	hb_qchmu_free(c);
 }
@@ -271,7 +271,7 @@ static void test_overflow_and_fill_raise_their_interrupts_once(void **state)
 	program(c, 0, 1, C0_INT_FILL | C0_INT_OVERFLOW, conf1(12, 0, 0, 3, 1), 0);
 	touch(c, 0, 1, MS);
 	hb_qchmu_advance(c, 10 * MS);
-	assert_false(hb_qchmu_irq_take(c));                /* 1 entry, fill level 2 */
+	assert_false(hb_qchmu_irq_take(c)); /* 1 entry, fill level 2 */
 	assert_false(rd(c, 0, STATUS) & ST_LEVEL);
 	touch(c, 0, 1, 11 * MS);
 	hb_qchmu_advance(c, 20 * MS);
@@ -280,7 +280,7 @@ static void test_overflow_and_fill_raise_their_interrupts_once(void **state)
 	assert_false(hb_qchmu_irq_take(c));
 	touch(c, 0, 1, 21 * MS);
 	touch(c, 4096, 1, 21 * MS);
-	hb_qchmu_advance(c, 30 * MS);                       /* one fits, one overflows */
+	hb_qchmu_advance(c, 30 * MS); /* one fits, one overflows */
 	assert_true(rd(c, 0, STATUS) & ST_OVERFLOW);
 	assert_true(hb_qchmu_irq_take(c));
 	hb_qchmu_free(c);
@@ -295,12 +295,12 @@ static void test_reset_clears_ring_status_and_counts(void **state)
 	for (unsigned int u = 0; u < 4; u++)
 		touch(c, u * 4096ULL, 1, MS);
 	hb_qchmu_advance(c, 10 * MS);
-	touch(c, 0, 1, 11 * MS);                            /* pending in the new epoch */
+	touch(c, 0, 1, 11 * MS); /* pending in the new epoch */
 	wr(c, 0, CONF0, conf0(6, 1) | C0_ENABLE | C0_RESET, 12 * MS);
 	assert_int_equal(tail(c, 0), 0);
 	assert_int_equal(hb_qchmu_read(c, inst(c, 0) + HEAD, 2), 0);
 	assert_false(rd(c, 0, STATUS) & ST_OVERFLOW);
-	assert_false(rd(c, 0, CONF0) & C0_RESET);          /* the bit does not stick */
+	assert_false(rd(c, 0, CONF0) & C0_RESET); /* the bit does not stick */
 	assert_true(rd(c, 0, STATUS) & ST_ENABLED);
 	/* the epoch restarted at the reset: nothing ends at 20 ms, the count was cleared */
 	assert_int_equal(hb_qchmu_deadline(c), 22 * MS);
@@ -321,12 +321,15 @@ static void test_unsupported_configuration_stays_disabled(void **state)
 		uint64_t c0, c1;
 	} bad[] = {
 		{ "256 B units not offered", 6 | 1ULL << 32, 8 | 3ULL << 48 | 1ULL << 52 },
-		{ "epoch of 1 ms below the 10 ms minimum", 6 | 1ULL << 32, 12 | 2ULL << 48 | 1ULL << 52 },
+		{ "epoch of 1 ms below the 10 ms minimum", 6 | 1ULL << 32,
+		  12 | 2ULL << 48 | 1ULL << 52 },
 		{ "epoch of 200 s above the maximum", 6 | 1ULL << 32, 12 | 5ULL << 48 | 200ULL << 52 },
 		{ "threshold 0", 6, 12 | 3ULL << 48 | 1ULL << 52 },
-		{ "threshold beyond 16-bit counters", 6 | 0x10000ULL << 32, 12 | 3ULL << 48 | 1ULL << 52 },
+		{ "threshold beyond 16-bit counters", 6 | 0x10000ULL << 32,
+		  12 | 3ULL << 48 | 1ULL << 52 },
 		{ "request type 7", 7 | 1ULL << 32, 12 | 3ULL << 48 | 1ULL << 52 },
-		{ "down-sampling factor 64 not offered", 6 | 1ULL << 32, 12 | 6ULL << 32 | 3ULL << 48 | 1ULL << 52 },
+		{ "down-sampling factor 64 not offered", 6 | 1ULL << 32,
+		  12 | 6ULL << 32 | 3ULL << 48 | 1ULL << 52 },
 		{ "reporting mode 2", 6 | 1ULL << 32, 12 | 2ULL << 40 },
 	};
 
@@ -371,9 +374,9 @@ static void test_always_on_reports_each_threshold_crossing(void **state)
 
 	(void)state;
 	program(c, 0, 4, C0_INT_FILL, conf1(12, 0, 1, 0, 0), 0);
-	wr(c, 0, CONF2, 1, 0);                              /* frozen: enabled already */
+	wr(c, 0, CONF2, 1, 0); /* frozen: enabled already */
 	touch(c, 3 * 4096, 9, MS);
-	assert_int_equal(tail(c, 0), 2);                    /* 4 and 8, no epoch needed */
+	assert_int_equal(tail(c, 0), 2); /* 4 and 8, no epoch needed */
 	assert_int_equal(entry(c, 0, 0), 3ULL << 16 | 4);
 	assert_int_equal(hb_qchmu_deadline(c), HB_QCHMU_NEVER);
 	assert_false(hb_qchmu_irq_take(c));
@@ -385,8 +388,8 @@ static void test_instances_count_on_their_own(void **state)
 	struct hb_qchmu *c = dev_new(512 * MIB, 2, 64);
 
 	(void)state;
-	program(c, 0, 5, 0, conf1(12, 0, 0, 3, 1), 0);    /* 10 ms, threshold 5 */
-	program(c, 1, 2, 0, conf1(13, 0, 0, 3, 3), 0);    /* 30 ms, 8 KiB, threshold 2 */
+	program(c, 0, 5, 0, conf1(12, 0, 0, 3, 1), 0); /* 10 ms, threshold 5 */
+	program(c, 1, 2, 0, conf1(13, 0, 0, 3, 3), 0); /* 30 ms, 8 KiB, threshold 2 */
 	touch(c, 0, 3, MS);
 	touch(c, 4096, 6, MS);
 	assert_int_equal(hb_qchmu_advance(c, 10 * MS), 20 * MS);
@@ -394,7 +397,7 @@ static void test_instances_count_on_their_own(void **state)
 	assert_int_equal(tail(c, 1), 0);
 	assert_int_equal(hb_qchmu_advance(c, 30 * MS), 30 * MS + 10 * MS);
 	assert_int_equal(tail(c, 1), 1);
-	assert_int_equal(entry(c, 1, 0), 0ULL << 16 | 9);   /* both 4 KiB units in one 8 KiB */
+	assert_int_equal(entry(c, 1, 0), 0ULL << 16 | 9); /* both 4 KiB units in one 8 KiB */
 	hb_qchmu_free(c);
 }
 
@@ -455,8 +458,13 @@ static void test_driver_programs_and_drains_the_model(void **state)
 	struct hb_regwin w = { win_read, win_write, c, 0 };
 	static const struct hb_chmu_range r = { 0, 512 * MIB };
 	struct hb_chmu_config cfg = {
-		.unit_size = 4096, .epoch_ns = 100 * MS, .threshold = 8, .ds_factor = 1,
-		.mode = HB_CHMU_MODE_EPOCH, .ranges = &r, .nranges = 1,
+		.unit_size = 4096,
+		.epoch_ns = 100 * MS,
+		.threshold = 8,
+		.ds_factor = 1,
+		.mode = HB_CHMU_MODE_EPOCH,
+		.ranges = &r,
+		.nranges = 1,
 	};
 	struct hb_hot_record rec[64];
 	struct hb_chmu *drv = NULL;

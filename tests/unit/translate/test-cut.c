@@ -81,7 +81,7 @@ static void test_cut_pieces_cover_the_range(void **state)
 		assert_int_equal(hb_topology_dpa_piece(t, md, dpa, end - dpa, &x, &n, NULL), 0);
 		assert_true(n > 0 && n <= GRAN);
 		if (pieces)
-			assert_int_equal(x.hpa, prev_hpa + GRAN);  /* skips mem1's granule */
+			assert_int_equal(x.hpa, prev_hpa + GRAN); /* skips mem1's granule */
 		prev_hpa = x.hpa + n;
 		dpa += n;
 		pieces++;
@@ -95,28 +95,28 @@ static void test_cut_stops_at_the_decoder_end(void **state)
 {
 	const struct hb_topology *t = *state;
 	int md = hb_topology_find_memdev(t, "mem1");
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 	struct hb_xlat x;
 	uint64_t n = 7;
 
 	assert_int_equal(hb_topology_dpa_piece(t, md, DEC_SIZE - 0x100, 1ull << 40, &x, &n, NULL), 0);
 	assert_int_equal(n, 0x100);
 	n = 7;
-	assert_int_equal(hb_topology_dpa_piece(t, md, DEC_SIZE, 0x1000, &x, &n, &err),
-			 HB_E_UNMAPPED);
+	assert_int_equal(hb_topology_dpa_piece(t, md, DEC_SIZE, 0x1000, &x, &n, &err), HB_E_UNMAPPED);
 	assert_non_null(strstr(err.msg, "mem1"));
-	assert_int_equal(n, 7);      /* untouched on failure */
+	assert_int_equal(n, 7); /* untouched on failure */
 }
 
 static void test_cut_zero_length_is_refused(void **state)
 {
 	const struct hb_topology *t = *state;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 	struct hb_xlat x;
 	uint64_t n;
 
-	assert_int_equal(hb_topology_dpa_piece(t, hb_topology_find_memdev(t, "mem0"), 0x1000, 0,
-					       &x, &n, &err), -EINVAL);
+	assert_int_equal(hb_topology_dpa_piece(t, hb_topology_find_memdev(t, "mem0"), 0x1000, 0, &x,
+					       &n, &err),
+			 -EINVAL);
 	assert_non_null(strstr(err.msg, "zero length"));
 }
 

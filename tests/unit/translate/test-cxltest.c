@@ -29,7 +29,7 @@ static void data_path(char *buf, size_t size, const char *file)
 static void test_rch_region_agrees_with_the_kernel(void **state)
 {
 	_hb_cleanup_topology_ struct hb_topology *t = NULL;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 	char path[4096], memdev[32], region[32];
 	unsigned long long dpa, hpa;
 	unsigned n = 0, mapped = 0;
@@ -59,7 +59,8 @@ static void test_rch_region_agrees_with_the_kernel(void **state)
 			continue;
 		}
 		if (r < 0)
-			fail_msg("%s %#llx: the kernel says %#llx, we say: %s", memdev, dpa, hpa, err.msg);
+			fail_msg("%s %#llx: the kernel says %#llx, we say: %s", memdev, dpa, hpa,
+				 err.msg);
 		assert_int_equal(x.hpa, hpa);
 		assert_string_equal(hb_topology_region(t, x.region)->name, region);
 		assert_int_equal(hb_topology_hpa_to_dpa(t, hpa, &back, &err), 0);
@@ -101,7 +102,7 @@ static char *without_rch_decoders(void)
 static void test_unlisted_target_decoder_refuses_only_its_region(void **state)
 {
 	_hb_cleanup_topology_ struct hb_topology *t = NULL;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 	char *doc = without_rch_decoders();
 	struct hb_xlat x;
 	int rch, r0;
@@ -119,8 +120,9 @@ static void test_unlisted_target_decoder_refuses_only_its_region(void **state)
 	assert_non_null(strstr(err.msg, "decoder12.0"));
 	/* the mock BIOS's region0 still translates, there and back */
 	assert_string_equal(hb_topology_region(t, r0)->refused, "");
-	assert_int_equal(hb_topology_hpa_to_dpa(t, hb_topology_region(t, r0)->hpa_base + 0x1040,
-						&x, &err), 0);
+	assert_int_equal(hb_topology_hpa_to_dpa(t, hb_topology_region(t, r0)->hpa_base + 0x1040, &x,
+						&err),
+			 0);
 	assert_int_equal(x.region, r0);
 }
 

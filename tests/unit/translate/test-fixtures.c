@@ -36,7 +36,7 @@ static void test_fixtures_vvv_and_human_agree_and_round_trip(void **state)
 
 	for (size_t f = 0; f < sizeof(fixtures) / sizeof(fixtures[0]); f++) {
 		_hb_cleanup_topology_ struct hb_topology *a = NULL, *b = NULL;
-		struct hb_err err = {0};
+		struct hb_err err = { 0 };
 
 		if (load(fixtures[f], "vvv", &a, &err) < 0)
 			fail_msg("%s.vvv: %s", fixtures[f], err.msg);
@@ -56,10 +56,14 @@ static void test_fixtures_vvv_and_human_agree_and_round_trip(void **state)
 				struct hb_xlat x, y, z;
 				int mb;
 
-				assert_int_equal(hb_topology_hpa_to_dpa(a, rg->hpa_base + off, &x, &err), 0);
-				assert_int_equal(hb_topology_dpa_to_hpa(a, x.memdev, x.dpa, &y, &err), 0);
+				assert_int_equal(hb_topology_hpa_to_dpa(a, rg->hpa_base + off, &x,
+									&err),
+						 0);
+				assert_int_equal(hb_topology_dpa_to_hpa(a, x.memdev, x.dpa, &y, &err),
+						 0);
 				assert_int_equal(y.hpa, rg->hpa_base + off);
-				mb = hb_topology_find_memdev(b, hb_topology_memdev(a, (size_t)x.memdev)->name);
+				mb = hb_topology_find_memdev(
+					b, hb_topology_memdev(a, (size_t)x.memdev)->name);
 				assert_true(mb >= 0);
 				assert_int_equal(hb_topology_dpa_to_hpa(b, mb, x.dpa, &z, &err), 0);
 				assert_int_equal(z.hpa, y.hpa);
@@ -72,7 +76,7 @@ static void test_fixtures_vvv_and_human_agree_and_round_trip(void **state)
 static void test_fixtures_plain_region_listing_is_refused(void **state)
 {
 	struct hb_topology *t = NULL;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 
 	assert_int_equal(load("x2", "R", &t, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "without -T"));

@@ -23,17 +23,22 @@ static void init(struct hb_interleave *il, uint64_t base, unsigned ways, unsigne
 		 unsigned root_ways, enum hb_arith arith, const uint64_t *maps, unsigned nmaps)
 {
 	struct hb_interleave_params p = {
-		.base = base, .size = 48ull * (256ull << 20), .ways = ways, .gran = gran,
-		.root_ways = root_ways, .root_gran = gran, .arith = arith,
-		.xormaps = maps, .nr_xormaps = nmaps,
+		.base = base,
+		.size = 48ull * (256ull << 20),
+		.ways = ways,
+		.gran = gran,
+		.root_ways = root_ways,
+		.root_gran = gran,
+		.arith = arith,
+		.xormaps = maps,
+		.nr_xormaps = nmaps,
 	};
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 
 	assert_int_equal(hb_interleave_init(il, &p, &err), 0);
 }
 
-static void check_both_ways(const struct hb_interleave *il, unsigned pos, uint64_t off,
-			    uint64_t hpa)
+static void check_both_ways(const struct hb_interleave *il, unsigned pos, uint64_t off, uint64_t hpa)
 {
 	unsigned rpos;
 	uint64_t roff;
@@ -81,7 +86,11 @@ static void test_interleave_xor_flips_position_bit(void **state)
  * base 0, maps as above; X2 and X3 were also derived by hand. */
 static void test_interleave_xor_ndctl_vectors(void **state)
 {
-	static const struct { uint64_t dpa; unsigned pos, ways, hbw; uint64_t hpa; } v[] = {
+	static const struct {
+		uint64_t dpa;
+		unsigned pos, ways, hbw;
+		uint64_t hpa;
+	} v[] = {
 		{ 544, 0, 4, 4, 2336 },
 		{ 32, 8, 12, 12, 2336 },
 		{ 443953523, 0, 4, 4, 1775813747 },
@@ -91,9 +100,15 @@ static void test_interleave_xor_ndctl_vectors(void **state)
 
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
 		struct hb_interleave_params p = {
-			.base = 0, .size = 192ull << 30, .ways = v[i].ways, .gran = 256,
-			.root_ways = v[i].hbw, .root_gran = 256, .arith = HB_ARITH_XOR,
-			.xormaps = maps, .nr_xormaps = 4,
+			.base = 0,
+			.size = 192ull << 30,
+			.ways = v[i].ways,
+			.gran = 256,
+			.root_ways = v[i].hbw,
+			.root_gran = 256,
+			.arith = HB_ARITH_XOR,
+			.xormaps = maps,
+			.nr_xormaps = 4,
 		};
 		struct hb_interleave il;
 
@@ -108,8 +123,15 @@ static void test_interleave_xor_12way_sample_row(void **state)
 	static const uint64_t expect[12] = { 6912, 6656, 6400, 6144, 7936, 7680,
 					     7424, 7168, 8192, 8448, 8704, 8960 };
 	struct hb_interleave_params p = {
-		.base = 0, .size = 12ull << 30, .ways = 12, .gran = 256, .root_ways = 12,
-		.root_gran = 256, .arith = HB_ARITH_XOR, .xormaps = maps, .nr_xormaps = 4,
+		.base = 0,
+		.size = 12ull << 30,
+		.ways = 12,
+		.gran = 256,
+		.root_ways = 12,
+		.root_gran = 256,
+		.arith = HB_ARITH_XOR,
+		.xormaps = maps,
+		.nr_xormaps = 4,
 	};
 	struct hb_interleave il;
 
@@ -123,8 +145,12 @@ static void test_interleave_unaligned_mod3_rotates(void **state)
 {
 	struct hb_interleave il;
 	struct hb_interleave_params p = {
-		.base = 0x110000000ull, .size = 768ull << 20, .ways = 3, .gran = 256,
-		.root_ways = 3, .root_gran = 256,
+		.base = 0x110000000ull,
+		.size = 768ull << 20,
+		.ways = 3,
+		.gran = 256,
+		.root_ways = 3,
+		.root_gran = 256,
 	};
 
 	assert_int_equal(hb_interleave_init(&il, &p, NULL), 0);
@@ -138,27 +164,33 @@ static void test_interleave_rejects_illegal(void **state)
 	static const unsigned bad_ways[] = { 0, 5, 7, 9, 10, 24, 32 };
 	static const unsigned bad_gran[] = { 0, 128, 384, 32768 };
 	struct hb_interleave il;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 
 	for (size_t i = 0; i < sizeof(bad_ways) / sizeof(bad_ways[0]); i++) {
-		struct hb_interleave_params p = { .base = 0, .size = 48ull << 30,
-						  .ways = bad_ways[i], .gran = 256 };
+		struct hb_interleave_params p = {
+			.base = 0, .size = 48ull << 30, .ways = bad_ways[i], .gran = 256
+		};
 
 		assert_int_equal(hb_interleave_init(&il, &p, &err), -EINVAL);
 		assert_non_null(strstr(err.msg, "ways"));
 	}
 	for (size_t i = 0; i < sizeof(bad_gran) / sizeof(bad_gran[0]); i++) {
-		struct hb_interleave_params p = { .base = 0, .size = 1ull << 30, .ways = 2,
-						  .gran = bad_gran[i] };
+		struct hb_interleave_params p = {
+			.base = 0, .size = 1ull << 30, .ways = 2, .gran = bad_gran[i]
+		};
 
 		assert_int_equal(hb_interleave_init(&il, &p, &err), -EINVAL);
 		assert_non_null(strstr(err.msg, "granularity"));
 	}
 	{
 		/* XOR window without enough maps */
-		struct hb_interleave_params p = { .base = 0, .size = 1ull << 30, .ways = 4,
-						  .gran = 256, .root_ways = 4,
-						  .arith = HB_ARITH_XOR, .xormaps = maps,
+		struct hb_interleave_params p = { .base = 0,
+						  .size = 1ull << 30,
+						  .ways = 4,
+						  .gran = 256,
+						  .root_ways = 4,
+						  .arith = HB_ARITH_XOR,
+						  .xormaps = maps,
 						  .nr_xormaps = 1 };
 
 		assert_int_equal(hb_interleave_init(&il, &p, &err), -EINVAL);
@@ -188,7 +220,7 @@ static void test_interleave_random_roundtrip_and_injective(void **state)
 	for (int iter = 0; iter < 400; iter++) {
 		unsigned w = ways[rnd(&seed) % 8], g = 256u << (rnd(&seed) % 7);
 		unsigned hw = w, hg = g;
-		struct hb_interleave_params p = {0};
+		struct hb_interleave_params p = { 0 };
 		struct hb_interleave il;
 		uint64_t per = ((rnd(&seed) % 4) + 1) * (256ull << 20);
 		uint64_t span, *seen;

@@ -27,7 +27,7 @@ static const char *data_path(char *buf, size_t size, const char *rel)
 
 static uint64_t hpa_of_mem0_0x400(const struct hb_topology *t)
 {
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 	struct hb_xlat x;
 
 	if (hb_topology_dpa_to_hpa(t, hb_topology_find_memdev(t, "mem0"), 0x400, &x, &err) < 0)
@@ -37,8 +37,11 @@ static uint64_t hpa_of_mem0_0x400(const struct hb_topology *t)
 
 static void test_open_snapshot_with_and_without_cedt(void **state)
 {
-	static const struct { const char *cedt; uint64_t hpa; } v[] = {
-		{ NULL, 0x390000800ull },       /* no CEDT with a snapshot: modulo */
+	static const struct {
+		const char *cedt;
+		uint64_t hpa;
+	} v[] = {
+		{ NULL, 0x390000800ull }, /* no CEDT with a snapshot: modulo */
 		{ "cedt/x2-2hb-modulo.cedt", 0x390000800ull },
 		{ "cedt/x2-2hb-xor.cedt", 0x390000900ull },
 	};
@@ -50,14 +53,14 @@ static void test_open_snapshot_with_and_without_cedt(void **state)
 			.topology = data_path(snap, sizeof(snap), "cxl-list/x2-2hb.vvv.json"),
 			.cedt = v[i].cedt ? data_path(cedt, sizeof(cedt), v[i].cedt) : NULL,
 		};
-		struct hb_err err = {0};
+		struct hb_err err = { 0 };
 
 		if (hb_topology_open(&src, &t, &err) < 0)
 			fail_msg("%s", err.msg);
 		assert_int_equal(hpa_of_mem0_0x400(t), v[i].hpa);
 		assert_int_equal(hb_topology_root(t, 0)->arith,
 				 strstr(v[i].cedt ? v[i].cedt : "", "xor") ? HB_ARITH_XOR :
-				 HB_ARITH_MODULO);
+									     HB_ARITH_MODULO);
 	}
 }
 
@@ -70,7 +73,7 @@ static void test_open_errors_name_the_file(void **state)
 		.topology = data_path(snap, sizeof(snap), "cxl-list/x2-2hb.vvv.json"),
 		.cedt = data_path(cedt, sizeof(cedt), "cedt/no-such.cedt"),
 	};
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 
 	assert_int_equal(hb_topology_open(&src, &t, &err), -ENOENT);
 	assert_non_null(strstr(err.msg, "cedt/no-such.cedt"));

@@ -39,7 +39,7 @@ static void test_zen5_fixture_is_refused_by_name(void **state)
 
 	for (size_t f = 0; f < 2; f++) {
 		_hb_cleanup_topology_ struct hb_topology *t = NULL;
-		struct hb_err err = {0};
+		struct hb_err err = { 0 };
 		struct hb_xlat x;
 		const struct hb_region *rg;
 
@@ -51,7 +51,8 @@ static void test_zen5_fixture_is_refused_by_name(void **state)
 			int md = hb_topology_find_memdev(t, m ? "mem1" : "mem0");
 
 			/* decoder passthrough math would say 0x2050000000 + dpa: never */
-			assert_int_equal(hb_topology_dpa_to_hpa(t, md, 0x1000, &x, &err), HB_E_REFUSED);
+			assert_int_equal(hb_topology_dpa_to_hpa(t, md, 0x1000, &x, &err),
+					 HB_E_REFUSED);
 			assert_non_null(strstr(err.msg, "normalized addressing"));
 		}
 		assert_int_equal(hb_topology_hpa_to_dpa(t, 0x2050001000ull, &x, &err), HB_E_REFUSED);
@@ -67,17 +68,30 @@ static int one_way(uint64_t root_base, unsigned root_ways, uint64_t ep_hpa, unsi
 		   uint64_t rg_base, unsigned rg_ways, struct hb_topology **ret, struct hb_err *err)
 {
 	_hb_cleanup_topology_ struct hb_topology *t = NULL;
-	struct hb_memdev m = { .name = "mem0", .ram_size = SZ_1G, .serial = UINT64_MAX,
-			       .numa_node = -1 };
-	struct hb_root_decoder rd = { .name = "decoder0.0", .hpa_base = root_base,
-				      .hpa_size = 16 * SZ_1G, .ways = root_ways, .gran = 4096 };
-	struct hb_endpoint_decoder e = { .name = "decoder2.0", .memdev_name = "mem0",
-					 .dpa_size = SZ_1G, .mode = HB_MODE_RAM,
-					 .region_name = "region0", .ways = ep_ways,
-					 .hpa_base = ep_hpa, .hpa_size = SZ_1G };
-	struct hb_region rg = { .name = "region0", .root_name = "decoder0.0", .hpa_base = rg_base,
-				.hpa_size = SZ_1G * rg_ways, .ways = rg_ways, .gran = 4096,
-				.committed = true, .mode = HB_MODE_RAM };
+	struct hb_memdev m = {
+		.name = "mem0", .ram_size = SZ_1G, .serial = UINT64_MAX, .numa_node = -1
+	};
+	struct hb_root_decoder rd = { .name = "decoder0.0",
+				      .hpa_base = root_base,
+				      .hpa_size = 16 * SZ_1G,
+				      .ways = root_ways,
+				      .gran = 4096 };
+	struct hb_endpoint_decoder e = { .name = "decoder2.0",
+					 .memdev_name = "mem0",
+					 .dpa_size = SZ_1G,
+					 .mode = HB_MODE_RAM,
+					 .region_name = "region0",
+					 .ways = ep_ways,
+					 .hpa_base = ep_hpa,
+					 .hpa_size = SZ_1G };
+	struct hb_region rg = { .name = "region0",
+				.root_name = "decoder0.0",
+				.hpa_base = rg_base,
+				.hpa_size = SZ_1G * rg_ways,
+				.ways = rg_ways,
+				.gran = 4096,
+				.committed = true,
+				.mode = HB_MODE_RAM };
 	int r;
 
 	if (ep_hpa == UINT64_MAX) /* not reported (decoder "start" is root-only) */
@@ -87,7 +101,8 @@ static int one_way(uint64_t root_base, unsigned root_ways, uint64_t ep_hpa, unsi
 	r = hb_topology_new(&t);
 	if (r < 0)
 		return r;
-	if ((r = hb_topology_add_memdev(t, &m, err)) < 0 || (r = hb_topology_add_root(t, &rd, err)) < 0 ||
+	if ((r = hb_topology_add_memdev(t, &m, err)) < 0 ||
+	    (r = hb_topology_add_root(t, &rd, err)) < 0 ||
 	    (r = hb_topology_add_endpoint(t, &e, err)) < 0)
 		return r;
 	for (unsigned p = 1; p < rg_ways; p++) {
@@ -116,15 +131,15 @@ static int one_way(uint64_t root_base, unsigned root_ways, uint64_t ep_hpa, unsi
 static void test_normalized_one_way_is_detected_from_decoder_hpa(void **state)
 {
 	_hb_cleanup_topology_ struct hb_topology *t = NULL, *u = NULL;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 	struct hb_xlat x;
 
 	assert_int_equal(one_way(0x1000000000ull, 1, 0, 1, 0x1000000000ull, 1, &t, &err), 0);
 	assert_non_null(strstr(hb_topology_region(t, 0)->refused, "normalized addressing"));
 	assert_int_equal(hb_topology_dpa_to_hpa(t, 0, 0x1234, &x, &err), HB_E_REFUSED);
 
-	assert_int_equal(one_way(0x1000000000ull, 1, 0x1000000000ull, 1, 0x1000000000ull, 1, &u,
-				 &err), 0);
+	assert_int_equal(one_way(0x1000000000ull, 1, 0x1000000000ull, 1, 0x1000000000ull, 1, &u, &err),
+			 0);
 	assert_string_equal(hb_topology_region(u, 0)->refused, "");
 	assert_int_equal(hb_topology_dpa_to_hpa(u, 0, 0x1234, &x, &err), 0);
 	assert_int_equal(x.hpa, 0x1000001234ull);
@@ -134,7 +149,7 @@ static void test_normalized_interleaved_region_of_one_way_decoders(void **state)
 {
 	_hb_cleanup_topology_ struct hb_topology *t = NULL;
 	struct hb_topology *bad = NULL;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 
 	/* 2-way root and region, decoders 1 way at 0: refused, not "ways differ" */
 	assert_int_equal(one_way(0x1000000000ull, 2, 0, 1, 0x1000000000ull, 2, &t, &err), 0);
@@ -146,7 +161,8 @@ static void test_normalized_interleaved_region_of_one_way_decoders(void **state)
 	assert_non_null(strstr(hb_topology_region(t, 0)->refused, "normalized addressing"));
 	/* a decoder elsewhere than its region, not the normalized pattern */
 	assert_int_equal(one_way(0x1000000000ull, 1, 0x1040000000ull, 1, 0x1000000000ull, 1, &bad,
-				 &err), -EINVAL);
+				 &err),
+			 -EINVAL);
 	assert_non_null(strstr(err.msg, "target decoder2.0 decodes HPA 0x1040000000-"));
 	assert_null(bad);
 }
@@ -155,7 +171,7 @@ static void test_normalized_interleaved_region_of_one_way_decoders(void **state)
 static void test_elc_translates_both_ways_as_the_kernel(void **state)
 {
 	_hb_cleanup_topology_ struct hb_topology *t = NULL;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 	struct hb_xlat x;
 	int m0, m1;
 
@@ -195,7 +211,7 @@ static void test_elc_translates_both_ways_as_the_kernel(void **state)
 static void test_elc_round_trips_through_topology_json(void **state)
 {
 	_hb_cleanup_topology_ struct hb_topology *t = NULL, *u = NULL;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 	json_object *o;
 	const char *s;
 
@@ -214,15 +230,16 @@ static void test_elc_without_its_size_is_refused(void **state)
 
 	for (size_t f = 0; f < 2; f++) {
 		_hb_cleanup_topology_ struct hb_topology *t = NULL;
-		struct hb_err err = {0};
+		struct hb_err err = { 0 };
 		struct hb_xlat x;
 
 		if (load(files[f], &t, &err) < 0)
 			fail_msg("%s: %s", files[f], err.msg);
 		assert_non_null(strstr(hb_topology_region(t, 0)->refused,
 				       "extended linear cache of unknown size"));
-		assert_int_equal(hb_topology_dpa_to_hpa(t, hb_topology_find_memdev(t, "mem1"), 0x5123,
-							&x, &err), HB_E_REFUSED);
+		assert_int_equal(hb_topology_dpa_to_hpa(t, hb_topology_find_memdev(t, "mem1"),
+							0x5123, &x, &err),
+				 HB_E_REFUSED);
 		assert_int_equal(hb_topology_hpa_to_dpa(t, 0x44000b123ull, &x, &err), HB_E_REFUSED);
 	}
 }
@@ -239,8 +256,8 @@ static const char elc_doc[] =
 	"\"interleave_ways\":1,\"interleave_granularity\":256,"
 	"\"mappings\":[{\"position\":0,\"decoder\":\"decoder2.0\"}]}]}]";
 
-static int load_elc(const char *arith, const char *size, const char *cache,
-		    struct hb_topology **t, struct hb_err *err)
+static int load_elc(const char *arith, const char *size, const char *cache, struct hb_topology **t,
+		    struct hb_err *err)
 {
 	char buf[2048];
 
@@ -252,7 +269,7 @@ static void test_elc_not_one_to_one_or_in_xor_window(void **state)
 {
 	_hb_cleanup_topology_ struct hb_topology *t = NULL, *x = NULL;
 	struct hb_topology *bad = NULL;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 	struct hb_xlat r;
 
 	assert_int_equal(load_elc("modulo", "0x80000000", "0x40000000", &t, &err), 0);

@@ -106,7 +106,9 @@ static void test_snapshot_empty_cxl_list_is_an_empty_model(void **state)
 /* documents in memory: what -u may print, empties, keys named as written */
 static void test_snapshot_sizes_and_empty_documents(void **state)
 {
-	static const struct { const char *json, *msg; } bad[] = {
+	static const struct {
+		const char *json, *msg;
+	} bad[] = {
 		{ "", "JSON document is empty (0 bytes)" },
 		{ " \n", "JSON document is empty (2 bytes)" },
 		{ "[{\"memdev\":", "JSON document is truncated (11 bytes)" },
@@ -143,9 +145,8 @@ static void test_snapshot_sizes_and_empty_documents(void **state)
 /* cxl list -u's own format still loads: "256.00 MiB (268.44 MB)", bare "1.00 GiB" */
 static void test_snapshot_cxl_list_u_sizes_still_load(void **state)
 {
-	static const char doc[] =
-		"[{\"memdev\":\"mem0\",\"ram_size\":\"256.00 MiB (268.44 MB)\"},"
-		"{\"memdev\":\"mem1\",\"ram_size\":\"1.00 GiB\"}]";
+	static const char doc[] = "[{\"memdev\":\"mem0\",\"ram_size\":\"256.00 MiB (268.44 MB)\"},"
+				  "{\"memdev\":\"mem1\",\"ram_size\":\"1.00 GiB\"}]";
 	_hb_cleanup_topology_ struct hb_topology *t = NULL;
 	struct hb_err err = { 0 };
 

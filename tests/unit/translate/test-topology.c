@@ -30,12 +30,13 @@ static char *data_path(const char *rel)
 static void test_topology_loads_nested_cxl_list(void **state)
 {
 	_hb_cleanup_topology_ struct hb_topology *t = NULL;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 	struct hb_xlat x;
 	int md;
 
 	assert_int_equal(hb_topology_load_json_file(data_path("snapshots/x2-vvv-notes.json"), NULL,
-						    &t, &err), 0);
+						    &t, &err),
+			 0);
 	assert_int_equal(hb_topology_nr_memdevs(t), 2);
 	assert_int_equal(hb_topology_nr_regions(t), 1);
 	assert_int_equal(hb_topology_nr_roots(t), 1);
@@ -72,7 +73,7 @@ static const char flat_u[] =
 static void test_topology_flat_human_and_distinct_errors(void **state)
 {
 	_hb_cleanup_topology_ struct hb_topology *t = NULL;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 	struct hb_xlat x;
 	int m0, m1;
 
@@ -83,7 +84,7 @@ static void test_topology_flat_human_and_distinct_errors(void **state)
 	assert_int_equal(x.hpa, 0x3afffffffull);
 	assert_int_equal(hb_topology_dpa_to_hpa(t, m0, 0x20000000, &x, &err), HB_E_UNMAPPED);
 	assert_string_equal(err.msg, "mem0: DPA 0x20000000 is not in any committed CXL region: "
-			    "no committed decoder maps it");
+				     "no committed decoder maps it");
 	assert_int_equal(hb_topology_dpa_to_hpa(t, m1, 0x10000000, &x, &err), HB_E_NOREGION);
 	assert_non_null(strstr(err.msg, "decoder3.0"));
 	assert_int_equal(hb_topology_dpa_to_hpa(t, m1, 0x20000000, &x, &err), HB_E_UNCOMMITTED);
@@ -122,16 +123,19 @@ static void test_topology_broken_documents_name_the_object(void **state)
 		{ "[{\"decoder\":\"decoder2.0\",\"dpa_resource\":-5,\"dpa_size\":268435456}]",
 		  "decoder2.0: dpa_resource is negative" },
 		{ "[{\"decoder\":\"decoder0.0\",\"resource\":0,\"size\":\"2.50 TiB (2.75 TB)\","
-		  "\"interleave_ways\":1,\"pmem_capable\":true}]", "without -u" },
+		  "\"interleave_ways\":1,\"pmem_capable\":true}]",
+		  "without -u" },
 		{ "[{\"region\":\"region0\",\"resource\":0,\"size\":536870912,\"interleave_ways\":5,"
-		  "\"interleave_granularity\":256,\"decode_state\":\"commit\"}]", "region0" },
+		  "\"interleave_granularity\":256,\"decode_state\":\"commit\"}]",
+		  "region0" },
 		{ "[{\"region\":\"region0\",\"resource\":0,\"size\":1,\"interleave_ways\":1,"
-		  "\"interleave_granularity\":256,\"decode_state\":\"bogus\"}]", "decode_state" },
+		  "\"interleave_granularity\":256,\"decode_state\":\"bogus\"}]",
+		  "decode_state" },
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct hb_topology *t = NULL;
-		struct hb_err err = {0};
+		struct hb_err err = { 0 };
 		int r = hb_topology_load_json(bad[i].json, strlen(bad[i].json), NULL, &t, &err);
 
 		if (r >= 0 || !strstr(err.msg, bad[i].needle))
@@ -151,19 +155,19 @@ static size_t make_cedt(uint8_t *b, unsigned eniw, unsigned nmaps)
 	memcpy(b, "CEDT", 4);
 	b[8] = 1;
 	cf = len;
-	b[cf] = 1;                               /* CFMWS */
+	b[cf] = 1; /* CFMWS */
 	b[cf + 2] = (uint8_t)(36 + 4 * ways);
 	for (int i = 0; i < 8; i++)
 		b[cf + 8 + i] = (uint8_t)(0x400000000ull >> (8 * i)); /* base */
-	b[cf + 16 + 4] = 0x01;                   /* size 0x100000000 */
+	b[cf + 16 + 4] = 0x01;                                        /* size 0x100000000 */
 	b[cf + 24] = (uint8_t)eniw;
-	b[cf + 25] = 1;                          /* XOR */
-	b[cf + 28] = 0;                          /* HBIG 256 B */
+	b[cf + 25] = 1; /* XOR */
+	b[cf + 28] = 0; /* HBIG 256 B */
 	b[cf + 32] = 0x06;
 	for (size_t i = 0; i < ways; i++)
 		b[cf + 36 + 4 * i] = (uint8_t)i;
 	len += 36 + 4 * ways;
-	b[len] = 2;                              /* CXIMS */
+	b[len] = 2; /* CXIMS */
 	b[len + 2] = (uint8_t)(8 + 8 * nmaps);
 	b[len + 6] = 0;
 	b[len + 7] = (uint8_t)nmaps;
@@ -194,7 +198,7 @@ static void test_topology_cedt_xor_window(void **state)
 {
 	_hb_cleanup_topology_ struct hb_topology *t = NULL;
 	struct hb_cedt *c = calloc(1, sizeof(*c));
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 	uint8_t buf[512];
 	struct hb_xlat x;
 	size_t len = make_cedt(buf, 1, 1);
@@ -226,7 +230,7 @@ static void test_topology_cedt_xor_window(void **state)
 static void test_topology_json_output_round_trips(void **state)
 {
 	_hb_cleanup_topology_ struct hb_topology *a = NULL, *b = NULL;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 	json_object *o;
 	const char *s;
 
@@ -245,13 +249,12 @@ static void test_topology_json_output_round_trips(void **state)
 	}
 }
 
-
 /* HPA -> node/PFN from a fixture sysfs tree: memory blocks first, then dax */
 static void test_topology_node_map_from_sysfs_fixture(void **state)
 {
 	_hb_cleanup_node_map_ struct hb_node_map *m = NULL;
 	struct hb_node_info ni;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 
 	assert_int_equal(hb_node_map_load(data_path("sysfs/cxl-x2-online"), &m, &err), 0);
 	assert_int_equal(hb_node_map_block_size(m), 0x8000000);
@@ -276,7 +279,10 @@ static void test_topology_node_map_from_sysfs_fixture(void **state)
  * the XOR window moves mem0's DPA 0x400 from 0x...800 to 0x...900 */
 static void test_topology_saved_cedt_makes_window_xor(void **state)
 {
-	static const struct { const char *cedt; uint64_t hpa0, hpa1; } v[] = {
+	static const struct {
+		const char *cedt;
+		uint64_t hpa0, hpa1;
+	} v[] = {
 		{ "cedt/x2-2hb-modulo.cedt", 0x390000800ull, 0x390000900ull },
 		{ "cedt/x2-2hb-xor.cedt", 0x390000900ull, 0x390000800ull },
 	};
@@ -284,7 +290,7 @@ static void test_topology_saved_cedt_makes_window_xor(void **state)
 	for (size_t i = 0; i < 2; i++) {
 		_hb_cleanup_topology_ struct hb_topology *t = NULL;
 		struct hb_cedt *c = calloc(1, sizeof(*c));
-		struct hb_err err = {0};
+		struct hb_err err = { 0 };
 		struct hb_xlat x;
 		char snap[4096];
 
@@ -295,11 +301,13 @@ static void test_topology_saved_cedt_makes_window_xor(void **state)
 		snprintf(snap, sizeof(snap), "%s", data_path("cxl-list/x2-2hb.vvv.json"));
 		if (hb_topology_load_json_file(snap, c, &t, &err) < 0)
 			fail_msg("%s", err.msg);
-		assert_int_equal(hb_topology_dpa_to_hpa(t, hb_topology_find_memdev(t, "mem0"), 0x400,
-							&x, &err), 0);
+		assert_int_equal(hb_topology_dpa_to_hpa(t, hb_topology_find_memdev(t, "mem0"),
+							0x400, &x, &err),
+				 0);
 		assert_int_equal(x.hpa, v[i].hpa0);
-		assert_int_equal(hb_topology_dpa_to_hpa(t, hb_topology_find_memdev(t, "mem1"), 0x400,
-							&x, &err), 0);
+		assert_int_equal(hb_topology_dpa_to_hpa(t, hb_topology_find_memdev(t, "mem1"),
+							0x400, &x, &err),
+				 0);
 		assert_int_equal(x.hpa, v[i].hpa1);
 		free(c);
 	}

@@ -37,7 +37,7 @@ static void test_unaligned_mod3_model_vectors_both_ways(void **state)
 		struct hb_interleave_params p = { .arith = HB_ARITH_MODULO };
 		unsigned hw, ways, hg, rg, pos, got_pos;
 		uint64_t base, off, hpa, got_off;
-		struct hb_err err = {0};
+		struct hb_err err = { 0 };
 
 		if (line[0] == '#')
 			continue;

@@ -25,8 +25,9 @@ static FILE *input(const char *bytes, size_t len)
 
 static void test_batch_nul_line_does_not_swallow_the_next(void **state)
 {
-	static const char in[] = "mem1 0x5123\nmem1 0x51\0" "23\nmem1 0x10\n";
-	struct hb_batch_line l = {0};
+	static const char in[] = "mem1 0x5123\nmem1 0x51\0"
+				 "23\nmem1 0x10\n";
+	struct hb_batch_line l = { 0 };
 	FILE *f = input(in, sizeof(in) - 1);
 
 	assert_int_equal(hb_batch_read_line(f, &l), 1);
@@ -34,7 +35,10 @@ static void test_batch_nul_line_does_not_swallow_the_next(void **state)
 	assert_int_equal(hb_batch_read_line(f, &l), 1);
 	assert_int_equal(l.lineno, 2);
 	assert_int_equal(l.len, 12);
-	assert_memory_equal(l.text, "mem1 0x51\0" "23", 12);
+	assert_memory_equal(l.text,
+			    "mem1 0x51\0"
+			    "23",
+			    12);
 	assert_int_equal(hb_batch_read_line(f, &l), 1);
 	assert_int_equal(l.lineno, 3);
 	assert_string_equal(l.text, "mem1 0x10");
@@ -45,13 +49,13 @@ static void test_batch_nul_line_does_not_swallow_the_next(void **state)
 static void test_batch_long_line_is_one_line(void **state)
 {
 	char in[1200];
-	struct hb_batch_line l = {0};
+	struct hb_batch_line l = { 0 };
 	FILE *f;
 
 	memset(in, 'a', sizeof(in));
-	in[256] = '\n';          /* line 1: exactly 256 bytes */
-	in[514] = '\n';          /* line 2: 257 bytes */
-	in[1100] = '\n';         /* line 3: 585 bytes */
+	in[256] = '\n';                  /* line 1: exactly 256 bytes */
+	in[514] = '\n';                  /* line 2: 257 bytes */
+	in[1100] = '\n';                 /* line 3: 585 bytes */
 	memcpy(in + 1101, "hpa 0x1", 7); /* line 4, no final newline */
 	f = input(in, 1108);
 	assert_int_equal(hb_batch_read_line(f, &l), 1);
@@ -71,7 +75,7 @@ static void test_batch_long_line_is_one_line(void **state)
 
 static void test_batch_empty_lines_are_lines(void **state)
 {
-	struct hb_batch_line l = {0};
+	struct hb_batch_line l = { 0 };
 	FILE *f = input("\n\nx\n", 4);
 
 	for (int i = 0; i < 3; i++)
@@ -83,7 +87,7 @@ static void test_batch_empty_lines_are_lines(void **state)
 
 static void test_batch_read_error_is_reported(void **state)
 {
-	struct hb_batch_line l = {0};
+	struct hb_batch_line l = { 0 };
 	FILE *f = fopen("/", "r");
 
 	assert_non_null(f);
@@ -125,7 +129,10 @@ static void test_batch_parse_names_what_is_wrong(void **state)
 	struct hb_batch_query q;
 	char why[256];
 
-	assert_int_equal(parse("mem1 0x51\0" "23", 12, 2, 0, &q, why), -EINVAL);
+	assert_int_equal(parse("mem1 0x51\0"
+			       "23",
+			       12, 2, 0, &q, why),
+			 -EINVAL);
 	assert_string_equal(why, "line 2: NUL byte at column 10");
 	assert_int_equal(parse("# x\0", 4, 3, 0, &q, why), -EINVAL); /* NUL first */
 	assert_string_equal(why, "line 3: NUL byte at column 4");

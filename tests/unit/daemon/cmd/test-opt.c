@@ -112,12 +112,12 @@ static void test_opt_u64_names_why_a_number_is_refused(void **state)
 	assert_int_equal(hb_opt_u64("hotbridge demo", "--cycles", "101", 1, 100, "1 to 100", &v),
 			 -EINVAL);
 	assert_int_equal(v, 7);
-	assert_int_equal(hb_opt_u64("hotbridge demo", "--cycles", "0x10", 1, 100, "1 to 100", &v),
-			 0);
+	assert_int_equal(hb_opt_u64("hotbridge demo", "--cycles", "0x10", 1, 100, "1 to 100", &v), 0);
 	assert_int_equal(v, 16);
 	out = captured();
 	assert_non_null(strstr(out, "hotbridge demo: --cycles '12x' "));
-	assert_non_null(strstr(out, "; want 1 to 100\nhotbridge demo: --cycles '101': want 1 to 100\n"));
+	assert_non_null(
+		strstr(out, "; want 1 to 100\nhotbridge demo: --cycles '101': want 1 to 100\n"));
 	assert_null(strstr(out, "0x10"));
 	free(out);
 }

@@ -48,7 +48,7 @@ static void test_conf_defaults(void **state)
 static void test_conf_good_file_with_dropins(void **state)
 {
 	struct hb_config c;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 
 	hb_config_defaults(&c);
 	assert_int_equal(hb_config_load(&c, data("good.conf"), true, &err), 0);
@@ -57,7 +57,7 @@ static void test_conf_good_file_with_dropins(void **state)
 	assert_string_equal(c.log_level, "debug");
 	assert_int_equal(c.max_entries, 200000);
 	assert_true(c.decay == 0.5);
-	assert_true(c.threshold == 30);      /* 20-more.conf wins over 10-override.conf */
+	assert_true(c.threshold == 30); /* 20-more.conf wins over 10-override.conf */
 	assert_int_equal(c.top_k, 0);
 	assert_int_equal(c.target_node, 0);
 	assert_string_equal(c.source_nodes, "2,3");
@@ -84,23 +84,26 @@ static void test_conf_good_file_with_dropins(void **state)
 static void expect_error(const char *file, const char *needle)
 {
 	struct hb_config c;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 
 	hb_config_defaults(&c);
-	c.interval_ms = 1234;    /* "the running configuration" */
+	c.interval_ms = 1234; /* "the running configuration" */
 	assert_int_equal(hb_config_load(&c, data(file), false, &err), -EINVAL);
 	if (!strstr(err.msg, needle))
 		fail_msg("'%s' lacks '%s'", err.msg, needle);
-	assert_int_equal(c.interval_ms, 1234);   /* untouched, although line 2 was fine */
+	assert_int_equal(c.interval_ms, 1234); /* untouched, although line 2 was fine */
 	assert_int_equal(c.nsources, 0);
 }
 
 static void test_conf_errors_name_file_and_line(void **state)
 {
-	expect_error("bad-range.conf", "bad-range.conf:4: table.decay=1.5: want a decimal number in 0.001..1");
-	expect_error("bad-key.conf", "bad-key.conf:5: unknown key 'threshold' in unknown section [polcy]");
+	expect_error("bad-range.conf",
+		     "bad-range.conf:4: table.decay=1.5: want a decimal number in 0.001..1");
+	expect_error("bad-key.conf",
+		     "bad-key.conf:5: unknown key 'threshold' in unknown section [polcy]");
 	expect_error("bad-notype.conf", "bad-notype.conf:5: [source orphan] has no type=");
-	expect_error("bad-enum.conf", "bad-enum.conf:2: migrate.backend=physical: want one of auto|phys|damon|pagemap|dryrun");
+	expect_error("bad-enum.conf",
+		     "bad-enum.conf:2: migrate.backend=physical: want one of auto|phys|damon|pagemap|dryrun");
 }
 
 static char *scratch(void);
@@ -109,7 +112,7 @@ static void test_conf_refuses_writable_files(void **state)
 {
 	char path[4096];
 	struct hb_config c;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 	char *dir = scratch();
 	int fd;
 
@@ -136,7 +139,7 @@ static void test_conf_refuses_writable_files(void **state)
 static void test_conf_numbers_are_decimal_or_hex_never_octal(void **state)
 {
 	struct hb_config c;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 
 	hb_config_defaults(&c);
 	assert_int_equal(hb_config_set(&c, "daemon.interval_ms=0x64", &err), 0);
@@ -196,7 +199,7 @@ static void rm_rf(const char *dir)
 static void expect_load(const char *path, int r, const char *needle)
 {
 	struct hb_config c;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 
 	hb_config_defaults(&c);
 	c.interval_ms = 1234;
@@ -214,7 +217,7 @@ static void test_conf_trusts_files_like_plugins(void **state)
 	char *dir, path[4096], dropin[4096];
 
 	if (geteuid() != 0)
-		skip();   /* chown to another user needs root */
+		skip(); /* chown to another user needs root */
 	dir = scratch();
 	snprintf(path, sizeof(path), "%s", put(dir, "hb.conf", "[daemon]\ndry_run = true\n"));
 	expect_load(path, 0, NULL);
@@ -227,7 +230,7 @@ static void test_conf_trusts_files_like_plugins(void **state)
 	assert_int_equal(mkdir(dropin, 0755), 0);
 	snprintf(dropin, sizeof(dropin), "%s",
 		 put(dir, "hb.conf.d/50-evil.conf", "[daemon]\nmetrics_textfile = /etc/shadow\n"));
-	expect_load(path, 0, NULL);                   /* root-owned drop-in: fine */
+	expect_load(path, 0, NULL); /* root-owned drop-in: fine */
 	assert_int_equal(chown(dropin, 65534, 65534), 0);
 	expect_load(path, -EPERM, "50-evil.conf: owned by uid 65534, not 0; refusing");
 	snprintf(dropin, sizeof(dropin), "%s/hb.conf.d", dir);
@@ -247,7 +250,7 @@ static void test_conf_refuses_a_sticky_world_writable_directory(void **state)
 	char *dir, path[4096];
 
 	if (geteuid() != 0)
-		skip();   /* the rule under test was about root-owned directories */
+		skip(); /* the rule under test was about root-owned directories */
 	dir = scratch();
 	snprintf(path, sizeof(path), "%s", put(dir, "hb.conf", "[daemon]\ndry_run = true\n"));
 	expect_load(path, 0, NULL);
@@ -278,16 +281,17 @@ static void test_conf_long_names_are_errors_not_merged(void **state)
 {
 	char *dir = scratch();
 	const char *p = put(dir, "long.conf",
-		"[daemon]\n"
-		"dry_run = true\n"
-		"[source aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa-one]\n"
-		"type = replay\n"
-		"[source aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa-two]\n"
-		"type = replay\n");
+			    "[daemon]\n"
+			    "dry_run = true\n"
+			    "[source aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa-one]\n"
+			    "type = replay\n"
+			    "[source aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa-two]\n"
+			    "type = replay\n");
 
 	expect_load(p, -EINVAL, "long.conf:3: section name 'source aaaa");
 	expect_load(p, -EINVAL, "longer than 49 characters (a source name: at most 42)");
-	p = put(dir, "key.conf", "[source a]\ntype = replay\n"
+	p = put(dir, "key.conf",
+		"[source a]\ntype = replay\n"
 		"a_parameter_name_that_is_far_too_long_for_inih_to_keep = 1\n");
 	expect_load(p, -EINVAL, "key.conf:3: key name 'a_parameter_name");
 	rm_rf(dir);
@@ -298,11 +302,11 @@ static void test_conf_long_comment_with_colon_is_a_comment(void **state)
 {
 	char *dir = scratch();
 	const char *p = put(dir, "comment.conf",
-		"# As root (the file must be owned by root and not group-writable):\n"
-		"[daemon]\n"
-		"; a sentence of more than forty-nine characters, then key = value\n"
-		"dry_run = true\n"
-		"\t# an indented comment that runs on past the limit as well: here\n");
+			    "# As root (the file must be owned by root and not group-writable):\n"
+			    "[daemon]\n"
+			    "; a sentence of more than forty-nine characters, then key = value\n"
+			    "dry_run = true\n"
+			    "\t# an indented comment that runs on past the limit as well: here\n");
 
 	expect_load(p, 0, NULL);
 	rm_rf(dir);
@@ -313,11 +317,12 @@ static void test_conf_syntax_error_names_its_line(void **state)
 {
 	char *dir = scratch(), text[1024];
 
-	expect_load(put(dir, "syn.conf", "[daemon]\ndry_run = true\nthis is not ini\n"
+	expect_load(put(dir, "syn.conf",
+			"[daemon]\ndry_run = true\nthis is not ini\n"
 			"[policy]\nthreshold = banana\n"),
 		    -EINVAL, "syn.conf:3: syntax error");
-	expect_load(put(dir, "order.conf", "[daemon]\ninterval_ms = 1\nnot ini\n"),
-		    -EINVAL, "order.conf:2: daemon.interval_ms=1");
+	expect_load(put(dir, "order.conf", "[daemon]\ninterval_ms = 1\nnot ini\n"), -EINVAL,
+		    "order.conf:2: daemon.interval_ms=1");
 	snprintf(text, sizeof(text), "[daemon]\n# %0300d\ndry_run = true\nnot ini\n", 0);
 	expect_load(put(dir, "overlong.conf", text), -EINVAL,
 		    "overlong.conf:2: line longer than 198 characters");
@@ -373,12 +378,13 @@ static void test_conf_diff_names_each_changed_key(void **state)
 /* the checks run and check-config share (conf-check.c) */
 static void test_conf_check_refuses_what_run_cannot_use(void **state)
 {
-	struct hb_numa_node nodes[HB_MAX_NODES] = { [0] = { .present = true, .has_cpus = true },
-						    [2] = { .present = true } };
+	struct hb_numa_node nodes[HB_MAX_NODES] = {
+		[0] = { .present = true, .has_cpus = true }, [2] = { .present = true }
+	};
 	struct hb_config_facts f = { .nodes = nodes, .cxl_nodes = 1u << 2, .page_size = 4096 };
 	static char *params[] = { "socket=/run/x", "colour=red", NULL };
 	struct hb_config c;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 	uint64_t mask;
 
 	hb_config_defaults(&c);
@@ -394,7 +400,8 @@ static void test_conf_check_refuses_what_run_cannot_use(void **state)
 	c.sources[0].params[1] = params[1];
 	c.sources[0].nparams = 2;
 	assert_int_equal(hb_config_check(&c, &f, &err), -EINVAL);
-	assert_non_null(strstr(err.msg, "x.conf:3: [source feed]: type replay takes no parameter 'colour'"));
+	assert_non_null(strstr(err.msg,
+			       "x.conf:3: [source feed]: type replay takes no parameter 'colour'"));
 	c.sources[0].nparams = 1;
 	c.sources[0].params[1] = NULL;
 	strcpy(c.sources[0].type, "nosuch");
@@ -410,12 +417,12 @@ static void test_conf_check_refuses_what_run_cannot_use(void **state)
 	c.burst_mb = 0.004;
 	assert_int_equal(hb_config_check(&c, &f, &err), -EINVAL);
 	c.burst_mb = 0;
-	c.rate_mbps = 0.001;   /* the bucket is one second of rate: 1000 bytes */
+	c.rate_mbps = 0.001; /* the bucket is one second of rate: 1000 bytes */
 	assert_int_equal(hb_config_check(&c, &f, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "policy.rate_mbps=0.001"));
 	/* defect 26: burst_mb = 0 means one second of rate_mbps, and the error says so */
 	assert_non_null(strstr(err.msg, "burst_mb = 0: one second of rate_mbps"));
-	c.rate_mbps = 0;       /* no limit, no bucket */
+	c.rate_mbps = 0; /* no limit, no bucket */
 	assert_int_equal(hb_config_check(&c, &f, &err), 0);
 	c.emulated = true;
 	assert_int_equal(hb_config_check(&c, &f, &err), -EPERM);
@@ -430,8 +437,9 @@ static void test_conf_check_refuses_what_run_cannot_use(void **state)
 	assert_int_equal(hb_config_check(&c, &f, &err), 0);
 	c.demote_enabled = false;
 	c.demote_cxl_node = -1;
-	for (const char *const *bad = (const char *const[]){ "banana", "2,", "2,,3", "-1", "64",
-							     " 2", NULL }; *bad; bad++) {
+	for (const char *const *bad =
+		     (const char *const[]){ "banana", "2,", "2,,3", "-1", "64", " 2", NULL };
+	     *bad; bad++) {
 		strcpy(c.source_nodes, *bad);
 		assert_int_equal(hb_config_source_nodes(&c, &mask, &err), -EINVAL);
 		assert_int_equal(hb_config_check(&c, &f, &err), -EINVAL);
@@ -446,27 +454,35 @@ static void test_conf_duplicates_in_one_file_name_both_lines(void **state)
 {
 	char *dir = scratch(), main_file[4096], d[4096], where[4096];
 	struct hb_config c;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 
 	snprintf(where, sizeof(where), "src.conf:4: [source a] again (first at %s/src.conf:1)", dir);
-	expect_load(put(dir, "src.conf", "[source a]\ntype = replay\npath = /x\n"
-			"[source a]\ntype = replay\npath = /y\n"), -EINVAL, where);
-	snprintf(where, sizeof(where), "keys.conf:3: policy.threshold given again (first at "
-		 "%s/keys.conf:2)", dir);
+	expect_load(put(dir, "src.conf",
+			"[source a]\ntype = replay\npath = /x\n"
+			"[source a]\ntype = replay\npath = /y\n"),
+		    -EINVAL, where);
+	snprintf(where, sizeof(where),
+		 "keys.conf:3: policy.threshold given again (first at "
+		 "%s/keys.conf:2)",
+		 dir);
 	expect_load(put(dir, "keys.conf", "[policy]\nthreshold = 12\nthreshold = 13\n"), -EINVAL,
 		    where);
 	/* the same section header twice with the key in each */
-	expect_load(put(dir, "split.conf", "[policy]\nthreshold = 12\n[daemon]\ndry_run = 1\n"
-			"[policy]\nthreshold = 13\n"), -EINVAL, "split.conf:6: policy.threshold given again");
+	expect_load(put(dir, "split.conf",
+			"[policy]\nthreshold = 12\n[daemon]\ndry_run = 1\n"
+			"[policy]\nthreshold = 13\n"),
+		    -EINVAL, "split.conf:6: policy.threshold given again");
 	expect_load(put(dir, "param.conf", "[source a]\ntype = replay\npath = /x\npath = /y\n"),
 		    -EINVAL, "param.conf:4: [source a] path given again");
 	/* drop-ins override the main file key by key, a source's parameters too */
 	snprintf(main_file, sizeof(main_file), "%s",
-		 put(dir, "hb.conf", "[policy]\nthreshold = 12\n[source a]\ntype = replay\n"
+		 put(dir, "hb.conf",
+		     "[policy]\nthreshold = 12\n[source a]\ntype = replay\n"
 		     "path = /x\n"));
 	snprintf(d, sizeof(d), "%s/hb.conf.d", dir);
 	assert_int_equal(mkdir(d, 0755), 0);
-	put(dir, "hb.conf.d/50-over.conf", "[policy]\nthreshold = 13\n[source a]\npath = /y\n"
+	put(dir, "hb.conf.d/50-over.conf",
+	    "[policy]\nthreshold = 13\n[source a]\npath = /y\n"
 	    "extra = 1\n");
 	hb_config_defaults(&c);
 	assert_int_equal(hb_config_load(&c, main_file, true, &err), 0);
@@ -485,7 +501,7 @@ static void test_conf_duplicates_in_one_file_name_both_lines(void **state)
 static void test_conf_float_keys_refuse_a_leading_zero(void **state)
 {
 	struct hb_config c;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 
 	hb_config_defaults(&c);
 	for (const char *const *bad = (const char *const[]){ "010", "00.5", "0x10", "inf", "nan",
@@ -513,11 +529,15 @@ static void test_conf_set_changes_a_source_parameter(void **state)
 {
 	char *dir = scratch();
 	struct hb_config c;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 
 	hb_config_defaults(&c);
-	assert_int_equal(hb_config_load(&c, put(dir, "s.conf", "[source feed]\ntype = replay\n"
-						  "path = /x\n"), false, &err), 0);
+	assert_int_equal(hb_config_load(&c,
+					put(dir, "s.conf",
+					    "[source feed]\ntype = replay\n"
+					    "path = /x\n"),
+					false, &err),
+			 0);
 	assert_int_equal(hb_config_set(&c, "source.feed.path=/y", &err), 0);
 	assert_int_equal(c.sources[0].nparams, 1);
 	assert_string_equal(c.sources[0].params[0], "path=/y");
@@ -527,7 +547,8 @@ static void test_conf_set_changes_a_source_parameter(void **state)
 	assert_int_equal(hb_config_set(&c, "source.feed.type=emul-chmu", &err), 0);
 	assert_string_equal(c.sources[0].type, "emul-chmu");
 	assert_int_equal(hb_config_set(&c, "source.nosuch.path=/z", &err), -ENOENT);
-	assert_non_null(strstr(err.msg, "no [source nosuch] in the configuration (its sources: feed)"));
+	assert_non_null(
+		strstr(err.msg, "no [source nosuch] in the configuration (its sources: feed)"));
 	assert_int_equal(hb_config_set(&c, "source.feed=1", &err), -EINVAL);
 	assert_int_equal(hb_config_set(&c, "source.feed.=1", &err), -EINVAL);
 	hb_config_done(&c);
@@ -540,11 +561,13 @@ static void test_conf_write_names_where_each_value_was_set(void **state)
 	char *dir = scratch(), path[4096], want[4200], *text = NULL;
 	size_t len = 0;
 	struct hb_config c, back;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 	FILE *m;
 
-	snprintf(path, sizeof(path), "%s", put(dir, "w.conf", "[policy]\nthreshold = 13\n"
-					       "[source feed]\ntype = replay\npath = /x\n"));
+	snprintf(path, sizeof(path), "%s",
+		 put(dir, "w.conf",
+		     "[policy]\nthreshold = 13\n"
+		     "[source feed]\ntype = replay\npath = /x\n"));
 	hb_config_defaults(&c);
 	assert_int_equal(hb_config_load(&c, path, false, &err), 0);
 	assert_int_equal(hb_config_set(&c, "table.decay=0.3", &err), 0);
@@ -582,18 +605,25 @@ static void note_warning(void *ud, const char *msg)
 /* defects 7, 9, 14, 20, 33: the shared check refuses what run would refuse */
 static void test_conf_check_runs_the_sources_own_checks(void **state)
 {
-	struct hb_numa_node nodes[HB_MAX_NODES] = { [0] = { .present = true, .has_cpus = true },
-						    [2] = { .present = true } };
-	struct hb_plugin_refusal refused = { .name = "crashy", .why = "crashed (SIGSEGV) while loading" };
+	struct hb_numa_node nodes[HB_MAX_NODES] = {
+		[0] = { .present = true, .has_cpus = true }, [2] = { .present = true }
+	};
+	struct hb_plugin_refusal refused = { .name = "crashy",
+					     .why = "crashed (SIGSEGV) while loading" };
 	char warned[512] = "", why[256];
-	struct hb_config_facts f = { .nodes = nodes, .cxl_nodes = 1u << 2, .page_size = 4096,
-				     .refused = &refused, .nrefused = 1,
-				     .warn = note_warning, .warn_ud = warned };
-	static char *p_path[] = { "path=/nonexistent", NULL }, *p_both[] = { "path=/", "socket=/s", NULL },
+	struct hb_config_facts f = { .nodes = nodes,
+				     .cxl_nodes = 1u << 2,
+				     .page_size = 4096,
+				     .refused = &refused,
+				     .nrefused = 1,
+				     .warn = note_warning,
+				     .warn_ud = warned };
+	static char *p_path[] = { "path=/nonexistent", NULL },
+		    *p_both[] = { "path=/", "socket=/s", NULL },
 		    *p_evil[] = { "instance=../../evil", NULL }, *p_dir[] = { "path=/", NULL },
 		    *p_ok[] = { "path=/dev/null", NULL };
 	struct hb_config c;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 
 	hb_config_defaults(&c);
 	c.nsources = 1;
@@ -613,28 +643,35 @@ static void test_conf_check_runs_the_sources_own_checks(void **state)
 	assert_int_equal(hb_config_check(&c, &f, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "neither a file nor a FIFO"));
 	memcpy(c.sources[0].params, p_ok, sizeof(p_ok));
-	assert_int_equal(hb_config_check(&c, &f, &err), -EINVAL);   /* a device: no */
+	assert_int_equal(hb_config_check(&c, &f, &err), -EINVAL); /* a device: no */
 	strcpy(c.sources[0].type, "cxl-events");
 	memcpy(c.sources[0].params, p_evil, sizeof(p_evil));
 	assert_int_equal(hb_config_check(&c, &f, &err), -EINVAL);
-	assert_non_null(strstr(err.msg, "[source a]: cxl-events: instance=../../evil is not a directory name"));
+	assert_non_null(strstr(err.msg,
+			       "[source a]: cxl-events: instance=../../evil is not a directory name"));
 	/* a built-in this host cannot serve: a warning with the reason, no error */
 	c.sources[0].nparams = 0;
 	c.sources[0].params[0] = NULL;
 	assert_int_equal(hb_config_check(&c, &f, &err), 0);
 	if (hb_builtin_available("cxl-events", why, sizeof(why)) == 0) {
-		assert_non_null(strstr(warned, "[source a]: built-in cxl-events cannot serve 'a' on this host: "));
+		assert_non_null(
+			strstr(warned,
+			       "[source a]: built-in cxl-events cannot serve 'a' on this host: "));
 		assert_non_null(strstr(warned, why));
 	}
 	/* a plugin refused while loading is named, not "no source of type" */
 	strcpy(c.sources[0].type, "crashy");
 	assert_int_equal(hb_config_check(&c, &f, &err), -ENOENT);
-	assert_non_null(strstr(err.msg, "[source a]: plugin crashy was refused (crashed (SIGSEGV) while loading)"));
+	assert_non_null(
+		strstr(err.msg,
+		       "[source a]: plugin crashy was refused (crashed (SIGSEGV) while loading)"));
 	strcpy(c.sources[0].type, "cxl-events");
 	/* the textfile's directory */
 	strcpy(c.metrics_textfile, "/nonexistent/dir/x.prom");
 	assert_int_equal(hb_config_check(&c, &f, &err), -ENOENT);
-	assert_non_null(strstr(err.msg, "daemon.metrics_textfile=/nonexistent/dir/x.prom: its directory /nonexistent/dir"));
+	assert_non_null(strstr(
+		err.msg,
+		"daemon.metrics_textfile=/nonexistent/dir/x.prom: its directory /nonexistent/dir"));
 	strcpy(c.metrics_textfile, "/tmp/");
 	assert_int_equal(hb_config_check(&c, &f, &err), -EINVAL);
 	strcpy(c.metrics_textfile, "/tmp/x.prom");
@@ -643,7 +680,8 @@ static void test_conf_check_runs_the_sources_own_checks(void **state)
 	c.max_entries = 1u << 30;
 	f.mem_bytes = 23ULL << 30;
 	assert_int_equal(hb_config_check(&c, &f, &err), -ENOMEM);
-	assert_non_null(strstr(err.msg, "table.max_entries=1073741824: the hotness table needs 48.0 GiB"));
+	assert_non_null(
+		strstr(err.msg, "table.max_entries=1073741824: the hotness table needs 48.0 GiB"));
 	c.max_entries = 1000000;
 	assert_int_equal(hb_config_check(&c, &f, &err), 0);
 	/* the emulated host takes the dryrun backend as it takes --dry-run */

@@ -80,10 +80,11 @@ static void write_conf(const char *path, bool dry_run)
 	FILE *f = fopen(path, "w");
 
 	assert_non_null(f);
-	fprintf(f, "[daemon]\ninterval_ms = 10\nlog_level = %s\ncontrol_socket =\n"
+	fprintf(f,
+		"[daemon]\ninterval_ms = 10\nlog_level = %s\ncontrol_socket =\n"
 		"dry_run = %s\n[table]\nmax_entries = 4096\n[topology]\nemulated = true\n"
-		"[source emu]\ntype = emul-chmu\nmemdev = mem0\n", dry_run ? "info" : "warning",
-		dry_run ? "true" : "false");
+		"[source emu]\ntype = emul-chmu\nmemdev = mem0\n",
+		dry_run ? "info" : "warning", dry_run ? "true" : "false");
 	fclose(f);
 }
 
@@ -95,7 +96,8 @@ static int setup(void **state)
 	snprintf(tmp, sizeof(tmp), "/tmp/hb-test-conflict-XXXXXX");
 	assert_non_null(mkdtemp(tmp));
 	snprintf(root, sizeof(root), "%s/root", tmp);
-	snprintf(cmd, sizeof(cmd), "cp -R '%s/sysfs/tiering-busy' '%s'", getenv("HB_TEST_DATA"), root);
+	snprintf(cmd, sizeof(cmd), "cp -R '%s/sysfs/tiering-busy' '%s'", getenv("HB_TEST_DATA"),
+		 root);
 	assert_int_equal(system(cmd), 0);
 	snprintf(conf, sizeof(conf), "%s/hb.conf", tmp);
 	write_conf(conf, false);
@@ -115,7 +117,8 @@ static int teardown(void **state)
 static struct hb_daemon *daemon_from(const char *path, struct hb_emulated_host *host,
 				     struct hb_config *cfg, const char *conflicts_root)
 {
-	struct hb_daemon_env env = { .quiet = true, .keep_capabilities = true,
+	struct hb_daemon_env env = { .quiet = true,
+				     .keep_capabilities = true,
 				     .conflicts_root = conflicts_root };
 	struct hb_daemon *d = NULL;
 	struct hb_err err = { 0 };
@@ -124,7 +127,8 @@ static struct hb_daemon *daemon_from(const char *path, struct hb_emulated_host *
 	assert_int_equal(hb_emulated_platform_new(host, &env.platform, &err), 0);
 	if (!cfg->dry_run)
 		assert_int_equal(hb_migrator_new(HB_MIGRATOR_DRYRUN, &(struct hb_migrator_config){ 0 },
-						 &env.migrator, &err), 0);
+						 &env.migrator, &err),
+				 0);
 	assert_int_equal(hb_daemon_new(cfg, &env, &d, &err), 0);
 	host->d = d;
 	return d;
@@ -186,7 +190,9 @@ static void test_dry_run_does_not_warn_of_conflicts(void **state)
 	d = daemon_from(dry, &host, &cfg, root);
 	log_end(log, sizeof(log));
 	assert_int_equal(count(log, "moves the same pages"), 0);
-	assert_int_equal(count(log, "would move the same pages as hotbridge (none moved in a dry run)"), 3);
+	assert_int_equal(count(log,
+			       "would move the same pages as hotbridge (none moved in a dry run)"),
+			 3);
 	assert_non_null(strstr(log, "start: damon_user would move the same pages"));
 	status_conflicts(d, st, sizeof(st));
 	assert_non_null(strstr(st, "\"conflict\":\"damon_user\""));
@@ -217,15 +223,17 @@ static void reload_after_first_cycle(void *ud, struct hb_daemon *d)
 	if (hb_daemon_stats(d)->cycles != 1)
 		return;
 	put("/sys/kernel/mm/numa/demotion_enabled", "false\n");
-	put("/proc/sys/kernel/numa_balancing", "0\n");   /* 1 would be a conflict too */
+	put("/proc/sys/kernel/numa_balancing", "0\n"); /* 1 would be a conflict too */
 	assert_int_equal(hb_daemon_reload(d, &err), 0);
 }
 
 static void test_reload_checks_again(void **state)
 {
 	struct hb_emulated_host host = { .dram_free = 8ULL << 30 };
-	struct hb_daemon_env env = { .quiet = true, .keep_capabilities = true,
-				     .conflicts_root = root, .after_cycle = reload_after_first_cycle,
+	struct hb_daemon_env env = { .quiet = true,
+				     .keep_capabilities = true,
+				     .conflicts_root = root,
+				     .after_cycle = reload_after_first_cycle,
 				     .stop_cycles = 2 };
 	struct hb_config cfg;
 	struct hb_daemon *d = NULL;
@@ -236,7 +244,8 @@ static void test_reload_checks_again(void **state)
 	assert_int_equal(hb_config_read(&cfg, conf, true, NULL, 0, &err), 0);
 	assert_int_equal(hb_emulated_platform_new(&host, &env.platform, &err), 0);
 	assert_int_equal(hb_migrator_new(HB_MIGRATOR_DRYRUN, &(struct hb_migrator_config){ 0 },
-					 &env.migrator, &err), 0);
+					 &env.migrator, &err),
+			 0);
 	log_begin();
 	assert_int_equal(hb_daemon_new(&cfg, &env, &d, &err), 0);
 	host.d = d;

@@ -23,8 +23,8 @@ static int parse(const char *s, struct hb_control_req *r, char *why)
 
 static void test_control_parses_every_command(void **state)
 {
-	static const char *const names[] = { "status", "stats", "sources", "pause", "resume",
-					     "reload", "metrics" };
+	static const char *const names[] = { "status", "stats",  "sources", "pause",
+					     "resume", "reload", "metrics" };
 	struct hb_control_req r;
 	char why[256], line[128];
 
@@ -37,7 +37,8 @@ static void test_control_parses_every_command(void **state)
 	assert_true(r.has_hpa);
 	assert_int_equal(r.hpa, 0x390001000);
 	assert_int_equal(parse("{\"command\":\"explain\",\"memdev\":\"mem1\",\"dpa\":\"4096\"} ",
-			       &r, why), 0);
+			       &r, why),
+			 0);
 	assert_false(r.has_hpa);
 	assert_string_equal(r.memdev, "mem1");
 	assert_int_equal(r.dpa, 4096);
@@ -68,9 +69,10 @@ static void test_control_refuses_malformed_requests(void **state)
 	expect_bad("{\"command\":\"reboot\"}", -EINVAL, "unknown command \"reboot\"");
 	expect_bad("{\"command\":\"status\"} {\"command\":\"stats\"}", -EINVAL, "trailing bytes");
 	expect_bad("{\"command\":\"explain\"}", -EINVAL, "explain wants");
-	expect_bad("{\"command\":\"explain\",\"hpa\":4096}", -EINVAL, "\"hpa\" must be a number in a string");
-	expect_bad("{\"command\":\"explain\",\"hpa\":\"0x1\",\"memdev\":\"mem0\",\"dpa\":\"0\"}", -EINVAL,
-		   "explain wants");
+	expect_bad("{\"command\":\"explain\",\"hpa\":4096}", -EINVAL,
+		   "\"hpa\" must be a number in a string");
+	expect_bad("{\"command\":\"explain\",\"hpa\":\"0x1\",\"memdev\":\"mem0\",\"dpa\":\"0\"}",
+		   -EINVAL, "explain wants");
 	expect_bad("{\"command\":\"explain\",\"memdev\":\"mem0\"}", -EINVAL, "explain wants");
 	expect_bad("{\"command\":\"explain\",\"memdev\":\"a-memdev-name-far-too-long-to-be-real\",\"dpa\":\"0\"}",
 		   -EINVAL, "\"memdev\" must be");
@@ -87,14 +89,21 @@ static void test_control_refuses_malformed_requests(void **state)
 /* an empty or cut-short request is named as such, never by json-c's "continue" */
 static void test_control_empty_or_incomplete_request_is_named(void **state)
 {
-	static const char *const lines[] = { "", "\r", "  ", "{", "{\"command\":", "{\"command\":\"st",
-					     "[", "{\"command\":\"status\"" };
+	static const char *const lines[] = { "",
+					     "\r",
+					     "  ",
+					     "{",
+					     "{\"command\":",
+					     "{\"command\":\"st",
+					     "[",
+					     "{\"command\":\"status\"" };
 	struct hb_control_req r;
 	char why[256];
 
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
 		assert_int_equal(parse(lines[i], &r, why), -EINVAL);
-		if (strstr(why, "continue") || (!strstr(why, "empty request") && !strstr(why, "incomplete JSON")))
+		if (strstr(why, "continue") ||
+		    (!strstr(why, "empty request") && !strstr(why, "incomplete JSON")))
 			fail_msg("'%s': '%s'", lines[i], why);
 	}
 }
@@ -108,13 +117,15 @@ static void test_control_history_takes_last_and_an_optional_address(void **state
 	assert_int_equal(r.cmd, HB_CTL_HISTORY);
 	assert_false(r.has_address);
 	assert_int_equal(r.last, 20);
-	assert_int_equal(parse("{\"command\":\"history\",\"last\":200,\"hpa\":\"0x390001000\"}",
-			       &r, why), 0);
+	assert_int_equal(parse("{\"command\":\"history\",\"last\":200,\"hpa\":\"0x390001000\"}", &r,
+			       why),
+			 0);
 	assert_true(r.has_address && r.has_hpa);
 	assert_int_equal(r.last, 200);
 	assert_int_equal(r.hpa, 0x390001000);
 	assert_int_equal(parse("{\"command\":\"history\",\"memdev\":\"mem1\",\"dpa\":\"0x0\",\"last\":1}",
-			       &r, why), 0);
+			       &r, why),
+			 0);
 	assert_true(r.has_address && !r.has_hpa);
 	assert_string_equal(r.memdev, "mem1");
 	expect_bad("{\"command\":\"history\",\"last\":0}", -EINVAL,

@@ -13,9 +13,18 @@
 
 /* every counter a different value: a field reported under another's name shows */
 static const struct hb_damon_stats st = {
-	.batches = 1, .commits = 2, .pages_programmed = 3, .regions = 2, .bytes_applied = 4096 * 5,
-	.pages_moved = 6, .pages_not_moved = 7, .pages_unknown = 8, .pages_already = 9,
-	.pages_over_watermark = 10, .settle_timeouts = 11, .settle_us = 1200000,
+	.batches = 1,
+	.commits = 2,
+	.pages_programmed = 3,
+	.regions = 2,
+	.bytes_applied = 4096 * 5,
+	.pages_moved = 6,
+	.pages_not_moved = 7,
+	.pages_unknown = 8,
+	.pages_already = 9,
+	.pages_over_watermark = 10,
+	.settle_timeouts = 11,
+	.settle_us = 1200000,
 };
 
 static int64_t get(json_object *o, const char *group, const char *key)
@@ -74,11 +83,19 @@ static void test_damon_report_metrics_name_the_basis(void **state)
 	assert_non_null(strstr(t, "\nhotbridge_damon_pages_programmed_total 3\n"));
 	assert_non_null(strstr(t, "\nhotbridge_damon_regions_total 2\n"));
 	assert_non_null(strstr(t, "\nhotbridge_damon_applied_bytes_total 20480\n"));
-	assert_non_null(strstr(t, "\nhotbridge_damon_pages_total{outcome=\"moved\",basis=\"inferred\"} 6\n"));
-	assert_non_null(strstr(t, "\nhotbridge_damon_pages_total{outcome=\"not_moved\",basis=\"inferred\"} 7\n"));
-	assert_non_null(strstr(t, "\nhotbridge_damon_pages_total{outcome=\"unknown\",basis=\"inferred\"} 8\n"));
-	assert_non_null(strstr(t, "\nhotbridge_damon_pages_total{outcome=\"already\",basis=\"measured\"} 9\n"));
-	assert_non_null(strstr(t, "\nhotbridge_damon_pages_total{outcome=\"over_watermark\",basis=\"measured\"} 10\n"));
+	assert_non_null(
+		strstr(t, "\nhotbridge_damon_pages_total{outcome=\"moved\",basis=\"inferred\"} 6\n"));
+	assert_non_null(strstr(
+		t, "\nhotbridge_damon_pages_total{outcome=\"not_moved\",basis=\"inferred\"} 7\n"));
+	assert_non_null(
+		strstr(t,
+		       "\nhotbridge_damon_pages_total{outcome=\"unknown\",basis=\"inferred\"} 8\n"));
+	assert_non_null(
+		strstr(t,
+		       "\nhotbridge_damon_pages_total{outcome=\"already\",basis=\"measured\"} 9\n"));
+	assert_non_null(strstr(
+		t,
+		"\nhotbridge_damon_pages_total{outcome=\"over_watermark\",basis=\"measured\"} 10\n"));
 	assert_non_null(strstr(t, "\nhotbridge_damon_settle_timeouts_total 11\n"));
 	assert_non_null(strstr(t, "\nhotbridge_damon_settle_seconds_total 1.200000\n"));
 	/* one HELP/TYPE per metric family, as Prometheus requires */

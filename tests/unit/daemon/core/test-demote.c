@@ -48,9 +48,13 @@ static int setup(void **state)
 
 static struct hb_demote_config dcfg(void)
 {
-	return (struct hb_demote_config){ .goal_bytes = 100 * PAGE, .rate_pages = 0,
-					  .cxl_floor_bytes = 0, .cxl_node = -1, .cold_cycles = 2,
-					  .hysteresis_ns = 10 * SEC, .page_size = PAGE };
+	return (struct hb_demote_config){ .goal_bytes = 100 * PAGE,
+					  .rate_pages = 0,
+					  .cxl_floor_bytes = 0,
+					  .cxl_node = -1,
+					  .cold_cycles = 2,
+					  .hysteresis_ns = 10 * SEC,
+					  .page_size = PAGE };
 }
 
 /* n pages placed on node 0 from node 2 at time 0; page i idle i times */
@@ -124,8 +128,11 @@ static void test_demote_budget_is_its_own_and_refills(void **state)
 	struct hb_placed *p = placed_n(40);
 	struct hb_demoter *dm = demoter();
 	struct hb_policy *pol = NULL;
-	struct hb_policy_config pc = { .threshold = 1, .target_node = -1, .page_size = PAGE,
-				       .rate_mbps = 4 * PAGE / 1e6, .burst_mb = 4 * PAGE / 1e6 };
+	struct hb_policy_config pc = { .threshold = 1,
+				       .target_node = -1,
+				       .page_size = PAGE,
+				       .rate_mbps = 4 * PAGE / 1e6,
+				       .burst_mb = 4 * PAGE / 1e6 };
 	struct hb_candidate hot[8];
 	struct hb_decision pd[8];
 	struct hb_err err = { 0 };
@@ -177,8 +184,9 @@ static void test_demote_hysteresis_before_repromotion(void **state)
 {
 	struct hb_policy *pol = NULL;
 	struct hb_placed *p = placed_n(1);
-	struct hb_policy_config pc = { .threshold = 1, .target_node = -1, .page_size = PAGE,
-				       .hysteresis_ns = 10 * SEC };
+	struct hb_policy_config pc = {
+		.threshold = 1, .target_node = -1, .page_size = PAGE, .hysteresis_ns = 10 * SEC
+	};
 	struct hb_candidate cand = { 0x390000000ULL, 50, 2, -1 };
 	struct hb_err err = { 0 };
 	struct hb_decision d;

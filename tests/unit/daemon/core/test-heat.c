@@ -15,7 +15,7 @@
 static struct hb_heat_table *table(size_t max, double decay)
 {
 	struct hb_heat_table *t = NULL;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 
 	assert_int_equal(hb_heat_new(max, decay, 12, &t, &err), 0);
 	return t;
@@ -48,15 +48,15 @@ static void test_heat_keeps_the_source_that_last_reported_a_page(void **state)
 
 	hb_heat_add_from(t, 0, PAGE, 10, 1, 3);
 	assert_int_equal(hb_heat_source(t, 0x10), 3);
-	hb_heat_add_from(t, 0, PAGE, 10, 1, 5);          /* the latest reporter */
+	hb_heat_add_from(t, 0, PAGE, 10, 1, 5); /* the latest reporter */
 	assert_int_equal(hb_heat_source(t, 0), 5);
-	hb_heat_add(t, PAGE, PAGE, 30, 1);               /* no source named */
+	hb_heat_add(t, PAGE, PAGE, 30, 1); /* no source named */
 	assert_int_equal(hb_heat_source(t, PAGE), -1);
 	assert_int_equal(hb_heat_source(t, 2 * PAGE), -1); /* not in the table */
-	hb_heat_add_from(t, 2 * PAGE, PAGE, 1, 1, 40000); /* beyond int16: not named */
+	hb_heat_add_from(t, 2 * PAGE, PAGE, 1, 1, 40000);  /* beyond int16: not named */
 	assert_int_equal(hb_heat_source(t, 2 * PAGE), -1);
 	assert_int_equal(hb_heat_collect(t, 5, c, 4), 2);
-	assert_int_equal(c[0].source, -1);               /* 30, hottest first */
+	assert_int_equal(c[0].source, -1); /* 30, hottest first */
 	assert_int_equal(c[1].source, 5);
 	hb_heat_free(t);
 }
@@ -124,7 +124,7 @@ static void test_heat_collect_returns_the_hottest_first(void **state)
 static void test_heat_refuses_bad_parameters(void **state)
 {
 	struct hb_heat_table *t = NULL;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 
 	assert_int_equal(hb_heat_new(0, 0.5, 12, &t, &err), -EINVAL);
 	assert_int_equal(hb_heat_new(10, 0, 12, &t, &err), -EINVAL);

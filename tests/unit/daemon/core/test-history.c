@@ -21,8 +21,9 @@
 
 static struct hb_history_entry entry(uint64_t hpa, uint64_t t)
 {
-	return (struct hb_history_entry){ .time_ns = t, .hpa = hpa, .src = 2, .target = 0,
-					  .reason = HB_REASON_PROMOTE, .result = 0 };
+	return (struct hb_history_entry){
+		.time_ns = t, .hpa = hpa, .src = 2, .target = 0, .reason = HB_REASON_PROMOTE, .result = 0
+	};
 }
 
 static void test_history_size_limits_are_checked(void **state)
@@ -70,7 +71,7 @@ static void test_history_wraps_keeping_the_newest(void **state)
 		add(h, i * PAGE, i, HB_REASON_RATE_LIMIT);
 	assert_int_equal(hb_history_len(h), 16);
 	assert_int_equal(hb_history_total(h), 80);
-	assert_int_equal(hb_history_bytes(h), before);   /* fixed memory */
+	assert_int_equal(hb_history_bytes(h), before); /* fixed memory */
 	assert_int_equal(hb_history_find(h, false, 0, PAGE, out, 64), 16);
 	for (int i = 0; i < 8; i++) {
 		assert_int_equal(out[i]->time_ns, 79 - i);     /* newest first: 79 .. 72 */

@@ -77,8 +77,9 @@ static void test_latency_a_stamp_from_the_future_counts_as_zero(void **state)
 static void test_latency_buckets_cover_every_value(void **state)
 {
 	struct hb_latency *l = calloc(1, sizeof(*l));
-	uint64_t v[] = { 0, 1, 15, 16, 17, 31, 32, 1000, 123456789, 1ull << 40, UINT64_MAX / 2,
-			 UINT64_MAX };
+	uint64_t v[] = {
+		0, 1, 15, 16, 17, 31, 32, 1000, 123456789, 1ull << 40, UINT64_MAX / 2, UINT64_MAX
+	};
 
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
 		struct hb_latency_hist h = { 0 };
@@ -87,7 +88,7 @@ static void test_latency_buckets_cover_every_value(void **state)
 		hb_latency_note(l, 0, 1, v[i]);
 		h = l->to_table;
 		assert_int_equal(h.count, 1);
-		assert_int_equal(hb_latency_quantile(&h, 0.5), v[i]);   /* capped at max */
+		assert_int_equal(hb_latency_quantile(&h, 0.5), v[i]); /* capped at max */
 	}
 	free(l);
 	(void)state;

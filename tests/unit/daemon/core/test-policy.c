@@ -48,7 +48,7 @@ static struct hb_policy_config cfg(void)
 static struct hb_policy *policy(void)
 {
 	struct hb_policy *p = NULL;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 
 	assert_int_equal(hb_policy_new(1024, &p, &err), 0);
 	return p;
@@ -62,7 +62,7 @@ static void test_policy_target_is_explicit_or_the_nearest_cpu_node(void **state)
 	assert_int_equal(hb_policy_target(&c, nodes, dist, 3), 1);
 	c.target_node = 1;
 	assert_int_equal(hb_policy_target(&c, nodes, dist, 2), 1);
-	c.target_node = 9;   /* not present */
+	c.target_node = 9; /* not present */
 	assert_int_equal(hb_policy_target(&c, nodes, dist, 2), -1);
 	c.target_node = -1;
 	nodes[0].has_cpus = nodes[1].has_cpus = false;
@@ -74,10 +74,10 @@ static void test_policy_each_rule_has_its_reason(void **state)
 	struct hb_policy *p = policy();
 	struct hb_policy_config c = cfg();
 	struct hb_candidate cand[] = {
-		{ 0x1000, 100, 2, -1 },   /* promote -> 0 */
-		{ 0x2000, 90, 0, -1 },    /* already on DRAM */
-		{ 0x3000, 5, 2, -1 },     /* below threshold */
-		{ 0x4000, 80, 3, -1 },    /* promote -> 1 (nearest) */
+		{ 0x1000, 100, 2, -1 }, /* promote -> 0 */
+		{ 0x2000, 90, 0, -1 },  /* already on DRAM */
+		{ 0x3000, 5, 2, -1 },   /* below threshold */
+		{ 0x4000, 80, 3, -1 },  /* promote -> 1 (nearest) */
 	};
 	struct hb_decision d[4];
 
@@ -141,12 +141,12 @@ static void test_policy_rate_limit_is_a_token_bucket_per_node(void **state)
 	c.rate_mbps = 10 * PAGE / 1e6;
 	c.burst_mb = 10 * PAGE / 1e6;
 	n = hb_policy_decide(p, &c, nodes, dist, cand, 64, 0, d);
-	assert_int_equal(n, 20);   /* 10 to node 0, 10 to node 1 */
+	assert_int_equal(n, 20); /* 10 to node 0, 10 to node 1 */
 	assert_int_equal(d[10].reason, HB_REASON_RATE_LIMIT);
 	n = hb_policy_decide(p, &c, nodes, dist, cand, 64, 100 * MS, d);
 	assert_int_equal(n, 2);
 	n = hb_policy_decide(p, &c, nodes, dist, cand, 64, 10000 * MS, d);
-	assert_int_equal(n, 20);   /* refilled, but never beyond the depth */
+	assert_int_equal(n, 20); /* refilled, but never beyond the depth */
 	hb_policy_free(p);
 }
 
@@ -209,7 +209,8 @@ static void test_policy_held_pages_name_their_outcome(void **state)
 {
 	struct hb_policy *p = policy();
 	struct hb_policy_config c = cfg();
-	struct hb_candidate a = { 0x1000, 100, 2, -1 }, b = { 0x2000, 100, 2, -1 }, r = { 0x3000, 100, 2, -1 };
+	struct hb_candidate a = { 0x1000, 100, 2, -1 }, b = { 0x2000, 100, 2, -1 },
+			    r = { 0x3000, 100, 2, -1 };
 	struct hb_decision d;
 
 	c.hysteresis_ns = 1000 * MS;

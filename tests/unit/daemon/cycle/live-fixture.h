@@ -50,13 +50,13 @@ static inline void live_config(struct hb_config *cfg)
 
 	hb_test_emul_config(cfg, params);
 	cfg->interval_ms = 1000;
-	cfg->threshold = 1000000;   /* the emulated CHMU's pages never promote: demotion alone */
+	cfg->threshold = 1000000; /* the emulated CHMU's pages never promote: demotion alone */
 	cfg->rate_mbps = 0;
 	cfg->hysteresis_ms = 0;
 	cfg->watermark_mb = 1024;
 	cfg->target_node = 0;
 	cfg->demote_enabled = true;
-	cfg->demote_room_mb = 8;    /* node 0 has 1028 MiB free: short of 1032 */
+	cfg->demote_room_mb = 8; /* node 0 has 1028 MiB free: short of 1032 */
 	cfg->demote_cold_cycles = 2;
 	cfg->demote_rate_pages = 0;
 	cfg->demote_cxl_floor_mb = 64;

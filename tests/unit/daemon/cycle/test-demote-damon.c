@@ -114,7 +114,7 @@ static int setup(void **state)
 	node0_tree("test-demote-damon");
 	for (int p = 16; p < 32; p++)
 		kpf[p] = BIT(HB_KPF_LRU) | BIT(HB_KPF_MMAP);
-	kpf[24] = BIT(HB_KPF_BUDDY);                       /* free */
+	kpf[24] = BIT(HB_KPF_BUDDY); /* free */
 	put_bin("/proc/kpageflags", kpf, sizeof(kpf));
 	put(KD1 "/state", "off\n");
 	return 0;
@@ -235,7 +235,7 @@ static void test_demote_damon_refuses_what_it_cannot_do(void **state)
 	assert_int_equal(damon_daemon(&host, &cfg, HB_MIGRATOR_PAGEMAP, &cold, &d, &err),
 			 -EOPNOTSUPP);
 	assert_non_null(strstr(err.msg, "the damon coldness source needs migrate.backend = damon, "
-			       "not pagemap"));
+					"not pagemap"));
 	cold = hb_damon_coldness_free(cold);
 	/* no kdamond 1: named */
 	snprintf(p, sizeof(p), "rm -rf '%s/sys/kernel/mm/damon'", root);
@@ -261,7 +261,7 @@ static void test_demote_damon_reads_at_most_once_a_period(void **state)
 	size_t other;
 
 	(void)state;
-	every_us = 1000000;   /* a second: cycles under valgrind take 50-200 ms */
+	every_us = 1000000; /* a second: cycles under valgrind take 50-200 ms */
 	live_config(&cfg);
 	assert_int_equal(damon_daemon(&host, &cfg, HB_MIGRATOR_DRYRUN, &cold, &d, &err), 0);
 	regions((struct hb_damon_region){ 16 * PS, 20 * PS, 3, 4 },

@@ -26,7 +26,7 @@
 #include "emul-config.h"
 #include "platform/emulated-host.h"
 
-static int demote_errno;                /* 0: demotions move */
+static int demote_errno; /* 0: demotions move */
 static uint64_t promote_asked, demote_asked, wrong_node;
 
 long __wrap_hb_sys_move_phys_pages(long nr, unsigned long count, const uint64_t *pages,
@@ -61,14 +61,17 @@ static int all_idle(void *priv, size_t n, const uint64_t *pfn, uint8_t *idle)
 }
 
 static const struct hb_coldness_ops idle_ops = {
-	.name = "test", .mark_idle = all_mark, .check_idle = all_idle,
+	.name = "test",
+	.mark_idle = all_mark,
+	.check_idle = all_idle,
 };
 
 static struct hb_daemon *demoting_daemon(struct hb_emulated_host *host, struct hb_config *cfg)
 {
 	static char root[4096];
 	struct hb_migrator_config mc = { .root = root };
-	struct hb_daemon_env env = { .quiet = true, .keep_capabilities = true,
+	struct hb_daemon_env env = { .quiet = true,
+				     .keep_capabilities = true,
 				     .coldness = { &idle_ops, NULL } };
 	static const char *const params[] = { "capacity=536870912", "accesses=50000", NULL };
 	struct hb_daemon *d = NULL;
@@ -76,17 +79,17 @@ static struct hb_daemon *demoting_daemon(struct hb_emulated_host *host, struct h
 
 	snprintf(root, sizeof(root), "%s/mpp-probe/ported", getenv("HB_TEST_DATA"));
 	hb_test_emul_config(cfg, params);
-	cfg->interval_ms = 500;     /* the rest after a failure: 10 cycles = 5 s */
+	cfg->interval_ms = 500; /* the rest after a failure: 10 cycles = 5 s */
 	cfg->threshold = 4;
 	cfg->rate_mbps = 0;
 	cfg->hysteresis_ms = 0;
 	cfg->watermark_mb = 1024;
 	cfg->demote_enabled = true;
-	cfg->demote_room_mb = 8;    /* node 0 has 1028 MiB free: always short of 1032 */
+	cfg->demote_room_mb = 8; /* node 0 has 1028 MiB free: always short of 1032 */
 	cfg->demote_cold_cycles = 1;
 	cfg->demote_rate_pages = 0;
 	cfg->demote_cxl_floor_mb = 64;
-	cfg->history_size = 1 << 17;   /* every decision of the test kept */
+	cfg->history_size = 1 << 17; /* every decision of the test kept */
 	assert_int_equal(hb_emulated_platform_new(host, &env.platform, &err), 0);
 	assert_int_equal(hb_migrator_new(HB_MIGRATOR_PHYS, &mc, &env.migrator, &err), 0);
 	assert_int_equal(hb_daemon_new(cfg, &env, &d, &err), 0);
@@ -138,10 +141,12 @@ static void failed_demotion_rests_both_directions(int e)
 
 		x = json_object_object_get(st, "demoted_errors");
 		assert_int_equal(json_object_object_length(x), 1);
-		assert_int_equal(json_object_get_int64(json_object_object_get(
-					 x, e == EBUSY ? "EBUSY" : "ENOMEM")), demote_asked);
-		assert_int_equal(json_object_object_length(json_object_object_get(st,
-							   "migrated_errors")), 0);
+		assert_int_equal(json_object_get_int64(
+					 json_object_object_get(x, e == EBUSY ? "EBUSY" : "ENOMEM")),
+				 demote_asked);
+		assert_int_equal(json_object_object_length(
+					 json_object_object_get(st, "migrated_errors")),
+				 0);
 		json_object_put(st);
 	}
 	{
@@ -152,14 +157,17 @@ static void failed_demotion_rests_both_directions(int e)
 
 		hb_daemon_metrics(d, m);
 		fclose(m);
-		snprintf(line, sizeof(line), "\nhotbridge_pages_demoted_errors_total{errno=\"%s\"} %llu\n",
+		snprintf(line, sizeof(line),
+			 "\nhotbridge_pages_demoted_errors_total{errno=\"%s\"} %llu\n",
 			 e == EBUSY ? "EBUSY" : "ENOMEM", (unsigned long long)demote_asked);
 		assert_non_null(strstr(text, line));
-		snprintf(line, sizeof(line), "\nhotbridge_pages_migrated_errors_total{errno=\"%s\"} 0\n",
+		snprintf(line, sizeof(line),
+			 "\nhotbridge_pages_migrated_errors_total{errno=\"%s\"} 0\n",
 			 e == EBUSY ? "EBUSY" : "ENOMEM");
 		assert_non_null(strstr(text, line));
 		/* an errno not seen is there at 0 for the alert rules */
-		assert_non_null(strstr(text, "\nhotbridge_pages_demoted_errors_total{errno=\"EACCES\"} 0\n"));
+		assert_non_null(
+			strstr(text, "\nhotbridge_pages_demoted_errors_total{errno=\"EACCES\"} 0\n"));
 		free(text);
 	}
 	assert_int_equal(s->demote_backoffs, 1);
@@ -176,7 +184,7 @@ static void failed_demotion_rests_both_directions(int e)
 		p = promote_asked;
 		assert_int_equal(hb_daemon_cycle(d), 0);
 		if (mono_ms() >= failed_at + 5000) {
-			late = true;   /* a slow cycle (valgrind) may have outlived the rest */
+			late = true; /* a slow cycle (valgrind) may have outlived the rest */
 			break;
 		}
 		assert_int_equal(promote_asked, p);
@@ -305,7 +313,8 @@ static void test_demote_faults_reported_by_direction(void **state)
 			demotes++;
 			assert_int_equal(json_object_get_int(json_object_object_get(e, "target")), 2);
 			assert_int_equal(json_object_get_int(json_object_object_get(e, "node")), 0);
-			assert_string_equal(json_object_get_string(json_object_object_get(e, "reason")),
+			assert_string_equal(json_object_get_string(
+						    json_object_object_get(e, "reason")),
 					    "demote");
 		}
 	}

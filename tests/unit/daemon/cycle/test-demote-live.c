@@ -36,7 +36,7 @@
 
 #define BIT(b) (1ULL << (b))
 
-static uint64_t demoted[64];            /* PFN -> times asked to go to node 2 */
+static uint64_t demoted[64]; /* PFN -> times asked to go to node 2 */
 static uint64_t wrong_node, demote_asked;
 
 long __wrap_hb_sys_move_phys_pages(long nr, unsigned long count, const uint64_t *pages,
@@ -87,7 +87,7 @@ static int setup(void **state)
 	put("/sys/kernel/mm/page_idle", NULL);
 	for (int p = 16; p < 32; p++)
 		kpf[p] = BIT(HB_KPF_LRU) | BIT(HB_KPF_MMAP) | BIT(12);
-	kpf[24] = BIT(HB_KPF_BUDDY);                       /* free */
+	kpf[24] = BIT(HB_KPF_BUDDY); /* free */
 	kpf[25] |= BIT(HB_KPF_UNEVICTABLE);
 	kpf[26] = BIT(HB_KPF_SLAB);
 	kpf[27] |= BIT(HB_KPF_THP) | BIT(HB_KPF_COMPOUND_HEAD);
@@ -157,7 +157,8 @@ static void test_demote_live_moves_frames_idle_for_cold_cycles(void **state)
 
 		assert_string_equal(json_object_get_string(json_object_object_get(st, "coldness")),
 				    "page_idle");
-		assert_int_equal(json_object_get_int64(json_object_object_get(st, "placed_pages")), 2);
+		assert_int_equal(json_object_get_int64(json_object_object_get(st, "placed_pages")),
+				 2);
 		json_object_put(st);
 	}
 	/* 4: PFN 20, idle twice since it was touched, goes too; 21 was freed meanwhile */
@@ -210,7 +211,8 @@ static void test_demote_live_skips_and_counts_shared_frames(void **state)
 	assert_null(hb_placed_find(hb_daemon_placed(d), 18 * 4096));
 	assert_null(hb_placed_find(hb_daemon_placed(d), 19 * 4096));
 	st = hb_daemon_stats_json(d);
-	assert_int_equal(json_object_get_int64(json_object_object_get(st, "census_shared_frames")), 2);
+	assert_int_equal(json_object_get_int64(json_object_object_get(st, "census_shared_frames")),
+			 2);
 	json_object_put(st);
 	hb_daemon_free(d);
 	hb_live_coldness_free(cold);
@@ -286,13 +288,15 @@ static void test_demote_live_tracks_a_sample_of_a_large_node(void **state)
 		assert_int_equal(hb_daemon_cycle(d), 0);
 		assert_int_equal(placed_in(d, 24, 32), 0);
 	}
-	assert_int_equal(placed_in(d, 16, 24), 8);         /* block 2: PFN 16-23, all movable */
+	assert_int_equal(placed_in(d, 16, 24), 8); /* block 2: PFN 16-23, all movable */
 	assert_int_equal(hb_daemon_cycle(d), 0);
 	assert_int_equal(placed_in(d, 16, 24), 0);
-	assert_int_equal(placed_in(d, 24, 32), 4);         /* block 3: 28-31; 24-27 refused */
+	assert_int_equal(placed_in(d, 24, 32), 4); /* block 3: 28-31; 24-27 refused */
 	st = hb_daemon_stats_json(d);
-	assert_int_equal(json_object_get_int64(json_object_object_get(
-		json_object_object_get(st, "demote_work"), "census_samples")), 1);
+	assert_int_equal(json_object_get_int64(
+				 json_object_object_get(json_object_object_get(st, "demote_work"),
+							"census_samples")),
+			 1);
 	json_object_put(st);
 	hb_daemon_free(d);
 	hb_live_coldness_free(cold);
@@ -339,8 +343,7 @@ static void test_demote_live_refuses_what_it_cannot_do(void **state)
 	cold = hb_live_coldness_free(cold);
 	/* a mover that takes virtual addresses */
 	live_config(&cfg);
-	assert_int_equal(live_daemon(&host, &cfg, HB_MIGRATOR_PAGEMAP, &cold, &d, &err),
-			 -EOPNOTSUPP);
+	assert_int_equal(live_daemon(&host, &cfg, HB_MIGRATOR_PAGEMAP, &cold, &d, &err), -EOPNOTSUPP);
 	assert_non_null(strstr(err.msg, "migrate.backend = phys), not with pagemap"));
 	cold = hb_live_coldness_free(cold);
 	/* no idle page tracking in the kernel */

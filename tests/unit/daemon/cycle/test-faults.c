@@ -29,7 +29,7 @@
 #include "platform/emulated-host.h"
 
 static int calls, wrong_node, pattern_on = 1;
-static uint64_t next_hysteresis_ms;   /* for the next daemon_with_watermark() */
+static uint64_t next_hysteresis_ms; /* for the next daemon_with_watermark() */
 static long whole_call;
 static uint64_t pages_asked;
 
@@ -47,9 +47,10 @@ long __wrap_hb_sys_move_phys_pages(long nr, unsigned long count, const uint64_t 
 		pages_asked++;
 		if (nodes[i] != 0)
 			wrong_node++;
-		status[i] = pattern_on ? (pattern[(pages[i] >> 13) % 8] ? pattern[(pages[i] >> 13) % 8]
-									: nodes[i])
-				       : nodes[i];
+		status[i] = pattern_on ?
+				    (pattern[(pages[i] >> 13) % 8] ? pattern[(pages[i] >> 13) % 8] :
+								     nodes[i]) :
+				    nodes[i];
 	}
 	return 0;
 }
@@ -172,7 +173,7 @@ static void test_faults_topology_change_between_intake_and_decision(void **state
 	pattern_on = 0;
 	calls = wrong_node = 0;
 	pages_asked = 0;
-	hb_daemon_pause(d, true);                   /* cycle 1: intake only */
+	hb_daemon_pause(d, true); /* cycle 1: intake only */
 	assert_int_equal(hb_daemon_cycle(d), 0);
 	assert_int_equal(pages_asked, 0);
 	st = hb_daemon_status_json(d);
@@ -180,16 +181,16 @@ static void test_faults_topology_change_between_intake_and_decision(void **state
 	json_object_put(st);
 	assert_true(table > 100);
 
-	host.region_offline = true;                 /* cxl destroy-region */
+	host.region_offline = true; /* cxl destroy-region */
 	assert_int_equal(hb_daemon_rebuild_topology(d, &err), 0);
 	assert_int_equal(s->topology_pages_dropped, table);
 	hb_daemon_pause(d, false);
-	assert_int_equal(hb_daemon_cycle(d), 0);    /* its records now: unmapped */
+	assert_int_equal(hb_daemon_cycle(d), 0); /* its records now: unmapped */
 	assert_int_equal(pages_asked, 0);
 	assert_true(s->in.dropped[HB_DROP_UNMAPPED] > 100);
 	assert_int_equal(moved(d), 0);
 
-	host.region_offline = false;                /* cxl create-region */
+	host.region_offline = false; /* cxl create-region */
 	assert_int_equal(hb_daemon_rebuild_topology(d, &err), 0);
 	assert_int_equal(hb_daemon_cycle(d), 0);
 	assert_true(pages_asked > 0);
@@ -197,8 +198,9 @@ static void test_faults_topology_change_between_intake_and_decision(void **state
 	assert_int_equal(wrong_node, 0);
 	assert_int_equal(s->topology_reloads, 2);
 	print_message("# %llu pages dropped with region0, %llu records unmapped meanwhile, "
-		      "%llu promoted after it came back\n", (unsigned long long)table,
-		      (unsigned long long)s->in.dropped[HB_DROP_UNMAPPED], (unsigned long long)moved(d));
+		      "%llu promoted after it came back\n",
+		      (unsigned long long)table, (unsigned long long)s->in.dropped[HB_DROP_UNMAPPED],
+		      (unsigned long long)moved(d));
 	hb_daemon_free(d);
 }
 
@@ -246,7 +248,7 @@ static void test_faults_a_failing_plugin_is_disabled_not_fatal(void **state)
 	json_object *o;
 
 	if (geteuid() != 0)
-		skip();   /* the plugin directory must be root-owned */
+		skip(); /* the plugin directory must be root-owned */
 	assert_non_null(mkdtemp(dir));
 	assert_int_equal(chmod(dir, 0755), 0);
 	snprintf(cmd, sizeof(cmd), "cp %s/libbad-pollfail.so %s/bad.so && chmod 0755 %s/bad.so",
@@ -272,10 +274,12 @@ static void test_faults_a_failing_plugin_is_disabled_not_fatal(void **state)
 	for (int i = 0; i < 15; i++)
 		assert_int_equal(hb_daemon_cycle(d), 0);
 	assert_int_equal(hb_daemon_stats(d)->source_errors, 10);
-	assert_true(hb_daemon_stats(d)->in.records > 0);          /* emu kept feeding */
+	assert_true(hb_daemon_stats(d)->in.records > 0); /* emu kept feeding */
 	o = hb_daemon_sources_json(d);
-	assert_non_null(strstr(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), "\"name\":\"vendor\",\"source\":\"bad\""));
-	assert_non_null(strstr(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), "\"disabled\":true"));
+	assert_non_null(strstr(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
+			       "\"name\":\"vendor\",\"source\":\"bad\""));
+	assert_non_null(strstr(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
+			       "\"disabled\":true"));
 	json_object_put(o);
 	hb_daemon_free(d);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
@@ -321,7 +325,7 @@ static void test_faults_explain_and_history_tell_refused_from_moved(void **state
 			continue;
 		refused = json_object_object_get_ex(res, "errno", &v);
 		if (refused && strcmp(json_object_get_string(v), "EACCES"))
-			continue;   /* EACCES stands for the kernel's refusals */
+			continue; /* EACCES stands for the kernel's refusals */
 		if (refused ? seen_refused : seen_moved)
 			continue;
 		assert_int_equal(hb_daemon_explain(d, page, &x, &err), 0);

@@ -90,15 +90,12 @@ static int teardown(void **state)
 
 static struct hb_hot_record hpa_rec(uint64_t hpa, uint64_t len, uint64_t count)
 {
-	return (struct hb_hot_record){ .space = HB_SPACE_HPA, .addr = hpa, .len = len,
-				       .count = count };
+	return (struct hb_hot_record){ .space = HB_SPACE_HPA, .addr = hpa, .len = len, .count = count };
 }
 
-static struct hb_hot_record dpa_rec(const char *memdev, uint64_t dpa, uint64_t len,
-				    uint64_t count)
+static struct hb_hot_record dpa_rec(const char *memdev, uint64_t dpa, uint64_t len, uint64_t count)
 {
-	struct hb_hot_record r = { .space = HB_SPACE_DPA, .addr = dpa, .len = len,
-				   .count = count };
+	struct hb_hot_record r = { .space = HB_SPACE_DPA, .addr = dpa, .len = len, .count = count };
 
 	snprintf(r.memdev, sizeof(r.memdev), "%s", memdev);
 	return r;
@@ -124,7 +121,8 @@ static void assert_table_inside_regions(struct fixture *f)
 	for (size_t i = 0; i < n; i++) {
 		if (!page_allowed(c[i].hpa) || c[i].node != 2)
 			fail_msg("page %#llx (node %d) is outside every committed region on a "
-				 "source node", (unsigned long long)c[i].hpa, c[i].node);
+				 "source node",
+				 (unsigned long long)c[i].hpa, c[i].node);
 	}
 	free(c);
 }
@@ -138,7 +136,7 @@ static void test_hpa_record_crossing_the_region_end_adds_only_region_pages(void 
 	int node;
 
 	assert_int_equal(hb_ingest_submit(f->in, &r, 1, 0), 0);
-	assert_int_equal(hb_heat_len(f->heat), 16);          /* 0x3cfff0000..0x3cfffffff */
+	assert_int_equal(hb_heat_len(f->heat), 16); /* 0x3cfff0000..0x3cfffffff */
 	assert_true(hb_heat_get(f->heat, 0x3cffff000, &node) > 0);
 	assert_int_equal(node, 2);
 	assert_true(hb_heat_get(f->heat, 0x3d0010000, &node) == 0);
@@ -148,7 +146,7 @@ static void test_hpa_record_crossing_the_region_end_adds_only_region_pages(void 
 	assert_int_equal(st->partial, 1);
 	assert_int_equal(st->dropped[HB_DROP_UNMAPPED], 1);
 	assert_int_equal(st->pages, 16);
-	assert_int_equal(st->pages_dropped[HB_DROP_UNMAPPED], 32);   /* 0x3d0000000.. */
+	assert_int_equal(st->pages_dropped[HB_DROP_UNMAPPED], 32); /* 0x3d0000000.. */
 	assert_table_inside_regions(f);
 }
 
@@ -160,7 +158,7 @@ static void test_pages_on_no_node_or_a_non_source_node_stay_out(void **state)
 	const struct hb_ingest_stats *st = hb_ingest_stats(f->in);
 
 	assert_int_equal(hb_ingest_submit(f->in, &r, 1, 0), 0);
-	assert_int_equal(hb_heat_len(f->heat), 2);           /* the two before the hole */
+	assert_int_equal(hb_heat_len(f->heat), 2); /* the two before the hole */
 	assert_int_equal(st->dropped[HB_DROP_NO_NODE], 1);
 	assert_int_equal(st->dropped[HB_DROP_NOT_SOURCE], 1);
 	assert_int_equal(st->partial, 1);
@@ -188,8 +186,8 @@ static void test_records_taken_before_pages_moved_onto_their_node_are_stale(void
 	r[0].timestamp_ns = t - 1000;
 	r[1].timestamp_ns = t + 1000;
 	hb_ingest_moved_onto(f->in, 2, t);
-	hb_ingest_moved_onto(f->in, 2, t - 5000);   /* the latest move counts */
-	hb_ingest_moved_onto(f->in, 64, t);         /* no such node: ignored */
+	hb_ingest_moved_onto(f->in, 2, t - 5000); /* the latest move counts */
+	hb_ingest_moved_onto(f->in, 64, t);       /* no such node: ignored */
 	assert_int_equal(hb_ingest_submit(f->in, r, 3, 0), 0);
 	assert_true(hb_heat_get(f->heat, REGION, &node) == 0);
 	assert_true(hb_heat_get(f->heat, REGION + PAGE, &node) > 0);
@@ -213,8 +211,7 @@ static void test_long_record_costs_only_the_cxl_memory_it_overlaps(void **state)
 {
 	struct fixture *f = *state;
 	struct hb_hot_record r[3] = { hpa_rec(REGION - (1ULL << 30) + (512ULL << 20), 1ULL << 30, 1),
-				      hpa_rec(REGION, 0x2000000000, 1),
-				      hpa_rec(0, 1ULL << 63, 1) };
+				      hpa_rec(REGION, 0x2000000000, 1), hpa_rec(0, 1ULL << 63, 1) };
 	const struct hb_ingest_stats *st = hb_ingest_stats(f->in);
 
 	/* 512 MiB below region0, then its first 512 MiB: 4 blocks, 1 offline, 1 DRAM */
@@ -240,14 +237,14 @@ static void test_records_are_translated_or_dropped_exactly(void **state)
 {
 	struct fixture *f = *state;
 	struct hb_hot_record r[8] = {
-		hpa_rec(REGION, PAGE, 1),                         /* translated */
-		dpa_rec("mem0", 0, PAGE, 1),                      /* translated */
-		hpa_rec(REGION + BLOCK - PAGE, 2 * PAGE, 1),      /* partial: translated */
-		dpa_rec("mem9", 0, PAGE, 1),                      /* unknown memdev */
-		hpa_rec(0x1000, PAGE, 1),                         /* DRAM: unmapped */
-		hpa_rec(REGION + BLOCK, PAGE, 1),                 /* offline: no node */
-		hpa_rec(REGION + 2 * BLOCK, PAGE, 1),             /* node 0: not a source */
-		hpa_rec(REGION, 0, 1),                            /* bad record */
+		hpa_rec(REGION, PAGE, 1),                    /* translated */
+		dpa_rec("mem0", 0, PAGE, 1),                 /* translated */
+		hpa_rec(REGION + BLOCK - PAGE, 2 * PAGE, 1), /* partial: translated */
+		dpa_rec("mem9", 0, PAGE, 1),                 /* unknown memdev */
+		hpa_rec(0x1000, PAGE, 1),                    /* DRAM: unmapped */
+		hpa_rec(REGION + BLOCK, PAGE, 1),            /* offline: no node */
+		hpa_rec(REGION + 2 * BLOCK, PAGE, 1),        /* node 0: not a source */
+		hpa_rec(REGION, 0, 1),                       /* bad record */
 	};
 	const struct hb_ingest_stats *st = hb_ingest_stats(f->in);
 
@@ -260,14 +257,16 @@ static void test_records_are_translated_or_dropped_exactly(void **state)
 	assert_int_equal(st->partial, 1);
 	assert_int_equal(st->dropped_records, 5);
 	assert_int_equal(st->records, st->translated + st->dropped_records);
-	assert_int_equal(st->bad_input, 0);   /* the host's, never ingestion's */
+	assert_int_equal(st->bad_input, 0); /* the host's, never ingestion's */
 }
 
 static void test_bad_records_are_reported_once_per_burst(void **state)
 {
 	struct fixture *f = *state;
-	struct hb_hot_record r[5] = { hpa_rec(REGION, 0, 1), hpa_rec(UINT64_MAX - 10, 100, 1),
-				      hpa_rec(REGION, PAGE, 1), dpa_rec("mem0", 0, 1ULL << 40, 1),
+	struct hb_hot_record r[5] = { hpa_rec(REGION, 0, 1),
+				      hpa_rec(UINT64_MAX - 10, 100, 1),
+				      hpa_rec(REGION, PAGE, 1),
+				      dpa_rec("mem0", 0, 1ULL << 40, 1),
 				      { .space = 7, .addr = REGION, .len = PAGE } };
 	const struct hb_ingest_stats *st = hb_ingest_stats(f->in);
 
@@ -322,7 +321,9 @@ static void test_every_page_of_a_record_is_counted_once(void **state)
 			if (seed & 2)
 				r[i] = hpa_rec(a, len, 1 + seed % 1000);
 			else
-				r[i] = dpa_rec((seed & 4) ? "mem1" : (seed & 8) ? "mem0" : "mem9",
+				r[i] = dpa_rec((seed & 4) ? "mem1" :
+					       (seed & 8) ? "mem0" :
+							    "mem9",
 					       a - (REGION - (256ULL << 20)), len, 1 + seed % 1000);
 			want += len / PAGE;
 		}
@@ -336,7 +337,8 @@ static void test_every_page_of_a_record_is_counted_once(void **state)
 	assert_int_equal(st->dropped[HB_DROP_BAD_RECORD], 0);
 	assert_true(st->partial > 10);
 	assert_true(st->pages_dropped[HB_DROP_UNMAPPED] && st->pages_dropped[HB_DROP_NO_NODE] &&
-		    st->pages_dropped[HB_DROP_NOT_SOURCE] && st->pages_dropped[HB_DROP_UNKNOWN_MEMDEV]);
+		    st->pages_dropped[HB_DROP_NOT_SOURCE] &&
+		    st->pages_dropped[HB_DROP_UNKNOWN_MEMDEV]);
 	print_message("# %llu pages named: %llu in the table, %llu unmapped, %llu on no node, "
 		      "%llu not on a source node, %llu of an unknown memdev\n",
 		      (unsigned long long)want, (unsigned long long)st->pages,
@@ -351,7 +353,8 @@ static void test_every_page_of_a_record_is_counted_once(void **state)
 static void test_slices_and_the_backlog_give_the_same_table(void **state)
 {
 	struct fixture *f = *state;
-	struct hb_hot_record r[3] = { hpa_rec(REGION, 64 << 20, 1 << 20), dpa_rec("mem0", 0, 1 << 20, 9),
+	struct hb_hot_record r[3] = { hpa_rec(REGION, 64 << 20, 1 << 20),
+				      dpa_rec("mem0", 0, 1 << 20, 9),
 				      hpa_rec(REGION_END - (8 << 20), 16 << 20, 1 << 16) };
 	const struct hb_ingest_stats *st = hb_ingest_stats(f->in);
 	struct hb_heat_table *ref = NULL;
@@ -367,12 +370,12 @@ static void test_slices_and_the_backlog_give_the_same_table(void **state)
 	assert_int_equal(hb_ingest_set_topology(one, f->topo, 1ULL << 2, BLOCK), 0);
 	assert_int_equal(hb_ingest_submit(one, r, 3, 0), 0);
 
-	assert_int_equal(hb_ingest_submit(f->in, r, 3, 1), 0);    /* 1 ns after boot */
+	assert_int_equal(hb_ingest_submit(f->in, r, 3, 1), 0); /* 1 ns after boot */
 	assert_true(hb_ingest_backlog(f->in) >= 2);
 	assert_int_equal(st->records, 3);
 	left = hb_ingest_backlog(f->in);
 	while ((left = hb_ingest_drain(f->in, 1)) > 0)
-		;    /* each call makes progress even with no time at all */
+		; /* each call makes progress even with no time at all */
 	assert_int_equal(st->translated, 3);
 	assert_int_equal(st->partial, 1);
 	assert_int_equal(st->pages, hb_ingest_stats(one)->pages);
@@ -427,16 +430,29 @@ static void test_random_records_never_put_a_page_outside_the_regions(void **stat
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_hpa_record_crossing_the_region_end_adds_only_region_pages, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_pages_on_no_node_or_a_non_source_node_stay_out, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_long_record_costs_only_the_cxl_memory_it_overlaps, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_records_are_reported_once_per_burst, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_records_are_translated_or_dropped_exactly, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_records_taken_before_pages_moved_onto_their_node_are_stale, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_dpa_record_crossing_the_decoder_end_keeps_only_decoded_pages, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_every_page_of_a_record_is_counted_once, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_slices_and_the_backlog_give_the_same_table, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_random_records_never_put_a_page_outside_the_regions, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_hpa_record_crossing_the_region_end_adds_only_region_pages, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(test_pages_on_no_node_or_a_non_source_node_stay_out,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_long_record_costs_only_the_cxl_memory_it_overlaps,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_records_are_reported_once_per_burst, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_records_are_translated_or_dropped_exactly,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_records_taken_before_pages_moved_onto_their_node_are_stale, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_dpa_record_crossing_the_decoder_end_keeps_only_decoded_pages, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(test_every_page_of_a_record_is_counted_once, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_slices_and_the_backlog_give_the_same_table,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_random_records_never_put_a_page_outside_the_regions,
+						setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -52,7 +52,7 @@ static struct hb_daemon *new_daemon(struct hb_emulated_host *host, struct hb_con
 	assert_int_equal(hb_migrator_new(HB_MIGRATOR_DRYRUN, &mc, &env.migrator, &err), 0);
 	if (hb_daemon_new(cfg, &env, &d, &err) < 0)
 		fail_msg("%s", err.msg);
-	unlink(path);         /* the source has it open */
+	unlink(path); /* the source has it open */
 	strcpy(path, "/tmp/hb-test-media-XXXXXX");
 	host->d = d;
 	return d;
@@ -66,8 +66,9 @@ static uint64_t mem0_hpa(uint64_t dpa)
 
 static struct hb_device_event event(uint32_t kind, uint64_t dpa, uint64_t len, uint64_t hpa)
 {
-	struct hb_device_event ev = { .size = sizeof(ev), .kind = kind, .dpa = dpa, .len = len,
-				      .hpa = hpa };
+	struct hb_device_event ev = {
+		.size = sizeof(ev), .kind = kind, .dpa = dpa, .len = len, .hpa = hpa
+	};
 
 	strcpy(ev.memdev, "mem0");
 	return ev;

@@ -30,7 +30,7 @@ static void test_platform_emulated_answers_through_the_interface(void **state)
 	assert_int_equal(hb_topology_nr_regions(hb_platform_topology(p)), 1);
 	assert_int_equal(hb_platform_node_of(p, HB_EMU_REGION_BASE), HB_EMU_CXL_NODE);
 	assert_int_equal(hb_platform_node_of(p, HB_EMU_REGION_BASE - 1), -1);
-	assert_int_equal(hb_platform_node_step(p), 0);      /* no node map */
+	assert_int_equal(hb_platform_node_step(p), 0); /* no node map */
 	assert_int_equal(hb_platform_nodes(p, nodes, dist), 0);
 	assert_true(nodes[0].present && nodes[0].has_cpus);
 	assert_false(nodes[HB_EMU_CXL_NODE].has_cpus);
@@ -97,7 +97,7 @@ static void test_platform_new_refuses_what_is_missing(void **state)
 	assert_false(hb_platform_can_reload(p));
 	assert_int_equal(hb_platform_reload(p, &err), -EOPNOTSUPP);
 	assert_int_equal(hb_platform_open_events(p), -EOPNOTSUPP);
-	assert_int_equal(hb_platform_node_of(p, HB_EMU_REGION_BASE), -1);   /* no node_of */
+	assert_int_equal(hb_platform_node_of(p, HB_EMU_REGION_BASE), -1); /* no node_of */
 	hb_platform_free(p);
 }
 

@@ -77,7 +77,7 @@ static void test_cxl_windows_come_from_iomem_and_the_cedt(void **state)
 	/* the region, its dax device and its System RAM are inside; DRAM is not */
 	assert_true(hb_cxl_windows_contain(&w, 0x398000000ULL, 0x8000000));
 	assert_false(hb_cxl_windows_contain(&w, 0x100000000ULL, 0x1000));
-	assert_false(hb_cxl_windows_contain(&w, 0x48ffff000ULL, 0x2000));   /* runs past its end */
+	assert_false(hb_cxl_windows_contain(&w, 0x48ffff000ULL, 0x2000)); /* runs past its end */
 
 	/* no window in iomem: the CEDT's CFMWS (8 GiB at 0x390000000) is one */
 	data_path(ipath, sizeof(ipath), "iomem/dram-only.iomem");
@@ -157,8 +157,7 @@ struct refused {
 	int calls;
 };
 
-static void note_refused(void *ud, const struct hb_region *rg, int node,
-			 enum hb_source_node_why why)
+static void note_refused(void *ud, const struct hb_region *rg, int node, enum hb_source_node_why why)
 {
 	struct refused *r = ud;
 
@@ -191,9 +190,8 @@ static void test_snapshot_of_another_host_never_makes_dram_a_source_node(void **
 	assert_string_equal(r.region, "region0");
 	assert_int_equal(r.node, 0);
 	assert_int_equal(r.why, HB_SOURCE_NODE_HAS_CPUS);
-	assert_int_equal(r.calls, 1);   /* once per region and node, not per sample */
-	hb_source_refusal_format(msg, sizeof(msg), hb_topology_region(t, 0), 0, r.why,
-				 NULL, true);
+	assert_int_equal(r.calls, 1); /* once per region and node, not per sample */
+	hb_source_refusal_format(msg, sizeof(msg), hb_topology_region(t, 0), 0, r.why, NULL, true);
 	assert_non_null(strstr(msg, "region region0 (HPA 0x390000000-0x3afffffff) lies on node 0"));
 	assert_non_null(strstr(msg, "has CPUs"));
 	assert_non_null(strstr(msg, "snapshot of another host"));
@@ -245,13 +243,13 @@ static void test_policy_source_nodes_must_pass_the_rule(void **state)
 	snprintf(c.source_nodes, sizeof(c.source_nodes), "7");
 	assert_int_equal(hb_config_check(&c, &f, &err), -ENOENT);
 	assert_string_equal(err.msg, "policy.source_nodes=7: node 7 is not a NUMA node of this "
-			    "host, so it is not a source node");
+				     "host, so it is not a source node");
 
 	snprintf(c.source_nodes, sizeof(c.source_nodes), "0,2");
 	c.target_node = 0;
 	assert_int_equal(hb_config_check(&c, &f, &err), -EINVAL);
 	assert_string_equal(err.msg, "policy.source_nodes=0,2: node 0 has CPUs (DRAM), not CXL "
-			    "memory, so it is not a source node");
+				     "memory, so it is not a source node");
 	c.target_node = -1;
 
 	snprintf(c.source_nodes, sizeof(c.source_nodes), "2,2");

@@ -26,8 +26,8 @@
 
 struct fixture {
 	char dir[64];
-	char path[128];     /* dir/out.prom */
-	char victim[128];   /* dir/victim */
+	char path[128];   /* dir/out.prom */
+	char victim[128]; /* dir/victim */
 };
 
 static int setup(void **state)
@@ -134,8 +134,8 @@ static void test_file_atomic_replaces_a_symlink_at_the_target_never_follows_it(v
 static void test_file_atomic_ignores_symlinks_planted_at_temporary_names(void **state)
 {
 	static const char *const names[] = {
-		"out.prom.tmp", ".out.prom.tmp", "out.prom~", ".out.prom", "out.prom.new",
-		".out.prom.swp", "out.tmp",
+		"out.prom.tmp", ".out.prom.tmp", "out.prom~", ".out.prom",
+		"out.prom.new", ".out.prom.swp", "out.tmp",
 	};
 	struct fixture *f = *state;
 	char link[256], target[256];
@@ -202,7 +202,7 @@ static void test_file_mkdir_parent(void **state)
 	assert_int_equal(hb_mkdir_parent(path, 0700), 0);
 	assert_int_equal(stat(dir, &st), 0);
 	assert_true(S_ISDIR(st.st_mode));
-	assert_int_equal(hb_mkdir_parent(path, 0700), 0);   /* exists: fine */
+	assert_int_equal(hb_mkdir_parent(path, 0700), 0); /* exists: fine */
 	assert_int_equal(hb_mkdir_parent("relative", 0700), 0);
 	assert_int_equal(rmdir(dir), 0);
 }

@@ -21,14 +21,17 @@
 enum colour { RED, GREEN, UNNAMED, BLUE, _COLOUR_MAX, _COLOUR_INVALID = -EINVAL };
 
 static const char *const colour_names[_COLOUR_MAX] = {
-	[RED] = "red", [GREEN] = "green", [BLUE] = "blue",
+	[RED] = "red",
+	[GREEN] = "green",
+	[BLUE] = "blue",
 };
 
-static HB_STRTAB_TO_STRING(colour_to_string, enum colour, colour_names, NULL)
-static HB_STRTAB_FROM_STRING(colour_from_string, enum colour, colour_names)
-static HB_STRTAB_TO_STRING(colour_or_unknown, enum colour, colour_names, "unknown")
+static HB_STRTAB_TO_STRING(colour_to_string, enum colour, colour_names, NULL) static HB_STRTAB_FROM_STRING(
+	colour_from_string, enum colour,
+	colour_names) static HB_STRTAB_TO_STRING(colour_or_unknown, enum colour, colour_names,
+						 "unknown")
 
-static uint64_t mono_ns(void)
+	static uint64_t mono_ns(void)
 {
 	struct timespec ts;
 
@@ -61,7 +64,7 @@ static void test_strtab_refuses_unknown_null_and_out_of_range(void **state)
 	assert_null(colour_to_string(_COLOUR_MAX));
 	assert_null(colour_to_string((enum colour)1000));
 	assert_null(colour_to_string(_COLOUR_INVALID));
-	assert_null(colour_to_string((enum colour)-1));
+	assert_null(colour_to_string((enum colour) - 1));
 	/* or the caller's fallback */
 	assert_string_equal(colour_or_unknown(UNNAMED), "unknown");
 	assert_string_equal(colour_or_unknown(_COLOUR_INVALID), "unknown");
@@ -82,7 +85,7 @@ static void test_clock_is_monotonic_in_each_unit(void **state)
 	assert_int_equal(nanosleep(&nap, NULL), 0);
 	assert_true(hb_now_ns() - ns >= 20000000ULL);
 	assert_true(hb_now_us() - us >= 20000ULL);
-	assert_true(hb_now_ms() - ms >= 19ULL);     /* ms truncates at both ends */
+	assert_true(hb_now_ms() - ms >= 19ULL); /* ms truncates at both ends */
 }
 
 static void test_pow2_at_least_rounds_up_to_the_table_size(void **state)
@@ -121,7 +124,7 @@ static void test_hash_slot_is_fibonacci_hashing(void **state)
 
 static void test_hash_slot_spreads_consecutive_pages(void **state)
 {
-	static const unsigned shifts[] = { 17, 20, 24 };   /* pagemap, heat, policy */
+	static const unsigned shifts[] = { 17, 20, 24 }; /* pagemap, heat, policy */
 	enum { CAP = 8192, KEYS = 4096 };
 	unsigned char *used = malloc(CAP);
 

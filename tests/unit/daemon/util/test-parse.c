@@ -48,8 +48,8 @@ static void test_parse_u64_leading_zero_is_refused_not_octal(void **state)
 
 static void test_parse_u64_refuses_junk(void **state)
 {
-	const char *bad[] = { "", " 1", "1 ", "-1", "+1", "0x", "0x -1", "0x+1", "0x0x5",
-			      "0xg", "12a", "1e3", "0b101", "0o17", "\t5" };
+	const char *bad[] = { "",      " 1",  "1 ",  "-1",  "+1",    "0x",   "0x -1", "0x+1",
+			      "0x0x5", "0xg", "12a", "1e3", "0b101", "0o17", "\t5" };
 	uint64_t v = 7;
 
 	assert_int_equal(hb_parse_u64(NULL, &v), -EINVAL);

@@ -31,16 +31,16 @@
 
 #define MS 1000000ULL
 #define BDF "0000:0d:00.0"
-#define BAR2 0xfe210000ULL          /* the dump's BAR 2 */
-#define CHMU_OFF 0x10000ULL         /* the dump's CHMU block */
+#define BAR2 0xfe210000ULL  /* the dump's BAR 2 */
+#define CHMU_OFF 0x10000ULL /* the dump's CHMU block */
 
 /* ---- the mmap seam (mmap64: what mmap is with _FILE_OFFSET_BITS=64) ---- */
 
 void *__real_mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off);
 void *__wrap_mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off);
 
-static int refuse_sysfs;            /* errno for mmap of a resourceN file, 0: allow */
-static int refuse_devmem;           /* errno for mmap of dev/mem, 0: allow */
+static int refuse_sysfs;  /* errno for mmap of a resourceN file, 0: allow */
+static int refuse_devmem; /* errno for mmap of dev/mem, 0: allow */
 static unsigned int devmem_maps;
 static size_t sysfs_len;
 static off_t devmem_off;
@@ -100,8 +100,12 @@ static uint8_t *device_image(size_t *ret_n)
 {
 	struct hb_chmu_emul_params p;
 	struct hb_chmu_range whole = { 0, 1ULL << 30 };
-	struct hb_chmu_config c = { .unit_size = 4096, .epoch_ns = 100 * MS, .threshold = 1,
-				    .ds_factor = 1, .mode = HB_CHMU_MODE_EPOCH, .ranges = &whole,
+	struct hb_chmu_config c = { .unit_size = 4096,
+				    .epoch_ns = 100 * MS,
+				    .threshold = 1,
+				    .ds_factor = 1,
+				    .mode = HB_CHMU_MODE_EPOCH,
+				    .ranges = &whole,
 				    .nranges = 1 };
 	struct hb_chmu_emul *emu;
 	struct hb_chmu *drv;
@@ -125,7 +129,7 @@ static uint8_t *device_image(size_t *ret_n)
 		uint64_t v = 0, h16 = 0, t16 = 0;
 
 		if (off >= 0x10 && (off - 0x10) % hb_chmu_caps(drv)->instance_len == 0x68) {
-			w.read(w.priv, off, 2, &h16);      /* HEAD / TAIL are 16-bit */
+			w.read(w.priv, off, 2, &h16); /* HEAD / TAIL are 16-bit */
 			w.read(w.priv, off + 2, 2, &t16);
 			v = h16 | t16 << 16;
 		} else {
@@ -156,7 +160,7 @@ static void tree_make(const char *fixture)
 	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/" BDF "/resource2", root);
 	write_at(path, CHMU_OFF, img, n);
 	snprintf(path, sizeof(path), "%s/dev/mem", root);
-	write_at(path, BAR2 + CHMU_OFF, img, n);     /* sparse: only the block's pages */
+	write_at(path, BAR2 + CHMU_OFF, img, n); /* sparse: only the block's pages */
 	free(img);
 	refuse_sysfs = 0;
 	refuse_devmem = 0;
@@ -202,13 +206,16 @@ static const char *last_log(void)
 
 static int source_open(void **ret_priv)
 {
-	static const struct hb_host_ops host = { .abi_major = 1, .size = sizeof(host),
-						 .log = logf_, .submit = submit };
+	static const struct hb_host_ops host = {
+		.abi_major = 1, .size = sizeof(host), .log = logf_, .submit = submit
+	};
 	char dump[512], sysroot[128];
-	const char *prm[] = { dump, sysroot, "dpa_ranges=0x0+0x40000000", "unit=4096", "ds=1",
-			      "threshold=1", NULL };
-	struct hb_dev_info info = { .size = sizeof(info), .name = "cxl0", .memdev = "mem0",
-				    .pci_bdf = BDF, .params = prm };
+	const char *prm[] = { dump,        sysroot, "dpa_ranges=0x0+0x40000000",
+			      "unit=4096", "ds=1",  "threshold=1",
+			      NULL };
+	struct hb_dev_info info = {
+		.size = sizeof(info), .name = "cxl0", .memdev = "mem0", .pci_bdf = BDF, .params = prm
+	};
 
 	snprintf(dump, sizeof(dump), "pci_dump=%s/pci/qemu72-cxl-type3-chmu-128k.lspci",
 		 getenv("HB_TEST_DATA"));
@@ -224,17 +231,17 @@ static void test_chmu_source_maps_only_the_block_from_devmem_when_sysfs_is_refus
 	void *priv = NULL;
 
 	tree_make("unclaimed");
-	refuse_sysfs = EINVAL;        /* cxl_pci claims BAR 2's first page */
+	refuse_sysfs = EINVAL; /* cxl_pci claims BAR 2's first page */
 	if (source_open(&priv) != 0)
 		fail_msg("open: %s", last_log());
 	assert_non_null(strstr(last_log(), "CHMU block mapped from"));
 	if (!strstr(last_log(), "/dev/mem (" BDF " resource2: mmap refused (EINVAL): BAR 2's first "
-		    "page is claimed by " BDF " (kernel driver cxl_pci))"))
+				"page is claimed by " BDF " (kernel driver cxl_pci))"))
 		fail_msg("%s", last_log());
 	/* the block's own pages at its physical address, nothing more */
-	assert_int_equal(devmem_maps, 2);      /* the capabilities, then the block */
+	assert_int_equal(devmem_maps, 2); /* the capabilities, then the block */
 	assert_int_equal(devmem_off, BAR2 + CHMU_OFF);
-	assert_int_equal(devmem_len, block_bytes);   /* the kernel maps whole pages of it */
+	assert_int_equal(devmem_len, block_bytes); /* the kernel maps whole pages of it */
 	assert_true(devmem_len < (size_t)page * 3);
 	/* the driver reads the device's registers through it */
 	assert_int_equal(hb_source_chmu_test.poll(priv), 0);
@@ -259,25 +266,25 @@ static void claimed_later(int sysfs)
 	assert_int_equal(hb_source_chmu_test.poll(priv), 0);
 	assert_int_equal(ngot, 3);
 	if (!sysfs)
-		assert_int_equal(sysfs_len, block_bytes);   /* the block, not 1 MiB of the BAR */
+		assert_int_equal(sysfs_len, block_bytes); /* the block, not 1 MiB of the BAR */
 	/* a CHMU driver loads: the kernel revokes /dev/mem mappings of what it claims */
 	snprintf(cmd, sizeof(cmd), "cp %s/chmu-map/claimed/proc/iomem %s/proc/iomem",
 		 getenv("HB_TEST_DATA"), root);
 	assert_int_equal(system(cmd), 0);
 	assert_int_equal(hb_source_chmu_test.poll(priv), -EBUSY);
 	assert_non_null(strstr(last_log(), "are claimed by " BDF " (kernel driver cxl_pci); it was "
-			       "claimed after hotbridge mapped it"));
+					   "claimed after hotbridge mapped it"));
 	nlog = 0;
 	assert_int_equal(hb_source_chmu_test.poll(priv), -EBUSY);
-	assert_int_equal(nlog, 0);    /* said once */
+	assert_int_equal(nlog, 0); /* said once */
 	hb_source_chmu_test.close(priv);
 	tree_remove();
 }
 
 static void test_chmu_source_stops_touching_the_block_once_a_driver_claims_it(void **state)
 {
-	claimed_later(EINVAL);        /* mapped from /dev/mem */
-	claimed_later(0);             /* mapped from sysfs */
+	claimed_later(EINVAL); /* mapped from /dev/mem */
+	claimed_later(0);      /* mapped from sysfs */
 }
 
 static void test_chmu_source_refuses_a_block_a_driver_claimed_and_names_it(void **state)
@@ -289,8 +296,8 @@ static void test_chmu_source_refuses_a_block_a_driver_claimed_and_names_it(void 
 	assert_int_equal(source_open(&priv), -EBUSY);
 	assert_non_null(strstr(last_log(), "CHMU registers at 0xfe220000-0xfe2"));
 	assert_non_null(strstr(last_log(), "are claimed by " BDF " (kernel driver cxl_pci); the "
-			       "kernel refuses user mappings of claimed MMIO under "
-			       "IO_STRICT_DEVMEM"));
+					   "kernel refuses user mappings of claimed MMIO under "
+					   "IO_STRICT_DEVMEM"));
 	assert_int_equal(devmem_maps, 0);
 	tree_remove();
 }
@@ -299,10 +306,10 @@ static void test_chmu_source_refuses_a_claimed_block_even_when_sysfs_maps_it(voi
 {
 	void *priv = NULL;
 
-	tree_make("claimed");         /* iomem=relaxed, or a claim past the first page */
+	tree_make("claimed"); /* iomem=relaxed, or a claim past the first page */
 	assert_int_equal(source_open(&priv), -EBUSY);
 	assert_non_null(strstr(last_log(), "are claimed by " BDF " (kernel driver cxl_pci); "
-			       "refusing to drive registers a kernel driver owns"));
+					   "refusing to drive registers a kernel driver owns"));
 	tree_remove();
 }
 
@@ -378,7 +385,7 @@ static void test_chmu_iomem_claims_are_the_resources_nested_under_the_bar(void *
 	snprintf(path, sizeof(path), "%s/chmu-map/unclaimed/proc/iomem", getenv("HB_TEST_DATA"));
 	assert_int_equal(hb_iomem_load(path, &m, &err), 0);
 	assert_int_equal(hb_iomem_find_claim(&m, BDF, BAR2, 0xfe220000, 0xfe222fff, &c), 0);
-	assert_int_equal(m.v[m.n - 1].start, 0x290000000ULL);   /* 9-digit addresses */
+	assert_int_equal(m.v[m.n - 1].start, 0x290000000ULL); /* 9-digit addresses */
 	assert_string_equal(m.v[m.n - 1].name, "CXL Window 0");
 	hb_iomem_done(&m);
 }
@@ -396,7 +403,8 @@ static void test_chmu_iomem_reads_a_captured_kernel_iomem(void **state)
 	assert_int_equal(hb_iomem_load(path, &m, &err), 0);
 	assert_int_equal(m.n, 27);
 	assert_int_equal(hb_iomem_find_claim(&m, "0000:00:03.0", 0x4000100000ULL, 0x4000100000ULL,
-					     0x4000100fffULL, &c), 1);
+					     0x4000100fffULL, &c),
+			 1);
 	assert_string_equal(c->name, "virtio-pci-modern");
 	assert_int_equal(c->end, 0x400017ffffULL);
 	assert_int_equal(c->depth, 2);
@@ -430,12 +438,12 @@ static void test_chmu_iomem_kept_open_shows_addresses_after_the_capability_drop(
 			_exit(77);
 		r = hb_iomem_load("/proc/iomem", &m, &err);
 		if (r != -EPERM)
-			_exit(1);            /* a fresh open must show zeros now */
+			_exit(1); /* a fresh open must show zeros now */
 		if (hb_iomem_load_fd(fd, "/proc/iomem", &m, &err) < 0 || !m.n)
 			_exit(2);
 		hb_iomem_done(&m);
 		if (hb_iomem_load_fd(fd, "/proc/iomem", &m, &err) < 0 || !m.n)
-			_exit(3);            /* and again: it is read from the start each time */
+			_exit(3); /* and again: it is read from the start each time */
 		hb_iomem_done(&m);
 		_exit(0);
 	}
@@ -450,18 +458,17 @@ static void test_chmu_iomem_kept_open_shows_addresses_after_the_capability_drop(
 /* behind two switches the kernel prints the BAR and its claims at the same depth, 5 */
 static void test_chmu_iomem_claims_are_found_below_the_printed_depth_cap(void **state)
 {
-	static const char text[] =
-		"c0000000-febfffff : PCI Bus 0000:00\n"
-		"  fe000000-fe3fffff : PCI Bus 0000:0c\n"
-		"    fe000000-fe3fffff : PCI Bus 0000:0d\n"
-		"      fe000000-fe3fffff : PCI Bus 0000:0e\n"
-		"        fe000000-fe3fffff : PCI Bus 0000:0f\n"
-		"          fe200000-fe20ffff : 0000:10:00.0\n"
-		"          fe210000-fe22ffff : 0000:10:00.0\n"
-		"          fe210080-fe21008f : 0000:10:00.0\n"
-		"          fe220000-fe22ffff : cxl_hmu\n"
-		"          fe230000-fe230fff : 0000:10:00.0\n"
-		"fec00000-fec003ff : IOAPIC 0\n";
+	static const char text[] = "c0000000-febfffff : PCI Bus 0000:00\n"
+				   "  fe000000-fe3fffff : PCI Bus 0000:0c\n"
+				   "    fe000000-fe3fffff : PCI Bus 0000:0d\n"
+				   "      fe000000-fe3fffff : PCI Bus 0000:0e\n"
+				   "        fe000000-fe3fffff : PCI Bus 0000:0f\n"
+				   "          fe200000-fe20ffff : 0000:10:00.0\n"
+				   "          fe210000-fe22ffff : 0000:10:00.0\n"
+				   "          fe210080-fe21008f : 0000:10:00.0\n"
+				   "          fe220000-fe22ffff : cxl_hmu\n"
+				   "          fe230000-fe230fff : 0000:10:00.0\n"
+				   "fec00000-fec003ff : IOAPIC 0\n";
 	char path[] = "/tmp/hb-test-iomem-XXXXXX";
 	const struct hb_iomem_entry *c = NULL;
 	struct hb_err err = { 0 };
@@ -480,8 +487,9 @@ static void test_chmu_iomem_claims_are_found_below_the_printed_depth_cap(void **
 	assert_int_equal(hb_iomem_find_claim(&m, "0000:10:00.0", BAR2, BAR2, BAR2 + 0xfff, &c), 1);
 	assert_int_equal(c->start, 0xfe210080);
 	/* the BAR after it, at the same depth, is not nested in it */
-	assert_int_equal(hb_iomem_find_claim(&m, "0000:10:00.0", 0xfe200000, 0xfe200000,
-					     0xfe20ffff, &c), 0);
+	assert_int_equal(hb_iomem_find_claim(&m, "0000:10:00.0", 0xfe200000, 0xfe200000, 0xfe20ffff,
+					     &c),
+			 0);
 	hb_iomem_done(&m);
 }
 
@@ -510,8 +518,8 @@ static void test_chmu_iomem_bad_input_is_named(void **state)
 static json_object *run_list(void)
 {
 	char dump[512], out[] = "/tmp/hb-test-list-XXXXXX";
-	char *argv[] = { "list", "--pci-dump", dump, "--sysfs-root", root, "--plugin-dir",
-			 "/nonexistent", NULL };
+	char *argv[] = { "list", "--pci-dump",   dump,           "--sysfs-root",
+			 root,   "--plugin-dir", "/nonexistent", NULL };
 	int fd = mkstemp(out), saved;
 	json_object *j;
 
@@ -551,7 +559,8 @@ static void test_chmu_list_says_why_the_block_cannot_be_mapped(void **state)
 	refuse_sysfs = EINVAL;
 	top = run_list();
 	assert_true(json_object_object_get_ex(memdev0(top), "chmu_error", &v));
-	assert_non_null(strstr(json_object_get_string(v), "are claimed by " BDF
+	assert_non_null(strstr(json_object_get_string(v),
+			       "are claimed by " BDF
 			       " (kernel driver cxl_pci); the kernel refuses user mappings of "
 			       "claimed MMIO under IO_STRICT_DEVMEM"));
 	json_object_put(top);
@@ -562,7 +571,8 @@ static void test_chmu_list_says_why_the_block_cannot_be_mapped(void **state)
 	top = run_list();
 	assert_false(json_object_object_get_ex(memdev0(top), "chmu_error", &v));
 	assert_true(json_object_object_get_ex(memdev0(top), "chmu_mapping", &v));
-	assert_non_null(strstr(json_object_get_string(v), "/dev/mem (" BDF " resource2: mmap "
+	assert_non_null(strstr(json_object_get_string(v),
+			       "/dev/mem (" BDF " resource2: mmap "
 			       "refused (EINVAL): BAR 2's first page is claimed by " BDF
 			       " (kernel driver cxl_pci))"));
 	assert_true(json_object_object_get_ex(memdev0(top), "chmu_capabilities", &v));
@@ -573,7 +583,8 @@ static void test_chmu_list_says_why_the_block_cannot_be_mapped(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_chmu_source_maps_only_the_block_from_devmem_when_sysfs_is_refused),
+		cmocka_unit_test(
+			test_chmu_source_maps_only_the_block_from_devmem_when_sysfs_is_refused),
 		cmocka_unit_test(test_chmu_source_stops_touching_the_block_once_a_driver_claims_it),
 		cmocka_unit_test(test_chmu_source_refuses_a_block_a_driver_claimed_and_names_it),
 		cmocka_unit_test(test_chmu_source_refuses_a_claimed_block_even_when_sysfs_maps_it),

@@ -48,8 +48,13 @@ static const struct hb_chmu_range whole = { 0, GIB };
 static struct hb_chmu_config cfg_default(void)
 {
 	return (struct hb_chmu_config){
-		.unit_size = 4096, .epoch_ns = 100 * MS, .threshold = 1, .ds_factor = 1,
-		.mode = HB_CHMU_MODE_EPOCH, .ranges = &whole, .nranges = 1,
+		.unit_size = 4096,
+		.epoch_ns = 100 * MS,
+		.threshold = 1,
+		.ds_factor = 1,
+		.mode = HB_CHMU_MODE_EPOCH,
+		.ranges = &whole,
+		.nranges = 1,
 	};
 }
 
@@ -108,7 +113,7 @@ static void test_chmu_refuses_what_the_capabilities_do_not_allow(void **state)
 	struct hb_chmu_range far = { 20 * GIB, 4096 };
 	struct rig r;
 
-	hb_chmu_emul_params_default(&p);     /* ds 32 only, epoch mode only */
+	hb_chmu_emul_params_default(&p); /* ds 32 only, epoch mode only */
 	rig_open(&r, &p);
 	c = cfg_default(), c.ds_factor = 32;
 	assert_int_equal(hb_chmu_configure(r.drv, &c, &r.err), 0);
@@ -141,7 +146,8 @@ static size_t drain_all(struct rig *r, struct hb_hot_record *out, size_t max)
 
 	do {
 		assert_int_equal(hb_chmu_drain(r->drv, out + n, max - n > 7 ? 7 : max - n, &got,
-					       &r->err), 0);
+					       &r->err),
+				 0);
 		n += got;
 	} while (got && n < max);
 	return n;
@@ -200,7 +206,7 @@ static void test_chmu_overflow_is_reported_and_counted(void **state)
 		hb_chmu_emul_access(r.emu, (uint64_t)u * 4096, 3);
 	hb_chmu_emul_advance(r.emu, 100 * MS);
 	n = drain_all(&r, rec, 64);
-	assert_int_equal(n, 15);    /* one slot stays empty */
+	assert_int_equal(n, 15); /* one slot stays empty */
 	assert_int_equal(hb_chmu_stats(r.drv)->overflows, 1);
 	assert_true(hb_chmu_stats(r.drv)->fill_events >= 1);
 	/* the status was cleared: a quiet epoch adds no overflow */
@@ -248,7 +254,7 @@ static void test_chmu_unit_sizes_4k_to_256m(void **state)
 	struct hb_chmu_emul_params p = params();
 	struct rig r;
 
-	p.unit_sizes = ((1u << 21) - 1) & ~((1u << 4) - 1);   /* 4 KiB (bit 4) .. 256 MiB (bit 20) */
+	p.unit_sizes = ((1u << 21) - 1) & ~((1u << 4) - 1); /* 4 KiB (bit 4) .. 256 MiB (bit 20) */
 	rig_open(&r, &p);
 	for (unsigned int shift = 12; shift <= 28; shift++) {
 		struct hb_chmu_config c = cfg_default();
@@ -283,14 +289,18 @@ static void test_chmu_always_on_reports_each_threshold_crossing(void **state)
 	rig_open(&r, &p);
 	c.mode = HB_CHMU_MODE_ALWAYS_ON;
 	c.threshold = 10;
-	expect_refusal(&r, &(struct hb_chmu_config){ .unit_size = 4096, .epoch_ns = 100 * MS,
-						     .threshold = 1, .ds_factor = 1,
-						     .mode = HB_CHMU_MODE_EPOCH,
-						     .ranges = &whole, .nranges = 1 },
+	expect_refusal(&r,
+		       &(struct hb_chmu_config){ .unit_size = 4096,
+						 .epoch_ns = 100 * MS,
+						 .threshold = 1,
+						 .ds_factor = 1,
+						 .mode = HB_CHMU_MODE_EPOCH,
+						 .ranges = &whole,
+						 .nranges = 1 },
 		       "epoch mode not supported");
 	assert_int_equal(hb_chmu_configure(r.drv, &c, &r.err), 0);
-	hb_chmu_emul_access(r.emu, 0x1000, 25);   /* crosses 10 twice */
-	hb_chmu_emul_access(r.emu, 0x9000, 9);    /* never */
+	hb_chmu_emul_access(r.emu, 0x1000, 25); /* crosses 10 twice */
+	hb_chmu_emul_access(r.emu, 0x9000, 9);  /* never */
 	assert_int_equal(hb_chmu_drain(r.drv, rec, 8, &n, &r.err), 0);
 	assert_int_equal(n, 2);
 	assert_int_equal(rec[0].addr, 0x1000);
@@ -311,9 +321,9 @@ static void test_chmu_tracks_only_the_programmed_ranges(void **state)
 	rig_open(&r, &p);
 	c.ranges = &half;
 	assert_int_equal(hb_chmu_configure(r.drv, &c, &r.err), 0);
-	hb_chmu_emul_access(r.emu, 0x1000, 5);                   /* granule 0: untracked */
-	hb_chmu_emul_access(r.emu, (256ULL << 20) + 0x1000, 5);  /* in the range */
-	hb_chmu_emul_access(r.emu, (448ULL << 20), 5);           /* granule 1, past the range */
+	hb_chmu_emul_access(r.emu, 0x1000, 5);                  /* granule 0: untracked */
+	hb_chmu_emul_access(r.emu, (256ULL << 20) + 0x1000, 5); /* in the range */
+	hb_chmu_emul_access(r.emu, (448ULL << 20), 5);          /* granule 1, past the range */
 	hb_chmu_emul_advance(r.emu, 100 * MS);
 	assert_int_equal(hb_chmu_drain(r.drv, rec, 8, &n, &r.err), 0);
 	assert_int_equal(n, 1);
@@ -330,7 +340,7 @@ static void test_chmu_hostile_device_is_refused_not_trusted(void **state)
 	struct hb_hot_record rec[4];
 	struct hb_regwin w;
 	struct hb_chmu *drv = NULL;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 	size_t n;
 
 	p.bad_counter_width = 64;
@@ -363,16 +373,21 @@ static int by_count_desc(const void *a, const void *b)
 {
 	const struct unit_count *x = a, *y = b;
 
-	return x->count < y->count ? 1 : x->count > y->count ? -1 : (x->unit > y->unit) -
-								      (x->unit < y->unit);
+	return x->count < y->count ? 1 :
+	       x->count > y->count ? -1 :
+				     (x->unit > y->unit) - (x->unit < y->unit);
 }
 
 static void zipf_recall(uint32_t ds, uint32_t threshold)
 {
 	struct hb_chmu_emul_params p = params();
 	struct hb_chmu_config c = cfg_default();
-	struct hb_workload_params wp = { .kind = HB_WORKLOAD_ZIPF, .base = 0, .size = 256ULL << 20,
-					 .granule = 4096, .skew = 1.1, .seed = 7 };
+	struct hb_workload_params wp = { .kind = HB_WORKLOAD_ZIPF,
+					 .base = 0,
+					 .size = 256ULL << 20,
+					 .granule = 4096,
+					 .skew = 1.1,
+					 .seed = 7 };
 	struct hb_workload *w;
 	const uint64_t *truth;
 	struct hb_hot_record *rec = calloc(1024, sizeof(*rec));
@@ -410,8 +425,8 @@ static void zipf_recall(uint32_t ds, uint32_t threshold)
 		for (size_t j = 0; j < top; j++)
 			hits += drv[i].unit == tru[j].unit;
 	print_message("# Zipf 1.1, 2M accesses, down-sampling %u, threshold %u: recall of the top "
-		      "%zu units %.3f (overflows %llu)\n", ds, threshold, top,
-		      (double)hits / (double)top,
+		      "%zu units %.3f (overflows %llu)\n",
+		      ds, threshold, top, (double)hits / (double)top,
 		      (unsigned long long)hb_chmu_stats(r.drv)->overflows);
 	assert_true(hits >= 95);
 	assert_int_equal(hb_chmu_stats(r.drv)->overflows, 0);
@@ -425,7 +440,7 @@ static void zipf_recall(uint32_t ds, uint32_t threshold)
 static void test_chmu_zipf_top_units_recalled(void **state)
 {
 	zipf_recall(1, 16);
-	zipf_recall(32, 2);   /* QEMU's only factor */
+	zipf_recall(32, 2); /* QEMU's only factor */
 }
 
 static uint64_t host_overflows;
@@ -463,8 +478,11 @@ static void test_chmu_overflow_reaches_the_host_count_overflow(void **state)
 	struct hb_chmu_emul_params p = params();
 	struct hb_chmu_config c = cfg_default();
 	struct hb_host_ops ops = {
-		.abi_major = HB_DEVICE_ABI_MAJOR, .abi_minor = HB_DEVICE_ABI_MINOR,
-		.size = sizeof(ops), .log = quiet_log, .submit = count_submit,
+		.abi_major = HB_DEVICE_ABI_MAJOR,
+		.abi_minor = HB_DEVICE_ABI_MINOR,
+		.size = sizeof(ops),
+		.log = quiet_log,
+		.submit = count_submit,
 		.count_overflow = count_overflow,
 	};
 	struct rig r;
@@ -490,7 +508,7 @@ static void test_chmu_overflow_reaches_the_host_count_overflow(void **state)
 	/* a 1.2 host: its table ends before count_overflow, which is never read */
 	ops.abi_minor = 2;
 	ops.size = offsetof(struct hb_host_ops, count_overflow);
-	ops.count_overflow = NULL;   /* the test crashes if called anyway */
+	ops.count_overflow = NULL; /* the test crashes if called anyway */
 	overflow_epoch(&r, &ops);
 	assert_int_equal(host_overflows, 2);
 	assert_int_equal(hb_chmu_stats(r.drv)->overflows, 3);
@@ -521,16 +539,21 @@ static void hw_logf(struct hb_host *h, int prio, const char *fmt, ...)
 
 static void test_chmu_hardware_source_maps_the_bar_it_discovers(void **state)
 {
-	static const struct hb_host_ops host = { .abi_major = 1, .size = sizeof(host),
-						 .log = hw_logf, .submit = hw_submit };
+	static const struct hb_host_ops host = {
+		.abi_major = 1, .size = sizeof(host), .log = hw_logf, .submit = hw_submit
+	};
 	const struct hb_device_ops *ops = &hb_source_chmu_test;
 	struct hb_chmu_emul_params p = params();
 	struct hb_chmu_config c = cfg_default();
 	char root[] = "/tmp/hb-test-bar-XXXXXX", path[512], dump[512], sysroot[300];
-	const char *prm[] = { dump, sysroot, "dpa_ranges=0x0+0x40000000", "unit=4096",
-			      "ds=1", "threshold=1", NULL };
-	struct hb_dev_info info = { .size = sizeof(info), .name = "cxl0", .memdev = "mem0",
-				    .pci_bdf = "0000:0d:00.0", .params = prm };
+	const char *prm[] = { dump,        sysroot, "dpa_ranges=0x0+0x40000000",
+			      "unit=4096", "ds=1",  "threshold=1",
+			      NULL };
+	struct hb_dev_info info = { .size = sizeof(info),
+				    .name = "cxl0",
+				    .memdev = "mem0",
+				    .pci_bdf = "0000:0d:00.0",
+				    .params = prm };
 	uint8_t *img = calloc(1, 1u << 20);
 	struct rig r;
 	void *priv;
@@ -608,8 +631,9 @@ static void test_chmu_hardware_source_maps_the_bar_it_discovers(void **state)
  */
 static void test_chmu_daemon_source_refuses_the_test_hooks(void **state)
 {
-	static const struct hb_host_ops host = { .abi_major = 1, .size = sizeof(host),
-						 .log = hw_logf, .submit = hw_submit };
+	static const struct hb_host_ops host = {
+		.abi_major = 1, .size = sizeof(host), .log = hw_logf, .submit = hw_submit
+	};
 	const struct hb_device_ops *ops = hb_builtin_find("chmu");
 	const char *hooks[] = { "pci_dump=/nonexistent.lspci", "sysfs_root=/nonexistent" };
 	const char *const *listed = hb_builtin_params("chmu");
@@ -619,8 +643,9 @@ static void test_chmu_daemon_source_refuses_the_test_hooks(void **state)
 	assert_ptr_not_equal(ops, &hb_source_chmu_test);
 	for (size_t i = 0; i < 2; i++) {
 		const char *prm[] = { "dpa_ranges=0x0+0x40000000", hooks[i], NULL };
-		struct hb_dev_info info = { .size = sizeof(info), .name = "cxl0",
-					    .pci_bdf = "0000:0d:00.0", .params = prm };
+		struct hb_dev_info info = {
+			.size = sizeof(info), .name = "cxl0", .pci_bdf = "0000:0d:00.0", .params = prm
+		};
 		char want[64];
 
 		hw_log[0] = '\0';

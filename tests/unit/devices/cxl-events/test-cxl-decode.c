@@ -71,7 +71,7 @@ struct builder {
 	struct tep_handle *tep;
 	struct tep_event *ev;
 	uint8_t buf[512];
-	size_t len, dyn;           /* record length; where the next string goes */
+	size_t len, dyn; /* record length; where the next string goes */
 };
 
 static void build(struct builder *b, const char *name)
@@ -105,7 +105,7 @@ static void set_num(struct builder *b, const char *name, uint64_t v)
 {
 	struct tep_format_field *f = field(b, name);
 
-	memcpy(b->buf + f->offset, &v, (size_t)f->size);     /* little-endian host */
+	memcpy(b->buf + f->offset, &v, (size_t)f->size); /* little-endian host */
 }
 
 static void set_str(struct builder *b, const char *name, const char *s)
@@ -266,7 +266,8 @@ static void test_cxl_decode_refuses_hostile_records(void **state)
 	memset(b.buf + (loc & 0xffff), 'm', 39);
 	b.buf[(loc & 0xffff) + 39] = 0;
 	memcpy(b.buf + field(&b, "memdev")->offset, &loc, 4);
-	expect_bad(dec, b.buf, (loc & 0xffff) + 40, "field 'memdev' is 39 bytes long, at most 15 fit");
+	expect_bad(dec, b.buf, (loc & 0xffff) + 40,
+		   "field 'memdev' is 39 bytes long, at most 15 fit");
 	builder_done(&b);
 
 	media(&b, "cxl_general_media");
@@ -325,13 +326,15 @@ static void test_cxl_decode_formats(void **state)
 	assert_int_equal(hb_cxl_decoder_new(&dec), 0);
 	assert_int_equal(add_edited(dec, "cxl_poison", "u64 dpa;", "u64 dpx;", &err), -EINVAL);
 	assert_string_equal(err.msg, "format of cxl_poison: no field 'dpa'");
-	assert_int_equal(add_edited(dec, "cxl_overflow", "__data_loc char[] memdev;",
-				    "u32 memdev;", &err), -EINVAL);
+	assert_int_equal(add_edited(dec, "cxl_overflow", "__data_loc char[] memdev;", "u32 memdev;",
+				    &err),
+			 -EINVAL);
 	assert_string_equal(err.msg, "format of cxl_overflow: field 'memdev' is not a dynamic "
-			    "string (__data_loc)");
+				     "string (__data_loc)");
 	/* an event we do not decode */
 	assert_int_equal(add_edited(dec, "cxl_overflow", "name: cxl_overflow", "name: cxl_other",
-				    &err), -EINVAL);
+				    &err),
+			 -EINVAL);
 	assert_non_null(strstr(err.msg, "cxl_other: not an event hotbridge decodes"));
 	/* not a format at all */
 	assert_int_equal(hb_cxl_decoder_add_format(dec, "garbage", 7, &err), -EINVAL);
@@ -362,12 +365,12 @@ static size_t put_event(uint8_t *page, size_t at, const void *data, size_t len)
 	uint32_t hdr;
 
 	if (padded <= 28 * 4) {
-		hdr = (uint32_t)(padded / 4);            /* type_len, time delta 0 */
+		hdr = (uint32_t)(padded / 4); /* type_len, time delta 0 */
 		memcpy(page + at, &hdr, 4);
 		memcpy(page + at + 4, data, len);
 		return at + 4 + padded;
 	}
-	hdr = 0;                                         /* type_len 0: length follows */
+	hdr = 0; /* type_len 0: length follows */
 	memcpy(page + at, &hdr, 4);
 	memcpy(page + at + 4, &(uint32_t){ (uint32_t)padded + 4 }, 4);
 	memcpy(page + at + 8, data, len);
@@ -389,11 +392,11 @@ static void test_cxl_ring_walks_a_page(void **state)
 	set_str(&b, "memdev", "mem1");
 	set_str(&b, "host", "h");
 	set_num(&b, "count", 9);
-	at = put_event(page, at, b.buf, b.len);          /* small: type_len */
+	at = put_event(page, at, b.buf, b.len); /* small: type_len */
 	builder_done(&b);
-	at = put_event(page, at, junk, sizeof(junk));     /* an id of no format */
+	at = put_event(page, at, junk, sizeof(junk)); /* an id of no format */
 	media(&b, "cxl_dram");
-	at = put_event(page, at, b.buf, b.len);           /* large: length word */
+	at = put_event(page, at, b.buf, b.len); /* large: length word */
 	builder_done(&b);
 	commit = at - 16;
 	memcpy(page, &(uint64_t){ 1000 }, 8);
@@ -430,29 +433,42 @@ static const struct captured {
 	uint16_t count;
 	uint64_t first_ts, last_ts;
 } captured[] = {
-	{ HB_CXL_POISON, "mem0", "cxl_mem.0", "region0", 0x10000, 0xf010020000ULL, 0x40, 0, 1, 0, 0, 0 },
-	{ HB_CXL_POISON, "mem0", "cxl_mem.0", "region0", 0x20040, 0xf010040040ULL, 0x40, 0, 1, 0, 0, 0 },
-	{ HB_CXL_POISON, "mem3", "cxl_mem.2", "region2", 0x40001000, 0xf0d0002000ULL, 0x40, 0, 1, 0, 0, 0 },
-	{ HB_CXL_POISON, "mem4", "cxl_mem.6", "region2", 0x40003000, 0xf0d0006100ULL, 0x40, 0, 1, 0, 0, 0 },
+	{ HB_CXL_POISON, "mem0", "cxl_mem.0", "region0", 0x10000, 0xf010020000ULL, 0x40, 0, 1, 0, 0,
+	  0 },
+	{ HB_CXL_POISON, "mem0", "cxl_mem.0", "region0", 0x20040, 0xf010040040ULL, 0x40, 0, 1, 0, 0,
+	  0 },
+	{ HB_CXL_POISON, "mem3", "cxl_mem.2", "region2", 0x40001000, 0xf0d0002000ULL, 0x40, 0, 1, 0,
+	  0, 0 },
+	{ HB_CXL_POISON, "mem4", "cxl_mem.6", "region2", 0x40003000, 0xf0d0006100ULL, 0x40, 0, 1, 0,
+	  0, 0 },
 	{ HB_CXL_POISON, "mem5", "cxl_mem.3", "", 0x5000, 0xffffffffffffffffULL, 0x40, 0, 1, 0, 0, 0 },
 	{ HB_CXL_DRAM, "mem0", "cxl_mem.0", "region0", 0x8000, 0xf010010000ULL, 64, 2, 0, 0, 0, 0 },
-	{ HB_CXL_OVERFLOW, "mem0", "cxl_mem.0", "", 0, 0, 0, 0, 0, 0, 1796483341990965264ULL, 1796483345990966827ULL },
+	{ HB_CXL_OVERFLOW, "mem0", "cxl_mem.0", "", 0, 0, 0, 0, 0, 0, 1796483341990965264ULL,
+	  1796483345990966827ULL },
 	{ HB_CXL_DRAM, "mem0", "cxl_mem.0", "region0", 0x8000, 0xf010010000ULL, 64, 2, 0, 0, 0, 0 },
-	{ HB_CXL_GENERAL_MEDIA, "mem0", "cxl_mem.0", "region0", 0x2000, 0xf010004000ULL, 64, 1, 0, 0, 0, 0 },
+	{ HB_CXL_GENERAL_MEDIA, "mem0", "cxl_mem.0", "region0", 0x2000, 0xf010004000ULL, 64, 1, 0,
+	  0, 0, 0 },
 	{ HB_CXL_DRAM, "mem0", "cxl_mem.0", "region0", 0x8000, 0xf010010000ULL, 64, 2, 0, 0, 0, 0 },
-	{ HB_CXL_GENERAL_MEDIA, "mem0", "cxl_mem.0", "region0", 0x2000, 0xf010004000ULL, 64, 1, 0, 0, 0, 0 },
+	{ HB_CXL_GENERAL_MEDIA, "mem0", "cxl_mem.0", "region0", 0x2000, 0xf010004000ULL, 64, 1, 0,
+	  0, 0, 0 },
 	{ HB_CXL_DRAM, "mem2", "cxl_mem.4", "region0", 0x8000, 0xf010011000ULL, 64, 2, 0, 0, 0, 0 },
-	{ HB_CXL_OVERFLOW, "mem2", "cxl_mem.4", "", 0, 0, 0, 0, 0, 0, 1796483341995541373ULL, 1796483345995541904ULL },
+	{ HB_CXL_OVERFLOW, "mem2", "cxl_mem.4", "", 0, 0, 0, 0, 0, 0, 1796483341995541373ULL,
+	  1796483345995541904ULL },
 	{ HB_CXL_DRAM, "mem2", "cxl_mem.4", "region0", 0x8000, 0xf010011000ULL, 64, 2, 0, 0, 0, 0 },
-	{ HB_CXL_GENERAL_MEDIA, "mem2", "cxl_mem.4", "region0", 0x2000, 0xf010005000ULL, 64, 1, 0, 0, 0, 0 },
+	{ HB_CXL_GENERAL_MEDIA, "mem2", "cxl_mem.4", "region0", 0x2000, 0xf010005000ULL, 64, 1, 0,
+	  0, 0, 0 },
 	{ HB_CXL_DRAM, "mem2", "cxl_mem.4", "region0", 0x8000, 0xf010011000ULL, 64, 2, 0, 0, 0, 0 },
-	{ HB_CXL_GENERAL_MEDIA, "mem2", "cxl_mem.4", "region0", 0x2000, 0xf010005000ULL, 64, 1, 0, 0, 0, 0 },
+	{ HB_CXL_GENERAL_MEDIA, "mem2", "cxl_mem.4", "region0", 0x2000, 0xf010005000ULL, 64, 1, 0,
+	  0, 0, 0 },
 	{ HB_CXL_DRAM, "mem3", "cxl_mem.2", "", 0x8000, 0xffffffffffffffffULL, 64, 2, 0, 0, 0, 0 },
-	{ HB_CXL_OVERFLOW, "mem3", "cxl_mem.2", "", 0, 0, 0, 0, 0, 0, 1796483341996178413ULL, 1796483345996178613ULL },
+	{ HB_CXL_OVERFLOW, "mem3", "cxl_mem.2", "", 0, 0, 0, 0, 0, 0, 1796483341996178413ULL,
+	  1796483345996178613ULL },
 	{ HB_CXL_DRAM, "mem3", "cxl_mem.2", "", 0x8000, 0xffffffffffffffffULL, 64, 2, 0, 0, 0, 0 },
-	{ HB_CXL_GENERAL_MEDIA, "mem3", "cxl_mem.2", "", 0x2000, 0xffffffffffffffffULL, 64, 1, 0, 0, 0, 0 },
+	{ HB_CXL_GENERAL_MEDIA, "mem3", "cxl_mem.2", "", 0x2000, 0xffffffffffffffffULL, 64, 1, 0, 0,
+	  0, 0 },
 	{ HB_CXL_DRAM, "mem3", "cxl_mem.2", "", 0x8000, 0xffffffffffffffffULL, 64, 2, 0, 0, 0, 0 },
-	{ HB_CXL_GENERAL_MEDIA, "mem3", "cxl_mem.2", "", 0x2000, 0xffffffffffffffffULL, 64, 1, 0, 0, 0, 0 },
+	{ HB_CXL_GENERAL_MEDIA, "mem3", "cxl_mem.2", "", 0x2000, 0xffffffffffffffffULL, 64, 1, 0, 0,
+	  0, 0 },
 };
 
 struct all_walked {

@@ -72,9 +72,14 @@ static int t_submit_event(struct hb_host *h, const struct hb_device_event *ev)
 }
 
 static const struct hb_host_ops host = {
-	.abi_major = HB_DEVICE_ABI_MAJOR, .abi_minor = HB_DEVICE_ABI_MINOR,
-	.size = sizeof(struct hb_host_ops), .log = t_log, .watch_fd = t_watch,
-	.unwatch_fd = t_unwatch, .submit = t_submit, .count_bad = t_count_bad,
+	.abi_major = HB_DEVICE_ABI_MAJOR,
+	.abi_minor = HB_DEVICE_ABI_MINOR,
+	.size = sizeof(struct hb_host_ops),
+	.log = t_log,
+	.watch_fd = t_watch,
+	.unwatch_fd = t_unwatch,
+	.submit = t_submit,
+	.count_bad = t_count_bad,
 	.submit_event = t_submit_event,
 };
 
@@ -165,7 +170,7 @@ static void test_cxl_source_refuses_what_is_not_its_own(void **state)
 		skip();
 	snprintf(name, sizeof(name), "hb-test-other-%ld", (long)getpid());
 	snprintf(path, sizeof(path), "%s/instances/%s", tracefs, name);
-	assert_int_equal(mkdir(path, 0750), 0);         /* another tracer's */
+	assert_int_equal(mkdir(path, 0750), 0); /* another tracer's */
 	assert_int_equal(open_source(name, &priv), -EEXIST);
 	assert_non_null(strstr(logged, "exists already: not ours, not touched"));
 	assert_true(exists(path + strlen(tracefs) + 1));

@@ -85,10 +85,10 @@ static void test_remove_stale(void **state)
 
 	assert_non_null(mkdtemp(dir));
 	mk(dir, "hotbridge-%d", dead);
-	mk(dir, "hotbridge-%d", getpid());          /* ours: alive */
-	mk(dir, "hotbridge-%d", getppid());         /* a live process */
-	mk(dir, "oracle-%d", dead);                 /* not ours by name */
-	mk(dir, "hotbridge-0%d", dead);             /* not a pid we would have written */
+	mk(dir, "hotbridge-%d", getpid());  /* ours: alive */
+	mk(dir, "hotbridge-%d", getppid()); /* a live process */
+	mk(dir, "oracle-%d", dead);         /* not ours by name */
+	mk(dir, "hotbridge-0%d", dead);     /* not a pid we would have written */
 	/* a dead one that cannot be removed (not empty here; busy in tracefs) */
 	mk(dir, "hotbridge-%d", dead2);
 	snprintf(path, sizeof(path), "%s/hotbridge-%d/busy", dir, dead2);

@@ -58,8 +58,8 @@ static size_t load(const char *rel, uint8_t *buf, size_t size)
 }
 
 /* one chunk as the driver writes it, appended at buf + *len */
-static void put_chunk(uint8_t *buf, size_t *len, uint64_t hdr0, uint64_t magic,
-		      const uint64_t *e, size_t n)
+static void put_chunk(uint8_t *buf, size_t *len, uint64_t hdr0, uint64_t magic, const uint64_t *e,
+		      size_t n)
 {
 	memcpy(buf + *len, &hdr0, 8);
 	memcpy(buf + *len + 8, &magic, 8);
@@ -90,7 +90,7 @@ static void test_hmu_aux_decodes_the_documented_example(void **state)
 	assert_int_equal(decode(&dec4k, buf, len, &s, &st, &used, &err), 0);
 	assert_int_equal(used, len);
 	assert_int_equal(s.n, 8);
-	assert_int_equal(s.calls, 2);       /* batches of 4 */
+	assert_int_equal(s.calls, 2); /* batches of 4 */
 	for (size_t i = 0; i < 8; i++) {
 		assert_int_equal(s.r[i].space, HB_SPACE_DPA);
 		assert_string_equal(s.r[i].memdev, "mem0");
@@ -115,7 +115,7 @@ static void test_hmu_aux_counter_width_is_per_chunk(void **state)
 	assert_int_equal(s.n, 5);
 	assert_int_equal(s.r[2].addr, 2 * 4096);
 	assert_int_equal(s.r[2].count, 0x366);
-	assert_int_equal(s.r[3].addr, 0x100 * 4096);   /* width 8: unit above bit 8 */
+	assert_int_equal(s.r[3].addr, 0x100 * 4096); /* width 8: unit above bit 8 */
 	assert_int_equal(s.r[3].count, 7);
 	assert_int_equal(s.r[4].addr, 0x101 * 4096);
 	assert_int_equal(s.r[4].count, 255);
@@ -190,7 +190,7 @@ static void test_hmu_aux_bounds_built_here(void **state)
 	d.dpa_start = 0;
 	d.dpa_len = 256 * MIB;
 	assert_int_equal(decode(&d, buf, len, &s, &st, NULL, &err), 0);
-	assert_int_equal(s.n, 1);           /* e[1] = 3: unit 1, count 1 */
+	assert_int_equal(s.n, 1); /* e[1] = 3: unit 1, count 1 */
 	assert_int_equal(s.r[0].addr, 4096);
 	assert_int_equal(s.r[0].count, 1);
 	assert_int_equal(st.out_of_range, 2);
@@ -224,9 +224,12 @@ static int fake_drain(struct fake_ring *f)
 static void fake_init(struct fake_ring *f)
 {
 	memset(f, 0, sizeof(*f));
-	f->ring = (struct hb_hmu_ring){ .meta = &f->meta, .data = f->data,
-					.data_size = sizeof(f->data), .aux = f->aux,
-					.aux_size = sizeof(f->aux), .scratch = f->scratch };
+	f->ring = (struct hb_hmu_ring){ .meta = &f->meta,
+					.data = f->data,
+					.data_size = sizeof(f->data),
+					.aux = f->aux,
+					.aux_size = sizeof(f->aux),
+					.scratch = f->scratch };
 }
 
 /* writes bytes into a ring at pos, wrapping */
@@ -336,8 +339,10 @@ static void test_hmu_ring_refuses_what_cannot_be(void **state)
 
 static void test_hmu_format_specs(void **state)
 {
-	static const char *const bad[] = { "confg:0-7", "config:7-0", "config:64", "config:0-3,2-5",
-		"config:", "config:1-2x", "config4:0", "0-7", "config:-3", "config:0-" };
+	static const char *const bad[] = { "confg:0-7",      "config:7-0", "config:64",
+					   "config:0-3,2-5", "config:",    "config:1-2x",
+					   "config4:0",      "0-7",        "config:-3",
+					   "config:0-" };
 	struct hb_hmu_field f;
 	struct hb_err err = { 0 };
 
@@ -372,7 +377,7 @@ static void test_hmu_config_follows_split_fields(void **state)
 	(void)state;
 	assert_int_equal(hb_hmu_format_parse("f", "config2:0-1,40-41", &p.fields[0], &err), 0);
 	p.nfields = 1;
-	assert_int_equal(hb_hmu_config_set(&p, "f", 0xb, c, &err), 0);   /* 10 11 */
+	assert_int_equal(hb_hmu_config_set(&p, "f", 0xb, c, &err), 0); /* 10 11 */
 	assert_int_equal(c[2], (3ULL) | (2ULL << 40));
 	assert_int_equal(hb_hmu_config_set(&p, "f", 0x10, c, &err), -ERANGE);
 	assert_non_null(strstr(err.msg, "f=16 does not fit the 4 bits"));
@@ -390,9 +395,15 @@ static const char *rfc_root(void)
 
 static void test_hmu_encodes_the_event_from_the_fake_tree(void **state)
 {
-	const char *p1[] = { NULL }, *p2[] = { "dpa_range=0x10000000+0x20000000", "unit=8192",
-		"threshold=1024", "ds=32", "epoch_ms=1500", "access=w", NULL },
-		*p3[] = { "mode=always-on", NULL };
+	const char *p1[] = { NULL },
+		   *p2[] = { "dpa_range=0x10000000+0x20000000",
+			     "unit=8192",
+			     "threshold=1024",
+			     "ds=32",
+			     "epoch_ms=1500",
+			     "access=w",
+			     NULL },
+		   *p3[] = { "mode=always-on", NULL };
 	struct hb_dev_info info = { .size = sizeof(info), .name = "h", .params = p1 };
 	uint64_t c[HB_HMU_CONFIG_WORDS], pages;
 	struct hb_hmu_aux_decoder d;
@@ -406,9 +417,9 @@ static void test_hmu_encodes_the_event_from_the_fake_tree(void **state)
 	assert_int_equal(pmu.nfields, 10);
 	/* epoch mode, access 6 (all R+W) at 2-9, scale 4 (100 ms) at 10-13, x1 at 14-25 */
 	assert_int_equal(c[0], (6ULL << 2) | (4ULL << 10) | (1ULL << 14));
-	assert_int_equal(c[1], 16 | (12ULL << 32));   /* threshold 16, 4 KiB */
-	assert_int_equal(c[2], 0);                    /* everything the CHMU tracks */
-	assert_string_equal(d.memdev, "mem0");        /* from the PMU's name */
+	assert_int_equal(c[1], 16 | (12ULL << 32)); /* threshold 16, 4 KiB */
+	assert_int_equal(c[2], 0);                  /* everything the CHMU tracks */
+	assert_string_equal(d.memdev, "mem0");      /* from the PMU's name */
 	assert_int_equal(d.granule_shift, 12);
 	assert_int_equal(pages, 16);
 
@@ -418,18 +429,17 @@ static void test_hmu_encodes_the_event_from_the_fake_tree(void **state)
 	/* access 5, 1.5 s = scale 4 (100 ms) x 15, ds log2 32 = 5 at 27-34 */
 	assert_int_equal(c[0], (5ULL << 2) | (4ULL << 10) | (15ULL << 14) | (5ULL << 27));
 	assert_int_equal(c[1], 1024 | (13ULL << 32));
-	assert_int_equal(c[2], 1 | (2ULL << 32));     /* 256 MiB units */
+	assert_int_equal(c[2], 1 | (2ULL << 32)); /* 256 MiB units */
 	assert_string_equal(d.memdev, "mem7");
 	assert_int_equal(d.dpa_start, 256 * MIB);
 	assert_int_equal(d.dpa_len, 512 * MIB);
 
 	info.params = p3;
 	assert_int_equal(hb_hmu_source_prepare(rfc_root(), &info, &pmu, c, &d, &pages, &err), 0);
-	assert_int_equal(c[0], 1 | (6ULL << 2));      /* always-on: no epoch */
+	assert_int_equal(c[0], 1 | (6ULL << 2)); /* always-on: no epoch */
 }
 
-static void expect_prepare(const char *root, const char *const *params, int code,
-			   const char *needle)
+static void expect_prepare(const char *root, const char *const *params, int code, const char *needle)
 {
 	struct hb_dev_info info = { .size = sizeof(info), .name = "h", .params = params };
 	uint64_t c[HB_HMU_CONFIG_WORDS], pages;
@@ -445,8 +455,8 @@ static void expect_prepare(const char *root, const char *const *params, int code
 static void test_hmu_bad_parameters_are_named(void **state)
 {
 	(void)state;
-	expect_prepare(rfc_root(), (const char *[]){ "dpa_range=0x1000+0x10000000", NULL },
-		       -EINVAL, "not on 256 MiB");
+	expect_prepare(rfc_root(), (const char *[]){ "dpa_range=0x1000+0x10000000", NULL }, -EINVAL,
+		       "not on 256 MiB");
 	expect_prepare(rfc_root(), (const char *[]){ "unit=4000", NULL }, -EINVAL, "unit=4000");
 	expect_prepare(rfc_root(), (const char *[]){ "unit=128", NULL }, -EINVAL, "unit=128");
 	expect_prepare(rfc_root(), (const char *[]){ "ds=3", NULL }, -EINVAL, "ds=3");
@@ -488,13 +498,28 @@ static void mkpmu(const char *root, const char *pmu, const char *type, const cha
 
 static void test_hmu_trees_that_do_not_serve(void **state)
 {
-	static const char *const moved[] = { "epoch_type", "config:0-1", "access_type",
-		"config:40-47", "epoch_scale", "config:10-13", "epoch_multiplier", "config:14-25",
-		"downsampling_factor", "config:27-34", "hotness_threshold", "config1:0-31",
-		"hotness_granual", "config1:32-63", "range_base", "config2:0-31", "range_size",
-		"config2:32-63", NULL };
-	static const char *const narrow[] = { "epoch_type", "config:0-1", "access_type",
-		"config:2-9", "hotness_threshold", "config1:0-3", NULL };
+	static const char *const moved[] = { "epoch_type",
+					     "config:0-1",
+					     "access_type",
+					     "config:40-47",
+					     "epoch_scale",
+					     "config:10-13",
+					     "epoch_multiplier",
+					     "config:14-25",
+					     "downsampling_factor",
+					     "config:27-34",
+					     "hotness_threshold",
+					     "config1:0-31",
+					     "hotness_granual",
+					     "config1:32-63",
+					     "range_base",
+					     "config2:0-31",
+					     "range_size",
+					     "config2:32-63",
+					     NULL };
+	static const char *const narrow[] = { "epoch_type", "config:0-1",        "access_type",
+					      "config:2-9", "hotness_threshold", "config1:0-3",
+					      NULL };
 	char root[] = "/tmp/hb-test-hmu-XXXXXX", cmd[1100], why[256], first[64];
 	const char *none[] = { NULL };
 	struct hb_dev_info info = { .size = sizeof(info), .params = none };
@@ -568,7 +593,9 @@ static void open_logf(struct hb_host *h, int prio, const char *fmt, ...)
 static void test_hmu_open_here_says_why_not(void **state)
 {
 	static const struct hb_host_ops host = { .abi_major = HB_DEVICE_ABI_MAJOR,
-		.abi_minor = HB_DEVICE_ABI_MINOR, .size = sizeof(host), .log = open_logf };
+						 .abi_minor = HB_DEVICE_ABI_MINOR,
+						 .size = sizeof(host),
+						 .log = open_logf };
 	const char *none[] = { NULL }, *typo[] = { "treshold=3", NULL };
 	struct hb_dev_info info = { .size = sizeof(info), .name = "hmu0", .params = none };
 	struct hb_err err = { 0 };
@@ -577,15 +604,17 @@ static void test_hmu_open_here_says_why_not(void **state)
 
 	(void)state;
 	if (hb_hmu_available("", why, sizeof(why)))
-		skip();                     /* a kernel with the RFC driver: not this test's host */
+		skip(); /* a kernel with the RFC driver: not this test's host */
 	assert_int_equal(hb_source_open(&hb_source_cxl_hmu, "built-in", &host, NULL, &info, &priv,
-					&err), -ENODEV);
+					&err),
+			 -ENODEV);
 	assert_null(priv);
 	assert_non_null(strstr(open_log, "hmu0: cxl-hmu: no cxl_hmu_* PMU"));
 	assert_non_null(strstr(err.msg, "open of 'hmu0' failed"));
 	info.params = typo;
 	assert_int_equal(hb_source_open(&hb_source_cxl_hmu, "built-in", &host, NULL, &info, &priv,
-					&err), -EINVAL);
+					&err),
+			 -EINVAL);
 	assert_non_null(strstr(open_log, "treshold"));
 }
 

@@ -35,7 +35,9 @@ __attribute__((constructor)) static void crash_on_load(void)
 static int bad_open(const struct hb_host_ops *ops, struct hb_host *h,
 		    const struct hb_dev_info *info, void **ret_priv)
 {
-	(void)ops; (void)h; (void)info;
+	(void)ops;
+	(void)h;
+	(void)info;
 	*ret_priv = NULL;
 #if defined(BAD_OPENFAIL)
 	return -ENXIO;
@@ -61,16 +63,22 @@ static void bad_close(void *priv)
 
 static const struct hb_device_ops bad_ops = {
 #if defined(BAD_ABI)
-	2, 0,
+	2,
+	0,
 #else
-	HB_DEVICE_ABI_MAJOR, HB_DEVICE_ABI_MINOR,
+	HB_DEVICE_ABI_MAJOR,
+	HB_DEVICE_ABI_MINOR,
 #endif
 #if defined(BAD_SIZE)
 	offsetof(struct hb_device_ops, poll),
 #else
 	sizeof(struct hb_device_ops),
 #endif
-	0, BAD_NAME, HB_DEV_CAP_POLL | HB_DEV_CAP_DPA, NULL, bad_open,
+	0,
+	BAD_NAME,
+	HB_DEV_CAP_POLL | HB_DEV_CAP_DPA,
+	NULL,
+	bad_open,
 #if defined(BAD_NOPOLL)
 	NULL,
 #else
@@ -80,8 +88,7 @@ static const struct hb_device_ops bad_ops = {
 };
 
 #if !defined(BAD_NOENTRY)
-__attribute__((visibility("default")))
-const struct hb_device_ops *hb_device_entry_v1(void)
+__attribute__((visibility("default"))) const struct hb_device_ops *hb_device_entry_v1(void)
 {
 #if defined(BAD_NULL)
 	return bad_ops.size ? NULL : NULL;

@@ -94,7 +94,10 @@ static void probe_close(void *priv)
 }
 
 static const struct hb_device_ops probe_ops = {
-	HB_DEVICE_ABI_MAJOR, HB_DEVICE_ABI_MINOR, sizeof(struct hb_device_ops), 0,
+	HB_DEVICE_ABI_MAJOR,
+	HB_DEVICE_ABI_MINOR,
+	sizeof(struct hb_device_ops),
+	0,
 	"hup-probe",
 	HB_DEV_CAP_FD | HB_DEV_CAP_DPA,
 	NULL,
@@ -103,8 +106,7 @@ static const struct hb_device_ops probe_ops = {
 	probe_close,
 };
 
-__attribute__((visibility("default")))
-const struct hb_device_ops *hb_device_entry_v1(void)
+__attribute__((visibility("default"))) const struct hb_device_ops *hb_device_entry_v1(void)
 {
 	return &probe_ops;
 }

@@ -135,7 +135,8 @@ static void test_replay_text_reasons(void **state)
 					      sizeof(why));
 
 		if (rc != -EINVAL || !strstr(why, cases[i].why))
-			fail_msg("'%s': rc %d, '%s' (want '%s')", cases[i].line, rc, why, cases[i].why);
+			fail_msg("'%s': rc %d, '%s' (want '%s')", cases[i].line, rc, why,
+				 cases[i].why);
 	}
 	assert_int_equal(hb_replay_parse_line("  # only a comment", 18, &r, why, sizeof(why)), 1);
 	assert_int_equal(hb_replay_parse_line("", 0, &r, why, sizeof(why)), 1);
@@ -172,8 +173,11 @@ static size_t make_binary(uint8_t *out, size_t nrec)
 
 	hb_replay_binary_header(out);
 	for (size_t i = 0; i < nrec; i++) {
-		struct hb_hot_record r = { .space = HB_SPACE_DPA, .addr = i * 4096, .len = 4096,
-					   .count = i + 1, .timestamp_ns = 1000 + i };
+		struct hb_hot_record r = { .space = HB_SPACE_DPA,
+					   .addr = i * 4096,
+					   .len = 4096,
+					   .count = i + 1,
+					   .timestamp_ns = 1000 + i };
 
 		snprintf(r.memdev, sizeof(r.memdev), "mem%zu", i % 3);
 		hb_replay_binary_record(&r, out + off);
@@ -188,18 +192,19 @@ static void test_replay_binary_good_bad_truncated(void **state)
 	size_t len = make_binary(buf, 10);
 	struct hb_replay_parser *p = hb_replay_parser_new("feed.bin", emit, report, NULL);
 
-	buf[16 + 56 * 3] = 9;          /* record 4: space 9 */
-	memset(buf + 16 + 56 * 6 + 8, 'a', 16);   /* record 7: memdev not terminated */
+	buf[16 + 56 * 3] = 9;                   /* record 4: space 9 */
+	memset(buf + 16 + 56 * 6 + 8, 'a', 16); /* record 7: memdev not terminated */
 	reset();
 	/* in chunks of 7 bytes, leaving the last record 20 bytes short */
 	for (size_t off = 0; off < len - 20; off += 7)
 		assert_int_equal(hb_replay_parser_feed(p, buf + off,
-						       off + 7 > len - 20 ? len - 20 - off : 7), 0);
+						       off + 7 > len - 20 ? len - 20 - off : 7),
+				 0);
 	hb_replay_parser_finish(p);
 	assert_int_equal(ngot, 7);
 	assert_int_equal(got[0].addr, 0);
 	assert_string_equal(got[1].memdev, "mem1");
-	assert_int_equal(got[3].count, 5);      /* record 4 was dropped */
+	assert_int_equal(got[3].count, 5); /* record 4 was dropped */
 	assert_int_equal(hb_replay_parser_stats(p)->bad, 3);
 	assert_non_null(strstr(reports[0], "feed.bin:record 4: address space"));
 	assert_non_null(strstr(reports[1], "feed.bin:record 7: memdev name not NUL-terminated"));
@@ -229,8 +234,7 @@ static void test_replay_binary_good_bad_truncated(void **state)
 
 static struct hb_hot_record rec(uint64_t i)
 {
-	struct hb_hot_record r = { .space = HB_SPACE_DPA, .addr = i << 12, .len = 4096,
-				   .count = i + 1 };
+	struct hb_hot_record r = { .space = HB_SPACE_DPA, .addr = i << 12, .len = 4096, .count = i + 1 };
 
 	snprintf(r.memdev, sizeof(r.memdev), "mem%u", (unsigned int)(i % 2));
 	return r;
@@ -275,35 +279,35 @@ static void check_exactly(const uint64_t *want, size_t n)
 static void test_replay_frames_resynchronise_after_a_dead_writer(void **state)
 {
 	static uint8_t s[8192];
-	const char *l1 = "mem0 dpa=0x64000 len=4096 count=101\n";      /* record 100 */
-	const char *l2 = "mem1 dpa=0x65000 len=4096 count=102\n";      /* record 101 */
-	const char *l3 = "mem0 dpa=0x66000 len=4096 count=103\n";      /* record 102 */
-	const char *cut = "mem0 dpa=0x66";                             /* a dead text writer */
+	const char *l1 = "mem0 dpa=0x64000 len=4096 count=101\n"; /* record 100 */
+	const char *l2 = "mem1 dpa=0x65000 len=4096 count=102\n"; /* record 101 */
+	const char *l3 = "mem0 dpa=0x66000 len=4096 count=103\n"; /* record 102 */
+	const char *cut = "mem0 dpa=0x66";                        /* a dead text writer */
 	uint64_t want[64];
 	size_t n = 0, nw = 0, torn;
 	uint8_t tmp[1024];
 
-	n += frame(s + n, 0, 3);                      /* writer A: 0..2 */
+	n += frame(s + n, 0, 3); /* writer A: 0..2 */
 	for (int i = 0; i < 3; i++)
 		want[nw++] = (uint64_t)i;
-	memcpy(s + n, l1, strlen(l1));               /* writer T */
+	memcpy(s + n, l1, strlen(l1)); /* writer T */
 	n += strlen(l1);
 	want[nw++] = 100;
-	torn = frame(tmp, 50, 4);                    /* writer D dies in its second record */
+	torn = frame(tmp, 50, 4); /* writer D dies in its second record */
 	memcpy(s + n, tmp, HB_REPLAY_FRAME_HEADER_LEN + 56 + 20);
 	n += HB_REPLAY_FRAME_HEADER_LEN + 56 + 20;
-	memcpy(s + n, l2, strlen(l2));               /* T again, right after D's bytes */
+	memcpy(s + n, l2, strlen(l2)); /* T again, right after D's bytes */
 	n += strlen(l2);
 	want[nw++] = 101;
-	n += frame(s + n, 10, 5);                    /* writer B: 10..14 */
+	n += frame(s + n, 10, 5); /* writer B: 10..14 */
 	for (int i = 10; i < 15; i++)
 		want[nw++] = (uint64_t)i;
-	memcpy(s + n, cut, strlen(cut));             /* a text writer dies mid-line */
+	memcpy(s + n, cut, strlen(cut)); /* a text writer dies mid-line */
 	n += strlen(cut);
-	n += frame(s + n, 20, 2);                    /* writer C: 20, 21 */
+	n += frame(s + n, 20, 2); /* writer C: 20, 21 */
 	want[nw++] = 20;
 	want[nw++] = 21;
-	hb_replay_binary_header(s + n);              /* a v1 writer: 30, 31 */
+	hb_replay_binary_header(s + n); /* a v1 writer: 30, 31 */
 	n += HB_REPLAY_HEADER_LEN;
 	for (int i = 30; i < 32; i++) {
 		struct hb_hot_record r = rec((uint64_t)i);
@@ -312,7 +316,7 @@ static void test_replay_frames_resynchronise_after_a_dead_writer(void **state)
 		n += HB_REPLAY_RECORD_LEN;
 		want[nw++] = (uint64_t)i;
 	}
-	hb_replay_binary_header(s + n);              /* and another, after it: 40 */
+	hb_replay_binary_header(s + n); /* and another, after it: 40 */
 	n += HB_REPLAY_HEADER_LEN;
 	{
 		struct hb_hot_record r = rec(40);
@@ -321,7 +325,7 @@ static void test_replay_frames_resynchronise_after_a_dead_writer(void **state)
 		n += HB_REPLAY_RECORD_LEN;
 		want[nw++] = 40;
 	}
-	memcpy(s + n, l3, strlen(l3));               /* text after v1 records */
+	memcpy(s + n, l3, strlen(l3)); /* text after v1 records */
 	n += strlen(l3);
 	want[nw++] = 102;
 	assert_true(torn > 0);
@@ -333,7 +337,8 @@ static void test_replay_frames_resynchronise_after_a_dead_writer(void **state)
 		reset();
 		for (size_t off = 0; off < n; off += step)
 			assert_int_equal(hb_replay_parser_feed(p, s + off,
-							       off + step > n ? n - off : step), 0);
+							       off + step > n ? n - off : step),
+					 0);
 		assert_int_equal(hb_replay_parser_pending(p), 0);
 		hb_replay_parser_finish(p);
 		check_exactly(want, nw);
@@ -359,7 +364,7 @@ static void test_replay_idle_ends_a_frame_whose_writer_died(void **state)
 	size_t n = frame(b, 0, 8);
 
 	reset();
-	assert_int_equal(hb_replay_parser_feed(p, b, 100), 0);     /* header + 76 bytes */
+	assert_int_equal(hb_replay_parser_feed(p, b, 100), 0); /* header + 76 bytes */
 	assert_int_equal(hb_replay_parser_feed(p, l1, strlen(l1)), 0);
 	assert_int_equal(ngot, 0);
 	assert_int_equal(hb_replay_parser_pending(p), 100 + strlen(l1));
@@ -390,8 +395,8 @@ static void test_replay_frame_checks(void **state)
 	n1 = frame(b, 0, 2);
 	n2 = frame(b + n1, 2, 2);
 	n3 = frame(b + n1 + n2, 4, 2);
-	b[n1 + HB_REPLAY_FRAME_HEADER_LEN + 30] ^= 1;    /* frame 2: a payload bit flipped */
-	b[n1 + n2 + 12] = 3;                               /* frame 3: nrecords changed */
+	b[n1 + HB_REPLAY_FRAME_HEADER_LEN + 30] ^= 1; /* frame 2: a payload bit flipped */
+	b[n1 + n2 + 12] = 3;                          /* frame 3: nrecords changed */
 	p = hb_replay_parser_new("f", emit, report, NULL);
 	reset();
 	assert_int_equal(hb_replay_parser_feed(p, b, n1 + n2 + n3), 0);
@@ -418,7 +423,8 @@ static void test_replay_frame_checks(void **state)
 		reset();
 		for (size_t off = 0; off < sz; off += 4096)
 			assert_int_equal(hb_replay_parser_feed(p, big + off,
-							       off + 4096 > sz ? sz - off : 4096), 0);
+							       off + 4096 > sz ? sz - off : 4096),
+					 0);
 		hb_replay_parser_finish(p);
 		assert_int_equal(hb_replay_parser_stats(p)->records, nr - 1);
 		assert_int_equal(hb_replay_parser_stats(p)->bad, 1);
@@ -427,7 +433,8 @@ static void test_replay_frame_checks(void **state)
 	}
 	/* NUL and other non-text bytes in a memdev name are bad, not cut off */
 	{
-		static const char line[] = "mem0\0x dpa=0x1000 len=4096 count=1\nmem1 dpa=0x0 len=1 count=1\n";
+		static const char line[] =
+			"mem0\0x dpa=0x1000 len=4096 count=1\nmem1 dpa=0x0 len=1 count=1\n";
 
 		p = hb_replay_parser_new("nul", emit, report, NULL);
 		reset();
@@ -484,8 +491,12 @@ static int host_submit(struct hb_host *h, const struct hb_hot_record *r, size_t 
 }
 
 static const struct hb_host_ops host = {
-	.abi_major = 1, .size = sizeof(host), .log = host_log, .watch_fd = host_watch,
-	.unwatch_fd = host_unwatch, .submit = host_submit,
+	.abi_major = 1,
+	.size = sizeof(host),
+	.log = host_log,
+	.watch_fd = host_watch,
+	.unwatch_fd = host_unwatch,
+	.submit = host_submit,
 };
 
 static void run_loop(int rounds)
@@ -501,8 +512,8 @@ static void run_loop(int rounds)
 		for (int i = n - 1; i >= 0; i--)
 			if (pfd[i].revents && i < nwatches && watches[i].fd == pfd[i].fd)
 				watches[i].cb(watches[i].priv, pfd[i].fd,
-					      (pfd[i].revents & POLLHUP) ? HB_FD_HUP | HB_FD_READ
-									  : HB_FD_READ);
+					      (pfd[i].revents & POLLHUP) ? HB_FD_HUP | HB_FD_READ :
+									   HB_FD_READ);
 	}
 }
 
@@ -598,10 +609,10 @@ static void test_replay_source_file_fifo_socket(void **state)
 static void test_replay_emul_chmu_source_submits_hot_units(void **state)
 {
 	const struct hb_device_ops *ops = hb_builtin_find("emul-chmu");
-	const char *params[] = { "capacity=268435456", "accesses=50000", "workload=zipf:1.2",
-				 NULL };
-	struct hb_dev_info info = { .size = sizeof(info), .name = "emu", .memdev = "mem7",
-				    .params = params };
+	const char *params[] = { "capacity=268435456", "accesses=50000", "workload=zipf:1.2", NULL };
+	struct hb_dev_info info = {
+		.size = sizeof(info), .name = "emu", .memdev = "mem7", .params = params
+	};
 	void *priv;
 
 	reset();
@@ -630,10 +641,15 @@ static void test_replay_emul_chmu_source_submits_hot_units(void **state)
 static void test_replay_emul_chmu_hotlist_is_the_devices_size(void **state)
 {
 	const struct hb_device_ops *ops = hb_builtin_find("emul-chmu");
-	const char *params[] = { "capacity=268435456", "accesses=50000", "workload=zipf:1.1",
-				 "threshold=2", NULL, NULL };
-	struct hb_dev_info info = { .size = sizeof(info), .name = "emu", .memdev = "mem7",
-				    .params = params };
+	const char *params[] = { "capacity=268435456",
+				 "accesses=50000",
+				 "workload=zipf:1.1",
+				 "threshold=2",
+				 NULL,
+				 NULL };
+	struct hb_dev_info info = {
+		.size = sizeof(info), .name = "emu", .memdev = "mem7", .params = params
+	};
 	static const struct {
 		const char *param, *why;
 	} bad[] = {
@@ -681,9 +697,10 @@ static void test_replay_emul_chmu_pages_away_are_not_seen(void **state)
 {
 	const struct hb_device_ops *ops = hb_builtin_find("emul-chmu");
 	const char *params[] = { "capacity=268435456", "accesses=50000", "workload=uniform",
-				 "threshold=1", "hotlist=8000", NULL };
-	struct hb_dev_info info = { .size = sizeof(info), .name = "emu", .memdev = "mem7",
-				    .params = params };
+				 "threshold=1",        "hotlist=8000",   NULL };
+	struct hb_dev_info info = {
+		.size = sizeof(info), .name = "emu", .memdev = "mem7", .params = params
+	};
 	static const uint64_t cap = 268435456;
 	uint64_t low = 0, all = 0, unit;
 	const uint64_t *truth;

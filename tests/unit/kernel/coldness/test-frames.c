@@ -61,8 +61,8 @@ static int setup(void **state)
 	block(0, 3, true);
 	block(0, 4, false);
 	block(1, 6, true);
-	put("/sys/devices/system/node/node0/cpulist", "0-1\n");   /* not a block */
-	put("/sys/devices/system/node/node5", NULL);               /* no memory */
+	put("/sys/devices/system/node/node0/cpulist", "0-1\n"); /* not a block */
+	put("/sys/devices/system/node/node5", NULL);            /* no memory */
 	memset(kpf, 0, sizeof(kpf));
 	for (int p = 16; p < 64; p++)
 		kpf[p] = LRU | BIT(HB_KPF_MMAP) | BIT(12);
@@ -80,10 +80,10 @@ static int teardown(void **state)
 static void test_frames_movable_is_a_base_page_on_an_lru(void **state)
 {
 	static const int refused[] = {
-		HB_KPF_SLAB, HB_KPF_WRITEBACK, HB_KPF_BUDDY, HB_KPF_COMPOUND_HEAD,
-		HB_KPF_COMPOUND_TAIL, HB_KPF_HUGE, HB_KPF_UNEVICTABLE, HB_KPF_HWPOISON,
-		HB_KPF_NOPAGE, HB_KPF_THP, HB_KPF_OFFLINE, HB_KPF_ZERO_PAGE,
-		HB_KPF_PGTABLE, HB_KPF_MLOCKED,
+		HB_KPF_SLAB,          HB_KPF_WRITEBACK, HB_KPF_BUDDY,       HB_KPF_COMPOUND_HEAD,
+		HB_KPF_COMPOUND_TAIL, HB_KPF_HUGE,      HB_KPF_UNEVICTABLE, HB_KPF_HWPOISON,
+		HB_KPF_NOPAGE,        HB_KPF_THP,       HB_KPF_OFFLINE,     HB_KPF_ZERO_PAGE,
+		HB_KPF_PGTABLE,       HB_KPF_MLOCKED,
 	};
 
 	(void)state;
@@ -98,7 +98,7 @@ static void test_frames_movable_is_a_base_page_on_an_lru(void **state)
 	assert_true(hb_frames_movable(0x400205828ULL));
 	assert_true(hb_frames_movable(LRU | BIT(12) | BIT(HB_KPF_KSM)));
 	assert_false(hb_frames_movable(0));
-	assert_false(hb_frames_movable(BIT(HB_KPF_MMAP) | BIT(12)));   /* mapped, off the LRU */
+	assert_false(hb_frames_movable(BIT(HB_KPF_MMAP) | BIT(12))); /* mapped, off the LRU */
 	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
 		assert_false(hb_frames_movable(LRU | BIT(refused[i])));
 }
@@ -110,7 +110,7 @@ static void test_frames_scan_walks_the_online_blocks_in_windows(void **state)
 	uint64_t pfn[64], win[2];
 
 	(void)state;
-	kpf[17] = BIT(HB_KPF_BUDDY);                    /* free */
+	kpf[17] = BIT(HB_KPF_BUDDY); /* free */
 	kpf[20] = LRU | BIT(HB_KPF_UNEVICTABLE);
 	kpf[25] = LRU | BIT(HB_KPF_THP);
 	kpf[26] = BIT(HB_KPF_SLAB);
@@ -126,7 +126,7 @@ static void test_frames_scan_walks_the_online_blocks_in_windows(void **state)
 	/* window 2 goes on across into block 3 and ends at the node's last online block */
 	assert_int_equal(hb_frames_scan(f, 0, 16, pfn, win, &err), 9);
 	assert_int_equal(win[0], 21);
-	assert_int_equal(win[1], 32);   /* block 4 (PFN 32-39) is offline */
+	assert_int_equal(win[1], 32); /* block 4 (PFN 32-39) is offline */
 	assert_int_equal(pfn[0], 21);
 	assert_int_equal(pfn[3], 24);
 	assert_int_equal(pfn[4], 27);
@@ -159,14 +159,14 @@ static void test_frames_sample_reads_every_kth_block_and_moves_on(void **state)
 	block(0, 4, true);
 	block(0, 5, true);
 	assert_int_equal(hb_frames_open(root, 4096, &f, &err), 0);
-	hb_frames_sample(f, 16);              /* 2 of node 0's 4 blocks (2-5): k = 2 */
+	hb_frames_sample(f, 16); /* 2 of node 0's 4 blocks (2-5): k = 2 */
 	for (int pass = 0; pass < 8; pass++) {
 		assert_int_equal(hb_frames_scan(f, 0, 64, pfn, win, &err), 8);
-		assert_int_equal(win[0], 16);  /* block 2 */
+		assert_int_equal(win[0], 16); /* block 2 */
 		assert_int_equal(win[1], 24);
 		assert_false(hb_frames_pass_done(f, 0));
 		assert_int_equal(hb_frames_scan(f, 0, 64, pfn, win, &err), 8);
-		assert_int_equal(win[0], 32);  /* block 4, not 3 */
+		assert_int_equal(win[0], 32); /* block 4, not 3 */
 		assert_int_equal(win[1], 40);
 		assert_true(hb_frames_pass_done(f, 0));
 		assert_int_equal(hb_frames_sample_epoch(f, 0), 0);

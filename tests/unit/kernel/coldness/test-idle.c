@@ -116,7 +116,7 @@ static void test_idle_open_error_is_named(void **state)
 
 static void test_idle_mark_sets_exactly_the_bits_of_the_set(void **state)
 {
-	const uint64_t pfn[] = { 3, 64, 65, 200, 904 };   /* 904: word 14, bit 8 */
+	const uint64_t pfn[] = { 3, 64, 65, 200, 904 }; /* 904: word 14, bit 8 */
 	_hb_cleanup_(hb_idle_freep) struct hb_idle *t = NULL;
 	struct hb_err err = { 0 };
 
@@ -142,7 +142,7 @@ static void test_idle_read_reports_the_untouched_pages(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < 300; i++)
-		pfn[i] = 7 + i * 13;      /* 7 .. 3894, across many words */
+		pfn[i] = 7 + i * 13; /* 7 .. 3894, across many words */
 	assert_int_equal(hb_idle_open(root, &t, &err), 0);
 	assert_int_equal(hb_idle_mark(t, 300, pfn, &err), 0);
 	for (size_t i = 0; i < 300; i += 2)

@@ -36,7 +36,7 @@ static struct {
 	struct hb_damon_region reg[8];
 	size_t nreg;
 	unsigned int updates;
-	unsigned int empty_updates;   /* updates still to answer with no regions */
+	unsigned int empty_updates; /* updates still to answer with no regions */
 	bool refuse_on;
 } fk;
 
@@ -140,7 +140,7 @@ int __wrap_hb_sys_damon_write(const char *r, const char *path, const char *value
 				return -EINVAL;
 		} else if (!strcmp(value, "update_schemes_tried_regions")) {
 			if (strcmp(st, "on"))
-				return -EINVAL;   /* commands need a running kdamond */
+				return -EINVAL; /* commands need a running kdamond */
 			fk.updates++;
 			if (fk.empty_updates) {
 				size_t keep = fk.nreg;
@@ -294,7 +294,7 @@ static void test_monitor_reads_the_kernels_regions_sorted_and_fresh(void **state
 	fk.empty_updates = 1;
 	assert_int_equal(hb_damon_monitor_regions(m, &reg, &err), 1);
 	assert_int_equal(fk.updates, 4);
-	fk.empty_updates = 5;   /* and then the empty view is what it is */
+	fk.empty_updates = 5; /* and then the empty view is what it is */
 	assert_int_equal(hb_damon_monitor_regions(m, &reg, &err), 0);
 	assert_int_equal(fk.updates, 6);
 	fk.empty_updates = 0;
@@ -307,10 +307,10 @@ static void test_monitor_reads_the_kernels_regions_sorted_and_fresh(void **state
 static void test_monitor_idle_needs_no_access_for_the_whole_span(void **state)
 {
 	const struct hb_damon_region reg[] = {
-		{ 0x0, 0x100000, 0, 10 },       /* unaccessed 11 aggregations */
-		{ 0x100000, 0x200000, 1, 40 },  /* accessed */
-		{ 0x200000, 0x300000, 0, 2 },   /* unaccessed 3 aggregations only */
-		{ 0x400000, 0x500000, 0, 0 },   /* just went quiet */
+		{ 0x0, 0x100000, 0, 10 },      /* unaccessed 11 aggregations */
+		{ 0x100000, 0x200000, 1, 40 }, /* accessed */
+		{ 0x200000, 0x300000, 0, 2 },  /* unaccessed 3 aggregations only */
+		{ 0x400000, 0x500000, 0, 0 },  /* just went quiet */
 	};
 	const uint64_t pfn[] = { 0x10, 0x150, 0x250, 0x350, 0x400, 0xff, 0x100 };
 	uint8_t idle[7];
@@ -320,11 +320,11 @@ static void test_monitor_idle_needs_no_access_for_the_whole_span(void **state)
 	hb_damon_monitor_idle(reg, 4, PS, 1000000, 7, pfn, idle);
 	assert_int_equal(idle[0], 1);
 	assert_int_equal(idle[1], 0);
-	assert_int_equal(idle[2], 0);       /* too young for the span */
-	assert_int_equal(idle[3], 0);       /* in no region */
+	assert_int_equal(idle[2], 0); /* too young for the span */
+	assert_int_equal(idle[3], 0); /* in no region */
 	assert_int_equal(idle[4], 0);
-	assert_int_equal(idle[5], 1);       /* the last page of region 0 */
-	assert_int_equal(idle[6], 0);       /* the first of region 1 */
+	assert_int_equal(idle[5], 1); /* the last page of region 0 */
+	assert_int_equal(idle[6], 0); /* the first of region 1 */
 	/* a short span: the young quiet regions count */
 	hb_damon_monitor_idle(reg, 4, PS, 4 * AGGR, 7, pfn, idle);
 	assert_int_equal(idle[2], 1);

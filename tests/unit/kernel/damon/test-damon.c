@@ -31,10 +31,10 @@
 
 #define PS 4096ULL
 #define KD "/sys/kernel/mm/damon/admin/kdamonds"
-#define NODE1_PFN (0x10000000ULL / PS)   /* blocks 2-3 (128 MiB each) are node 1 */
+#define NODE1_PFN (0x10000000ULL / PS) /* blocks 2-3 (128 MiB each) are node 1 */
 #define LRU (1ULL << 5)
 #define KD0_REGIONS KD "/0/contexts/0/targets/0/regions"
-#define INERT (1ULL << 56)           /* kernel/damon/damon.h: no memory there */
+#define INERT (1ULL << 56)               /* kernel/damon/damon.h: no memory there */
 #define MEM_PFNS (4 * 0x8000000ULL / PS) /* the four memory blocks */
 
 static char root[64];
@@ -49,21 +49,21 @@ struct commit {
 static struct {
 	char avail[64];
 	bool no_migrate_hot, start_fails, never_applied;
-	bool no_target_nid;          /* a DAMOS before 6.11: no migrate actions */
-	bool newer;                  /* a 6.18-like tree: addr_unit, dests, quota goals */
+	bool no_target_nid; /* a DAMOS before 6.11: no migrate actions */
+	bool newer;         /* a 6.18-like tree: addr_unit, dests, quota goals */
 	/*
 	 * 6.12's command writer: the kdamond takes the command at once (here),
 	 * the writer returns only cmd_sleep_ms later, without the lock
 	 */
 	unsigned int cmd_sleep_ms;
-	unsigned int commits_out;        /* commit writers not returned yet */
+	unsigned int commits_out; /* commit writers not returned yet */
 	bool region_write_while_commit_out;
 	unsigned int poll_ms, hold_polls;
-	const char *refuse;          /* path suffix whose write fails */
+	const char *refuse; /* path suffix whose write fails */
 	int refuse_err;
-	const char *refuse_value;    /* a value whose write fails, with refuse_err */
-	long move_max;               /* pages a commit moves at most; -1 all */
-	char log[2048][96];          /* "path=value", path without KD */
+	const char *refuse_value; /* a value whose write fails, with refuse_err */
+	long move_max;            /* pages a commit moves at most; -1 all */
+	char log[2048][96];       /* "path=value", path without KD */
 	size_t nlog;
 	struct commit commits[64];
 	size_t ncommits, zero_commits, bad_commits;
@@ -71,7 +71,7 @@ static struct {
 	/* kdamond 0's region directories, in memory (thousands of them) */
 	size_t nreg;
 	uint64_t reg_start[8192], reg_end[8192];
-	uint64_t pending;            /* bytes to add at the next stats update */
+	uint64_t pending; /* bytes to add at the next stats update */
 	uint64_t on_ns;
 } fk;
 
@@ -152,7 +152,6 @@ static void rmd(const char *rel)
 	assert_int_equal(system(cmd), 0);
 }
 
-
 static bool ends_with(const char *s, const char *suffix)
 {
 	size_t a = strlen(s), b = strlen(suffix);
@@ -168,7 +167,7 @@ static void set_kpf(uint64_t pfn, uint64_t flags)
 	snprintf(p, sizeof(p), "%s/proc/kpageflags", root);
 	fd = open(p, O_WRONLY);
 	if (fd < 0)
-		return;    /* the test removed it */
+		return; /* the test removed it */
 	assert_int_equal(pwrite(fd, &flags, 8, (off_t)(pfn * 8)), 8);
 	close(fd);
 }
@@ -176,11 +175,23 @@ static void set_kpf(uint64_t pfn, uint64_t flags)
 static void make_scheme(const char *dir)
 {
 	static const char *const files[] = {
-		"action", "target_nid", "apply_interval_us", "access_pattern/sz/min",
-		"access_pattern/sz/max", "access_pattern/nr_accesses/min",
-		"access_pattern/nr_accesses/max", "access_pattern/age/min", "access_pattern/age/max",
-		"quotas/ms", "quotas/bytes", "quotas/reset_interval_ms", "watermarks/metric",
-		"stats/sz_applied", "stats/nr_applied", "stats/nr_tried", "filters/nr_filters",
+		"action",
+		"target_nid",
+		"apply_interval_us",
+		"access_pattern/sz/min",
+		"access_pattern/sz/max",
+		"access_pattern/nr_accesses/min",
+		"access_pattern/nr_accesses/max",
+		"access_pattern/age/min",
+		"access_pattern/age/max",
+		"quotas/ms",
+		"quotas/bytes",
+		"quotas/reset_interval_ms",
+		"watermarks/metric",
+		"stats/sz_applied",
+		"stats/nr_applied",
+		"stats/nr_tried",
+		"filters/nr_filters",
 	};
 	char p[600];
 
@@ -335,12 +346,15 @@ static int model_write(const char *r, const char *path, const char *value)
 		rmd(p);
 		if (n) {
 			static const char *const files[] = {
-				"avail_operations", "operations",
+				"avail_operations",
+				"operations",
 				"monitoring_attrs/intervals/sample_us",
 				"monitoring_attrs/intervals/aggr_us",
 				"monitoring_attrs/intervals/update_us",
-				"monitoring_attrs/nr_regions/min", "monitoring_attrs/nr_regions/max",
-				"targets/nr_targets", "schemes/nr_schemes",
+				"monitoring_attrs/nr_regions/min",
+				"monitoring_attrs/nr_regions/max",
+				"targets/nr_targets",
+				"schemes/nr_schemes",
 			};
 			for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 				snprintf(p, sizeof(p), "%s/0/%s", dir, files[i]);
@@ -409,7 +423,7 @@ static int model_write(const char *r, const char *path, const char *value)
 		} else if (!strcmp(value, "off")) {
 			put(p, "-1\n");
 		} else if (strcmp(st, "on")) {
-			return -EINVAL;   /* commands need a running kdamond */
+			return -EINVAL; /* commands need a running kdamond */
 		} else if (!strcmp(value, "commit")) {
 			return do_commit(dir);
 		} else if (!strcmp(value, "update_schemes_stats")) {
@@ -427,8 +441,10 @@ static int model_write(const char *r, const char *path, const char *value)
 			put(sz, p);
 			/* the scheme was applied (to whatever regions) since the last update */
 			if (!fk.never_applied) {
-				snprintf(sz, sizeof(sz), "%s/contexts/0/schemes/0/stats/nr_tried", dir);
-				snprintf(p, sizeof(p), "%llu\n", (unsigned long long)(get_u64(sz) + 1));
+				snprintf(sz, sizeof(sz), "%s/contexts/0/schemes/0/stats/nr_tried",
+					 dir);
+				snprintf(p, sizeof(p), "%llu\n",
+					 (unsigned long long)(get_u64(sz) + 1));
 				put(sz, p);
 			}
 			return 0;
@@ -492,8 +508,10 @@ static struct hb_migrator_config config(void)
 	static char statefile[128];
 
 	snprintf(statefile, sizeof(statefile), "%s/run/hotbridge/damon-state", root);
-	return (struct hb_migrator_config){ .root = root, .damon_state = statefile,
-					    .damon_reset_ms = 40, .damon_aggr_ms = 2,
+	return (struct hb_migrator_config){ .root = root,
+					    .damon_state = statefile,
+					    .damon_reset_ms = 40,
+					    .damon_aggr_ms = 2,
 					    .rate_bytes = 1 << 20 };
 }
 
@@ -708,7 +726,7 @@ static void test_damon_moves_contiguous_pages_as_one_range_placeholder_first(voi
 	assert_int_equal(status[1], 0);
 	assert_int_equal(status[2], 0);
 	assert_int_equal(status[3], 0);
-	assert_int_equal(status[4], -EBUSY);    /* given twice */
+	assert_int_equal(status[4], -EBUSY); /* given twice */
 	/* the kdamond started with the placeholder only: one inert region */
 	assert_int_equal(fk.commits[0].n, 0);
 	assert_int_equal(fk.commits[0].dirs, 1);
@@ -737,9 +755,9 @@ static void test_damon_moves_contiguous_pages_as_one_range_placeholder_first(voi
 	assert_int_equal(fk.bad_commits, 0);
 	assert_true(logged("/0/contexts/0/schemes/0/action=migrate_hot"));
 	assert_int_equal(hb_migrator_damon_stats(m, &st), 0);
-	assert_int_equal(st.batches, 1);      /* one target node, one move call */
+	assert_int_equal(st.batches, 1); /* one target node, one move call */
 	assert_int_equal(st.commits, 1);
-	assert_int_equal(st.regions, 2);        /* the run of three is one */
+	assert_int_equal(st.regions, 2); /* the run of three is one */
 	assert_int_equal(st.bytes_applied, 4 * PS);
 	assert_int_equal(st.pages_moved, 4);
 	hb_migrator_free(m);
@@ -763,7 +781,7 @@ static void test_damon_commits_nothing_before_the_first_apply(void **state)
 	assert_int_equal(hb_migrator_move(m, 1, hpa, nodes, status, 0, &err), -ETIMEDOUT);
 	assert_non_null(strstr(err.msg, "has not applied its scheme"));
 	assert_int_equal(status[0], -ETIMEDOUT);
-	assert_int_equal(fk.ncommits, 1);       /* `on` with the placeholder only */
+	assert_int_equal(fk.ncommits, 1); /* `on` with the placeholder only */
 	hb_migrator_free(m);
 }
 
@@ -783,7 +801,7 @@ static void test_damon_without_a_rate_applies_every_aggregation(void **state)
 	assert_int_equal(get_u64(KD "/0/contexts/0/monitoring_attrs/intervals/aggr_us"), 20000);
 	assert_int_equal(get_u64(KD "/0/contexts/0/schemes/0/quotas/bytes"), 0);
 	assert_int_equal(get_u64(KD "/0/contexts/0/schemes/0/apply_interval_us"), 0);
-	fk.never_applied = true;     /* no quota: no first-window wait */
+	fk.never_applied = true; /* no quota: no first-window wait */
 	assert_int_equal(hb_migrator_move(m, 2, hpa, nodes, status, 0, &err), 0);
 	assert_int_equal(status[0], 0);
 	assert_int_equal(status[1], 0);
@@ -820,10 +838,10 @@ static void test_damon_waits_aggregations_not_only_time(void **state)
 	struct hb_err err = { 0 };
 
 	(void)state;
-	cfg.rate_bytes = 0;         /* quiet: 3 aggregations of 2 ms */
+	cfg.rate_bytes = 0; /* quiet: 3 aggregations of 2 ms */
 	m = open_ok(&cfg);
-	fk.poll_ms = 10;            /* each update served 10 ms later */
-	fk.hold_polls = 2;          /* the apply after the second */
+	fk.poll_ms = 10;   /* each update served 10 ms later */
+	fk.hold_polls = 2; /* the apply after the second */
 	assert_int_equal(hb_migrator_move(m, 2, hpa, nodes, status, 0, &err), 0);
 	assert_int_equal(status[0], 0);
 	assert_int_equal(status[1], 0);
@@ -883,7 +901,7 @@ static void settle_ends(uint64_t rate)
 	cfg.rate_bytes = rate;
 	m = open_ok(&cfg);
 	assert_int_equal(move_one(m, NODE1_PFN + 1, &err), 0);
-	fk.nlog = 0;                /* the log keeps 2048 entries: from here */
+	fk.nlog = 0; /* the log keeps 2048 entries: from here */
 	assert_int_equal(move_one(m, NODE1_PFN + 3, &err), 0);
 	assert_int_equal(updates_before_next_commit(), 0);
 	/* the kernel moves nothing of the next: the one after reads sz_applied again */
@@ -925,20 +943,20 @@ static void test_damon_reports_per_page_only_what_is_sound(void **state)
 	struct hb_migrator_config cfg = config();
 	struct hb_migrator *m = open_ok(&cfg);
 	uint64_t hpa[] = { (NODE1_PFN + 10) * PS, (NODE1_PFN + 12) * PS, (NODE1_PFN + 14) * PS,
-			   0x1000 * PS + 1, 0x1000 * PS, 0x80000000ULL };
+			   0x1000 * PS + 1,       0x1000 * PS,           0x80000000ULL };
 	int nodes[] = { 0, 0, 0, 0, 0, 0 }, status[6];
 	struct hb_damon_stats st;
 	struct hb_err err = { 0 };
 
 	(void)state;
-	fk.move_max = 1;   /* the kernel moves one of three */
+	fk.move_max = 1; /* the kernel moves one of three */
 	assert_int_equal(hb_migrator_move(m, 6, hpa, nodes, status, 0, &err), 0);
-	assert_int_equal(status[0], 0);          /* its frame left the LRU */
-	assert_int_equal(status[1], -EBUSY);     /* still on the LRU: not moved */
+	assert_int_equal(status[0], 0);      /* its frame left the LRU */
+	assert_int_equal(status[1], -EBUSY); /* still on the LRU: not moved */
 	assert_int_equal(status[2], -EBUSY);
-	assert_int_equal(status[3], -EINVAL);    /* not page-aligned */
-	assert_int_equal(status[4], 0);          /* node 0's block: already there */
-	assert_int_equal(status[5], -EFAULT);    /* no memory block */
+	assert_int_equal(status[3], -EINVAL); /* not page-aligned */
+	assert_int_equal(status[4], 0);       /* node 0's block: already there */
+	assert_int_equal(status[5], -EFAULT); /* no memory block */
 	assert_int_equal(hb_migrator_damon_stats(m, &st), 0);
 	assert_int_equal(st.bytes_applied, PS);
 	assert_int_equal(st.pages_moved, 1);
@@ -976,7 +994,7 @@ static void test_damon_programs_nothing_beyond_the_watermark(void **state)
 			      "        low      60\n        high     100\n"
 			      "        protection: (0, 0, 0, 0, 0)\n");
 	for (int i = 0; i < 4; i++)
-		hpa[i] = (NODE1_PFN + 30 + (uint64_t)i) * PS;    /* one run */
+		hpa[i] = (NODE1_PFN + 30 + (uint64_t)i) * PS; /* one run */
 	assert_int_equal(hb_migrator_move(m, 4, hpa, nodes, status, 0, &err), 0);
 	assert_int_equal(status[0], 0);
 	assert_int_equal(status[1], 0);
@@ -1130,7 +1148,6 @@ static void test_damon_auto_picks_damon_then_pagemap_and_says_why(void **state)
 	hb_migrator_free(m);
 }
 
-
 /* n pages of node 1 from first, every step-th, on the LRU, to node 0 */
 static void move_pages_ok(struct hb_migrator *m, size_t n, uint64_t first, uint64_t step)
 {
@@ -1145,7 +1162,7 @@ static void move_pages_ok(struct hb_migrator *m, size_t n, uint64_t first, uint6
 	}
 	if (hb_migrator_move(m, n, hpa, nodes, status, 0, &err) < 0)
 		fail_msg("move: %s", err.msg);
-	assert_int_equal(hb_migrator_damon_flush(m, &err), 0);   /* the placeholder's writer */
+	assert_int_equal(hb_migrator_damon_flush(m, &err), 0); /* the placeholder's writer */
 	for (size_t i = 0; i < n; i++)
 		assert_int_equal(status[i], 0);
 	free(hpa);
@@ -1169,23 +1186,23 @@ static void test_damon_reuses_region_directories_between_commits(void **state)
 	(void)state;
 	cfg.rate_bytes = 0;
 	m = open_ok(&cfg);
-	assert_int_equal(fk.nr_regions_writes, 1);              /* the placeholder's one */
-	move_pages_ok(m, 3, 100, 2);                             /* three ranges: grow to 4 */
+	assert_int_equal(fk.nr_regions_writes, 1); /* the placeholder's one */
+	move_pages_ok(m, 3, 100, 2);               /* three ranges: grow to 4 */
 	assert_int_equal(fk.nr_regions_writes, 2);
 	assert_int_equal(get_u64(KD "/0/contexts/0/targets/0/regions/nr_regions"), 4);
 	assert_int_equal(fk.commits[1].n, 3);
 	assert_int_equal(fk.commits[1].dirs, 4);
-	assert_int_equal(fk.commits[2].n, 0);                    /* placeholder, same dirs */
+	assert_int_equal(fk.commits[2].n, 0); /* placeholder, same dirs */
 	assert_int_equal(fk.commits[2].dirs, 4);
 	resizes = fk.nr_regions_writes;
 	writes = fk.region_writes;
-	move_pages_ok(m, 2, 200, 2);                             /* fits: no directory made */
+	move_pages_ok(m, 2, 200, 2); /* fits: no directory made */
 	assert_int_equal(fk.nr_regions_writes, resizes);
 	/* two directories' start and end, then the same two back to inert */
 	assert_int_equal(fk.region_writes - writes, 8);
 	assert_int_equal(fk.commits[3].n, 2);
 	assert_int_equal(fk.commits[3].dirs, 4);
-	move_pages_ok(m, 9, 300, 2);                             /* grow to 16 */
+	move_pages_ok(m, 9, 300, 2); /* grow to 16 */
 	assert_int_equal(fk.nr_regions_writes, resizes + 1);
 	assert_int_equal(get_u64(KD "/0/contexts/0/targets/0/regions/nr_regions"), 16);
 	/* 16 single-range commits: the 16th shrinks to one directory */
@@ -1224,13 +1241,13 @@ static void test_damon_batch_returns_before_the_commands_writers(void **state)
 	t = mono_ns();
 	assert_int_equal(hb_migrator_move(m, 3, hpa, nodes, status, 0, &err), 0);
 	t = mono_ns() - t;
-	assert_true(t < 2000ULL * 1000000);        /* no writer had returned */
+	assert_true(t < 2000ULL * 1000000); /* no writer had returned */
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(status[i], 0);
 	assert_int_equal(hb_migrator_damon_stats(m, &st), 0);
-	assert_int_equal(st.bytes_applied, 3 * PS);  /* measured: the stats files */
+	assert_int_equal(st.bytes_applied, 3 * PS); /* measured: the stats files */
 	assert_int_equal(hb_migrator_damon_flush(m, &err), 0);
-	assert_int_equal(fk.ncommits, 3);           /* on, the ranges, the placeholder */
+	assert_int_equal(fk.ncommits, 3); /* on, the ranges, the placeholder */
 	assert_int_equal(fk.commits[1].n, 2);
 	assert_int_equal(fk.commits[2].n, 0);
 	assert_false(fk.region_write_while_commit_out);
@@ -1250,12 +1267,12 @@ static void test_damon_commits_over_commit_max_ranges_in_several(void **state)
 			      "        low      60\n        high     100\n");
 	cfg.rate_bytes = 0;
 	m = open_ok(&cfg);
-	move_pages_ok(m, 4100, 0, 2);          /* 4100 pages, none adjacent */
+	move_pages_ok(m, 4100, 0, 2); /* 4100 pages, none adjacent */
 	assert_int_equal(hb_migrator_damon_stats(m, &st), 0);
 	assert_int_equal(st.commits, 2);
 	assert_int_equal(st.pages_moved, 4100);
 	assert_int_equal(fk.commits[1].dirs, 4096);
-	assert_int_equal(fk.commits[2].n, 4);     /* the rest, in the same directories */
+	assert_int_equal(fk.commits[2].n, 4); /* the rest, in the same directories */
 	assert_int_equal(fk.commits[2].dirs, 4096);
 	assert_int_equal(fk.nr_regions_writes, 2);
 	assert_int_equal(fk.bad_commits, 0);

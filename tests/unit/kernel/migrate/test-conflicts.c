@@ -77,7 +77,7 @@ static void test_conflicts_stock_defaults_name_numa_balancing_mode_1(void **stat
 	hb_conflicts_probe(root, NULL, &c);
 	assert_int_equal(c.found, 1u << HB_CONFLICT_NUMA_BALANCING);
 	assert_non_null(strstr(c.why[HB_CONFLICT_NUMA_BALANCING], "numa_balancing is 1: NUMA "
-			       "balancing (1) moves busy pages"));
+								  "balancing (1) moves busy pages"));
 	assert_string_equal(hb_conflict_to_string(HB_CONFLICT_NUMA_BALANCING), "numa_balancing");
 }
 
@@ -90,10 +90,12 @@ static void test_conflicts_all_three_named(void **state)
 	tree("tiering-busy", root, sizeof(root));
 	hb_conflicts_probe(root, NULL, &c);
 	assert_int_equal(c.found, 7);
-	assert_non_null(strstr(c.why[HB_CONFLICT_NUMA_TIERING], "numa_balancing is 2: memory tiering"));
+	assert_non_null(
+		strstr(c.why[HB_CONFLICT_NUMA_TIERING], "numa_balancing is 2: memory tiering"));
 	assert_non_null(strstr(c.why[HB_CONFLICT_KERNEL_DEMOTION], "demotion_enabled is true"));
 	assert_non_null(strstr(c.why[HB_CONFLICT_DAMON], "1 of 1 kdamond(s)"));
-	assert_string_equal(hb_conflict_to_string(HB_CONFLICT_NUMA_TIERING), "numa_balancing_tiering");
+	assert_string_equal(hb_conflict_to_string(HB_CONFLICT_NUMA_TIERING),
+			    "numa_balancing_tiering");
 	assert_string_equal(hb_conflict_to_string(HB_CONFLICT_KERNEL_DEMOTION), "kernel_demotion");
 	assert_string_equal(hb_conflict_to_string(HB_CONFLICT_DAMON), "damon_user");
 }
@@ -107,7 +109,7 @@ static void test_conflicts_reclaim_module_and_mode_3(void **state)
 	tree("damon-reclaim", root, sizeof(root));
 	hb_conflicts_probe(root, NULL, &c);
 	assert_int_equal(c.found, 1u << HB_CONFLICT_NUMA_TIERING | 1u << HB_CONFLICT_DAMON |
-				  1u << HB_CONFLICT_NUMA_BALANCING);
+					  1u << HB_CONFLICT_NUMA_BALANCING);
 	assert_non_null(strstr(c.why[HB_CONFLICT_NUMA_TIERING], "is 3"));
 	assert_non_null(strstr(c.why[HB_CONFLICT_NUMA_BALANCING], "is 3"));
 	assert_non_null(strstr(c.why[HB_CONFLICT_DAMON], "damon_reclaim is enabled"));

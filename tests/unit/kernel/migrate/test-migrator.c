@@ -62,7 +62,8 @@ long __wrap_hb_sys_move_pages(pid_t pid, unsigned long count, void **pages, cons
 			      int *status, int flags)
 {
 	if (mp_ncalls < 16)
-		mp_calls[mp_ncalls] = (struct mp_call){ pid, count, (uint64_t)(uintptr_t)pages[0], flags };
+		mp_calls[mp_ncalls] =
+			(struct mp_call){ pid, count, (uint64_t)(uintptr_t)pages[0], flags };
 	mp_ncalls++;
 	if (mp_ret < 0)
 		return mp_ret;
@@ -106,7 +107,7 @@ static void test_status_fold_counts_each_page_once(void **state)
 	int st[] = { 0, 0, -EBUSY, -ENOENT, -EACCES, -ENOMEM, 1, -9999 };
 	int nodes[] = { 0, 0, 0, 0, 0, 0, 0, 0 };
 	int src[] = { 1, 0, 1, 1, 1, 1, 1, 1 };
-	struct hb_migrate_counts c = {0};
+	struct hb_migrate_counts c = { 0 };
 	uint64_t total = 0;
 
 	hb_migrate_fold(&c, 8, st, nodes, src);
@@ -129,7 +130,7 @@ static void test_dryrun_records_requests_and_moves_nothing(void **state)
 {
 	struct hb_migrator_config cfg = { .dryrun_keep = 3 };
 	struct hb_migrator *m = NULL;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 	const struct hb_dryrun_record *rec;
 	uint64_t hpa[] = { 1 * PS, 2 * PS, 3 * PS + 1, 4 * PS };
 	int nodes[] = { 0, 0, 2, 0 }, st[4];
@@ -140,7 +141,7 @@ static void test_dryrun_records_requests_and_moves_nothing(void **state)
 	assert_int_equal(st[0], 0);
 	assert_int_equal(st[2], -EINVAL);
 	assert_int_equal(hb_migrator_dryrun_records(m, &rec), 3);
-	assert_int_equal(rec[0].hpa, 2 * PS);          /* the oldest was dropped */
+	assert_int_equal(rec[0].hpa, 2 * PS); /* the oldest was dropped */
 	assert_int_equal(rec[1].node, 2);
 	assert_int_equal(rec[2].flags, HB_MIGRATE_MOVE_ALL);
 	assert_int_equal(phys_calls + mp_ncalls, 0);
@@ -154,7 +155,7 @@ static void test_phys_chunks_and_passes_move_all(void **state)
 {
 	struct hb_migrator_config cfg = { .root = data_root("ported") };
 	struct hb_migrator *m = NULL;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 	size_t n = 5000;
 	uint64_t *hpa = calloc(n, 8);
 	int *nodes = calloc(n, sizeof(int)), *st = calloc(n, sizeof(int));
@@ -164,14 +165,14 @@ static void test_phys_chunks_and_passes_move_all(void **state)
 	assert_int_equal(hb_migrator_new(HB_MIGRATOR_PHYS, &cfg, &m, &err), 0);
 	assert_non_null(strstr(hb_migrator_describe(m), "number 451"));
 	phys_calls = 0;
-	phys_ret = 2;   /* "pages not migrated": their status says which */
+	phys_ret = 2; /* "pages not migrated": their status says which */
 	assert_int_equal(hb_migrator_move(m, n, hpa, nodes, st, HB_MIGRATE_MOVE_ALL, &err), 0);
 	assert_int_equal(phys_calls, 2);
 	assert_int_equal(phys_counts[0], 4096);
 	assert_int_equal(phys_counts[1], n - 4096);
 	assert_int_equal(phys_flags, MPOL_MF_MOVE | MPOL_MF_MOVE_ALL);
 	assert_int_equal(st[1], 0);
-	assert_int_equal(st[2], -EBUSY);     /* hpa 3 * PS */
+	assert_int_equal(st[2], -EBUSY); /* hpa 3 * PS */
 
 	/* a whole-call failure lands in every status from that chunk on */
 	phys_ret = -EPERM;
@@ -191,7 +192,7 @@ static void test_phys_is_unavailable_on_a_stock_kernel(void **state)
 {
 	struct hb_migrator_config cfg = { .root = data_root("stock"), .syscall_nr = 451 };
 	struct hb_migrator *m = NULL;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 
 	phys_calls = 0;
 	assert_int_equal(hb_migrator_new(HB_MIGRATOR_PHYS, &cfg, &m, &err), -ENOSYS);
@@ -286,10 +287,11 @@ static int pagemap_teardown(void **state)
 
 static struct hb_migrator *pagemap_open(unsigned int rescan_ms)
 {
-	struct hb_migrator_config cfg = { .root = proc_root, .source_nodes = 1u << 1,
+	struct hb_migrator_config cfg = { .root = proc_root,
+					  .source_nodes = 1u << 1,
 					  .rescan_ms = rescan_ms };
 	struct hb_migrator *m = NULL;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 
 	assert_int_equal(hb_migrator_new(HB_MIGRATOR_PAGEMAP, &cfg, &m, &err), 0);
 	return m;
@@ -299,18 +301,18 @@ static void test_pagemap_moves_through_the_owning_processes(void **state)
 {
 	struct hb_migrator *m = pagemap_open(60000);
 	struct hb_pagemap_stats s;
-	struct hb_err err = {0};
-	uint64_t hpa[] = { 0x1001 * PS, 0x3000 * PS, 0x2000 * PS, 0x9999 * PS, 0x1000 * PS + 8,
-			   0x1000 * PS };
+	struct hb_err err = { 0 };
+	uint64_t hpa[] = { 0x1001 * PS, 0x3000 * PS,     0x2000 * PS,
+			   0x9999 * PS, 0x1000 * PS + 8, 0x1000 * PS };
 	int nodes[] = { 0, 0, 0, 0, 0, 0 }, st[6];
 
 	mp_ncalls = 0;
 	assert_int_equal(hb_migrator_move(m, 6, hpa, nodes, st, 0, &err), 0);
 	assert_int_equal(st[0], 0);
 	assert_int_equal(st[1], 0);
-	assert_int_equal(st[2], -ENOENT);   /* pid 200's page: not on a source node */
-	assert_int_equal(st[3], -ENOENT);   /* nobody maps it */
-	assert_int_equal(st[4], -EINVAL);   /* not page-aligned */
+	assert_int_equal(st[2], -ENOENT); /* pid 200's page: not on a source node */
+	assert_int_equal(st[3], -ENOENT); /* nobody maps it */
+	assert_int_equal(st[4], -EINVAL); /* not page-aligned */
 	assert_int_equal(st[5], 0);
 	/* one move_pages call per process, sorted by pid */
 	assert_int_equal(mp_ncalls, 2);
@@ -321,9 +323,9 @@ static void test_pagemap_moves_through_the_owning_processes(void **state)
 	assert_int_equal(mp_calls[0].flags, MPOL_MF_MOVE);
 
 	assert_int_equal(hb_migrator_pagemap_stats(m, &s), 0);
-	assert_int_equal(s.full_scans, 1);   /* the miss did not rescan: too soon */
+	assert_int_equal(s.full_scans, 1); /* the miss did not rescan: too soon */
 	assert_int_equal(s.processes, 2);
-	assert_int_equal(s.pages, 1);        /* 4 indexed, 3 moved away */
+	assert_int_equal(s.pages, 1); /* 4 indexed, 3 moved away */
 
 	/* a moved PFN is forgotten; asking again within rescan_ms is no rescan */
 	mp_ncalls = 0;
@@ -339,7 +341,7 @@ static void test_pagemap_rechecks_stale_entries_and_rescans(void **state)
 {
 	struct hb_migrator *m = pagemap_open(0);
 	struct hb_pagemap_stats s;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 	uint64_t hpa[2];
 	int nodes[2] = { 0, 0 }, st[2];
 
@@ -348,8 +350,8 @@ static void test_pagemap_rechecks_stale_entries_and_rescans(void **state)
 	assert_int_equal(hb_migrator_move(m, 1, hpa, nodes, st, 0, &err), 0);
 	set_pte(100, 0x10002000, 0x1500);
 	mp_ncalls = 0;
-	hpa[0] = 0x1002 * PS;   /* stale: must not be moved */
-	hpa[1] = 0x1500 * PS;   /* new: found by the rescan */
+	hpa[0] = 0x1002 * PS; /* stale: must not be moved */
+	hpa[1] = 0x1500 * PS; /* new: found by the rescan */
 	assert_int_equal(hb_migrator_move(m, 2, hpa, nodes, st, 0, &err), 0);
 	assert_int_equal(st[0], -ENOENT);
 	assert_int_equal(st[1], 0);
@@ -372,7 +374,7 @@ static void test_pagemap_rechecks_stale_entries_and_rescans(void **state)
 static void test_pagemap_without_pfns_says_it_needs_cap_sys_admin(void **state)
 {
 	struct hb_migrator *m = pagemap_open(0);
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 	uint64_t hpa = 0x1000 * PS;
 	int node = 0, st;
 

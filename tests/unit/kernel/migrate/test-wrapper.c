@@ -39,7 +39,7 @@ static const char *root(const char *name)
 static void test_probe_takes_the_number_from_the_ported_kernel(void **state)
 {
 	struct hb_mpp m;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 
 	assert_int_equal(hb_mpp_probe(root("ported"), 0, &m, &err), 0);
 	assert_true(m.available);
@@ -58,7 +58,7 @@ static void test_probe_takes_the_number_from_the_ported_kernel(void **state)
 static void test_probe_refuses_a_number_the_kernel_contradicts(void **state)
 {
 	struct hb_mpp m;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 
 	/* the RFC's 454 is futex_wake upstream; the port's own sysfs says 451 */
 	assert_int_equal(hb_mpp_probe(root("ported"), 454, &m, &err), -EINVAL);
@@ -73,7 +73,7 @@ static void test_probe_refuses_a_number_the_kernel_contradicts(void **state)
 static void test_probe_without_proof_never_calls(void **state)
 {
 	struct hb_mpp m;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 
 	seam_calls = 0;
 	assert_int_equal(hb_mpp_probe(root("stub"), 451, &m, &err), -ENOSYS);
@@ -93,7 +93,7 @@ static void test_probe_without_proof_never_calls(void **state)
 static void test_probe_refuses_another_abi_version(void **state)
 {
 	struct hb_mpp m;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 
 	assert_int_equal(hb_mpp_probe(root("abi2"), 0, &m, &err), -EPROTO);
 	assert_false(m.available);
@@ -103,7 +103,7 @@ static void test_probe_refuses_another_abi_version(void **state)
 static void test_probe_needs_a_number_from_somewhere(void **state)
 {
 	struct hb_mpp m;
-	struct hb_err err = {0};
+	struct hb_err err = { 0 };
 
 	/* symbol present, no sysfs file: only a configured number will do */
 	assert_int_equal(hb_mpp_probe(root("no-sysfs"), 0, &m, &err), -EINVAL);
