@@ -8,7 +8,6 @@
 #include <syslog.h>
 
 #include "daemon-private.h"
-#include "control/history-json.h"
 #include "ingest/ingest.h"
 #include "util/macro.h"
 
@@ -66,13 +65,7 @@ int hb_daemon_cycle(struct hb_daemon *d)
 									 HB_HOLD_MOVED,
 					       d->scratch.status[i]);
 	}
-	hb_history_record(d->history, &(struct hb_history_cycle){
-					      .time_ns = hb_wall_ns(),
-					      .topology = hb_platform_topology(d->env.platform),
-					      .dec = d->scratch.dec,
-					      .n = n,
-					      .status = d->scratch.status,
-					      .np = np });
+	hb_daemon_record_step(d, n, np);
 	/* 4. decay, report */
 	hb_heat_tick(d->heat);
 	d->st.cycles++;

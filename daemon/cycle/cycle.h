@@ -59,4 +59,7 @@ size_t hb_daemon_move(struct hb_daemon *d, size_t n, enum hb_reason acted, const
 		      struct hb_migrate_counts *ret_counts, struct hb_migrate_counts *total,
 		      uint64_t *freed);
 
+/* cycle/move.c: a step's n decisions and its np moves' status, into the history */
+void hb_daemon_record_step(struct hb_daemon *d, size_t n, size_t np);
+
 #endif

@@ -15,7 +15,6 @@
 #include <syslog.h>
 
 #include "daemon-private.h"
-#include "control/history-json.h"
 #include "cycle/idle-worker.h"
 
 void hb_daemon_demote_config(struct hb_daemon *d)
@@ -478,13 +477,7 @@ void hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0)
 			break;
 		}
 	}
-	hb_history_record(d->history, &(struct hb_history_cycle){
-					      .time_ns = hb_wall_ns(),
-					      .topology = hb_platform_topology(d->env.platform),
-					      .dec = d->scratch.dec,
-					      .n = n,
-					      .status = d->scratch.status,
-					      .np = np });
+	hb_daemon_record_step(d, n, np);
 	if (np && !d->env.quiet)
 		hb_dlog(d, LOG_INFO,
 			"demotion: %zu pages: %llu moved, %llu retry, %llu backoff, "

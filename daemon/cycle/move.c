@@ -12,6 +12,7 @@
 #include <syslog.h>
 
 #include "daemon-private.h"
+#include "control/history-json.h"
 #include "util/macro.h"
 
 int hb_cycle_scratch_init(struct hb_cycle_scratch *s)
@@ -75,4 +76,15 @@ size_t hb_daemon_move(struct hb_daemon *d, size_t n, enum hb_reason acted, const
 	for (size_t k = 0; k < HB_ARRAY_SIZE(ret_counts->by_errno); k++)
 		total->by_errno[k] += ret_counts->by_errno[k];
 	return np;
+}
+
+void hb_daemon_record_step(struct hb_daemon *d, size_t n, size_t np)
+{
+	hb_history_record(d->history, &(struct hb_history_cycle){
+					      .time_ns = hb_wall_ns(),
+					      .topology = hb_platform_topology(d->env.platform),
+					      .dec = d->scratch.dec,
+					      .n = n,
+					      .status = d->scratch.status,
+					      .np = np });
 }
