@@ -99,19 +99,7 @@ struct hb_daemon {
 	uint8_t dist[HB_MAX_NODES][HB_MAX_NODES];
 	uint64_t source_mask;                 /* from config or topology */
 	uint64_t backoff_until[HB_MAX_NODES]; /* ENOMEM on a target: rest it */
-	/* demotion (demote-step.c); placed NULL when it is off */
-	struct hb_placed *placed;
-	struct hb_demoter *demoter;
-	struct hb_demote_config dcfg;
-	uint64_t demote_backoff_until[HB_MAX_NODES]; /* a demotion failed: rest the DRAM node */
-	uint64_t *pfn;                               /* coldness buffers, one per placed page */
-	uint8_t *idle;
-	size_t pfn_cap;
-	uint64_t *census; /* live: one census window's frames */
-	size_t census_cap;
-	struct hb_idle_worker *idle_worker;   /* per-frame coldness: rounds off the loop */
-	uint64_t idle_next_ns;                /* ... the next round not before (machine clock) */
-	uint64_t census_sample[HB_MAX_NODES]; /* live: the sample each node's census reads */
+	struct hb_demotion dm;                /* the demotion step's (cycle/cycle.h) */
 	struct hb_cycle_scratch scratch;      /* a batch's arrays (cycle/cycle.h) */
 	struct hb_daemon_stats st;
 	/* st.in at the last cycle line: the line counts what came since, by any way */

@@ -44,7 +44,7 @@ static int open_migrator(struct hb_daemon *d, struct hb_err *err)
 	int r;
 
 	/* the damon coldness source's kdamond, made with ours (kernel.h) */
-	if (d->placed && d->env.coldness.ops && d->env.coldness.ops->damon)
+	if (d->dm.placed && d->env.coldness.ops && d->env.coldness.ops->damon)
 		hb_damon_monitor_reserve(&mc);
 	if (strcmp(b, "auto"))
 		return hb_migrator_new(hb_migrator_kind_from_string(b), &mc, &d->mig, err);

@@ -81,12 +81,12 @@ static void explain_reason(const struct hb_daemon *d, const struct hb_decision *
 		snprintf(buf, size,
 			 "idle %g checks in a row on node %d, which is below watermark + "
 			 "room (%llu MiB); to node %d",
-			 dec->heat, dec->src, (unsigned long long)(d->dcfg.goal_bytes >> 20),
+			 dec->heat, dec->src, (unsigned long long)(d->dm.dcfg.goal_bytes >> 20),
 			 dec->target);
 		break;
 	case HB_REASON_NOT_COLD:
 		snprintf(buf, size, "idle %g checks in a row, cold after %u", dec->heat,
-			 d->dcfg.cold_cycles);
+			 d->dm.dcfg.cold_cycles);
 		break;
 	case HB_REASON_PROMOTED_RECENTLY:
 		snprintf(buf, size, "promoted %.1f s ago: not demoted within hysteresis_ms = %llu",
@@ -205,7 +205,7 @@ int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, stru
 
 	hpa &= ~(d->pcfg.page_size - 1);
 	outside = cxl_region_check(hb_topology_hpa_to_dpa(hb_daemon_topology(d), exact, &x, &where));
-	if (outside && !(d->placed && hb_placed_find(d->placed, hpa))) {
+	if (outside && !(d->dm.placed && hb_placed_find(d->dm.placed, hpa))) {
 		o = not_in_a_region_json(d, true, exact, where.msg);
 		if (!o)
 			return hb_err_set(err, -ENOMEM, "out of memory");
@@ -258,10 +258,10 @@ int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, stru
 	tokens = dec.target >= 0 ? hb_policy_tokens(d->policy, &d->pcfg, dec.target, now) : -1;
 	json_object_object_add(o, "rate_limit_tokens_bytes",
 			       tokens >= 0 ? hb_json_double(tokens, 0) : NULL);
-	placed = d->placed ? hb_placed_find(d->placed, hpa) : NULL;
+	placed = d->dm.placed ? hb_placed_find(d->dm.placed, hpa) : NULL;
 	if (placed) {
-		hb_demote_evaluate(d->demoter, &d->dcfg, d->nodes, d->placed, placed, NULL, now,
-				   &dec);
+		hb_demote_evaluate(d->dm.demoter, &d->dm.dcfg, d->nodes, d->dm.placed, placed, NULL,
+				   now, &dec);
 		explain_reason(d, &dec, now, why, sizeof(why));
 		add_decision(o, "demotion", "demotion_when_resumed", d->paused, dec.reason, why,
 			     sizeof(why), "demoted");

@@ -49,7 +49,7 @@ static long long census_shared(const struct hb_daemon *d)
 {
 	const struct hb_coldness *c = &d->env.coldness;
 
-	if (!d->placed || !c->ops || !c->ops->shared)
+	if (!d->dm.placed || !c->ops || !c->ops->shared)
 		return -1;
 	return (long long)c->ops->shared(c->priv);
 }
@@ -226,7 +226,7 @@ void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
 	}
 	METRIC("placed_pages", "gauge",
 	       "Pages tracked for demotion: those hotbridge placed on DRAM (emulated host), the DRAM frames its census found (live host).");
-	fprintf(f, "hotbridge_placed_pages %zu\n", d->placed ? hb_placed_len(d->placed) : 0);
+	fprintf(f, "hotbridge_placed_pages %zu\n", d->dm.placed ? hb_placed_len(d->dm.placed) : 0);
 	METRIC("source_errors_total", "counter", "Failed source polls.");
 	fprintf(f, "hotbridge_source_errors_total %llu\n", (unsigned long long)s->source_errors);
 	METRIC("cycle_seconds_last", "gauge", "Duration of the last cycle.");
@@ -464,9 +464,9 @@ json_object *hb_daemon_stats_json(struct hb_daemon *d)
 	json_object_object_add(o, "demote_work", x);
 	json_object_object_add(o, "demoted_freed", hb_daemon_json_u64(d->st.demoted_freed));
 	json_object_object_add(o, "placed_pages",
-			       d->placed ? hb_daemon_json_u64(hb_placed_len(d->placed)) : NULL);
+			       d->dm.placed ? hb_daemon_json_u64(hb_placed_len(d->dm.placed)) : NULL);
 	json_object_object_add(o, "coldness",
-			       d->placed && d->env.coldness.ops ?
+			       d->dm.placed && d->env.coldness.ops ?
 				       json_object_new_string(d->env.coldness.ops->name) :
 				       NULL);
 	json_object_object_add(o, "census_shared_frames",

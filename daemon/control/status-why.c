@@ -112,7 +112,7 @@ static json_object *targets_json(const struct hb_daemon *d, uint64_t targets, si
 static json_object *demotion_json(const struct hb_daemon *d)
 {
 	json_object *o = json_object_new_object();
-	bool on = d->placed != NULL;
+	bool on = d->dm.placed != NULL;
 
 	json_object_object_add(o, "enabled", json_object_new_boolean(on));
 	json_object_object_add(o, "coldness",
@@ -120,10 +120,11 @@ static json_object *demotion_json(const struct hb_daemon *d)
 				       json_object_new_string(d->env.coldness.ops->name) :
 				       NULL);
 	json_object_object_add(o, "below_mb",
-			       on ? hb_daemon_json_u64(MIB(d->dcfg.goal_bytes)) : NULL);
+			       on ? hb_daemon_json_u64(MIB(d->dm.dcfg.goal_bytes)) : NULL);
 	json_object_object_add(o, "cxl_node",
-			       on && d->dcfg.cxl_node >= 0 ? json_object_new_int(d->dcfg.cxl_node) :
-							     NULL);
+			       on && d->dm.dcfg.cxl_node >= 0 ?
+				       json_object_new_int(d->dm.dcfg.cxl_node) :
+				       NULL);
 	return o;
 }
 

@@ -25,7 +25,7 @@ int hb_daemon_cycle(struct hb_daemon *d)
 	hb_daemon_poll_sources(d);
 	/* 2. demote what went cold where DRAM runs short, then decide (not while paused) */
 	hb_daemon_refresh_nodes(d);
-	if (d->placed && !d->paused) {
+	if (d->dm.placed && !d->paused) {
 		uint64_t s0 = hb_now_ns();
 
 		hb_daemon_demote_step(d, t0);

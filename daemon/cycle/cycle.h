@@ -5,7 +5,8 @@
  * (move.c), the nodes refreshed (nodes.c). The batch's scratch arrays are
  * struct hb_cycle_scratch, a member of struct hb_daemon
  * (daemon-private.h), shared by promotion and demotion through
- * hb_daemon_move(). Not installed, not for commands.
+ * hb_daemon_move(); the demotion step's state is struct hb_demotion. Not
+ * installed, not for commands.
  */
 #ifndef HB_DAEMON_CYCLE_H
 #define HB_DAEMON_CYCLE_H
@@ -17,6 +18,7 @@
 #include "kernel.h"
 
 struct hb_daemon;
+struct hb_idle_worker;
 
 /* the most candidates a cycle takes from the table, and so a batch's size */
 #define MAX_CANDIDATES 65536
@@ -38,6 +40,36 @@ struct hb_cycle_scratch {
 	struct hb_decision *dec;
 	uint64_t *hpa;
 	int *tnode, *snode, *status;
+};
+
+/**
+ * struct hb_demotion - the demotion step's state (demote-step.c)
+ * @placed: the pages on DRAM that may be demoted; NULL when demotion is off
+ * @demoter: the rules' state (core/demote.c)
+ * @dcfg: the rules' configuration, from [demote]
+ * @backoff_until: a demotion from this DRAM node failed: rest it until then
+ * @pfn: coldness buffers: the frames asked about ...
+ * @idle: ... and the answers
+ * @pfn_cap: their size
+ * @census: live hosts: one census window's movable frames
+ * @census_cap: its size
+ * @idle_worker: per-frame coldness (page idle tracking): rounds off the loop
+ * @idle_next_ns: the next round not before (machine clock)
+ * @census_sample: live hosts: the sample each node's census reads
+ */
+struct hb_demotion {
+	struct hb_placed *placed;
+	struct hb_demoter *demoter;
+	struct hb_demote_config dcfg;
+	uint64_t backoff_until[HB_MAX_NODES];
+	uint64_t *pfn;
+	uint8_t *idle;
+	size_t pfn_cap;
+	uint64_t *census;
+	size_t census_cap;
+	struct hb_idle_worker *idle_worker;
+	uint64_t idle_next_ns;
+	uint64_t census_sample[HB_MAX_NODES];
 };
 
 /* cycle/move.c: allocates every array; 0 or -ENOMEM (the rest then NULL or freed by _done) */

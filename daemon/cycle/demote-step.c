@@ -23,7 +23,7 @@ void hb_daemon_demote_config(struct hb_daemon *d)
 
 	if (c->ops && c->ops->sample)
 		c->ops->sample(c->priv, (d->cfg.demote_track_mb << 20) / d->pcfg.page_size);
-	d->dcfg = (struct hb_demote_config){
+	d->dm.dcfg = (struct hb_demote_config){
 		.goal_bytes = (d->cfg.watermark_mb + d->cfg.demote_room_mb) << 20,
 		.rate_pages = (double)d->cfg.demote_rate_pages,
 		.cxl_floor_bytes = d->cfg.demote_cxl_floor_mb << 20,
@@ -58,10 +58,10 @@ int hb_daemon_demote_new(struct hb_daemon *d, struct hb_err *err)
 	if ((r = hb_daemon_demote_check(d, &d->cfg, err)) < 0)
 		return r;
 	hb_daemon_demote_config(d);
-	if ((r = hb_placed_new(d->cfg.max_entries, d->pcfg.page_size, &d->placed, err)) < 0 ||
-	    (r = hb_demoter_new(&d->demoter, err)) < 0)
+	if ((r = hb_placed_new(d->cfg.max_entries, d->pcfg.page_size, &d->dm.placed, err)) < 0 ||
+	    (r = hb_demoter_new(&d->dm.demoter, err)) < 0)
 		return r;
-	hb_policy_set_placed(d->policy, d->placed);
+	hb_policy_set_placed(d->policy, d->dm.placed);
 	return 0;
 }
 
@@ -73,7 +73,7 @@ int hb_daemon_demote_check_mover(struct hb_daemon *d, struct hb_err *err)
 	enum hb_migrator_kind k;
 	uint64_t mask = 0;
 
-	if (!d->placed || !ops->census)
+	if (!d->dm.placed || !ops->census)
 		return 0;
 	k = hb_migrator_kind(d->mig);
 	if (ops->damon) {
@@ -98,27 +98,27 @@ int hb_daemon_demote_check_mover(struct hb_daemon *d, struct hb_err *err)
 
 void hb_daemon_demote_free(struct hb_daemon *d)
 {
-	d->placed = hb_placed_free(d->placed);
-	d->demoter = hb_demoter_free(d->demoter);
-	free(d->pfn);
-	free(d->idle);
-	free(d->census);
-	d->idle_worker = hb_idle_worker_free(d->idle_worker);
-	d->pfn = d->census = NULL;
-	d->idle = NULL;
-	d->pfn_cap = d->census_cap = 0;
+	d->dm.placed = hb_placed_free(d->dm.placed);
+	d->dm.demoter = hb_demoter_free(d->dm.demoter);
+	free(d->dm.pfn);
+	free(d->dm.idle);
+	free(d->dm.census);
+	d->dm.idle_worker = hb_idle_worker_free(d->dm.idle_worker);
+	d->dm.pfn = d->dm.census = NULL;
+	d->dm.idle = NULL;
+	d->dm.pfn_cap = d->dm.census_cap = 0;
 }
 
 const struct hb_placed *hb_daemon_placed(const struct hb_daemon *d)
 {
-	return d->placed;
+	return d->dm.placed;
 }
 
 void hb_daemon_demote_placed(struct hb_daemon *d, uint64_t hpa, int src, int node, uint64_t t0)
 {
 	/* live hosts: the census finds the new frame, the old address is no use */
-	if (d->placed && !d->env.coldness.ops->census &&
-	    hb_placed_add(d->placed, hpa, src, node, t0) < 0)
+	if (d->dm.placed && !d->env.coldness.ops->census &&
+	    hb_placed_add(d->dm.placed, hpa, src, node, t0) < 0)
 		hb_dlog(d, LOG_DEBUG, "placed pages: table full, 0x%llx not tracked",
 			(unsigned long long)hpa);
 }
@@ -144,14 +144,14 @@ static int census_apply(struct hb_daemon *d, int t, const struct hb_census_windo
 	int r = 0;
 
 	for (uint64_t f = win->first; f < win->end; f++) {
-		const struct hb_placed_page *e = hb_placed_find(d->placed, f * ps);
+		const struct hb_placed_page *e = hb_placed_find(d->dm.placed, f * ps);
 
 		if (i < n && pfn[i] == f) {
 			i++;
 			if (!e && r == 0)
-				r = hb_placed_add(d->placed, f * ps, d->dcfg.cxl_node, t, t0);
+				r = hb_placed_add(d->dm.placed, f * ps, d->dm.dcfg.cxl_node, t, t0);
 		} else if (e && e->node == t) {
-			hb_placed_remove(d->placed, f * ps);
+			hb_placed_remove(d->dm.placed, f * ps);
 		}
 	}
 	if (r == -ENOSPC) {
@@ -171,7 +171,7 @@ static int census_apply(struct hb_daemon *d, int t, const struct hb_census_windo
  */
 static bool worth_tracking(const struct hb_daemon *d)
 {
-	uint64_t near = d->dcfg.goal_bytes + (d->cfg.demote_room_mb << 20);
+	uint64_t near = d->dm.dcfg.goal_bytes + (d->cfg.demote_room_mb << 20);
 
 	if (!d->env.coldness.ops->census)
 		return true;
@@ -200,8 +200,8 @@ static void new_sample(struct hb_daemon *d, int t, uint64_t sample)
 	uint64_t *gone = NULL;
 	size_t n = 0, cap = 0, cur = 0;
 
-	d->census_sample[t] = sample;
-	while ((e = hb_placed_next(d->placed, &cur))) {
+	d->dm.census_sample[t] = sample;
+	while ((e = hb_placed_next(d->dm.placed, &cur))) {
 		if (e->node != t)
 			continue;
 		if (n == cap) {
@@ -211,10 +211,10 @@ static void new_sample(struct hb_daemon *d, int t, uint64_t sample)
 				break; /* what stays is dropped by a later census */
 			gone = g;
 		}
-		gone[n++] = hb_placed_hpa(d->placed, e);
+		gone[n++] = hb_placed_hpa(d->dm.placed, e);
 	}
 	for (size_t i = 0; i < n; i++)
-		hb_placed_remove(d->placed, gone[i]);
+		hb_placed_remove(d->dm.placed, gone[i]);
 	free(gone);
 	d->st.census_samples++;
 }
@@ -229,13 +229,13 @@ static int take_census(struct hb_daemon *d, uint64_t t0, uint64_t until)
 
 	if (!c->ops->census)
 		return 0;
-	if (chunk > d->census_cap) {
-		uint64_t *p = realloc(d->census, chunk * sizeof(*p));
+	if (chunk > d->dm.census_cap) {
+		uint64_t *p = realloc(d->dm.census, chunk * sizeof(*p));
 
 		if (!p)
 			return -ENOMEM;
-		d->census = p;
-		d->census_cap = chunk;
+		d->dm.census = p;
+		d->dm.census_cap = chunk;
 	}
 	for (int t = 0; t < HB_MAX_NODES; t++) {
 		struct hb_census_window win;
@@ -245,7 +245,7 @@ static int take_census(struct hb_daemon *d, uint64_t t0, uint64_t until)
 			continue;
 		do {
 			size_t want = (size_t)(max - seen < chunk ? max - seen : chunk);
-			long n = c->ops->census(c->priv, t, want, d->census, &win, &err);
+			long n = c->ops->census(c->priv, t, want, d->dm.census, &win, &err);
 			int r;
 
 			if (n == -ENOENT)
@@ -254,9 +254,9 @@ static int take_census(struct hb_daemon *d, uint64_t t0, uint64_t until)
 				hb_dlog(d, LOG_WARNING, "%s", err.msg);
 				return (int)n;
 			}
-			if (win.sample != d->census_sample[t])
+			if (win.sample != d->dm.census_sample[t])
 				new_sample(d, t, win.sample);
-			if ((r = census_apply(d, t, &win, d->census, (size_t)n, t0)) < 0)
+			if ((r = census_apply(d, t, &win, d->dm.census, (size_t)n, t0)) < 0)
 				return r;
 			d->st.census_frames += win.end - win.first;
 			seen += win.end - win.first;
@@ -282,16 +282,16 @@ static int coldness_buffers(struct hb_daemon *d, size_t n)
 	uint64_t *pfn;
 	uint8_t *idle;
 
-	if (n <= d->pfn_cap)
+	if (n <= d->dm.pfn_cap)
 		return 0;
-	pfn = realloc(d->pfn, n * sizeof(*pfn));
+	pfn = realloc(d->dm.pfn, n * sizeof(*pfn));
 	if (pfn)
-		d->pfn = pfn;
-	idle = pfn ? realloc(d->idle, n) : NULL;
+		d->dm.pfn = pfn;
+	idle = pfn ? realloc(d->dm.idle, n) : NULL;
 	if (!idle)
 		return -ENOMEM;
-	d->idle = idle;
-	d->pfn_cap = n;
+	d->dm.idle = idle;
+	d->dm.pfn_cap = n;
 	return 0;
 }
 
@@ -302,7 +302,7 @@ static int coldness_buffers(struct hb_daemon *d, size_t n)
 static int refresh_all(struct hb_daemon *d, uint64_t t0)
 {
 	const struct hb_coldness *c = &d->env.coldness;
-	size_t n = hb_placed_len(d->placed), k = 0, cur = 0;
+	size_t n = hb_placed_len(d->dm.placed), k = 0, cur = 0;
 	struct hb_placed_page *e;
 	int r;
 
@@ -310,22 +310,22 @@ static int refresh_all(struct hb_daemon *d, uint64_t t0)
 		return 0;
 	if ((r = coldness_buffers(d, n)) < 0)
 		return r;
-	while ((e = hb_placed_next(d->placed, &cur)))
+	while ((e = hb_placed_next(d->dm.placed, &cur)))
 		if (e->marked)
-			d->pfn[k++] = hb_placed_hpa(d->placed, e) / d->pcfg.page_size;
-	if (k && (r = c->ops->check_idle(c->priv, k, d->pfn, d->idle)) < 0)
+			d->dm.pfn[k++] = hb_placed_hpa(d->dm.placed, e) / d->pcfg.page_size;
+	if (k && (r = c->ops->check_idle(c->priv, k, d->dm.pfn, d->dm.idle)) < 0)
 		return r == -EAGAIN ? 0 : r;
 	d->st.idle_checked += k;
 	k = cur = 0;
-	while ((e = hb_placed_next(d->placed, &cur)))
+	while ((e = hb_placed_next(d->dm.placed, &cur)))
 		if (e->marked)
-			fold_idle(d, e, d->idle[k++], t0);
+			fold_idle(d, e, d->dm.idle[k++], t0);
 	k = cur = 0;
-	while ((e = hb_placed_next(d->placed, &cur))) {
-		d->pfn[k++] = hb_placed_hpa(d->placed, e) / d->pcfg.page_size;
+	while ((e = hb_placed_next(d->dm.placed, &cur))) {
+		d->dm.pfn[k++] = hb_placed_hpa(d->dm.placed, e) / d->pcfg.page_size;
 		e->marked = true;
 	}
-	return c->ops->mark_idle(c->priv, k, d->pfn);
+	return c->ops->mark_idle(c->priv, k, d->dm.pfn);
 }
 
 /*
@@ -343,18 +343,18 @@ static int fold_round(struct hb_daemon *d, uint64_t t0)
 	struct hb_placed_page *e;
 	uint64_t took;
 	size_t n;
-	int r = hb_idle_worker_take(d->idle_worker, &n, &pfn, &was, &idle, &took);
+	int r = hb_idle_worker_take(d->dm.idle_worker, &n, &pfn, &was, &idle, &took);
 
 	if (r < 0)
 		return r;
 	/* the next round after a pause: the thread keeps demote.idle_cpu_pct of a CPU */
-	d->idle_next_ns =
+	d->dm.idle_next_ns =
 		hb_now_ns() + took * (100 - d->cfg.demote_idle_cpu_pct) / d->cfg.demote_idle_cpu_pct;
 	d->st.idle_rounds++;
 	d->st.idle_round_us += took / 1000;
 	for (size_t i = 0; i < n; i++) {
 		d->st.idle_checked += was[i];
-		if (!(e = hb_placed_get(d->placed, pfn[i] * d->pcfg.page_size)))
+		if (!(e = hb_placed_get(d->dm.placed, pfn[i] * d->pcfg.page_size)))
 			continue;
 		if (was[i] && e->marked)
 			fold_idle(d, e, idle[i], t0);
@@ -371,16 +371,16 @@ static int start_round(struct hb_daemon *d)
 	bool *marked;
 	int r;
 
-	if (!hb_placed_len(d->placed))
+	if (!hb_placed_len(d->dm.placed))
 		return -ENODATA;
-	r = hb_idle_worker_prepare(d->idle_worker, hb_placed_len(d->placed), &pfn, &marked);
+	r = hb_idle_worker_prepare(d->dm.idle_worker, hb_placed_len(d->dm.placed), &pfn, &marked);
 	if (r < 0)
 		return r;
-	while ((e = hb_placed_next(d->placed, &cur))) {
-		pfn[k] = hb_placed_hpa(d->placed, e) / d->pcfg.page_size;
+	while ((e = hb_placed_next(d->dm.placed, &cur))) {
+		pfn[k] = hb_placed_hpa(d->dm.placed, e) / d->pcfg.page_size;
 		marked[k++] = e->marked;
 	}
-	hb_idle_worker_start(d->idle_worker, !d->looping);
+	hb_idle_worker_start(d->dm.idle_worker, !d->looping);
 	return 0;
 }
 
@@ -388,13 +388,13 @@ static int refresh_rounds(struct hb_daemon *d, uint64_t t0)
 {
 	int r;
 
-	if (!d->idle_worker && (r = hb_idle_worker_new(&d->env.coldness, &d->idle_worker)) < 0)
+	if (!d->dm.idle_worker && (r = hb_idle_worker_new(&d->env.coldness, &d->dm.idle_worker)) < 0)
 		return r;
-	if (hb_idle_worker_busy(d->idle_worker))
+	if (hb_idle_worker_busy(d->dm.idle_worker))
 		return 0;
 	if ((r = fold_round(d, t0)) < 0 && r != -ENODATA)
 		return r;
-	if (d->looping && hb_now_ns() < d->idle_next_ns)
+	if (d->looping && hb_now_ns() < d->dm.idle_next_ns)
 		return 0;
 	if ((r = start_round(d)) < 0)
 		return r == -ENODATA ? 0 : r;
@@ -411,7 +411,7 @@ void hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0)
 	size_t n, np;
 	int r;
 
-	if (!d->placed || d->paused || !worth_tracking(d))
+	if (!d->dm.placed || d->paused || !worth_tracking(d))
 		return;
 	s0 = hb_now_ns();
 	budget = d->cfg.demote_step_ms * 1000000ULL;
@@ -430,10 +430,10 @@ void hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0)
 		return;
 	}
 	for (int t = 0; t < HB_MAX_NODES; t++)
-		if (t0 >= d->demote_backoff_until[t])
+		if (t0 >= d->dm.backoff_until[t])
 			mask |= 1ULL << t;
-	n = hb_demote_decide(d->demoter, &d->dcfg, d->nodes, d->placed, mask, t0, d->scratch.dec,
-			     MAX_CANDIDATES);
+	n = hb_demote_decide(d->dm.demoter, &d->dm.dcfg, d->nodes, d->dm.placed, mask, t0,
+			     d->scratch.dec, MAX_CANDIDATES);
 	/*
 	 * -ENOENT: the frame held a process's page at the census and holds
 	 * none now (freed, or unmapped, since): gone, not a failed demotion
@@ -459,21 +459,21 @@ void hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0)
 				/* records older than this may name the frame it went to */
 				hb_ingest_moved_onto(d->intake.ingest, d->scratch.tnode[i], moved_at);
 			}
-			hb_placed_remove(d->placed, d->scratch.hpa[i]);
+			hb_placed_remove(d->dm.placed, d->scratch.hpa[i]);
 			hb_policy_hold_outcome(d->policy, &d->pcfg, d->scratch.hpa[i], t0,
 					       HB_HOLD_DEMOTED, d->scratch.status[i]);
 			break;
 		case HB_MIGRATE_RETRY:
 		case HB_MIGRATE_BACKOFF:
 			/* the node cannot give room now: neither direction spins on it */
-			if (d->demote_backoff_until[d->scratch.snode[i]] < rest)
+			if (d->dm.backoff_until[d->scratch.snode[i]] < rest)
 				d->st.demote_backoffs++;
-			d->demote_backoff_until[d->scratch.snode[i]] = rest;
+			d->dm.backoff_until[d->scratch.snode[i]] = rest;
 			d->backoff_until[d->scratch.snode[i]] = rest;
 			break;
 		default:
 			/* not ours to move (or it went elsewhere): no longer tracked */
-			hb_placed_remove(d->placed, d->scratch.hpa[i]);
+			hb_placed_remove(d->dm.placed, d->scratch.hpa[i]);
 			break;
 		}
 	}
@@ -486,5 +486,5 @@ void hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0)
 			(unsigned long long)mc.by_class[HB_MIGRATE_RETRY],
 			(unsigned long long)mc.by_class[HB_MIGRATE_BACKOFF],
 			(unsigned long long)mc.by_class[HB_MIGRATE_DROP], (unsigned long long)freed,
-			hb_placed_len(d->placed));
+			hb_placed_len(d->dm.placed));
 }
