@@ -2,7 +2,7 @@
 # tests/vm/run.sh: boot a guest kernel with hotbridge's test binaries and
 # run one of them; the guest's exit status becomes ours.
 #
-#   run.sh [--tap] [--base 6.12|6.1|7.3] [--kernel mpp|stock|debug] [--node-mem MiB] [--timeout s] \
+#   run.sh [--tap] [--base 6.12|6.1|7.3] [--kernel mpp|stock|debug] [--kernel-root DIR] [--node-mem MiB] [--timeout s] \
 #          [--nodes 2|3] [--node2-mem MiB] [--cxl N [--chmu M] | --cxl-test modulo|xor] [--host-bin NAME]... [--extra FILE]... [--module NAME]... [--state DIR] \
 #          --bindir DIR PROGRAM [ARG...]
 #
@@ -18,6 +18,10 @@
 # --kernel debug: our 6.12 kernel's lockdep variant (`kernel/build --base
 # 6.12 --debug`: PROVE_LOCKING, DEBUG_ATOMIC_SLEEP; its own modules), for
 # the lockdep suite; the guest's init then also fails on lockdep's reports.
+#
+# --kernel-root DIR: boot DIR/boot/vmlinuz-REL with the modules of
+# DIR/lib/modules/REL instead: a linux-image package's files as dpkg-deb -x
+# lays them out (tests/integration/kernel-deb-boot.sh).
 #
 # --state DIR: keep the 9p share (DIR/share) and the CXL backing files
 # (DIR/cxl-memN) there, so a host-side oracle can work while the guest runs.
@@ -70,7 +74,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 kernel=mpp base= node_mem=1024 timeout=600 bindir= tap=0 cxl=0
-host_bins=() extras=() state= cxl_test= nodes=2 node2_mem= chmu=0 vmem=0 more_mods=
+host_bins=() extras=() state= cxl_test= nodes=2 node2_mem= chmu=0 vmem=0 more_mods= kernel_root=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--tap) tap=1; shift ;;
@@ -83,6 +87,7 @@ while [ $# -gt 0 ]; do
 	--module) more_mods="$more_mods $2"; shift 2 ;;
 	--state) state=$2; shift 2 ;;
 	--kernel) kernel=$2; shift 2 ;;
+	--kernel-root) kernel_root=$2; shift 2 ;;
 	--base) base=$2; shift 2 ;;
 	--node-mem) node_mem=$2; shift 2 ;;
 	--nodes) nodes=$2; shift 2 ;;
@@ -149,6 +154,18 @@ stock) image=$stock ;;
 debug) image=$debug ;;
 *) echo "run.sh: --kernel must be mpp, stock or debug" >&2; exit 2 ;;
 esac
+# --kernel-root DIR: a kernel as a package installs it (dpkg-deb -x of a
+# linux-image .deb): DIR/boot/vmlinuz-REL and DIR/lib/modules/REL
+if [ -n "$kernel_root" ]; then
+	shopt -s nullglob
+	imgs=("$kernel_root"/boot/vmlinuz-*)
+	shopt -u nullglob
+	[ ${#imgs[@]} -eq 1 ] ||
+		{ echo "run.sh: --kernel-root $kernel_root: want one boot/vmlinuz-*, found ${#imgs[@]}" >&2; exit 2; }
+	image=${imgs[0]}
+	[ -d "$kernel_root/lib/modules/${image##*/vmlinuz-}" ] ||
+		{ echo "run.sh: --kernel-root $kernel_root: no lib/modules/${image##*/vmlinuz-}" >&2; exit 2; }
+fi
 how="kernel/build --base $base"
 [ "$kernel" = stock ] && how="$how --stock-only"
 [ "$kernel" = debug ] && how="$how --debug"
@@ -215,6 +232,10 @@ fi
 # which udev would load on a full system)
 rel=$(cat "$basedir/release-$kernel" 2>/dev/null || true)
 mods=$basedir/$kernel-root
+if [ -n "$kernel_root" ]; then
+	rel=${image##*/vmlinuz-}
+	mods=$kernel_root
+fi
 want_mods="virtio_pci 9pnet_virtio 9p cxl_acpi cxl_port cxl_pci cxl_mem cxl_pmem nd_pmem dax_pmem device_dax kmem$more_mods"
 if [ -n "$cxl_test" ]; then
 	mods=$cxltest_root
@@ -316,7 +337,7 @@ timeout "$timeout" "$qemu" "${qemu_fw[@]}" -accel "$accel" -cpu "$cpu" "${machin
 	-nographic -no-reboot -nodefaults -serial stdio </dev/null | console
 status=${PIPESTATUS[0]}
 set -e
-say "run.sh: $kernel $base kernel, $accel, $(( $(date +%s) - start )) s, qemu status $status"
+say "run.sh: ${kernel_root:+the package kernel $image, }$kernel $base kernel, $accel, $(( $(date +%s) - start )) s, qemu status $status"
 if [ -n "${HB_VM_KEEP:-}" ]; then
 	mkdir -p "$HB_VM_KEEP" && cp -r "$work/share/." "$HB_VM_KEEP/"
 	for i in $(seq 0 $((cxl - 1))); do
