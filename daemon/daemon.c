@@ -168,17 +168,22 @@ struct hb_daemon *hb_daemon_free(struct hb_daemon *d)
 	for (int i = 0; i < 3; i++)
 		if (d->sig[i])
 			event_free(d->sig[i]);
+	/*
+	 * the idle worker, then the batch thread (their shared mutex after
+	 * both), the batch's watch before the base, and both threads, which
+	 * use the migrator and the coldness source, before those
+	 */
+	hb_daemon_demote_free(d);
+	hb_cycle_scratch_done(&d->scratch);
 	if (d->base)
 		event_base_free(d->base);
 	hb_ingest_free(d->intake.ingest);
 	hb_heat_free(d->heat);
 	hb_daemon_media_free(d);
 	hb_policy_free(d->policy);
-	hb_daemon_demote_free(d);
 	hb_history_free(d->history);
 	hb_migrator_free(d->mig);
 	hb_platform_free(d->env.platform);
-	hb_cycle_scratch_done(&d->scratch);
 	free(d);
 	return NULL;
 }
@@ -267,9 +272,13 @@ int hb_daemon_run(struct hb_daemon *d, const char *config_path)
 	hb_daemon_listen_control(d);
 	hb_daemon_watch_uevents(d);
 	hb_daemon_drop_capabilities(d);
+	/* after the drop: the batch thread has the credentials the loop keeps */
+	if (hb_daemon_batch_watch(d) < 0)
+		hb_dlog(d, LOG_WARNING, "moves: no watch on their thread, they run on the loop's");
 	notify_ready();
 	event_base_dispatch(d->base);
 	d->looping = false;
+	hb_daemon_batch_settle(d); /* a batch out is folded: the counts are whole */
 	d->stopped = true;
 	if (d->cfg.metrics_textfile[0])
 		hb_daemon_write_textfile(d); /* the last word: hotbridge_up 0 */

@@ -236,8 +236,11 @@ void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
 	METRIC("cycle_duration_seconds", "summary", "Duration of the cycles.");
 	latency_summary(f, "cycle_duration_seconds", &d->lat.cycle);
 	METRIC("demote_step_seconds", "summary",
-	       "Duration of the cycles' demotion steps (census, idle checks, moves).");
+	       "Duration of the cycles' demotion steps on the event loop (census, idle checks, decisions).");
 	latency_summary(f, "demote_step_seconds", &d->lat.demote);
+	METRIC("move_batch_seconds", "summary",
+	       "Duration of the batches of moves, handed to the migrator to finished (off the event loop).");
+	latency_summary(f, "move_batch_seconds", &d->lat.batch);
 	METRIC("record_to_decision_seconds", "summary",
 	       "Time from a record being made to the decision that considered it.");
 	for (int i = 0; i < 2; i++)
@@ -260,7 +263,7 @@ void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
 	label_value(f, HB_VERSION);
 	fputs("\"} 1\n", f);
 #undef METRIC
-	if (d->mig && hb_migrator_damon_stats(d->mig, &ds) == 0)
+	if (hb_daemon_damon_stats(d, &ds) == 0)
 		hb_damon_stats_metrics(&ds, f);
 }
 
@@ -323,7 +326,7 @@ void hb_daemon_print_stats(const struct hb_daemon *d, FILE *f)
 				(unsigned long long)s->demoted.by_class[i]);
 	if (s->demoted_freed)
 		fprintf(f, "demoted freed %llu\n", (unsigned long long)s->demoted_freed);
-	if (d->mig && hb_migrator_damon_stats(d->mig, &ds) == 0)
+	if (hb_daemon_damon_stats(d, &ds) == 0)
 		hb_damon_stats_print(&ds, f);
 }
 
@@ -492,9 +495,10 @@ json_object *hb_daemon_stats_json(struct hb_daemon *d)
 	json_object_object_add(x, "record_to_decision", latency_json("records", &d->lat.to_decision));
 	json_object_object_add(x, "cycle", latency_json("cycles", &d->lat.cycle));
 	json_object_object_add(x, "demote_step", latency_json("cycles", &d->lat.demote));
+	json_object_object_add(x, "move_batch", latency_json("batches", &d->lat.batch));
 	json_object_object_add(o, "latency_us", x);
 	/* only with the damon migrator: measured and inferred kept apart */
-	if (d->mig && hb_migrator_damon_stats(d->mig, &ds) == 0)
+	if (hb_daemon_damon_stats(d, &ds) == 0)
 		json_object_object_add(o, "damon", hb_damon_stats_json(&ds));
 	return o;
 }

@@ -355,8 +355,12 @@ struct hb_latency_hist {
 
 struct hb_latency {
 	struct hb_latency_hist to_table, to_decision;
-	/* durations: each cycle, and its demotion step (the census and idle slices) */
-	struct hb_latency_hist cycle, demote;
+	/*
+	 * durations: each cycle, and its demotion step (the event loop's time:
+	 * census, coldness, decisions); each batch of moves, handed over to
+	 * finished (off the loop's thread while it loops)
+	 */
+	struct hb_latency_hist cycle, demote, batch;
 	uint64_t run_ts[HB_LATENCY_RUNS], run_n[HB_LATENCY_RUNS];
 	size_t nruns;
 };

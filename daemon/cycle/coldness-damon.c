@@ -166,6 +166,7 @@ static uint64_t damon_shared(void *priv)
 static const struct hb_coldness_ops damon_ops = {
 	.name = "damon",
 	.damon = true,
+	.off_loop = true,
 	.start = damon_start,
 	.mark_idle = damon_mark_idle,
 	.check_idle = damon_check_idle,

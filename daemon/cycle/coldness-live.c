@@ -145,7 +145,7 @@ static uint64_t live_shared(void *priv)
 
 static const struct hb_coldness_ops live_ops = {
 	.name = "page_idle",
-	.per_frame = true,
+	.off_loop = true,
 	.mark_idle = live_mark_idle,
 	.check_idle = live_check_idle,
 	.census = live_census,

@@ -39,11 +39,12 @@ struct hb_coldness_ops {
 	 */
 	bool damon;
 	/*
-	 * true: mark_idle and check_idle cost the kernel work per frame (page
-	 * idle tracking's rmap walks), so the daemon gives them a slice of the
-	 * placed pages a cycle, within demote.step_ms; false: all at once
+	 * true: mark_idle and check_idle take long (page idle tracking's rmap
+	 * walk a frame; DAMON's sysfs round trips, served at the kdamond's next
+	 * aggregation), so the daemon runs them on a thread of their own
+	 * (idle-worker.h), off the event loop's; false: on the loop, at once
 	 */
-	bool per_frame;
+	bool off_loop;
 	int (*start)(void *priv, uint64_t node_mask, struct hb_err *err);
 	/* mark pfn[0..n) idle now; 0 or -errno */
 	int (*mark_idle)(void *priv, size_t n, const uint64_t *pfn);

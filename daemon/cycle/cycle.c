@@ -2,36 +2,59 @@
 /*
  * One cycle: poll the sources, demote (demote-step.c), decide (core/
  * policy), migrate, fold the per-page results into counters, hold or back
- * off, record, decay.
+ * off, record, decay. In the event loop the moves run off its thread
+ * (move.c): the promotion after a demotion is decided when the demotion's
+ * batch is folded, and the cycle's line waits for its promotion's fold.
  */
 #include <errno.h>
+#include <string.h>
 #include <syslog.h>
 
+#include <event2/event.h>
+
 #include "daemon-private.h"
+#include "cycle/job-thread.h"
 #include "ingest/ingest.h"
 #include "util/macro.h"
 
-int hb_daemon_cycle(struct hb_daemon *d)
+/* the cycle line (daemon/README.md, "One cycle"): its promotion's figures, d->scratch.line */
+static void cycle_line(struct hb_daemon *d)
 {
-	uint64_t t0 = hb_daemon_clock(d), started = hb_now_ns(), took;
-	struct hb_daemon_stats before = d->st;
-	struct hb_migrate_counts mc = { 0 };
-	size_t n, np;
+	const struct hb_migrate_counts *mc = &d->scratch.line.mc;
 
+	d->scratch.line.deferred = false;
 	/*
-	 * 1. sources (fd-driven ones were fed by the loop already); none while
-	 * the ingestion backlog is being worked off: it holds what they sent
+	 * records taken since the previous line, whether a poll in this cycle or
+	 * an fd callback between cycles submitted them; dropped: those of all
+	 * records that ended with none of their pages in the table; bad input
+	 * is not records (daemon/README.md, "One cycle")
 	 */
-	hb_daemon_poll_sources(d);
-	/* 2. demote what went cold where DRAM runs short, then decide (not while paused) */
-	hb_daemon_refresh_nodes(d);
-	if (d->dm.placed && !d->paused) {
-		uint64_t s0 = hb_now_ns();
+	if (!d->env.quiet)
+		hb_dlog(d, LOG_INFO,
+			"cycle %llu: %llu records (%llu dropped), %llu bad input, "
+			"%zu hot pages, %zu to promote: "
+			"%llu moved, %llu already there, %llu retry, %llu backoff, %llu dropped; "
+			"%llu rate-limited, %llu below watermark; table %zu pages; %.1f ms",
+			(unsigned long long)d->scratch.line.cycle,
+			(unsigned long long)(d->st.in.records - d->logged_in.records),
+			(unsigned long long)(d->st.in.dropped_records - d->logged_in.dropped_records),
+			(unsigned long long)(d->st.in.bad_input - d->logged_in.bad_input),
+			d->scratch.line.n, d->scratch.line.np,
+			(unsigned long long)mc->by_class[HB_MIGRATE_MOVED],
+			(unsigned long long)mc->by_class[HB_MIGRATE_ALREADY],
+			(unsigned long long)mc->by_class[HB_MIGRATE_RETRY],
+			(unsigned long long)mc->by_class[HB_MIGRATE_BACKOFF],
+			(unsigned long long)mc->by_class[HB_MIGRATE_DROP],
+			(unsigned long long)d->scratch.line.rate_limited,
+			(unsigned long long)d->scratch.line.watermark, hb_heat_len(d->heat),
+			d->scratch.line.ms);
+	d->logged_in = d->st.in;
+}
 
-		hb_daemon_demote_step(d, t0);
-		hb_latency_hist_add(&d->lat.demote, hb_now_ns() - s0);
-		hb_daemon_refresh_nodes(d);
-	}
+static void promote_start(struct hb_daemon *d, uint64_t t0)
+{
+	size_t n;
+
 	n = d->paused ? 0 :
 			hb_heat_collect(d->heat, d->pcfg.threshold, d->scratch.cand, MAX_CANDIDATES);
 	n = hb_daemon_drop_quarantined(d, d->scratch.cand, n); /* poisoned pages never move */
@@ -39,8 +62,22 @@ int hb_daemon_cycle(struct hb_daemon *d)
 			 d->scratch.dec);
 	if (!d->paused)
 		hb_latency_decide(&d->lat, hb_now_ns());
-	/* 3. migrate */
-	np = hb_daemon_move(d, n, HB_REASON_PROMOTE, "migration", &mc, &d->st.migrated, NULL);
+	/* the line's figures before the batch goes out: its fold may print the line */
+	d->scratch.line.rate_limited = d->scratch.line.watermark = 0;
+	for (size_t i = 0; i < n; i++) {
+		d->scratch.line.rate_limited += d->scratch.dec[i].reason == HB_REASON_RATE_LIMIT;
+		d->scratch.line.watermark += d->scratch.dec[i].reason == HB_REASON_WATERMARK;
+	}
+	hb_daemon_move_start(d, n, HB_REASON_PROMOTE, HB_BATCH_PROMOTE, t0);
+	hb_daemon_batch_done(d, true); /* unless it is out */
+}
+
+static void promote_fold(struct hb_daemon *d)
+{
+	struct hb_migrate_counts mc = { 0 };
+	uint64_t t0 = d->scratch.t0;
+	size_t np = hb_daemon_move_fold(d, "migration", &mc, &d->st.migrated, NULL);
+
 	for (size_t i = 0; i < np; i++) {
 		enum hb_migrate_class c =
 			hb_migrate_classify(d->scratch.status[i], d->scratch.tnode[i],
@@ -65,7 +102,95 @@ int hb_daemon_cycle(struct hb_daemon *d)
 									 HB_HOLD_MOVED,
 					       d->scratch.status[i]);
 	}
-	hb_daemon_record_step(d, n, np);
+	hb_daemon_record_step(d, d->scratch.n, np);
+	d->scratch.line.n = d->scratch.n;
+	d->scratch.line.np = np;
+	d->scratch.line.mc = mc;
+	if (d->scratch.line.deferred)
+		cycle_line(d); /* its cycle ended while the batch was out */
+}
+
+void hb_daemon_batch_done(struct hb_daemon *d, bool chain)
+{
+	switch (hb_daemon_batch_take(d)) {
+	case HB_BATCH_DEMOTE:
+		hb_daemon_demote_fold(d);
+		if (!chain)
+			return;
+		hb_daemon_refresh_nodes(d);
+		promote_start(d, d->scratch.t0);
+		return;
+	case HB_BATCH_PROMOTE: promote_fold(d); return;
+	case HB_BATCH_NONE: return;
+	}
+}
+
+static void on_batch_done(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	hb_daemon_batch_done(arg, true);
+}
+
+int hb_daemon_batch_watch(struct hb_daemon *d)
+{
+	int r;
+
+	if ((r = hb_daemon_batch_job(d)) < 0)
+		return r;
+	if (d->scratch.ev)
+		return 0;
+	d->scratch.ev = event_new(d->base, hb_job_thread_fd(d->scratch.job), EV_READ | EV_PERSIST,
+				  on_batch_done, d);
+	if (!d->scratch.ev || event_add(d->scratch.ev, NULL) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+void hb_daemon_batch_settle(struct hb_daemon *d)
+{
+	hb_daemon_batch_wait(d);
+	hb_daemon_batch_done(d, false);
+}
+
+int hb_daemon_cycle(struct hb_daemon *d)
+{
+	uint64_t t0 = hb_daemon_clock(d), started = hb_now_ns(), took;
+	bool decided = false;
+
+	/*
+	 * 1. sources (fd-driven ones were fed by the loop already); none while
+	 * the ingestion backlog is being worked off: it holds what they sent
+	 */
+	hb_daemon_poll_sources(d);
+	/* a batch that finished and was not folded yet (the loop's watch does it too) */
+	hb_daemon_batch_done(d, true);
+	/*
+	 * 2. demote what went cold where DRAM runs short, then decide (not
+	 * while paused) and migrate; neither while a batch of moves is out:
+	 * the next cycle decides with its results
+	 */
+	if (!hb_daemon_batch_out(d)) {
+		bool demoting = false;
+
+		decided = true;
+		memset(&d->scratch.line, 0, sizeof(d->scratch.line));
+		hb_daemon_refresh_nodes(d);
+		if (d->dm.placed && !d->paused) {
+			uint64_t s0 = hb_now_ns();
+			size_t n;
+
+			demoting = hb_daemon_demote_step(d, t0, &n);
+			hb_latency_hist_add(&d->lat.demote, hb_now_ns() - s0);
+			if (demoting) {
+				hb_daemon_move_start(d, n, HB_REASON_DEMOTE, HB_BATCH_DEMOTE, t0);
+				hb_daemon_batch_done(d, true); /* unless it is out */
+			}
+		}
+		/* 3. migrate (after a demotion, once it is folded: hb_daemon_batch_done()) */
+		if (!demoting)
+			promote_start(d, t0);
+	}
 	/* 4. decay, report */
 	hb_heat_tick(d->heat);
 	d->st.cycles++;
@@ -75,32 +200,14 @@ int hb_daemon_cycle(struct hb_daemon *d)
 	d->st.cycle_ms_total += d->st.last_cycle_ms;
 	if (d->cfg.metrics_textfile[0])
 		hb_daemon_write_textfile(d);
-	/*
-	 * records taken since the previous line, whether a poll in this cycle or
-	 * an fd callback between cycles submitted them; dropped: those of all
-	 * records that ended with none of their pages in the table; bad input
-	 * is not records (daemon/README.md, "One cycle")
-	 */
-	if (!d->env.quiet)
-		hb_dlog(d, LOG_INFO,
-			"cycle %llu: %llu records (%llu dropped), %llu bad input, "
-			"%zu hot pages, %zu to promote: "
-			"%llu moved, %llu already there, %llu retry, %llu backoff, %llu dropped; "
-			"%llu rate-limited, %llu below watermark; table %zu pages; %.1f ms",
-			(unsigned long long)d->st.cycles,
-			(unsigned long long)(d->st.in.records - d->logged_in.records),
-			(unsigned long long)(d->st.in.dropped_records - d->logged_in.dropped_records),
-			(unsigned long long)(d->st.in.bad_input - d->logged_in.bad_input), n, np,
-			(unsigned long long)mc.by_class[HB_MIGRATE_MOVED],
-			(unsigned long long)mc.by_class[HB_MIGRATE_ALREADY],
-			(unsigned long long)mc.by_class[HB_MIGRATE_RETRY],
-			(unsigned long long)mc.by_class[HB_MIGRATE_BACKOFF],
-			(unsigned long long)mc.by_class[HB_MIGRATE_DROP],
-			(unsigned long long)(d->st.decisions[HB_REASON_RATE_LIMIT] -
-					     before.decisions[HB_REASON_RATE_LIMIT]),
-			(unsigned long long)(d->st.decisions[HB_REASON_WATERMARK] -
-					     before.decisions[HB_REASON_WATERMARK]),
-			hb_heat_len(d->heat), d->st.last_cycle_ms);
-	d->logged_in = d->st.in;
+	if (decided) {
+		/* a cycle that decided has its line, at once or once its batch is folded */
+		d->scratch.line.cycle = d->st.cycles;
+		d->scratch.line.ms = d->st.last_cycle_ms;
+		if (hb_daemon_batch_out(d))
+			d->scratch.line.deferred = true;
+		else
+			cycle_line(d);
+	}
 	return 0;
 }

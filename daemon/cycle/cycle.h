@@ -11,35 +11,82 @@
 #ifndef HB_DAEMON_CYCLE_H
 #define HB_DAEMON_CYCLE_H
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "core.h"
 #include "kernel.h"
 
+struct event;
 struct hb_daemon;
 struct hb_idle_worker;
+struct hb_job_thread;
 
 /* the most candidates a cycle takes from the table, and so a batch's size */
 #define MAX_CANDIDATES 65536
 
+enum hb_batch_kind {
+	HB_BATCH_NONE,
+	HB_BATCH_DEMOTE, /* promotion follows its fold */
+	HB_BATCH_PROMOTE,
+};
+
 /**
- * struct hb_cycle_scratch - a batch's arrays, MAX_CANDIDATES entries each
+ * struct hb_cycle_scratch - a batch's arrays, MAX_CANDIDATES entries each,
+ * and the batch of moves they make, off the event loop (move.c)
  * @cand: the table's candidates (the promotion cycle's input)
  * @dec: the decisions on them, the policy's or the demoter's
- * @hpa: the pages hb_daemon_move() hands to the migrator, in order
+ * @hpa: the pages hb_daemon_move_start() hands to the migrator, in order
  * @tnode: each page's target node
  * @snode: each page's source node
  * @status: each page's result from the migrator (a node or -errno)
+ * @kind: the batch handed over and not yet folded, or HB_BATCH_NONE
+ * @n: its step's decisions
+ * @np: the pages in it
+ * @t0: the rule clock of the cycle that decided it
+ * @started_ns: handed over, machine clock
+ * @done_ns: finished (the migrator returned), machine clock
+ * @r: the migrator's return
+ * @err: its error
+ * @job: the thread the batch runs on (job-thread.h); NULL until the first
+ * @ev: the loop's watch on @job's fd: a finished batch is folded at once
+ * @serial: held by a batch, and by an idle round of a DAMON coldness
+ *	source: DAMON sysfs serves one command at a time (job-thread.h)
+ * @damon: the damon migrator's counters at the hand-over, which reports
+ *	read while the batch runs (the migrator's own are the thread's)
+ * @damon_valid: @damon was read
+ * @line: the cycle line's figures from its promotion: decisions, pages,
+ *	rate-limited, below the watermark, that cycle and its time, and
+ *	whether the line waits for the promotion's fold
  *
- * Promotion and demotion fill @dec, hb_daemon_move() the rest; a step's
- * results are read before the next step overwrites them.
+ * Promotion and demotion fill @dec, hb_daemon_move_start() the rest; a
+ * step's results are read before the next step overwrites them, and while
+ * a batch is out (@kind) no step runs: its arrays are the thread's.
  */
 struct hb_cycle_scratch {
 	struct hb_candidate *cand;
 	struct hb_decision *dec;
 	uint64_t *hpa;
 	int *tnode, *snode, *status;
+	enum hb_batch_kind kind;
+	size_t n, np;
+	uint64_t t0, started_ns, done_ns;
+	int r;
+	struct hb_err err;
+	struct hb_job_thread *job;
+	struct event *ev;
+	pthread_mutex_t serial;
+	struct hb_damon_stats damon;
+	bool damon_valid;
+	struct {
+		size_t n, np;
+		uint64_t rate_limited, watermark, cycle;
+		double ms;
+		bool deferred;
+		struct hb_migrate_counts mc;
+	} line;
 };
 
 /**
@@ -74,22 +121,61 @@ struct hb_demotion {
 
 /* cycle/move.c: allocates every array; 0 or -ENOMEM (the rest then NULL or freed by _done) */
 int hb_cycle_scratch_init(struct hb_cycle_scratch *s);
-/* frees the arrays (any of them may be NULL) */
+/* waits for a batch out (not folded), stops its thread, frees the arrays (any may be NULL) */
 void hb_cycle_scratch_done(struct hb_cycle_scratch *s);
 
 /* cycle/nodes.c */
 int hb_daemon_refresh_nodes(struct hb_daemon *d);
 /*
  * cycle/move.c: d->scratch.dec[0..n) counted by reason; those with reason
- * `acted` handed to the migrator in one batch (d->scratch's hpa, tnode,
- * snode, status hold them), folded into ret_counts (zeroed by the caller)
- * and added to total. With freed non-NULL, -ENOENT (no process's page in
- * the frame any more: freed since it was chosen) is counted there
- * instead, neither a class nor an error. Returns how many.
+ * `acted` handed to the migrator in one batch of `kind` (d->scratch's hpa,
+ * tnode, snode hold them), decided at rule clock t0. In the event loop,
+ * once hb_daemon_batch_watch() set the watch up, the batch runs on the
+ * batch thread: true, it is out. Otherwise (one cycle at a time, no
+ * thread) it runs at once, and with no page to move there is nothing to
+ * run: false, it has finished. Either way hb_daemon_batch_take() says when
+ * it is to be folded.
  */
-size_t hb_daemon_move(struct hb_daemon *d, size_t n, enum hb_reason acted, const char *what,
-		      struct hb_migrate_counts *ret_counts, struct hb_migrate_counts *total,
-		      uint64_t *freed);
+bool hb_daemon_move_start(struct hb_daemon *d, size_t n, enum hb_reason acted,
+			  enum hb_batch_kind kind, uint64_t t0);
+/* the batch job, no thread yet (job-thread.h), for the watch; 0 or -errno */
+int hb_daemon_batch_job(struct hb_daemon *d);
+/* a batch is out: handed over and not yet taken */
+bool hb_daemon_batch_out(const struct hb_daemon *d);
+/*
+ * The kind of the batch that has finished, once (its fold is the caller's),
+ * or HB_BATCH_NONE when none has (none out, or still running).
+ */
+enum hb_batch_kind hb_daemon_batch_take(struct hb_daemon *d);
+/* waits for a batch on the thread to finish */
+void hb_daemon_batch_wait(struct hb_daemon *d);
+/*
+ * The finished batch's results (d->scratch's status) folded into
+ * ret_counts (zeroed by the caller) and added to total; what names it in
+ * an error. With freed non-NULL, -ENOENT (no process's page in the frame
+ * any more: freed since it was chosen) is counted there instead, neither a
+ * class nor an error. Returns how many pages.
+ */
+size_t hb_daemon_move_fold(struct hb_daemon *d, const char *what,
+			   struct hb_migrate_counts *ret_counts, struct hb_migrate_counts *total,
+			   uint64_t *freed);
+/* the damon migrator's counters, as they were at the hand-over while a batch is out */
+int hb_daemon_damon_stats(const struct hb_daemon *d, struct hb_damon_stats *ret);
+
+/*
+ * cycle/cycle.c: a finished batch folded (the kind's fold: demote-step.c's,
+ * cycle.c's), and after a demotion, with chain, the promotion decided and
+ * handed over; nothing when none has finished. The loop's watch calls it,
+ * and the cycle.
+ */
+void hb_daemon_batch_done(struct hb_daemon *d, bool chain);
+/* the loop's watch on the batch thread (hb_daemon_run()); 0 or -errno */
+int hb_daemon_batch_watch(struct hb_daemon *d);
+/* waits for a batch out and folds it, no promotion after (the loop ended) */
+void hb_daemon_batch_settle(struct hb_daemon *d);
+
+/* cycle/demote-step.c: the demotion step's fold */
+void hb_daemon_demote_fold(struct hb_daemon *d);
 
 /* cycle/move.c: a step's n decisions and its np moves' status, into the history */
 void hb_daemon_record_step(struct hb_daemon *d, size_t n, size_t np);

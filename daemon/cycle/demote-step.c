@@ -341,15 +341,22 @@ static int fold_round(struct hb_daemon *d, uint64_t t0)
 	const uint8_t *idle;
 	const bool *was;
 	struct hb_placed_page *e;
-	uint64_t took;
+	uint64_t took, cpu;
 	size_t n;
-	int r = hb_idle_worker_take(d->dm.idle_worker, &n, &pfn, &was, &idle, &took);
+	int r = hb_idle_worker_take(d->dm.idle_worker, &n, &pfn, &was, &idle, &took, &cpu);
 
+	if (r == -ENODATA)
+		return r;
+	/*
+	 * the next round after a pause: the thread keeps demote.idle_cpu_pct
+	 * of a CPU (by its CPU time: DAMON's rounds mostly wait for the kdamond)
+	 */
+	d->dm.idle_next_ns =
+		hb_now_ns() + cpu * (100 - d->cfg.demote_idle_cpu_pct) / d->cfg.demote_idle_cpu_pct;
+	if (r == -EAGAIN)
+		return 0; /* nothing new yet (DAMON's readings are spaced): nothing checked, nothing marked */
 	if (r < 0)
 		return r;
-	/* the next round after a pause: the thread keeps demote.idle_cpu_pct of a CPU */
-	d->dm.idle_next_ns =
-		hb_now_ns() + took * (100 - d->cfg.demote_idle_cpu_pct) / d->cfg.demote_idle_cpu_pct;
 	d->st.idle_rounds++;
 	d->st.idle_round_us += took / 1000;
 	for (size_t i = 0; i < n; i++) {
@@ -380,15 +387,18 @@ static int start_round(struct hb_daemon *d)
 		pfn[k] = hb_placed_hpa(d->dm.placed, e) / d->pcfg.page_size;
 		marked[k++] = e->marked;
 	}
-	hb_idle_worker_start(d->dm.idle_worker, !d->looping);
-	return 0;
+	return hb_idle_worker_start(d->dm.idle_worker, !d->looping);
 }
 
 static int refresh_rounds(struct hb_daemon *d, uint64_t t0)
 {
 	int r;
 
-	if (!d->dm.idle_worker && (r = hb_idle_worker_new(&d->env.coldness, &d->dm.idle_worker)) < 0)
+	/* DAMON sysfs serves one command at a time: a round and a batch of moves take turns */
+	if (!d->dm.idle_worker &&
+	    (r = hb_idle_worker_new(&d->env.coldness,
+				    d->env.coldness.ops->damon ? &d->scratch.serial : NULL,
+				    &d->dm.idle_worker)) < 0)
 		return r;
 	if (hb_idle_worker_busy(d->dm.idle_worker))
 		return 0;
@@ -403,31 +413,28 @@ static int refresh_rounds(struct hb_daemon *d, uint64_t t0)
 	return 0;
 }
 
-void hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0)
+bool hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0, size_t *ret_n)
 {
-	struct hb_migrate_counts mc = { 0 };
-	uint64_t mask = 0, rest = t0 + 10 * d->cfg.interval_ms * 1000000ULL, moved_at, freed, s0,
-		 s1, budget;
-	size_t n, np;
+	uint64_t mask = 0, s0, s1, budget;
+	size_t n;
 	int r;
 
 	if (!d->dm.placed || d->paused || !worth_tracking(d))
-		return;
+		return false;
 	s0 = hb_now_ns();
 	budget = d->cfg.demote_step_ms * 1000000ULL;
 	r = take_census(d, t0, s0 + budget);
 	s1 = hb_now_ns();
 	d->st.demote_census_us += (s1 - s0) / 1000;
 	if (r == 0) {
-		r = d->env.coldness.ops->per_frame ? refresh_rounds(d, t0) : refresh_all(d, t0);
-		s0 = hb_now_ns();
-		d->st.demote_coldness_us += (s0 - s1) / 1000;
+		r = d->env.coldness.ops->off_loop ? refresh_rounds(d, t0) : refresh_all(d, t0);
+		d->st.demote_coldness_us += (hb_now_ns() - s1) / 1000;
 	}
 	if (r < 0) {
 		d->st.coldness_errors++;
 		hb_dlog(d, LOG_WARNING, "coldness (%s): %s, no demotion this cycle",
 			d->env.coldness.ops->name, strerror(-r));
-		return;
+		return false;
 	}
 	for (int t = 0; t < HB_MAX_NODES; t++)
 		if (t0 >= d->dm.backoff_until[t])
@@ -435,29 +442,46 @@ void hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0)
 	n = hb_demote_decide(d->dm.demoter, &d->dm.dcfg, d->nodes, d->dm.placed, mask, t0,
 			     d->scratch.dec, MAX_CANDIDATES);
 	/*
+	 * records read while the batch is out may name a frame a demoted page
+	 * is taking: none for the CXL node is taken until it is folded
+	 */
+	for (size_t i = 0; i < n; i++)
+		if (d->scratch.dec[i].reason == HB_REASON_DEMOTE)
+			hb_ingest_moving_onto(d->intake.ingest, d->scratch.dec[i].target, true);
+	*ret_n = n;
+	return true;
+}
+
+void hb_daemon_demote_fold(struct hb_daemon *d)
+{
+	struct hb_migrate_counts mc = { 0 };
+	uint64_t t0 = d->scratch.t0, rest = t0 + 10 * d->cfg.interval_ms * 1000000ULL, freed;
+	size_t np;
+
+	/*
 	 * -ENOENT: the frame held a process's page at the census and holds
 	 * none now (freed, or unmapped, since): gone, not a failed demotion
 	 */
 	freed = d->st.demoted_freed;
-	np = hb_daemon_move(d, n, HB_REASON_DEMOTE, "demotion", &mc, &d->st.demoted,
-			    &d->st.demoted_freed);
+	np = hb_daemon_move_fold(d, "demotion", &mc, &d->st.demoted, &d->st.demoted_freed);
 	freed = d->st.demoted_freed - freed;
-	d->st.demote_move_us += (hb_now_ns() - s0) / 1000;
-	/* the records' clock, not the rule clock: the stale rule compares their times with it */
-	moved_at = hb_now_ns();
+	d->st.demote_move_us += (d->scratch.done_ns - d->scratch.started_ns) / 1000;
 	for (size_t i = 0; i < np; i++) {
 		enum hb_migrate_class c =
 			hb_migrate_classify(d->scratch.status[i], d->scratch.tnode[i],
 					    d->scratch.snode[i]);
 
+		/* records older than the batch's end may name the frame a page went to */
+		hb_ingest_moving_onto(d->intake.ingest, d->scratch.tnode[i], false);
 		switch (c) {
 		case HB_MIGRATE_MOVED:
 		case HB_MIGRATE_ALREADY:
 			if (c == HB_MIGRATE_MOVED) {
 				d->st.demoted_bytes += d->pcfg.page_size;
 				d->st.demoted_pages_by_node[d->scratch.tnode[i]]++;
-				/* records older than this may name the frame it went to */
-				hb_ingest_moved_onto(d->intake.ingest, d->scratch.tnode[i], moved_at);
+				/* the records' clock, not the rule clock: the stale rule compares with it */
+				hb_ingest_moved_onto(d->intake.ingest, d->scratch.tnode[i],
+						     d->scratch.done_ns);
 			}
 			hb_placed_remove(d->dm.placed, d->scratch.hpa[i]);
 			hb_policy_hold_outcome(d->policy, &d->pcfg, d->scratch.hpa[i], t0,
@@ -477,7 +501,7 @@ void hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0)
 			break;
 		}
 	}
-	hb_daemon_record_step(d, n, np);
+	hb_daemon_record_step(d, d->scratch.n, np);
 	if (np && !d->env.quiet)
 		hb_dlog(d, LOG_INFO,
 			"demotion: %zu pages: %llu moved, %llu retry, %llu backoff, "

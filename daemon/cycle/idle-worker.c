@@ -1,34 +1,39 @@
 // SPDX-License-Identifier: MIT
 /* Idle checks off the event loop's thread (idle-worker.h). */
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "cycle/idle-worker.h"
+#include "cycle/job-thread.h"
 #include "util/util.h"
-
-enum state { IDLE, PREPARED, RUNNING, FINISHED };
 
 struct hb_idle_worker {
 	const struct hb_coldness *c;
-	pthread_t th;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	enum state st;
-	bool quit;
-	/* the job: written by the loop's thread in PREPARED, the worker's in RUNNING */
+	struct hb_job_thread *job;
+	/* the job: the loop's thread's until started, the job thread's until taken */
 	size_t n, cap;
 	uint64_t *pfn, *checked;
 	bool *marked;
 	uint8_t *idle, *idle_checked;
 	int r;
-	uint64_t took_ns;
+	uint64_t took_ns, cpu_ns;
 };
 
-/* the round: check the marked pages, then mark them all */
-static void run(struct hb_idle_worker *w)
+static uint64_t thread_cpu_ns(void)
 {
-	uint64_t t0 = hb_now_ns();
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* the round: check the marked pages, then mark them all */
+static void run(void *arg)
+{
+	struct hb_idle_worker *w = arg;
+	uint64_t t0 = hb_now_ns(), c0 = thread_cpu_ns();
 	size_t m = 0;
 
 	for (size_t i = 0; i < w->n; i++)
@@ -42,29 +47,11 @@ static void run(struct hb_idle_worker *w)
 		w->r = w->c->ops->mark_idle(w->c->priv, w->n, w->pfn);
 	}
 	w->took_ns = hb_now_ns() - t0;
+	w->cpu_ns = thread_cpu_ns() - c0;
 }
 
-static void *worker(void *arg)
-{
-	struct hb_idle_worker *w = arg;
-
-	pthread_mutex_lock(&w->mu);
-	for (;;) {
-		while (w->st != RUNNING && !w->quit)
-			pthread_cond_wait(&w->cv, &w->mu);
-		if (w->quit && w->st != RUNNING)
-			break;
-		pthread_mutex_unlock(&w->mu);
-		run(w);
-		pthread_mutex_lock(&w->mu);
-		w->st = FINISHED;
-		pthread_cond_broadcast(&w->cv);
-	}
-	pthread_mutex_unlock(&w->mu);
-	return NULL;
-}
-
-int hb_idle_worker_new(const struct hb_coldness *c, struct hb_idle_worker **ret)
+int hb_idle_worker_new(const struct hb_coldness *c, pthread_mutex_t *serial,
+		       struct hb_idle_worker **ret)
 {
 	struct hb_idle_worker *w = calloc(1, sizeof(*w));
 	int r;
@@ -72,13 +59,9 @@ int hb_idle_worker_new(const struct hb_coldness *c, struct hb_idle_worker **ret)
 	if (!w)
 		return -ENOMEM;
 	w->c = c;
-	pthread_mutex_init(&w->mu, NULL);
-	pthread_cond_init(&w->cv, NULL);
-	if ((r = pthread_create(&w->th, NULL, worker, w)) != 0) {
-		pthread_cond_destroy(&w->cv);
-		pthread_mutex_destroy(&w->mu);
+	if ((r = hb_job_thread_new(run, w, serial, &w->job)) < 0) {
 		free(w);
-		return -r;
+		return r;
 	}
 	*ret = w;
 	return 0;
@@ -88,13 +71,7 @@ struct hb_idle_worker *hb_idle_worker_free(struct hb_idle_worker *w)
 {
 	if (!w)
 		return NULL;
-	pthread_mutex_lock(&w->mu);
-	w->quit = true;
-	pthread_cond_broadcast(&w->cv);
-	pthread_mutex_unlock(&w->mu);
-	pthread_join(w->th, NULL);
-	pthread_cond_destroy(&w->cv);
-	pthread_mutex_destroy(&w->mu);
+	hb_job_thread_free(w->job);
 	free(w->pfn);
 	free(w->checked);
 	free(w->marked);
@@ -106,12 +83,7 @@ struct hb_idle_worker *hb_idle_worker_free(struct hb_idle_worker *w)
 
 bool hb_idle_worker_busy(struct hb_idle_worker *w)
 {
-	bool busy;
-
-	pthread_mutex_lock(&w->mu);
-	busy = w->st == RUNNING;
-	pthread_mutex_unlock(&w->mu);
-	return busy;
+	return hb_job_thread_busy(w->job);
 }
 
 static int grow(struct hb_idle_worker *w, size_t n)
@@ -141,46 +113,33 @@ int hb_idle_worker_prepare(struct hb_idle_worker *w, size_t n, uint64_t **pfn, b
 {
 	int r;
 
-	if (hb_idle_worker_busy(w))
+	if (hb_job_thread_pending(w->job))
 		return -EBUSY;
-	/* only this thread makes a round run: until it does, the job is ours */
+	/* only this thread starts a round: until it does, the job is ours */
 	if (n > w->cap && (r = grow(w, n)) < 0)
 		return r;
-	pthread_mutex_lock(&w->mu);
 	w->n = n;
-	w->st = PREPARED;
-	pthread_mutex_unlock(&w->mu);
 	*pfn = w->pfn;
 	*marked = w->marked;
 	return 0;
 }
 
-void hb_idle_worker_start(struct hb_idle_worker *w, bool wait)
+int hb_idle_worker_start(struct hb_idle_worker *w, bool wait)
 {
-	if (wait)
-		run(w);
-	pthread_mutex_lock(&w->mu);
-	w->st = wait ? FINISHED : RUNNING;
-	pthread_cond_broadcast(&w->cv);
-	pthread_mutex_unlock(&w->mu);
+	return hb_job_thread_start(w->job, wait);
 }
 
 int hb_idle_worker_take(struct hb_idle_worker *w, size_t *n, const uint64_t **pfn,
-			const bool **marked, const uint8_t **idle, uint64_t *took_ns)
+			const bool **marked, const uint8_t **idle, uint64_t *took_ns,
+			uint64_t *cpu_ns)
 {
-	enum state st;
-
-	pthread_mutex_lock(&w->mu);
-	st = w->st;
-	if (st == FINISHED)
-		w->st = IDLE;
-	pthread_mutex_unlock(&w->mu);
-	if (st != FINISHED)
+	if (!hb_job_thread_take(w->job))
 		return -ENODATA;
 	*n = w->n;
 	*pfn = w->pfn;
 	*marked = w->marked;
 	*idle = w->idle;
 	*took_ns = w->took_ns;
+	*cpu_ns = w->cpu_ns;
 	return w->r;
 }

@@ -67,6 +67,7 @@ struct hb_ingest {
 	unsigned int mdc_len, mdc_next;
 	uint64_t gen;            /* bumped by every topology */
 	uint64_t moved_onto[64]; /* by node: when pages were last moved onto it */
+	uint64_t moving_onto;    /* bit n: pages are being moved onto node n */
 	struct piece pend[PEND_MAX];
 	size_t npend;
 	struct work *q; /* ring: q[head..head+len) modulo cap */

@@ -72,7 +72,8 @@ static void add_piece(struct hb_ingest *in, struct work *w, uint64_t hpa, uint64
 		hb_ingest_drop_pages(in, w, HB_DROP_NOT_SOURCE, hpa, len);
 		return;
 	}
-	if ((w->r.timestamp_ns ? w->r.timestamp_ns : w->seen_ns) < in->moved_onto[node]) {
+	if ((in->moving_onto >> node & 1) ||
+	    (w->r.timestamp_ns ? w->r.timestamp_ns : w->seen_ns) < in->moved_onto[node]) {
 		hb_ingest_drop_pages(in, w, HB_DROP_STALE, hpa, len);
 		return;
 	}

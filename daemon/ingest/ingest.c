@@ -204,6 +204,16 @@ void hb_ingest_moved_onto(struct hb_ingest *in, int node, uint64_t now_ns)
 		in->moved_onto[node] = now_ns;
 }
 
+void hb_ingest_moving_onto(struct hb_ingest *in, int node, bool moving)
+{
+	if (node < 0 || node >= (int)HB_ARRAY_SIZE(in->moved_onto))
+		return;
+	if (moving)
+		in->moving_onto |= 1ULL << node;
+	else
+		in->moving_onto &= ~(1ULL << node);
+}
+
 size_t hb_ingest_backlog(const struct hb_ingest *in)
 {
 	return in->qlen;

@@ -90,6 +90,13 @@ int hb_ingest_set_topology(struct hb_ingest *in, const struct hb_topology *t, ui
  * table are not touched.
  */
 void hb_ingest_moved_onto(struct hb_ingest *in, int node, uint64_t now_ns);
+/*
+ * Pages are being moved onto node (a batch of moves is out, off the loop's
+ * thread): until it is over (moving false, then hb_ingest_moved_onto()
+ * with its end), every record naming a page there is dropped as stale, as
+ * one read after the batch would be.
+ */
+void hb_ingest_moving_onto(struct hb_ingest *in, int node, bool moving);
 
 /*
  * Takes n records: works on them until deadline_ns (CLOCK_MONOTONIC; 0: no
