@@ -485,13 +485,13 @@ struct hb_damon_region {
 };
 
 /*
- * Sets up the monitor's kdamond (1) below root (NULL or "" = "/")
- * over the physical byte ranges range[0..n) (sorted, not overlapping) and
- * turns it on. -ENOENT when that kdamond does not exist (the damon migrator
- * did not make it), -EBUSY when it is already on, or a write's error; err
- * says which.
+ * Sets up the monitor's kdamond (the number hb_damon_monitor_kdamond()
+ * gave) below root (NULL or "" = "/") over the physical byte ranges
+ * range[0..n) (sorted, not overlapping) and turns it on. -ENOENT when that
+ * kdamond does not exist (the damon migrator did not make it), -EBUSY when
+ * it is already on, or a write's error; err says which.
  */
-int hb_damon_monitor_open(const char *root, size_t n, const uint64_t (*range)[2],
+int hb_damon_monitor_open(const char *root, int kdamond, size_t n, const uint64_t (*range)[2],
 			  struct hb_damon_monitor **ret, struct hb_err *err);
 /* Turns the kdamond off (when it is still there). */
 struct hb_damon_monitor *hb_damon_monitor_free(struct hb_damon_monitor *m);

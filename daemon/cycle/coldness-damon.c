@@ -76,7 +76,7 @@ static int by_start(const void *a, const void *b)
 	return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
-static int damon_start(void *priv, uint64_t node_mask, struct hb_err *err)
+static int damon_start(void *priv, int kdamond, uint64_t node_mask, struct hb_err *err)
 {
 	struct hb_damon_coldness *dc = priv;
 	uint64_t range[MAX_RANGES][2];
@@ -110,7 +110,8 @@ static int damon_start(void *priv, uint64_t node_mask, struct hb_err *err)
 	}
 	dc->mon = hb_damon_monitor_free(dc->mon);
 	dc->last_us = hb_now_us();
-	return hb_damon_monitor_open(dc->root, n, (const uint64_t(*)[2])range, &dc->mon, err);
+	return hb_damon_monitor_open(dc->root, kdamond, n, (const uint64_t(*)[2])range, &dc->mon,
+				     err);
 }
 
 static int damon_mark_idle(void *priv, size_t n, const uint64_t *pfn)

@@ -34,8 +34,9 @@ struct hb_coldness_ops {
 	/*
 	 * true: the source is a DAMON kdamond the damon migrator makes for it
 	 * (migrate.backend = damon is then required, and demotes its frames);
-	 * start() is called once that migrator is open, with the nodes whose
-	 * frames the census takes (bit n: node n).
+	 * start() is called once that migrator is open, with the kdamond it
+	 * made for the source (kernel.h's hb_damon_monitor_kdamond()) and the
+	 * nodes whose frames the census takes (bit n: node n).
 	 */
 	bool damon;
 	/*
@@ -45,7 +46,7 @@ struct hb_coldness_ops {
 	 * (idle-worker.h), off the event loop's; false: on the loop, at once
 	 */
 	bool off_loop;
-	int (*start)(void *priv, uint64_t node_mask, struct hb_err *err);
+	int (*start)(void *priv, int kdamond, uint64_t node_mask, struct hb_err *err);
 	/* mark pfn[0..n) idle now; 0 or -errno */
 	int (*mark_idle)(void *priv, size_t n, const uint64_t *pfn);
 	/*

@@ -86,7 +86,7 @@ int hb_daemon_demote_check_mover(struct hb_daemon *d, struct hb_err *err)
 		for (int t = 0; t < HB_MAX_NODES; t++)
 			if (census_node(d, t))
 				mask |= 1ULL << t;
-		return ops->start(d->env.coldness.priv, mask, err);
+		return ops->start(d->env.coldness.priv, r, mask, err);
 	}
 	if (k == HB_MIGRATOR_PHYS || k == HB_MIGRATOR_DRYRUN)
 		return 0;

@@ -17,10 +17,8 @@
 #include "damon.h"
 #include "util/macro.h"
 
-#define KD_STR(x) #x
-#define KD_NUM(x) KD_STR(x)
-#define MKD HB_DAMON_KD "/" KD_NUM(HB_DAMON_MONITOR_KDAMOND)
-#define MCTX MKD "/contexts/0"
+/* below the kdamond's directory (struct hb_damon_monitor's kd) */
+#define MCTX "contexts/0"
 #define MSCHEME MCTX "/schemes/0"
 #define MREGIONS MCTX "/targets/0/regions"
 #define TRIED MSCHEME "/tried_regions"
@@ -34,68 +32,80 @@
 
 struct hb_damon_monitor {
 	char root[256];
+	char kd[64]; /* HB_DAMON_KD/<kdamond> */
+	int kdamond;
 	bool on;
 	struct hb_damon_region *reg;
 	size_t cap;
 };
 
-static int wr_u64(const char *root, const char *path, uint64_t v, struct hb_err *err)
+/* value into rel, a path below the kdamond's directory */
+static int wr(const struct hb_damon_monitor *m, const char *rel, const char *value, struct hb_err *err)
+{
+	char path[192];
+
+	snprintf(path, sizeof(path), "%s/%s", m->kd, rel);
+	return hb_damon_write(m->root, path, value, err);
+}
+
+static int wr_u64(const struct hb_damon_monitor *m, const char *rel, uint64_t v, struct hb_err *err)
 {
 	char buf[24];
 
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
-	return hb_damon_write(root, path, buf, err);
+	return wr(m, rel, buf, err);
 }
 
-static int write_ranges(const char *root, size_t n, const uint64_t (*range)[2], struct hb_err *err)
+static int write_ranges(const struct hb_damon_monitor *m, size_t n, const uint64_t (*range)[2],
+			struct hb_err *err)
 {
-	char path[128];
-	int r = wr_u64(root, MREGIONS "/nr_regions", n, err);
+	char rel[128];
+	int r = wr_u64(m, MREGIONS "/nr_regions", n, err);
 
 	for (size_t i = 0; r == 0 && i < n; i++) {
-		snprintf(path, sizeof(path), MREGIONS "/%zu/start", i);
-		r = wr_u64(root, path, range[i][0], err);
-		snprintf(path, sizeof(path), MREGIONS "/%zu/end", i);
+		snprintf(rel, sizeof(rel), MREGIONS "/%zu/start", i);
+		r = wr_u64(m, rel, range[i][0], err);
+		snprintf(rel, sizeof(rel), MREGIONS "/%zu/end", i);
 		if (r == 0)
-			r = wr_u64(root, path, range[i][1], err);
+			r = wr_u64(m, rel, range[i][1], err);
 	}
 	return r;
 }
 
-static int setup(const char *root, size_t n, const uint64_t (*range)[2], struct hb_err *err)
+static int setup(const struct hb_damon_monitor *m, size_t n, const uint64_t (*range)[2],
+		 struct hb_err *err)
 {
 	int r;
 
-	if ((r = hb_damon_write(root, MKD "/contexts/nr_contexts", "1", err)) < 0 ||
-	    (r = hb_damon_write(root, MCTX "/operations", "paddr", err)) < 0 ||
-	    (r = wr_u64(root, MCTX "/monitoring_attrs/intervals/sample_us",
-			HB_DAMON_MONITOR_SAMPLE_US, err)) < 0 ||
-	    (r = wr_u64(root, MCTX "/monitoring_attrs/intervals/aggr_us", HB_DAMON_MONITOR_AGGR_US,
+	if ((r = wr(m, "contexts/nr_contexts", "1", err)) < 0 ||
+	    (r = wr(m, MCTX "/operations", "paddr", err)) < 0 ||
+	    (r = wr_u64(m, MCTX "/monitoring_attrs/intervals/sample_us", HB_DAMON_MONITOR_SAMPLE_US,
 			err)) < 0 ||
-	    (r = wr_u64(root, MCTX "/monitoring_attrs/intervals/update_us", 1000000, err)) < 0 ||
-	    (r = wr_u64(root, MCTX "/monitoring_attrs/nr_regions/max", MONITOR_MAX_REGIONS, err)) < 0 ||
-	    (r = wr_u64(root, MCTX "/monitoring_attrs/nr_regions/min", MONITOR_MIN_REGIONS, err)) < 0 ||
-	    (r = hb_damon_write(root, MCTX "/targets/nr_targets", "1", err)) < 0 ||
-	    (r = write_ranges(root, n, range, err)) < 0 ||
-	    (r = hb_damon_write(root, MCTX "/schemes/nr_schemes", "1", err)) < 0 ||
-	    (r = hb_damon_write(root, MSCHEME "/action", "stat", err)) < 0 ||
-	    (r = hb_damon_write(root, MSCHEME "/access_pattern/sz/min", "0", err)) < 0 ||
-	    (r = hb_damon_write(root, MSCHEME "/access_pattern/sz/max", "18446744073709551615",
-				err)) < 0 ||
-	    (r = hb_damon_write(root, MSCHEME "/access_pattern/nr_accesses/min", "0", err)) < 0 ||
-	    (r = hb_damon_write(root, MSCHEME "/access_pattern/nr_accesses/max", "0", err)) < 0 ||
-	    (r = hb_damon_write(root, MSCHEME "/access_pattern/age/min", "0", err)) < 0 ||
-	    (r = hb_damon_write(root, MSCHEME "/access_pattern/age/max", "4294967295", err)) < 0 ||
-	    (r = hb_damon_write(root, MSCHEME "/watermarks/metric", "none", err)) < 0)
+	    (r = wr_u64(m, MCTX "/monitoring_attrs/intervals/aggr_us", HB_DAMON_MONITOR_AGGR_US,
+			err)) < 0 ||
+	    (r = wr_u64(m, MCTX "/monitoring_attrs/intervals/update_us", 1000000, err)) < 0 ||
+	    (r = wr_u64(m, MCTX "/monitoring_attrs/nr_regions/max", MONITOR_MAX_REGIONS, err)) < 0 ||
+	    (r = wr_u64(m, MCTX "/monitoring_attrs/nr_regions/min", MONITOR_MIN_REGIONS, err)) < 0 ||
+	    (r = wr(m, MCTX "/targets/nr_targets", "1", err)) < 0 ||
+	    (r = write_ranges(m, n, range, err)) < 0 ||
+	    (r = wr(m, MCTX "/schemes/nr_schemes", "1", err)) < 0 ||
+	    (r = wr(m, MSCHEME "/action", "stat", err)) < 0 ||
+	    (r = wr(m, MSCHEME "/access_pattern/sz/min", "0", err)) < 0 ||
+	    (r = wr(m, MSCHEME "/access_pattern/sz/max", "18446744073709551615", err)) < 0 ||
+	    (r = wr(m, MSCHEME "/access_pattern/nr_accesses/min", "0", err)) < 0 ||
+	    (r = wr(m, MSCHEME "/access_pattern/nr_accesses/max", "0", err)) < 0 ||
+	    (r = wr(m, MSCHEME "/access_pattern/age/min", "0", err)) < 0 ||
+	    (r = wr(m, MSCHEME "/access_pattern/age/max", "4294967295", err)) < 0 ||
+	    (r = wr(m, MSCHEME "/watermarks/metric", "none", err)) < 0)
 		return r;
 	return 0;
 }
 
-int hb_damon_monitor_open(const char *root, size_t n, const uint64_t (*range)[2],
+int hb_damon_monitor_open(const char *root, int kdamond, size_t n, const uint64_t (*range)[2],
 			  struct hb_damon_monitor **ret, struct hb_err *err)
 {
 	_hb_cleanup_(hb_damon_monitor_freep) struct hb_damon_monitor *m = calloc(1, sizeof(*m));
-	char state[16] = "";
+	char state[16] = "", path[192];
 	int r;
 
 	if (!m)
@@ -103,6 +113,10 @@ int hb_damon_monitor_open(const char *root, size_t n, const uint64_t (*range)[2]
 	if (root && strlen(root) >= sizeof(m->root))
 		return hb_err_set(err, -ENAMETOOLONG, "damon monitor: root %s: too long", root);
 	snprintf(m->root, sizeof(m->root), "%s", root ? root : "");
+	if (kdamond < 0)
+		return hb_err_set(err, -EINVAL, "damon monitor: no kdamond (%d)", kdamond);
+	m->kdamond = kdamond;
+	snprintf(m->kd, sizeof(m->kd), HB_DAMON_KD "/%d", kdamond);
 	if (!n)
 		return hb_err_set(err, -EINVAL, "damon monitor: no physical range to monitor");
 	for (size_t i = 0; i < n; i++)
@@ -112,25 +126,26 @@ int hb_damon_monitor_open(const char *root, size_t n, const uint64_t (*range)[2]
 					  "empty, unsorted or overlaps the one before",
 					  i, (unsigned long long)range[i][0],
 					  (unsigned long long)range[i][1]);
-	r = hb_read_text(m->root, MKD "/state", state, sizeof(state));
+	snprintf(path, sizeof(path), "%s/state", m->kd);
+	r = hb_read_text(m->root, path, state, sizeof(state));
 	if (r < 0)
 		return hb_err_set(err, r == -ENOENT ? -ENOENT : r,
 				  "damon monitor: no kdamond %d "
 				  "in %s (%s): the damon migrator makes it (migrate.backend = damon)",
-				  HB_DAMON_MONITOR_KDAMOND, HB_DAMON_KD, strerror(-r));
+				  kdamond, HB_DAMON_KD, strerror(-r));
 	if (!strcmp(state, "on"))
 		return hb_err_set(err, -EBUSY,
 				  "damon monitor: kdamond %d is already on: another "
 				  "DAMON user",
-				  HB_DAMON_MONITOR_KDAMOND);
-	if ((r = setup(m->root, n, range, err)) < 0)
+				  kdamond);
+	if ((r = setup(m, n, range, err)) < 0)
 		return r;
-	r = hb_sys_damon_write(m->root, MKD "/state", "on");
+	r = hb_sys_damon_write(m->root, path, "on");
 	if (r < 0)
 		return hb_err_set(err, r,
 				  "damon monitor: kdamond %d would not start (writing 'on' "
-				  "to %s/state: %s)",
-				  HB_DAMON_MONITOR_KDAMOND, MKD, strerror(-r));
+				  "to %s: %s)",
+				  kdamond, path, strerror(-r));
 	m->on = true;
 	*ret = HB_TAKE_PTR(m);
 	return 0;
@@ -141,8 +156,12 @@ struct hb_damon_monitor *hb_damon_monitor_free(struct hb_damon_monitor *m)
 	if (!m)
 		return NULL;
 	/* the migrator may have removed it already: nothing to turn off then */
-	if (m->on)
-		(void)hb_sys_damon_write(m->root, MKD "/state", "off");
+	if (m->on) {
+		char path[192];
+
+		snprintf(path, sizeof(path), "%s/state", m->kd);
+		(void)hb_sys_damon_write(m->root, path, "off");
+	}
 	free(m->reg);
 	free(m);
 	return NULL;
@@ -161,21 +180,22 @@ static int read_u32(const char *root, const char *path, uint32_t *ret)
 }
 
 /* region i of the tried_regions: 0, -ENOENT past the last, or -errno */
-static int read_region(const char *root, size_t i, struct hb_damon_region *g, char *path, size_t size)
+static int read_region(const struct hb_damon_monitor *m, size_t i, struct hb_damon_region *g,
+		       char *path, size_t size)
 {
 	int r;
 
-	snprintf(path, size, TRIED "/%zu/start", i);
-	if ((r = hb_read_u64(root, path, 10, &g->start)) < 0)
+	snprintf(path, size, "%s/" TRIED "/%zu/start", m->kd, i);
+	if ((r = hb_read_u64(m->root, path, 10, &g->start)) < 0)
 		return r;
-	snprintf(path, size, TRIED "/%zu/end", i);
-	if ((r = hb_read_u64(root, path, 10, &g->end)) < 0)
+	snprintf(path, size, "%s/" TRIED "/%zu/end", m->kd, i);
+	if ((r = hb_read_u64(m->root, path, 10, &g->end)) < 0)
 		return r;
-	snprintf(path, size, TRIED "/%zu/nr_accesses", i);
-	if ((r = read_u32(root, path, &g->nr_accesses)) < 0)
+	snprintf(path, size, "%s/" TRIED "/%zu/nr_accesses", m->kd, i);
+	if ((r = read_u32(m->root, path, &g->nr_accesses)) < 0)
 		return r;
-	snprintf(path, size, TRIED "/%zu/age", i);
-	return read_u32(root, path, &g->age);
+	snprintf(path, size, "%s/" TRIED "/%zu/age", m->kd, i);
+	return read_u32(m->root, path, &g->age);
 }
 
 static int by_start(const void *a, const void *b)
@@ -188,19 +208,19 @@ static int by_start(const void *a, const void *b)
 long hb_damon_monitor_regions(struct hb_damon_monitor *m, const struct hb_damon_region **ret,
 			      struct hb_err *err)
 {
-	char path[160];
+	char path[192];
 	size_t n = 0;
 	int r, tries = 0;
 
 again:
 	/* served at the kdamond's next apply: the write returns when it is done */
-	r = hb_damon_write(m->root, MKD "/state", "update_schemes_tried_regions", err);
+	r = wr(m, "state", "update_schemes_tried_regions", err);
 	if (r < 0)
 		return r;
 	for (n = 0;;) {
 		struct hb_damon_region g;
 
-		r = read_region(m->root, n, &g, path, sizeof(path));
+		r = read_region(m, n, &g, path, sizeof(path));
 		if (r == -ENOENT)
 			break;
 		if (r < 0)

@@ -162,8 +162,8 @@ int main(void)
 	tap_ok(!strcmp(st, "2"), "nr_kdamonds %s: the migrator's and the monitor's", st);
 	nr = node0_ranges(range, 64);
 	tap_ok(nr > 0, "node %d: %ld online range(s)", DRAM, nr);
-	if (nr <= 0 ||
-	    hb_damon_monitor_open(NULL, (size_t)nr, (const uint64_t(*)[2])range, &mon, &err) < 0) {
+	if (nr <= 0 || hb_damon_monitor_open(NULL, hb_damon_monitor_kdamond(m, NULL), (size_t)nr,
+					     (const uint64_t(*)[2])range, &mon, &err) < 0) {
 		tap_ok(false, "monitor: %s", nr > 0 ? err.msg : "no range");
 		hb_migrator_free(m);
 		return tap_done();

@@ -189,7 +189,7 @@ static struct hb_damon_monitor *open_ok(void)
 	struct hb_damon_monitor *m = NULL;
 	struct hb_err err = { 0 };
 
-	if (hb_damon_monitor_open(root, 2, ranges, &m, &err) < 0)
+	if (hb_damon_monitor_open(root, 1, 2, ranges, &m, &err) < 0)
 		fail_msg("open: %s", err.msg);
 	return m;
 }
@@ -232,7 +232,7 @@ static void test_monitor_without_kdamond_1_names_the_migrator(void **state)
 
 	(void)state;
 	sh("rm -rf '%s%s'", KD1);
-	assert_int_equal(hb_damon_monitor_open(root, 2, ranges, &m, &err), -ENOENT);
+	assert_int_equal(hb_damon_monitor_open(root, 1, 2, ranges, &m, &err), -ENOENT);
 	assert_null(m);
 	assert_non_null(strstr(err.msg, "migrate.backend = damon"));
 }
@@ -244,7 +244,7 @@ static void test_monitor_refuses_a_kdamond_that_is_on(void **state)
 
 	(void)state;
 	put(KD1 "/state", "on\n");
-	assert_int_equal(hb_damon_monitor_open(root, 2, ranges, &m, &err), -EBUSY);
+	assert_int_equal(hb_damon_monitor_open(root, 1, 2, ranges, &m, &err), -EBUSY);
 	assert_null(m);
 	assert_non_null(strstr(err.msg, "another DAMON user"));
 	/* and left it alone */
@@ -259,12 +259,12 @@ static void test_monitor_refuses_bad_ranges_and_a_failed_start(void **state)
 	struct hb_err err = { 0 };
 
 	(void)state;
-	assert_int_equal(hb_damon_monitor_open(root, 2, overlap, &m, &err), -EINVAL);
+	assert_int_equal(hb_damon_monitor_open(root, 1, 2, overlap, &m, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "range 1"));
-	assert_int_equal(hb_damon_monitor_open(root, 1, empty, &m, &err), -EINVAL);
-	assert_int_equal(hb_damon_monitor_open(root, 0, empty, &m, &err), -EINVAL);
+	assert_int_equal(hb_damon_monitor_open(root, 1, 1, empty, &m, &err), -EINVAL);
+	assert_int_equal(hb_damon_monitor_open(root, 1, 0, empty, &m, &err), -EINVAL);
 	fk.refuse_on = true;
-	assert_int_equal(hb_damon_monitor_open(root, 2, ranges, &m, &err), -EINVAL);
+	assert_int_equal(hb_damon_monitor_open(root, 1, 2, ranges, &m, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "would not start"));
 	assert_null(m);
 }

@@ -1049,7 +1049,7 @@ static void test_damon_makes_the_monitors_kdamond_and_removes_it(void **state)
 	get(KD "/1/state", st, sizeof(st));
 	assert_string_equal(st, "off");
 	assert_non_null(strstr(hb_migrator_describe(m), "kdamond 1 made for the coldness monitor"));
-	if (hb_damon_monitor_open(root, 1, range, &mon, &err) < 0)
+	if (hb_damon_monitor_open(root, 1, 1, range, &mon, &err) < 0)
 		fail_msg("monitor: %s", err.msg);
 	get(KD "/1/state", st, sizeof(st));
 	assert_string_equal(st, "on");
@@ -1061,7 +1061,7 @@ static void test_damon_makes_the_monitors_kdamond_and_removes_it(void **state)
 	assert_true(logged("/0/state=off"));
 	assert_true(logged("/1/state=off"));
 	assert_true(logged("/nr_kdamonds=2"));
-	if (hb_damon_monitor_open(root, 1, range, &mon2, &err) < 0)
+	if (hb_damon_monitor_open(root, 1, 1, range, &mon2, &err) < 0)
 		fail_msg("monitor after the crash: %s", err.msg);
 	/* close: the monitor's is turned off too, or nr_kdamonds could not change */
 	hb_migrator_free(again);
@@ -1106,7 +1106,7 @@ static void test_damon_monitor_kdamond_is_the_one_reserved_at_open(void **state)
 	snprintf(p, sizeof(p), KD "/%d/state", kd);
 	get(p, st, sizeof(st));
 	assert_string_equal(st, "off");
-	if (hb_damon_monitor_open(root, 1, range, &mon, &err) < 0)
+	if (hb_damon_monitor_open(root, 1, 1, range, &mon, &err) < 0)
 		fail_msg("monitor: %s", err.msg);
 	get(p, st, sizeof(st));
 	assert_string_equal(st, "on");
