@@ -358,9 +358,11 @@ struct hb_latency {
 	/*
 	 * durations: each cycle, and its demotion step (the event loop's time:
 	 * census, coldness, decisions); each batch of moves, handed over to
-	 * finished (off the loop's thread while it loops)
+	 * finished (off the loop's thread while it loops); each fold of a
+	 * finished batch on the loop (with the promotion decided after a
+	 * demotion's)
 	 */
-	struct hb_latency_hist cycle, demote, batch;
+	struct hb_latency_hist cycle, demote, batch, fold;
 	uint64_t run_ts[HB_LATENCY_RUNS], run_n[HB_LATENCY_RUNS];
 	size_t nruns;
 };

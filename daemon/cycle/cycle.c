@@ -127,9 +127,13 @@ void hb_daemon_batch_done(struct hb_daemon *d, bool chain)
 
 static void on_batch_done(evutil_socket_t fd, short what, void *arg)
 {
+	struct hb_daemon *d = arg;
+	uint64_t s0 = hb_now_ns();
+
 	(void)fd;
 	(void)what;
-	hb_daemon_batch_done(arg, true);
+	hb_daemon_batch_done(d, true);
+	hb_latency_hist_add(&d->lat.fold, hb_now_ns() - s0);
 }
 
 int hb_daemon_batch_watch(struct hb_daemon *d)

@@ -187,7 +187,7 @@ static bool worth_tracking(const struct hb_daemon *d)
  * cycle does at least one a node, so the census goes on whatever the
  * budget. (Per-frame idle checks run off the loop: idle-worker.h.)
  */
-#define CENSUS_CHUNK 16384
+#define CENSUS_CHUNK 4096
 
 /*
  * The census reads another sample of node t (a node larger than

@@ -4,6 +4,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cycle/job-thread.h"
@@ -34,7 +36,15 @@ static void run_job(struct hb_job_thread *j)
 static void *thread_main(void *arg)
 {
 	struct hb_job_thread *j = arg;
+	id_t tid = (id_t)syscall(SYS_gettid);
 	uint64_t one = 1;
+	int prio;
+
+	/* below the loop's priority; raising one's own nice value never needs a privilege */
+	errno = 0;
+	prio = getpriority(PRIO_PROCESS, tid);
+	if (errno == 0)
+		(void)setpriority(PRIO_PROCESS, tid, prio + HB_JOB_THREAD_NICE);
 
 	pthread_mutex_lock(&j->mu);
 	for (;;) {

@@ -16,6 +16,9 @@
  *  - serial, when not NULL: a mutex the job holds while it runs, shared by
  *    two job threads whose jobs must not overlap (DAMON sysfs serves one
  *    command at a time and fails the next with EBUSY).
+ *  - The thread runs HB_JOB_THREAD_NICE nice levels below the loop's
+ *    thread: where CPUs are short (a 2-vCPU guest under TCG), the loop
+ *    taking records goes first, and the jobs take what it leaves.
  */
 #ifndef HB_JOB_THREAD_H
 #define HB_JOB_THREAD_H
@@ -24,6 +27,8 @@
 #include <stdbool.h>
 
 struct hb_job_thread;
+
+#define HB_JOB_THREAD_NICE 10
 
 /* run(arg) is the job; 0 or -errno (the eventfd). Nothing runs yet. */
 int hb_job_thread_new(void (*run)(void *arg), void *arg, pthread_mutex_t *serial,
