@@ -57,6 +57,13 @@ enum hb_batch_kind {
  * @damon: the damon migrator's counters at the hand-over, which reports
  *	read while the batch runs (the migrator's own are the thread's)
  * @damon_valid: @damon was read
+ * @folding: the batch being folded (taken, its fold not yet over), or
+ *	HB_BATCH_NONE: a large batch's fold goes a slice of the loop's turn at
+ *	a time (FOLD_SLICE_NS), as ingestion does
+ * @fold_next: the next page to fold
+ * @fold_mc: the batch's counts, folded at its take
+ * @fold_freed: demotions: pages freed before the move
+ * @fold_ev: the loop's zero-timeout timer for the next slice
  * @line: the cycle line's figures from its promotion: decisions, pages,
  *	rate-limited, below the watermark, that cycle and its time, and
  *	whether the line waits for the promotion's fold
@@ -80,6 +87,11 @@ struct hb_cycle_scratch {
 	pthread_mutex_t serial;
 	struct hb_damon_stats damon;
 	bool damon_valid;
+	enum hb_batch_kind folding;
+	size_t fold_next;
+	struct hb_migrate_counts fold_mc;
+	uint64_t fold_freed;
+	struct event *fold_ev;
 	struct {
 		size_t n, np;
 		uint64_t rate_limited, watermark, cycle;
@@ -140,7 +152,7 @@ bool hb_daemon_move_start(struct hb_daemon *d, size_t n, enum hb_reason acted,
 			  enum hb_batch_kind kind, uint64_t t0);
 /* the batch job, no thread yet (job-thread.h), for the watch; 0 or -errno */
 int hb_daemon_batch_job(struct hb_daemon *d);
-/* a batch is out: handed over and not yet taken */
+/* a batch is out: handed over and not yet folded */
 bool hb_daemon_batch_out(const struct hb_daemon *d);
 /*
  * The kind of the batch that has finished, once (its fold is the caller's),
@@ -174,8 +186,14 @@ int hb_daemon_batch_watch(struct hb_daemon *d);
 /* waits for a batch out and folds it, no promotion after (the loop ended) */
 void hb_daemon_batch_settle(struct hb_daemon *d);
 
-/* cycle/demote-step.c: the demotion step's fold */
-void hb_daemon_demote_fold(struct hb_daemon *d);
+/*
+ * cycle/demote-step.c: the demotion batch's fold, from d->scratch.fold_next
+ * until the machine clock passes until (0: no limit); true once over
+ */
+bool hb_daemon_demote_fold(struct hb_daemon *d, uint64_t until);
+
+/* a fold checks the clock every FOLD_EVERY pages */
+#define FOLD_EVERY 256
 
 /* cycle/move.c: a step's n decisions and its np moves' status, into the history */
 void hb_daemon_record_step(struct hb_daemon *d, size_t n, size_t np);

@@ -452,24 +452,27 @@ bool hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0, size_t *ret_n)
 	return true;
 }
 
-void hb_daemon_demote_fold(struct hb_daemon *d)
+bool hb_daemon_demote_fold(struct hb_daemon *d, uint64_t until)
 {
-	struct hb_migrate_counts mc = { 0 };
-	uint64_t t0 = d->scratch.t0, rest = t0 + 10 * d->cfg.interval_ms * 1000000ULL, freed;
-	size_t np;
+	struct hb_cycle_scratch *s = &d->scratch;
+	uint64_t t0 = s->t0, rest = t0 + 10 * d->cfg.interval_ms * 1000000ULL;
+	size_t np = s->np;
 
 	/*
 	 * -ENOENT: the frame held a process's page at the census and holds
 	 * none now (freed, or unmapped, since): gone, not a failed demotion
+	 * (counted at the take, hb_daemon_batch_done())
 	 */
-	freed = d->st.demoted_freed;
-	np = hb_daemon_move_fold(d, "demotion", &mc, &d->st.demoted, &d->st.demoted_freed);
-	freed = d->st.demoted_freed - freed;
-	d->st.demote_move_us += (d->scratch.done_ns - d->scratch.started_ns) / 1000;
-	for (size_t i = 0; i < np; i++) {
-		enum hb_migrate_class c =
-			hb_migrate_classify(d->scratch.status[i], d->scratch.tnode[i],
-					    d->scratch.snode[i]);
+	if (s->fold_next == 0)
+		d->st.demote_move_us += (s->done_ns - s->started_ns) / 1000;
+	for (size_t i = s->fold_next; i < np; i++) {
+		enum hb_migrate_class c;
+
+		if (until && i % FOLD_EVERY == 0 && i > s->fold_next && hb_now_ns() > until) {
+			s->fold_next = i;
+			return false;
+		}
+		c = hb_migrate_classify(s->status[i], s->tnode[i], s->snode[i]);
 
 		/* records older than the batch's end may name the frame a page went to */
 		hb_ingest_moving_onto(d->intake.ingest, d->scratch.tnode[i], false);
@@ -501,14 +504,16 @@ void hb_daemon_demote_fold(struct hb_daemon *d)
 			break;
 		}
 	}
-	hb_daemon_record_step(d, d->scratch.n, np);
+	s->fold_next = np;
+	hb_daemon_record_step(d, s->n, np);
 	if (np && !d->env.quiet)
 		hb_dlog(d, LOG_INFO,
 			"demotion: %zu pages: %llu moved, %llu retry, %llu backoff, "
 			"%llu dropped, %llu freed before the move; %zu placed on DRAM",
-			np, (unsigned long long)mc.by_class[HB_MIGRATE_MOVED],
-			(unsigned long long)mc.by_class[HB_MIGRATE_RETRY],
-			(unsigned long long)mc.by_class[HB_MIGRATE_BACKOFF],
-			(unsigned long long)mc.by_class[HB_MIGRATE_DROP], (unsigned long long)freed,
-			hb_placed_len(d->dm.placed));
+			np, (unsigned long long)s->fold_mc.by_class[HB_MIGRATE_MOVED],
+			(unsigned long long)s->fold_mc.by_class[HB_MIGRATE_RETRY],
+			(unsigned long long)s->fold_mc.by_class[HB_MIGRATE_BACKOFF],
+			(unsigned long long)s->fold_mc.by_class[HB_MIGRATE_DROP],
+			(unsigned long long)s->fold_freed, hb_placed_len(d->dm.placed));
+	return true;
 }

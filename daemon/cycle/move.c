@@ -39,6 +39,8 @@ void hb_cycle_scratch_done(struct hb_cycle_scratch *s)
 {
 	if (s->ev)
 		event_free(s->ev);
+	if (s->fold_ev)
+		event_free(s->fold_ev);
 	s->job = hb_job_thread_free(s->job); /* waits for a batch out */
 	pthread_mutex_destroy(&s->serial);
 	free(s->cand);
@@ -107,7 +109,7 @@ bool hb_daemon_move_start(struct hb_daemon *d, size_t n, enum hb_reason acted,
 
 bool hb_daemon_batch_out(const struct hb_daemon *d)
 {
-	return d->scratch.kind != HB_BATCH_NONE;
+	return d->scratch.kind != HB_BATCH_NONE || d->scratch.folding != HB_BATCH_NONE;
 }
 
 enum hb_batch_kind hb_daemon_batch_take(struct hb_daemon *d)
@@ -134,7 +136,7 @@ void hb_daemon_batch_wait(struct hb_daemon *d)
 
 int hb_daemon_damon_stats(const struct hb_daemon *d, struct hb_damon_stats *ret)
 {
-	if (hb_daemon_batch_out(d)) {
+	if (d->scratch.kind != HB_BATCH_NONE) {
 		if (!d->scratch.damon_valid)
 			return -EINVAL;
 		*ret = d->scratch.damon;
