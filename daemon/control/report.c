@@ -497,6 +497,8 @@ json_object *hb_daemon_stats_json(struct hb_daemon *d)
 	json_object_object_add(x, "demote_step", latency_json("cycles", &d->lat.demote));
 	json_object_object_add(x, "move_batch", latency_json("batches", &d->lat.batch));
 	json_object_object_add(x, "batch_fold", latency_json("batches", &d->lat.fold));
+	json_object_object_add(x, "promote_decide", latency_json("steps", &d->lat.decide));
+	json_object_object_add(x, "history", latency_json("steps", &d->lat.history));
 	json_object_object_add(o, "latency_us", x);
 	/* only with the damon migrator: measured and inferred kept apart */
 	if (hb_daemon_damon_stats(d, &ds) == 0)

@@ -360,9 +360,10 @@ struct hb_latency {
 	 * census, coldness, decisions); each batch of moves, handed over to
 	 * finished (off the loop's thread while it loops); each fold of a
 	 * finished batch on the loop (with the promotion decided after a
-	 * demotion's)
+	 * demotion's); each promotion's collect and decide, and each step's
+	 * decisions into the history (both on the loop)
 	 */
-	struct hb_latency_hist cycle, demote, batch, fold;
+	struct hb_latency_hist cycle, demote, batch, fold, decide, history;
 	uint64_t run_ts[HB_LATENCY_RUNS], run_n[HB_LATENCY_RUNS];
 	size_t nruns;
 };

@@ -60,6 +60,7 @@ static void cycle_line(struct hb_daemon *d)
 
 static void promote_start(struct hb_daemon *d, uint64_t t0)
 {
+	uint64_t s0 = hb_now_ns();
 	size_t n;
 
 	n = d->paused ? 0 :
@@ -69,6 +70,7 @@ static void promote_start(struct hb_daemon *d, uint64_t t0)
 			 d->scratch.dec);
 	if (!d->paused)
 		hb_latency_decide(&d->lat, hb_now_ns());
+	hb_latency_hist_add(&d->lat.decide, hb_now_ns() - s0);
 	/* the line's figures before the batch goes out: its fold may print the line */
 	d->scratch.line.rate_limited = d->scratch.line.watermark = 0;
 	for (size_t i = 0; i < n; i++) {

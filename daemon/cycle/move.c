@@ -173,6 +173,8 @@ size_t hb_daemon_move_fold(struct hb_daemon *d, const char *what,
 
 void hb_daemon_record_step(struct hb_daemon *d, size_t n, size_t np)
 {
+	uint64_t s0 = hb_now_ns();
+
 	hb_history_record(d->history, &(struct hb_history_cycle){
 					      .time_ns = hb_wall_ns(),
 					      .topology = hb_platform_topology(d->env.platform),
@@ -180,4 +182,5 @@ void hb_daemon_record_step(struct hb_daemon *d, size_t n, size_t np)
 					      .n = n,
 					      .status = d->scratch.status,
 					      .np = np });
+	hb_latency_hist_add(&d->lat.history, hb_now_ns() - s0);
 }
