@@ -31,6 +31,7 @@
 
 struct hb_heat_stats {
 	uint64_t updates, inserts, evictions, forgotten;
+	uint64_t relists; /* collects that swept the whole table (heat.c's hot list) */
 };
 
 struct hb_heat_table;
@@ -79,8 +80,12 @@ struct hb_candidate {
 	int source; /* the source that last reported it (daemon index), or -1 */
 };
 
-/* Pages with heat >= threshold, hottest first, at most max. */
-size_t hb_heat_collect(const struct hb_heat_table *t, double threshold, struct hb_candidate *out,
+/*
+ * Pages with heat >= threshold, hottest first, at most max (ties by
+ * address: the order is total). From the table's hot list (heat.c), which
+ * it compacts; a threshold lower than the last one's sweeps the table once.
+ */
+size_t hb_heat_collect(struct hb_heat_table *t, double threshold, struct hb_candidate *out,
 		       size_t max);
 
 /* ---- policy ---- */

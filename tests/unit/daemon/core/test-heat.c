@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -162,10 +163,104 @@ static void test_heat_revalidate_drops_pages_on_no_node_and_renodes_the_rest(voi
 	(void)state;
 }
 
+/* a page that left the table and came back hot is listed twice: collected once */
+static void test_heat_collect_reads_a_page_listed_twice_once(void **state)
+{
+	struct hb_heat_table *t = table(16, 1.0);
+	struct hb_candidate c[4];
+
+	hb_heat_add(t, 0, PAGE, 10, 1);
+	hb_heat_add(t, PAGE, PAGE, 20, 1);
+	assert_int_equal(hb_heat_collect(t, 5, c, 4), 2); /* both listed */
+	assert_true(hb_heat_forget(t, 0));
+	hb_heat_add(t, 0, PAGE, 10, 1); /* back, hot: listed again */
+	assert_int_equal(hb_heat_collect(t, 5, c, 4), 2);
+	assert_int_equal(c[0].hpa, PAGE);
+	assert_int_equal(c[1].hpa, 0);
+	/* and it stays listed once */
+	assert_int_equal(hb_heat_collect(t, 5, c, 4), 2);
+	assert_int_equal(hb_heat_stats(t)->relists, 1);
+	hb_heat_free(t);
+}
+
+/* every page of the universe with heat >= threshold, as collect must order them */
+static int ref_order(const void *a, const void *b)
+{
+	const struct hb_candidate *x = a, *y = b;
+
+	if (x->heat != y->heat)
+		return x->heat < y->heat ? 1 : -1;
+	return (x->hpa > y->hpa) - (x->hpa < y->hpa);
+}
+
+#define UNIVERSE 3000
+
+/*
+ * The hot list gives what a sweep of the table gives: random adds,
+ * forgets, evictions (a budget below the pages touched), decay, a
+ * revalidation and thresholds up and down, each collect checked against
+ * every page's heat read one by one.
+ */
+static void test_heat_collect_from_the_hot_list_matches_every_page(void **state)
+{
+	static struct hb_candidate got[UNIVERSE], want[UNIVERSE];
+	struct hb_heat_table *t = table(1000, 0.8);
+	uint64_t rng = 0x243F6A8885A308D3ULL, relists = 0;
+	size_t collects = 0;
+
+	for (int step = 0; step < 40000; step++) {
+		uint64_t r;
+
+		rng ^= rng << 13;
+		rng ^= rng >> 7;
+		rng ^= rng << 17;
+		r = rng;
+		if (r % 100 < 70) {
+			hb_heat_add(t, (r >> 8) % UNIVERSE * PAGE, PAGE, (double)(r >> 40 & 15), 1);
+		} else if (r % 100 < 80) {
+			hb_heat_forget(t, (r >> 8) % UNIVERSE * PAGE);
+		} else if (r % 100 < 85) {
+			hb_heat_tick(t);
+		} else if (r % 1000 == 999) {
+			hb_heat_revalidate(t, odd_pages_on_node_5, NULL);
+		} else if (r % 100 < 90) {
+			double thr = (double)(r >> 20 & 31) / 2;
+			size_t max = 1 + (r >> 32) % 200, n, m = 0;
+
+			n = hb_heat_collect(t, thr, got, max);
+			for (uint64_t pg = 0; pg < UNIVERSE; pg++) {
+				int node;
+				double h = hb_heat_get(t, pg * PAGE, &node);
+
+				if (node >= 0 && h >= thr)
+					want[m++] =
+						(struct hb_candidate){ .hpa = pg * PAGE, .heat = h };
+			}
+			qsort(want, m, sizeof(*want), ref_order);
+			if (m > max)
+				m = max;
+			assert_int_equal(n, m);
+			for (size_t i = 0; i < n; i++) {
+				assert_int_equal(got[i].hpa, want[i].hpa);
+				assert_true(got[i].heat == want[i].heat);
+			}
+			collects++;
+		}
+	}
+	relists = hb_heat_stats(t)->relists;
+	print_message("# %zu collects, %llu swept the table\n", collects,
+		      (unsigned long long)relists);
+	/* the list served most of them: only a lower threshold (or the first) sweeps */
+	assert_true(relists > 0 && relists < collects);
+	hb_heat_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_heat_revalidate_drops_pages_on_no_node_and_renodes_the_rest),
+		cmocka_unit_test(test_heat_collect_from_the_hot_list_matches_every_page),
+		cmocka_unit_test(test_heat_collect_reads_a_page_listed_twice_once),
 		cmocka_unit_test(test_heat_splits_large_units_and_merges_small_ones),
 		cmocka_unit_test(test_heat_decays_per_cycle),
 		cmocka_unit_test(test_heat_keeps_the_source_that_last_reported_a_page),
