@@ -91,10 +91,8 @@ static bool promote_fold(struct hb_daemon *d, uint64_t until)
 	for (size_t i = s->fold_next; i < np; i++) {
 		enum hb_migrate_class c;
 
-		if (until && i % FOLD_EVERY == 0 && i > s->fold_next && hb_now_ns() > until) {
-			s->fold_next = i;
+		if (hb_fold_pause(s, i, until))
 			return false;
-		}
 		c = hb_migrate_classify(s->status[i], s->tnode[i], s->snode[i]);
 		if (c == HB_MIGRATE_MOVED) {
 			d->st.promoted_bytes += d->pcfg.page_size;
@@ -123,8 +121,11 @@ static bool promote_fold(struct hb_daemon *d, uint64_t until)
 	return true;
 }
 
-/* the next slice of a fold, on the loop's next turn */
-static void on_fold_more(evutil_socket_t fd, short what, void *arg)
+/*
+ * The loop's turn that folds: a batch that finished (its thread's eventfd),
+ * or the next slice of a fold (a zero-timeout timer)
+ */
+static void on_fold(evutil_socket_t fd, short what, void *arg)
 {
 	struct hb_daemon *d = arg;
 	uint64_t s0 = hb_now_ns();
@@ -163,7 +164,7 @@ void hb_daemon_batch_done(struct hb_daemon *d, bool chain)
 	over = kind == HB_BATCH_DEMOTE ? hb_daemon_demote_fold(d, until) : promote_fold(d, until);
 	if (!over) {
 		if (!s->fold_ev)
-			s->fold_ev = evtimer_new(d->base, on_fold_more, d);
+			s->fold_ev = evtimer_new(d->base, on_fold, d);
 		if (s->fold_ev && evtimer_add(s->fold_ev, &now) == 0)
 			return;
 		/* no timer: the rest at once */
@@ -176,17 +177,6 @@ void hb_daemon_batch_done(struct hb_daemon *d, bool chain)
 	}
 }
 
-static void on_batch_done(evutil_socket_t fd, short what, void *arg)
-{
-	struct hb_daemon *d = arg;
-	uint64_t s0 = hb_now_ns();
-
-	(void)fd;
-	(void)what;
-	hb_daemon_batch_done(d, true);
-	hb_latency_hist_add(&d->lat.fold, hb_now_ns() - s0);
-}
-
 int hb_daemon_batch_watch(struct hb_daemon *d)
 {
 	int r;
@@ -196,7 +186,7 @@ int hb_daemon_batch_watch(struct hb_daemon *d)
 	if (d->scratch.ev)
 		return 0;
 	d->scratch.ev = event_new(d->base, hb_job_thread_fd(d->scratch.job), EV_READ | EV_PERSIST,
-				  on_batch_done, d);
+				  on_fold, d);
 	if (!d->scratch.ev || event_add(d->scratch.ev, NULL) < 0)
 		return -ENOMEM;
 	return 0;

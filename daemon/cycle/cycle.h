@@ -195,6 +195,18 @@ bool hb_daemon_demote_fold(struct hb_daemon *d, uint64_t until);
 /* a fold checks the clock every FOLD_EVERY pages */
 #define FOLD_EVERY 256
 
+/*
+ * In a fold at page i: true when its slice is over (the machine clock past
+ * until, 0: never), the fold to go on from i (s->fold_next)
+ */
+static inline bool hb_fold_pause(struct hb_cycle_scratch *s, size_t i, uint64_t until)
+{
+	if (!until || i % FOLD_EVERY || i == s->fold_next || hb_now_ns() <= until)
+		return false;
+	s->fold_next = i;
+	return true;
+}
+
 /* cycle/move.c: a step's n decisions and its np moves' status, into the history */
 void hb_daemon_record_step(struct hb_daemon *d, size_t n, size_t np);
 

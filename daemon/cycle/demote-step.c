@@ -468,10 +468,8 @@ bool hb_daemon_demote_fold(struct hb_daemon *d, uint64_t until)
 	for (size_t i = s->fold_next; i < np; i++) {
 		enum hb_migrate_class c;
 
-		if (until && i % FOLD_EVERY == 0 && i > s->fold_next && hb_now_ns() > until) {
-			s->fold_next = i;
+		if (hb_fold_pause(s, i, until))
 			return false;
-		}
 		c = hb_migrate_classify(s->status[i], s->tnode[i], s->snode[i]);
 
 		/* records older than the batch's end may name the frame a page went to */
