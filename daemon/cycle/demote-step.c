@@ -439,8 +439,13 @@ bool hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0, size_t *ret_n)
 	for (int t = 0; t < HB_MAX_NODES; t++)
 		if (t0 >= d->dm.backoff_until[t])
 			mask |= 1ULL << t;
+	s0 = hb_now_ns();
 	n = hb_demote_decide(d->dm.demoter, &d->dm.dcfg, d->nodes, d->dm.placed, mask, t0,
 			     d->scratch.dec, MAX_CANDIDATES);
+	s1 = (hb_now_ns() - s0) / 1000;
+	d->st.demote_decide_us += s1;
+	if (s1 > d->st.demote_decide_max_us)
+		d->st.demote_decide_max_us = s1;
 	/*
 	 * records read while the batch is out may name a frame a demoted page
 	 * is taking: none for the CXL node is taken until it is folded

@@ -179,7 +179,7 @@ static void test_heat_collect_reads_a_page_listed_twice_once(void **state)
 	assert_int_equal(c[1].hpa, 0);
 	/* and it stays listed once */
 	assert_int_equal(hb_heat_collect(t, 5, c, 4), 2);
-	assert_int_equal(hb_heat_stats(t)->relists, 1);
+	assert_int_equal(hb_heat_stats(t)->relists, 0); /* the list served every collect */
 	hb_heat_free(t);
 }
 
