@@ -23,6 +23,12 @@ struct hb_migrator *hb_daemon_migrator(struct hb_daemon *d)
 void hb_daemon_pause(struct hb_daemon *d, bool paused)
 {
 	d->paused = paused;
+	/*
+	 * a batch still moving pages waits to finish and is folded now: once
+	 * paused, nothing moves and no counter changes
+	 */
+	if (paused)
+		hb_daemon_batch_settle(d);
 	hb_dlog(d, LOG_INFO, "%s", paused ? "paused: still gathering, not promoting" : "resumed");
 }
 

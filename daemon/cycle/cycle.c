@@ -81,6 +81,28 @@ static void promote_start(struct hb_daemon *d, uint64_t t0)
 	hb_daemon_batch_done(d, true); /* unless it is out */
 }
 
+/*
+ * The bytes and pages by node of a batch, counted at its take with its
+ * classes (hb_daemon_move_fold()): every counter changes at once, though
+ * the fold's work on the pages goes a slice at a time
+ */
+static void count_moved(struct hb_daemon *d, enum hb_batch_kind kind)
+{
+	const struct hb_cycle_scratch *s = &d->scratch;
+
+	for (size_t i = 0; i < s->np; i++) {
+		if (hb_migrate_classify(s->status[i], s->tnode[i], s->snode[i]) != HB_MIGRATE_MOVED)
+			continue;
+		if (kind == HB_BATCH_DEMOTE) {
+			d->st.demoted_bytes += d->pcfg.page_size;
+			d->st.demoted_pages_by_node[s->tnode[i]]++;
+		} else {
+			d->st.promoted_bytes += d->pcfg.page_size;
+			d->st.promoted_pages_by_node[s->tnode[i]]++;
+		}
+	}
+}
+
 /* the promotion batch's fold, from fold_next until until (0: no limit); true once over */
 static bool promote_fold(struct hb_daemon *d, uint64_t until)
 {
@@ -94,11 +116,8 @@ static bool promote_fold(struct hb_daemon *d, uint64_t until)
 		if (hb_fold_pause(s, i, until))
 			return false;
 		c = hb_migrate_classify(s->status[i], s->tnode[i], s->snode[i]);
-		if (c == HB_MIGRATE_MOVED) {
-			d->st.promoted_bytes += d->pcfg.page_size;
-			d->st.promoted_pages_by_node[s->tnode[i]]++;
+		if (c == HB_MIGRATE_MOVED)
 			hb_daemon_demote_placed(d, s->hpa[i], s->snode[i], s->tnode[i], t0);
-		}
 		if (c == HB_MIGRATE_BACKOFF)
 			d->backoff_until[s->tnode[i]] = t0 + 10 * d->cfg.interval_ms * 1000000ULL;
 		if (c != HB_MIGRATE_RETRY)
@@ -136,11 +155,12 @@ static void on_fold(evutil_socket_t fd, short what, void *arg)
 	hb_latency_hist_add(&d->lat.fold, hb_now_ns() - s0);
 }
 
-void hb_daemon_batch_done(struct hb_daemon *d, bool chain)
+/* as hb_daemon_batch_done(), in slices or (sliced false) all at once */
+static void batch_done(struct hb_daemon *d, bool chain, bool sliced)
 {
 	static const struct timeval now = { 0, 0 };
 	struct hb_cycle_scratch *s = &d->scratch;
-	uint64_t until = d->looping ? hb_now_ns() + FOLD_SLICE_NS : 0;
+	uint64_t until = sliced ? hb_now_ns() + FOLD_SLICE_NS : 0;
 	enum hb_batch_kind kind;
 	bool over;
 
@@ -159,6 +179,7 @@ void hb_daemon_batch_done(struct hb_daemon *d, bool chain)
 		} else {
 			hb_daemon_move_fold(d, "migration", &s->fold_mc, &d->st.migrated, NULL);
 		}
+		count_moved(d, s->folding);
 	}
 	kind = s->folding;
 	over = kind == HB_BATCH_DEMOTE ? hb_daemon_demote_fold(d, until) : promote_fold(d, until);
@@ -175,6 +196,11 @@ void hb_daemon_batch_done(struct hb_daemon *d, bool chain)
 		hb_daemon_refresh_nodes(d);
 		promote_start(d, s->t0);
 	}
+}
+
+void hb_daemon_batch_done(struct hb_daemon *d, bool chain)
+{
+	batch_done(d, chain, d->looping);
 }
 
 int hb_daemon_batch_watch(struct hb_daemon *d)
@@ -195,7 +221,7 @@ int hb_daemon_batch_watch(struct hb_daemon *d)
 void hb_daemon_batch_settle(struct hb_daemon *d)
 {
 	hb_daemon_batch_wait(d);
-	hb_daemon_batch_done(d, false);
+	batch_done(d, false, false);
 }
 
 int hb_daemon_cycle(struct hb_daemon *d)

@@ -183,7 +183,10 @@ int hb_daemon_damon_stats(const struct hb_daemon *d, struct hb_damon_stats *ret)
 void hb_daemon_batch_done(struct hb_daemon *d, bool chain);
 /* the loop's watch on the batch thread (hb_daemon_run()); 0 or -errno */
 int hb_daemon_batch_watch(struct hb_daemon *d);
-/* waits for a batch out and folds it, no promotion after (the loop ended) */
+/*
+ * waits for a batch out and folds it whole, no promotion after (the loop
+ * ended; a pause)
+ */
 void hb_daemon_batch_settle(struct hb_daemon *d);
 
 /*

@@ -482,13 +482,10 @@ bool hb_daemon_demote_fold(struct hb_daemon *d, uint64_t until)
 		switch (c) {
 		case HB_MIGRATE_MOVED:
 		case HB_MIGRATE_ALREADY:
-			if (c == HB_MIGRATE_MOVED) {
-				d->st.demoted_bytes += d->pcfg.page_size;
-				d->st.demoted_pages_by_node[d->scratch.tnode[i]]++;
-				/* the records' clock, not the rule clock: the stale rule compares with it */
+			/* the records' clock, not the rule clock: the stale rule compares with it */
+			if (c == HB_MIGRATE_MOVED)
 				hb_ingest_moved_onto(d->intake.ingest, d->scratch.tnode[i],
 						     d->scratch.done_ns);
-			}
 			hb_placed_remove(d->dm.placed, d->scratch.hpa[i]);
 			hb_policy_hold_outcome(d->policy, &d->pcfg, d->scratch.hpa[i], t0,
 					       HB_HOLD_DEMOTED, d->scratch.status[i]);
