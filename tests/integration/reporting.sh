@@ -38,7 +38,10 @@ CONF
 : >"$tmp/loop.err"
 JOURNAL_STREAM=$(stat -c %d:%i "$tmp/loop.err") "${hb[@]}" run --config "$tmp/hb.conf" 2>>"$tmp/loop.err" &
 pid=$!
-wait_until 10 grep -q "cycle 2:" "$tmp/loop.err" || { cat "$tmp/loop.err"; bad "no cycles"; }
+# two cycle lines: a cycle that ran while a batch of moves was out has none (under valgrind
+# the batch thread may not have run by the next cycle), so "cycle 2:" may never come
+two_cycles() { [ "$(grep -c "cycle [0-9]*:" "$1")" -ge 2 ]; }
+wait_until 10 two_cycles "$tmp/loop.err" || { cat "$tmp/loop.err"; bad "no cycles"; }
 "${hb[@]}" status --socket "$tmp/ctl.sock" >"$tmp/status.json"
 nodes=$(json "$tmp/status.json" 'd["status"]["source_nodes"] if "status" in d else d["source_nodes"]')
 [ "$nodes" = "[2]" ] && ok "status: source_nodes is $nodes, node numbers" || { cat "$tmp/status.json"; bad "source_nodes: $nodes"; }
