@@ -12,7 +12,8 @@
 #     outside those places; the config has NUMA and MIGRATION (what the call
 #     needs) and the LOCALVERSION; System.map defines
 #     __x64_sys_move_phys_pages as text (hb_mpp_probe's proof: a W would be
-#     the COND_SYSCALL stub of a kernel without the call);
+#     the COND_SYSCALL stub of a kernel without the call); our CHMU perf
+#     driver built as a module (CONFIG_CXL_HMU=m, cxl_hmu.ko[.xz]);
 #   - the headers: /usr/src/linux-headers-<release> with the image's config
 #     (include/config/auto.conf, kernel.release) and Module.symvers, and
 #     /lib/modules/<release>/build pointing there.
@@ -83,7 +84,8 @@ for f in "/boot/vmlinuz-$rel" "/boot/config-$rel" "/boot/System.map-$rel" \
 	"/lib/modules/$rel/modules.order" "/lib/modules/$rel/modules.builtin"; do
 	grep -qxF "$f" "$tmp/image.list" || bad "$f is not in $(basename "${image[0]}")"
 done
-nko=$(grep -c "^/lib/modules/$rel/kernel/.*\.ko$" "$tmp/image.list" || true)
+# Debian's config compresses modules (CONFIG_MODULE_COMPRESS_XZ): .ko.xz
+nko=$(grep -cE "^/lib/modules/$rel/kernel/.*\.ko(\.xz|\.zst|\.gz)?$" "$tmp/image.list" || true)
 [ "$nko" -gt 0 ] || bad "no modules under /lib/modules/$rel/kernel"
 outside=$(grep -v -e "^/$" -e "^/boot/$" -e "^/boot/[a-zA-Z.]*-$rel$" \
 	-e "^/lib/$" -e "^/lib/modules/$" -e "^/lib/modules/$rel/" \
@@ -107,6 +109,11 @@ voff=$(od -An -tu2 -j $((0x20e)) -N2 "$tmp/image/boot/vmlinuz-$rel" | tr -d ' ')
 kstr=$(dd if="$tmp/image/boot/vmlinuz-$rel" bs=1 skip=$((0x200 + voff)) count=128 status=none | tr '\0' '\n' | head -1)
 [ "${kstr%% *}" = "$rel" ] || bad "vmlinuz-$rel says it is '${kstr%% *}'"
 ok "the call is in: T __x64_sys_move_phys_pages; vmlinuz: $kstr"
+# our CHMU perf driver (patch 0005), a module in both configs
+grep -qxF CONFIG_CXL_HMU=m "$config" || bad "/boot/config-$rel lacks CONFIG_CXL_HMU=m"
+hmu=$(grep -E "^/lib/modules/$rel/kernel/drivers/cxl/cxl_hmu\.ko(\.xz|\.zst|\.gz)?$" "$tmp/image.list" || true)
+[ -n "$hmu" ] || bad "no cxl_hmu module under /lib/modules/$rel/kernel/drivers/cxl"
+ok "the CHMU perf driver: CONFIG_CXL_HMU=m, $hmu"
 
 hdr=$tmp/headers/usr/src/linux-headers-$rel
 [ -f "$hdr/Module.symvers" ] || bad "no Module.symvers in linux-headers-$rel"
