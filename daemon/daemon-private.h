@@ -151,10 +151,12 @@ void hb_daemon_demote_free(struct hb_daemon *d);
 int hb_daemon_demote_check_mover(struct hb_daemon *d, struct hb_err *err);
 void hb_daemon_demote_config(struct hb_daemon *d);
 /*
- * the demotion decided: true with *n decisions in d->scratch.dec (for
- * hb_daemon_move_start()), false when there is no demotion this cycle
+ * the census and coldness of the demotion step, then its decision handed
+ * to the batch thread (a batch of HB_BATCH_DEMOTE_DECIDE, out when
+ * looping: hb_daemon_demote_decided() takes it): true, or false when
+ * there is no demotion this cycle
  */
-bool hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0, size_t *n);
+bool hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0);
 /* a promotion moved hpa from src to node: placed, for demotion to find */
 void hb_daemon_demote_placed(struct hb_daemon *d, uint64_t hpa, int src, int node, uint64_t t0);
 

@@ -173,6 +173,7 @@ struct hb_daemon *hb_daemon_free(struct hb_daemon *d)
 	 * both), the batch's watch before the base, and both threads, which
 	 * use the migrator and the coldness source, before those
 	 */
+	hb_daemon_batch_wait(d); /* a demotion's decision reads the placed pages */
 	hb_daemon_demote_free(d);
 	hb_cycle_scratch_done(&d->scratch);
 	if (d->base)

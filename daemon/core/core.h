@@ -296,6 +296,18 @@ enum hb_reason hb_demote_evaluate(const struct hb_demoter *dm, const struct hb_d
 size_t hb_demote_decide(struct hb_demoter *dm, const struct hb_demote_config *cfg,
 			const struct hb_numa_node *nodes, struct hb_placed *placed,
 			uint64_t node_mask, uint64_t now_ns, struct hb_decision *out, size_t max);
+/*
+ * The same in two parts, for a decision made on another thread than the
+ * one that reads the buckets: the decisions and what they spend, the
+ * demoter and the placed pages only read ...
+ */
+size_t hb_demote_select(const struct hb_demoter *dm, const struct hb_demote_config *cfg,
+			const struct hb_numa_node *nodes, struct hb_placed *placed,
+			uint64_t node_mask, uint64_t now_ns, struct hb_decision *out, size_t max,
+			struct hb_demote_spent *ret_spent);
+/* ... and what they spent charged to the nodes' buckets */
+void hb_demoter_charge(struct hb_demoter *dm, const struct hb_demote_config *cfg,
+		       const struct hb_demote_spent *spent, uint64_t now_ns);
 
 /* ---- history ---- */
 

@@ -148,9 +148,10 @@ static uint64_t shortfall(const struct hb_demote_config *cfg, const struct hb_nu
 		       0;
 }
 
-size_t hb_demote_decide(struct hb_demoter *dm, const struct hb_demote_config *cfg,
+size_t hb_demote_select(const struct hb_demoter *dm, const struct hb_demote_config *cfg,
 			const struct hb_numa_node *nodes, struct hb_placed *placed,
-			uint64_t node_mask, uint64_t now_ns, struct hb_decision *out, size_t max)
+			uint64_t node_mask, uint64_t now_ns, struct hb_decision *out, size_t max,
+			struct hb_demote_spent *ret_spent)
 {
 	struct hb_demote_spent spent = { 0 };
 	uint64_t want[HB_MAX_NODES] = { 0 }, covered[HB_MAX_NODES] = { 0 }, any = 0;
@@ -165,6 +166,7 @@ size_t hb_demote_decide(struct hb_demoter *dm, const struct hb_demote_config *cf
 		any |= want[t];
 		short_nodes += want[t] != 0;
 	}
+	*ret_spent = spent;
 	if (!any || !hb_placed_len(placed) || !(c = malloc(hb_placed_len(placed) * sizeof(*c))))
 		return 0;
 	while ((e = hb_placed_next(placed, &cursor)))
@@ -203,9 +205,26 @@ size_t hb_demote_decide(struct hb_demoter *dm, const struct hb_demote_config *cf
 		n++;
 	}
 	free(c);
+	*ret_spent = spent;
+	return n;
+}
+
+void hb_demoter_charge(struct hb_demoter *dm, const struct hb_demote_config *cfg,
+		       const struct hb_demote_spent *spent, uint64_t now_ns)
+{
 	for (int t = 0; t < HB_MAX_NODES; t++)
-		if (spent.from[t])
+		if (spent->from[t])
 			hb_bucket_take(&dm->bucket[t], cfg->rate_pages, cfg->rate_pages,
-				       (double)spent.from[t], now_ns);
+				       (double)spent->from[t], now_ns);
+}
+
+size_t hb_demote_decide(struct hb_demoter *dm, const struct hb_demote_config *cfg,
+			const struct hb_numa_node *nodes, struct hb_placed *placed,
+			uint64_t node_mask, uint64_t now_ns, struct hb_decision *out, size_t max)
+{
+	struct hb_demote_spent spent;
+	size_t n = hb_demote_select(dm, cfg, nodes, placed, node_mask, now_ns, out, max, &spent);
+
+	hb_demoter_charge(dm, cfg, &spent, now_ns);
 	return n;
 }

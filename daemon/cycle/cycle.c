@@ -169,6 +169,16 @@ static void batch_done(struct hb_daemon *d, bool chain, bool sliced)
 		s->folding = hb_daemon_batch_take(d);
 		if (s->folding == HB_BATCH_NONE)
 			return;
+		if (s->folding == HB_BATCH_DEMOTE_DECIDE) {
+			/* the demotion decided: its batch (none when settled: nothing moves) */
+			s->folding = HB_BATCH_NONE;
+			if (!chain)
+				return;
+			hb_daemon_move_start(d, hb_daemon_demote_decided(d), HB_REASON_DEMOTE,
+					     HB_BATCH_DEMOTE, s->t0);
+			batch_done(d, chain, sliced); /* unless it is out */
+			return;
+		}
 		s->fold_next = 0;
 		s->fold_mc = (struct hb_migrate_counts){ 0 };
 		s->fold_freed = d->st.demoted_freed;
@@ -249,14 +259,12 @@ int hb_daemon_cycle(struct hb_daemon *d)
 		hb_daemon_refresh_nodes(d);
 		if (d->dm.placed && !d->paused) {
 			uint64_t s0 = hb_now_ns();
-			size_t n;
 
-			demoting = hb_daemon_demote_step(d, t0, &n);
+			/* the decision on the batch thread, then its moves there */
+			demoting = hb_daemon_demote_step(d, t0);
 			hb_latency_hist_add(&d->lat.demote, hb_now_ns() - s0);
-			if (demoting) {
-				hb_daemon_move_start(d, n, HB_REASON_DEMOTE, HB_BATCH_DEMOTE, t0);
+			if (demoting)
 				hb_daemon_batch_done(d, true); /* unless it is out */
-			}
 		}
 		/* 3. migrate (after a demotion, once it is folded: hb_daemon_batch_done()) */
 		if (!demoting)

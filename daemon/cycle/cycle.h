@@ -31,6 +31,7 @@ enum hb_batch_kind {
 	HB_BATCH_NONE,
 	HB_BATCH_DEMOTE, /* promotion follows its fold */
 	HB_BATCH_PROMOTE,
+	HB_BATCH_DEMOTE_DECIDE, /* no moves: the demotion's decision; its batch follows */
 };
 
 /**
@@ -48,6 +49,7 @@ enum hb_batch_kind {
  * @t0: the rule clock of the cycle that decided it
  * @started_ns: handed over, machine clock
  * @done_ns: finished (the migrator returned), machine clock
+ * @work: a job other than moves (the demotion's decision), or NULL
  * @r: the migrator's return
  * @err: its error
  * @job: the thread the batch runs on (job-thread.h); NULL until the first
@@ -80,6 +82,7 @@ struct hb_cycle_scratch {
 	enum hb_batch_kind kind;
 	size_t n, np;
 	uint64_t t0, started_ns, done_ns;
+	void (*work)(struct hb_daemon *d);
 	int r;
 	struct hb_err err;
 	struct hb_job_thread *job;
@@ -115,6 +118,9 @@ struct hb_cycle_scratch {
  * @idle_worker: per-frame coldness (page idle tracking): rounds off the loop
  * @idle_next_ns: the next round not before (machine clock)
  * @census_sample: live hosts: the sample each node's census reads
+ * @decision: the decision made on the batch thread (HB_BATCH_DEMOTE_DECIDE):
+ *	its input as the step left it (the nodes, the rules, the nodes not
+ *	backed off), then its decisions' number, what they spend and its time
  */
 struct hb_demotion {
 	struct hb_placed *placed;
@@ -129,6 +135,14 @@ struct hb_demotion {
 	struct hb_idle_worker *idle_worker;
 	uint64_t idle_next_ns;
 	uint64_t census_sample[HB_MAX_NODES];
+	struct {
+		struct hb_numa_node nodes[HB_MAX_NODES];
+		struct hb_demote_config cfg;
+		uint64_t mask;
+		size_t n;
+		struct hb_demote_spent spent;
+		uint64_t took_ns;
+	} decision;
 };
 
 /* cycle/move.c: allocates every array; 0 or -ENOMEM (the rest then NULL or freed by _done) */
@@ -150,6 +164,12 @@ int hb_daemon_refresh_nodes(struct hb_daemon *d);
  */
 bool hb_daemon_move_start(struct hb_daemon *d, size_t n, enum hb_reason acted,
 			  enum hb_batch_kind kind, uint64_t t0);
+/*
+ * work(d) on the batch thread as a batch of kind, no moves (the demotion's
+ * decision): out, as hb_daemon_move_start() says; its take is the caller's
+ */
+bool hb_daemon_job_start(struct hb_daemon *d, enum hb_batch_kind kind,
+			 void (*work)(struct hb_daemon *d), uint64_t t0);
 /* the batch job, no thread yet (job-thread.h), for the watch; 0 or -errno */
 int hb_daemon_batch_job(struct hb_daemon *d);
 /* a batch is out: handed over and not yet folded */
@@ -189,6 +209,12 @@ int hb_daemon_batch_watch(struct hb_daemon *d);
  */
 void hb_daemon_batch_settle(struct hb_daemon *d);
 
+/*
+ * cycle/demote-step.c: the decision that hb_daemon_demote_step() handed
+ * over, once taken: charged, its stats counted; its decisions in
+ * d->scratch.dec, the number returned, for hb_daemon_move_start()
+ */
+size_t hb_daemon_demote_decided(struct hb_daemon *d);
 /*
  * cycle/demote-step.c: the demotion batch's fold, from d->scratch.fold_next
  * until the machine clock passes until (0: no limit); true once over

@@ -413,10 +413,24 @@ static int refresh_rounds(struct hb_daemon *d, uint64_t t0)
 	return 0;
 }
 
-bool hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0, size_t *ret_n)
+/*
+ * The decision, on the batch thread: it reads the placed pages (no step
+ * changes them while a batch is out) and the demoter's buckets (charged on
+ * the loop, at the take), and the input the step copied.
+ */
+static void decide_job(struct hb_daemon *d)
+{
+	uint64_t s0 = hb_now_ns();
+
+	d->dm.decision.n = hb_demote_select(d->dm.demoter, &d->dm.decision.cfg, d->dm.decision.nodes,
+					    d->dm.placed, d->dm.decision.mask, d->scratch.t0,
+					    d->scratch.dec, MAX_CANDIDATES, &d->dm.decision.spent);
+	d->dm.decision.took_ns = hb_now_ns() - s0;
+}
+
+bool hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0)
 {
 	uint64_t mask = 0, s0, s1, budget;
-	size_t n;
 	int r;
 
 	if (!d->dm.placed || d->paused || !worth_tracking(d))
@@ -439,13 +453,24 @@ bool hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0, size_t *ret_n)
 	for (int t = 0; t < HB_MAX_NODES; t++)
 		if (t0 >= d->dm.backoff_until[t])
 			mask |= 1ULL << t;
-	s0 = hb_now_ns();
-	n = hb_demote_decide(d->dm.demoter, &d->dm.dcfg, d->nodes, d->dm.placed, mask, t0,
-			     d->scratch.dec, MAX_CANDIDATES);
-	s1 = (hb_now_ns() - s0) / 1000;
-	d->st.demote_decide_us += s1;
-	if (s1 > d->st.demote_decide_max_us)
-		d->st.demote_decide_max_us = s1;
+	/* the decision's input as it is now: a reload or a refresh may change d's meanwhile */
+	memcpy(d->dm.decision.nodes, d->nodes, sizeof(d->dm.decision.nodes));
+	d->dm.decision.cfg = d->dm.dcfg;
+	d->dm.decision.mask = mask;
+	d->dm.decision.n = 0;
+	hb_daemon_job_start(d, HB_BATCH_DEMOTE_DECIDE, decide_job, t0);
+	return true;
+}
+
+size_t hb_daemon_demote_decided(struct hb_daemon *d)
+{
+	size_t n = d->dm.decision.n;
+	uint64_t us = d->dm.decision.took_ns / 1000;
+
+	hb_demoter_charge(d->dm.demoter, &d->dm.decision.cfg, &d->dm.decision.spent, d->scratch.t0);
+	d->st.demote_decide_us += us;
+	if (us > d->st.demote_decide_max_us)
+		d->st.demote_decide_max_us = us;
 	/*
 	 * records read while the batch is out may name a frame a demoted page
 	 * is taking: none for the CXL node is taken until it is folded
@@ -453,8 +478,7 @@ bool hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0, size_t *ret_n)
 	for (size_t i = 0; i < n; i++)
 		if (d->scratch.dec[i].reason == HB_REASON_DEMOTE)
 			hb_ingest_moving_onto(d->intake.ingest, d->scratch.dec[i].target, true);
-	*ret_n = n;
-	return true;
+	return n;
 }
 
 bool hb_daemon_demote_fold(struct hb_daemon *d, uint64_t until)

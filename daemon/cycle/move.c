@@ -59,7 +59,10 @@ static void run_batch(void *arg)
 	struct hb_cycle_scratch *s = &d->scratch;
 
 	hb_err_clear(&s->err);
-	s->r = hb_migrator_move(d->mig, s->np, s->hpa, s->tnode, s->status, 0, &s->err);
+	if (s->work)
+		s->work(d);
+	else
+		s->r = hb_migrator_move(d->mig, s->np, s->hpa, s->tnode, s->status, 0, &s->err);
 	s->done_ns = hb_now_ns();
 }
 
@@ -70,12 +73,34 @@ int hb_daemon_batch_job(struct hb_daemon *d)
 	return hb_job_thread_new(run_batch, d, &d->scratch.serial, &d->scratch.job);
 }
 
+/* the batch (run: anything to run) to the thread when looping, else at once; true: out */
+static bool hand_over(struct hb_daemon *d, enum hb_batch_kind kind, uint64_t t0, bool run)
+{
+	struct hb_cycle_scratch *s = &d->scratch;
+	int r;
+
+	s->kind = kind;
+	s->t0 = t0;
+	s->r = 0;
+	s->started_ns = s->done_ns = hb_now_ns();
+	s->damon_valid = hb_migrator_damon_stats(d->mig, &s->damon) == 0;
+	if (!run)
+		return false;
+	r = -ENOTCONN;
+	if (d->looping && s->ev && (r = hb_job_thread_start(s->job, false)) == 0)
+		return true; /* the loop's watch folds it once finished */
+	if (d->looping)
+		hb_dlog(d, LOG_WARNING, "%s: no thread of its own (%s), on the loop's",
+			s->work ? "demotion decision" : "moves", strerror(-r));
+	run_batch(d);
+	return false;
+}
+
 bool hb_daemon_move_start(struct hb_daemon *d, size_t n, enum hb_reason acted,
 			  enum hb_batch_kind kind, uint64_t t0)
 {
 	struct hb_cycle_scratch *s = &d->scratch;
 	size_t np = 0;
-	int r;
 
 	for (size_t i = 0; i < n; i++) {
 		/* the policy and the demoter give every decision one of the reasons */
@@ -88,23 +113,20 @@ bool hb_daemon_move_start(struct hb_daemon *d, size_t n, enum hb_reason acted,
 		s->snode[np] = s->dec[i].src;
 		np++;
 	}
-	s->kind = kind;
 	s->n = n;
 	s->np = np;
-	s->t0 = t0;
-	s->r = 0;
-	s->started_ns = s->done_ns = hb_now_ns();
-	s->damon_valid = hb_migrator_damon_stats(d->mig, &s->damon) == 0;
-	if (!np)
-		return false;
-	r = -ENOTCONN;
-	if (d->looping && s->ev && (r = hb_job_thread_start(s->job, false)) == 0)
-		return true; /* the loop's watch folds it once finished */
-	if (d->looping)
-		hb_dlog(d, LOG_WARNING, "moves: no thread of their own (%s), on the loop's",
-			strerror(-r));
-	run_batch(d);
-	return false;
+	s->work = NULL;
+	return hand_over(d, kind, t0, np != 0);
+}
+
+bool hb_daemon_job_start(struct hb_daemon *d, enum hb_batch_kind kind,
+			 void (*work)(struct hb_daemon *d), uint64_t t0)
+{
+	struct hb_cycle_scratch *s = &d->scratch;
+
+	s->n = s->np = 0;
+	s->work = work;
+	return hand_over(d, kind, t0, true);
 }
 
 bool hb_daemon_batch_out(const struct hb_daemon *d)

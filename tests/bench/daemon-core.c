@@ -7,6 +7,9 @@
  * entry. Goal: >= 5 M records/s. Then the cycle's collect from a 1 M-entry
  * table with 1, 12288 and 100000 pages hot: from the hot list, against a
  * sweep of the table (a lower threshold each call: heat.c sweeps then).
+ * Then demotion's decision over 94 208 and 1 M placed pages, 80 % of them
+ * cold, with none or half of those within the hysteresis, for a shortfall
+ * of 2048 pages: against a bare walk of the placed table (the floor).
  */
 #include <stdio.h>
 #include <string.h>
@@ -75,6 +78,68 @@ static int collect_bench(void)
 	return 0;
 }
 
+/* ms a demotion decision, and a bare walk of the same placed table */
+static int demote_bench(void)
+{
+	static struct hb_decision out[65536];
+	static struct hb_numa_node nodes[HB_MAX_NODES];
+	static const size_t sizes[] = { 94208, 1000000 };
+	static const int held_pct[] = { 0, 50 };
+	const uint64_t now_ns = 100000000000ULL, hyst = 10000000000ULL;
+	struct hb_demote_config c = { .goal_bytes = 1ULL << 30,
+				      .cxl_node = 1,
+				      .cold_cycles = 2,
+				      .hysteresis_ns = hyst,
+				      .page_size = 4096 };
+	struct hb_err err = { 0 };
+
+	nodes[0] = (struct hb_numa_node){ .present = true,
+					  .has_cpus = true,
+					  .free_bytes = (1ULL << 30) - 2048 * 4096 };
+	nodes[1] =
+		(struct hb_numa_node){ .present = true, .is_source = true, .free_bytes = 1ULL << 36 };
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++)
+		for (size_t h = 0; h < sizeof(held_pct) / sizeof(held_pct[0]); h++) {
+			struct hb_placed *p;
+			struct hb_placed_page *e;
+			struct hb_demoter *dm;
+			size_t n = 0, cur, walked = 0;
+			double t0, decide, walk;
+			const int reps = 20;
+
+			if (hb_placed_new(sizes[k], 4096, &p, &err) < 0 ||
+			    hb_demoter_new(&dm, &err) < 0) {
+				fprintf(stderr, "%s\n", err.msg);
+				return -1;
+			}
+			for (size_t i = 0; i < sizes[k]; i++)
+				hb_placed_add(p, 0x100000000ULL + i * 4096, 1, 0, 0);
+			cur = 0;
+			while ((e = hb_placed_next(p, &cur))) {
+				uint64_t r = next();
+
+				e->idle = (uint16_t)(r % 10 < 8 ? 2 + (r >> 8) % 6 : 0);
+				if ((int)((r >> 16) % 100) < held_pct[h])
+					e->since_ns = now_ns - hyst / 2;
+			}
+			t0 = now();
+			for (int r = 0; r < reps; r++)
+				n = hb_demote_decide(dm, &c, nodes, p, ~0ULL, now_ns, out, 65536);
+			decide = (now() - t0) / reps * 1e3;
+			t0 = now();
+			for (int r = 0; r < reps; r++)
+				for (cur = 0; (e = hb_placed_next(p, &cur));)
+					walked += e->idle;
+			walk = (now() - t0) / reps * 1e3;
+			printf("demote decide, %zu placed, %d %% of the cold held: %.3f ms, %zu "
+			       "decisions; a walk of the table %.3f ms (%.1fx)\n",
+			       sizes[k], held_pct[h], decide, n, walk + (walked == 1), decide / walk);
+			hb_placed_free(p);
+			hb_demoter_free(dm);
+		}
+	return 0;
+}
+
 int main(void)
 {
 	static struct hb_numa_node nodes[HB_MAX_NODES];
@@ -136,5 +201,5 @@ int main(void)
 	       (unsigned long long)hb_heat_stats(t)->evictions);
 	hb_heat_free(t);
 	hb_policy_free(p);
-	return sink == 1 || collect_bench() < 0 ? 1 : 0;
+	return sink == 1 || collect_bench() < 0 || demote_bench() < 0 ? 1 : 0;
 }
