@@ -46,7 +46,8 @@ struct hb_daemon_stats {
 	uint64_t coldness_errors; /* cycles the coldness source failed */
 	/* where demotion steps spend their time: census, idle checks, decide + move */
 	uint64_t demote_census_us, demote_coldness_us, demote_move_us;
-	uint64_t demote_decide_us, demote_decide_max_us; /* hb_demote_decide(): all, the longest */
+	uint64_t demote_census_max_us, demote_coldness_max_us; /* the longest of each, on the loop */
+	uint64_t demote_decide_us, demote_decide_max_us; /* hb_demote_select(): all, the longest */
 	uint64_t census_frames, idle_checked; /* frames the census read, idle checks made */
 	uint64_t idle_rounds, idle_round_us;  /* per-frame idle rounds, their time (off the loop) */
 	uint64_t census_samples;              /* times a node's census moved on to another sample */

@@ -457,7 +457,11 @@ json_object *hb_daemon_stats_json(struct hb_daemon *d)
 	json_object_object_add(o, "demote_backoffs", hb_daemon_json_u64(d->st.demote_backoffs));
 	x = json_object_new_object();
 	json_object_object_add(x, "census_ms", hb_daemon_json_u64(d->st.demote_census_us / 1000));
+	json_object_object_add(x, "census_max_ms",
+			       hb_daemon_json_u64(d->st.demote_census_max_us / 1000));
 	json_object_object_add(x, "coldness_ms", hb_daemon_json_u64(d->st.demote_coldness_us / 1000));
+	json_object_object_add(x, "coldness_max_ms",
+			       hb_daemon_json_u64(d->st.demote_coldness_max_us / 1000));
 	json_object_object_add(x, "move_ms", hb_daemon_json_u64(d->st.demote_move_us / 1000));
 	json_object_object_add(x, "decide_ms", hb_daemon_json_u64(d->st.demote_decide_us / 1000));
 	json_object_object_add(x, "decide_max_ms",

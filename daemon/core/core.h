@@ -87,6 +87,14 @@ struct hb_candidate {
  */
 size_t hb_heat_collect(struct hb_heat_table *t, double threshold, struct hb_candidate *out,
 		       size_t max);
+/*
+ * The same in two parts, the sort apart (for another thread than the
+ * table's): the pages, in no order ...
+ */
+size_t hb_heat_gather(struct hb_heat_table *t, double threshold, struct hb_candidate *out,
+		      size_t max);
+/* ... then hottest first, ties by address */
+void hb_candidates_sort(struct hb_candidate *c, size_t n);
 
 /* ---- policy ---- */
 
@@ -230,6 +238,19 @@ size_t hb_policy_decide(struct hb_policy *p, const struct hb_policy_config *cfg,
 			const uint8_t distance[HB_MAX_NODES][HB_MAX_NODES],
 			const struct hb_candidate *c, size_t n, uint64_t now_ns,
 			struct hb_decision *out);
+/*
+ * The same in two parts, for a decision made on another thread than the
+ * one that reads the buckets: the decisions and what they spend, the
+ * policy only read (returns the promotions) ...
+ */
+size_t hb_policy_select(const struct hb_policy *p, const struct hb_policy_config *cfg,
+			const struct hb_numa_node *nodes,
+			const uint8_t distance[HB_MAX_NODES][HB_MAX_NODES],
+			const struct hb_candidate *c, size_t n, uint64_t now_ns,
+			struct hb_decision *out, struct hb_policy_spent *ret_spent);
+/* ... and what they spent charged to the targets' buckets */
+void hb_policy_charge(struct hb_policy *p, const struct hb_policy_config *cfg,
+		      const struct hb_policy_spent *spent, uint64_t now_ns);
 
 /* Pages on DRAM by our doing are HB_REASON_RESIDENT (borrowed; NULL: none). */
 void hb_policy_set_placed(struct hb_policy *p, const struct hb_placed *placed);

@@ -418,7 +418,21 @@ static void relist(struct hb_heat_table *t, double threshold)
 	t->st.relists++;
 }
 
+void hb_candidates_sort(struct hb_candidate *c, size_t n)
+{
+	if (n > 1)
+		qsort(c, n, sizeof(*c), by_heat_desc);
+}
+
 size_t hb_heat_collect(struct hb_heat_table *t, double threshold, struct hb_candidate *out, size_t max)
+{
+	size_t n = hb_heat_gather(t, threshold, out, max);
+
+	hb_candidates_sort(out, n);
+	return n;
+}
+
+size_t hb_heat_gather(struct hb_heat_table *t, double threshold, struct hb_candidate *out, size_t max)
 {
 	size_t n = 0, kept = 0;
 
@@ -428,7 +442,7 @@ size_t hb_heat_collect(struct hb_heat_table *t, double threshold, struct hb_cand
 		relist(t, threshold);
 	t->hot_min = threshold;
 	t->epoch = (uint16_t)(t->epoch % EPOCHS + 1);
-	/* the hottest max pages: a min-heap of size max, then sorted; the list compacted */
+	/* the hottest max pages: a min-heap of size max; the list compacted */
 	for (size_t i = 0; i < t->nhot; i++) {
 		struct entry *e = find(t, t->hot[i]);
 		struct hb_candidate c;
@@ -448,7 +462,5 @@ size_t hb_heat_collect(struct hb_heat_table *t, double threshold, struct hb_cand
 		keep(out, &n, max, &c);
 	}
 	t->nhot = kept;
-	if (n > 1)
-		qsort(out, n, sizeof(*out), by_heat_desc);
 	return n;
 }

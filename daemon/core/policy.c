@@ -246,11 +246,11 @@ enum hb_reason hb_policy_evaluate(const struct hb_policy *p, const struct hb_pol
 	return d->reason = HB_REASON_PROMOTE;
 }
 
-size_t hb_policy_decide(struct hb_policy *p, const struct hb_policy_config *cfg,
+size_t hb_policy_select(const struct hb_policy *p, const struct hb_policy_config *cfg,
 			const struct hb_numa_node *nodes,
 			const uint8_t distance[HB_MAX_NODES][HB_MAX_NODES],
 			const struct hb_candidate *c, size_t n, uint64_t now_ns,
-			struct hb_decision *out)
+			struct hb_decision *out, struct hb_policy_spent *ret_spent)
 {
 	struct hb_policy_spent spent = { 0 };
 
@@ -261,9 +261,28 @@ size_t hb_policy_decide(struct hb_policy *p, const struct hb_policy_config *cfg,
 		spent.bytes[out[i].target] += cfg->page_size;
 		spent.promoted++;
 	}
-	for (int node = 0; node < HB_MAX_NODES; node++)
-		if (spent.bytes[node])
-			hb_bucket_take(&p->bucket[node], cfg->rate_mbps * 1e6, depth_of(cfg),
-				       (double)spent.bytes[node], now_ns);
+	*ret_spent = spent;
 	return spent.promoted;
+}
+
+void hb_policy_charge(struct hb_policy *p, const struct hb_policy_config *cfg,
+		      const struct hb_policy_spent *spent, uint64_t now_ns)
+{
+	for (int node = 0; node < HB_MAX_NODES; node++)
+		if (spent->bytes[node])
+			hb_bucket_take(&p->bucket[node], cfg->rate_mbps * 1e6, depth_of(cfg),
+				       (double)spent->bytes[node], now_ns);
+}
+
+size_t hb_policy_decide(struct hb_policy *p, const struct hb_policy_config *cfg,
+			const struct hb_numa_node *nodes,
+			const uint8_t distance[HB_MAX_NODES][HB_MAX_NODES],
+			const struct hb_candidate *c, size_t n, uint64_t now_ns,
+			struct hb_decision *out)
+{
+	struct hb_policy_spent spent;
+	size_t promoted = hb_policy_select(p, cfg, nodes, distance, c, n, now_ns, out, &spent);
+
+	hb_policy_charge(p, cfg, &spent, now_ns);
+	return promoted;
 }

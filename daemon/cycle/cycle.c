@@ -58,26 +58,63 @@ static void cycle_line(struct hb_daemon *d)
 	d->logged_in = d->st.in;
 }
 
+/*
+ * The promotion's decision, on the batch thread when looping: the
+ * candidates sorted, then the policy, which it reads (its holds and
+ * buckets change on the loop only at a fold and a take); the input the
+ * cycle copied
+ */
+static void promote_job(struct hb_daemon *d)
+{
+	struct hb_cycle_scratch *s = &d->scratch;
+	uint64_t s0 = hb_now_ns();
+
+	hb_candidates_sort(s->cand, s->pd.n);
+	hb_policy_select(d->policy, &s->pd.cfg, s->pd.nodes, s->pd.dist, s->cand, s->pd.n, s->t0,
+			 s->dec, &s->pd.spent);
+	s->pd.took_ns = hb_now_ns() - s0;
+}
+
+/* the promotion decided: charged, counted, its batch handed over (out, or run at once) */
+static void promote_decided(struct hb_daemon *d)
+{
+	struct hb_cycle_scratch *s = &d->scratch;
+	size_t n = s->pd.n;
+
+	hb_policy_charge(d->policy, &s->pd.cfg, &s->pd.spent, s->t0);
+	if (!d->paused)
+		hb_latency_decide(&d->lat, hb_now_ns());
+	hb_latency_hist_add(&d->lat.decide, s->pd.gather_ns + s->pd.took_ns);
+	/* the line's figures before the batch goes out: its fold may print the line */
+	s->line.rate_limited = s->line.watermark = 0;
+	for (size_t i = 0; i < n; i++) {
+		s->line.rate_limited += s->dec[i].reason == HB_REASON_RATE_LIMIT;
+		s->line.watermark += s->dec[i].reason == HB_REASON_WATERMARK;
+	}
+	hb_daemon_move_start(d, n, HB_REASON_PROMOTE, HB_BATCH_PROMOTE, s->t0);
+}
+
 static void promote_start(struct hb_daemon *d, uint64_t t0)
 {
+	struct hb_cycle_scratch *s = &d->scratch;
 	uint64_t s0 = hb_now_ns();
 	size_t n;
 
-	n = d->paused ? 0 :
-			hb_heat_collect(d->heat, d->pcfg.threshold, d->scratch.cand, MAX_CANDIDATES);
-	n = hb_daemon_drop_quarantined(d, d->scratch.cand, n); /* poisoned pages never move */
-	hb_policy_decide(d->policy, &d->pcfg, d->nodes, d->dist, d->scratch.cand, n, t0,
-			 d->scratch.dec);
-	if (!d->paused)
-		hb_latency_decide(&d->lat, hb_now_ns());
-	hb_latency_hist_add(&d->lat.decide, hb_now_ns() - s0);
-	/* the line's figures before the batch goes out: its fold may print the line */
-	d->scratch.line.rate_limited = d->scratch.line.watermark = 0;
-	for (size_t i = 0; i < n; i++) {
-		d->scratch.line.rate_limited += d->scratch.dec[i].reason == HB_REASON_RATE_LIMIT;
-		d->scratch.line.watermark += d->scratch.dec[i].reason == HB_REASON_WATERMARK;
+	/* gathered here (records go on changing the table); sorted and decided off the loop */
+	n = d->paused ? 0 : hb_heat_gather(d->heat, d->pcfg.threshold, s->cand, MAX_CANDIDATES);
+	s->pd.n = hb_daemon_drop_quarantined(d, s->cand, n); /* poisoned pages never move */
+	memcpy(s->pd.nodes, d->nodes, sizeof(s->pd.nodes));
+	memcpy(s->pd.dist, d->dist, sizeof(s->pd.dist));
+	s->pd.cfg = d->pcfg;
+	s->pd.took_ns = 0;
+	s->pd.gather_ns = hb_now_ns() - s0;
+	if (s->pd.n) {
+		hb_daemon_job_start(d, HB_BATCH_PROMOTE_DECIDE, promote_job, t0);
+	} else {
+		s->t0 = t0;
+		promote_job(d);
+		promote_decided(d);
 	}
-	hb_daemon_move_start(d, n, HB_REASON_PROMOTE, HB_BATCH_PROMOTE, t0);
 	hb_daemon_batch_done(d, true); /* unless it is out */
 }
 
@@ -169,13 +206,17 @@ static void batch_done(struct hb_daemon *d, bool chain, bool sliced)
 		s->folding = hb_daemon_batch_take(d);
 		if (s->folding == HB_BATCH_NONE)
 			return;
-		if (s->folding == HB_BATCH_DEMOTE_DECIDE) {
-			/* the demotion decided: its batch (none when settled: nothing moves) */
+		if (s->folding == HB_BATCH_DEMOTE_DECIDE || s->folding == HB_BATCH_PROMOTE_DECIDE) {
+			/* a step decided: its batch (none when settled: nothing moves) */
+			kind = s->folding;
 			s->folding = HB_BATCH_NONE;
 			if (!chain)
 				return;
-			hb_daemon_move_start(d, hb_daemon_demote_decided(d), HB_REASON_DEMOTE,
-					     HB_BATCH_DEMOTE, s->t0);
+			if (kind == HB_BATCH_DEMOTE_DECIDE)
+				hb_daemon_move_start(d, hb_daemon_demote_decided(d),
+						     HB_REASON_DEMOTE, HB_BATCH_DEMOTE, s->t0);
+			else
+				promote_decided(d);
 			batch_done(d, chain, sliced); /* unless it is out */
 			return;
 		}

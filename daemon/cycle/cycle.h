@@ -31,7 +31,8 @@ enum hb_batch_kind {
 	HB_BATCH_NONE,
 	HB_BATCH_DEMOTE, /* promotion follows its fold */
 	HB_BATCH_PROMOTE,
-	HB_BATCH_DEMOTE_DECIDE, /* no moves: the demotion's decision; its batch follows */
+	HB_BATCH_DEMOTE_DECIDE,  /* no moves: the demotion's decision; its batch follows */
+	HB_BATCH_PROMOTE_DECIDE, /* no moves: the promotion's decision; its batch follows */
 };
 
 /**
@@ -66,6 +67,10 @@ enum hb_batch_kind {
  * @fold_mc: the batch's counts, folded at its take
  * @fold_freed: demotions: pages freed before the move
  * @fold_ev: the loop's zero-timeout timer for the next slice
+ * @pd: the promotion's decision on the batch thread (HB_BATCH_PROMOTE_DECIDE):
+ *	its input as the cycle left it (@cand's first n, the nodes, their
+ *	distances, the rules), what its promotions spend, the loop's time
+ *	gathering and the thread's sorting and deciding
  * @line: the cycle line's figures from its promotion: decisions, pages,
  *	rate-limited, below the watermark, that cycle and its time, and
  *	whether the line waits for the promotion's fold
@@ -95,6 +100,14 @@ struct hb_cycle_scratch {
 	struct hb_migrate_counts fold_mc;
 	uint64_t fold_freed;
 	struct event *fold_ev;
+	struct {
+		struct hb_numa_node nodes[HB_MAX_NODES];
+		uint8_t dist[HB_MAX_NODES][HB_MAX_NODES];
+		struct hb_policy_config cfg;
+		size_t n;
+		struct hb_policy_spent spent;
+		uint64_t gather_ns, took_ns;
+	} pd;
 	struct {
 		size_t n, np;
 		uint64_t rate_limited, watermark, cycle;

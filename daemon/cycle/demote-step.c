@@ -413,6 +413,14 @@ static int refresh_rounds(struct hb_daemon *d, uint64_t t0)
 	return 0;
 }
 
+/* ns of work added to a total and its longest, in us */
+static void add_max(uint64_t *total_us, uint64_t *max_us, uint64_t ns)
+{
+	*total_us += ns / 1000;
+	if (ns / 1000 > *max_us)
+		*max_us = ns / 1000;
+}
+
 /*
  * The decision, on the batch thread: it reads the placed pages (no step
  * changes them while a batch is out) and the demoter's buckets (charged on
@@ -439,10 +447,10 @@ bool hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0)
 	budget = d->cfg.demote_step_ms * 1000000ULL;
 	r = take_census(d, t0, s0 + budget);
 	s1 = hb_now_ns();
-	d->st.demote_census_us += (s1 - s0) / 1000;
+	add_max(&d->st.demote_census_us, &d->st.demote_census_max_us, s1 - s0);
 	if (r == 0) {
 		r = d->env.coldness.ops->off_loop ? refresh_rounds(d, t0) : refresh_all(d, t0);
-		d->st.demote_coldness_us += (hb_now_ns() - s1) / 1000;
+		add_max(&d->st.demote_coldness_us, &d->st.demote_coldness_max_us, hb_now_ns() - s1);
 	}
 	if (r < 0) {
 		d->st.coldness_errors++;
@@ -465,12 +473,9 @@ bool hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0)
 size_t hb_daemon_demote_decided(struct hb_daemon *d)
 {
 	size_t n = d->dm.decision.n;
-	uint64_t us = d->dm.decision.took_ns / 1000;
 
 	hb_demoter_charge(d->dm.demoter, &d->dm.decision.cfg, &d->dm.decision.spent, d->scratch.t0);
-	d->st.demote_decide_us += us;
-	if (us > d->st.demote_decide_max_us)
-		d->st.demote_decide_max_us = us;
+	add_max(&d->st.demote_decide_us, &d->st.demote_decide_max_us, d->dm.decision.took_ns);
 	/*
 	 * records read while the batch is out may name a frame a demoted page
 	 * is taking: none for the CXL node is taken until it is folded

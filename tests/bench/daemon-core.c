@@ -73,6 +73,30 @@ static int collect_bench(void)
 		printf("collect, 1 M-entry table, %zu pages hot: hot list %.3f ms, sweep %.3f ms "
 		       "(%.1fx)\n",
 		       hot[k], listed, swept, swept / listed);
+		{
+			static struct hb_decision dec[65536];
+			static struct hb_numa_node nodes[HB_MAX_NODES];
+			static uint8_t dist[HB_MAX_NODES][HB_MAX_NODES];
+			struct hb_policy_config cfg = { .threshold = 4,
+							.target_node = -1,
+							.page_size = 4096 };
+			struct hb_policy *p;
+			size_t n = hb_heat_collect(t, 8 - 1, cand, 65536);
+			double t1;
+
+			memset(dist, 20, sizeof(dist));
+			nodes[0] = (struct hb_numa_node){ .present = true,
+							  .has_cpus = true,
+							  .free_bytes = 1ULL << 36 };
+			nodes[1] = (struct hb_numa_node){ .present = true, .is_source = true };
+			hb_policy_new(65536, &p, &err);
+			t1 = now();
+			for (int r = 0; r < reps; r++)
+				hb_policy_decide(p, &cfg, nodes, dist, cand, n, 1, dec);
+			printf("  policy decide of those %zu: %.3f ms\n", n,
+			       (now() - t1) / reps * 1e3);
+			hb_policy_free(p);
+		}
 		hb_heat_free(t);
 	}
 	return 0;
