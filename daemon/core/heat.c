@@ -374,26 +374,17 @@ static void sift_down(struct hb_candidate *h, size_t n, size_t i)
 	}
 }
 
-static void sift_up(struct hb_candidate *h, size_t i)
-{
-	while (i > 0) {
-		size_t parent = (i - 1) / 2;
-
-		if (by_heat_desc(&h[i], &h[parent]) <= 0)
-			return;
-		struct hb_candidate tmp = h[i];
-		h[i] = h[parent];
-		h[parent] = tmp;
-		i = parent;
-	}
-}
-
-/* the hottest max of the heap out[0..*n) with c */
+/*
+ * the hottest max of out[0..*n) with c: appended until max are kept (no
+ * order: the sort is hb_candidates_sort()'s), then a heap made once
+ */
 static void keep(struct hb_candidate *out, size_t *n, size_t max, const struct hb_candidate *c)
 {
 	if (*n < max) {
-		out[*n] = *c;
-		sift_up(out, (*n)++);
+		out[(*n)++] = *c;
+		if (*n == max)
+			for (size_t i = max / 2; i-- > 0;)
+				sift_down(out, max, i);
 	} else if (by_heat_desc(c, &out[0]) < 0) {
 		out[0] = *c;
 		sift_down(out, *n, 0);

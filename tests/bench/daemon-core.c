@@ -6,7 +6,8 @@
  * loop generating the records only. Also prints the table's bytes per
  * entry. Goal: >= 5 M records/s. Then the cycle's collect from a 1 M-entry
  * table with 1, 12288 and 100000 pages hot: from the hot list, against a
- * sweep of the table (a lower threshold each call: heat.c sweeps then).
+ * sweep of the table (a lower threshold each call: heat.c sweeps then),
+ * the policy's decision on those, and the gather without the sort.
  * Then demotion's decision over 94 208 and 1 M placed pages, 80 % of them
  * cold, with none or half of those within the hysteresis, for a shortfall
  * of 2048 pages: against a bare walk of the placed table (the floor).
@@ -94,6 +95,12 @@ static int collect_bench(void)
 			for (int r = 0; r < reps; r++)
 				hb_policy_decide(p, &cfg, nodes, dist, cand, n, 1, dec);
 			printf("  policy decide of those %zu: %.3f ms\n", n,
+			       (now() - t1) / reps * 1e3);
+			t1 = now();
+			for (int r = 0; r < reps; r++)
+				hb_heat_gather(t, 8 - 1, cand, 65536);
+			printf("  the gather alone (the loop's part; the sort and the decision are "
+			       "the batch thread's): %.3f ms\n",
 			       (now() - t1) / reps * 1e3);
 			hb_policy_free(p);
 		}
