@@ -473,6 +473,17 @@ json_object *hb_daemon_stats_json(struct hb_daemon *d)
 	json_object_object_add(x, "idle_round_ms", hb_daemon_json_u64(d->st.idle_round_us / 1000));
 	json_object_object_add(o, "demote_work", x);
 	json_object_object_add(o, "demoted_freed", hb_daemon_json_u64(d->st.demoted_freed));
+	{
+		uint64_t expired, dropped;
+		size_t held;
+
+		hb_policy_hold_counts(d->policy, &held, &expired, &dropped);
+		x = json_object_new_object();
+		json_object_object_add(x, "held", hb_daemon_json_u64(held));
+		json_object_object_add(x, "expired", hb_daemon_json_u64(expired));
+		json_object_object_add(x, "dropped", hb_daemon_json_u64(dropped));
+		json_object_object_add(o, "hysteresis", x);
+	}
 	json_object_object_add(o, "placed_pages",
 			       d->dm.placed ? hb_daemon_json_u64(hb_placed_len(d->dm.placed)) : NULL);
 	json_object_object_add(o, "coldness",

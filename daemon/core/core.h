@@ -252,6 +252,14 @@ size_t hb_policy_select(const struct hb_policy *p, const struct hb_policy_config
 void hb_policy_charge(struct hb_policy *p, const struct hb_policy_config *cfg,
 		      const struct hb_policy_spent *spent, uint64_t now_ns);
 
+/*
+ * The hysteresis table: holds in it (live, or expired and not yet swept
+ * out), holds the sweep removed, and holds not taken because it was full
+ * of live ones (the oldest intent wins).
+ */
+void hb_policy_hold_counts(const struct hb_policy *p, size_t *held, uint64_t *expired,
+			   uint64_t *dropped);
+
 /* Pages on DRAM by our doing are HB_REASON_RESIDENT (borrowed; NULL: none). */
 void hb_policy_set_placed(struct hb_policy *p, const struct hb_placed *placed);
 

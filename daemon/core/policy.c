@@ -21,6 +21,9 @@ _Static_assert(sizeof(struct hold) == 24, "a hold is 24 bytes");
 struct hb_policy {
 	struct hold *hold; /* hysteresis: a small open-addressing table */
 	size_t cap, len;
+	size_t sweep;     /* the next slot the sweep of expired holds looks at */
+	uint64_t expired; /* holds the sweep removed */
+	uint64_t dropped; /* holds not taken: the table was full of live ones */
 	struct hb_bucket bucket[HB_MAX_NODES]; /* bytes */
 	const struct hb_placed *placed;        /* pages on DRAM by our doing */
 };
@@ -112,29 +115,46 @@ static const struct hold *held(const struct hb_policy *p, uint64_t page, uint64_
 	return NULL;
 }
 
-/* Full: forget everything that has expired (one pass), then insert. */
-static void purge(struct hb_policy *p, uint64_t now)
+/*
+ * Slots the sweep looks at each insert. Expired holds stay in the table
+ * until the sweep, going round it, removes them: SWEEP slots an insert
+ * cost a little each time, where a purge of the whole table once full
+ * held the event loop 50-200 ms under TCG. With 8, the table goes round
+ * every cap/8 inserts, so expired holds never fill it while at most 3/8
+ * of its slots hold live ones.
+ */
+#define SWEEP 8
+
+/* slot hole emptied: each later entry of its run moved up if its home allows */
+static void remove_at(struct hb_policy *p, size_t hole)
 {
-	struct hold *old = p->hold;
-	size_t cap = p->cap;
+	size_t mask = p->cap - 1;
 
-	p->hold = calloc(cap, sizeof(*p->hold));
-	if (!p->hold) {
-		p->hold = old;
-		return;
-	}
-	p->len = 0;
-	for (size_t i = 0; i < cap; i++) {
-		size_t s;
+	for (size_t s = (hole + 1) & mask; p->hold[s].key; s = (s + 1) & mask) {
+		size_t h = hslot(p, p->hold[s].key);
 
-		if (!old[i].key || old[i].until_ns <= now || p->len * 2 >= cap)
+		/* h is cyclically in (hole, s]: the entry may not move to hole */
+		if (hole <= s ? (h > hole && h <= s) : (h > hole || h <= s))
 			continue;
-		for (s = hslot(p, old[i].key); p->hold[s].key; s = (s + 1) & (cap - 1))
-			;
-		p->hold[s] = old[i];
-		p->len++;
+		p->hold[hole] = p->hold[s];
+		hole = s;
 	}
-	free(old);
+	p->hold[hole] = (struct hold){ 0 };
+	p->len--;
+}
+
+static void sweep(struct hb_policy *p, uint64_t now)
+{
+	for (int k = 0; k < SWEEP; k++) {
+		const struct hold *h = &p->hold[p->sweep];
+
+		if (h->key && h->until_ns <= now) {
+			remove_at(p, p->sweep); /* a later entry may have moved in: looked at next */
+			p->expired++;
+			continue;
+		}
+		p->sweep = (p->sweep + 1) & (p->cap - 1);
+	}
 }
 
 void hb_policy_hold(struct hb_policy *p, const struct hb_policy_config *cfg, uint64_t hpa,
@@ -156,6 +176,7 @@ void hb_policy_hold_outcome(struct hb_policy *p, const struct hb_policy_config *
 
 	if (!cfg->hysteresis_ns)
 		return;
+	sweep(p, now_ns);
 	for (s = hslot(p, key); p->hold[s].key; s = (s + 1) & (p->cap - 1)) {
 		if (p->hold[s].key == key) {
 			p->hold[s] = h;
@@ -163,11 +184,8 @@ void hb_policy_hold_outcome(struct hb_policy *p, const struct hb_policy_config *
 		}
 	}
 	if ((p->len + 1) * 2 > p->cap) {
-		purge(p, now_ns);
-		for (s = hslot(p, key); p->hold[s].key; s = (s + 1) & (p->cap - 1))
-			;
-		if ((p->len + 1) * 2 > p->cap)
-			return; /* everything held is still live: the oldest intent wins */
+		p->dropped++; /* live holds fill it: the oldest intent wins */
+		return;
 	}
 	p->hold[s] = h;
 	p->len++;
@@ -182,6 +200,14 @@ double hb_policy_tokens(const struct hb_policy *p, const struct hb_policy_config
 			uint64_t now_ns)
 {
 	return hb_bucket_level(&p->bucket[node], cfg->rate_mbps * 1e6, depth_of(cfg), now_ns);
+}
+
+void hb_policy_hold_counts(const struct hb_policy *p, size_t *held, uint64_t *expired,
+			   uint64_t *dropped)
+{
+	*held = p->len;
+	*expired = p->expired;
+	*dropped = p->dropped;
 }
 
 void hb_policy_set_placed(struct hb_policy *p, const struct hb_placed *placed)

@@ -169,6 +169,57 @@ static void test_policy_hysteresis_table_is_bounded(void **state)
 	hb_policy_free(p);
 }
 
+/*
+ * Expired holds are swept out a few slots an insert, never by a pass over
+ * the whole table (a rebuild of it once full held the loop 50-200 ms under
+ * TCG while a demotion's holds came in): a table full of live holds drops
+ * new ones, and takes them again as the sweep finds expired ones.
+ */
+static void test_policy_holds_expire_by_a_sweep_not_a_rebuild(void **state)
+{
+	struct hb_policy *p = policy();
+	struct hb_policy_config c = cfg();
+	struct hb_candidate one = { 0, 100, 2, -1 };
+	struct hb_decision d;
+	uint64_t expired, dropped;
+	size_t held;
+
+	c.hysteresis_ns = 10000 * MS;
+	for (uint64_t i = 0; i < 1024; i++) /* full: 1024 held of 2048 slots */
+		hb_policy_hold(p, &c, i * PAGE, i * MS);
+	for (uint64_t i = 1024; i < 3024; i++) /* all live: not taken */
+		hb_policy_hold(p, &c, i * PAGE, 2000 * MS);
+	hb_policy_hold_counts(p, &held, &expired, &dropped);
+	assert_int_equal(held, 1024);
+	assert_int_equal(expired, 0);
+	assert_int_equal(dropped, 2000);
+	one.hpa = 1500 * PAGE;
+	assert_int_equal(hb_policy_decide(p, &c, nodes, dist, &one, 1, 2000 * MS, &d), 1);
+	/* 12 s: all expired; each insert sweeps 8 slots and finds room */
+	for (uint64_t i = 5000; i < 5300; i++)
+		hb_policy_hold(p, &c, i * PAGE, 12000 * MS);
+	hb_policy_hold_counts(p, &held, &expired, &dropped);
+	assert_int_equal(dropped, 2000); /* every one of the 300 taken */
+	assert_true(expired > 0 && expired <= 1024);
+	assert_int_equal(held, 1024 - expired + 300);
+	for (uint64_t i = 5000; i < 5300; i++) {
+		one.hpa = i * PAGE;
+		assert_int_equal(hb_policy_decide(p, &c, nodes, dist, &one, 1, 12000 * MS, &d), 0);
+		assert_int_equal(d.reason, HB_REASON_HYSTERESIS);
+	}
+	/* an expired hold not yet swept holds nothing */
+	one.hpa = 1000 * PAGE;
+	assert_int_equal(hb_policy_decide(p, &c, nodes, dist, &one, 1, 12000 * MS, &d), 1);
+	/* 200 more: 4000 slots looked at, less the 1024 removals, went round the table */
+	for (uint64_t i = 6000; i < 6200; i++)
+		hb_policy_hold(p, &c, i * PAGE, 12000 * MS);
+	hb_policy_hold_counts(p, &held, &expired, &dropped);
+	assert_int_equal(expired, 1024);
+	assert_int_equal(dropped, 2000);
+	assert_int_equal(held, 500);
+	hb_policy_free(p);
+}
+
 /* explain's question: evaluating twice gives one answer and spends nothing */
 static void test_policy_evaluate_charges_nothing(void **state)
 {
@@ -244,6 +295,7 @@ int main(void)
 		cmocka_unit_test_setup(test_policy_top_k_and_watermark, setup),
 		cmocka_unit_test_setup(test_policy_rate_limit_is_a_token_bucket_per_node, setup),
 		cmocka_unit_test_setup(test_policy_hysteresis_table_is_bounded, setup),
+		cmocka_unit_test_setup(test_policy_holds_expire_by_a_sweep_not_a_rebuild, setup),
 		cmocka_unit_test_setup(test_policy_evaluate_charges_nothing, setup),
 		cmocka_unit_test_setup(test_policy_held_pages_name_their_outcome, setup),
 	};
