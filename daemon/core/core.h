@@ -157,9 +157,15 @@ struct hb_placed *hb_placed_free(struct hb_placed *p);
 /* 0, or -ENOSPC when max pages are placed already, -ENOMEM */
 int hb_placed_add(struct hb_placed *p, uint64_t hpa, int src, int node, uint64_t now_ns);
 bool hb_placed_remove(struct hb_placed *p, uint64_t hpa);
+/*
+ * Room made now for n pages (at most the budget), so that adding them
+ * later never grows the table (a rehash of all of it at once); 0 or -ENOMEM
+ */
+int hb_placed_reserve(struct hb_placed *p, size_t n);
 const struct hb_placed_page *hb_placed_find(const struct hb_placed *p, uint64_t hpa);
 struct hb_placed_page *hb_placed_get(struct hb_placed *p, uint64_t hpa); /* to change it */
 size_t hb_placed_len(const struct hb_placed *p);
+size_t hb_placed_bytes(const struct hb_placed *p); /* its slots' memory */
 uint64_t hb_placed_hpa(const struct hb_placed *p, const struct hb_placed_page *e);
 /* Walk: *cursor starts at 0; NULL at the end. Entries may be changed, not added or removed. */
 struct hb_placed_page *hb_placed_next(struct hb_placed *p, size_t *cursor);

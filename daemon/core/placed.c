@@ -62,22 +62,38 @@ static size_t probe(const struct hb_placed *p, uint64_t key)
 	return s;
 }
 
-static int grow(struct hb_placed *p)
+/* the table rehashed into new_cap slots (a power of two over twice len) */
+static int resize(struct hb_placed *p, size_t new_cap)
 {
 	struct hb_placed_page *old = p->slot;
 	size_t cap = p->cap;
 
-	p->slot = calloc(cap * 2, sizeof(*p->slot));
+	p->slot = calloc(new_cap, sizeof(*p->slot));
 	if (!p->slot) {
 		p->slot = old;
 		return -ENOMEM;
 	}
-	p->cap = cap * 2;
+	p->cap = new_cap;
 	for (size_t i = 0; i < cap; i++)
 		if (old[i].key)
 			p->slot[probe(p, old[i].key)] = old[i];
 	free(old);
 	return 0;
+}
+
+static int grow(struct hb_placed *p)
+{
+	return resize(p, p->cap * 2);
+}
+
+int hb_placed_reserve(struct hb_placed *p, size_t n)
+{
+	size_t cap;
+
+	if (n > p->max)
+		n = p->max;
+	cap = hb_pow2_at_least(2 * n, 64);
+	return cap > p->cap ? resize(p, cap) : 0;
 }
 
 int hb_placed_add(struct hb_placed *p, uint64_t hpa, int src, int node, uint64_t now_ns)
@@ -134,6 +150,11 @@ struct hb_placed_page *hb_placed_get(struct hb_placed *p, uint64_t hpa)
 	size_t s = probe(p, hpa / p->page_size + 1);
 
 	return p->slot[s].key ? &p->slot[s] : NULL;
+}
+
+size_t hb_placed_bytes(const struct hb_placed *p)
+{
+	return p->cap * sizeof(*p->slot);
 }
 
 size_t hb_placed_len(const struct hb_placed *p)

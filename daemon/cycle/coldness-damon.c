@@ -157,6 +157,13 @@ static void damon_sample(void *priv, uint64_t max_frames)
 	hb_frames_sample(dc->frames, max_frames);
 }
 
+static uint64_t damon_pass_frames(void *priv, int node)
+{
+	struct hb_damon_coldness *dc = priv;
+
+	return hb_coldness_pass_frames(dc->frames, node);
+}
+
 static uint64_t damon_shared(void *priv)
 {
 	const struct hb_damon_coldness *dc = priv;
@@ -173,6 +180,7 @@ static const struct hb_coldness_ops damon_ops = {
 	.check_idle = damon_check_idle,
 	.census = damon_census,
 	.sample = damon_sample,
+	.pass_frames = damon_pass_frames,
 	.shared = damon_shared,
 };
 

@@ -121,6 +121,23 @@ long hb_coldness_census(struct hb_frames *f, int node, size_t max, uint64_t *pfn
 	return n;
 }
 
+uint64_t hb_coldness_pass_frames(struct hb_frames *f, int node)
+{
+	uint64_t range[64][2], frames = 0;
+	long n = hb_frames_node_ranges(f, node, 64, range, NULL);
+
+	for (long i = 0; i < n; i++)
+		frames += range[i][1] - range[i][0];
+	return frames;
+}
+
+static uint64_t live_pass_frames(void *priv, int node)
+{
+	struct hb_live_coldness *lc = priv;
+
+	return hb_coldness_pass_frames(lc->frames, node);
+}
+
 static long live_census(void *priv, int node, size_t max, uint64_t *pfn,
 			struct hb_census_window *win, struct hb_err *err)
 {
@@ -150,6 +167,7 @@ static const struct hb_coldness_ops live_ops = {
 	.check_idle = live_check_idle,
 	.census = live_census,
 	.sample = live_sample,
+	.pass_frames = live_pass_frames,
 	.shared = live_shared,
 };
 

@@ -65,6 +65,8 @@ struct hb_coldness_ops {
 		       struct hb_census_window *win, struct hb_err *err);
 	/* with census: a pass reads at most max_frames of a node (0 = all; kernel.h) */
 	void (*sample)(void *priv, uint64_t max_frames);
+	/* with census: the frames a pass of node reads (its sample), or 0 (unknown) */
+	uint64_t (*pass_frames)(void *priv, int node);
 	/*
 	 * NULL, or (with census) how many frames the census skipped so far as
 	 * mapped more than once: the movers refuse their pages (EACCES)
@@ -81,6 +83,7 @@ struct hb_coldness {
 struct hb_frames;
 long hb_coldness_census(struct hb_frames *f, int node, size_t max, uint64_t *pfn,
 			struct hb_census_window *win, struct hb_err *err);
+uint64_t hb_coldness_pass_frames(struct hb_frames *f, int node);
 
 /* The live host's source (coldness-live.c): root NULL or "" = "/". */
 struct hb_live_coldness;

@@ -67,6 +67,27 @@ int hb_daemon_demote_new(struct hb_daemon *d, struct hb_err *err)
 
 static bool census_node(const struct hb_daemon *d, int t);
 
+/*
+ * Room in the placed table for every frame the census will track, made
+ * before the loop runs: grown by doubling as the first pass filled it, the
+ * table was rehashed whole on the loop three times (27-77 ms each under
+ * TCG). At most the table's budget; a failure leaves it to grow.
+ */
+static void reserve_placed(struct hb_daemon *d)
+{
+	const struct hb_coldness *c = &d->env.coldness;
+	uint64_t frames = 0;
+
+	if (!c->ops->pass_frames)
+		return;
+	for (int t = 0; t < HB_MAX_NODES; t++)
+		if (census_node(d, t))
+			frames += c->ops->pass_frames(c->priv, t);
+	if (hb_placed_reserve(d->dm.placed, frames < SIZE_MAX ? (size_t)frames : SIZE_MAX) < 0)
+		hb_dlog(d, LOG_DEBUG, "placed pages: no room made for %llu frames, grown as filled",
+			(unsigned long long)frames);
+}
+
 int hb_daemon_demote_check_mover(struct hb_daemon *d, struct hb_err *err)
 {
 	const struct hb_coldness_ops *ops = d->env.coldness.ops;
@@ -75,6 +96,7 @@ int hb_daemon_demote_check_mover(struct hb_daemon *d, struct hb_err *err)
 
 	if (!d->dm.placed || !ops->census)
 		return 0;
+	reserve_placed(d);
 	k = hb_migrator_kind(d->mig);
 	if (ops->damon) {
 		/* its kdamond is the migrator's to make (kernel.h); dryrun logs */

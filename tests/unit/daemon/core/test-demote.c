@@ -280,10 +280,42 @@ static void test_demote_placed_table_matches_a_reference(void **state)
 	assert_int_equal(hb_placed_new(2, 3000, &p, &err), -EINVAL);
 }
 
+/*
+ * Room made ahead (the census's frames, before the loop runs): adding that
+ * many never grows the table, a reservation past the budget stops at it,
+ * and what was in the table stays findable across one.
+ */
+static void test_demote_placed_reserve_makes_room_ahead(void **state)
+{
+	struct hb_placed *p = NULL;
+	struct hb_err err = { 0 };
+
+	assert_int_equal(hb_placed_new(5000, PAGE, &p, &err), 0);
+	assert_int_equal(hb_placed_bytes(p), 64 * 24);
+	for (size_t k = 0; k < 20; k++)
+		assert_int_equal(hb_placed_add(p, k * PAGE, 2, 0, 0), 0);
+	assert_int_equal(hb_placed_reserve(p, 1000), 0);
+	assert_int_equal(hb_placed_bytes(p), 2048 * 24);
+	for (size_t k = 0; k < 20; k++)
+		assert_non_null(hb_placed_find(p, k * PAGE));
+	for (size_t k = 20; k < 1000; k++)
+		assert_int_equal(hb_placed_add(p, k * PAGE, 2, 0, 0), 0);
+	assert_int_equal(hb_placed_bytes(p), 2048 * 24); /* not grown */
+	assert_int_equal(hb_placed_reserve(p, 10), 0);   /* never shrinks */
+	assert_int_equal(hb_placed_bytes(p), 2048 * 24);
+	assert_int_equal(hb_placed_reserve(p, (size_t)1 << 40), 0); /* the budget, 5000 */
+	assert_int_equal(hb_placed_bytes(p), 16384 * 24);
+	assert_int_equal(hb_placed_len(p), 1000);
+	for (size_t k = 0; k < 1000; k++)
+		assert_non_null(hb_placed_find(p, k * PAGE));
+	hb_placed_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_demote_goal_takes_the_shortfall_coldest_first, setup),
+		cmocka_unit_test_setup(test_demote_placed_reserve_makes_room_ahead, setup),
 		cmocka_unit_test_setup(test_demote_budget_is_its_own_and_refills, setup),
 		cmocka_unit_test_setup(test_demote_hysteresis_after_promotion, setup),
 		cmocka_unit_test_setup(test_demote_hysteresis_before_repromotion, setup),
