@@ -156,7 +156,7 @@ size_t hb_demote_select(const struct hb_demoter *dm, const struct hb_demote_conf
 	struct hb_demote_spent spent = { 0 };
 	uint64_t want[HB_MAX_NODES] = { 0 }, covered[HB_MAX_NODES] = { 0 }, any = 0;
 	unsigned int cold_min = cfg->cold_cycles ? cfg->cold_cycles : 1;
-	struct hb_placed_page *e;
+	struct hb_placed_page *e, *held[HB_MAX_NODES] = { 0 };
 	struct cold *c = NULL;
 	size_t nc = 0, n = 0, cursor = 0, short_nodes = 0;
 
@@ -169,9 +169,16 @@ size_t hb_demote_select(const struct hb_demoter *dm, const struct hb_demote_conf
 	*ret_spent = spent;
 	if (!any || !hb_placed_len(placed) || !(c = malloc(hb_placed_len(placed) * sizeof(*c))))
 		return 0;
-	while ((e = hb_placed_next(placed, &cursor)))
-		if (e->idle >= cold_min && e->node >= 0 && e->node < HB_MAX_NODES && want[e->node])
+	while ((e = hb_placed_next(placed, &cursor))) {
+		struct cold h = { e };
+
+		if (e->idle < cold_min || e->node < 0 || e->node >= HB_MAX_NODES || !want[e->node])
+			continue;
+		if (now_ns >= e->since_ns + cfg->hysteresis_ns)
 			c[nc++].e = e;
+		else if (!held[e->node] || colder_first(&h, &(struct cold){ held[e->node] }) < 0)
+			held[e->node] = e; /* within the hysteresis: only the coldest is kept */
+	}
 	heapify(c, nc);
 	/* until every short node is covered: the pages left would all be skipped */
 	while (nc && n < max && short_nodes) {
@@ -205,6 +212,16 @@ size_t hb_demote_select(const struct hb_demoter *dm, const struct hb_demote_conf
 		n++;
 	}
 	free(c);
+	/*
+	 * the pages within the hysteresis are out of the walk (each would be
+	 * one promoted_recently decision a cycle, 250 000 in a run of
+	 * vm-capacity-6.12): where they leave a node short, its coldest one
+	 * says why
+	 */
+	for (int t = 0; t < HB_MAX_NODES && n < max; t++)
+		if (covered[t] < want[t] && held[t])
+			hb_demote_evaluate(dm, cfg, nodes, placed, held[t], &spent, now_ns,
+					   &out[n++]);
 	*ret_spent = spent;
 	return n;
 }
