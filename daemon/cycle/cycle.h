@@ -117,6 +117,15 @@ struct hb_cycle_scratch {
 	} line;
 };
 
+/* a finished idle round taken and being folded, a slice a cycle (demote-step.c) */
+struct hb_idle_round {
+	const uint64_t *pfn; /* the worker's arrays, the loop's until the next round */
+	const bool *was;
+	const uint8_t *idle;
+	size_t n, next; /* its pages, the next to fold */
+	bool open;      /* taken, not all folded */
+};
+
 /**
  * struct hb_demotion - the demotion step's state (demote-step.c)
  * @placed: the pages on DRAM that may be demoted; NULL when demotion is off
@@ -130,6 +139,8 @@ struct hb_cycle_scratch {
  * @census_cap: its size
  * @idle_worker: per-frame coldness (page idle tracking): rounds off the loop
  * @idle_next_ns: the next round not before (machine clock)
+ * @round: the round being folded: a cycle folds for demote.step_ms at most,
+ *	and the next round starts once it is all folded
  * @census_sample: live hosts: the sample each node's census reads
  * @decision: the decision made on the batch thread (HB_BATCH_DEMOTE_DECIDE):
  *	its input as the step left it (the nodes, the rules, the nodes not
@@ -147,6 +158,7 @@ struct hb_demotion {
 	size_t census_cap;
 	struct hb_idle_worker *idle_worker;
 	uint64_t idle_next_ns;
+	struct hb_idle_round round;
 	uint64_t census_sample[HB_MAX_NODES];
 	struct {
 		struct hb_numa_node nodes[HB_MAX_NODES];
