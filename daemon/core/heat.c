@@ -96,10 +96,8 @@ int hb_heat_new(size_t max_entries, double decay, unsigned int page_shift,
 	 * Fault it in now: otherwise the first sweep after the first record
 	 * does, all at once, with the loop blocked (daemon/README.md,
 	 * "Measured", has the figure).
-	 * Volatile stores: a compiler drops a memset of calloc's memory.
 	 */
-	for (size_t off = 0; off < cap * sizeof(*t->e); off += 4096)
-		((volatile char *)t->e)[off] = 0;
+	hb_fault_in(t->e, cap * sizeof(*t->e));
 	t->cap = cap;
 	t->max = max_entries;
 	t->shift = page_shift;

@@ -42,8 +42,7 @@ int hb_history_new(size_t size, struct hb_history **ret, struct hb_err *err)
 	 * touched now, a write a page (calloc's fresh pages are not resident):
 	 * the memory is what it will be, from the start
 	 */
-	for (size_t off = 0; off < size * sizeof(*h->mem); off += 4096)
-		((volatile char *)h->mem)[off] = 0;
+	hb_fault_in(h->mem, size * sizeof(*h->mem));
 	h->size = size;
 	h->r[ACTED] = (struct ring){ .e = h->mem, .size = size / 2 };
 	h->r[REFUSED] = (struct ring){ .e = h->mem + size / 2, .size = size - size / 2 };

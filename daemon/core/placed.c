@@ -73,6 +73,7 @@ static int resize(struct hb_placed *p, size_t new_cap)
 		p->slot = old;
 		return -ENOMEM;
 	}
+	hb_fault_in(p->slot, new_cap * sizeof(*p->slot)); /* pages land at random slots */
 	p->cap = new_cap;
 	for (size_t i = 0; i < cap; i++)
 		if (old[i].key)

@@ -65,6 +65,7 @@ int hb_policy_new(size_t hysteresis_cap, struct hb_policy **ret, struct hb_err *
 		free(p);
 		return hb_err_set(err, -ENOMEM, "out of memory");
 	}
+	hb_fault_in(p->hold, cap * sizeof(*p->hold)); /* holds land at random slots */
 	p->cap = cap;
 	*ret = p;
 	return 0;

@@ -32,6 +32,13 @@ int hb_cycle_scratch_init(struct hb_cycle_scratch *s)
 	s->status = calloc(MAX_CANDIDATES, sizeof(int));
 	if (!s->cand || !s->dec || !s->hpa || !s->tnode || !s->snode || !s->status)
 		return -ENOMEM;
+	/* a cycle with many candidates would fault them in on the loop */
+	hb_fault_in(s->cand, MAX_CANDIDATES * sizeof(*s->cand));
+	hb_fault_in(s->dec, MAX_CANDIDATES * sizeof(*s->dec));
+	hb_fault_in(s->hpa, MAX_CANDIDATES * sizeof(*s->hpa));
+	hb_fault_in(s->tnode, MAX_CANDIDATES * sizeof(int));
+	hb_fault_in(s->snode, MAX_CANDIDATES * sizeof(int));
+	hb_fault_in(s->status, MAX_CANDIDATES * sizeof(int));
 	return 0;
 }
 
