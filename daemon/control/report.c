@@ -4,12 +4,14 @@
  * (control socket), Prometheus text (metrics, textfile), the --once
  * counters and the line at exit.
  */
+#define _GNU_SOURCE /* RUSAGE_THREAD */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <sys/resource.h>
 
 #include <json-c/json.h>
 
@@ -425,6 +427,27 @@ json_object *hb_daemon_stats_json(struct hb_daemon *d)
 	json_object_object_add(o, "pages_added", hb_daemon_json_u64(d->st.in.pages));
 	json_object_object_add(o, "deferred", hb_daemon_json_u64(d->st.in.deferred));
 	json_object_object_add(o, "backlog", hb_daemon_json_u64(hb_ingest_backlog(d->intake.ingest)));
+	{
+		/* the thread serving this is the event loop's: its CPU time and page faults */
+		struct rusage ru;
+
+		if (getrusage(RUSAGE_THREAD, &ru) == 0) {
+			x = json_object_new_object();
+			json_object_object_add(x, "user_ms",
+					       hb_daemon_json_u64(
+						       (uint64_t)ru.ru_utime.tv_sec * 1000 +
+						       (uint64_t)ru.ru_utime.tv_usec / 1000));
+			json_object_object_add(x, "sys_ms",
+					       hb_daemon_json_u64(
+						       (uint64_t)ru.ru_stime.tv_sec * 1000 +
+						       (uint64_t)ru.ru_stime.tv_usec / 1000));
+			json_object_object_add(x, "minor_faults",
+					       hb_daemon_json_u64((uint64_t)ru.ru_minflt));
+			json_object_object_add(x, "major_faults",
+					       hb_daemon_json_u64((uint64_t)ru.ru_majflt));
+			json_object_object_add(o, "loop_thread", x);
+		}
+	}
 	x = json_object_new_object();
 	for (int i = 0; i < _HB_DROP_MAX; i++)
 		json_object_object_add(x, hb_drop_to_string(i),
