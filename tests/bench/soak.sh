@@ -6,7 +6,13 @@
 # offered - taken once the FIFO is drained; the FIFO applies back-pressure,
 # so a daemon slower than RATE lowers the offered rate instead of losing
 # records), drops by reason, record -> table and record -> decision
-# latency (p50/p99/max), peak RSS.
+# latency (p50/p99/max), peak RSS. SOAK_CONF=FILE, when set, is appended to
+# the daemon's configuration (sections included): soak-demote.conf turns
+# demotion on, and the demotion step's time and pages demoted are then
+# printed too. Other sources there (the emulated
+# CHMUs, whose ground truth is the emulated host's coldness: pages no CHMU
+# counts are never idle) add records of their own: offered vs taken and
+# the drain count the feed's alone.
 #   soak.sh HOTBRIDGE SOAK_FEED [SECONDS] [RATE] [INTERVAL_MS]
 set -euo pipefail
 hb=$1 feed=$2 secs=${3:-20} rate=${4:-5000000} interval=${5:-1000}
@@ -14,8 +20,12 @@ tmp=$(mktemp -d)
 trap 'kill $pid $feeder 2>/dev/null || true; rm -rf "$tmp"' EXIT
 pid= feeder=
 . "$(dirname "$0")/fifo-daemon.sh"
-fifo_daemon "$hb" "$interval" "log_level = warning"
+fifo_daemon "$hb" "$interval" "log_level = warning
+$(cat ${SOAK_CONF:+"$SOAK_CONF"} </dev/null)"
 stat() { "$hb" stats --socket "$tmp/ctl.sock" | python3 -c "import json,sys; s=json.load(sys.stdin)['stats']; print($1)"; }
+# records taken from the feed alone
+fed() { "$hb" sources --socket "$tmp/ctl.sock" |
+	python3 -c "import json,sys; print(next(s['records'] for s in json.load(sys.stdin)['sources'] if s['name'] == 'feed'))"; }
 "$feed" "$tmp/feed" "$rate" "$secs" >"$tmp/feed.out" &
 feeder=$!
 prev=0 t=0
@@ -32,24 +42,31 @@ cat "$tmp/feed.out"
 offered=$(sed -n 's/^soak-feed: \([0-9]*\) records.*/\1/p' "$tmp/feed.out")
 # drain: the FIFO is empty once the count stops moving
 last=-1
-until [ "$(stat 's["records"]')" = "$last" ]; do last=$(stat 's["records"]'); sleep 1; done
+until [ "$(fed)" = "$last" ]; do last=$(fed); sleep 1; done
 sleep $(( (interval + 999) / 1000 + 1 ))     # a decision after the last record
 "$hb" stats --socket "$tmp/ctl.sock" >"$tmp/stats.json"
+taken=$(fed)
 hwm=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
 kill -0 "$pid" || { echo "the daemon died"; cat "$tmp/log"; exit 1; }
-python3 - "$tmp/stats.json" "$offered" "$hwm" "$interval" <<'PY'
+python3 - "$tmp/stats.json" "$offered" "$hwm" "$interval" "$taken" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))["stats"]
-offered, hwm, interval = int(sys.argv[2]), sys.argv[3], sys.argv[4]
+offered, hwm, interval, taken = int(sys.argv[2]), sys.argv[3], sys.argv[4], int(sys.argv[5])
 drop = {k: v for k, v in s["dropped"].items() if v}
 lat = s["latency_us"]
 def ms(d):
     return "p50 %.1f ms, p99 %.1f ms, max %.1f ms over %d records" % (
         d["p50"] / 1e3, d["p99"] / 1e3, d["max"] / 1e3, d["records"])
-print("soak: offered %d, taken %d, lost %d; translated %d; dropped %s; %d cycles of %s ms; peak RSS %s KiB"
-      % (offered, s["records"], offered - s["records"], s["translated"], drop or "none", s["cycles"],
-         interval, hwm))
+others = s["records"] - taken
+print("soak: offered %d, taken %d, lost %d%s; translated %d; dropped %s; %d cycles of %s ms; peak RSS %s KiB"
+      % (offered, taken, offered - taken, ", %d from the other sources" % others if others else "",
+         s["translated"], drop or "none", s["cycles"], interval, hwm))
 print("soak: record -> table: " + ms(lat["record_to_table"]))
 print("soak: record -> decision: " + ms(lat["record_to_decision"]))
-sys.exit(0 if offered == s["records"] else 1)
+if sum(s["demote_work"].values()) or lat["demote_step"]["cycles"]:
+    d = lat["demote_step"]
+    print("soak: demotion step: p50 %.1f ms, p99 %.1f ms, max %.1f ms over %d cycles; pages demoted %s"
+          % (d["p50"] / 1e3, d["p99"] / 1e3, d["max"] / 1e3, d["cycles"],
+             {k: v for k, v in s["demoted"].items() if v} or "none"))
+sys.exit(0 if offered == taken else 1)
 PY
