@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * hb-vmbench: runs in the tests/vm guest on our kernel. How does the cost
- * of promoting N hot pages from node 1 to node 0 grow with the memory that
- * is mapped and with the number of processes mapping it?
+ * hb-vmbench: runs in the tests/vm guest, on our kernel or a stock one
+ * (which has no phys: it is left out, saying why, as damon is on 6.1). How
+ * does the cost of promoting N hot pages from node 1 to node 0 grow with
+ * the memory that is mapped and with the number of processes mapping it?
  *
  *   hb-vmbench MIBxPROCS [MIBxPROCS...] N[:REPS] [N[:REPS]...]
  *
@@ -61,8 +62,32 @@ static const char *const backend_name[_B_MAX] = {
 	[B_COLD] = "pagemap-cold",     [B_WARM] = "pagemap-warm",
 };
 
-/* why the damon migrator could not open (the kernel's), "" when it did */
-static char damon_unavailable[256];
+/*
+ * Why a backend's migrator could not open on this kernel, "" when it did:
+ * phys needs our series (stock kernels lack it), damon migrate_hot (6.11+).
+ * A backend left out says why once and has no figures.
+ */
+static char unavailable[_B_MAX][256];
+
+static bool left_out(int b)
+{
+	return unavailable[b][0] != 0;
+}
+
+/* the migrator of kind for backend b, or NULL when this kernel lacks it */
+static struct hb_migrator *open_migrator(int b, enum hb_migrator_kind kind,
+					 const struct hb_migrator_config *cfg)
+{
+	struct hb_migrator *m = NULL;
+	struct hb_err err = { 0 };
+
+	if (hb_migrator_new(kind, cfg, &m, &err) == 0)
+		return m;
+	if (!left_out(b))
+		printf("# %s left out: %s\n", backend_name[b], err.msg);
+	snprintf(unavailable[b], sizeof(unavailable[b]), "%s", err.msg);
+	return NULL;
+}
 
 struct config {
 	uint64_t mib, procs;
@@ -262,25 +287,19 @@ static int measure_once(struct pool *p, const struct set *a, const struct set *b
 	if (r < 0)
 		goto out;
 
-	r = hb_migrator_new(HB_MIGRATOR_PHYS, NULL, &phys, &err);
-	if (r < 0) {
-		fprintf(stderr, "hb-vmbench: phys: %s\n", err.msg);
-		goto out;
+	/* stock kernels have no move_phys_pages: phys is left out there */
+	phys = open_migrator(B_PHYS, HB_MIGRATOR_PHYS, NULL);
+	if (phys) {
+		res[B_PHYS].moved = timed_migrator(phys, p, a, &res[B_PHYS].t);
+		r = put_back(p, a);
+		if (r < 0)
+			goto out;
 	}
-	res[B_PHYS].moved = timed_migrator(phys, p, a, &res[B_PHYS].t);
-	r = put_back(p, a);
-	if (r < 0)
-		goto out;
 
-	/* 6.1 has no migrate_hot: damon is left out there, saying why */
-	r = hb_migrator_new(HB_MIGRATOR_DAMON, &cfg, &damon, &err);
-	if (r < 0) {
-		if (!damon_unavailable[0])
-			printf("# damon left out: %s\n", err.msg);
-		snprintf(damon_unavailable, sizeof(damon_unavailable), "%s", err.msg);
-		r = 0;
+	/* 6.1 has no migrate_hot: damon is left out there */
+	damon = open_migrator(B_DAMON, HB_MIGRATOR_DAMON, &cfg);
+	if (!damon)
 		goto pagemap;
-	}
 	res[B_DAMON].moved = timed_migrator(damon, p, a, &res[B_DAMON].t);
 	{
 		struct hb_damon_stats ds;
@@ -391,7 +410,7 @@ static void print_table(const struct config *cf, size_t ncf, const size_t *sz, s
 
 				snprintf(cfg, sizeof(cfg), "%" PRIu64 "M/%" PRIu64, cf[c].mib,
 					 cf[c].procs);
-				if (b == B_DAMON && damon_unavailable[0])
+				if (left_out(b))
 					continue;
 				if (b == B_COLD || b == B_WARM)
 					snprintf(scan, sizeof(scan), "%.3f", r->scan);
@@ -444,7 +463,7 @@ static void print_growth(const struct config *cf, size_t ncf, const size_t *sz, 
 				for (int b = over_mp ? B_PHYS : 0; b < _B_MAX; b++) {
 					double g = h[b].t / l[b].t;
 
-					if (b == B_DAMON && damon_unavailable[0]) {
+					if (left_out(b)) {
 						printf(" %13s", "-");
 						continue;
 					}
@@ -524,7 +543,7 @@ int main(int argc, char **argv)
 			if (measure(&p, sz[i], reps[i], res[c][i]) < 0)
 				return 1;
 			for (int b = 0; b < _B_MAX; b++) {
-				if (b == B_DAMON && damon_unavailable[0])
+				if (left_out(b))
 					continue;
 				if (res[c][i][b].moved != sz[i]) {
 					fprintf(stderr, "hb-vmbench: %s moved %zu of %zu pages\n",
@@ -532,13 +551,12 @@ int main(int argc, char **argv)
 					failed = 1;
 				}
 			}
-			printf("# %" PRIu64 "M/%" PRIu64 " N=%zu: move_pages %.3f s, phys %.3f s, "
-			       "damon %.3f s, pagemap cold %.3f s (scan %.3f s, %" PRIu64 " PFNs), "
-			       "warm %.3f s\n",
-			       cf[c].mib, cf[c].procs, sz[i], res[c][i][B_MOVE_PAGES].t,
-			       res[c][i][B_PHYS].t, res[c][i][B_DAMON].t, res[c][i][B_COLD].t,
-			       res[c][i][B_COLD].scan, res[c][i][B_COLD].indexed,
-			       res[c][i][B_WARM].t);
+			printf("# %" PRIu64 "M/%" PRIu64 " N=%zu:", cf[c].mib, cf[c].procs, sz[i]);
+			for (int b = 0; b < _B_MAX; b++)
+				if (!left_out(b))
+					printf(" %s %.3f s,", backend_name[b], res[c][i][b].t);
+			printf(" pagemap scan %.3f s, %" PRIu64 " PFNs\n", res[c][i][B_COLD].scan,
+			       res[c][i][B_COLD].indexed);
 			fflush(stdout);
 		}
 		pool_unmap(&p);
