@@ -74,19 +74,27 @@ static bool left_out(int b)
 	return unavailable[b][0] != 0;
 }
 
-/* the migrator of kind for backend b, or NULL when this kernel lacks it */
-static struct hb_migrator *open_migrator(int b, enum hb_migrator_kind kind,
-					 const struct hb_migrator_config *cfg)
+/*
+ * The migrator of kind for backend b in *ret; NULL and 0 when this kernel
+ * lacks it: the error is `lacks` (0: any error). Another error fails.
+ */
+static int open_migrator(int b, enum hb_migrator_kind kind, const struct hb_migrator_config *cfg,
+			 int lacks, struct hb_migrator **ret)
 {
-	struct hb_migrator *m = NULL;
 	struct hb_err err = { 0 };
+	int r = hb_migrator_new(kind, cfg, ret, &err);
 
-	if (hb_migrator_new(kind, cfg, &m, &err) == 0)
-		return m;
+	if (r == 0)
+		return 0;
+	*ret = NULL;
+	if (lacks && r != lacks) {
+		fprintf(stderr, "hb-vmbench: %s: %s\n", backend_name[b], err.msg);
+		return r;
+	}
 	if (!left_out(b))
 		printf("# %s left out: %s\n", backend_name[b], err.msg);
 	snprintf(unavailable[b], sizeof(unavailable[b]), "%s", err.msg);
-	return NULL;
+	return 0;
 }
 
 struct config {
@@ -287,8 +295,10 @@ static int measure_once(struct pool *p, const struct set *a, const struct set *b
 	if (r < 0)
 		goto out;
 
-	/* stock kernels have no move_phys_pages: phys is left out there */
-	phys = open_migrator(B_PHYS, HB_MIGRATOR_PHYS, NULL);
+	/* stock kernels have no move_phys_pages (-ENOSYS): phys is left out there */
+	r = open_migrator(B_PHYS, HB_MIGRATOR_PHYS, NULL, -ENOSYS, &phys);
+	if (r < 0)
+		goto out;
 	if (phys) {
 		res[B_PHYS].moved = timed_migrator(phys, p, a, &res[B_PHYS].t);
 		r = put_back(p, a);
@@ -297,7 +307,7 @@ static int measure_once(struct pool *p, const struct set *a, const struct set *b
 	}
 
 	/* 6.1 has no migrate_hot: damon is left out there */
-	damon = open_migrator(B_DAMON, HB_MIGRATOR_DAMON, &cfg);
+	r = open_migrator(B_DAMON, HB_MIGRATOR_DAMON, &cfg, 0, &damon);
 	if (!damon)
 		goto pagemap;
 	res[B_DAMON].moved = timed_migrator(damon, p, a, &res[B_DAMON].t);
