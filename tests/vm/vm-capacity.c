@@ -15,7 +15,7 @@
  *     are (counting those seen leaving node 0 again), and writes the
  *     HPAs (PFN from /proc/self/pagemap x page size) of those still on node
  *     1 as replay lines (`hpa=0x... len=4096 count=N ts=...`), each page
- *     once a second, into FEED, a FIFO the daemon reads; one cold page in 16
+ *     once a second, at most FEED_MAX a round, into FEED, a FIFO the daemon reads; one cold page in 16
  *     is watched each round (vm-capacity.h: seen demoted, seen back); stops LINGER_S seconds after every hot page reached node
  *     0 (a demotion that took hot pages would show in those seconds);
  *  4. every page's node (move_pages, nodes = NULL; asked again while any
@@ -55,6 +55,14 @@
 #define ROUND_MS 200
 #define TOUCH_MS 50
 #define FEED_EVERY_MS 1000
+/*
+ * Records a round at most, as a device hands over at most its hotlist an
+ * epoch (QEMU's CHMU: 1024 entries). All 12 288 hot pages in the first
+ * round made one burst that the daemon, sharing the guest's one TCG CPU,
+ * took 0.1-0.5 s to ingest, and that burst was the scenario's record p99
+ * (daemon/README.md, "Demotion's cost, by node size").
+ */
+#define FEED_MAX 1024
 
 /*
  * A thread reads every hot page (an access the kernel's young bits see)
@@ -97,7 +105,8 @@ static void *touch_main(void *arg)
  * its heat (count 16, decaying 0.8 a cycle) stays over the threshold.
  * A record's ts= is when its line is made, after the pagemap read (tens of
  * ms under TCG for 12288 pages): the daemon's latency is from there, as a
- * device's record is stamped when the device makes it.
+ * device's record is stamped when the device makes it. At most FEED_MAX
+ * lines a round; pages left out go in the next rounds.
  */
 static int feed(int fd, const struct area *a, const int *status, uint64_t *pfn, uint64_t *fed_pfn,
 		double *fed_at, uint8_t *fed_map, size_t *fed)
@@ -116,6 +125,8 @@ static int feed(int fd, const struct area *a, const int *status, uint64_t *pfn, 
 		if (status[i] != 1 || !pfn[i] ||
 		    (fed_pfn[i] == pfn[i] && now - fed_at[i] < FEED_EVERY_MS / 1e3))
 			continue;
+		if (*fed == FEED_MAX)
+			break;
 		fed_pfn[i] = pfn[i];
 		fed_at[i] = now;
 		if (pfn[i] < FED_MAP_PFNS)
