@@ -154,7 +154,9 @@ void hb_daemon_demote_config(struct hb_daemon *d);
  * the census and coldness of the demotion step, then its decision handed
  * to the batch thread (a batch of HB_BATCH_DEMOTE_DECIDE, out when
  * looping: hb_daemon_demote_decided() takes it): true, or false when
- * there is no demotion this cycle
+ * there is no demotion this cycle. When looping, the census and coldness
+ * go on in slices of the loop's turns (a "batch" of HB_BATCH_DEMOTE_PREP,
+ * worked by hb_daemon_batch_done()) and true says the step began.
  */
 bool hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0);
 /* a promotion moved hpa from src to node: placed, for demotion to find */

@@ -81,7 +81,7 @@ static const struct hb_conf_key keys[] = {
 	K("demote", "track_mb", T_U64, demote_track_mb, "8192", 0, 1 << 30, NULL,
 	  "live hosts: MiB of each DRAM node tracked for coldness at a time; a larger node is tracked a sample at a time (every k-th memory block, the next sample every 8 census passes), so a pass costs this much whatever the node's size; 0 = the whole node"),
 	K("demote", "step_ms", T_U64, demote_step_ms, "20", 1, 60000, NULL,
-	  "live hosts: the time a cycle spends at most on the frame census, in windows of up to 64 MiB a node (the next cycle goes on where it stopped); idle page tracking's checks run on a thread of their own"),
+	  "live hosts: the time a cycle spends at most on the frame census, in windows of up to 4 MiB a node (the next cycle goes on where it stopped); the census and the idle rounds' answers go 5 ms of the event loop's turn at a time, the idle checks on a thread of their own"),
 	K("migrate", "backend", T_ENUM, backend, "auto", 0, 0, "auto|phys|damon|pagemap|dryrun",
 	  "auto = phys when the kernel proves it has move_phys_pages, else damon (DAMON paddr with migrate_hot, 6.11+), else pagemap"),
 	K("migrate", "syscall_nr", T_I64, syscall_nr, "0", 0, 4095, NULL,

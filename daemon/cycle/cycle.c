@@ -192,10 +192,49 @@ static void on_fold(evutil_socket_t fd, short what, void *arg)
 	hb_latency_hist_add(&d->lat.fold, hb_now_ns() - s0);
 }
 
+/* the next slice of the work being folded at the loop's next turn (a zero-timeout timer) */
+static bool next_slice(struct hb_daemon *d)
+{
+	static const struct timeval now = { 0, 0 };
+	struct hb_cycle_scratch *s = &d->scratch;
+
+	if (!s->fold_ev)
+		s->fold_ev = evtimer_new(d->base, on_fold, d);
+	return s->fold_ev && evtimer_add(s->fold_ev, &now) == 0;
+}
+
+static void batch_done(struct hb_daemon *d, bool chain, bool sliced);
+
+/*
+ * The demotion step's next slice (demote-step.c); once it is over, its
+ * decision (taken when the batch thread has made it), or the promotion
+ * when there is none. Without chain (the loop ended; a pause) the step
+ * is left where it is: the next cycle's begins anew.
+ */
+static void prep_slice(struct hb_daemon *d, bool chain, uint64_t until)
+{
+	struct hb_cycle_scratch *s = &d->scratch;
+	int r;
+
+	if (!chain) {
+		s->folding = HB_BATCH_NONE;
+		return;
+	}
+	if ((r = hb_daemon_demote_prep(d, until)) == -EINPROGRESS) {
+		if (next_slice(d))
+			return;
+		r = hb_daemon_demote_prep(d, 0); /* no timer: the rest at once */
+	}
+	s->folding = HB_BATCH_NONE;
+	if (r > 0)
+		batch_done(d, chain, until != 0); /* unless it is out */
+	else
+		promote_start(d, s->t0);
+}
+
 /* as hb_daemon_batch_done(), in slices or (sliced false) all at once */
 static void batch_done(struct hb_daemon *d, bool chain, bool sliced)
 {
-	static const struct timeval now = { 0, 0 };
 	struct hb_cycle_scratch *s = &d->scratch;
 	uint64_t until = sliced ? hb_now_ns() + FOLD_SLICE_NS : 0;
 	enum hb_batch_kind kind;
@@ -233,11 +272,13 @@ static void batch_done(struct hb_daemon *d, bool chain, bool sliced)
 		count_moved(d, s->folding);
 	}
 	kind = s->folding;
+	if (kind == HB_BATCH_DEMOTE_PREP) {
+		prep_slice(d, chain, until);
+		return;
+	}
 	over = kind == HB_BATCH_DEMOTE ? hb_daemon_demote_fold(d, until) : promote_fold(d, until);
 	if (!over) {
-		if (!s->fold_ev)
-			s->fold_ev = evtimer_new(d->base, on_fold, d);
-		if (s->fold_ev && evtimer_add(s->fold_ev, &now) == 0)
+		if (next_slice(d))
 			return;
 		/* no timer: the rest at once */
 		(void)(kind == HB_BATCH_DEMOTE ? hb_daemon_demote_fold(d, 0) : promote_fold(d, 0));
@@ -299,11 +340,8 @@ int hb_daemon_cycle(struct hb_daemon *d)
 		memset(&d->scratch.line, 0, sizeof(d->scratch.line));
 		hb_daemon_refresh_nodes(d);
 		if (d->dm.placed && !d->paused) {
-			uint64_t s0 = hb_now_ns();
-
-			/* the decision on the batch thread, then its moves there */
+			/* the census and coldness in slices, the decision on the batch thread, its moves there */
 			demoting = hb_daemon_demote_step(d, t0);
-			hb_latency_hist_add(&d->lat.demote, hb_now_ns() - s0);
 			if (demoting)
 				hb_daemon_batch_done(d, true); /* unless it is out */
 		}

@@ -33,6 +33,11 @@ enum hb_batch_kind {
 	HB_BATCH_PROMOTE,
 	HB_BATCH_DEMOTE_DECIDE,  /* no moves: the demotion's decision; its batch follows */
 	HB_BATCH_PROMOTE_DECIDE, /* no moves: the promotion's decision; its batch follows */
+	/*
+	 * no moves, no thread: the demotion step's work on the loop (census,
+	 * coldness), a slice of the loop's turn at a time; its decision follows
+	 */
+	HB_BATCH_DEMOTE_PREP,
 };
 
 /**
@@ -127,6 +132,36 @@ struct hb_idle_round {
 };
 
 /**
+ * struct hb_demote_prep - one demotion step's work on the loop, which goes
+ * in slices of the loop's turn (demote-step.c's hb_daemon_demote_prep())
+ * @phase: census, a finished idle round's fold, the next round's frames,
+ *	the decision (demote-step.c's STEP_*)
+ * @t0: the rule clock of the cycle that began the step
+ * @node: census: the node it reads ...
+ * @seen: ... the frames of it read this step ...
+ * @node_done: ... and whether this step is done with it
+ * @n: the next round's frames: how many ...
+ * @k: ... copied so far ...
+ * @cursor: ... the placed table's cursor ...
+ * @pfn: ... and the worker's arrays they go to
+ * @marked: (each frame marked idle before)
+ * @census_ns: the step's time in the census ...
+ * @coldness_ns: ... in coldness ...
+ * @loop_ns: ... and on the loop in all
+ */
+struct hb_demote_prep {
+	int phase;
+	uint64_t t0;
+	int node;
+	uint64_t seen;
+	bool node_done;
+	size_t n, k, cursor;
+	uint64_t *pfn;
+	bool *marked;
+	uint64_t census_ns, coldness_ns, loop_ns;
+};
+
+/**
  * struct hb_demotion - the demotion step's state (demote-step.c)
  * @placed: the pages on DRAM that may be demoted; NULL when demotion is off
  * @demoter: the rules' state (core/demote.c)
@@ -142,6 +177,7 @@ struct hb_idle_round {
  * @round: the round being folded: a cycle folds for demote.step_ms at most,
  *	and the next round starts once it is all folded
  * @census_sample: live hosts: the sample each node's census reads
+ * @step: the step under way
  * @decision: the decision made on the batch thread (HB_BATCH_DEMOTE_DECIDE):
  *	its input as the step left it (the nodes, the rules, the nodes not
  *	backed off), then its decisions' number, what they spend and its time
@@ -160,6 +196,7 @@ struct hb_demotion {
 	uint64_t idle_next_ns;
 	struct hb_idle_round round;
 	uint64_t census_sample[HB_MAX_NODES];
+	struct hb_demote_prep step;
 	struct {
 		struct hb_numa_node nodes[HB_MAX_NODES];
 		struct hb_demote_config cfg;
@@ -245,6 +282,14 @@ size_t hb_daemon_demote_decided(struct hb_daemon *d);
  * until the machine clock passes until (0: no limit); true once over
  */
 bool hb_daemon_demote_fold(struct hb_daemon *d, uint64_t until);
+/*
+ * cycle/demote-step.c: the demotion step's work (HB_BATCH_DEMOTE_PREP)
+ * until the machine clock passes until (0: no limit): -EINPROGRESS, its
+ * slice is over and it goes on at the next call; 1, its decision was
+ * handed over (a batch of HB_BATCH_DEMOTE_DECIDE); 0, no demotion this
+ * cycle (the coldness source failed: logged, counted)
+ */
+int hb_daemon_demote_prep(struct hb_daemon *d, uint64_t until);
 
 /*
  * a fold checks the clock every FOLD_EVERY pages (under TCG a page's fold

@@ -243,13 +243,22 @@ static void new_sample(struct hb_daemon *d, int t, uint64_t sample)
 	d->st.census_samples++;
 }
 
-/* Live hosts: the census of the next windows of each promotion target's frames. */
-static int take_census(struct hb_daemon *d, uint64_t t0, uint64_t until)
+/*
+ * Live hosts: the census of the next windows of each promotion target's
+ * frames, at least one window a node each step and, past that, until the
+ * step's census time reaches demote.step_ms; until (0: none) ends the
+ * slice first, after a window at least: -EINPROGRESS, the next call goes
+ * on where this one stopped.
+ */
+static int take_census(struct hb_daemon *d, uint64_t until)
 {
 	const struct hb_coldness *c = &d->env.coldness;
+	struct hb_demote_prep *st = &d->dm.step;
 	uint64_t max = (d->cfg.demote_scan_mb << 20) / d->pcfg.page_size;
+	uint64_t budget = d->cfg.demote_step_ms * 1000000ULL, s0 = hb_now_ns();
 	size_t chunk = (size_t)(max < CENSUS_CHUNK ? max : CENSUS_CHUNK);
 	struct hb_err err = { 0 };
+	bool read = false; /* a window in this slice: each reads one at least */
 
 	if (!c->ops->census)
 		return 0;
@@ -261,17 +270,26 @@ static int take_census(struct hb_daemon *d, uint64_t t0, uint64_t until)
 		d->dm.census = p;
 		d->dm.census_cap = chunk;
 	}
-	for (int t = 0; t < HB_MAX_NODES; t++) {
-		struct hb_census_window win;
-		uint64_t seen = 0;
+	for (; st->node < HB_MAX_NODES; st->node++, st->seen = 0, st->node_done = false) {
+		int t = st->node;
 
 		if (!census_node(d, t))
 			continue;
-		do {
-			size_t want = (size_t)(max - seen < chunk ? max - seen : chunk);
-			long n = c->ops->census(c->priv, t, want, d->dm.census, &win, &err);
+		while (!st->node_done) {
+			size_t want = (size_t)(max - st->seen < chunk ? max - st->seen : chunk);
+			struct hb_census_window win;
+			long n;
 			int r;
 
+			if (st->seen) {
+				uint64_t now = hb_now_ns();
+
+				if (st->census_ns + (now - s0) >= budget)
+					break;
+				if (read && until && now > until)
+					return -EINPROGRESS;
+			}
+			n = c->ops->census(c->priv, t, want, d->dm.census, &win, &err);
 			if (n == -ENOENT)
 				break; /* no online memory block: nothing to demote */
 			if (n < 0) {
@@ -280,11 +298,13 @@ static int take_census(struct hb_daemon *d, uint64_t t0, uint64_t until)
 			}
 			if (win.sample != d->dm.census_sample[t])
 				new_sample(d, t, win.sample);
-			if ((r = census_apply(d, t, &win, d->dm.census, (size_t)n, t0)) < 0)
+			if ((r = census_apply(d, t, &win, d->dm.census, (size_t)n, st->t0)) < 0)
 				return r;
 			d->st.census_frames += win.end - win.first;
-			seen += win.end - win.first;
-		} while (!win.pass_done && seen < max && hb_now_ns() < until);
+			st->seen += win.end - win.first;
+			read = true;
+			st->node_done = win.pass_done || st->seen >= max;
+		}
 	}
 	return 0;
 }
@@ -406,49 +426,85 @@ static int fold_round(struct hb_daemon *d, uint64_t t0, uint64_t until)
 	return 0;
 }
 
-static int start_round(struct hb_daemon *d)
-{
-	struct hb_placed_page *e;
-	size_t cur = 0, k = 0;
-	uint64_t *pfn;
-	bool *marked;
-	int r;
+/* the step's phases (struct hb_demote_prep) */
+enum { STEP_CENSUS, STEP_FOLD, STEP_ROUND, STEP_DECIDE };
 
-	if (!hb_placed_len(d->dm.placed))
-		return -ENODATA;
-	r = hb_idle_worker_prepare(d->dm.idle_worker, hb_placed_len(d->dm.placed), &pfn, &marked);
-	if (r < 0)
-		return r;
-	while ((e = hb_placed_next(d->dm.placed, &cur))) {
-		pfn[k] = hb_placed_hpa(d->dm.placed, e) / d->pcfg.page_size;
-		marked[k++] = e->marked;
+/*
+ * The next round's frames, every placed page, copied to the worker's
+ * arrays: the walk visits every slot of the table (reserved at twice the
+ * node's frames: 13-24 ms under TCG whatever it held), so it looks at the
+ * clock every ROUND_EVERY slots. Nothing changes the table between two
+ * slices of a step but the step's census, which came before.
+ */
+#define ROUND_EVERY 8192
+
+static int copy_round(struct hb_daemon *d, uint64_t until)
+{
+	struct hb_demote_prep *st = &d->dm.step;
+	size_t check = st->cursor + ROUND_EVERY;
+	struct hb_placed_page *e;
+
+	while (st->k < st->n && (e = hb_placed_next(d->dm.placed, &st->cursor))) {
+		st->pfn[st->k] = hb_placed_hpa(d->dm.placed, e) / d->pcfg.page_size;
+		st->marked[st->k++] = e->marked;
+		if (until && st->cursor >= check) {
+			if (hb_now_ns() > until)
+				return -EINPROGRESS;
+			check = st->cursor + ROUND_EVERY;
+		}
 	}
-	return hb_idle_worker_start(d->dm.idle_worker, !d->looping);
+	return 0;
 }
 
-static int refresh_rounds(struct hb_daemon *d, uint64_t t0, uint64_t until)
+/*
+ * The coldness phases: for a source whose checks cost the kernel per frame
+ * (idle-worker.h), rounds over every placed page on the worker's thread:
+ * a finished round's answers folded in (they count for the pages still
+ * placed; pages placed since are in the next round), then the next round
+ * started; in one piece on the loop otherwise (refresh_all()). Looping,
+ * the worker's rounds keep demote.idle_cpu_pct of a CPU; one cycle at a
+ * time (--once, the tests), the round runs at once and is folded.
+ */
+static int coldness(struct hb_daemon *d, uint64_t until)
 {
+	struct hb_demote_prep *st = &d->dm.step;
 	int r;
 
-	/* DAMON sysfs serves one command at a time: a round and a batch of moves take turns */
-	if (!d->dm.idle_worker &&
-	    (r = hb_idle_worker_new(&d->env.coldness,
-				    d->env.coldness.ops->damon ? &d->scratch.serial : NULL,
-				    &d->dm.idle_worker)) < 0)
+	if (!d->env.coldness.ops->off_loop) {
+		st->phase = STEP_DECIDE;
+		return refresh_all(d, st->t0);
+	}
+	if (st->phase == STEP_FOLD) {
+		/* DAMON sysfs serves one command at a time: a round and a batch of moves take turns */
+		if (!d->dm.idle_worker &&
+		    (r = hb_idle_worker_new(&d->env.coldness,
+					    d->env.coldness.ops->damon ? &d->scratch.serial : NULL,
+					    &d->dm.idle_worker)) < 0)
+			return r;
+		if (hb_idle_worker_busy(d->dm.idle_worker)) {
+			st->phase = STEP_DECIDE;
+			return 0;
+		}
+		if ((r = fold_round(d, st->t0, until)) == -EINPROGRESS)
+			return r;
+		if (r < 0 && r != -ENODATA)
+			return r;
+		st->phase = STEP_DECIDE;
+		if ((d->looping && hb_now_ns() < d->dm.idle_next_ns) ||
+		    !(st->n = hb_placed_len(d->dm.placed)))
+			return 0;
+		r = hb_idle_worker_prepare(d->dm.idle_worker, st->n, &st->pfn, &st->marked);
+		if (r < 0)
+			return r;
+		st->phase = STEP_ROUND;
+		st->k = st->cursor = 0;
+	}
+	if ((r = copy_round(d, until)) < 0)
 		return r;
-	if (hb_idle_worker_busy(d->dm.idle_worker))
-		return 0;
-	if ((r = fold_round(d, t0, d->looping ? until : 0)) == -EINPROGRESS)
-		return 0; /* the rest of its fold next cycle, then the next round */
-	if (r < 0 && r != -ENODATA)
+	st->phase = STEP_DECIDE;
+	if ((r = hb_idle_worker_start(d->dm.idle_worker, !d->looping)) < 0)
 		return r;
-	if (d->looping && hb_now_ns() < d->dm.idle_next_ns)
-		return 0;
-	if ((r = start_round(d)) < 0)
-		return r == -ENODATA ? 0 : r;
-	if (!d->looping && (r = fold_round(d, t0, 0)) < 0)
-		return r;
-	return 0;
+	return d->looping ? 0 : fold_round(d, st->t0, 0);
 }
 
 /* ns of work added to a total and its longest, in us */
@@ -474,38 +530,61 @@ static void decide_job(struct hb_daemon *d)
 	d->dm.decision.took_ns = hb_now_ns() - s0;
 }
 
-bool hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0)
+int hb_daemon_demote_prep(struct hb_daemon *d, uint64_t until)
 {
-	uint64_t mask = 0, s0, s1, budget;
-	int r;
+	struct hb_demote_prep *st = &d->dm.step;
+	uint64_t s0 = hb_now_ns(), s1, mask = 0;
+	int r = 0;
 
-	if (!d->dm.placed || d->paused || !worth_tracking(d))
-		return false;
-	s0 = hb_now_ns();
-	budget = d->cfg.demote_step_ms * 1000000ULL;
-	r = take_census(d, t0, s0 + budget);
-	s1 = hb_now_ns();
-	add_max(&d->st.demote_census_us, &d->st.demote_census_max_us, s1 - s0);
-	if (r == 0) {
-		r = d->env.coldness.ops->off_loop ? refresh_rounds(d, t0, s1 + budget) :
-						    refresh_all(d, t0);
-		add_max(&d->st.demote_coldness_us, &d->st.demote_coldness_max_us, hb_now_ns() - s1);
+	if (st->phase == STEP_CENSUS) {
+		r = take_census(d, until);
+		s1 = hb_now_ns();
+		st->census_ns += s1 - s0;
+		if (r == 0) {
+			add_max(&d->st.demote_census_us, &d->st.demote_census_max_us, st->census_ns);
+			st->phase = STEP_FOLD;
+		}
 	}
+	if (r == 0 && st->phase != STEP_DECIDE) {
+		s1 = hb_now_ns();
+		r = coldness(d, until);
+		st->coldness_ns += hb_now_ns() - s1;
+		if (r == 0)
+			add_max(&d->st.demote_coldness_us, &d->st.demote_coldness_max_us,
+				st->coldness_ns);
+	}
+	st->loop_ns += hb_now_ns() - s0;
+	if (r == -EINPROGRESS)
+		return r;
+	hb_latency_hist_add(&d->lat.demote, st->loop_ns);
 	if (r < 0) {
 		d->st.coldness_errors++;
 		hb_dlog(d, LOG_WARNING, "coldness (%s): %s, no demotion this cycle",
 			d->env.coldness.ops->name, strerror(-r));
-		return false;
+		return 0;
 	}
 	for (int t = 0; t < HB_MAX_NODES; t++)
-		if (t0 >= d->dm.backoff_until[t])
+		if (st->t0 >= d->dm.backoff_until[t])
 			mask |= 1ULL << t;
 	/* the decision's input as it is now: a reload or a refresh may change d's meanwhile */
 	memcpy(d->dm.decision.nodes, d->nodes, sizeof(d->dm.decision.nodes));
 	d->dm.decision.cfg = d->dm.dcfg;
 	d->dm.decision.mask = mask;
 	d->dm.decision.n = 0;
-	hb_daemon_job_start(d, HB_BATCH_DEMOTE_DECIDE, decide_job, t0);
+	hb_daemon_job_start(d, HB_BATCH_DEMOTE_DECIDE, decide_job, st->t0);
+	return 1;
+}
+
+bool hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0)
+{
+	if (!d->dm.placed || d->paused || !worth_tracking(d))
+		return false;
+	d->dm.step = (struct hb_demote_prep){ .phase = STEP_CENSUS, .t0 = t0 };
+	if (!d->looping)
+		return hb_daemon_demote_prep(d, 0) == 1;
+	/* its slices: hb_daemon_batch_done() */
+	d->scratch.folding = HB_BATCH_DEMOTE_PREP;
+	d->scratch.t0 = t0;
 	return true;
 }
 
