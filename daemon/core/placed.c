@@ -126,10 +126,7 @@ bool hb_placed_remove(struct hb_placed *p, uint64_t hpa)
 		return false;
 	/* backward shift: move up each later entry of the run whose home allows it */
 	for (size_t s = (hole + 1) & mask; p->slot[s].key; s = (s + 1) & mask) {
-		size_t h = home(p, p->slot[s].key);
-
-		/* h is cyclically in (hole, s]: the entry may not move to hole */
-		if (hole <= s ? (h > hole && h <= s) : (h > hole || h <= s))
+		if (hb_hash_stays(hole, s, home(p, p->slot[s].key)))
 			continue;
 		p->slot[hole] = p->slot[s];
 		hole = s;

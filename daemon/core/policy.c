@@ -132,10 +132,7 @@ static void remove_at(struct hb_policy *p, size_t hole)
 	size_t mask = p->cap - 1;
 
 	for (size_t s = (hole + 1) & mask; p->hold[s].key; s = (s + 1) & mask) {
-		size_t h = hslot(p, p->hold[s].key);
-
-		/* h is cyclically in (hole, s]: the entry may not move to hole */
-		if (hole <= s ? (h > hole && h <= s) : (h > hole || h <= s))
+		if (hb_hash_stays(hole, s, hslot(p, p->hold[s].key)))
 			continue;
 		p->hold[hole] = p->hold[s];
 		hole = s;

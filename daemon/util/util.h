@@ -214,4 +214,15 @@ static inline size_t hb_hash_slot(uint64_t key, unsigned shift, size_t cap)
 	return (size_t)((key * HB_HASH_GOLDEN) >> shift) & (cap - 1);
 }
 
+/*
+ * Backward-shift deletion in such a table (linear probing): slot hole was
+ * emptied, and the entry in a later slot s of its run, at home in slot h,
+ * stays where it is when h lies cyclically in (hole, s] (it may not move
+ * up to hole); otherwise it moves there and its slot is the next hole.
+ */
+static inline bool hb_hash_stays(size_t hole, size_t s, size_t h)
+{
+	return hole <= s ? (h > hole && h <= s) : (h > hole || h <= s);
+}
+
 #endif /* HB_UTIL_H */
