@@ -106,10 +106,12 @@ static void *touch_main(void *arg)
  * A record's ts= is when its line is made, after the pagemap read (tens of
  * ms under TCG for 12288 pages): the daemon's latency is from there, as a
  * device's record is stamped when the device makes it. At most FEED_MAX
- * lines a round; pages left out go in the next rounds.
+ * lines a round; pages left out go in the next rounds, which begin where
+ * this one stopped (*from), so that pages fed again (a promotion that must
+ * be retried) never keep the last ones out.
  */
 static int feed(int fd, const struct area *a, const int *status, uint64_t *pfn, uint64_t *fed_pfn,
-		double *fed_at, uint8_t *fed_map, size_t *fed)
+		double *fed_at, uint8_t *fed_map, size_t *from, size_t *fed)
 {
 	char buf[4096], line[128];
 	size_t len = 0;
@@ -119,14 +121,17 @@ static int feed(int fd, const struct area *a, const int *status, uint64_t *pfn, 
 	if (r < 0)
 		return r;
 	*fed = 0;
-	for (size_t i = 0; i < a->n; i++) {
+	for (size_t j = 0; j < a->n; j++) {
+		size_t i = (*from + j) % a->n;
 		int k;
 
 		if (status[i] != 1 || !pfn[i] ||
 		    (fed_pfn[i] == pfn[i] && now - fed_at[i] < FEED_EVERY_MS / 1e3))
 			continue;
-		if (*fed == FEED_MAX)
+		if (*fed == FEED_MAX) {
+			*from = i;
 			break;
+		}
 		fed_pfn[i] = pfn[i];
 		fed_at[i] = now;
 		if (pfn[i] < FED_MAP_PFNS)
@@ -163,7 +168,8 @@ int main(int argc, char **argv)
 	uint64_t leave_mb, hot_mb, secs, linger, ps = vm_page_size();
 	struct area cold = { 0 }, hot = { 0 };
 	struct samples smp = { 0 };
-	size_t on[MAX_NODE + 1], bad, fed = 0, rounds = 0, fed_total = 0, plan, hot_left = 0;
+	size_t on[MAX_NODE + 1], bad, fed = 0, feed_from = 0, rounds = 0, fed_total = 0, plan,
+				      hot_left = 0;
 	struct toucher tch = { 0 };
 	struct watch watch = { 0 };
 	uint8_t *fed_map;
@@ -254,7 +260,7 @@ int main(int argc, char **argv)
 		size_t on0 = 0;
 
 		if (area_nodes(&hot, status) < 0 ||
-		    feed(fd, &hot, status, pfn, fed_pfn, fed_at, fed_map, &fed) < 0 ||
+		    feed(fd, &hot, status, pfn, fed_pfn, fed_at, fed_map, &feed_from, &fed) < 0 ||
 		    watch_round(&watch, &cold, fed_map) < 0) {
 			fprintf(stderr, "hb-vmcapacity: round %zu: %m\n", rounds);
 			return 1;
