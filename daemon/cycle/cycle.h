@@ -122,7 +122,7 @@ struct hb_cycle_scratch {
 	} line;
 };
 
-/* a finished idle round taken and being folded, a slice a cycle (demote-step.c) */
+/* a finished idle round taken and being folded, a slice of the loop's turn at a time (demote-step.c) */
 struct hb_idle_round {
 	const uint64_t *pfn; /* the worker's arrays, the loop's until the next round */
 	const bool *was;
@@ -174,7 +174,7 @@ struct hb_demote_prep {
  * @census_cap: its size
  * @idle_worker: per-frame coldness (page idle tracking): rounds off the loop
  * @idle_next_ns: the next round not before (machine clock)
- * @round: the round being folded: a cycle folds for demote.step_ms at most,
+ * @round: the round being folded: a step folds it whole, in slices,
  *	and the next round starts once it is all folded
  * @census_sample: live hosts: the sample each node's census reads
  * @step: the step under way

@@ -373,11 +373,10 @@ static int refresh_all(struct hb_daemon *d, uint64_t t0)
 }
 
 /*
- * The same for a source whose checks cost the kernel per frame
- * (idle-worker.h): rounds over every placed page on the worker's thread,
- * in the event loop; at once on this one otherwise (one cycle at a time:
- * --once, the tests). A finished round's answers count for the pages still
- * placed; pages placed since are in the next round.
+ * A finished idle round's answers (coldness() below starts the rounds),
+ * until the machine clock passes until (0: no limit), checked every
+ * FOLD_EVERY answers: -EINPROGRESS, the next call goes on from there;
+ * -ENODATA when no round has finished.
  */
 static int fold_round(struct hb_daemon *d, uint64_t t0, uint64_t until)
 {
