@@ -229,7 +229,7 @@ static void prep_slice(struct hb_daemon *d, bool chain, uint64_t until)
 	if (r > 0)
 		batch_done(d, chain, until != 0); /* unless it is out */
 	else
-		promote_start(d, s->t0);
+		promote_start(d, d->dm.step.t0);
 }
 
 /* as hb_daemon_batch_done(), in slices or (sliced false) all at once */

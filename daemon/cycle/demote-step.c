@@ -583,7 +583,6 @@ bool hb_daemon_demote_step(struct hb_daemon *d, uint64_t t0)
 		return hb_daemon_demote_prep(d, 0) == 1;
 	/* its slices: hb_daemon_batch_done() */
 	d->scratch.folding = HB_BATCH_DEMOTE_PREP;
-	d->scratch.t0 = t0;
 	return true;
 }
 

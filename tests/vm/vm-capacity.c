@@ -15,9 +15,11 @@
  *     are (counting those seen leaving node 0 again), and writes the
  *     HPAs (PFN from /proc/self/pagemap x page size) of those still on node
  *     1 as replay lines (`hpa=0x... len=4096 count=N ts=...`), each page
- *     once a second, at most FEED_MAX a round, into FEED, a FIFO the daemon reads; one cold page in 16
- *     is watched each round (vm-capacity.h: seen demoted, seen back); stops LINGER_S seconds after every hot page reached node
- *     0 (a demotion that took hot pages would show in those seconds);
+ *     once a second, at most FEED_MAX a round, into FEED, a FIFO the
+ *     daemon reads; one cold page in 16 is watched each round
+ *     (vm-capacity.h: seen demoted, seen back); stops LINGER_S seconds
+ *     after every hot page reached node 0 (a demotion that took hot pages
+ *     would show in those seconds);
  *  4. every page's node (move_pages, nodes = NULL; asked again while any
  *     page is being moved) and bytes (checksum against the one taken at
  *     fill time).
@@ -168,8 +170,8 @@ int main(int argc, char **argv)
 	uint64_t leave_mb, hot_mb, secs, linger, ps = vm_page_size();
 	struct area cold = { 0 }, hot = { 0 };
 	struct samples smp = { 0 };
-	size_t on[MAX_NODE + 1], bad, fed = 0, feed_from = 0, rounds = 0, fed_total = 0, plan,
-				      hot_left = 0;
+	size_t on[MAX_NODE + 1], bad, fed = 0, rounds = 0, fed_total = 0, plan, hot_left = 0;
+	size_t feed_from = 0; /* where the next feed round begins */
 	struct toucher tch = { 0 };
 	struct watch watch = { 0 };
 	uint8_t *fed_map;

@@ -10,6 +10,8 @@
 #ifndef HB_TEST_LIVE_FIXTURE_H
 #define HB_TEST_LIVE_FIXTURE_H
 
+#include <stdio.h>
+
 #include "emul-config.h"
 #include "fake-tree.h"
 
@@ -25,16 +27,28 @@ static inline void put_bin(const char *rel, const void *buf, size_t len)
 	hb_fake_put_bin(root, rel, buf, len);
 }
 
-/* root /tmp/hb-<name>-XXXXXX; node 0's blocks 2 and 3 online, /proc there */
-static inline void node0_tree(const char *name)
+/*
+ * root /tmp/hb-<name>-XXXXXX; node 0's blocks 2 and 3 online, /proc there;
+ * block_size_bytes as the kernel writes it (hex, no 0x)
+ */
+static inline void node0_tree_blocks(const char *name, const char *block_hex)
 {
+	char size[32];
+
+	snprintf(size, sizeof(size), "%s\n", block_hex);
 	hb_fake_tree_new(root, sizeof(root), name);
 	put("/proc", NULL);
-	put("/sys/devices/system/memory/block_size_bytes", "8000\n");
+	put("/sys/devices/system/memory/block_size_bytes", size);
 	put("/sys/devices/system/node/node0/memory2", NULL);
 	put("/sys/devices/system/node/node0/memory3", NULL);
 	put("/sys/devices/system/memory/memory2/online", "1\n");
 	put("/sys/devices/system/memory/memory3/online", "1\n");
+}
+
+/* the same with 32 KiB blocks: PFN 16-31 */
+static inline void node0_tree(const char *name)
+{
+	node0_tree_blocks(name, "8000");
 }
 
 static inline int teardown(void **state)

@@ -60,13 +60,7 @@ static int setup(void **state)
 	static uint8_t bitmap[(FIRST + FRAMES) / 8];
 
 	(void)state;
-	hb_fake_tree_new(root, sizeof(root), "test-demote-slices");
-	put("/proc", NULL);
-	put("/sys/devices/system/memory/block_size_bytes", "400000\n");
-	put("/sys/devices/system/node/node0/memory2", NULL);
-	put("/sys/devices/system/node/node0/memory3", NULL);
-	put("/sys/devices/system/memory/memory2/online", "1\n");
-	put("/sys/devices/system/memory/memory3/online", "1\n");
+	node0_tree_blocks("test-demote-slices", "400000");
 	put("/sys/kernel/mm/page_idle", NULL);
 	for (int p = FIRST; p < FIRST + FRAMES; p++)
 		kpf[p] = BIT(HB_KPF_LRU) | BIT(HB_KPF_MMAP) | BIT(12);
