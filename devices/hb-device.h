@@ -38,7 +38,7 @@ extern "C" {
 #endif
 
 #define HB_DEVICE_ABI_MAJOR 1 /* changed only by a breaking change */
-#define HB_DEVICE_ABI_MINOR 3 /* bumped when something is appended */
+#define HB_DEVICE_ABI_MINOR 4 /* bumped when something is appended */
 
 #define HB_DEVICE_ENTRY_SYMBOL "hb_device_entry_v1"
 
@@ -160,7 +160,22 @@ struct hb_host_ops {
 	 * host counts it per source; how many records were lost is unknown.
 	 */
 	void (*count_overflow)(struct hb_host *h, uint64_t n);
+	/*
+	 * 1.4+ (check size first): 1 while the host's ingestion backlog is
+	 * full, else 0. A source that can leave its input where it lies (a
+	 * file, a pipe, a socket: the kernel holds it, and writers feel the
+	 * push-back) asks before each read and reads no more while it is 1:
+	 * the host calls its fd callbacks and its poll again once the
+	 * backlog has room. The host still takes HB_HOST_BACKLOG_HEADROOM
+	 * records after it first says 1, so a source whose every read makes
+	 * at most that many records never loses one; past that, submit()
+	 * drops them (counted as backlog_full) and returns -ENOBUFS.
+	 */
+	int (*backlog_full)(struct hb_host *h);
 };
+
+/* records the host takes past a full backlog (hb_host_ops.backlog_full) */
+#define HB_HOST_BACKLOG_HEADROOM 65536u
 
 /* What the host knows about one configured source instance. */
 struct hb_dev_info {

@@ -41,6 +41,8 @@ static const struct hb_conf_key keys[] = {
 	  "UNIX socket for hotbridge status/stats/explain (mode 0600, root only)"),
 	K("daemon", "metrics_textfile", T_STR, metrics_textfile, "", 0, 0, NULL,
 	  "Prometheus textfile rewritten each cycle, in a directory that exists at start-up; a failing write is logged once, and when it works again; empty = none"),
+	K("daemon", "backlog", T_U64, backlog, "262144", 1024, 1 << 24, NULL,
+	  "records waiting for ingestion (about 100 bytes each) at which the sources stop reading: a replay file, FIFO or socket is read again as the backlog drains, so a burst is pushed back, not dropped"),
 	K("table", "max_entries", T_U64, max_entries, "1000000", 1, 1 << 30, NULL,
 	  "hotness table budget in pages (about 50 bytes each, allocated at start: 24-byte slots, twice the budget rounded up to a power of two, which must fit in this machine's memory); the coldest are evicted"),
 	K("table", "history_size", T_U64, history_size, "4096", 16, 1 << 20, NULL,

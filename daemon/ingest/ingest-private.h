@@ -72,6 +72,7 @@ struct hb_ingest {
 	size_t npend;
 	struct work *q; /* ring: q[head..head+len) modulo cap */
 	size_t qhead, qlen, qcap;
+	size_t qfull, qmax; /* full at qfull records; none taken past qmax */
 	/* bad records of the current submit */
 	uint64_t burst_bad;
 	char burst_first[160];

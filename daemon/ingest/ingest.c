@@ -34,6 +34,10 @@ int hb_ingest_new(const struct hb_ingest_env *env, struct hb_ingest **ret, struc
 	in->env = *env;
 	in->page_mask = (env->page_size ? env->page_size : 4096) - 1;
 	in->st = env->stats ? env->stats : &in->own;
+	in->qfull = env->backlog ? env->backlog : HB_INGEST_BACKLOG_DEFAULT;
+	if (in->qfull < HB_INGEST_BACKLOG_MIN)
+		in->qfull = HB_INGEST_BACKLOG_MIN;
+	in->qmax = in->qfull + HB_HOST_BACKLOG_HEADROOM;
 	*ret = in;
 	return 0;
 }
@@ -98,8 +102,10 @@ static int q_push(struct hb_ingest *in, const struct work *w)
 		size_t cap = in->qcap ? in->qcap * 2 : BACKLOG_MIN;
 		struct work *q;
 
-		if (in->qcap >= HB_INGEST_BACKLOG_MAX)
+		if (in->qcap >= in->qmax)
 			return -ENOBUFS;
+		if (cap > in->qmax)
+			cap = in->qmax;
 		q = malloc(cap * sizeof(*q));
 		if (!q)
 			return -ENOBUFS;
@@ -217,6 +223,11 @@ void hb_ingest_moving_onto(struct hb_ingest *in, int node, bool moving)
 size_t hb_ingest_backlog(const struct hb_ingest *in)
 {
 	return in->qlen;
+}
+
+bool hb_ingest_backlog_full(const struct hb_ingest *in)
+{
+	return in->qlen >= in->qfull;
 }
 
 const struct hb_ingest_stats *hb_ingest_stats(const struct hb_ingest *in)

@@ -9,7 +9,10 @@
  * bad input. Work is done in slices: hb_ingest_submit() stops at the caller's
  * deadline and keeps the rest, in order, in a bounded backlog that
  * hb_ingest_drain() works off later, so the loop stays responsive under any
- * feed. Nothing accepted is lost unless the backlog is full (`backlog_full`).
+ * feed. The backlog is full at env.backlog records (hb_ingest_backlog_full():
+ * the host stops reading its sources then), and takes up to
+ * HB_HOST_BACKLOG_HEADROOM more, what a source read before it asked; only
+ * past that is a record lost (`backlog_full`).
  *
  * Counting (struct hb_ingest_stats): every record counts once in `records`
  * when it is accepted; once finished, in `translated` if any of its pages
@@ -27,6 +30,7 @@
 #ifndef HB_INGEST_H
 #define HB_INGEST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -66,6 +70,7 @@ struct hb_ingest_env {
 	/* called once per submit that carried bad records, with a message */
 	void (*report)(void *ud, const char *msg);
 	void *report_ud;
+	size_t backlog; /* records at which the backlog is full; 0: the default */
 };
 
 struct hb_ingest;
@@ -111,9 +116,13 @@ int hb_ingest_submit_from(struct hb_ingest *in, const struct hb_hot_record *r, s
 /* Works the backlog until deadline_ns (0: all of it); returns what is left. */
 size_t hb_ingest_drain(struct hb_ingest *in, uint64_t deadline_ns);
 size_t hb_ingest_backlog(const struct hb_ingest *in);
+/* the backlog holds env.backlog records or more: sources are to stop reading */
+bool hb_ingest_backlog_full(const struct hb_ingest *in);
 const struct hb_ingest_stats *hb_ingest_stats(const struct hb_ingest *in);
 
-/* the backlog's bound, in records (memory: about 80 bytes each) */
-#define HB_INGEST_BACKLOG_MAX (1u << 18)
+/* the backlog's default full level, in records (memory: about 100 bytes each) */
+#define HB_INGEST_BACKLOG_DEFAULT (1u << 18)
+/* the smallest full level env.backlog may give */
+#define HB_INGEST_BACKLOG_MIN 1024u
 
 #endif

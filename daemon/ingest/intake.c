@@ -60,12 +60,18 @@ void hb_daemon_turn_end(struct hb_daemon *d)
 
 static void on_drain(evutil_socket_t fd, short what, void *arg)
 {
+	static const struct timeval now = { 0, 0 };
 	struct hb_daemon *d = arg;
 
-	if (hb_ingest_drain(d->intake.ingest, hb_now_ns() + INGEST_SLICE_NS))
+	if (hb_ingest_drain(d->intake.ingest, hb_now_ns() + INGEST_SLICE_NS)) {
 		drain_later(d);
-	else
-		throttle(d, false);
+		return;
+	}
+	throttle(d, false);
+	d->intake.full_logged = false;
+	/* the sources told to stop reading go on at once, not at their next poll */
+	if (d->intake.pushed_back && d->intake.resume_ev)
+		(void)evtimer_add(d->intake.resume_ev, &now);
 }
 
 int hb_daemon_node_of(struct hb_daemon *d, uint64_t hpa)
@@ -106,6 +112,7 @@ int hb_daemon_intake_new(struct hb_daemon *d, struct hb_err *err)
 		.ud = d,
 		.report = ingest_report,
 		.report_ud = d,
+		.backlog = d->cfg.backlog,
 	};
 	int r;
 

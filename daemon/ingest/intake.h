@@ -34,6 +34,11 @@ struct source;
  * @drain_ev: works the ingestion backlog off, a slice per loop turn
  * @turn_deadline: this loop turn's ingestion slice ends (0: no limit)
  * @throttled: the sources' fds are paused for the backlog
+ * @pushed_back: a source was told the backlog is full: @resume_ev polls it
+ *	once the backlog is worked off (source-host.c's, so intake.c calls
+ *	no source)
+ * @resume_ev: polls the sources that were pushed back
+ * @full_logged: the backlog's overflow was logged (again once it drained)
  * @submitting: whose records are being taken in (for its warnings)
  */
 struct hb_intake {
@@ -41,6 +46,9 @@ struct hb_intake {
 	struct event *drain_ev;
 	uint64_t turn_deadline;
 	bool throttled;
+	bool pushed_back;
+	struct event *resume_ev;
+	bool full_logged;
 	struct source *submitting;
 };
 

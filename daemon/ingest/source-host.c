@@ -150,12 +150,27 @@ static int host_submit(struct hb_host *h, const struct hb_hot_record *r, size_t 
 	h->d->intake.submitting = h->src;
 	ret = hb_ingest_submit_from(h->d->intake.ingest, r, n, (int)(h->src - h->d->src),
 				    h->d->intake.turn_deadline);
-	if (ret == -ENOBUFS)
+	if (ret == -ENOBUFS && !h->d->intake.full_logged) {
+		/* once until the backlog drains, not once per submit */
+		h->d->intake.full_logged = true;
 		hb_dlog(h->d, LOG_WARNING,
-			"source %s: the ingestion backlog is full (%u records): records "
-			"dropped, counted in backlog_full",
-			h->src->name, HB_INGEST_BACKLOG_MAX);
+			"source %s: the ingestion backlog is full (%llu records and %u more "
+			"it took while telling the sources to stop): records dropped, "
+			"counted in backlog_full (the source does not stop reading when told)",
+			h->src->name, (unsigned long long)h->d->cfg.backlog,
+			HB_HOST_BACKLOG_HEADROOM);
+	}
 	return ret;
+}
+
+/* ABI 1.4: the source stops reading while the backlog is full, goes on when it drains */
+static int host_backlog_full(struct hb_host *h)
+{
+	if (!hb_ingest_backlog_full(h->d->intake.ingest))
+		return 0;
+	h->src->pushed_back = true;
+	h->d->intake.pushed_back = true;
+	return 1;
 }
 
 /* input a source could not parse: not records, so counted on its own */
@@ -193,6 +208,7 @@ static const struct hb_host_ops host_ops = {
 	.count_bad = host_count_bad,
 	.submit_event = host_submit_event,
 	.count_overflow = host_count_overflow,
+	.backlog_full = host_backlog_full,
 };
 
 static const struct hb_device_ops *find_source(struct hb_daemon *d, const char *type,
@@ -281,6 +297,8 @@ static int emul_capacity(struct hb_daemon *d, const struct hb_source_config *sc,
 	return 0;
 }
 
+static void on_resume(evutil_socket_t fd, short what, void *arg);
+
 int hb_daemon_open_sources(struct hb_daemon *d)
 {
 	const char *want[HB_MAX_SOURCES + 1];
@@ -291,6 +309,11 @@ int hb_daemon_open_sources(struct hb_daemon *d)
 	if (!lr)
 		return -ENOMEM;
 	lr->d = d;
+	d->intake.resume_ev = evtimer_new(d->base, on_resume, d);
+	if (!d->intake.resume_ev) {
+		free(lr);
+		return -ENOMEM;
+	}
 	/* only the plugins a source names are loaded: no other plugin's code
 	 * runs; those are tried in a child first, so one that crashes while
 	 * loading is refused instead of killing the daemon */
@@ -369,7 +392,30 @@ void hb_daemon_close_sources(struct hb_daemon *d)
 	for (int i = 0; i < MAX_WATCHES; i++)
 		if (d->watch[i].ev)
 			event_free(d->watch[i].ev);
+	if (d->intake.resume_ev)
+		event_free(d->intake.resume_ev);
+	d->intake.resume_ev = NULL;
 	hb_plugin_set_done(&d->plugins);
+}
+
+static void poll_one(struct hb_daemon *d, struct source *s)
+{
+	int r;
+
+	s->pushed_back = false;
+	hb_daemon_turn_begin(d);
+	r = s->ops->poll(s->priv);
+	hb_daemon_turn_end(d);
+	if (r < 0) {
+		d->st.source_errors++;
+		if (++s->errors == SOURCE_MAX_ERRORS) {
+			s->disabled = true;
+			hb_dlog(d, LOG_ERR, "source %s: %d polls failed (last: %s); disabled",
+				s->name, SOURCE_MAX_ERRORS, strerror(-r));
+		}
+	} else {
+		s->errors = 0;
+	}
 }
 
 /*
@@ -386,24 +432,38 @@ void hb_daemon_poll_sources(struct hb_daemon *d)
 	for (size_t k = 0; k < d->nsrc && !hb_ingest_backlog(d->intake.ingest); k++) {
 		size_t i = (start + k) % d->nsrc;
 		struct source *s = &d->src[i];
-		int r;
 
 		if (s->disabled || !(s->ops->caps & HB_DEV_CAP_POLL))
 			continue;
-		hb_daemon_turn_begin(d);
-		r = s->ops->poll(s->priv);
-		hb_daemon_turn_end(d);
 		d->poll_next = (i + 1) % d->nsrc;
-		if (r < 0) {
-			d->st.source_errors++;
-			if (++s->errors == SOURCE_MAX_ERRORS) {
-				s->disabled = true;
-				hb_dlog(d, LOG_ERR, "source %s: %d polls failed (last: %s); disabled",
-					s->name, SOURCE_MAX_ERRORS, strerror(-r));
-			}
-		} else {
-			s->errors = 0;
+		poll_one(d, s);
+	}
+}
+
+/*
+ * The backlog a source was told was full is worked off: its poll runs now,
+ * not at the next cycle (a followed file goes on reading where it stopped;
+ * fd-driven input comes through its watch again). A poll that fills the
+ * backlog again ends the round; the rest wait for the next drain.
+ */
+static void on_resume(evutil_socket_t fd, short what, void *arg)
+{
+	struct hb_daemon *d = arg;
+
+	d->intake.pushed_back = false;
+	for (size_t i = 0; i < d->nsrc; i++) {
+		struct source *s = &d->src[i];
+
+		if (!s->pushed_back)
+			continue;
+		if (hb_ingest_backlog(d->intake.ingest)) {
+			d->intake.pushed_back = true; /* the next drain comes back here */
+			break;
 		}
+		if (!s->disabled && (s->ops->caps & HB_DEV_CAP_POLL))
+			poll_one(d, s);
+		else
+			s->pushed_back = false;
 	}
 }
 

@@ -35,6 +35,18 @@
  * (and the host can push back by not watching the fd for a while).
  */
 #define FD_READ_MAX (1u << 20)
+/*
+ * Push-back (ABI 1.4 backlog_full): asked before each read, so what one read
+ * makes must fit the host's headroom. Its records number at most its bytes,
+ * with a unit held from the read before, over the shortest record: a line
+ * "hpa=0 len=1 count=1\n" (a binary record is 56 bytes).
+ */
+#define RECORD_MIN_BYTES 20
+_Static_assert((READ_CHUNK + HB_REPLAY_FRAME_HEADER_LEN + HB_REPLAY_FRAME_PAYLOAD_MAX +
+		HB_REPLAY_LINE_MAX) /
+			       RECORD_MIN_BYTES <=
+		       HB_HOST_BACKLOG_HEADROOM,
+	       "one read's records fit the host's headroom");
 
 struct client {
 	int fd;
@@ -58,11 +70,25 @@ struct replay {
 	uint8_t buf[READ_CHUNK];
 };
 
+/*
+ * Every record parsed is handed over, and the parser goes on whatever the
+ * host says: a record the host could not take is counted by it
+ * (backlog_full), and stopping mid-read would lose the lines after it
+ * uncounted and cut the next one.
+ */
 static int emit(void *ud, const struct hb_hot_record *r, size_t n)
 {
 	struct replay *s = ud;
 
-	return s->ops->submit(s->host, r, n);
+	(void)s->ops->submit(s->host, r, n);
+	return 0;
+}
+
+/* the host's backlog is full (ABI 1.4): read no more for now */
+static bool pushed_back(const struct replay *s)
+{
+	return s->ops->abi_minor >= 4 && HB_OPS_HAS(s->ops, backlog_full) && s->ops->backlog_full &&
+	       s->ops->backlog_full(s->host) > 0;
 }
 
 static void report(void *ud, const char *msg)
@@ -84,22 +110,33 @@ static void count_bad(struct replay *s, const struct hb_replay_parser *p, uint64
 	*counted = bad;
 }
 
-/* Reads what fd has now; 1 at EOF, 0 otherwise, -errno on error. */
+enum { PUMP_MORE, PUMP_EOF, PUMP_PUSHED_BACK };
+
+/*
+ * Reads what fd has now, up to max bytes: PUMP_EOF at its end, PUMP_MORE
+ * when it has nothing more now or max was read, PUMP_PUSHED_BACK when the
+ * host's backlog is full (the rest stays in the file or the kernel's
+ * buffer), -errno on error.
+ */
 static int pump(struct replay *s, int fd, struct hb_replay_parser *p, size_t max)
 {
 	size_t total = 0;
 
 	while (total < max) {
-		ssize_t n = read(fd, s->buf, sizeof(s->buf));
+		ssize_t n;
+
+		if (pushed_back(s))
+			return PUMP_PUSHED_BACK;
+		n = read(fd, s->buf, sizeof(s->buf));
 
 		if (n < 0)
-			return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+			return errno == EAGAIN || errno == EINTR ? PUMP_MORE : -errno;
 		if (n == 0)
-			return 1;
+			return PUMP_EOF;
 		total += (size_t)n;
 		(void)hb_replay_parser_feed(p, s->buf, (size_t)n);
 	}
-	return 0;
+	return PUMP_MORE;
 }
 
 /*
@@ -111,11 +148,12 @@ static void on_client(void *priv, int fd, uint32_t revents)
 {
 	struct client *c = priv;
 	int r = pump(c->owner, fd, c->parser, FD_READ_MAX);
+	bool done = r < 0 || r == PUMP_EOF;
 
-	if (r != 0)
+	if (done)
 		hb_replay_parser_finish(c->parser);
 	count_bad(c->owner, c->parser, &c->bad_counted);
-	if (r != 0) {
+	if (done) {
 		c->owner->ops->unwatch_fd(c->owner->host, fd);
 		close(fd);
 		c->parser = hb_replay_parser_free(c->parser);
@@ -393,8 +431,9 @@ static int poll_file(struct replay *s)
 
 	if (r >= 0)
 		r = pump(s, s->fd, s->parser, FILE_POLL_MAX);
-	/* the old file's last lines are in; then the new one, if rotated */
-	if (r >= 0 && (r = check_rotated(s)) >= 0 && !s->file_gone)
+	/* the old file's last lines are in (not when pushed back before its
+	   end); then the new one, if rotated */
+	if (r == PUMP_EOF && (r = check_rotated(s)) >= 0 && !s->file_gone)
 		r = pump(s, s->fd, s->parser, FILE_POLL_MAX);
 	count_bad(s, s->parser, &s->bad_counted);
 	return r < 0 ? r : 0;
@@ -414,10 +453,13 @@ static int replay_poll(void *priv)
 		 * is counted bad and what the others wrote after it is read.
 		 */
 		uint64_t bytes = hb_replay_parser_stats(s->parser)->bytes;
+		int r;
 
 		/* what waits in the pipe first (its fd may have been paused) */
-		(void)pump(s, s->fd, s->parser, FD_READ_MAX);
-		if (bytes == s->polled_bytes && hb_replay_parser_stats(s->parser)->bytes == bytes &&
+		r = pump(s, s->fd, s->parser, FD_READ_MAX);
+		/* pushed back, the rest of a line may still be in the pipe */
+		if (r != PUMP_PUSHED_BACK && bytes == s->polled_bytes &&
+		    hb_replay_parser_stats(s->parser)->bytes == bytes &&
 		    hb_replay_parser_pending(s->parser))
 			(void)hb_replay_parser_idle(s->parser);
 		s->polled_bytes = hb_replay_parser_stats(s->parser)->bytes;

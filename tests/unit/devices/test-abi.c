@@ -26,7 +26,7 @@ static void test_abi_v1_layout_is_pinned(void **state)
 	assert_int_equal(offsetof(struct hb_hot_record, count), 40);
 	assert_int_equal(offsetof(struct hb_hot_record, timestamp_ns), 48);
 
-	assert_int_equal(sizeof(struct hb_host_ops), 80);
+	assert_int_equal(sizeof(struct hb_host_ops), 88);
 	assert_int_equal(offsetof(struct hb_host_ops, size), 8);
 	assert_int_equal(offsetof(struct hb_host_ops, log), 16);
 	assert_int_equal(offsetof(struct hb_host_ops, watch_fd), 24);
@@ -36,6 +36,7 @@ static void test_abi_v1_layout_is_pinned(void **state)
 	assert_int_equal(offsetof(struct hb_host_ops, count_bad), 56);      /* 1.1 */
 	assert_int_equal(offsetof(struct hb_host_ops, submit_event), 64);   /* 1.2 */
 	assert_int_equal(offsetof(struct hb_host_ops, count_overflow), 72); /* 1.3 */
+	assert_int_equal(offsetof(struct hb_host_ops, backlog_full), 80);   /* 1.4 */
 
 	assert_int_equal(sizeof(struct hb_device_event), 64); /* 1.2 */
 	assert_int_equal(offsetof(struct hb_device_event, kind), 4);
@@ -115,7 +116,7 @@ static void test_abi_check_refuses_what_the_host_cannot_use(void **state)
 
 	expect_refused(NULL, -EINVAL, "no ops table");
 	o = good(), o.abi_major = 2;
-	expect_refused(&o, -EPROTO, "plugin ABI 2.0, host speaks 1.3");
+	expect_refused(&o, -EPROTO, "plugin ABI 2.0, host speaks 1.4");
 	o = good(), o.size = offsetof(struct hb_device_ops, close);
 	expect_refused(&o, -EPROTO, "ABI 1.0 needs 64");
 	o = good(), o.name = "";

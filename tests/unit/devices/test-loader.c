@@ -109,7 +109,7 @@ static void test_loader_keeps_good_plugins_and_names_each_refusal(void **state)
 	assert_int_equal(nrefused, 7);
 
 	assert_non_null(w = why_for("20-bad-abi.so"));
-	assert_non_null(strstr(w, "plugin ABI 2.0, host speaks 1.3"));
+	assert_non_null(strstr(w, "plugin ABI 2.0, host speaks 1.4"));
 	assert_non_null(strstr(w, "20-bad-abi.so"));
 	assert_non_null(w = why_for("30-bad-null.so"));
 	assert_non_null(strstr(w, "no ops table"));
@@ -393,7 +393,7 @@ static void test_inspect_reports_a_crash_or_a_hang_as_a_refusal(void **state)
 	inspect_one("libbad-hang.so", "30-hang.so", 300, -ETIMEDOUT,
 		    "no answer within 300 ms while loading; refusing");
 	inspect_one("libbad-abi.so", "40-bad-abi.so", 30000, -EPROTO,
-		    "plugin ABI 2.0, host speaks 1.3");
+		    "plugin ABI 2.0, host speaks 1.4");
 
 	/* a good plugin is described, and still not loaded here */
 	copy_plugin("libhb-sample.so", "50-sample.so", 0755);
