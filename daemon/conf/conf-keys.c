@@ -456,5 +456,26 @@ void hb_config_write_man(FILE *f)
 		roff(f, k->def[0] ? k->def : "(empty)");
 		fputs(".\n", f);
 	}
-	fputs(".SH SEE ALSO\n\\fBhotbridge\\fR(8)\n", f);
+	fputs(".SH [source NAME] of type replay\n"
+	      "Hotness records from a file, a FIFO or a UNIX socket (the formats: the source "
+	      "tree's devices/replay/replay.h).\n"
+	      ".TP\n\\fBpath\\fR = \\fIfile or FIFO\\fR, or \\fBsocket\\fR = \\fIpath\\fR\n"
+	      "One of them. A file is followed like \\fBtail \\-F\\fR: appended lines are read "
+	      "at each poll; a file truncated or rotated (renamed or removed, and made anew) is "
+	      "read again from its start. A FIFO is read as it comes; writers may come and go. "
+	      "A socket takes up to 64 clients.\n"
+	      ".TP\n\\fBfrom\\fR = end|start|saved\n"
+	      "Where a file is first read at start\\-up: \\fBend\\fR, only lines written from "
+	      "now on (a line its writer is in the middle of is read whole); \\fBstart\\fR, "
+	      "every line in it; \\fBsaved\\fR, where the last run stopped reading it (its "
+	      "device, inode and offset, kept in \\fBstate\\fR at each poll and at the stop: "
+	      "a file rotated or truncated since is read from its start; with nothing saved yet, "
+	      "from its end). Not for a FIFO or a socket. Records still waiting in the backlog "
+	      "at a stop are not read again. Default: end.\n"
+	      ".TP\n\\fBstate\\fR = \\fIfile\\fR\n"
+	      "\\fBfrom = saved\\fR only: where the offset is kept; its directory must exist. "
+	      "Default: /var/lib/hotbridge/replay\\-\\fINAME\\fR.offset (the unit's "
+	      "StateDirectory=, kept across restarts, unlike /run).\n"
+	      ".SH SEE ALSO\n\\fBhotbridge\\fR(8)\n",
+	      f);
 }

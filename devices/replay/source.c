@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * The "replay" source: records from a regular file (read to its end on each
- * poll, so appended lines arrive later; one truncated below what was read
+ * The "replay" source: records from a regular file (from= where to begin:
+ * its end (the default; at the start of a line being written), its start,
+ * or the offset saved at the last stop in a state file; then read to its
+ * end on each poll, so appended lines arrive later; one truncated below what was read
  * is read again from its start, and when the path names another file
  * (rotated: renamed or removed and made anew) the old one's last lines are
  * read, then the new one from its start; each logged once), a FIFO (path=, watched; opened
@@ -13,6 +15,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,9 +26,11 @@
 #include <unistd.h>
 
 #include "devices.h"
-#include "replay.h"
+#include "replay-private.h"
 
 #define MAX_CLIENTS 64
+/* from=saved: where the offset is kept without state= (StateDirectory=hotbridge) */
+#define STATE_DIR "/var/lib/hotbridge"
 #define READ_CHUNK (256u << 10)
 #define FIFO_PIPE_SIZE (1 << 20)
 #define FILE_POLL_MAX (16u << 20)
@@ -62,7 +67,10 @@ struct replay {
 	int fd;                       /* file, FIFO or listening socket */
 	struct hb_unix_listener sock; /* socket=: what to remove at close */
 	bool is_file, is_socket;
-	bool file_gone; /* file: its path names nothing (logged once) */
+	bool file_gone;       /* file: its path names nothing (logged once) */
+	char state[PATH_MAX]; /* file, from=saved: where its offset is kept, or "" */
+	uint64_t saved[3];    /* what the state file holds: device, inode, offset */
+	bool save_failed;     /* a failed save was logged (again once one works) */
 	struct hb_replay_parser *parser;
 	uint64_t bad_counted;
 	uint64_t polled_bytes; /* FIFO: bytes read by the previous poll */
@@ -228,7 +236,93 @@ static int open_socket(struct replay *s, const char *path, struct hb_err *err)
 }
 
 /* the parameters it takes (hb_builtin_params(), check-config) */
-const char *const hb_source_replay_params[] = { "path", "socket", NULL };
+const char *const hb_source_replay_params[] = { "path", "socket", "from", "state", NULL };
+
+enum from { FROM_END, FROM_START, FROM_SAVED };
+
+/* from=: 0.. an enum from, or -EINVAL */
+static int from_param(const struct hb_dev_info *info)
+{
+	const char *v = hb_dev_param(info, "from");
+
+	if (!v || !strcmp(v, "end"))
+		return FROM_END;
+	if (!strcmp(v, "start"))
+		return FROM_START;
+	if (!strcmp(v, "saved"))
+		return FROM_SAVED;
+	return -EINVAL;
+}
+
+/* from=saved: the state file, state= or STATE_DIR/replay-NAME.offset */
+static void state_path(const struct hb_dev_info *info, char *buf, size_t size)
+{
+	const char *v = hb_dev_param(info, "state"), *name = info->name ? info->name : "replay";
+	size_t len = strlen(STATE_DIR "/replay-");
+
+	if (v) {
+		snprintf(buf, size, "%s", v);
+		return;
+	}
+	snprintf(buf, size, STATE_DIR "/replay-%s.offset", name);
+	/* a source name is the file's name: nothing that makes it a path */
+	for (char *c = buf + (len < size ? len : size - 1); *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9') || *c == '-' || *c == '_' || *c == '.'))
+			*c = '_';
+}
+
+/* from= and state= against path= (st: its stat) or socket= */
+static int check_from(const struct hb_dev_info *info, const char *path, const char *sock,
+		      const struct stat *st, struct hb_err *err)
+{
+	const char *from = hb_dev_param(info, "from"), *state = hb_dev_param(info, "state");
+	char sp[PATH_MAX], dir[PATH_MAX];
+	struct stat dst;
+	char *slash;
+
+	if (from_param(info) < 0)
+		return hb_err_set(err, -EINVAL,
+				  "replay: from=%s: want end (new lines only, the default), "
+				  "start or saved",
+				  from);
+	if (from && sock)
+		return hb_err_set(err, -EINVAL,
+				  "replay: from=%s: a socket= has no start or end; from= is "
+				  "for a path= file",
+				  from);
+	if (from && path && S_ISFIFO(st->st_mode))
+		return hb_err_set(err, -EINVAL,
+				  "replay: from=%s: path=%s is a FIFO, read as it comes; "
+				  "from= is for a regular file",
+				  from, path);
+	if (state && from_param(info) != FROM_SAVED)
+		return hb_err_set(err, -EINVAL,
+				  "replay: state=%s is where from=saved keeps its offset; "
+				  "from is %s",
+				  state, from ? from : "end (the default)");
+	if (from_param(info) != FROM_SAVED)
+		return 0;
+	if (state && !*state)
+		return hb_err_set(err, -EINVAL, "replay: state= is empty");
+	state_path(info, sp, sizeof(sp));
+	snprintf(dir, sizeof(dir), "%s", sp);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		slash[slash == dir] = '\0';
+	if (stat(dir, &dst) < 0)
+		return hb_err_set(err, -errno,
+				  "replay: from=saved: the state file %s: its directory %s: "
+				  "%s (the unit's StateDirectory= makes " STATE_DIR ")",
+				  sp, dir, strerror(errno));
+	if (!S_ISDIR(dst.st_mode))
+		return hb_err_set(err, -ENOTDIR,
+				  "replay: from=saved: the state file %s: %s is not a directory",
+				  sp, dir);
+	return 0;
+}
 
 /*
  * The start-up check (registry.c, and open first): one of path= and
@@ -263,6 +357,143 @@ int hb_source_replay_check(const struct hb_dev_info *info, struct hb_err *err)
 				  sock, sizeof(sa.sun_path) - 1);
 	if (sock && lstat(sock, &st) == 0 && !S_ISSOCK(st.st_mode))
 		return hb_err_set(err, -EEXIST, "replay: socket=%s exists and is not a socket", sock);
+	return check_from(info, path, sock, &st, err);
+}
+
+/*
+ * from=end: the file's end, or the start of the line a writer is in the
+ * middle of there (text after the last newline, at most a line's length),
+ * so that line is read whole; a binary tail is left to the parser's
+ * resynchronisation.
+ */
+static off_t end_of(int fd, off_t size)
+{
+	char tail[HB_REPLAY_LINE_MAX];
+	off_t from = size > (off_t)sizeof(tail) ? size - (off_t)sizeof(tail) : 0;
+	ssize_t n = size ? pread(fd, tail, (size_t)(size - from), from) : 0;
+
+	if (n <= 0 || tail[n - 1] == '\n')
+		return size;
+	for (ssize_t i = n; i-- > 0;) {
+		if (tail[i] == '\n')
+			return from + i + 1;
+		if (!is_text(tail[i]))
+			return size;
+	}
+	return from == 0 ? 0 : size; /* one line so far, or a line too long */
+}
+
+/* where the next record of the open file starts: what the parser holds is re-read */
+static uint64_t file_offset(const struct replay *s)
+{
+	off_t off = lseek(s->fd, 0, SEEK_CUR);
+	size_t held = hb_replay_parser_pending(s->parser);
+
+	return off < 0 ? 0 : (uint64_t)off > held ? (uint64_t)off - held : 0;
+}
+
+/* from=saved: the open file's identity and offset into the state file, when they changed */
+static void save_offset(struct replay *s)
+{
+	struct stat st;
+	char text[96];
+	uint64_t now[3];
+	int n, r;
+
+	if (!s->state[0] || !s->is_file || fstat(s->fd, &st) < 0)
+		return;
+	now[0] = (uint64_t)st.st_dev;
+	now[1] = (uint64_t)st.st_ino;
+	now[2] = file_offset(s);
+	if (!memcmp(now, s->saved, sizeof(now)))
+		return;
+	n = snprintf(text, sizeof(text), "%llu %llu %llu\n", (unsigned long long)now[0],
+		     (unsigned long long)now[1], (unsigned long long)now[2]);
+	r = hb_write_file_atomic(s->state, text, (size_t)n, 0600);
+	if (r < 0) {
+		if (!s->save_failed)
+			s->ops->log(s->host, HB_LOG_WARNING,
+				    "from=saved: cannot save the offset in %s: %s (a restart "
+				    "reads again from the last one saved)",
+				    s->state, strerror(-r));
+		s->save_failed = true;
+		return;
+	}
+	if (s->save_failed)
+		s->ops->log(s->host, HB_LOG_NOTICE, "from=saved: the offset is saved in %s again",
+			    s->state);
+	s->save_failed = false;
+	memcpy(s->saved, now, sizeof(now));
+}
+
+/* "DEV INO OFFSET\n" from the state file, or -errno */
+static int read_saved(const char *path, uint64_t ret[3])
+{
+	char text[96], *p = text;
+	int r = hb_read_text(NULL, path, text, sizeof(text));
+
+	if (r < 0)
+		return r;
+	for (int i = 0; i < 3; i++) {
+		char *sp = strchr(p, ' ');
+
+		if (i < 2 && !sp)
+			return -EINVAL;
+		if (sp)
+			*sp = '\0';
+		if (hb_parse_u64_base(p, 10, &ret[i]) < 0)
+			return -EINVAL;
+		p = sp ? sp + 1 : p;
+	}
+	return 0;
+}
+
+/* Where a followed file is first read from (from=); st is the open file's. */
+static int start_file(struct replay *s, const struct hb_dev_info *info, const struct stat *st)
+{
+	uint64_t saved[3];
+	off_t off = 0;
+	int r;
+
+	switch (from_param(info)) {
+	case FROM_START: break;
+	case FROM_SAVED:
+		state_path(info, s->state, sizeof(s->state));
+		r = read_saved(s->state, saved);
+		if (r == -ENOENT) {
+			off = end_of(s->fd, st->st_size);
+			s->ops->log(s->host, HB_LOG_INFO,
+				    "%s: no offset saved in %s yet: reading from its end", s->path,
+				    s->state);
+		} else if (r < 0) {
+			off = end_of(s->fd, st->st_size);
+			s->ops->log(s->host, HB_LOG_WARNING,
+				    "%s: the offset saved in %s is unreadable (%s): reading from "
+				    "its end",
+				    s->path, s->state,
+				    r == -EINVAL ? "not DEV INO OFFSET" : strerror(-r));
+		} else if (saved[0] != (uint64_t)st->st_dev || saved[1] != (uint64_t)st->st_ino) {
+			s->ops->log(s->host, HB_LOG_NOTICE,
+				    "%s is another file than at the last stop (rotated): reading it "
+				    "from its start",
+				    s->path);
+		} else if (saved[2] > (uint64_t)st->st_size) {
+			s->ops->log(s->host, HB_LOG_NOTICE,
+				    "%s shrank below the offset saved at the last stop (%llu > %lld "
+				    "bytes: truncated): reading it from its start",
+				    s->path, (unsigned long long)saved[2], (long long)st->st_size);
+		} else {
+			off = (off_t)saved[2];
+			s->ops->log(s->host, HB_LOG_INFO,
+				    "%s: going on at byte %lld of %lld, where the last run stopped",
+				    s->path, (long long)off, (long long)st->st_size);
+		}
+		break;
+	default: off = end_of(s->fd, st->st_size); break;
+	}
+	if (off && lseek(s->fd, off, SEEK_SET) < 0)
+		return -errno;
+	save_offset(s);
 	return 0;
 }
 
@@ -321,6 +552,11 @@ static int replay_open(const struct hb_host_ops *ops, struct hb_host *h,
 			}
 		} else if (S_ISREG(st.st_mode)) {
 			s->is_file = true;
+			r = start_file(s, info, &st);
+			if (r < 0) {
+				hb_err_set(&err, r, "replay: path=%s: %s", path, strerror(-r));
+				goto fail;
+			}
 		} else {
 			r = hb_err_set(&err, -EINVAL,
 				       "replay: path=%s is neither a file nor a FIFO", path);
@@ -436,6 +672,7 @@ static int poll_file(struct replay *s)
 	if (r == PUMP_EOF && (r = check_rotated(s)) >= 0 && !s->file_gone)
 		r = pump(s, s->fd, s->parser, FILE_POLL_MAX);
 	count_bad(s, s->parser, &s->bad_counted);
+	save_offset(s);
 	return r < 0 ? r : 0;
 }
 
@@ -473,6 +710,8 @@ static void replay_close(void *priv)
 {
 	struct replay *s = priv;
 
+	if (s->is_file)
+		save_offset(s);
 	for (int i = 0; i < MAX_CLIENTS; i++) {
 		if (s->clients[i].fd < 0)
 			continue;

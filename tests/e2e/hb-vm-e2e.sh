@@ -171,6 +171,7 @@ backend = $backend
 [source device-telemetry]
 type = replay
 path = /share/feed.txt
+from = start
 CONF
 hotbridge run --once --config /hbconf/hb.conf >/share/stats.txt 2>/share/run.log
 rc=$?

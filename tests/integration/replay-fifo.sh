@@ -10,7 +10,7 @@
 #     once the FIFO has been quiet for a poll interval;
 #  3. two v1 writers in turn: the second one's header starts anew;
 #  4. bad text lines on the socket source count in bad_input as well;
-#  5. a followed regular file (path=), the report's reproduction: 3 lines,
+#  5. a followed regular file (path=, from = start), the report's reproduction: 3 lines,
 #     then truncated and written anew with one (read again from its start:
 #     4 records), then rotated (renamed, a new file made with one line: its
 #     line read too, 5 records, then what is appended to it), each logged once.
@@ -33,6 +33,7 @@ socket = $tmp/feed.sock
 [source file]
 type = replay
 path = $tmp/feed.txt
+from = start
 CONF
 printf 'mem0 dpa=0x1000 len=4096 count=20\nmem0 dpa=0x2000 len=4096 count=20\nmem0 dpa=0x3000 len=4096 count=20\n' >"$tmp/feed.txt"
 "${hb[@]}" run --config "$tmp/hb.conf" 2>"$tmp/log" &

@@ -48,6 +48,7 @@ static struct hb_daemon *new_daemon(struct hb_emulated_host *host, struct hb_con
 	close(fd);
 	snprintf(param, sizeof(param), "path=%s", path);
 	cfg->sources[0].params[0] = param;
+	cfg->sources[0].params[1] = (char *)"from=start"; /* written before the start */
 	assert_int_equal(hb_emulated_platform_new(host, &env.platform, &err), 0);
 	assert_int_equal(hb_migrator_new(HB_MIGRATOR_DRYRUN, &mc, &env.migrator, &err), 0);
 	if (hb_daemon_new(cfg, &env, &d, &err) < 0)

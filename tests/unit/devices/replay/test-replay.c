@@ -521,7 +521,7 @@ static void test_replay_source_file_fifo_socket(void **state)
 {
 	const struct hb_device_ops *ops = hb_builtin_find("replay");
 	char dir[] = "/tmp/hb-test-replay-XXXXXX", path[256], param[300];
-	const char *params[2] = { param, NULL };
+	const char *params[3] = { param, "from=start", NULL };
 	struct hb_dev_info info = { .size = sizeof(info), .name = "feed", .params = params };
 	const char *line = "mem0 dpa=0x1000 len=4096 count=2\n";
 	void *priv;
@@ -530,7 +530,7 @@ static void test_replay_source_file_fifo_socket(void **state)
 	assert_non_null(ops);
 	assert_non_null(mkdtemp(dir));
 
-	/* a regular file: read on poll, appended lines come with later polls */
+	/* a regular file, from its start: read on poll, appended lines come with later polls */
 	snprintf(path, sizeof(path), "%s/feed.txt", dir);
 	fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0600);
 	assert_int_equal(write(fd, line, strlen(line)), (ssize_t)strlen(line));
@@ -544,6 +544,7 @@ static void test_replay_source_file_fifo_socket(void **state)
 	assert_int_equal(ngot, 2);
 	close(fd);
 	ops->close(priv);
+	params[1] = NULL;
 
 	/* a FIFO: watched; writers may come and go */
 	snprintf(path, sizeof(path), "%s/feed.fifo", dir);
