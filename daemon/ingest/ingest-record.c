@@ -241,8 +241,10 @@ void hb_ingest_finish(struct hb_ingest *in, const struct work *w, uint64_t now)
 	for (int i = 0; w->drops && i < _HB_DROP_MAX; i++)
 		if (w->drops & (1u << i))
 			in->st->dropped[i]++;
+	/* made at its timestamp, else when it was read: its wait in the backlog counts */
 	if (in->env.lat)
-		hb_latency_note(in->env.lat, w->r.timestamp_ns ? w->r.timestamp_ns : now, 1, now);
+		hb_latency_note(in->env.lat, w->r.timestamp_ns ? w->r.timestamp_ns : w->seen_ns, 1,
+				now);
 }
 
 /* Works on w until it is done (true) or the deadline passed (false). */

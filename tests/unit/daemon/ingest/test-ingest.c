@@ -391,6 +391,40 @@ static void test_slices_and_the_backlog_give_the_same_table(void **state)
 	hb_heat_free(ref);
 }
 
+/*
+ * newuser r4 D8: a record without a timestamp waited in the backlog, and
+ * its record_to_table latency was 0, taken from when it entered the table.
+ * It is measured from when it was read (submitted).
+ */
+static void test_an_untimestamped_record_s_latency_counts_its_wait(void **state)
+{
+	struct fixture *f = *state;
+	struct hb_hot_record r[4] = { hpa_rec(REGION, 64 << 20, 8), hpa_rec(REGION, 64 << 20, 8),
+				      hpa_rec(REGION, 64 << 20, 8), hpa_rec(REGION, 64 << 20, 8) };
+	struct hb_latency *lat = calloc(1, sizeof(*lat));
+	struct hb_ingest_env env = { .node_of = node_of, .page_size = PAGE, .heat = f->heat };
+	struct hb_ingest *in = NULL;
+	struct hb_err err = { 0 };
+	uint64_t after;
+
+	assert_non_null(lat);
+	env.lat = lat;
+	assert_int_equal(hb_ingest_new(&env, &in, &err), 0);
+	assert_int_equal(hb_ingest_set_topology(in, f->topo, 1ULL << 2, BLOCK), 0);
+	assert_int_equal(hb_ingest_submit(in, r, 4, 1), 0); /* a deadline past: they wait */
+	assert_true(hb_ingest_backlog(in) >= 3);
+	/* the clock moves on past the submit before the backlog is worked off */
+	after = hb_now_ns();
+	while (hb_now_ns() == after)
+		;
+	while (hb_ingest_drain(in, 0) > 0)
+		;
+	assert_int_equal(lat->to_table.count, 4);
+	assert_true(lat->to_table.max_ns > 0);
+	hb_ingest_free(in);
+	free(lat);
+}
+
 /* property: random records around the region never put a page outside it */
 static void test_random_records_never_put_a_page_outside_the_regions(void **state)
 {
@@ -449,6 +483,8 @@ int main(void)
 			teardown),
 		cmocka_unit_test_setup_teardown(test_every_page_of_a_record_is_counted_once, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_an_untimestamped_record_s_latency_counts_its_wait,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_slices_and_the_backlog_give_the_same_table,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_random_records_never_put_a_page_outside_the_regions,
