@@ -94,8 +94,10 @@ const char *hb_replay_record_check(const uint8_t *b, struct hb_hot_record *r)
 	if ((r->space == HB_SPACE_DPA) != (namelen > 0))
 		return r->space == HB_SPACE_DPA ? "DPA record without a memdev" :
 						  "HPA record with a memdev";
-	if (r->len == 0 || r->addr + r->len - 1 < r->addr)
-		return "len empty or wraps the address space";
+	if (r->len == 0)
+		return "len 0: an empty range";
+	if (r->addr + r->len - 1 < r->addr)
+		return "addr + len runs past the end of the address space (2^64)";
 	return NULL;
 }
 

@@ -165,8 +165,16 @@ int hb_replay_parse_line(const char *line, size_t len, struct hb_hot_record *ret
 				      "count=");
 		return -EINVAL;
 	}
-	if (ret->len == 0 || ret->addr + ret->len - 1 < ret->addr) {
-		snprintf(why, why_size, "len=%llu: empty or wraps the address space",
+	if (ret->len == 0) {
+		snprintf(why, why_size, "len=0: an empty range");
+		return -EINVAL;
+	}
+	/* the address is what lies past the end: it is named first */
+	if (ret->addr + ret->len - 1 < ret->addr) {
+		snprintf(why, why_size,
+			 "%s=0x%llx len=%llu: the range runs past the end of the address "
+			 "space (2^64)",
+			 ret->space == HB_SPACE_DPA ? "dpa" : "hpa", (unsigned long long)ret->addr,
 			 (unsigned long long)ret->len);
 		return -EINVAL;
 	}

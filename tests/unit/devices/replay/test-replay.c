@@ -116,8 +116,12 @@ static void test_replay_text_reasons(void **state)
 	static const struct {
 		const char *line, *why;
 	} cases[] = {
-		{ "mem0 dpa=0x1000 len=0 count=1", "empty or wraps" },
-		{ "mem0 dpa=0xffffffffffffffff len=2 count=1", "wraps" },
+		{ "mem0 dpa=0x1000 len=0 count=1", "len=0: an empty range" },
+		/* newuser r4 D24: the address is what is out of range, not len= */
+		{ "mem0 dpa=0xffffffffffffffff len=2 count=1",
+		  "dpa=0xffffffffffffffff len=2: the range runs past the end of the address space" },
+		{ "hpa=0xfffffffffffff000 len=8192 count=1",
+		  "hpa=0xfffffffffffff000 len=8192: the range" },
 		{ "mem0 dpa=0x1 dpa=0x2 len=1 count=1", "a second address (dpa=)" },
 		{ "mem0 dpa=0x1 len=1 len=2 count=1", "repeated key 'len'" },
 		{ "mem0 dpa=99999999999999999999 len=1 count=1", "not a number" },
