@@ -159,6 +159,13 @@ const char *const *hb_builtin_test_params(const char *name);
  */
 int hb_builtin_check(const char *name, const struct hb_dev_info *info, struct hb_err *err);
 /*
+ * What a replay source reads, as a key two sources reading the same input
+ * share: "file DEV INO" for path= (a file or FIFO, whatever path names it),
+ * "socket PATH" for socket= (its directory's real path); 0, or -errno when
+ * path= cannot be looked at (the check says why).
+ */
+int hb_source_replay_input(const struct hb_dev_info *info, char *ret, size_t size);
+/*
  * whether built-in source `name` can run on this host: 1, or 0 with why
  * (for `hotbridge list`); -ENOSYS for a source that cannot tell before open
  */

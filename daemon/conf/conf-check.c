@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The start-up checks shared by `run` and `check-config` (conf-check.h). */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -225,6 +226,43 @@ static int check_textfile(const char *path, struct hb_err *err)
 	return 0;
 }
 
+/*
+ * Two replay sources reading one file, FIFO or socket: a file's records
+ * would count twice, a FIFO's be split between them (newuser r4 D12).
+ */
+static int check_inputs(const struct hb_config *c, struct hb_err *err)
+{
+	for (size_t i = 0; i < c->nsources; i++) {
+		const struct hb_source_config *a = &c->sources[i];
+		const struct hb_dev_info ia = { .size = sizeof(ia),
+						.name = a->name,
+						.params = (const char *const *)a->params };
+		char ka[PATH_MAX + 32];
+
+		if (strcmp(a->type, "replay") || hb_source_replay_input(&ia, ka, sizeof(ka)) < 0)
+			continue;
+		for (size_t j = 0; j < i; j++) {
+			const struct hb_source_config *b = &c->sources[j];
+			const struct hb_dev_info ib = { .size = sizeof(ib),
+							.name = b->name,
+							.params = (const char *const *)b->params };
+			char kb[PATH_MAX + 32];
+
+			if (strcmp(b->type, "replay") ||
+			    hb_source_replay_input(&ib, kb, sizeof(kb)) < 0 || strcmp(ka, kb))
+				continue;
+			return hb_err_set(err, -EINVAL,
+					  "%s: [source %s]: reads the same %s as [source %s] "
+					  "(%s): a file's records would count twice, a FIFO's "
+					  "be split; one source per file, FIFO or socket",
+					  a->where, a->name,
+					  !strncmp(ka, "socket", 6) ? "socket" : "file or FIFO",
+					  b->name, b->where);
+		}
+	}
+	return 0;
+}
+
 int hb_config_check(const struct hb_config *c, const struct hb_config_facts *f, struct hb_err *err)
 {
 	uint64_t mask, cxl, page = f->page_size ? f->page_size : 4096;
@@ -280,6 +318,8 @@ int hb_config_check(const struct hb_config *c, const struct hb_config_facts *f, 
 		    (r = check_source(c, &c->sources[i], f, err)) < 0)
 			return r;
 	}
+	if ((r = check_inputs(c, err)) < 0)
+		return r;
 	cxl = mask ? mask : f->cxl_nodes;
 	if (c->target_node >= 0) {
 		int t = (int)c->target_node;

@@ -497,6 +497,32 @@ static int start_file(struct replay *s, const struct hb_dev_info *info, const st
 	return 0;
 }
 
+int hb_source_replay_input(const struct hb_dev_info *info, char *ret, size_t size)
+{
+	const char *path = hb_dev_param(info, "path"), *sock = hb_dev_param(info, "socket");
+	char dir[PATH_MAX], real[PATH_MAX];
+	const char *slash;
+	struct stat st;
+
+	if (path) {
+		if (stat(path, &st) < 0)
+			return -errno;
+		snprintf(ret, size, "file %llu %llu", (unsigned long long)st.st_dev,
+			 (unsigned long long)st.st_ino);
+		return 0;
+	}
+	if (!sock)
+		return -EINVAL;
+	slash = strrchr(sock, '/');
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - sock) : 1, slash ? sock : ".");
+	if (!dir[0])
+		snprintf(dir, sizeof(dir), "/");
+	if (!realpath(dir, real))
+		snprintf(real, sizeof(real), "%s", dir);
+	snprintf(ret, size, "socket %s/%s", real, slash ? slash + 1 : sock);
+	return 0;
+}
+
 static int replay_open(const struct hb_host_ops *ops, struct hb_host *h,
 		       const struct hb_dev_info *info, void **ret_priv)
 {
