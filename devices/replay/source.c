@@ -732,6 +732,11 @@ static int replay_poll(void *priv)
 	return poll_file(s);
 }
 
+/*
+ * A line, record or frame held back at the stop was cut by the daemon
+ * stopping, not by its producer: it is not parsed (nor counted bad, after
+ * the exit summary). A followed file's saved offset points at its start.
+ */
 static void replay_close(void *priv)
 {
 	struct replay *s = priv;
@@ -741,13 +746,10 @@ static void replay_close(void *priv)
 	for (int i = 0; i < MAX_CLIENTS; i++) {
 		if (s->clients[i].fd < 0)
 			continue;
-		hb_replay_parser_finish(s->clients[i].parser);
 		s->ops->unwatch_fd(s->host, s->clients[i].fd);
 		close(s->clients[i].fd);
 		hb_replay_parser_free(s->clients[i].parser);
 	}
-	if (s->parser)
-		hb_replay_parser_finish(s->parser);
 	if (s->fd >= 0 && !s->is_file)
 		s->ops->unwatch_fd(s->host, s->fd);
 	if (s->is_socket)
