@@ -477,6 +477,13 @@ void hb_config_write_man(FILE *f)
 	      "\\fBfrom = saved\\fR only: where the offset is kept; its directory must exist. "
 	      "Default: /var/lib/hotbridge/replay\\-\\fINAME\\fR.offset (the unit's "
 	      "StateDirectory=, kept across restarts, unlike /run).\n"
+	      ".TP\n\\fBsocket_group\\fR = \\fIgroup\\fR, \\fBsocket_mode\\fR = \\fIoctal mode\\fR\n"
+	      "\\fBsocket\\fR only, as systemd's SocketGroup= and SocketMode=: the socket's "
+	      "group (a name or number) and mode (0660 with a group, else 0600). Clients of "
+	      "root, of the daemon's user, or whose group or a supplementary group is "
+	      "\\fBsocket_group\\fR may feed it; others are refused and logged. The socket's "
+	      "directory must let the group in (the unit's /run/hotbridge is 0700: give the "
+	      "socket another directory, with that group and mode 0710).\n"
 	      ".SH SEE ALSO\n\\fBhotbridge\\fR(8)\n",
 	      f);
 }

@@ -3,8 +3,9 @@
  * Listening UNIX stream sockets, made and removed in one place: the control
  * socket and the replay source's feed socket both come from here, with the
  * same permissions (HB_UNIX_SOCKET_MODE, set by the umask at bind time, so
- * there is no window with a wider mode), the same peers (root and our own
- * uid) and the same rules for what may be removed: only a
+ * there is no window with a wider mode; a feed socket may have another mode
+ * and a group), the same peers (root and our own uid; and the feed socket's
+ * group) and the same rules for what may be removed: only a
  * socket, never a regular file or a symbolic link, never one another
  * process still listens on, and on close only the very socket we bound.
  */
@@ -47,7 +48,12 @@ static int listened_on(const struct sockaddr_un *sa)
 
 int hb_unix_listen(const char *path, int backlog, struct hb_unix_listener *ret, struct hb_err *err)
 {
-	const mode_t mode = HB_UNIX_SOCKET_MODE;
+	return hb_unix_listen_as(path, backlog, HB_UNIX_SOCKET_MODE, (gid_t)-1, ret, err);
+}
+
+int hb_unix_listen_as(const char *path, int backlog, mode_t mode, gid_t gid,
+		      struct hb_unix_listener *ret, struct hb_err *err)
+{
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	_hb_cleanup_close_ int fd = -1;
 	struct stat st;
@@ -88,6 +94,13 @@ int hb_unix_listen(const char *path, int backlog, struct hb_unix_listener *ret, 
 	umask(old);
 	if (r < 0)
 		return hb_err_set(err, r, "%s: %s", path, strerror(-r));
+	/* its group before anyone may connect (nobody can until it listens) */
+	if (gid != (gid_t)-1 && lchown(path, (uid_t)-1, gid) < 0) {
+		r = -errno;
+		(void)unlink(path);
+		return hb_err_set(err, r, "%s: cannot give it group %u: %s", path, (unsigned)gid,
+				  strerror(-r));
+	}
 	if (lstat(path, &st) < 0 || !S_ISSOCK(st.st_mode)) {
 		r = errno ? -errno : -EIO;
 		return hb_err_set(err, r, "%s: gone right after bind", path);
@@ -122,6 +135,28 @@ int hb_unix_peer_check(int fd, uid_t *ret_uid)
 	if (ret_uid)
 		*ret_uid = cred.uid;
 	return cred.uid == 0 || cred.uid == geteuid() ? 0 : -EPERM;
+}
+
+int hb_unix_peer_check_group(int fd, gid_t gid, uid_t *ret_uid)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	gid_t groups[256];
+	int r = hb_unix_peer_check(fd, ret_uid);
+
+	if (r != -EPERM || gid == (gid_t)-1)
+		return r;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+		return -errno;
+	if (cred.gid == gid)
+		return 0;
+	len = sizeof(groups);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0)
+		return -EPERM; /* too many to say, or a kernel that cannot: not proven */
+	for (size_t i = 0; i < len / sizeof(groups[0]); i++)
+		if (groups[i] == gid)
+			return 0;
+	return -EPERM;
 }
 
 void hb_unix_listener_close(struct hb_unix_listener *l)

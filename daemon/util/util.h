@@ -100,6 +100,13 @@ struct hb_unix_listener {
  */
 int hb_unix_listen(const char *path, int backlog, struct hb_unix_listener *ret, struct hb_err *err);
 /*
+ * The same with the node's mode (from bind on) and, unless gid is
+ * (gid_t)-1, its group (set before it listens): a feed socket a group may
+ * write to (the replay source's socket_mode, socket_group).
+ */
+int hb_unix_listen_as(const char *path, int backlog, mode_t mode, gid_t gid,
+		      struct hb_unix_listener *ret, struct hb_err *err);
+/*
  * Accept a connection on it: the new fd (non-blocking, close-on-exec) or
  * -errno. Then hb_unix_peer_check() before serving it.
  */
@@ -110,6 +117,11 @@ int hb_unix_accept(const struct hb_unix_listener *l);
  * may be NULL, says who), or -errno when the kernel does not say.
  */
 int hb_unix_peer_check(int fd, uid_t *ret_uid);
+/*
+ * The same, and unless gid is (gid_t)-1 a process whose group or one of
+ * whose supplementary groups is gid (SO_PEERCRED, SO_PEERGROUPS).
+ */
+int hb_unix_peer_check_group(int fd, gid_t gid, uid_t *ret_uid);
 /* Closes it and unlinks path only if it still is the socket we bound. */
 void hb_unix_listener_close(struct hb_unix_listener *l);
 /* Unlink path only if it is a socket: -ENOTSOCK for anything else. */

@@ -15,6 +15,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -66,6 +67,8 @@ struct replay {
 	char name[128], path[108];
 	int fd;                       /* file, FIFO or listening socket */
 	struct hb_unix_listener sock; /* socket=: what to remove at close */
+	gid_t sock_gid;               /* socket_group=, or (gid_t)-1 */
+	char sock_group[64];          /* as given, for messages */
 	bool is_file, is_socket;
 	bool file_gone;       /* file: its path names nothing (logged once) */
 	char state[PATH_MAX]; /* file, from=saved: where its offset is kept, or "" */
@@ -180,13 +183,14 @@ static void on_listen(void *priv, int fd, uint32_t revents)
 
 	if (cfd < 0)
 		return;
-	r = hb_unix_peer_check(cfd, &uid);
+	r = hb_unix_peer_check_group(cfd, s->sock_gid, &uid);
 	if (r < 0) {
 		if (r == -EPERM)
 			s->ops->log(s->host, HB_LOG_WARNING,
 				    "%s: a client of uid %u refused: only "
-				    "root and the daemon's own user may feed it",
-				    s->name, (unsigned)uid);
+				    "root, the daemon's own user%s%s may feed it",
+				    s->name, (unsigned)uid, s->sock_group[0] ? " and group " : "",
+				    s->sock_group);
 		else
 			s->ops->log(s->host, HB_LOG_WARNING,
 				    "%s: a client refused: its credentials "
@@ -224,19 +228,99 @@ static void on_fifo(void *priv, int fd, uint32_t revents)
 	count_bad(s, s->parser, &s->bad_counted);
 }
 
-static int open_socket(struct replay *s, const char *path, struct hb_err *err)
+/* socket_group=: a group name or number; 0, or -errno */
+static int group_param(const struct hb_dev_info *info, gid_t *ret)
 {
-	struct hb_err e = { 0 };
-	int r = hb_unix_listen(path, 16, &s->sock, &e);
+	const char *v = hb_dev_param(info, "socket_group");
+	struct group gr, *found = NULL;
+	char buf[4096];
+	uint64_t n;
 
+	*ret = (gid_t)-1;
+	if (!v)
+		return 0;
+	if (!*v)
+		return -EINVAL;
+	if (hb_parse_u64_base(v, 10, &n) == 0) {
+		if (n >= (gid_t)-1)
+			return -ERANGE;
+		*ret = (gid_t)n;
+		return 0;
+	}
+	if (getgrnam_r(v, &gr, buf, sizeof(buf), &found) != 0 || !found)
+		return -ENOENT;
+	*ret = found->gr_gid;
+	return 0;
+}
+
+/* socket_mode=: an octal mode as systemd's SocketMode= (0660), at most 0777 */
+static int mode_param(const struct hb_dev_info *info, bool group, mode_t *ret)
+{
+	const char *v = hb_dev_param(info, "socket_mode");
+	size_t len = v ? strlen(v) : 0;
+	mode_t m = 0;
+
+	*ret = group ? 0660 : HB_UNIX_SOCKET_MODE;
+	if (!v)
+		return 0;
+	if (len < 3 || len > 4)
+		return -EINVAL;
+	for (const char *c = v; *c; c++) {
+		if (*c < '0' || *c > '7')
+			return -EINVAL;
+		m = m * 8 + (mode_t)(*c - '0');
+	}
+	if (m > 0777)
+		return -EINVAL;
+	*ret = m;
+	return 0;
+}
+
+/* the group must reach the socket: its directory searchable by it */
+static void check_socket_dir(struct replay *s, const char *path)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+	if (!dir[0])
+		snprintf(dir, sizeof(dir), "/");
+	if (s->sock_gid == (gid_t)-1 || stat(dir, &st) < 0)
+		return;
+	if ((st.st_mode & S_IXOTH) || ((st.st_mode & S_IXGRP) && st.st_gid == s->sock_gid))
+		return;
+	s->ops->log(s->host, HB_LOG_WARNING,
+		    "socket_group=%s: the socket's directory %s (mode %04o, group %u) does not "
+		    "let the group reach it: give the directory that group and mode 0710",
+		    s->sock_group, dir, (unsigned)(st.st_mode & 07777), (unsigned)st.st_gid);
+}
+
+static int open_socket(struct replay *s, const struct hb_dev_info *info, const char *path,
+		       struct hb_err *err)
+{
+	const char *group = hb_dev_param(info, "socket_group");
+	struct hb_err e = { 0 };
+	mode_t mode;
+	int r;
+
+	if ((r = group_param(info, &s->sock_gid)) < 0 ||
+	    (r = mode_param(info, s->sock_gid != (gid_t)-1, &mode)) < 0)
+		return hb_err_set(err, r,
+				  "replay: socket_group= or socket_mode= (check-config says "
+				  "which)");
+	snprintf(s->sock_group, sizeof(s->sock_group), "%s", group ? group : "");
+	r = hb_unix_listen_as(path, 16, mode, s->sock_gid, &s->sock, &e);
 	if (r < 0)
 		return hb_err_set(err, r, "replay: socket=%s", e.msg);
+	check_socket_dir(s, path);
 	s->fd = s->sock.fd;
 	return s->ops->watch_fd(s->host, s->fd, HB_FD_READ, on_listen, s);
 }
 
 /* the parameters it takes (hb_builtin_params(), check-config) */
-const char *const hb_source_replay_params[] = { "path", "socket", "from", "state", NULL };
+const char *const hb_source_replay_params[] = { "path",         "socket",      "from", "state",
+						"socket_group", "socket_mode", NULL };
 
 enum from { FROM_END, FROM_START, FROM_SAVED };
 
@@ -324,6 +408,31 @@ static int check_from(const struct hb_dev_info *info, const char *path, const ch
 	return 0;
 }
 
+/* socket_group= and socket_mode=: for a socket=, a group this host has, an octal mode */
+static int check_socket_params(const struct hb_dev_info *info, const char *sock, struct hb_err *err)
+{
+	const char *group = hb_dev_param(info, "socket_group"),
+		   *mode = hb_dev_param(info, "socket_mode");
+	gid_t gid;
+	mode_t m;
+	int r;
+
+	if ((group || mode) && !sock)
+		return hb_err_set(err, -EINVAL, "replay: %s= is for a socket=, not a path=",
+				  group ? "socket_group" : "socket_mode");
+	r = group_param(info, &gid);
+	if (r < 0)
+		return hb_err_set(err, r,
+				  "replay: socket_group=%s: %s (want a group name or number)", group,
+				  r == -ENOENT ? "no such group on this host" : "not a group");
+	if (mode_param(info, gid != (gid_t)-1, &m) < 0)
+		return hb_err_set(err, -EINVAL,
+				  "replay: socket_mode=%s: want an octal mode of 3 or 4 digits, at "
+				  "most 0777, as systemd's SocketMode= (0660)",
+				  mode);
+	return 0;
+}
+
 /*
  * The start-up check (registry.c, and open first): one of path= and
  * socket=; a path that is a file or FIFO we may read; a socket path that
@@ -357,7 +466,9 @@ int hb_source_replay_check(const struct hb_dev_info *info, struct hb_err *err)
 				  sock, sizeof(sa.sun_path) - 1);
 	if (sock && lstat(sock, &st) == 0 && !S_ISSOCK(st.st_mode))
 		return hb_err_set(err, -EEXIST, "replay: socket=%s exists and is not a socket", sock);
-	return check_from(info, path, sock, &st, err);
+	if ((r = check_from(info, path, sock, &st, err)) < 0)
+		return r;
+	return check_socket_params(info, sock, err);
 }
 
 /*
@@ -549,7 +660,7 @@ static int replay_open(const struct hb_host_ops *ops, struct hb_host *h,
 	snprintf(s->path, sizeof(s->path), "%s", path ? path : sock);
 	if (sock) {
 		s->is_socket = true;
-		r = open_socket(s, sock, &err);
+		r = open_socket(s, info, sock, &err);
 		if (r < 0)
 			goto fail;
 	} else {
