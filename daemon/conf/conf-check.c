@@ -67,16 +67,19 @@ int hb_config_source_nodes(const struct hb_config *c, uint64_t *ret_mask, struct
 		size_t len = comma ? (size_t)(comma - s) : strlen(s);
 		char item[24];
 		uint64_t n;
+		int r;
 
 		if (len >= sizeof(item))
 			len = sizeof(item) - 1;
 		memcpy(item, s, len);
 		item[len] = '\0';
-		if (hb_parse_u64_base(item, 10, &n) < 0 || n >= 64)
+		r = hb_parse_u64(item, &n);
+		if (r < 0 || n >= 64)
 			return hb_err_set(err, -EINVAL,
-					  "policy.source_nodes=%s: '%s' is not a node "
-					  "number (want node numbers 0-63, comma-separated)",
-					  c->source_nodes, item);
+					  "policy.source_nodes=%s: '%s' is not a node number (want "
+					  "node numbers 0-63, comma-separated)%s%s",
+					  c->source_nodes, item, r < 0 ? ": it " : "",
+					  r < 0 ? hb_parse_u64_why(item, r) : "");
 		if ((mask >> n) & 1)
 			return hb_err_set(err, -EINVAL,
 					  "policy.source_nodes=%s: lists node %llu "

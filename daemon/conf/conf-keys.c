@@ -107,41 +107,6 @@ size_t hb_conf_key_index(const struct hb_conf_key *k)
 	return (size_t)(k - keys);
 }
 
-/*
- * A float key's number: [-]digits[.digits][e[+-]digits], the integer part
- * without a leading zero (010 is refused like an integer key's; 0.5 is
- * fine), no hex, inf or nan (strtod would take them).
- */
-static bool plain_decimal(const char *v)
-{
-	const char *s = v;
-
-	if (*s == '-')
-		s++;
-	if (!(*s >= '0' && *s <= '9'))
-		return false;
-	if (s[0] == '0' && s[1] >= '0' && s[1] <= '9')
-		return false;
-	while (*s >= '0' && *s <= '9')
-		s++;
-	if (*s == '.') {
-		if (!(*++s >= '0' && *s <= '9'))
-			return false;
-		while (*s >= '0' && *s <= '9')
-			s++;
-	}
-	if (*s == 'e' || *s == 'E') {
-		s++;
-		if (*s == '-' || *s == '+')
-			s++;
-		if (!(*s >= '0' && *s <= '9'))
-			return false;
-		while (*s >= '0' && *s <= '9')
-			s++;
-	}
-	return !*s;
-}
-
 const struct hb_conf_key *hb_conf_key_find(const char *section, const char *name)
 {
 	for (size_t i = 0; i < HB_ARRAY_SIZE(keys); i++)
@@ -154,16 +119,18 @@ int hb_conf_key_set(struct hb_config *c, const struct hb_conf_key *k, const char
 		    size_t why_size)
 {
 	void *p = (char *)c + k->off;
-	char *end;
 
 	switch (k->type) {
 	case T_U64: {
 		uint64_t x;
+		int r = hb_parse_u64(v, &x);
 
-		if (hb_parse_u64_base(v, 0, &x) < 0 || (double)x < k->min || (double)x > k->max) {
+		/* util.h's one number grammar, and its reason, as on the command line */
+		if (r < 0 || (double)x < k->min || (double)x > k->max) {
 			snprintf(why, why_size,
-				 "%s.%s=%s: want an integer in %.0f..%.0f (decimal or 0x hex)",
-				 k->section, k->name, v, k->min, k->max);
+				 "%s.%s=%s%s%s: want an integer in %.0f..%.0f (decimal or 0x hex)",
+				 k->section, k->name, v, r < 0 ? " " : "",
+				 r < 0 ? hb_parse_u64_why(v, r) : "", k->min, k->max);
 			return -EINVAL;
 		}
 		*(uint64_t *)p = x;
@@ -171,11 +138,13 @@ int hb_conf_key_set(struct hb_config *c, const struct hb_conf_key *k, const char
 	}
 	case T_I64: {
 		int64_t x;
+		int r = hb_parse_i64(v, &x);
 
-		if (hb_parse_i64(v, &x) < 0 || (double)x < k->min || (double)x > k->max) {
+		if (r < 0 || (double)x < k->min || (double)x > k->max) {
 			snprintf(why, why_size,
-				 "%s.%s=%s: want an integer in %.0f..%.0f (decimal or 0x hex)",
-				 k->section, k->name, v, k->min, k->max);
+				 "%s.%s=%s%s%s: want an integer in %.0f..%.0f (decimal or 0x hex)",
+				 k->section, k->name, v, r < 0 ? " " : "",
+				 r < 0 ? hb_parse_i64_why(v, r) : "", k->min, k->max);
 			return -EINVAL;
 		}
 		*(int64_t *)p = x;
@@ -183,14 +152,14 @@ int hb_conf_key_set(struct hb_config *c, const struct hb_conf_key *k, const char
 	}
 	case T_DOUBLE: {
 		double x;
+		int r = hb_parse_double(v, &x);
 
-		errno = 0;
-		x = plain_decimal(v) ? strtod(v, &end) : 0;
-		if (!plain_decimal(v) || errno || end == v || *end || !(x >= k->min && x <= k->max)) {
+		if (r < 0 || !(x >= k->min && x <= k->max)) {
 			snprintf(why, why_size,
-				 "%s.%s=%s: want a decimal number in %g..%g (no "
+				 "%s.%s=%s%s%s: want a decimal number in %g..%g (no "
 				 "leading zero: 0.5, not 00.5 or 010)",
-				 k->section, k->name, v, k->min, k->max);
+				 k->section, k->name, v, r < 0 ? " " : "",
+				 r < 0 ? hb_parse_double_why(v, r) : "", k->min, k->max);
 			return -EINVAL;
 		}
 		*(double *)p = x;

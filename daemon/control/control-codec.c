@@ -22,12 +22,19 @@ HB_STRTAB_TO_STRING(hb_control_cmd_to_string, enum hb_control_cmd, cmd_names, NU
 static int hex_field(json_object *o, const char *key, uint64_t *ret, char *why, size_t why_size)
 {
 	json_object *v;
+	int r;
 
 	if (!json_object_object_get_ex(o, key, &v))
 		return 0;
-	if (!json_object_is_type(v, json_type_string) ||
-	    hb_parse_u64_base(json_object_get_string(v), 0, ret) < 0) {
+	if (!json_object_is_type(v, json_type_string)) {
 		snprintf(why, why_size, "\"%s\" must be a number in a string, e.g. \"0x1000\"", key);
+		return -EINVAL;
+	}
+	/* util.h's one grammar; the value is not echoed (it may not be UTF-8) */
+	r = hb_parse_u64(json_object_get_string(v), ret);
+	if (r < 0) {
+		snprintf(why, why_size, "\"%s\" %s: want a number in a string, e.g. \"0x1000\"",
+			 key, hb_parse_u64_why(json_object_get_string(v), r));
 		return -EINVAL;
 	}
 	return 1;

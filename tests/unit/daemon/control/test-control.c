@@ -71,6 +71,8 @@ static void test_control_refuses_malformed_requests(void **state)
 	expect_bad("{\"command\":\"explain\"}", -EINVAL, "explain wants");
 	expect_bad("{\"command\":\"explain\",\"hpa\":4096}", -EINVAL,
 		   "\"hpa\" must be a number in a string");
+	expect_bad("{\"command\":\"explain\",\"hpa\":\"0390000000\"}", -EINVAL,
+		   "\"hpa\" is not a number: a leading zero");
 	expect_bad("{\"command\":\"explain\",\"hpa\":\"0x1\",\"memdev\":\"mem0\",\"dpa\":\"0\"}",
 		   -EINVAL, "explain wants");
 	expect_bad("{\"command\":\"explain\",\"memdev\":\"mem0\"}", -EINVAL, "explain wants");
@@ -135,7 +137,8 @@ static void test_control_history_takes_last_and_an_optional_address(void **state
 	expect_bad("{\"command\":\"history\",\"last\":2.5}", -EINVAL, "\"last\" must be");
 	expect_bad("{\"command\":\"history\",\"dpa\":\"0\"}", -EINVAL,
 		   "history wants \"hpa\", or \"memdev\" and \"dpa\"");
-	expect_bad("{\"command\":\"history\",\"hpa\":\"x\"}", -EINVAL, "\"hpa\" must be");
+	expect_bad("{\"command\":\"history\",\"hpa\":\"x\"}", -EINVAL,
+		   "\"hpa\" is not a number (decimal or 0x hex): want a number in a string");
 }
 
 int main(void)
