@@ -166,13 +166,8 @@ int hb_conf_key_set(struct hb_config *c, const struct hb_conf_key *k, const char
 		return 0;
 	}
 	case T_BOOL:
-		if (!strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "1"))
-			*(bool *)p = true;
-		else if (!strcmp(v, "false") || !strcmp(v, "no") || !strcmp(v, "0"))
-			*(bool *)p = false;
-		else {
-			snprintf(why, why_size, "%s.%s=%s: want true or false", k->section, k->name,
-				 v);
+		if (hb_parse_bool(v, (bool *)p) < 0) {
+			snprintf(why, why_size, "%s.%s=%s: " HB_BOOL_WANT, k->section, k->name, v);
 			return -EINVAL;
 		}
 		return 0;
@@ -413,7 +408,11 @@ void hb_config_write_man(FILE *f)
 		case T_U64:
 		case T_I64: fprintf(f, "\\fIinteger\\fR (%.0f..%.0f)", k->min, k->max); break;
 		case T_DOUBLE: fprintf(f, "\\fInumber\\fR (%g..%g)", k->min, k->max); break;
-		case T_BOOL: fputs("\\fBtrue\\fR|\\fBfalse\\fR", f); break;
+		case T_BOOL:
+			fputs("\\fBtrue\\fR|\\fBfalse\\fR (or \\fByes\\fR|\\fBno\\fR, "
+			      "\\fB1\\fR|\\fB0\\fR; any case)",
+			      f);
+			break;
 		case T_STR: fputs("\\fIstring\\fR", f); break;
 		case T_ENUM: roff(f, k->choices); break;
 		}

@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "util.h"
 
@@ -212,4 +213,21 @@ const char *hb_parse_double_why(const char *s, int r)
 	if (q[0] == '0' && is_digit(q[1]))
 		return LEADING_ZERO;
 	return "is not a number (decimal, e.g. 0.5, 12 or 1e3)";
+}
+
+int hb_parse_bool(const char *s, bool *ret)
+{
+	static const char *const yes[] = { "true", "yes", "1" }, *const no[] = { "false", "no", "0" };
+
+	for (size_t i = 0; s && i < HB_ARRAY_SIZE(yes); i++) {
+		if (!strcasecmp(s, yes[i])) {
+			*ret = true;
+			return 0;
+		}
+		if (!strcasecmp(s, no[i])) {
+			*ret = false;
+			return 0;
+		}
+	}
+	return -EINVAL;
 }

@@ -69,6 +69,12 @@ const char *hb_parse_u64_why_n(const char *s, size_t len, int r);
 /* The same for hb_parse_i64() and hb_parse_double(). */
 const char *hb_parse_i64_why(const char *s, int r);
 const char *hb_parse_double_why(const char *s, int r);
+/*
+ * A boolean: true, yes or 1; false, no or 0; in any case (TRUE, No). 0 or
+ * -EINVAL; HB_BOOL_WANT says so in a message.
+ */
+int hb_parse_bool(const char *s, bool *ret);
+#define HB_BOOL_WANT "want true or false (or yes/no, 1/0; any case)"
 
 /*
  * Read a small text file below root (root may be NULL or "" for "/"),

@@ -524,6 +524,39 @@ static void test_conf_float_keys_refuse_a_leading_zero(void **state)
 	assert_true(c.threshold == 12.25);
 }
 
+/*
+ * newuser r4 D27: a boolean is one documented set in any case (yes and 1
+ * were taken while TRUE was refused); the message lists the set.
+ */
+static void test_conf_booleans_are_one_set_in_any_case(void **state)
+{
+	static const struct {
+		const char *v;
+		int want; /* 1 true, 0 false, -1 refused */
+	} cases[] = {
+		{ "true", 1 }, { "TRUE", 1 },  { "True", 1 },  { "yes", 1 }, { "YES", 1 },
+		{ "1", 1 },    { "false", 0 }, { "FALSE", 0 }, { "No", 0 },  { "0", 0 },
+		{ "", -1 },    { "on", -1 },   { "tru", -1 },  { "01", -1 }, { "true ", -1 },
+		{ "y", -1 },   { "2", -1 },
+	};
+	struct hb_config c;
+	struct hb_err err = { 0 };
+
+	hb_config_defaults(&c);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char set[64];
+		int r;
+
+		c.dry_run = cases[i].want != 1;
+		snprintf(set, sizeof(set), "daemon.dry_run=%s", cases[i].v);
+		r = hb_config_set(&c, set, &err);
+		if (cases[i].want < 0 ? r != -EINVAL : r != 0 || c.dry_run != (cases[i].want == 1))
+			fail_msg("%s: %d, dry_run %d", set, r, c.dry_run);
+		if (r < 0 && !strstr(err.msg, "want true or false (or yes/no, 1/0; any case)"))
+			fail_msg("%s: '%s'", set, err.msg);
+	}
+}
+
 /* --set source.NAME.KEY=VALUE changes a configured source; an unknown NAME is an error */
 static void test_conf_set_changes_a_source_parameter(void **state)
 {
@@ -710,6 +743,7 @@ int main(void)
 		cmocka_unit_test(test_conf_refuses_a_sticky_world_writable_directory),
 		cmocka_unit_test(test_conf_duplicates_in_one_file_name_both_lines),
 		cmocka_unit_test(test_conf_float_keys_refuse_a_leading_zero),
+		cmocka_unit_test(test_conf_booleans_are_one_set_in_any_case),
 		cmocka_unit_test(test_conf_set_changes_a_source_parameter),
 		cmocka_unit_test(test_conf_write_names_where_each_value_was_set),
 		cmocka_unit_test(test_conf_check_runs_the_sources_own_checks),
