@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "config.h"
 #include "conf/conf-keys.h"
@@ -211,6 +212,16 @@ void hb_config_defaults(struct hb_config *c)
 		(void)hb_conf_key_set(c, &keys[i], keys[i].def, why, sizeof(why));
 }
 
+const char *hb_conf_key_case_hint(const char *section, const char *name, char *buf, size_t size)
+{
+	for (size_t i = 0; i < HB_ARRAY_SIZE(keys); i++)
+		if (!strcasecmp(keys[i].section, section) && !strcasecmp(keys[i].name, name)) {
+			snprintf(buf, size, "%s.%s", keys[i].section, keys[i].name);
+			return buf;
+		}
+	return NULL;
+}
+
 bool hb_conf_section_known(const char *section)
 {
 	bool known_section = false;
@@ -391,7 +402,10 @@ void hb_config_write_man(FILE *f)
 	      "\\fBtype\\fR (a built\\-in: chmu, emul\\-chmu, replay, cxl\\-events, cxl\\-hmu; "
 	      "or a plugin's name), \\fBmemdev\\fR, "
 	      "\\fBpci\\fR; every other key is passed to the source as a parameter "
-	      "(see \\fBhotbridge list\\fR and the sources' documentation). The start\\-up checks "
+	      "(see \\fBhotbridge list\\fR and the sources' documentation). Section and key "
+	      "names are case\\-sensitive, lowercase as written here (\\fBType\\fR is an unknown "
+	      "key); a \\fB[source \\fINAME\\fB]\\fR section without keys, or a section not "
+	      "named here, is an error. The start\\-up checks "
 	      "(\\fBhotbridge check\\-config\\fR too) check each built\\-in's parameters and the "
 	      "files they name without opening the device; a source that cannot run on this "
 	      "host (no tracefs) is a warning, and \\fBrun\\fR goes on without it.\n",

@@ -16,6 +16,11 @@ struct hb_conf_key;
 /* NULL when [section] has no such key */
 const struct hb_conf_key *hb_conf_key_find(const char *section, const char *name);
 bool hb_conf_section_known(const char *section);
+/*
+ * Names are case-sensitive: for an unknown section.name, the key it
+ * matches when case is ignored ("section.key", into buf), or NULL.
+ */
+const char *hb_conf_key_case_hint(const char *section, const char *name, char *buf, size_t size);
 /* k's place in the table: its slot in struct hb_config's key_where */
 size_t hb_conf_key_index(const struct hb_conf_key *k);
 /* v checked against k's type and range; why gets "section.key=v: want ..." */

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -59,6 +60,12 @@ struct parse {
 	int line, err_line; /* err_line: where err was set */
 	bool empty;         /* nothing but blanks and comments so far */
 	bool indented;      /* this line: inih continues the previous value */
+	/* the section being read: an empty [source NAME] or unknown one is an error */
+	struct {
+		char name[INI_NAME_MAX];
+		int line; /* 0: none yet */
+		bool has_key;
+	} sec;
 	struct hb_err *err;
 	char last_section[128];
 	/* this file's lines (0: not in this file), to refuse a second one */
@@ -72,19 +79,67 @@ struct parse {
 	size_t nhdr;
 };
 
-static void parse_error(struct parse *p, const char *fmt, ...) HB_PRINTF(2, 3);
-static void parse_error(struct parse *p, const char *fmt, ...)
+static void parse_error_at(struct parse *p, int line, const char *fmt, va_list ap) HB_PRINTF(3, 0);
+static void parse_error_at(struct parse *p, int line, const char *fmt, va_list ap)
 {
 	char why[512];
-	va_list ap;
 
 	if (p->err->code)
 		return;
-	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
+	hb_err_set(p->err, -EINVAL, "%s:%d: %s", p->file, line, why);
+	p->err_line = line;
+}
+
+static void parse_error(struct parse *p, const char *fmt, ...) HB_PRINTF(2, 3);
+static void parse_error(struct parse *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	parse_error_at(p, p->line, fmt, ap);
 	va_end(ap);
-	hb_err_set(p->err, -EINVAL, "%s:%d: %s", p->file, p->line, why);
-	p->err_line = p->line;
+}
+
+static void section_error(struct parse *p, const char *fmt, ...) HB_PRINTF(2, 3);
+static void section_error(struct parse *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	parse_error_at(p, p->sec.line, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * The section read so far ends (a new header, or the end of the file):
+ * inih never reports a section without keys, so an empty [source NAME]
+ * (a source with no type=) or an unknown section would vanish silently.
+ * An empty known section ([daemon]) is fine.
+ */
+static bool section_end(struct parse *p)
+{
+	if (!p->sec.line || p->sec.has_key)
+		return true;
+	if (!strncmp(p->sec.name, "source ", 7))
+		section_error(p, "[%s] is empty: a source needs type= (and its parameters)",
+			      p->sec.name);
+	else if (!hb_conf_section_known(p->sec.name))
+		section_error(p, "unknown section [%s]%s", p->sec.name,
+			      strcmp(p->sec.name, "source") ? "" : ": a source is [source NAME]");
+	return !p->err->code;
+}
+
+static void section_begin(struct parse *p, const char *name, const char *end)
+{
+	size_t len = (size_t)(end - name);
+
+	if (len >= sizeof(p->sec.name))
+		len = sizeof(p->sec.name) - 1;
+	memcpy(p->sec.name, name, len);
+	p->sec.name[len] = '\0';
+	p->sec.line = p->line;
+	p->sec.has_key = false;
 }
 
 /*
@@ -123,8 +178,12 @@ static char *reader(char *buf, int size, void *stream)
 	const char *s, *end;
 	size_t len;
 
-	if (p->err->code || !fgets(buf, size, p->f))
+	if (p->err->code)
 		return NULL;
+	if (!fgets(buf, size, p->f)) {
+		(void)section_end(p);
+		return NULL;
+	}
 	p->line++;
 	len = strlen(buf);
 	if (len == (size_t)size - 1 && buf[len - 1] != '\n' && !feof(p->f)) {
@@ -149,6 +208,10 @@ static char *reader(char *buf, int size, void *stream)
 		}
 		if (end && !strncmp(s + 1, "source ", 7) && !source_header(p, s + 8, end))
 			return NULL;
+		if (end && !section_end(p))
+			return NULL;
+		if (end)
+			section_begin(p, s + 1, end);
 	} else if ((end = strpbrk(s, "=:")) && s != buf) {
 		/* an indented line continues the previous value: not a name */
 	} else if (end) {
@@ -204,6 +267,17 @@ static size_t source_slot(const struct hb_source_config *s, const char *name)
 		if (!strncmp(s->params[k], name, len) && s->params[k][len] == '=')
 			return 3 + k;
 	return 3 + s->nparams;
+}
+
+/* "type", "memdev" or "pci" when name is one of them in another case ("Type") */
+static const char *fixed_key_miscased(const char *name)
+{
+	static const char *const fixed[] = { "type", "memdev", "pci" };
+
+	for (size_t i = 0; i < HB_ARRAY_SIZE(fixed); i++)
+		if (!strcasecmp(name, fixed[i]))
+			return fixed[i];
+	return NULL;
 }
 
 /* sets name=value in s (a later file's value replaces an earlier one's) */
@@ -272,6 +346,7 @@ static int handler(void *user, const char *section, const char *name, const char
 	const struct hb_conf_key *k;
 
 	snprintf(here, sizeof(here), "%s:%d", p->file, p->line);
+	p->sec.has_key = true;
 	if (!strncmp(section, "source ", 7)) {
 		struct hb_source_config *s = source_for(p, section, why, sizeof(why));
 		size_t i, slot;
@@ -280,6 +355,13 @@ static int handler(void *user, const char *section, const char *name, const char
 			goto bad;
 		i = (size_t)(s - p->c->sources);
 		slot = source_slot(s, name);
+		if (slot >= 3 && fixed_key_miscased(name)) {
+			snprintf(why, sizeof(why),
+				 "[%s]: unknown key '%s' (names are case-sensitive: did you mean "
+				 "'%s'?)",
+				 section, name, fixed_key_miscased(name));
+			goto bad;
+		}
 		snprintf(what, sizeof(what), "[%s] %s", section, name);
 		if (slot < 3 ?
 			    twice(p, &p->fixed_line[i][slot], what, why, sizeof(why)) < 0 :
@@ -292,10 +374,16 @@ static int handler(void *user, const char *section, const char *name, const char
 	}
 	k = hb_conf_key_find(section, name);
 	if (!k) {
+		char hint[128], said[200] = "";
+
+		if (hb_conf_key_case_hint(section, name, hint, sizeof(hint)))
+			snprintf(said, sizeof(said),
+				 " (names are case-sensitive: did you mean %s?)", hint);
 		snprintf(why, sizeof(why),
-			 hb_conf_section_known(section) ? "unknown key '%s' in [%s]" :
-							  "unknown key '%s' in unknown section [%s]",
-			 name, section);
+			 hb_conf_section_known(section) ?
+				 "unknown key '%s' in [%s]%s" :
+				 "unknown key '%s' in unknown section [%s]%s",
+			 name, section, said);
 		goto bad;
 	}
 	snprintf(what, sizeof(what), "%s.%s", section, name);
@@ -472,6 +560,11 @@ static int set_source(struct hb_config *c, const char *assignment, struct hb_err
 				  "source, it does not add one",
 				  assignment, (int)nlen, name, names[0] ? names : "none");
 	}
+	if (source_slot(s, key) >= 3 && fixed_key_miscased(key))
+		return hb_err_set(err, -EINVAL,
+				  "command line: %s: unknown key '%s' (names are case-sensitive: "
+				  "did you mean '%s'?)",
+				  assignment, key, fixed_key_miscased(key));
 	if (source_put(s, source_slot(s, key), key, eq + 1, "--set", why, sizeof(why)) < 0)
 		return hb_err_set(err, -EINVAL, "command line: %s", why);
 	return 0;
@@ -494,8 +587,18 @@ int hb_config_set(struct hb_config *c, const char *assignment, struct hb_err *er
 	memcpy(name, dot + 1, (size_t)(eq - dot - 1));
 	name[eq - dot - 1] = '\0';
 	k = hb_conf_key_find(section, name);
-	if (!k)
-		return hb_err_set(err, -EINVAL, "command line: unknown key %s.%s", section, name);
+	if (!k) {
+		char hint[128];
+
+		return hb_err_set(err, -EINVAL, "command line: unknown key %s.%s%s%s%s", section,
+				  name,
+				  hb_conf_key_case_hint(section, name, hint, sizeof(hint)) ?
+					  " (names are case-sensitive: did you mean " :
+					  "",
+				  hb_conf_key_case_hint(section, name, hint, sizeof(hint)) ? hint : "",
+				  hb_conf_key_case_hint(section, name, hint, sizeof(hint)) ? "?)" :
+											     "");
+	}
 	if (hb_conf_key_set(c, k, eq + 1, why, sizeof(why)) < 0)
 		return hb_err_set(err, -EINVAL, "command line: %s", why);
 	snprintf(c->key_where[hb_conf_key_index(k)], HB_CONF_WHERE_MAX, "--set");

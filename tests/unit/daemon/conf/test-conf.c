@@ -297,6 +297,43 @@ static void test_conf_long_names_are_errors_not_merged(void **state)
 	rm_rf(dir);
 }
 
+/*
+ * newuser r4 D20: an empty [source NAME] was dropped silently and an
+ * unknown empty section too; "Type = replay" was reported as "has no
+ * type=". Names are case-sensitive, and a miscased one is named.
+ */
+static void test_conf_empty_and_miscased_sections_are_named(void **state)
+{
+	char *dir = scratch();
+	struct hb_config c;
+	struct hb_err err = { 0 };
+	const char *p;
+
+	p = put(dir, "empty.conf", "[daemon]\ndry_run = true\n[source y]\n\n# nothing\n[policy]\n");
+	expect_load(p, -EINVAL, "empty.conf:3: [source y] is empty: a source needs type=");
+	p = put(dir, "last.conf", "[daemon]\ndry_run = true\n[source y]\n");
+	expect_load(p, -EINVAL, "last.conf:3: [source y] is empty");
+	p = put(dir, "unknown.conf", "[demon]\n[daemon]\ndry_run = true\n");
+	expect_load(p, -EINVAL, "unknown.conf:1: unknown section [demon]");
+	p = put(dir, "bare.conf", "[source]\n[daemon]\ndry_run = true\n");
+	expect_load(p, -EINVAL, "bare.conf:1: unknown section [source]: a source is [source NAME]");
+	p = put(dir, "type.conf", "[source y]\nType = replay\npath = /dev/null\n");
+	expect_load(p, -EINVAL,
+		    "type.conf:2: [source y]: unknown key 'Type' (names are case-sensitive: "
+		    "did you mean 'type'?)");
+	p = put(dir, "key.conf", "[daemon]\nDry_run = true\n");
+	expect_load(p, -EINVAL,
+		    "key.conf:2: unknown key 'Dry_run' in [daemon] (names are case-sensitive: "
+		    "did you mean daemon.dry_run?)");
+	/* an empty known section is fine */
+	p = put(dir, "fine.conf", "[policy]\n[daemon]\ndry_run = true\n[table]\n");
+	expect_load(p, 0, NULL);
+	hb_config_defaults(&c);
+	assert_int_equal(hb_config_set(&c, "Daemon.dry_run=true", &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "did you mean daemon.dry_run?"));
+	rm_rf(dir);
+}
+
 /* a comment is never a key name, however long the text before its ':' or '=' */
 static void test_conf_long_comment_with_colon_is_a_comment(void **state)
 {
@@ -744,6 +781,7 @@ int main(void)
 		cmocka_unit_test(test_conf_duplicates_in_one_file_name_both_lines),
 		cmocka_unit_test(test_conf_float_keys_refuse_a_leading_zero),
 		cmocka_unit_test(test_conf_booleans_are_one_set_in_any_case),
+		cmocka_unit_test(test_conf_empty_and_miscased_sections_are_named),
 		cmocka_unit_test(test_conf_set_changes_a_source_parameter),
 		cmocka_unit_test(test_conf_write_names_where_each_value_was_set),
 		cmocka_unit_test(test_conf_check_runs_the_sources_own_checks),
