@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "conf/conf-check.h"
+#include "conf/conf-keys.h"
 #include "devices.h"
 #include "platform/source-nodes.h"
 
@@ -22,12 +23,14 @@ int hb_config_check_table(const struct hb_config *c, uint64_t mem_bytes, struct 
 	uint64_t need = hb_heat_bytes_for(c->max_entries);
 
 	if (mem_bytes && need > mem_bytes)
-		return hb_err_set(err, -ENOMEM,
-				  "table.max_entries=%llu: the hotness table needs "
-				  "%.1f GiB (%zu slots of 24 bytes), more than this machine's "
-				  "%.1f GiB of memory",
-				  (unsigned long long)c->max_entries, (double)need / (1 << 30),
-				  hb_heat_slots(c->max_entries), (double)mem_bytes / (1 << 30));
+		return hb_config_err_where(
+			c, err,
+			hb_err_set(err, -ENOMEM,
+				   "table.max_entries=%llu: the hotness table needs "
+				   "%.1f GiB (%zu slots of 24 bytes), more than this machine's "
+				   "%.1f GiB of memory",
+				   (unsigned long long)c->max_entries, (double)need / (1 << 30),
+				   hb_heat_slots(c->max_entries), (double)mem_bytes / (1 << 30)));
 	return 0;
 }
 
@@ -57,7 +60,7 @@ int hb_plugin_refusal_note(struct hb_plugin_refusal *ret, const char *path, cons
 	return 0;
 }
 
-int hb_config_source_nodes(const struct hb_config *c, uint64_t *ret_mask, struct hb_err *err)
+static int source_nodes(const struct hb_config *c, uint64_t *ret_mask, struct hb_err *err)
 {
 	const char *s = c->source_nodes;
 	uint64_t mask = 0;
@@ -93,6 +96,11 @@ int hb_config_source_nodes(const struct hb_config *c, uint64_t *ret_mask, struct
 	}
 	*ret_mask = mask;
 	return 0;
+}
+
+int hb_config_source_nodes(const struct hb_config *c, uint64_t *ret_mask, struct hb_err *err)
+{
+	return hb_config_err_where(c, err, source_nodes(c, ret_mask, err));
 }
 
 int hb_source_memdev(const struct hb_topology *t, const struct hb_source_config *s, char *memdev,
@@ -228,7 +236,7 @@ static int check_textfile(const char *path, struct hb_err *err)
 	return 0;
 }
 
-int hb_config_check(const struct hb_config *c, const struct hb_config_facts *f, struct hb_err *err)
+static int config_check(const struct hb_config *c, const struct hb_config_facts *f, struct hb_err *err)
 {
 	uint64_t mask, cxl, page = f->page_size ? f->page_size : 4096;
 	double depth = c->burst_mb > 0 ? c->burst_mb : c->rate_mbps;
@@ -310,4 +318,10 @@ int hb_config_check(const struct hb_config *c, const struct hb_config_facts *f, 
 				  hb_node_set_format(cxl, set, sizeof(set)));
 	}
 	return 0;
+}
+
+int hb_config_check(const struct hb_config *c, const struct hb_config_facts *f, struct hb_err *err)
+{
+	/* an error about one key names where it was set (file:line or --set) */
+	return hb_config_err_where(c, err, config_check(c, f, err));
 }

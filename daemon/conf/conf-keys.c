@@ -222,6 +222,27 @@ const char *hb_conf_key_case_hint(const char *section, const char *name, char *b
 	return NULL;
 }
 
+int hb_config_err_where(const struct hb_config *c, struct hb_err *err, int r)
+{
+	char msg[HB_ERR_MSG_MAX];
+
+	if (r >= 0 || !err || !err->code)
+		return r;
+	for (size_t i = 0; i < HB_ARRAY_SIZE(keys); i++) {
+		size_t ls = strlen(keys[i].section), ln = strlen(keys[i].name);
+		const char *m = err->msg;
+
+		if (strncmp(m, keys[i].section, ls) || m[ls] != '.' ||
+		    strncmp(m + ls + 1, keys[i].name, ln) || !strchr("=: ", m[ls + 1 + ln]))
+			continue;
+		if (!c->key_where[i][0])
+			return r;
+		snprintf(msg, sizeof(msg), "%s", err->msg);
+		return hb_err_set(err, r, "%s: %s", c->key_where[i], msg);
+	}
+	return r;
+}
+
 bool hb_conf_section_known(const char *section)
 {
 	bool known_section = false;

@@ -486,6 +486,57 @@ static void test_conf_check_refuses_what_run_cannot_use(void **state)
 	assert_int_equal(mask, 0xc);
 }
 
+/*
+ * newuser r4 D18: a semantic error about one key (a node this host lacks)
+ * names where the value was set: FILE:LINE for a file's, --set for an
+ * override; a default names neither.
+ */
+static void test_conf_check_errors_name_where_the_key_was_set(void **state)
+{
+	struct hb_numa_node nodes[HB_MAX_NODES] = {
+		[0] = { .present = true, .has_cpus = true }, [2] = { .present = true }
+	};
+	struct hb_config_facts f = { .nodes = nodes, .cxl_nodes = 1u << 2, .page_size = 4096 };
+	char *dir = scratch();
+	const char *p = put(dir, "semantic.conf",
+			    "[daemon]\ndry_run = true\n[policy]\ntarget_node = 5\n"
+			    "[demote]\nenabled = true\ncxl_node = 0\n"
+			    "[source feed]\ntype = emul-chmu\nmemdev = mem0\n");
+	const char *const set_nodes[] = { "policy.target_node=0", "policy.source_nodes=7" };
+	const char *const set_demote[] = { "policy.target_node=0" };
+	struct hb_config c;
+	struct hb_err err = { 0 };
+	char want[512];
+
+	assert_int_equal(hb_config_read(&c, p, false, NULL, 0, &err), 0);
+	if (hb_config_check(&c, &f, &err) != -ENOENT)
+		fail_msg("%s", err.msg);
+	snprintf(want, sizeof(want), "%s:4: policy.target_node=5: no such NUMA node", p);
+	if (strncmp(err.msg, want, strlen(want)))
+		fail_msg("'%s' does not start with '%s'", err.msg, want);
+	hb_config_done(&c);
+
+	assert_int_equal(hb_config_read(&c, p, false, set_demote, 1, &err), 0);
+	assert_int_equal(hb_config_check(&c, &f, &err), -EINVAL);
+	snprintf(want, sizeof(want), "%s:7: demote.cxl_node=0: not a CXL node", p);
+	if (strncmp(err.msg, want, strlen(want)))
+		fail_msg("'%s' does not start with '%s'", err.msg, want);
+	hb_config_done(&c);
+
+	assert_int_equal(hb_config_read(&c, p, false, set_nodes, 2, &err), 0);
+	assert_true(hb_config_check(&c, &f, &err) < 0);
+	if (strncmp(err.msg, "--set: policy.source_nodes=7: ", 30))
+		fail_msg("'%s' does not start with '--set: policy.source_nodes=7: '", err.msg);
+	hb_config_done(&c);
+
+	/* a default's error names no place */
+	hb_config_defaults(&c);
+	c.max_entries = 1 << 30;
+	assert_int_equal(hb_config_check_table(&c, 1 << 20, &err), -ENOMEM);
+	assert_int_equal(strncmp(err.msg, "table.max_entries=", 18), 0);
+	rm_rf(dir);
+}
+
 /* defect 8: a key or a [source] twice in one file is an error naming both lines */
 static void test_conf_duplicates_in_one_file_name_both_lines(void **state)
 {
@@ -777,6 +828,7 @@ int main(void)
 		cmocka_unit_test(test_conf_too_many_dropins_is_an_error),
 		cmocka_unit_test(test_conf_diff_names_each_changed_key),
 		cmocka_unit_test(test_conf_check_refuses_what_run_cannot_use),
+		cmocka_unit_test(test_conf_check_errors_name_where_the_key_was_set),
 		cmocka_unit_test(test_conf_refuses_a_sticky_world_writable_directory),
 		cmocka_unit_test(test_conf_duplicates_in_one_file_name_both_lines),
 		cmocka_unit_test(test_conf_float_keys_refuse_a_leading_zero),
