@@ -209,15 +209,55 @@ static int check_source(const struct hb_config *c, const struct hb_source_config
 	return 0;
 }
 
+void hb_topology_warn(const struct hb_topology *t, void (*warn)(void *ud, const char *msg), void *ud)
+{
+	const struct hb_region *rg;
+	size_t cur = 0;
+	char msg[HB_ERR_MSG_MAX * 2];
+
+	if (!t)
+		return;
+	if (!hb_topology_nr_memdevs(t) && !hb_topology_nr_endpoints(t) &&
+	    !hb_topology_nr_regions(t) && !hb_topology_nr_roots(t))
+		warn(ud, "no CXL memdev, decoder or region in the topology: no record translates "
+			 "until one appears");
+	while ((rg = hb_topology_next_refused(t, &cur))) {
+		snprintf(msg, sizeof(msg),
+			 "region %s not translated: %s; its pages are never promoted", rg->name,
+			 rg->refused);
+		warn(ud, msg);
+	}
+}
+
+/*
+ * A file the daemon writes (key = path): not a directory, by a trailing
+ * slash or by what is there now (lstat: a symlink to one is replaced by
+ * the rename, not followed).
+ */
+static int check_file_path(const char *key, const char *path, struct hb_err *err)
+{
+	size_t len = strlen(path);
+	struct stat st;
+
+	if (!len)
+		return 0;
+	if (path[len - 1] == '/' || (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)))
+		return hb_err_set(err, -EINVAL, "%s=%s: names a directory, not a file", key, path);
+	return 0;
+}
+
 /* the directory the textfile is renamed into must be there */
 static int check_textfile(const char *path, struct hb_err *err)
 {
 	const char *slash = strrchr(path, '/');
 	char dir[4096];
 	struct stat st;
+	int r;
 
 	if (!path[0])
 		return 0;
+	if ((r = check_file_path("daemon.metrics_textfile", path, err)) < 0)
+		return r;
 	if (!slash)
 		snprintf(dir, sizeof(dir), ".");
 	else
@@ -228,11 +268,6 @@ static int check_textfile(const char *path, struct hb_err *err)
 	if (!S_ISDIR(st.st_mode))
 		return hb_err_set(err, -ENOTDIR,
 				  "daemon.metrics_textfile=%s: %s is not a directory", path, dir);
-	if (slash && !slash[1])
-		return hb_err_set(err, -EINVAL,
-				  "daemon.metrics_textfile=%s: names a directory, "
-				  "not a file",
-				  path);
 	return 0;
 }
 
@@ -260,7 +295,8 @@ static int config_check(const struct hb_config *c, const struct hb_config_facts 
 				  c->topology[0] ? c->topology : c->cedt);
 	if ((r = hb_config_check_table(c, f->mem_bytes, err)) < 0)
 		return r;
-	if ((r = check_textfile(c->metrics_textfile, err)) < 0)
+	if ((r = check_textfile(c->metrics_textfile, err)) < 0 ||
+	    (r = check_file_path("migrate.damon_state", c->damon_state, err)) < 0)
 		return r;
 	r = hb_config_source_nodes(c, &mask, err);
 	if (r < 0)

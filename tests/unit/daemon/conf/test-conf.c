@@ -795,6 +795,15 @@ static void test_conf_check_runs_the_sources_own_checks(void **state)
 		"daemon.metrics_textfile=/nonexistent/dir/x.prom: its directory /nonexistent/dir"));
 	strcpy(c.metrics_textfile, "/tmp/");
 	assert_int_equal(hb_config_check(&c, &f, &err), -EINVAL);
+	/* newuser r4 D16: a directory without the slash, and damon_state's too */
+	strcpy(c.metrics_textfile, "/tmp");
+	assert_int_equal(hb_config_check(&c, &f, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "daemon.metrics_textfile=/tmp: names a directory"));
+	strcpy(c.metrics_textfile, "");
+	strcpy(c.damon_state, "/tmp");
+	assert_int_equal(hb_config_check(&c, &f, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "migrate.damon_state=/tmp: names a directory"));
+	strcpy(c.damon_state, "/run/hotbridge/damon-state");
 	strcpy(c.metrics_textfile, "/tmp/x.prom");
 	assert_int_equal(hb_config_check(&c, &f, &err), 0);
 	/* a table larger than memory: the entries asked for and the bytes they need */
