@@ -3,7 +3,8 @@
 # warnings (D13: an empty topology, a region not translated, a plugin
 # directory that is not one), the same refusals of a path key naming a
 # directory (D16), and the same verdict on numbers in a file, with --set
-# and in the replay feed (D2).
+# and in the replay feed (D2); a reload says in one line what it applied
+# and what needs a restart (D17).
 #   config-parity.sh HOTBRIDGE DATA
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -88,6 +89,25 @@ if [ "$rc" -eq 0 ] && grep -qF "feed.log:1: dpa: '00020000' is not a number: a l
 else
 	sed 's/^/# /' "$tmp/pad.err" "$tmp/pad.out"
 	bad "replay text: a zero-padded number was not refused (status $rc)"
+fi
+# D17: a reload of a restart-only key says so once, without "nothing changed" beside it
+pid=
+trap 'kill "$pid" 2>/dev/null || true; rm -rf "$tmp"' EXIT
+"${hb[@]}" run --config "$tmp/live.conf" 2>"$tmp/reload.err" &
+pid=$!
+wait_until 10 "${hb[@]}" status --socket "$tmp/ctl.sock" >/dev/null || bad "the daemon did not start"
+printf '[table]\nmax_entries = 5000\n' >>"$tmp/live.conf"
+"${hb[@]}" reload --socket "$tmp/ctl.sock" >/dev/null || bad "reload refused"
+wait_until 10 grep -q "reloaded" "$tmp/reload.err" || true
+kill "$pid"
+wait "$pid" || true
+want="reloaded $tmp/live.conf: applied: none; changed but needs a restart (running values kept): table.max_entries"
+if [ "$(grep -cE "reloaded|nothing changed|needs a restart" "$tmp/reload.err")" -eq 1 ] &&
+	grep -qF "$want" "$tmp/reload.err"; then
+	ok "reload: one line, nothing applied and table.max_entries needing a restart"
+else
+	grep reload "$tmp/reload.err" | sed 's/^/# /'
+	bad "reload: want one line '$want'"
 fi
 hb_reports_ok
 echo "1..$n"
