@@ -288,7 +288,7 @@ void hb_config_diff(const struct hb_config *a, const struct hb_config *b,
 		changed(ud, "source", NULL);
 }
 
-/* "# text", wrapped at 78 columns (a line may be 198 characters at most) */
+/* "# text", wrapped at 78 columns */
 static void comment(FILE *f, const char *text)
 {
 	while (*text) {
@@ -426,7 +426,7 @@ void hb_config_write_man(FILE *f)
 	      "(see \\fBhotbridge list\\fR and the sources' documentation). Section and key "
 	      "names are case\\-sensitive, lowercase as written here (\\fBType\\fR is an unknown "
 	      "key); a \\fB[source \\fINAME\\fB]\\fR section without keys, or a section not "
-	      "named here, is an error. The start\\-up checks "
+	      "named here, is an error. A line may be up to 65536 characters long. The start\\-up checks "
 	      "(\\fBhotbridge check\\-config\\fR too) check each built\\-in's parameters and the "
 	      "files they name without opening the device; a source that cannot run on this "
 	      "host (no tracefs) is a warning, and \\fBrun\\fR goes on without it.\n",

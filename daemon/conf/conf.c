@@ -52,6 +52,14 @@ static int config_copy(struct hb_config *dst, const struct hb_config *src)
 
 /* inih's limits (Debian's r55): longer names it would cut short silently */
 #define INI_NAME_MAX 50
+/*
+ * inih reads a line into a buffer of its own (200 bytes in Debian's
+ * build, fixed when the library is built): the reader hands it longer
+ * key = value lines with the value swapped for this marker, and the
+ * handler puts the value back. A line is HB_CONF_LINE_MAX bytes at most.
+ */
+#define LONG_VALUE "\x01"
+#define HB_CONF_LINE_MAX 65536
 
 struct parse {
 	struct hb_config *c;
@@ -67,6 +75,9 @@ struct parse {
 		bool has_key;
 	} sec;
 	struct hb_err *err;
+	char *text; /* the line read, whole */
+	size_t text_size;
+	char *long_value; /* a long line's value, for the handler (LONG_VALUE) */
 	char last_section[128];
 	/* this file's lines (0: not in this file), to refuse a second one */
 	int key_line[HB_CONF_MAX_KEYS];
@@ -172,29 +183,83 @@ static bool source_header(struct parse *p, const char *name, const char *end)
  * inih would split, a section or key name it would truncate (two long
  * [source] names merging into one) are errors here, and parsing stops.
  */
+/*
+ * The value inih would make of the text after a key's '=': blanks
+ * skipped, cut at an inline comment (';' after a blank), blanks stripped.
+ */
+static char *ini_value(const char *v)
+{
+	const char *e;
+	bool was_space = false;
+
+	while (*v == ' ' || *v == '\t' || *v == '\r' || *v == '\n')
+		v++;
+	for (e = v; *e && !(was_space && *e == ';'); e++)
+		was_space = *e == ' ' || *e == '\t' || *e == '\r' || *e == '\n';
+	while (e > v && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\n'))
+		e--;
+	return strndup(v, (size_t)(e - v));
+}
+
+/*
+ * A line longer than inih's buffer: a comment goes as an empty one, a
+ * key = value line as "KEY=" LONG_VALUE with the value kept for the
+ * handler; anything else is an error.
+ */
+static char *long_line(struct parse *p, char *buf, int size, const char *s, const char *eq)
+{
+	const char *e = eq;
+
+	if (*s == ';' || *s == '#') {
+		snprintf(buf, (size_t)size, "#\n");
+		return buf;
+	}
+	while (eq && e > s && (e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	if (!eq || s != p->text || e - s >= INI_NAME_MAX) {
+		parse_error(p, "line longer than %d characters that is not key = value or a comment",
+			    size - 2);
+		return NULL;
+	}
+	p->long_value = ini_value(eq + 1);
+	if (!p->long_value) {
+		parse_error(p, "out of memory");
+		return NULL;
+	}
+	snprintf(buf, (size_t)size, "%.*s=" LONG_VALUE "\n", (int)(e - s), s);
+	return buf;
+}
+
 static char *reader(char *buf, int size, void *stream)
 {
 	struct parse *p = stream;
 	const char *s, *end;
-	size_t len;
+	ssize_t len;
 
 	if (p->err->code)
 		return NULL;
-	if (!fgets(buf, size, p->f)) {
+	/* the handler has had the last line's value: a marker later is just text */
+	free(p->long_value);
+	p->long_value = NULL;
+	len = getline(&p->text, &p->text_size, p->f);
+	if (len < 0) {
 		(void)section_end(p);
 		return NULL;
 	}
 	p->line++;
-	len = strlen(buf);
-	if (len == (size_t)size - 1 && buf[len - 1] != '\n' && !feof(p->f)) {
-		parse_error(p, "line longer than %d characters", size - 2);
+	if (len > HB_CONF_LINE_MAX) {
+		parse_error(p, "line longer than %d characters", HB_CONF_LINE_MAX);
 		return NULL;
 	}
-	for (s = buf; *s == ' ' || *s == '\t'; s++)
+	if (strlen(p->text) != (size_t)len) {
+		parse_error(p, "a NUL byte in the line");
+		return NULL;
+	}
+	for (s = p->text; *s == ' ' || *s == '\t'; s++)
 		;
 	if (*s && *s != '\n' && *s != '\r' && *s != ';' && *s != '#')
 		p->empty = false;
-	p->indented = s != buf && *s && *s != '\n' && *s != '\r';
+	p->indented = s != p->text && *s && *s != '\n' && *s != '\r';
 	if (*s == ';' || *s == '#') {
 		/* a comment: no name in it, whatever it says */
 	} else if (*s == '[') {
@@ -212,7 +277,7 @@ static char *reader(char *buf, int size, void *stream)
 			return NULL;
 		if (end)
 			section_begin(p, s + 1, end);
-	} else if ((end = strpbrk(s, "=:")) && s != buf) {
+	} else if ((end = strpbrk(s, "=:")) && s != p->text) {
 		/* an indented line continues the previous value: not a name */
 	} else if (end) {
 		const char *e = end;
@@ -225,6 +290,9 @@ static char *reader(char *buf, int size, void *stream)
 			return NULL;
 		}
 	}
+	if (len + 1 > size)
+		return long_line(p, buf, size, s, strpbrk(s, "=:"));
+	memcpy(buf, p->text, (size_t)len + 1);
 	return buf;
 }
 
@@ -347,6 +415,8 @@ static int handler(void *user, const char *section, const char *name, const char
 
 	snprintf(here, sizeof(here), "%s:%d", p->file, p->line);
 	p->sec.has_key = true;
+	if (p->long_value && !strcmp(value, LONG_VALUE))
+		value = p->long_value; /* a line longer than inih's buffer (reader) */
 	if (!strncmp(section, "source ", 7)) {
 		struct hb_source_config *s = source_for(p, section, why, sizeof(why));
 		size_t i, slot;
@@ -431,6 +501,8 @@ static int parse_file(struct hb_config *c, const char *path, bool main_file, str
 	fd = -1; /* the FILE has it */
 	r = ini_parse_stream(reader, &p, handler, &p);
 	fclose(p.f);
+	free(p.text);
+	free(p.long_value);
 	/* inih goes on after a syntax error: the first error is the one to name */
 	if (r > 0 && (!err->code || r < p.err_line)) {
 		hb_err_clear(err);

@@ -3,7 +3,8 @@
 # warnings (D13: an empty topology, a region not translated, a plugin
 # directory that is not one), the same refusals of a path key naming a
 # directory (D16), and the same verdict on numbers in a file, with --set
-# and in the replay feed (D2); a reload says in one line what it applied
+# and in the replay feed (D2); check-config's output loads back with a long
+# path (D26); a reload says in one line what it applied
 # and what needs a restart (D17).
 #   config-parity.sh HOTBRIDGE DATA
 set -euo pipefail
@@ -90,6 +91,21 @@ else
 	sed 's/^/# /' "$tmp/pad.err" "$tmp/pad.out"
 	bad "replay text: a zero-padded number was not refused (status $rc)"
 fi
+# D26: check-config's output is a valid configuration, a 234-character path included
+long=$tmp/$(printf '%0*d' $((234 - ${#tmp} - 1)) 0)
+: >"$long"
+chmod 0644 "$long"
+rc=0
+"${hb[@]}" check-config --config "$tmp/live.conf" --set "source.f.path=$long" >"$tmp/out.conf" 2>/dev/null || rc=$?
+chmod 0644 "$tmp/out.conf"
+if [ "$rc" -eq 0 ] && [ "${#long}" -eq 234 ] && grep -qF "path = $long" "$tmp/out.conf" &&
+	"${hb[@]}" check-config -q --config "$tmp/out.conf" 2>"$tmp/out.err"; then
+	ok "check-config's output with a 234-character path loads back"
+else
+	sed 's/^/# /' "$tmp/out.err"
+	bad "check-config's output with a 234-character path did not load back (status $rc)"
+fi
+
 # D17: a reload of a restart-only key says so once, without "nothing changed" beside it
 pid=
 trap 'kill "$pid" 2>/dev/null || true; rm -rf "$tmp"' EXIT

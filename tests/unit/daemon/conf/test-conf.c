@@ -360,9 +360,53 @@ static void test_conf_syntax_error_names_its_line(void **state)
 		    -EINVAL, "syn.conf:3: syntax error");
 	expect_load(put(dir, "order.conf", "[daemon]\ninterval_ms = 1\nnot ini\n"), -EINVAL,
 		    "order.conf:2: daemon.interval_ms=1");
+	/* a long comment is a comment (D26): the error is the syntax one, at its line */
 	snprintf(text, sizeof(text), "[daemon]\n# %0300d\ndry_run = true\nnot ini\n", 0);
-	expect_load(put(dir, "overlong.conf", text), -EINVAL,
-		    "overlong.conf:2: line longer than 198 characters");
+	expect_load(put(dir, "overlong.conf", text), -EINVAL, "overlong.conf:4: syntax error");
+	rm_rf(dir);
+}
+
+/*
+ * newuser r4 D26: lines were limited to 198 characters (inih's buffer), so
+ * check-config's output for a 234-character path did not load back. Long
+ * key = value lines load as inih would read them (blanks and an inline
+ * comment stripped), and the output round-trips.
+ */
+static void test_conf_long_lines_load_and_round_trip(void **state)
+{
+	char *dir = scratch(), path[300], text[1024], out[4096];
+	struct hb_config c, back;
+	struct hb_err err = { 0 };
+	const char *p;
+	FILE *f;
+
+	/* a 234-character path under dir */
+	snprintf(path, sizeof(path), "%s/%0*d", dir, 234 - (int)strlen(dir) - 1, 0);
+	assert_int_equal(strlen(path), 234);
+	snprintf(text, sizeof(text),
+		 "[daemon]\nmetrics_textfile =   %s   ; where Prometheus looks\n"
+		 "[source feed]\ntype = replay\npath = %s\n",
+		 path, path);
+	p = put(dir, "long.conf", text);
+	assert_int_equal(hb_config_read(&c, p, false, NULL, 0, &err), 0);
+	assert_string_equal(c.metrics_textfile, path);
+	assert_int_equal(c.nsources, 1);
+	snprintf(text, sizeof(text), "path=%s", path);
+	assert_string_equal(c.sources[0].params[0], text);
+	/* check-config's output loads back to the same values */
+	f = fopen(strcpy(out, put(dir, "out.conf", "")), "w");
+	assert_non_null(f);
+	hb_config_write(&c, f);
+	fclose(f);
+	assert_int_equal(hb_config_read(&back, out, false, NULL, 0, &err), 0);
+	assert_string_equal(back.metrics_textfile, path);
+	assert_string_equal(back.sources[0].params[0], c.sources[0].params[0]);
+	hb_config_done(&back);
+	hb_config_done(&c);
+	/* a long line that is neither a key nor a comment (a continuation) is an error */
+	snprintf(text, sizeof(text), "[daemon]\ndry_run = true\n\t%0300d\n", 0);
+	expect_load(put(dir, "hdr.conf", text), -EINVAL,
+		    "hdr.conf:3: line longer than 198 characters that is not key = value");
 	rm_rf(dir);
 }
 
@@ -834,6 +878,7 @@ int main(void)
 		cmocka_unit_test(test_conf_long_names_are_errors_not_merged),
 		cmocka_unit_test(test_conf_long_comment_with_colon_is_a_comment),
 		cmocka_unit_test(test_conf_syntax_error_names_its_line),
+		cmocka_unit_test(test_conf_long_lines_load_and_round_trip),
 		cmocka_unit_test(test_conf_too_many_dropins_is_an_error),
 		cmocka_unit_test(test_conf_diff_names_each_changed_key),
 		cmocka_unit_test(test_conf_check_refuses_what_run_cannot_use),
