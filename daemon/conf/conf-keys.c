@@ -116,6 +116,16 @@ const struct hb_conf_key *hb_conf_key_find(const char *section, const char *name
 	return NULL;
 }
 
+/* "'V' is not a number: REASON; " when r refused v, else "" */
+static const char *number_why(char *buf, size_t size, const char *v, int r,
+			      const char *(*why)(const char *, int))
+{
+	if (r >= 0)
+		return "";
+	snprintf(buf, size, "'%.32s%s' %s; ", v, strlen(v) > 32 ? "..." : "", why(v, r));
+	return buf;
+}
+
 int hb_conf_key_set(struct hb_config *c, const struct hb_conf_key *k, const char *v, char *why,
 		    size_t why_size)
 {
@@ -123,44 +133,50 @@ int hb_conf_key_set(struct hb_config *c, const struct hb_conf_key *k, const char
 
 	switch (k->type) {
 	case T_U64: {
+		char said[128];
 		uint64_t x;
 		int r = hb_parse_u64(v, &x);
 
 		/* util.h's one number grammar, and its reason, as on the command line */
 		if (r < 0 || (double)x < k->min || (double)x > k->max) {
 			snprintf(why, why_size,
-				 "%s.%s=%s%s%s: want an integer in %.0f..%.0f (decimal or 0x hex)",
-				 k->section, k->name, v, r < 0 ? " " : "",
-				 r < 0 ? hb_parse_u64_why(v, r) : "", k->min, k->max);
+				 "%s.%s=%s: %swant an integer in %.0f..%.0f (decimal or 0x hex)",
+				 k->section, k->name, v,
+				 number_why(said, sizeof(said), v, r, hb_parse_u64_why), k->min,
+				 k->max);
 			return -EINVAL;
 		}
 		*(uint64_t *)p = x;
 		return 0;
 	}
 	case T_I64: {
+		char said[128];
 		int64_t x;
 		int r = hb_parse_i64(v, &x);
 
 		if (r < 0 || (double)x < k->min || (double)x > k->max) {
 			snprintf(why, why_size,
-				 "%s.%s=%s%s%s: want an integer in %.0f..%.0f (decimal or 0x hex)",
-				 k->section, k->name, v, r < 0 ? " " : "",
-				 r < 0 ? hb_parse_i64_why(v, r) : "", k->min, k->max);
+				 "%s.%s=%s: %swant an integer in %.0f..%.0f (decimal or 0x hex)",
+				 k->section, k->name, v,
+				 number_why(said, sizeof(said), v, r, hb_parse_i64_why), k->min,
+				 k->max);
 			return -EINVAL;
 		}
 		*(int64_t *)p = x;
 		return 0;
 	}
 	case T_DOUBLE: {
+		char said[128];
 		double x;
 		int r = hb_parse_double(v, &x);
 
 		if (r < 0 || !(x >= k->min && x <= k->max)) {
 			snprintf(why, why_size,
-				 "%s.%s=%s%s%s: want a decimal number in %g..%g (no "
+				 "%s.%s=%s: %swant a decimal number in %g..%g (no "
 				 "leading zero: 0.5, not 00.5 or 010)",
-				 k->section, k->name, v, r < 0 ? " " : "",
-				 r < 0 ? hb_parse_double_why(v, r) : "", k->min, k->max);
+				 k->section, k->name, v,
+				 number_why(said, sizeof(said), v, r, hb_parse_double_why), k->min,
+				 k->max);
 			return -EINVAL;
 		}
 		*(double *)p = x;

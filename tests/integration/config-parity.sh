@@ -76,7 +76,7 @@ refused textfile-trailing-slash "--set: daemon.metrics_textfile=$tmp/x/: names a
 	--set "daemon.metrics_textfile=$tmp/x/"
 refused damon-state-a-directory "--set: migrate.damon_state=$tmp/adir: names a directory, not a file" \
 	--set "migrate.damon_state=$tmp/adir"
-refused number-leading-zero "policy.top_k=010 is not a number: a leading zero (decimal has none, octal is never read, hex starts 0x)" \
+refused number-leading-zero "policy.top_k=010: '010' is not a number: a leading zero (decimal has none, octal is never read, hex starts 0x)" \
 	--set policy.top_k=010
 
 # the replay feed refuses a zero-padded number as bad input, never reading it as decimal
