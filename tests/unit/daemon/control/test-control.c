@@ -73,6 +73,22 @@ static void test_control_refuses_malformed_requests(void **state)
 		   "\"hpa\" must be a number in a string");
 	expect_bad("{\"command\":\"explain\",\"hpa\":\"0390000000\"}", -EINVAL,
 		   "\"hpa\" is not a number: a leading zero");
+	/* a JSON number too: json-c alone reads 010 as 10 */
+	expect_bad("{\"command\":\"history\",\"last\":010}", -EINVAL,
+		   "'010' is not a number: a leading zero (decimal has none");
+	expect_bad("{\"command\":\"history\",\"last\":-00}", -EINVAL,
+		   "'00' is not a number: a leading zero");
+	{ /* zeros inside strings and after a digit are no leading zero */
+		struct hb_control_req r;
+		char why[256];
+
+		assert_int_equal(parse("{\"command\":\"history\",\"memdev\":\"m\\\"010\",\"dpa\":\"0x010\","
+				       "\"last\":100}",
+				       &r, why),
+				 0);
+		assert_int_equal(r.dpa, 0x10);
+		assert_int_equal(r.last, 100);
+	}
 	expect_bad("{\"command\":\"explain\",\"hpa\":\"0x1\",\"memdev\":\"mem0\",\"dpa\":\"0\"}",
 		   -EINVAL, "explain wants");
 	expect_bad("{\"command\":\"explain\",\"memdev\":\"mem0\"}", -EINVAL, "explain wants");
