@@ -22,9 +22,12 @@ int hb_dev_param_u64(const struct hb_dev_info *info, const char *key, uint64_t d
 {
 	const char *v = hb_dev_param(info, key);
 
+	int r;
+
 	*ret = def;
-	if (v && hb_dev_param_parse_u64(v, ret) < 0)
-		return hb_err_set(err, -EINVAL, "%s: %s=%s is not a number",
-				  info->name ? info->name : "source", key, v);
+	r = v ? hb_dev_param_parse_u64(v, ret) : 0;
+	if (r < 0)
+		return hb_err_set(err, -EINVAL, "%s: %s=%s %s", info->name ? info->name : "source",
+				  key, v, hb_parse_u64_why(v, r));
 	return 0;
 }

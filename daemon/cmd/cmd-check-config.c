@@ -154,12 +154,20 @@ static int check_host(const struct hb_config *c, bool quiet, struct hb_err *err)
 	f.window_nodes = sf.window_nodes;
 	f.windows_why = sf.windows_why;
 	f.topology = t;
+	/* run's topology warnings, in the same words (D13: an empty one was not said) */
+	hb_topology_warn(c->emulated ? NULL : t, warn, &quiet);
 	hb_err_clear(&why);
 	rf.n = 0;
 	if (c->plugin_dir[0] &&
 	    hb_plugins_scan(c->plugin_dir, 0, &scanned, note_refusal, &rf, &why) < 0 &&
 	    why.code == -ENOENT)
 		hb_err_clear(&why);
+	else if (why.code) { /* as run says it (source-host.c, reload.c) */
+		char msg[HB_ERR_MSG_MAX + 32];
+
+		snprintf(msg, sizeof(msg), "plugins: %s, ignoring", why.msg);
+		warn(&quiet, msg);
+	}
 	inspect_plugins(c, &scanned, &rf);
 	f.refused = rf.v;
 	f.nrefused = rf.n;

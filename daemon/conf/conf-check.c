@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "conf/conf-check.h"
+#include "conf/conf-keys.h"
 #include "devices.h"
 #include "platform/source-nodes.h"
 
@@ -23,12 +24,14 @@ int hb_config_check_table(const struct hb_config *c, uint64_t mem_bytes, struct 
 	uint64_t need = hb_heat_bytes_for(c->max_entries);
 
 	if (mem_bytes && need > mem_bytes)
-		return hb_err_set(err, -ENOMEM,
-				  "table.max_entries=%llu: the hotness table needs "
-				  "%.1f GiB (%zu slots of 24 bytes), more than this machine's "
-				  "%.1f GiB of memory",
-				  (unsigned long long)c->max_entries, (double)need / (1 << 30),
-				  hb_heat_slots(c->max_entries), (double)mem_bytes / (1 << 30));
+		return hb_config_err_where(
+			c, err,
+			hb_err_set(err, -ENOMEM,
+				   "table.max_entries=%llu: the hotness table needs "
+				   "%.1f GiB (%zu slots of 24 bytes), more than this machine's "
+				   "%.1f GiB of memory",
+				   (unsigned long long)c->max_entries, (double)need / (1 << 30),
+				   hb_heat_slots(c->max_entries), (double)mem_bytes / (1 << 30)));
 	return 0;
 }
 
@@ -58,7 +61,7 @@ int hb_plugin_refusal_note(struct hb_plugin_refusal *ret, const char *path, cons
 	return 0;
 }
 
-int hb_config_source_nodes(const struct hb_config *c, uint64_t *ret_mask, struct hb_err *err)
+static int source_nodes(const struct hb_config *c, uint64_t *ret_mask, struct hb_err *err)
 {
 	const char *s = c->source_nodes;
 	uint64_t mask = 0;
@@ -68,16 +71,19 @@ int hb_config_source_nodes(const struct hb_config *c, uint64_t *ret_mask, struct
 		size_t len = comma ? (size_t)(comma - s) : strlen(s);
 		char item[24];
 		uint64_t n;
+		int r;
 
 		if (len >= sizeof(item))
 			len = sizeof(item) - 1;
 		memcpy(item, s, len);
 		item[len] = '\0';
-		if (hb_parse_u64_base(item, 10, &n) < 0 || n >= 64)
+		r = hb_parse_u64(item, &n);
+		if (r < 0 || n >= 64)
 			return hb_err_set(err, -EINVAL,
-					  "policy.source_nodes=%s: '%s' is not a node "
-					  "number (want node numbers 0-63, comma-separated)",
-					  c->source_nodes, item);
+					  "policy.source_nodes=%s: '%s' is not a node number (want "
+					  "node numbers 0-63, comma-separated)%s%s",
+					  c->source_nodes, item, r < 0 ? ": it " : "",
+					  r < 0 ? hb_parse_u64_why(item, r) : "");
 		if ((mask >> n) & 1)
 			return hb_err_set(err, -EINVAL,
 					  "policy.source_nodes=%s: lists node %llu "
@@ -91,6 +97,11 @@ int hb_config_source_nodes(const struct hb_config *c, uint64_t *ret_mask, struct
 	}
 	*ret_mask = mask;
 	return 0;
+}
+
+int hb_config_source_nodes(const struct hb_config *c, uint64_t *ret_mask, struct hb_err *err)
+{
+	return hb_config_err_where(c, err, source_nodes(c, ret_mask, err));
 }
 
 int hb_source_memdev(const struct hb_topology *t, const struct hb_source_config *s, char *memdev,
@@ -199,15 +210,55 @@ static int check_source(const struct hb_config *c, const struct hb_source_config
 	return 0;
 }
 
+void hb_topology_warn(const struct hb_topology *t, void (*warn)(void *ud, const char *msg), void *ud)
+{
+	const struct hb_region *rg;
+	size_t cur = 0;
+	char msg[HB_ERR_MSG_MAX * 2];
+
+	if (!t)
+		return;
+	if (!hb_topology_nr_memdevs(t) && !hb_topology_nr_endpoints(t) &&
+	    !hb_topology_nr_regions(t) && !hb_topology_nr_roots(t))
+		warn(ud, "no CXL memdev, decoder or region in the topology: no record translates "
+			 "until one appears");
+	while ((rg = hb_topology_next_refused(t, &cur))) {
+		snprintf(msg, sizeof(msg),
+			 "region %s not translated: %s; its pages are never promoted", rg->name,
+			 rg->refused);
+		warn(ud, msg);
+	}
+}
+
+/*
+ * A file the daemon writes (key = path): not a directory, by a trailing
+ * slash or by what is there now (lstat: a symlink to one is replaced by
+ * the rename, not followed).
+ */
+static int check_file_path(const char *key, const char *path, struct hb_err *err)
+{
+	size_t len = strlen(path);
+	struct stat st;
+
+	if (!len)
+		return 0;
+	if (path[len - 1] == '/' || (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)))
+		return hb_err_set(err, -EINVAL, "%s=%s: names a directory, not a file", key, path);
+	return 0;
+}
+
 /* the directory the textfile is renamed into must be there */
 static int check_textfile(const char *path, struct hb_err *err)
 {
 	const char *slash = strrchr(path, '/');
 	char dir[4096];
 	struct stat st;
+	int r;
 
 	if (!path[0])
 		return 0;
+	if ((r = check_file_path("daemon.metrics_textfile", path, err)) < 0)
+		return r;
 	if (!slash)
 		snprintf(dir, sizeof(dir), ".");
 	else
@@ -218,11 +269,6 @@ static int check_textfile(const char *path, struct hb_err *err)
 	if (!S_ISDIR(st.st_mode))
 		return hb_err_set(err, -ENOTDIR,
 				  "daemon.metrics_textfile=%s: %s is not a directory", path, dir);
-	if (slash && !slash[1])
-		return hb_err_set(err, -EINVAL,
-				  "daemon.metrics_textfile=%s: names a directory, "
-				  "not a file",
-				  path);
 	return 0;
 }
 
@@ -263,7 +309,7 @@ static int check_inputs(const struct hb_config *c, struct hb_err *err)
 	return 0;
 }
 
-int hb_config_check(const struct hb_config *c, const struct hb_config_facts *f, struct hb_err *err)
+static int config_check(const struct hb_config *c, const struct hb_config_facts *f, struct hb_err *err)
 {
 	uint64_t mask, cxl, page = f->page_size ? f->page_size : 4096;
 	double depth = c->burst_mb > 0 ? c->burst_mb : c->rate_mbps;
@@ -287,7 +333,8 @@ int hb_config_check(const struct hb_config *c, const struct hb_config_facts *f, 
 				  c->topology[0] ? c->topology : c->cedt);
 	if ((r = hb_config_check_table(c, f->mem_bytes, err)) < 0)
 		return r;
-	if ((r = check_textfile(c->metrics_textfile, err)) < 0)
+	if ((r = check_textfile(c->metrics_textfile, err)) < 0 ||
+	    (r = check_file_path("migrate.damon_state", c->damon_state, err)) < 0)
 		return r;
 	r = hb_config_source_nodes(c, &mask, err);
 	if (r < 0)
@@ -347,4 +394,10 @@ int hb_config_check(const struct hb_config *c, const struct hb_config_facts *f, 
 				  hb_node_set_format(cxl, set, sizeof(set)));
 	}
 	return 0;
+}
+
+int hb_config_check(const struct hb_config *c, const struct hb_config_facts *f, struct hb_err *err)
+{
+	/* an error about one key names where it was set (file:line or --set) */
+	return hb_config_err_where(c, err, config_check(c, f, err));
 }

@@ -7,8 +7,9 @@
  * node lists parse, policy.source_nodes passes the source-node rule
  * (source-nodes.h), the target node exists and is not a CXL node, the
  * token bucket holds a page, the emulated host runs dry, demote.cxl_node
- * is a CXL node, the metrics textfile's directory exists, the hotness
- * table fits in memory.
+ * is a CXL node, the metrics textfile's directory exists, the files the
+ * daemon writes (metrics_textfile, damon_state) name no directory, the
+ * hotness table fits in memory.
  */
 #ifndef HB_CONF_CHECK_H
 #define HB_CONF_CHECK_H
@@ -73,6 +74,13 @@ int hb_config_source_nodes(const struct hb_config *c, uint64_t *ret_mask, struct
  */
 int hb_source_memdev(const struct hb_topology *t, const struct hb_source_config *s, char *memdev,
 		     size_t size, struct hb_err *err);
+/*
+ * The topology's start-up warnings, the same words for run (at start and
+ * each rebuild) and check-config: an empty model (no CXL memdev, decoder
+ * or region on this host, or in the snapshot), and each region hotbridge
+ * does not translate (translate/refuse.c) with its reason.
+ */
+void hb_topology_warn(const struct hb_topology *t, void (*warn)(void *ud, const char *msg), void *ud);
 /* 0, or the first problem (-errno) with err naming the key or [source] */
 int hb_config_check(const struct hb_config *c, const struct hb_config_facts *f, struct hb_err *err);
 

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "config.h"
 #include "conf/conf-keys.h"
@@ -109,41 +110,6 @@ size_t hb_conf_key_index(const struct hb_conf_key *k)
 	return (size_t)(k - keys);
 }
 
-/*
- * A float key's number: [-]digits[.digits][e[+-]digits], the integer part
- * without a leading zero (010 is refused like an integer key's; 0.5 is
- * fine), no hex, inf or nan (strtod would take them).
- */
-static bool plain_decimal(const char *v)
-{
-	const char *s = v;
-
-	if (*s == '-')
-		s++;
-	if (!(*s >= '0' && *s <= '9'))
-		return false;
-	if (s[0] == '0' && s[1] >= '0' && s[1] <= '9')
-		return false;
-	while (*s >= '0' && *s <= '9')
-		s++;
-	if (*s == '.') {
-		if (!(*++s >= '0' && *s <= '9'))
-			return false;
-		while (*s >= '0' && *s <= '9')
-			s++;
-	}
-	if (*s == 'e' || *s == 'E') {
-		s++;
-		if (*s == '-' || *s == '+')
-			s++;
-		if (!(*s >= '0' && *s <= '9'))
-			return false;
-		while (*s >= '0' && *s <= '9')
-			s++;
-	}
-	return !*s;
-}
-
 const struct hb_conf_key *hb_conf_key_find(const char *section, const char *name)
 {
 	for (size_t i = 0; i < HB_ARRAY_SIZE(keys); i++)
@@ -152,60 +118,75 @@ const struct hb_conf_key *hb_conf_key_find(const char *section, const char *name
 	return NULL;
 }
 
+/* "'V' is not a number: REASON; " when r refused v, else "" */
+static const char *number_why(char *buf, size_t size, const char *v, int r,
+			      const char *(*why)(const char *, int))
+{
+	if (r >= 0)
+		return "";
+	snprintf(buf, size, "'%.32s%s' %s; ", v, strlen(v) > 32 ? "..." : "", why(v, r));
+	return buf;
+}
+
 int hb_conf_key_set(struct hb_config *c, const struct hb_conf_key *k, const char *v, char *why,
 		    size_t why_size)
 {
 	void *p = (char *)c + k->off;
-	char *end;
 
 	switch (k->type) {
 	case T_U64: {
+		char said[128];
 		uint64_t x;
+		int r = hb_parse_u64(v, &x);
 
-		if (hb_parse_u64_base(v, 0, &x) < 0 || (double)x < k->min || (double)x > k->max) {
+		/* util.h's one number grammar, and its reason, as on the command line */
+		if (r < 0 || (double)x < k->min || (double)x > k->max) {
 			snprintf(why, why_size,
-				 "%s.%s=%s: want an integer in %.0f..%.0f (decimal or 0x hex)",
-				 k->section, k->name, v, k->min, k->max);
+				 "%s.%s=%s: %swant an integer in %.0f..%.0f (decimal or 0x hex)",
+				 k->section, k->name, v,
+				 number_why(said, sizeof(said), v, r, hb_parse_u64_why), k->min,
+				 k->max);
 			return -EINVAL;
 		}
 		*(uint64_t *)p = x;
 		return 0;
 	}
 	case T_I64: {
+		char said[128];
 		int64_t x;
+		int r = hb_parse_i64(v, &x);
 
-		if (hb_parse_i64(v, &x) < 0 || (double)x < k->min || (double)x > k->max) {
+		if (r < 0 || (double)x < k->min || (double)x > k->max) {
 			snprintf(why, why_size,
-				 "%s.%s=%s: want an integer in %.0f..%.0f (decimal or 0x hex)",
-				 k->section, k->name, v, k->min, k->max);
+				 "%s.%s=%s: %swant an integer in %.0f..%.0f (decimal or 0x hex)",
+				 k->section, k->name, v,
+				 number_why(said, sizeof(said), v, r, hb_parse_i64_why), k->min,
+				 k->max);
 			return -EINVAL;
 		}
 		*(int64_t *)p = x;
 		return 0;
 	}
 	case T_DOUBLE: {
+		char said[128];
 		double x;
+		int r = hb_parse_double(v, &x);
 
-		errno = 0;
-		x = plain_decimal(v) ? strtod(v, &end) : 0;
-		if (!plain_decimal(v) || errno || end == v || *end || !(x >= k->min && x <= k->max)) {
+		if (r < 0 || !(x >= k->min && x <= k->max)) {
 			snprintf(why, why_size,
-				 "%s.%s=%s: want a decimal number in %g..%g (no "
+				 "%s.%s=%s: %swant a decimal number in %g..%g (no "
 				 "leading zero: 0.5, not 00.5 or 010)",
-				 k->section, k->name, v, k->min, k->max);
+				 k->section, k->name, v,
+				 number_why(said, sizeof(said), v, r, hb_parse_double_why), k->min,
+				 k->max);
 			return -EINVAL;
 		}
 		*(double *)p = x;
 		return 0;
 	}
 	case T_BOOL:
-		if (!strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "1"))
-			*(bool *)p = true;
-		else if (!strcmp(v, "false") || !strcmp(v, "no") || !strcmp(v, "0"))
-			*(bool *)p = false;
-		else {
-			snprintf(why, why_size, "%s.%s=%s: want true or false", k->section, k->name,
-				 v);
+		if (hb_parse_bool(v, (bool *)p) < 0) {
+			snprintf(why, why_size, "%s.%s=%s: " HB_BOOL_WANT, k->section, k->name, v);
 			return -EINVAL;
 		}
 		return 0;
@@ -247,6 +228,37 @@ void hb_config_defaults(struct hb_config *c)
 	memset(c, 0, sizeof(*c));
 	for (size_t i = 0; i < HB_ARRAY_SIZE(keys); i++)
 		(void)hb_conf_key_set(c, &keys[i], keys[i].def, why, sizeof(why));
+}
+
+const char *hb_conf_key_case_hint(const char *section, const char *name, char *buf, size_t size)
+{
+	for (size_t i = 0; i < HB_ARRAY_SIZE(keys); i++)
+		if (!strcasecmp(keys[i].section, section) && !strcasecmp(keys[i].name, name)) {
+			snprintf(buf, size, "%s.%s", keys[i].section, keys[i].name);
+			return buf;
+		}
+	return NULL;
+}
+
+int hb_config_err_where(const struct hb_config *c, struct hb_err *err, int r)
+{
+	char msg[HB_ERR_MSG_MAX];
+
+	if (r >= 0 || !err || !err->code)
+		return r;
+	for (size_t i = 0; i < HB_ARRAY_SIZE(keys); i++) {
+		size_t ls = strlen(keys[i].section), ln = strlen(keys[i].name);
+		const char *m = err->msg;
+
+		if (strncmp(m, keys[i].section, ls) || m[ls] != '.' ||
+		    strncmp(m + ls + 1, keys[i].name, ln) || !strchr("=: ", m[ls + 1 + ln]))
+			continue;
+		if (!c->key_where[i][0])
+			return r;
+		snprintf(msg, sizeof(msg), "%s", err->msg);
+		return hb_err_set(err, r, "%s: %s", c->key_where[i], msg);
+	}
+	return r;
 }
 
 bool hb_conf_section_known(const char *section)
@@ -294,7 +306,7 @@ void hb_config_diff(const struct hb_config *a, const struct hb_config *b,
 		changed(ud, "source", NULL);
 }
 
-/* "# text", wrapped at 78 columns (a line may be 198 characters at most) */
+/* "# text", wrapped at 78 columns */
 static void comment(FILE *f, const char *text)
 {
 	while (*text) {
@@ -429,7 +441,10 @@ void hb_config_write_man(FILE *f)
 	      "\\fBtype\\fR (a built\\-in: chmu, emul\\-chmu, replay, cxl\\-events, cxl\\-hmu; "
 	      "or a plugin's name), \\fBmemdev\\fR, "
 	      "\\fBpci\\fR; every other key is passed to the source as a parameter "
-	      "(see \\fBhotbridge list\\fR and the sources' documentation). The start\\-up checks "
+	      "(see \\fBhotbridge list\\fR and the sources' documentation). Section and key "
+	      "names are case\\-sensitive, lowercase as written here (\\fBType\\fR is an unknown "
+	      "key); a \\fB[source \\fINAME\\fB]\\fR section without keys, or a section not "
+	      "named here, is an error. A line may be up to 65536 characters long. The start\\-up checks "
 	      "(\\fBhotbridge check\\-config\\fR too) check each built\\-in's parameters and the "
 	      "files they name without opening the device; a source that cannot run on this "
 	      "host (no tracefs) is a warning, and \\fBrun\\fR goes on without it.\n",
@@ -446,7 +461,11 @@ void hb_config_write_man(FILE *f)
 		case T_U64:
 		case T_I64: fprintf(f, "\\fIinteger\\fR (%.0f..%.0f)", k->min, k->max); break;
 		case T_DOUBLE: fprintf(f, "\\fInumber\\fR (%g..%g)", k->min, k->max); break;
-		case T_BOOL: fputs("\\fBtrue\\fR|\\fBfalse\\fR", f); break;
+		case T_BOOL:
+			fputs("\\fBtrue\\fR|\\fBfalse\\fR (or \\fByes\\fR|\\fBno\\fR, "
+			      "\\fB1\\fR|\\fB0\\fR; any case)",
+			      f);
+			break;
 		case T_STR: fputs("\\fIstring\\fR", f); break;
 		case T_ENUM: roff(f, k->choices); break;
 		}

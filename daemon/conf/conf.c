@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -51,6 +52,14 @@ static int config_copy(struct hb_config *dst, const struct hb_config *src)
 
 /* inih's limits (Debian's r55): longer names it would cut short silently */
 #define INI_NAME_MAX 50
+/*
+ * inih reads a line into a buffer of its own (200 bytes in Debian's
+ * build, fixed when the library is built): the reader hands it longer
+ * key = value lines with the value swapped for this marker, and the
+ * handler puts the value back. A line is HB_CONF_LINE_MAX bytes at most.
+ */
+#define LONG_VALUE "\x01"
+#define HB_CONF_LINE_MAX 65536
 
 struct parse {
 	struct hb_config *c;
@@ -59,7 +68,16 @@ struct parse {
 	int line, err_line; /* err_line: where err was set */
 	bool empty;         /* nothing but blanks and comments so far */
 	bool indented;      /* this line: inih continues the previous value */
+	/* the section being read: an empty [source NAME] or unknown one is an error */
+	struct {
+		char name[INI_NAME_MAX];
+		int line; /* 0: none yet */
+		bool has_key;
+	} sec;
 	struct hb_err *err;
+	char *text; /* the line read, whole */
+	size_t text_size;
+	char *long_value; /* a long line's value, for the handler (LONG_VALUE) */
 	char last_section[128];
 	/* this file's lines (0: not in this file), to refuse a second one */
 	int key_line[HB_CONF_MAX_KEYS];
@@ -72,19 +90,67 @@ struct parse {
 	size_t nhdr;
 };
 
-static void parse_error(struct parse *p, const char *fmt, ...) HB_PRINTF(2, 3);
-static void parse_error(struct parse *p, const char *fmt, ...)
+static void parse_error_at(struct parse *p, int line, const char *fmt, va_list ap) HB_PRINTF(3, 0);
+static void parse_error_at(struct parse *p, int line, const char *fmt, va_list ap)
 {
 	char why[512];
-	va_list ap;
 
 	if (p->err->code)
 		return;
-	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
+	hb_err_set(p->err, -EINVAL, "%s:%d: %s", p->file, line, why);
+	p->err_line = line;
+}
+
+static void parse_error(struct parse *p, const char *fmt, ...) HB_PRINTF(2, 3);
+static void parse_error(struct parse *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	parse_error_at(p, p->line, fmt, ap);
 	va_end(ap);
-	hb_err_set(p->err, -EINVAL, "%s:%d: %s", p->file, p->line, why);
-	p->err_line = p->line;
+}
+
+static void section_error(struct parse *p, const char *fmt, ...) HB_PRINTF(2, 3);
+static void section_error(struct parse *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	parse_error_at(p, p->sec.line, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * The section read so far ends (a new header, or the end of the file):
+ * inih never reports a section without keys, so an empty [source NAME]
+ * (a source with no type=) or an unknown section would vanish silently.
+ * An empty known section ([daemon]) is fine.
+ */
+static bool section_end(struct parse *p)
+{
+	if (!p->sec.line || p->sec.has_key)
+		return true;
+	if (!strncmp(p->sec.name, "source ", 7))
+		section_error(p, "[%s] is empty: a source needs type= (and its parameters)",
+			      p->sec.name);
+	else if (!hb_conf_section_known(p->sec.name))
+		section_error(p, "unknown section [%s]%s", p->sec.name,
+			      strcmp(p->sec.name, "source") ? "" : ": a source is [source NAME]");
+	return !p->err->code;
+}
+
+static void section_begin(struct parse *p, const char *name, const char *end)
+{
+	size_t len = (size_t)(end - name);
+
+	if (len >= sizeof(p->sec.name))
+		len = sizeof(p->sec.name) - 1;
+	memcpy(p->sec.name, name, len);
+	p->sec.name[len] = '\0';
+	p->sec.line = p->line;
+	p->sec.has_key = false;
 }
 
 /*
@@ -117,25 +183,83 @@ static bool source_header(struct parse *p, const char *name, const char *end)
  * inih would split, a section or key name it would truncate (two long
  * [source] names merging into one) are errors here, and parsing stops.
  */
+/*
+ * The value inih would make of the text after a key's '=': blanks
+ * skipped, cut at an inline comment (';' after a blank), blanks stripped.
+ */
+static char *ini_value(const char *v)
+{
+	const char *e;
+	bool was_space = false;
+
+	while (*v == ' ' || *v == '\t' || *v == '\r' || *v == '\n')
+		v++;
+	for (e = v; *e && !(was_space && *e == ';'); e++)
+		was_space = *e == ' ' || *e == '\t' || *e == '\r' || *e == '\n';
+	while (e > v && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\n'))
+		e--;
+	return strndup(v, (size_t)(e - v));
+}
+
+/*
+ * A line longer than inih's buffer: a comment goes as an empty one, a
+ * key = value line as "KEY=" LONG_VALUE with the value kept for the
+ * handler; anything else is an error.
+ */
+static char *long_line(struct parse *p, char *buf, int size, const char *s, const char *eq)
+{
+	const char *e = eq;
+
+	if (*s == ';' || *s == '#') {
+		snprintf(buf, (size_t)size, "#\n");
+		return buf;
+	}
+	while (eq && e > s && (e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	if (!eq || s != p->text || e - s >= INI_NAME_MAX) {
+		parse_error(p, "line longer than %d characters that is not key = value or a comment",
+			    size - 2);
+		return NULL;
+	}
+	p->long_value = ini_value(eq + 1);
+	if (!p->long_value) {
+		parse_error(p, "out of memory");
+		return NULL;
+	}
+	snprintf(buf, (size_t)size, "%.*s=" LONG_VALUE "\n", (int)(e - s), s);
+	return buf;
+}
+
 static char *reader(char *buf, int size, void *stream)
 {
 	struct parse *p = stream;
 	const char *s, *end;
-	size_t len;
+	ssize_t len;
 
-	if (p->err->code || !fgets(buf, size, p->f))
+	if (p->err->code)
 		return NULL;
-	p->line++;
-	len = strlen(buf);
-	if (len == (size_t)size - 1 && buf[len - 1] != '\n' && !feof(p->f)) {
-		parse_error(p, "line longer than %d characters", size - 2);
+	/* the handler has had the last line's value: a marker later is just text */
+	free(p->long_value);
+	p->long_value = NULL;
+	len = getline(&p->text, &p->text_size, p->f);
+	if (len < 0) {
+		(void)section_end(p);
 		return NULL;
 	}
-	for (s = buf; *s == ' ' || *s == '\t'; s++)
+	p->line++;
+	if (len > HB_CONF_LINE_MAX) {
+		parse_error(p, "line longer than %d characters", HB_CONF_LINE_MAX);
+		return NULL;
+	}
+	if (strlen(p->text) != (size_t)len) {
+		parse_error(p, "a NUL byte in the line");
+		return NULL;
+	}
+	for (s = p->text; *s == ' ' || *s == '\t'; s++)
 		;
 	if (*s && *s != '\n' && *s != '\r' && *s != ';' && *s != '#')
 		p->empty = false;
-	p->indented = s != buf && *s && *s != '\n' && *s != '\r';
+	p->indented = s != p->text && *s && *s != '\n' && *s != '\r';
 	if (*s == ';' || *s == '#') {
 		/* a comment: no name in it, whatever it says */
 	} else if (*s == '[') {
@@ -149,7 +273,11 @@ static char *reader(char *buf, int size, void *stream)
 		}
 		if (end && !strncmp(s + 1, "source ", 7) && !source_header(p, s + 8, end))
 			return NULL;
-	} else if ((end = strpbrk(s, "=:")) && s != buf) {
+		if (end && !section_end(p))
+			return NULL;
+		if (end)
+			section_begin(p, s + 1, end);
+	} else if ((end = strpbrk(s, "=:")) && s != p->text) {
 		/* an indented line continues the previous value: not a name */
 	} else if (end) {
 		const char *e = end;
@@ -162,6 +290,9 @@ static char *reader(char *buf, int size, void *stream)
 			return NULL;
 		}
 	}
+	if (len + 1 > size)
+		return long_line(p, buf, size, s, strpbrk(s, "=:"));
+	memcpy(buf, p->text, (size_t)len + 1);
 	return buf;
 }
 
@@ -204,6 +335,17 @@ static size_t source_slot(const struct hb_source_config *s, const char *name)
 		if (!strncmp(s->params[k], name, len) && s->params[k][len] == '=')
 			return 3 + k;
 	return 3 + s->nparams;
+}
+
+/* "type", "memdev" or "pci" when name is one of them in another case ("Type") */
+static const char *fixed_key_miscased(const char *name)
+{
+	static const char *const fixed[] = { "type", "memdev", "pci" };
+
+	for (size_t i = 0; i < HB_ARRAY_SIZE(fixed); i++)
+		if (!strcasecmp(name, fixed[i]))
+			return fixed[i];
+	return NULL;
 }
 
 /* sets name=value in s (a later file's value replaces an earlier one's) */
@@ -272,6 +414,9 @@ static int handler(void *user, const char *section, const char *name, const char
 	const struct hb_conf_key *k;
 
 	snprintf(here, sizeof(here), "%s:%d", p->file, p->line);
+	p->sec.has_key = true;
+	if (p->long_value && !strcmp(value, LONG_VALUE))
+		value = p->long_value; /* a line longer than inih's buffer (reader) */
 	if (!strncmp(section, "source ", 7)) {
 		struct hb_source_config *s = source_for(p, section, why, sizeof(why));
 		size_t i, slot;
@@ -280,6 +425,13 @@ static int handler(void *user, const char *section, const char *name, const char
 			goto bad;
 		i = (size_t)(s - p->c->sources);
 		slot = source_slot(s, name);
+		if (slot >= 3 && fixed_key_miscased(name)) {
+			snprintf(why, sizeof(why),
+				 "[%s]: unknown key '%s' (names are case-sensitive: did you mean "
+				 "'%s'?)",
+				 section, name, fixed_key_miscased(name));
+			goto bad;
+		}
 		snprintf(what, sizeof(what), "[%s] %s", section, name);
 		if (slot < 3 ?
 			    twice(p, &p->fixed_line[i][slot], what, why, sizeof(why)) < 0 :
@@ -292,10 +444,16 @@ static int handler(void *user, const char *section, const char *name, const char
 	}
 	k = hb_conf_key_find(section, name);
 	if (!k) {
+		char hint[128], said[200] = "";
+
+		if (hb_conf_key_case_hint(section, name, hint, sizeof(hint)))
+			snprintf(said, sizeof(said),
+				 " (names are case-sensitive: did you mean %s?)", hint);
 		snprintf(why, sizeof(why),
-			 hb_conf_section_known(section) ? "unknown key '%s' in [%s]" :
-							  "unknown key '%s' in unknown section [%s]",
-			 name, section);
+			 hb_conf_section_known(section) ?
+				 "unknown key '%s' in [%s]%s" :
+				 "unknown key '%s' in unknown section [%s]%s",
+			 name, section, said);
 		goto bad;
 	}
 	snprintf(what, sizeof(what), "%s.%s", section, name);
@@ -343,6 +501,8 @@ static int parse_file(struct hb_config *c, const char *path, bool main_file, str
 	fd = -1; /* the FILE has it */
 	r = ini_parse_stream(reader, &p, handler, &p);
 	fclose(p.f);
+	free(p.text);
+	free(p.long_value);
 	/* inih goes on after a syntax error: the first error is the one to name */
 	if (r > 0 && (!err->code || r < p.err_line)) {
 		hb_err_clear(err);
@@ -472,6 +632,11 @@ static int set_source(struct hb_config *c, const char *assignment, struct hb_err
 				  "source, it does not add one",
 				  assignment, (int)nlen, name, names[0] ? names : "none");
 	}
+	if (source_slot(s, key) >= 3 && fixed_key_miscased(key))
+		return hb_err_set(err, -EINVAL,
+				  "command line: %s: unknown key '%s' (names are case-sensitive: "
+				  "did you mean '%s'?)",
+				  assignment, key, fixed_key_miscased(key));
 	if (source_put(s, source_slot(s, key), key, eq + 1, "--set", why, sizeof(why)) < 0)
 		return hb_err_set(err, -EINVAL, "command line: %s", why);
 	return 0;
@@ -494,8 +659,18 @@ int hb_config_set(struct hb_config *c, const char *assignment, struct hb_err *er
 	memcpy(name, dot + 1, (size_t)(eq - dot - 1));
 	name[eq - dot - 1] = '\0';
 	k = hb_conf_key_find(section, name);
-	if (!k)
-		return hb_err_set(err, -EINVAL, "command line: unknown key %s.%s", section, name);
+	if (!k) {
+		char hint[128];
+
+		return hb_err_set(err, -EINVAL, "command line: unknown key %s.%s%s%s%s", section,
+				  name,
+				  hb_conf_key_case_hint(section, name, hint, sizeof(hint)) ?
+					  " (names are case-sensitive: did you mean " :
+					  "",
+				  hb_conf_key_case_hint(section, name, hint, sizeof(hint)) ? hint : "",
+				  hb_conf_key_case_hint(section, name, hint, sizeof(hint)) ? "?)" :
+											     "");
+	}
 	if (hb_conf_key_set(c, k, eq + 1, why, sizeof(why)) < 0)
 		return hb_err_set(err, -EINVAL, "command line: %s", why);
 	snprintf(c->key_where[hb_conf_key_index(k)], HB_CONF_WHERE_MAX, "--set");

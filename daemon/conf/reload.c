@@ -165,11 +165,16 @@ static int reload(struct hb_daemon *d, struct hb_err *err)
 		if (event_add(d->timer, &tv) < 0)
 			hb_dlog(d, LOG_ERR, "reload: cannot re-arm the cycle timer");
 	}
-	hb_dlog(d, LOG_INFO, "reloaded %s: applied: %s", d->config_path,
-		rd.applied[0] ? rd.applied : "nothing changed");
-	if (rd.restart[0])
+	/* one line: what was applied and what waits for a restart, never "nothing" beside it */
+	if (!rd.applied[0] && !rd.restart[0])
+		hb_dlog(d, LOG_INFO, "reloaded %s: nothing changed", d->config_path);
+	else if (!rd.restart[0])
+		hb_dlog(d, LOG_INFO, "reloaded %s: applied: %s", d->config_path, rd.applied);
+	else
 		hb_dlog(d, LOG_WARNING,
-			"reload: changed but needs a restart (running values kept): %s", rd.restart);
+			"reloaded %s: applied: %s; changed but needs a restart (running values "
+			"kept): %s",
+			d->config_path, rd.applied[0] ? rd.applied : "none", rd.restart);
 	hb_daemon_check_conflicts(d, "reload");
 out:
 	hb_config_done(next);

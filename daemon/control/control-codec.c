@@ -22,15 +22,61 @@ HB_STRTAB_TO_STRING(hb_control_cmd_to_string, enum hb_control_cmd, cmd_names, NU
 static int hex_field(json_object *o, const char *key, uint64_t *ret, char *why, size_t why_size)
 {
 	json_object *v;
+	int r;
 
 	if (!json_object_object_get_ex(o, key, &v))
 		return 0;
-	if (!json_object_is_type(v, json_type_string) ||
-	    hb_parse_u64_base(json_object_get_string(v), 0, ret) < 0) {
+	if (!json_object_is_type(v, json_type_string)) {
 		snprintf(why, why_size, "\"%s\" must be a number in a string, e.g. \"0x1000\"", key);
 		return -EINVAL;
 	}
+	/* util.h's one grammar; the value is not echoed (it may not be UTF-8) */
+	r = hb_parse_u64(json_object_get_string(v), ret);
+	if (r < 0) {
+		snprintf(why, why_size, "\"%s\" %s: want a number in a string, e.g. \"0x1000\"",
+			 key, hb_parse_u64_why(json_object_get_string(v), r));
+		return -EINVAL;
+	}
 	return 1;
+}
+
+static bool in_number(char c)
+{
+	return (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-';
+}
+
+/*
+ * json-c (not strict) reads the JSON number 010 as 10: a number with a
+ * leading zero, outside strings, is refused here first, with util.h's
+ * reason, as a number is everywhere else. Returns the digits' length.
+ */
+static size_t leading_zero_number(const char *s, size_t len, const char **ret)
+{
+	bool in_str = false;
+
+	for (size_t i = 0; i < len; i++) {
+		size_t k = i + (s[i] == '-'), n;
+
+		if (in_str) {
+			if (s[i] == '\\')
+				i++;
+			else if (s[i] == '"')
+				in_str = false;
+			continue;
+		}
+		if (s[i] == '"') {
+			in_str = true;
+			continue;
+		}
+		if ((i && in_number(s[i - 1])) || k + 1 >= len || s[k] != '0' || s[k + 1] < '0' ||
+		    s[k + 1] > '9')
+			continue;
+		for (n = 0; k + n < len && s[k + n] >= '0' && s[k + n] <= '9'; n++)
+			;
+		*ret = s + k;
+		return n;
+	}
+	return 0;
 }
 
 static bool blank(const char *s, size_t len)
@@ -72,6 +118,16 @@ int hb_control_parse(const char *line, size_t len, struct hb_control_req *req, c
 	if (len > HB_CONTROL_LINE_MAX) {
 		snprintf(why, why_size, "request longer than %d bytes", HB_CONTROL_LINE_MAX);
 		return -E2BIG;
+	}
+	{
+		const char *num;
+		size_t n = leading_zero_number(line, len, &num);
+
+		if (n) {
+			snprintf(why, why_size, "'%.*s' %s", n > 24 ? 24 : (int)n, num,
+				 hb_parse_u64_why_n(num, n, -EINVAL));
+			return -EINVAL;
+		}
 	}
 	tok = json_tokener_new_ex(8);
 	if (!tok) {

@@ -77,26 +77,17 @@ struct hb_source_facts hb_daemon_source_facts(const struct hb_daemon *d)
 	return f;
 }
 
-/*
- * regions hotbridge does not translate (translate/refuse.c), each with its
- * reason; and an empty model (no CXL, or a snapshot of none), as the
- * topology and translate commands warn
- */
+static void log_warning(void *ud, const char *msg)
+{
+	struct hb_daemon *d = ud;
+
+	hb_dlog(d, LOG_WARNING, "%s", msg);
+}
+
+/* the topology's warnings, in check-config's words too (conf-check.h) */
 void hb_daemon_warn_refused(struct hb_daemon *d)
 {
-	const struct hb_topology *t = hb_platform_topology(d->env.platform);
-	const struct hb_region *rg;
-	size_t cur = 0;
-
-	if (t && !hb_topology_nr_memdevs(t) && !hb_topology_nr_endpoints(t) &&
-	    !hb_topology_nr_regions(t) && !hb_topology_nr_roots(t))
-		hb_dlog(d, LOG_WARNING,
-			"no CXL memdev, decoder or region in the topology: no "
-			"record translates until one appears");
-
-	while ((rg = hb_topology_next_refused(hb_platform_topology(d->env.platform), &cur)))
-		hb_dlog(d, LOG_WARNING, "region %s not translated: %s; its pages are never promoted",
-			rg->name, rg->refused);
+	hb_topology_warn(hb_platform_topology(d->env.platform), log_warning, d);
 }
 
 int hb_daemon_rebuild_topology(struct hb_daemon *d, struct hb_err *err)

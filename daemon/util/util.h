@@ -37,23 +37,44 @@ int hb_err_set(struct hb_err *err, int code, const char *fmt, ...) HB_PRINTF(3, 
 void hb_err_clear(struct hb_err *err);
 
 /*
- * Parse an unsigned 64-bit number: decimal, or hex with 0x. Never octal: a
- * decimal with a leading zero ("010") is refused. The whole string must be
- * consumed; no sign, no blanks, no empty string. -EINVAL or -ERANGE. This is
- * the number syntax of every user input (CLI, batch queries, config keys).
+ * The number grammar of every user input (configuration keys, --set,
+ * command-line options, control requests, replay text, source parameters;
+ * parse.c is its one implementation). An unsigned 64-bit number: decimal,
+ * or hex with 0x/0X. Never octal: a decimal with a leading zero ("010",
+ * "00") is refused. The whole string must be consumed; ASCII digits only;
+ * no sign, no blanks, no empty string. 0, -EINVAL or -ERANGE; *ret is set
+ * only on 0.
  */
 int hb_parse_u64(const char *s, uint64_t *ret);
-/* Same with a base: 0 = the rule above, 10 or 16 = that base only (sysfs). */
+/* The same for the len bytes at s (no NUL needed: a field inside a line). */
+int hb_parse_u64_n(const char *s, size_t len, uint64_t *ret);
+/* With a base: 0 = hb_parse_u64, 10 or 16 = that base only (sysfs, not users). */
 int hb_parse_u64_base(const char *s, int base, uint64_t *ret);
 /* hb_parse_u64's syntax with an optional leading '-'. */
 int hb_parse_i64(const char *s, int64_t *ret);
 int hb_parse_int(const char *s, int *ret);
+/*
+ * A fractional number: [-]digits[.digits][e[+-]digits] with the integer
+ * part under the rule above (0.5 and 1e3, not 00.5 or 010); no hex, inf,
+ * nan or blanks. 0, -EINVAL or -ERANGE.
+ */
+int hb_parse_double(const char *s, double *ret);
 /*
  * Why s failed hb_parse_u64() with r, as a predicate to follow the quoted
  * text: "'010' is not a number: a leading zero (...)". For every message
  * that refuses a number, so each names the real reason.
  */
 const char *hb_parse_u64_why(const char *s, int r);
+const char *hb_parse_u64_why_n(const char *s, size_t len, int r);
+/* The same for hb_parse_i64() and hb_parse_double(). */
+const char *hb_parse_i64_why(const char *s, int r);
+const char *hb_parse_double_why(const char *s, int r);
+/*
+ * A boolean: true, yes or 1; false, no or 0; in any case (TRUE, No). 0 or
+ * -EINVAL; HB_BOOL_WANT says so in a message.
+ */
+int hb_parse_bool(const char *s, bool *ret);
+#define HB_BOOL_WANT "want true or false (or yes/no, 1/0; any case)"
 
 /*
  * Read a small text file below root (root may be NULL or "" for "/"),

@@ -62,8 +62,8 @@ static int parse_ranges(const char *s, struct hb_chmu_range *r, size_t *n, struc
 					  "(at most %d ranges)",
 					  tok, MAX_RANGES);
 		*plus = '\0';
-		if (hb_parse_u64_base(tok, 0, &r[*n].start) < 0 ||
-		    hb_parse_u64_base(plus + 1, 0, &r[*n].len) < 0 || !r[*n].len)
+		if (hb_parse_u64(tok, &r[*n].start) < 0 || hb_parse_u64(plus + 1, &r[*n].len) < 0 ||
+		    !r[*n].len)
 			return hb_err_set(err, -EINVAL, "chmu: dpa_ranges: bad number in '%s+%s'",
 					  tok, plus + 1);
 		(*n)++;

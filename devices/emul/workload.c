@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "emul.h"
+#include "util/util.h"
 
 struct hb_workload {
 	struct hb_workload_params p;
@@ -120,15 +121,13 @@ void hb_workload_epoch(struct hb_workload *w)
 
 int hb_workload_kind_from_string(const char *s, double *ret_skew)
 {
-	char *end;
-
 	if (!strcmp(s, "uniform"))
 		return HB_WORKLOAD_UNIFORM;
 	if (!strncmp(s, "zipf:", 5) || !strncmp(s, "moving:", 7)) {
-		const char *v = strchr(s, ':') + 1;
-		double skew = strtod(v, &end);
+		double skew;
 
-		if (end == v || *end || !(skew > 0 && skew < 10))
+		/* util.h's one number grammar (no "01.5", hex, inf or blanks) */
+		if (hb_parse_double(strchr(s, ':') + 1, &skew) < 0 || !(skew > 0 && skew < 10))
 			return -EINVAL;
 		*ret_skew = skew;
 		return s[0] == 'z' ? HB_WORKLOAD_ZIPF : HB_WORKLOAD_MOVING;

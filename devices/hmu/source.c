@@ -117,8 +117,8 @@ static int request_from_params(const struct hb_dev_info *info, struct hb_hmu_req
 		plus = strchr(buf, '+');
 		if (plus)
 			*plus = '\0';
-		if (!plus || hb_parse_u64_base(buf, 0, &q->dpa_start) < 0 ||
-		    hb_parse_u64_base(plus + 1, 0, &q->dpa_len) < 0 || !q->dpa_len)
+		if (!plus || hb_parse_u64(buf, &q->dpa_start) < 0 ||
+		    hb_parse_u64(plus + 1, &q->dpa_len) < 0 || !q->dpa_len)
 			return hb_err_set(err, -EINVAL, "cxl-hmu: dpa_range=%s: not <start>+<len>",
 					  range);
 	}

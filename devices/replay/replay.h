@@ -6,8 +6,11 @@
  * Text, one record a line; '#' starts a comment, blank lines are skipped:
  *     mem0 dpa=0x1000 len=4096 count=12 [ts=<ns>]
  *     hpa=0x39000b000 len=4096 count=3 [ts=<ns>]
- *   Numbers take C prefixes (0x hex, else decimal). Lines are at most
- *   HB_REPLAY_LINE_MAX bytes.
+ *   Numbers are util.h's one grammar, as in the configuration and on the
+ *   command line: decimal or 0x hex; a leading zero ("010", zero-padded
+ *   hex without 0x) makes the line bad, never a decimal. Lines are at
+ *   most HB_REPLAY_LINE_MAX bytes. The binary formats below carry numbers
+ *   as fixed-width little-endian integers only: nothing there is text.
  *
  * Binary, little-endian, in self-delimiting frames (v2): each frame is a
  * 24-byte header

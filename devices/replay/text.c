@@ -3,7 +3,10 @@
  * The replay text format (replay.h): one record a line,
  *     mem0 dpa=0x1000 len=4096 count=12 [ts=<ns>]
  *     hpa=0x39000b000 len=4096 count=3 [ts=<ns>]
- * parsed into a struct hb_hot_record. The stream (stream.c) finds the lines.
+ * parsed into a struct hb_hot_record, each value a number of util.h's one
+ * grammar (decimal or 0x hex; a leading zero is refused, never read as
+ * decimal: a zero-padded address would name another page).
+ * The stream (stream.c) finds the lines.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -17,43 +20,18 @@ static bool is_space(char c)
 	return c == ' ' || c == '\t' || c == '\r';
 }
 
-/* C-style number: 0x hex or decimal; returns chars used, 0 if none/overflow */
-static size_t parse_num(const char *s, const char *end, uint64_t *ret)
+/* "key=value" refused: the value quoted (non-text bytes as '?', 24 at most) and why */
+static void bad_number(char *why, size_t why_size, const char *key, size_t klen, const char *v,
+		       size_t vlen, int r)
 {
-	const char *p = s;
-	uint64_t v = 0;
+	char shown[25];
+	size_t n = vlen < sizeof(shown) - 1 ? vlen : sizeof(shown) - 1;
 
-	if (end - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
-		const char *d = p += 2;
-
-		for (; p < end; p++) {
-			unsigned int x;
-
-			if (*p >= '0' && *p <= '9')
-				x = (unsigned int)(*p - '0');
-			else if ((*p | 0x20) >= 'a' && (*p | 0x20) <= 'f')
-				x = (unsigned int)((*p | 0x20) - 'a' + 10);
-			else
-				break;
-			if (v >> 60)
-				return 0;
-			v = v << 4 | x;
-		}
-		if (p == d)
-			return 0;
-	} else {
-		for (; p < end && *p >= '0' && *p <= '9'; p++) {
-			unsigned int x = (unsigned int)(*p - '0');
-
-			if (v > (UINT64_MAX - x) / 10)
-				return 0;
-			v = v * 10 + x;
-		}
-		if (p == s)
-			return 0;
-	}
-	*ret = v;
-	return (size_t)(p - s);
+	for (size_t i = 0; i < n; i++)
+		shown[i] = is_text(v[i]) && v[i] != '\t' && v[i] != '\r' ? v[i] : '?';
+	shown[n] = '\0';
+	snprintf(why, why_size, "%.*s: '%s%s' %s", (int)klen, key, shown, vlen > n ? "..." : "",
+		 hb_parse_u64_why_n(v, vlen, r));
 }
 
 int hb_replay_parse_line(const char *line, size_t len, struct hb_hot_record *ret, char *why,
@@ -96,9 +74,10 @@ int hb_replay_parse_line(const char *line, size_t len, struct hb_hot_record *ret
 		ret->space = HB_SPACE_DPA;
 	}
 	for (;;) {
-		const char *key;
-		size_t klen, used;
+		const char *key, *val;
+		size_t klen;
 		uint64_t v;
+		int r;
 
 		while (p < end && is_space(*p))
 			p++;
@@ -122,13 +101,15 @@ int hb_replay_parse_line(const char *line, size_t len, struct hb_hot_record *ret
 				 (int)klen > 40 ? 40 : (int)klen, key);
 			return -EINVAL;
 		}
-		used = parse_num(p, end, &v);
-		if (!used || (p + used < end && !is_space(p[used]) && p[used] != '#')) {
-			snprintf(why, why_size, "%.*s: not a number (or out of range)", (int)klen,
-				 key);
+		/* the value runs to a blank, a comment or the end, under the one grammar */
+		val = p;
+		while (p < end && !is_space(*p) && *p != '#')
+			p++;
+		r = hb_parse_u64_n(val, (size_t)(p - val), &v);
+		if (r < 0) {
+			bad_number(why, why_size, key, klen, val, (size_t)(p - val), r);
 			return -EINVAL;
 		}
-		p += used;
 #define KEY(s) (klen == sizeof(s) - 1 && !memcmp(key, s, sizeof(s) - 1))
 		if (KEY("dpa") || KEY("hpa")) {
 			if (have_addr || (KEY("dpa") != (ret->space == HB_SPACE_DPA))) {

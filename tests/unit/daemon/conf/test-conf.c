@@ -297,6 +297,43 @@ static void test_conf_long_names_are_errors_not_merged(void **state)
 	rm_rf(dir);
 }
 
+/*
+ * newuser r4 D20: an empty [source NAME] was dropped silently and an
+ * unknown empty section too; "Type = replay" was reported as "has no
+ * type=". Names are case-sensitive, and a miscased one is named.
+ */
+static void test_conf_empty_and_miscased_sections_are_named(void **state)
+{
+	char *dir = scratch();
+	struct hb_config c;
+	struct hb_err err = { 0 };
+	const char *p;
+
+	p = put(dir, "empty.conf", "[daemon]\ndry_run = true\n[source y]\n\n# nothing\n[policy]\n");
+	expect_load(p, -EINVAL, "empty.conf:3: [source y] is empty: a source needs type=");
+	p = put(dir, "last.conf", "[daemon]\ndry_run = true\n[source y]\n");
+	expect_load(p, -EINVAL, "last.conf:3: [source y] is empty");
+	p = put(dir, "unknown.conf", "[demon]\n[daemon]\ndry_run = true\n");
+	expect_load(p, -EINVAL, "unknown.conf:1: unknown section [demon]");
+	p = put(dir, "bare.conf", "[source]\n[daemon]\ndry_run = true\n");
+	expect_load(p, -EINVAL, "bare.conf:1: unknown section [source]: a source is [source NAME]");
+	p = put(dir, "type.conf", "[source y]\nType = replay\npath = /dev/null\n");
+	expect_load(p, -EINVAL,
+		    "type.conf:2: [source y]: unknown key 'Type' (names are case-sensitive: "
+		    "did you mean 'type'?)");
+	p = put(dir, "key.conf", "[daemon]\nDry_run = true\n");
+	expect_load(p, -EINVAL,
+		    "key.conf:2: unknown key 'Dry_run' in [daemon] (names are case-sensitive: "
+		    "did you mean daemon.dry_run?)");
+	/* an empty known section is fine */
+	p = put(dir, "fine.conf", "[policy]\n[daemon]\ndry_run = true\n[table]\n");
+	expect_load(p, 0, NULL);
+	hb_config_defaults(&c);
+	assert_int_equal(hb_config_set(&c, "Daemon.dry_run=true", &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "did you mean daemon.dry_run?"));
+	rm_rf(dir);
+}
+
 /* a comment is never a key name, however long the text before its ':' or '=' */
 static void test_conf_long_comment_with_colon_is_a_comment(void **state)
 {
@@ -323,9 +360,53 @@ static void test_conf_syntax_error_names_its_line(void **state)
 		    -EINVAL, "syn.conf:3: syntax error");
 	expect_load(put(dir, "order.conf", "[daemon]\ninterval_ms = 1\nnot ini\n"), -EINVAL,
 		    "order.conf:2: daemon.interval_ms=1");
+	/* a long comment is a comment (D26): the error is the syntax one, at its line */
 	snprintf(text, sizeof(text), "[daemon]\n# %0300d\ndry_run = true\nnot ini\n", 0);
-	expect_load(put(dir, "overlong.conf", text), -EINVAL,
-		    "overlong.conf:2: line longer than 198 characters");
+	expect_load(put(dir, "overlong.conf", text), -EINVAL, "overlong.conf:4: syntax error");
+	rm_rf(dir);
+}
+
+/*
+ * newuser r4 D26: lines were limited to 198 characters (inih's buffer), so
+ * check-config's output for a 234-character path did not load back. Long
+ * key = value lines load as inih would read them (blanks and an inline
+ * comment stripped), and the output round-trips.
+ */
+static void test_conf_long_lines_load_and_round_trip(void **state)
+{
+	char *dir = scratch(), path[300], text[1024], out[4096];
+	struct hb_config c, back;
+	struct hb_err err = { 0 };
+	const char *p;
+	FILE *f;
+
+	/* a 234-character path under dir */
+	snprintf(path, sizeof(path), "%s/%0*d", dir, 234 - (int)strlen(dir) - 1, 0);
+	assert_int_equal(strlen(path), 234);
+	snprintf(text, sizeof(text),
+		 "[daemon]\nmetrics_textfile =   %s   ; where Prometheus looks\n"
+		 "[source feed]\ntype = replay\npath = %s\n",
+		 path, path);
+	p = put(dir, "long.conf", text);
+	assert_int_equal(hb_config_read(&c, p, false, NULL, 0, &err), 0);
+	assert_string_equal(c.metrics_textfile, path);
+	assert_int_equal(c.nsources, 1);
+	snprintf(text, sizeof(text), "path=%s", path);
+	assert_string_equal(c.sources[0].params[0], text);
+	/* check-config's output loads back to the same values */
+	f = fopen(strcpy(out, put(dir, "out.conf", "")), "w");
+	assert_non_null(f);
+	hb_config_write(&c, f);
+	fclose(f);
+	assert_int_equal(hb_config_read(&back, out, false, NULL, 0, &err), 0);
+	assert_string_equal(back.metrics_textfile, path);
+	assert_string_equal(back.sources[0].params[0], c.sources[0].params[0]);
+	hb_config_done(&back);
+	hb_config_done(&c);
+	/* a long line that is neither a key nor a comment (a continuation) is an error */
+	snprintf(text, sizeof(text), "[daemon]\ndry_run = true\n\t%0300d\n", 0);
+	expect_load(put(dir, "hdr.conf", text), -EINVAL,
+		    "hdr.conf:3: line longer than 198 characters that is not key = value");
 	rm_rf(dir);
 }
 
@@ -449,6 +530,57 @@ static void test_conf_check_refuses_what_run_cannot_use(void **state)
 	assert_int_equal(mask, 0xc);
 }
 
+/*
+ * newuser r4 D18: a semantic error about one key (a node this host lacks)
+ * names where the value was set: FILE:LINE for a file's, --set for an
+ * override; a default names neither.
+ */
+static void test_conf_check_errors_name_where_the_key_was_set(void **state)
+{
+	struct hb_numa_node nodes[HB_MAX_NODES] = {
+		[0] = { .present = true, .has_cpus = true }, [2] = { .present = true }
+	};
+	struct hb_config_facts f = { .nodes = nodes, .cxl_nodes = 1u << 2, .page_size = 4096 };
+	char *dir = scratch();
+	const char *p = put(dir, "semantic.conf",
+			    "[daemon]\ndry_run = true\n[policy]\ntarget_node = 5\n"
+			    "[demote]\nenabled = true\ncxl_node = 0\n"
+			    "[source feed]\ntype = emul-chmu\nmemdev = mem0\n");
+	const char *const set_nodes[] = { "policy.target_node=0", "policy.source_nodes=7" };
+	const char *const set_demote[] = { "policy.target_node=0" };
+	struct hb_config c;
+	struct hb_err err = { 0 };
+	char want[512];
+
+	assert_int_equal(hb_config_read(&c, p, false, NULL, 0, &err), 0);
+	if (hb_config_check(&c, &f, &err) != -ENOENT)
+		fail_msg("%s", err.msg);
+	snprintf(want, sizeof(want), "%s:4: policy.target_node=5: no such NUMA node", p);
+	if (strncmp(err.msg, want, strlen(want)))
+		fail_msg("'%s' does not start with '%s'", err.msg, want);
+	hb_config_done(&c);
+
+	assert_int_equal(hb_config_read(&c, p, false, set_demote, 1, &err), 0);
+	assert_int_equal(hb_config_check(&c, &f, &err), -EINVAL);
+	snprintf(want, sizeof(want), "%s:7: demote.cxl_node=0: not a CXL node", p);
+	if (strncmp(err.msg, want, strlen(want)))
+		fail_msg("'%s' does not start with '%s'", err.msg, want);
+	hb_config_done(&c);
+
+	assert_int_equal(hb_config_read(&c, p, false, set_nodes, 2, &err), 0);
+	assert_true(hb_config_check(&c, &f, &err) < 0);
+	if (strncmp(err.msg, "--set: policy.source_nodes=7: ", 30))
+		fail_msg("'%s' does not start with '--set: policy.source_nodes=7: '", err.msg);
+	hb_config_done(&c);
+
+	/* a default's error names no place */
+	hb_config_defaults(&c);
+	c.max_entries = 1 << 30;
+	assert_int_equal(hb_config_check_table(&c, 1 << 20, &err), -ENOMEM);
+	assert_int_equal(strncmp(err.msg, "table.max_entries=", 18), 0);
+	rm_rf(dir);
+}
+
 /* defect 8: a key or a [source] twice in one file is an error naming both lines */
 static void test_conf_duplicates_in_one_file_name_both_lines(void **state)
 {
@@ -522,6 +654,39 @@ static void test_conf_float_keys_refuse_a_leading_zero(void **state)
 	assert_true(c.threshold == 1000);
 	assert_int_equal(hb_config_set(&c, "policy.threshold=12.25", &err), 0);
 	assert_true(c.threshold == 12.25);
+}
+
+/*
+ * newuser r4 D27: a boolean is one documented set in any case (yes and 1
+ * were taken while TRUE was refused); the message lists the set.
+ */
+static void test_conf_booleans_are_one_set_in_any_case(void **state)
+{
+	static const struct {
+		const char *v;
+		int want; /* 1 true, 0 false, -1 refused */
+	} cases[] = {
+		{ "true", 1 }, { "TRUE", 1 },  { "True", 1 },  { "yes", 1 }, { "YES", 1 },
+		{ "1", 1 },    { "false", 0 }, { "FALSE", 0 }, { "No", 0 },  { "0", 0 },
+		{ "", -1 },    { "on", -1 },   { "tru", -1 },  { "01", -1 }, { "true ", -1 },
+		{ "y", -1 },   { "2", -1 },
+	};
+	struct hb_config c;
+	struct hb_err err = { 0 };
+
+	hb_config_defaults(&c);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char set[64];
+		int r;
+
+		c.dry_run = cases[i].want != 1;
+		snprintf(set, sizeof(set), "daemon.dry_run=%s", cases[i].v);
+		r = hb_config_set(&c, set, &err);
+		if (cases[i].want < 0 ? r != -EINVAL : r != 0 || c.dry_run != (cases[i].want == 1))
+			fail_msg("%s: %d, dry_run %d", set, r, c.dry_run);
+		if (r < 0 && !strstr(err.msg, "want true or false (or yes/no, 1/0; any case)"))
+			fail_msg("%s: '%s'", set, err.msg);
+	}
 }
 
 /* --set source.NAME.KEY=VALUE changes a configured source; an unknown NAME is an error */
@@ -674,6 +839,15 @@ static void test_conf_check_runs_the_sources_own_checks(void **state)
 		"daemon.metrics_textfile=/nonexistent/dir/x.prom: its directory /nonexistent/dir"));
 	strcpy(c.metrics_textfile, "/tmp/");
 	assert_int_equal(hb_config_check(&c, &f, &err), -EINVAL);
+	/* newuser r4 D16: a directory without the slash, and damon_state's too */
+	strcpy(c.metrics_textfile, "/tmp");
+	assert_int_equal(hb_config_check(&c, &f, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "daemon.metrics_textfile=/tmp: names a directory"));
+	strcpy(c.metrics_textfile, "");
+	strcpy(c.damon_state, "/tmp");
+	assert_int_equal(hb_config_check(&c, &f, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "migrate.damon_state=/tmp: names a directory"));
+	strcpy(c.damon_state, "/run/hotbridge/damon-state");
 	strcpy(c.metrics_textfile, "/tmp/x.prom");
 	assert_int_equal(hb_config_check(&c, &f, &err), 0);
 	/* a table larger than memory: the entries asked for and the bytes they need */
@@ -704,12 +878,16 @@ int main(void)
 		cmocka_unit_test(test_conf_long_names_are_errors_not_merged),
 		cmocka_unit_test(test_conf_long_comment_with_colon_is_a_comment),
 		cmocka_unit_test(test_conf_syntax_error_names_its_line),
+		cmocka_unit_test(test_conf_long_lines_load_and_round_trip),
 		cmocka_unit_test(test_conf_too_many_dropins_is_an_error),
 		cmocka_unit_test(test_conf_diff_names_each_changed_key),
 		cmocka_unit_test(test_conf_check_refuses_what_run_cannot_use),
+		cmocka_unit_test(test_conf_check_errors_name_where_the_key_was_set),
 		cmocka_unit_test(test_conf_refuses_a_sticky_world_writable_directory),
 		cmocka_unit_test(test_conf_duplicates_in_one_file_name_both_lines),
 		cmocka_unit_test(test_conf_float_keys_refuse_a_leading_zero),
+		cmocka_unit_test(test_conf_booleans_are_one_set_in_any_case),
+		cmocka_unit_test(test_conf_empty_and_miscased_sections_are_named),
 		cmocka_unit_test(test_conf_set_changes_a_source_parameter),
 		cmocka_unit_test(test_conf_write_names_where_each_value_was_set),
 		cmocka_unit_test(test_conf_check_runs_the_sources_own_checks),

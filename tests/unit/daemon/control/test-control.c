@@ -71,6 +71,24 @@ static void test_control_refuses_malformed_requests(void **state)
 	expect_bad("{\"command\":\"explain\"}", -EINVAL, "explain wants");
 	expect_bad("{\"command\":\"explain\",\"hpa\":4096}", -EINVAL,
 		   "\"hpa\" must be a number in a string");
+	expect_bad("{\"command\":\"explain\",\"hpa\":\"0390000000\"}", -EINVAL,
+		   "\"hpa\" is not a number: a leading zero");
+	/* a JSON number too: json-c alone reads 010 as 10 */
+	expect_bad("{\"command\":\"history\",\"last\":010}", -EINVAL,
+		   "'010' is not a number: a leading zero (decimal has none");
+	expect_bad("{\"command\":\"history\",\"last\":-00}", -EINVAL,
+		   "'00' is not a number: a leading zero");
+	{ /* zeros inside strings and after a digit are no leading zero */
+		struct hb_control_req r;
+		char why[256];
+
+		assert_int_equal(parse("{\"command\":\"history\",\"memdev\":\"m\\\"010\",\"dpa\":\"0x010\","
+				       "\"last\":100}",
+				       &r, why),
+				 0);
+		assert_int_equal(r.dpa, 0x10);
+		assert_int_equal(r.last, 100);
+	}
 	expect_bad("{\"command\":\"explain\",\"hpa\":\"0x1\",\"memdev\":\"mem0\",\"dpa\":\"0\"}",
 		   -EINVAL, "explain wants");
 	expect_bad("{\"command\":\"explain\",\"memdev\":\"mem0\"}", -EINVAL, "explain wants");
@@ -135,7 +153,8 @@ static void test_control_history_takes_last_and_an_optional_address(void **state
 	expect_bad("{\"command\":\"history\",\"last\":2.5}", -EINVAL, "\"last\" must be");
 	expect_bad("{\"command\":\"history\",\"dpa\":\"0\"}", -EINVAL,
 		   "history wants \"hpa\", or \"memdev\" and \"dpa\"");
-	expect_bad("{\"command\":\"history\",\"hpa\":\"x\"}", -EINVAL, "\"hpa\" must be");
+	expect_bad("{\"command\":\"history\",\"hpa\":\"x\"}", -EINVAL,
+		   "\"hpa\" is not a number (decimal or 0x hex): want a number in a string");
 }
 
 int main(void)

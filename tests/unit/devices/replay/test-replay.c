@@ -104,7 +104,7 @@ static void test_replay_text_keeps_good_lines_around_bad_ones(void **state)
 	hb_replay_parser_finish(p);
 	check_mixed();
 	assert_int_equal(nreports, 4);
-	assert_non_null(strstr(reports[1], "mixed.txt:8: dpa: not a number"));
+	assert_non_null(strstr(reports[1], "mixed.txt:8: dpa: 'zz' is not a number"));
 	assert_non_null(strstr(reports[2], "mixed.txt:9: a second address (dpa=)"));
 	assert_non_null(strstr(reports[3], "mixed.txt:10: unknown key 'colour'"));
 	hb_replay_parser_free(p);
@@ -124,7 +124,21 @@ static void test_replay_text_reasons(void **state)
 		  "hpa=0xfffffffffffff000 len=8192: the range" },
 		{ "mem0 dpa=0x1 dpa=0x2 len=1 count=1", "a second address (dpa=)" },
 		{ "mem0 dpa=0x1 len=1 len=2 count=1", "repeated key 'len'" },
-		{ "mem0 dpa=99999999999999999999 len=1 count=1", "not a number" },
+		{ "mem0 dpa=99999999999999999999 len=1 count=1",
+		  "dpa: '99999999999999999999' is above" },
+		/* zero-padded: refused like everywhere else, never read as decimal (D2) */
+		{ "mem1 dpa=00020000 len=4096 count=40",
+		  "dpa: '00020000' is not a number: a leading zero" },
+		{ "hpa=0390000000 len=4096 count=40",
+		  "hpa: '0390000000' is not a number: a leading zero" },
+		{ "mem0 dpa=0x1000 len=04096 count=1",
+		  "len: '04096' is not a number: a leading zero" },
+		{ "mem0 dpa=0x1000 len=4096 count=040",
+		  "count: '040' is not a number: a leading zero" },
+		{ "mem0 dpa=0x1000 len=4096 count=1 ts=0100",
+		  "ts: '0100' is not a number: a leading zero" },
+		{ "mem0 dpa=0x1000 len=4096 count=1e3", "count: '1e3' is not a number" },
+		{ "mem0 dpa=0x1000 len=4096 count=+1", "count: '+1' is not a number: no sign" },
 		{ "mem0 hpa=0x1 len=1 count=1", "hpa= takes no memdev" },
 		{ "len=1 count=1", "expected a memdev name or hpa= first" },
 		{ "mem0123456789abcdef dpa=0x1 len=1 count=1", "longer than 15" },
