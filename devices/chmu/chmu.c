@@ -340,7 +340,7 @@ int hb_chmu_drain(struct hb_chmu *c, struct hb_hot_record *out, size_t max, size
 		return hb_err_set(err, -EINVAL, "CHMU: drain before configure");
 	if ((r = rd(c, CHMU_HEAD, 2, &head)) < 0 || (r = rd(c, CHMU_TAIL, 2, &tail)) < 0 ||
 	    (r = rd(c, CHMU_STATUS, 8, &st)) < 0)
-		return hb_err_set(err, r, "CHMU: cannot read the hotlist pointers");
+		return hb_err_set(err, r, "CHMU: cannot read the hotlist pointers: %s", strerror(-r));
 	if (head >= k->hotlist_size || tail >= k->hotlist_size)
 		return hb_err_set(err, -EIO,
 				  "CHMU: device reports head %llu, tail %llu outside a "
@@ -353,8 +353,8 @@ int hb_chmu_drain(struct hb_chmu *c, struct hb_hot_record *out, size_t max, size
 
 		r = rd(c, k->hotlist_off + head * 8, 8, &e);
 		if (r < 0)
-			return hb_err_set(err, r, "CHMU: cannot read hotlist entry %llu",
-					  (unsigned long long)head);
+			return hb_err_set(err, r, "CHMU: cannot read hotlist entry %llu: %s",
+					  (unsigned long long)head, strerror(-r));
 		head = (head + 1) % k->hotlist_size;
 		unit = e >> k->counter_width;
 		if (unit > UINT64_MAX / c->unit_size || !in_ranges(c, unit * c->unit_size)) {
@@ -372,7 +372,7 @@ int hb_chmu_drain(struct hb_chmu *c, struct hb_hot_record *out, size_t max, size
 	}
 	c->stats.entries += n;
 	if ((r = wr(c, CHMU_HEAD, 2, head)) < 0)
-		return hb_err_set(err, r, "CHMU: cannot advance the hotlist head");
+		return hb_err_set(err, r, "CHMU: cannot advance the hotlist head: %s", strerror(-r));
 	if (st & (STATUS_OVERFLOW | STATUS_LEVEL)) {
 		c->stats.overflows += !!(st & STATUS_OVERFLOW);
 		c->stats.fill_events += !!(st & STATUS_LEVEL);
@@ -383,26 +383,27 @@ int hb_chmu_drain(struct hb_chmu *c, struct hb_hot_record *out, size_t max, size
 }
 
 int hb_chmu_drain_submit(struct hb_chmu *c, struct hb_hot_record *buf, size_t max,
-			 const struct hb_host_ops *ops, struct hb_host *h)
+			 const struct hb_host_ops *ops, struct hb_host *h,
+			 int (*after)(void *arg, size_t n, struct hb_err *err), void *arg,
+			 struct hb_err *err)
 {
-	struct hb_err err = { 0 };
 	uint64_t overflows;
 	size_t n;
 	int r;
 
 	do {
 		overflows = c->stats.overflows;
-		r = hb_chmu_drain(c, buf, max, &n, &err);
-		if (r < 0) {
-			ops->log(h, HB_LOG_ERR, "%s", err.msg);
+		r = hb_chmu_drain(c, buf, max, &n, err);
+		if (r < 0)
 			return r;
-		}
+		if (after && (r = after(arg, n, err)) < 0)
+			return r;
 		/* the hotlist was full and the device dropped hotness: the host counts it */
 		if (c->stats.overflows > overflows && HB_OPS_HAS(ops, count_overflow) &&
 		    ops->count_overflow)
 			ops->count_overflow(h, c->stats.overflows - overflows);
 		if (n && (r = ops->submit(h, buf, n)) < 0)
-			return r;
+			return r; /* the host says why itself */
 	} while (n == max);
 	return 0;
 }

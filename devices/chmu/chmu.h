@@ -25,17 +25,35 @@
 /* ---- register window ---- */
 
 struct hb_regwin {
-	/* width in bytes: 2, 4 or 8; 0 or -errno */
+	/*
+	 * width in bytes: 2, 4 or 8; 0 or -errno. -ENXIO: the window is gone
+	 * (a mapped BAR whose mapping the kernel revoked: the access faulted).
+	 */
 	int (*read)(void *priv, uint64_t off, unsigned int width, uint64_t *val);
 	int (*write)(void *priv, uint64_t off, unsigned int width, uint64_t val);
 	void *priv;
 	uint64_t size;
 };
 
-/* Maps size bytes at offset of a sysfs PCI resource file (needs root). */
+/*
+ * Maps size bytes at offset of a PCI resource file or /dev/mem (needs
+ * root). Every access runs in hb_sigbus_guard(): one that faults (SIGBUS:
+ * the kernel revoked the mapping when a driver claimed the range) returns
+ * -ENXIO, and so does every access after it, without touching the mapping.
+ */
 int hb_regwin_mmio_open(const char *resource, uint64_t offset, uint64_t size, struct hb_regwin *ret,
 			struct hb_err *err);
 void hb_regwin_mmio_close(struct hb_regwin *w);
+/* an access through w faulted (SIGBUS) since it was opened: w is gone */
+bool hb_regwin_mmio_revoked(const struct hb_regwin *w);
+
+/*
+ * Runs fn(arg), one access to the mapping [map, map + len), with a SIGBUS
+ * handler installed for as long as it lasts (sigbus.c): a SIGBUS at an
+ * address in the mapping ends it and returns -EFAULT; 0 otherwise.
+ * Thread-safe; fn must do nothing but the access.
+ */
+int hb_sigbus_guard(void (*fn)(void *), void *arg, const volatile void *map, size_t len);
 
 /* ---- /proc/iomem and lockdown (iomem.c) ---- */
 
@@ -96,7 +114,8 @@ int hb_chmu_map_block(const struct hb_chmu_map_req *q, struct hb_regwin *ret,
  * Before each use of the window: a driver that claims the range later
  * makes the kernel revoke user mappings of it, /dev/mem and sysfs
  * resource files alike (both use iomem_get_mapping(); the next access is
- * SIGBUS) unless iomem=relaxed.
+ * SIGBUS, which the window's guard turns into -ENXIO) unless iomem=relaxed.
+ * The chmu source calls it before and after each drain.
  * -EBUSY (naming the claimant) once /proc/iomem shows a claim on the
  * block's len bytes; 0 otherwise, also when /proc/iomem cannot tell.
  */
@@ -167,12 +186,18 @@ int hb_chmu_drain(struct hb_chmu *c, struct hb_hot_record *out, size_t max, size
 
 /*
  * Drains everything the hotlist holds, in batches of max records through
- * buf, into the host's submit(); drain errors are logged through the host.
- * A drain that found STATUS overflow set goes to the host's count_overflow()
- * (ABI 1.3; not called on an older host).
+ * buf, into the host's submit(). after, when not NULL, runs once a batch
+ * of n is drained and before the host has it: a negative return (with err
+ * set) drops the batch and ends the drain (the chmu source re-reads
+ * /proc/iomem there). A drain that found STATUS overflow set goes to the
+ * host's count_overflow() (ABI 1.3; not called on an older host). Errors
+ * are returned in err, for the caller to log; a refusal of the host's
+ * submit() is returned as it is, err untouched (the host says why itself).
  */
 int hb_chmu_drain_submit(struct hb_chmu *c, struct hb_hot_record *buf, size_t max,
-			 const struct hb_host_ops *ops, struct hb_host *h);
+			 const struct hb_host_ops *ops, struct hb_host *h,
+			 int (*after)(void *arg, size_t n, struct hb_err *err), void *arg,
+			 struct hb_err *err);
 
 /*
  * The "chmu" source (source-hw.c). hooks, NULL in the daemon, point it at

@@ -469,7 +469,9 @@ static void overflow_epoch(struct rig *r, const struct hb_host_ops *ops)
 	for (int u = 0; u < 40; u++)
 		hb_chmu_emul_access(r->emu, (uint64_t)u * 4096, 3);
 	hb_chmu_emul_advance(r->emu, 100 * MS);
-	assert_int_equal(hb_chmu_drain_submit(r->drv, buf, HB_ARRAY_SIZE(buf), ops, NULL), 0);
+	assert_int_equal(hb_chmu_drain_submit(r->drv, buf, HB_ARRAY_SIZE(buf), ops, NULL, NULL,
+					      NULL, &r->err),
+			 0);
 }
 
 /* the sources' drain tells an ABI 1.3 host of every overflow, and a 1.2 host nothing */
@@ -502,7 +504,8 @@ static void test_chmu_overflow_reaches_the_host_count_overflow(void **state)
 		struct hb_hot_record buf[4];
 
 		hb_chmu_emul_advance(r.emu, 100 * MS);
-		assert_int_equal(hb_chmu_drain_submit(r.drv, buf, 4, &ops, NULL), 0);
+		assert_int_equal(hb_chmu_drain_submit(r.drv, buf, 4, &ops, NULL, NULL, NULL, &r.err),
+				 0);
 		assert_int_equal(host_overflows, 2);
 	}
 	/* a 1.2 host: its table ends before count_overflow, which is never read */
@@ -512,6 +515,45 @@ static void test_chmu_overflow_reaches_the_host_count_overflow(void **state)
 	overflow_epoch(&r, &ops);
 	assert_int_equal(host_overflows, 2);
 	assert_int_equal(hb_chmu_stats(r.drv)->overflows, 3);
+	rig_close(&r);
+}
+
+/* the chmu source's /proc/iomem check after a drain (review C1): it refuses */
+static int claimed_after(void *arg, size_t n, struct hb_err *err)
+{
+	*(size_t *)arg = n;
+	return hb_err_set(err, -EBUSY, "claimed during the drain");
+}
+
+/* a batch the check after the drain refuses never reaches the host */
+static void test_chmu_drain_drops_a_batch_the_after_check_refuses(void **state)
+{
+	struct hb_chmu_emul_params p = params();
+	struct hb_chmu_config c = cfg_default();
+	struct hb_host_ops ops = {
+		.abi_major = HB_DEVICE_ABI_MAJOR,
+		.abi_minor = HB_DEVICE_ABI_MINOR,
+		.size = sizeof(ops),
+		.log = quiet_log,
+		.submit = count_submit,
+		.count_overflow = count_overflow,
+	};
+	struct hb_hot_record buf[8];
+	size_t seen = 0;
+	struct rig r;
+
+	rig_open(&r, &p);
+	assert_int_equal(hb_chmu_configure(r.drv, &c, &r.err), 0);
+	for (int u = 0; u < 3; u++)
+		hb_chmu_emul_access(r.emu, (uint64_t)u * 4096, 3);
+	hb_chmu_emul_advance(r.emu, 100 * MS);
+	host_records = 0;
+	assert_int_equal(hb_chmu_drain_submit(r.drv, buf, HB_ARRAY_SIZE(buf), &ops, NULL,
+					      claimed_after, &seen, &r.err),
+			 -EBUSY);
+	assert_int_equal(seen, 3);
+	assert_int_equal(host_records, 0);
+	assert_string_equal(r.err.msg, "claimed during the drain");
 	rig_close(&r);
 }
 
@@ -670,6 +712,7 @@ int main(void)
 		cmocka_unit_test(test_chmu_ring_wraps_and_partial_drains_lose_nothing),
 		cmocka_unit_test(test_chmu_overflow_is_reported_and_counted),
 		cmocka_unit_test(test_chmu_overflow_reaches_the_host_count_overflow),
+		cmocka_unit_test(test_chmu_drain_drops_a_batch_the_after_check_refuses),
 		cmocka_unit_test(test_chmu_counter_widths_8_16_32),
 		cmocka_unit_test(test_chmu_unit_sizes_4k_to_256m),
 		cmocka_unit_test(test_chmu_always_on_reports_each_threshold_crossing),
