@@ -123,8 +123,9 @@ const char *hb_migrator_describe(const struct hb_migrator *m);
  *   -EACCES  mapped by several processes without HB_MIGRATE_MOVE_ALL, or
  *            the target is outside a mapping task's cpuset
  *   -EBUSY   transiently unmovable; -ENOMEM no memory on the target
- * Returns 0, or -errno when the batch as a whole failed (then status[] is
- * unspecified for entries not yet handled and set to that error).
+ * Returns 0, or -errno when the batch as a whole failed: then entries the
+ * kernel handled before the error keep the status it gave them (phys: it
+ * moved them), and every other entry is set to that error.
  */
 int hb_migrator_move(struct hb_migrator *m, size_t n, const uint64_t *hpa, const int *nodes,
 		     int *status, unsigned int flags, struct hb_err *err);
