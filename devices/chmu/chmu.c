@@ -196,6 +196,16 @@ static int pick_m2s(unsigned int supported)
 	return -ENOTSUP;
 }
 
+/* a counter width STATUS reports (when: for the message) that entries can be decoded with */
+static int width_check(uint64_t st, const char *when, struct hb_err *err)
+{
+	unsigned int w = (unsigned int)STATUS_COUNTER_WIDTH(st);
+
+	if (w < 1 || w > 63)
+		return hb_err_set(err, -EPROTO, "CHMU: counter width %u %s (must be 1..63)", w, when);
+	return 0;
+}
+
 int hb_chmu_configure(struct hb_chmu *c, const struct hb_chmu_config *cfg, struct hb_err *err)
 {
 	const struct hb_chmu_caps *k = &c->caps;
@@ -243,12 +253,6 @@ int hb_chmu_configure(struct hb_chmu *c, const struct hb_chmu_config *cfg, struc
 	}
 	if (cfg->threshold == 0)
 		return hb_err_set(err, -EINVAL, "CHMU: hotness threshold must be at least 1");
-	if (cfg->threshold > (1ULL << k->counter_width) - 1)
-		return hb_err_set(err, -EINVAL,
-				  "CHMU: threshold %u exceeds the %u-bit counters (max "
-				  "%llu)",
-				  cfg->threshold, k->counter_width,
-				  (unsigned long long)((1ULL << k->counter_width) - 1));
 	if (cfg->fill_threshold >= k->hotlist_size)
 		return hb_err_set(err, -EINVAL,
 				  "CHMU: fill threshold %u not below the hotlist size %u",
@@ -297,7 +301,26 @@ int hb_chmu_configure(struct hb_chmu *c, const struct hb_chmu_config *cfg, struc
 	if ((r = wr(c, CHMU_CONF1, 8, conf1)) < 0 ||
 	    (r = wr(c, CHMU_CONF2, 8,
 		    cfg->fill_threshold ? cfg->fill_threshold : k->hotlist_size / 2)) < 0 ||
-	    (r = wr(c, CHMU_CONF0, 8, conf0 | CONF0_RESET)) < 0 || (r = wr(c, CHMU_HEAD, 2, 0)) < 0 ||
+	    (r = rd(c, CHMU_STATUS, 8, &st)) < 0)
+		return hb_err_set(err, r, "CHMU: programming failed: %s", strerror(-r));
+	/*
+	 * review S2: the counter width may depend on the unit size just
+	 * programmed (the RFC driver reads it only after CONF1: "Only after
+	 * granual is set can the width be known"); the CXL r3.2 text was not
+	 * available to us to say otherwise. So the threshold is checked
+	 * against the width read now, and the entries are decoded with the
+	 * width read once enabled, which each drain checks again.
+	 */
+	if ((r = width_check(st, "once the unit size is programmed", err)) < 0)
+		return r;
+	if (cfg->threshold > (1ULL << STATUS_COUNTER_WIDTH(st)) - 1)
+		return hb_err_set(err, -EINVAL,
+				  "CHMU: threshold %u exceeds the %u-bit counters (max "
+				  "%llu) of unit size %llu",
+				  cfg->threshold, (unsigned int)STATUS_COUNTER_WIDTH(st),
+				  (unsigned long long)((1ULL << STATUS_COUNTER_WIDTH(st)) - 1),
+				  (unsigned long long)cfg->unit_size);
+	if ((r = wr(c, CHMU_CONF0, 8, conf0 | CONF0_RESET)) < 0 || (r = wr(c, CHMU_HEAD, 2, 0)) < 0 ||
 	    (r = wr(c, CHMU_CONF0, 8, conf0 | CONF0_ENABLE)) < 0 ||
 	    (r = rd(c, CHMU_STATUS, 8, &st)) < 0)
 		return hb_err_set(err, r, "CHMU: programming failed: %s", strerror(-r));
@@ -308,6 +331,16 @@ int hb_chmu_configure(struct hb_chmu *c, const struct hb_chmu_config *cfg, struc
 				  (unsigned long long)cfg->unit_size,
 				  (unsigned long long)cfg->epoch_ns, cfg->threshold,
 				  (unsigned long long)st);
+	r = width_check(st, "once enabled", err);
+	if (r == 0 && cfg->threshold > (1ULL << STATUS_COUNTER_WIDTH(st)) - 1)
+		r = hb_err_set(err, -EPROTO,
+			       "CHMU: the counters narrowed to %u bits at enable, below threshold %u",
+			       (unsigned int)STATUS_COUNTER_WIDTH(st), cfg->threshold);
+	if (r < 0) {
+		(void)hb_chmu_disable(c, NULL);
+		return r;
+	}
+	c->caps.counter_width = (unsigned int)STATUS_COUNTER_WIDTH(st);
 	free(c->ranges);
 	c->ranges = calloc(cfg->nranges, sizeof(*c->ranges));
 	if (!c->ranges)
@@ -347,6 +380,12 @@ int hb_chmu_drain(struct hb_chmu *c, struct hb_hot_record *out, size_t max, size
 				  "ring of %u entries",
 				  (unsigned long long)head, (unsigned long long)tail,
 				  k->hotlist_size);
+	/* review S2: entries are decoded with the width of the configured unit, never another */
+	if (STATUS_COUNTER_WIDTH(st) != k->counter_width)
+		return hb_err_set(err, -EPROTO,
+				  "CHMU: the counter width changed from %u to %u bits while enabled "
+				  "(nothing here reprogrammed it): the hotlist is not decoded",
+				  k->counter_width, (unsigned int)STATUS_COUNTER_WIDTH(st));
 	c->stats.drains++;
 	while (head != tail && n < max) {
 		uint64_t e, unit;

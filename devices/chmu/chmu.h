@@ -134,7 +134,8 @@ struct hb_chmu_caps {
 	unsigned int epoch_type, msi_n, m2s;
 	uint64_t min_epoch_ns, max_epoch_ns;
 	uint64_t range_off, hotlist_off;
-	unsigned int counter_width; /* from STATUS */
+	/* from STATUS: at open, then the configured unit's (hb_chmu_configure) */
+	unsigned int counter_width;
 };
 
 #define HB_CHMU_MODE_EPOCH 0
@@ -170,7 +171,11 @@ const struct hb_chmu_stats *hb_chmu_stats(const struct hb_chmu *c);
 /* "4096,8192" style lists of what the caps allow, for messages and `list` */
 void hb_chmu_format_sizes(uint32_t bitmap, unsigned int base_shift, char *buf, size_t size);
 
-/* Disables, programs, sets the range bitmap, resets and enables. */
+/*
+ * Disables, programs, sets the range bitmap, resets and enables. The
+ * counter width is read again once the unit size is programmed (the
+ * threshold must fit it) and once enabled (what the drain decodes with).
+ */
 int hb_chmu_configure(struct hb_chmu *c, const struct hb_chmu_config *cfg, struct hb_err *err);
 int hb_chmu_disable(struct hb_chmu *c, struct hb_err *err);
 
@@ -178,8 +183,9 @@ int hb_chmu_disable(struct hb_chmu *c, struct hb_err *err);
  * Copies up to max hotlist entries [head, tail) into records (DPA =
  * unit index x unit size, len = unit size, count = the entry's count),
  * advances HEAD past them, and clears and counts overflow / fill status.
- * A head or tail outside the ring is -EIO; entries beyond the tracked
- * ranges are dropped and counted.
+ * A head or tail outside the ring is -EIO, a STATUS counter width other
+ * than the one configure read is -EPROTO (nothing decoded, HEAD kept);
+ * entries beyond the tracked ranges are dropped and counted.
  */
 int hb_chmu_drain(struct hb_chmu *c, struct hb_hot_record *out, size_t max, size_t *ret_n,
 		  struct hb_err *err);

@@ -278,6 +278,12 @@ int hb_chmu_source_poll(void *priv)
 	}
 	if (s->claimed)
 		s->lost = -EBUSY;
+	if (r == -EPROTO) {
+		/* the counter width changed under us (review S2): no entry decodes safely */
+		s->lost = r;
+		s->ops->log(s->host, HB_LOG_ERR, "%s; the source stops", err.msg);
+		return r;
+	}
 	if (r < 0 && err.msg[0])
 		s->ops->log(s->host, HB_LOG_ERR, "%s", err.msg);
 	return r;
