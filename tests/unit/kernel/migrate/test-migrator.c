@@ -58,6 +58,8 @@ struct mp_call {
 static struct mp_call mp_calls[16];
 static int mp_ncalls;
 static long mp_ret;
+/* with mp_ret < 0: the pages move_pages moved (and reported) before the error */
+static unsigned long mp_done_before_error;
 
 long __wrap_hb_sys_move_pages(pid_t pid, unsigned long count, void **pages, const int *nodes,
 			      int *status, int flags);
@@ -68,11 +70,9 @@ long __wrap_hb_sys_move_pages(pid_t pid, unsigned long count, void **pages, cons
 		mp_calls[mp_ncalls] =
 			(struct mp_call){ pid, count, (uint64_t)(uintptr_t)pages[0], flags };
 	mp_ncalls++;
-	if (mp_ret < 0)
-		return mp_ret;
-	for (unsigned long i = 0; i < count; i++)
+	for (unsigned long i = 0; i < count && (mp_ret >= 0 || i < mp_done_before_error); i++)
 		status[i] = nodes[i];
-	return 0;
+	return mp_ret < 0 ? mp_ret : 0;
 }
 
 static const char *data_root(const char *name)
@@ -415,6 +415,32 @@ static void test_pagemap_rechecks_stale_entries_and_rescans(void **state)
 	hb_migrator_free(m);
 }
 
+/* review W1 in pagemap: move_pages(2)'s whole-call error keeps what it moved before it */
+static void test_pagemap_call_error_keeps_the_statuses_the_kernel_wrote(void **state)
+{
+	struct hb_migrator *m = pagemap_open(60000);
+	struct hb_err err = { 0 };
+	uint64_t hpa[] = { 0x1000 * PS, 0x1001 * PS, 0x1002 * PS };
+	int nodes[] = { 0, 0, 0 }, st[3];
+	size_t first = 3;
+
+	mp_ncalls = 0;
+	mp_ret = -ENODEV; /* node 0 went memoryless after the first page moved */
+	mp_done_before_error = 1;
+	assert_int_equal(hb_migrator_move(m, 3, hpa, nodes, st, 0, &err), 0);
+	mp_ret = 0;
+	mp_done_before_error = 0;
+	assert_int_equal(mp_ncalls, 1);
+	assert_int_equal(mp_calls[0].count, 3);
+	for (size_t i = 0; i < 3; i++)
+		if (0x10000000 + (hpa[i] / PS - 0x1000) * PS == mp_calls[0].first)
+			first = i;
+	assert_true(first < 3);
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(st[i], i == first ? 0 : -ENODEV);
+	hb_migrator_free(m);
+}
+
 static void test_pagemap_without_pfns_says_it_needs_cap_sys_admin(void **state)
 {
 	struct hb_migrator *m = pagemap_open(0);
@@ -454,6 +480,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pagemap_moves_through_the_owning_processes,
 						pagemap_setup, pagemap_teardown),
 		cmocka_unit_test_setup_teardown(test_pagemap_rechecks_stale_entries_and_rescans,
+						pagemap_setup, pagemap_teardown),
+		cmocka_unit_test_setup_teardown(test_pagemap_call_error_keeps_the_statuses_the_kernel_wrote,
 						pagemap_setup, pagemap_teardown),
 		cmocka_unit_test_setup_teardown(test_pagemap_without_pfns_says_it_needs_cap_sys_admin,
 						pagemap_setup, pagemap_teardown),
