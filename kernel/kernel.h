@@ -42,14 +42,16 @@ struct hb_mpp {
  *   root           prefix before /proc and /sys (NULL or "" = live system)
  *   configured_nr  number from the configuration, or <= 0 for "ask the kernel"
  *
- * Proof is the syscall's entry point as a real text symbol (T/t
- * __x64_sys_move_phys_pages in /proc/kallsyms; W is a compiled-out stub) or
- * its sys_enter tracepoint. The number comes from the configuration, else
- * from /sys/kernel/mm/move_phys_pages/syscall_nr; when both exist they must
- * agree, and the sysfs abi_version must be HB_MPP_ABI_VERSION.
+ * The proof is the kernel's /sys/kernel/mm/move_phys_pages/syscall_nr: a
+ * number is never called without it, configured or not (a symbol or a
+ * tracepoint proves the function, not which number reaches it; 451 is
+ * cachestat on 6.5+). A configured number must equal it, and the sysfs
+ * abi_version must be HB_MPP_ABI_VERSION. Without the file, the refusal
+ * says what /proc/kallsyms shows (any architecture's entry symbol, a
+ * compiled-out W stub, nothing).
  *
- * Returns 0 when usable; -ENOSYS (no proof, stub), -EINVAL (no number or a
- * mismatch) or -EPROTO (ABI version) otherwise, with ret->why and err set.
+ * Returns 0 when usable; -ENOSYS (no syscall_nr), -EINVAL (a bad number or
+ * a mismatch) or -EPROTO (ABI version) otherwise, with ret->why and err set.
  */
 int hb_mpp_probe(const char *root, long configured_nr, struct hb_mpp *ret, struct hb_err *err);
 
@@ -123,8 +125,9 @@ const char *hb_migrator_describe(const struct hb_migrator *m);
  *   -EACCES  mapped by several processes without HB_MIGRATE_MOVE_ALL, or
  *            the target is outside a mapping task's cpuset
  *   -EBUSY   transiently unmovable; -ENOMEM no memory on the target
- * Returns 0, or -errno when the batch as a whole failed (then status[] is
- * unspecified for entries not yet handled and set to that error).
+ * Returns 0, or -errno when the batch as a whole failed: then entries the
+ * kernel handled before the error keep the status it gave them (phys: it
+ * moved them), and every other entry is set to that error.
  */
 int hb_migrator_move(struct hb_migrator *m, size_t n, const uint64_t *hpa, const int *nodes,
 		     int *status, unsigned int flags, struct hb_err *err);

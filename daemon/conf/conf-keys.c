@@ -88,7 +88,7 @@ static const struct hb_conf_key keys[] = {
 	K("migrate", "backend", T_ENUM, backend, "auto", 0, 0, "auto|phys|damon|pagemap|dryrun",
 	  "auto = phys when the kernel proves it has move_phys_pages, else damon (DAMON paddr with migrate_hot, 6.11+), else pagemap"),
 	K("migrate", "syscall_nr", T_I64, syscall_nr, "0", 0, 4095, NULL,
-	  "move_phys_pages number; 0 = the kernel's /sys/kernel/mm/move_phys_pages/syscall_nr"),
+	  "move_phys_pages number; 0 = the kernel's /sys/kernel/mm/move_phys_pages/syscall_nr. A number is called only when that file names it: without the file, or with another number there, phys is unavailable"),
 	K("migrate", "rescan_ms", T_U64, rescan_ms, "1000", 0, 3600000, NULL,
 	  "pagemap: minimum time between full reverse-map rescans"),
 	K("migrate", "damon_takeover", T_BOOL, damon_takeover, "false", 0, 0, NULL,

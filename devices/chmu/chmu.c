@@ -196,6 +196,16 @@ static int pick_m2s(unsigned int supported)
 	return -ENOTSUP;
 }
 
+/* a counter width STATUS reports (when: for the message) that entries can be decoded with */
+static int width_check(uint64_t st, const char *when, struct hb_err *err)
+{
+	unsigned int w = (unsigned int)STATUS_COUNTER_WIDTH(st);
+
+	if (w < 1 || w > 63)
+		return hb_err_set(err, -EPROTO, "CHMU: counter width %u %s (must be 1..63)", w, when);
+	return 0;
+}
+
 int hb_chmu_configure(struct hb_chmu *c, const struct hb_chmu_config *cfg, struct hb_err *err)
 {
 	const struct hb_chmu_caps *k = &c->caps;
@@ -243,12 +253,6 @@ int hb_chmu_configure(struct hb_chmu *c, const struct hb_chmu_config *cfg, struc
 	}
 	if (cfg->threshold == 0)
 		return hb_err_set(err, -EINVAL, "CHMU: hotness threshold must be at least 1");
-	if (cfg->threshold > (1ULL << k->counter_width) - 1)
-		return hb_err_set(err, -EINVAL,
-				  "CHMU: threshold %u exceeds the %u-bit counters (max "
-				  "%llu)",
-				  cfg->threshold, k->counter_width,
-				  (unsigned long long)((1ULL << k->counter_width) - 1));
 	if (cfg->fill_threshold >= k->hotlist_size)
 		return hb_err_set(err, -EINVAL,
 				  "CHMU: fill threshold %u not below the hotlist size %u",
@@ -297,7 +301,26 @@ int hb_chmu_configure(struct hb_chmu *c, const struct hb_chmu_config *cfg, struc
 	if ((r = wr(c, CHMU_CONF1, 8, conf1)) < 0 ||
 	    (r = wr(c, CHMU_CONF2, 8,
 		    cfg->fill_threshold ? cfg->fill_threshold : k->hotlist_size / 2)) < 0 ||
-	    (r = wr(c, CHMU_CONF0, 8, conf0 | CONF0_RESET)) < 0 || (r = wr(c, CHMU_HEAD, 2, 0)) < 0 ||
+	    (r = rd(c, CHMU_STATUS, 8, &st)) < 0)
+		return hb_err_set(err, r, "CHMU: programming failed: %s", strerror(-r));
+	/*
+	 * review S2: the counter width may depend on the unit size just
+	 * programmed (the RFC driver reads it only after CONF1: "Only after
+	 * granual is set can the width be known"); the CXL r3.2 text was not
+	 * available to us to say otherwise. So the threshold is checked
+	 * against the width read now, and the entries are decoded with the
+	 * width read once enabled, which each drain checks again.
+	 */
+	if ((r = width_check(st, "once the unit size is programmed", err)) < 0)
+		return r;
+	if (cfg->threshold > (1ULL << STATUS_COUNTER_WIDTH(st)) - 1)
+		return hb_err_set(err, -EINVAL,
+				  "CHMU: threshold %u exceeds the %u-bit counters (max "
+				  "%llu) of unit size %llu",
+				  cfg->threshold, (unsigned int)STATUS_COUNTER_WIDTH(st),
+				  (unsigned long long)((1ULL << STATUS_COUNTER_WIDTH(st)) - 1),
+				  (unsigned long long)cfg->unit_size);
+	if ((r = wr(c, CHMU_CONF0, 8, conf0 | CONF0_RESET)) < 0 || (r = wr(c, CHMU_HEAD, 2, 0)) < 0 ||
 	    (r = wr(c, CHMU_CONF0, 8, conf0 | CONF0_ENABLE)) < 0 ||
 	    (r = rd(c, CHMU_STATUS, 8, &st)) < 0)
 		return hb_err_set(err, r, "CHMU: programming failed: %s", strerror(-r));
@@ -308,6 +331,16 @@ int hb_chmu_configure(struct hb_chmu *c, const struct hb_chmu_config *cfg, struc
 				  (unsigned long long)cfg->unit_size,
 				  (unsigned long long)cfg->epoch_ns, cfg->threshold,
 				  (unsigned long long)st);
+	r = width_check(st, "once enabled", err);
+	if (r == 0 && cfg->threshold > (1ULL << STATUS_COUNTER_WIDTH(st)) - 1)
+		r = hb_err_set(err, -EPROTO,
+			       "CHMU: the counters narrowed to %u bits at enable, below threshold %u",
+			       (unsigned int)STATUS_COUNTER_WIDTH(st), cfg->threshold);
+	if (r < 0) {
+		(void)hb_chmu_disable(c, NULL);
+		return r;
+	}
+	c->caps.counter_width = (unsigned int)STATUS_COUNTER_WIDTH(st);
 	free(c->ranges);
 	c->ranges = calloc(cfg->nranges, sizeof(*c->ranges));
 	if (!c->ranges)
@@ -340,21 +373,27 @@ int hb_chmu_drain(struct hb_chmu *c, struct hb_hot_record *out, size_t max, size
 		return hb_err_set(err, -EINVAL, "CHMU: drain before configure");
 	if ((r = rd(c, CHMU_HEAD, 2, &head)) < 0 || (r = rd(c, CHMU_TAIL, 2, &tail)) < 0 ||
 	    (r = rd(c, CHMU_STATUS, 8, &st)) < 0)
-		return hb_err_set(err, r, "CHMU: cannot read the hotlist pointers");
+		return hb_err_set(err, r, "CHMU: cannot read the hotlist pointers: %s", strerror(-r));
 	if (head >= k->hotlist_size || tail >= k->hotlist_size)
 		return hb_err_set(err, -EIO,
 				  "CHMU: device reports head %llu, tail %llu outside a "
 				  "ring of %u entries",
 				  (unsigned long long)head, (unsigned long long)tail,
 				  k->hotlist_size);
+	/* review S2: entries are decoded with the width of the configured unit, never another */
+	if (STATUS_COUNTER_WIDTH(st) != k->counter_width)
+		return hb_err_set(err, -EPROTO,
+				  "CHMU: the counter width changed from %u to %u bits while enabled "
+				  "(nothing here reprogrammed it): the hotlist is not decoded",
+				  k->counter_width, (unsigned int)STATUS_COUNTER_WIDTH(st));
 	c->stats.drains++;
 	while (head != tail && n < max) {
 		uint64_t e, unit;
 
 		r = rd(c, k->hotlist_off + head * 8, 8, &e);
 		if (r < 0)
-			return hb_err_set(err, r, "CHMU: cannot read hotlist entry %llu",
-					  (unsigned long long)head);
+			return hb_err_set(err, r, "CHMU: cannot read hotlist entry %llu: %s",
+					  (unsigned long long)head, strerror(-r));
 		head = (head + 1) % k->hotlist_size;
 		unit = e >> k->counter_width;
 		if (unit > UINT64_MAX / c->unit_size || !in_ranges(c, unit * c->unit_size)) {
@@ -372,7 +411,7 @@ int hb_chmu_drain(struct hb_chmu *c, struct hb_hot_record *out, size_t max, size
 	}
 	c->stats.entries += n;
 	if ((r = wr(c, CHMU_HEAD, 2, head)) < 0)
-		return hb_err_set(err, r, "CHMU: cannot advance the hotlist head");
+		return hb_err_set(err, r, "CHMU: cannot advance the hotlist head: %s", strerror(-r));
 	if (st & (STATUS_OVERFLOW | STATUS_LEVEL)) {
 		c->stats.overflows += !!(st & STATUS_OVERFLOW);
 		c->stats.fill_events += !!(st & STATUS_LEVEL);
@@ -383,26 +422,27 @@ int hb_chmu_drain(struct hb_chmu *c, struct hb_hot_record *out, size_t max, size
 }
 
 int hb_chmu_drain_submit(struct hb_chmu *c, struct hb_hot_record *buf, size_t max,
-			 const struct hb_host_ops *ops, struct hb_host *h)
+			 const struct hb_host_ops *ops, struct hb_host *h,
+			 int (*after)(void *arg, size_t n, struct hb_err *err), void *arg,
+			 struct hb_err *err)
 {
-	struct hb_err err = { 0 };
 	uint64_t overflows;
 	size_t n;
 	int r;
 
 	do {
 		overflows = c->stats.overflows;
-		r = hb_chmu_drain(c, buf, max, &n, &err);
-		if (r < 0) {
-			ops->log(h, HB_LOG_ERR, "%s", err.msg);
+		r = hb_chmu_drain(c, buf, max, &n, err);
+		if (r < 0)
 			return r;
-		}
+		if (after && (r = after(arg, n, err)) < 0)
+			return r;
 		/* the hotlist was full and the device dropped hotness: the host counts it */
 		if (c->stats.overflows > overflows && HB_OPS_HAS(ops, count_overflow) &&
 		    ops->count_overflow)
 			ops->count_overflow(h, c->stats.overflows - overflows);
 		if (n && (r = ops->submit(h, buf, n)) < 0)
-			return r;
+			return r; /* the host says why itself */
 	} while (n == max);
 	return 0;
 }

@@ -25,17 +25,35 @@
 /* ---- register window ---- */
 
 struct hb_regwin {
-	/* width in bytes: 2, 4 or 8; 0 or -errno */
+	/*
+	 * width in bytes: 2, 4 or 8; 0 or -errno. -ENXIO: the window is gone
+	 * (a mapped BAR whose mapping the kernel revoked: the access faulted).
+	 */
 	int (*read)(void *priv, uint64_t off, unsigned int width, uint64_t *val);
 	int (*write)(void *priv, uint64_t off, unsigned int width, uint64_t val);
 	void *priv;
 	uint64_t size;
 };
 
-/* Maps size bytes at offset of a sysfs PCI resource file (needs root). */
+/*
+ * Maps size bytes at offset of a PCI resource file or /dev/mem (needs
+ * root). Every access runs in hb_sigbus_guard(): one that faults (SIGBUS:
+ * the kernel revoked the mapping when a driver claimed the range) returns
+ * -ENXIO, and so does every access after it, without touching the mapping.
+ */
 int hb_regwin_mmio_open(const char *resource, uint64_t offset, uint64_t size, struct hb_regwin *ret,
 			struct hb_err *err);
 void hb_regwin_mmio_close(struct hb_regwin *w);
+/* an access through w faulted (SIGBUS) since it was opened: w is gone */
+bool hb_regwin_mmio_revoked(const struct hb_regwin *w);
+
+/*
+ * Runs fn(arg), one access to the mapping [map, map + len), with a SIGBUS
+ * handler installed for as long as it lasts (sigbus.c): a SIGBUS at an
+ * address in the mapping ends it and returns -EFAULT; 0 otherwise.
+ * Thread-safe; fn must do nothing but the access.
+ */
+int hb_sigbus_guard(void (*fn)(void *), void *arg, const volatile void *map, size_t len);
 
 /* ---- /proc/iomem and lockdown (iomem.c) ---- */
 
@@ -96,7 +114,8 @@ int hb_chmu_map_block(const struct hb_chmu_map_req *q, struct hb_regwin *ret,
  * Before each use of the window: a driver that claims the range later
  * makes the kernel revoke user mappings of it, /dev/mem and sysfs
  * resource files alike (both use iomem_get_mapping(); the next access is
- * SIGBUS) unless iomem=relaxed.
+ * SIGBUS, which the window's guard turns into -ENXIO) unless iomem=relaxed.
+ * The chmu source calls it before and after each drain.
  * -EBUSY (naming the claimant) once /proc/iomem shows a claim on the
  * block's len bytes; 0 otherwise, also when /proc/iomem cannot tell.
  */
@@ -115,7 +134,8 @@ struct hb_chmu_caps {
 	unsigned int epoch_type, msi_n, m2s;
 	uint64_t min_epoch_ns, max_epoch_ns;
 	uint64_t range_off, hotlist_off;
-	unsigned int counter_width; /* from STATUS */
+	/* from STATUS: at open, then the configured unit's (hb_chmu_configure) */
+	unsigned int counter_width;
 };
 
 #define HB_CHMU_MODE_EPOCH 0
@@ -151,7 +171,11 @@ const struct hb_chmu_stats *hb_chmu_stats(const struct hb_chmu *c);
 /* "4096,8192" style lists of what the caps allow, for messages and `list` */
 void hb_chmu_format_sizes(uint32_t bitmap, unsigned int base_shift, char *buf, size_t size);
 
-/* Disables, programs, sets the range bitmap, resets and enables. */
+/*
+ * Disables, programs, sets the range bitmap, resets and enables. The
+ * counter width is read again once the unit size is programmed (the
+ * threshold must fit it) and once enabled (what the drain decodes with).
+ */
 int hb_chmu_configure(struct hb_chmu *c, const struct hb_chmu_config *cfg, struct hb_err *err);
 int hb_chmu_disable(struct hb_chmu *c, struct hb_err *err);
 
@@ -159,20 +183,27 @@ int hb_chmu_disable(struct hb_chmu *c, struct hb_err *err);
  * Copies up to max hotlist entries [head, tail) into records (DPA =
  * unit index x unit size, len = unit size, count = the entry's count),
  * advances HEAD past them, and clears and counts overflow / fill status.
- * A head or tail outside the ring is -EIO; entries beyond the tracked
- * ranges are dropped and counted.
+ * A head or tail outside the ring is -EIO, a STATUS counter width other
+ * than the one configure read is -EPROTO (nothing decoded, HEAD kept);
+ * entries beyond the tracked ranges are dropped and counted.
  */
 int hb_chmu_drain(struct hb_chmu *c, struct hb_hot_record *out, size_t max, size_t *ret_n,
 		  struct hb_err *err);
 
 /*
  * Drains everything the hotlist holds, in batches of max records through
- * buf, into the host's submit(); drain errors are logged through the host.
- * A drain that found STATUS overflow set goes to the host's count_overflow()
- * (ABI 1.3; not called on an older host).
+ * buf, into the host's submit(). after, when not NULL, runs once a batch
+ * of n is drained and before the host has it: a negative return (with err
+ * set) drops the batch and ends the drain (the chmu source re-reads
+ * /proc/iomem there). A drain that found STATUS overflow set goes to the
+ * host's count_overflow() (ABI 1.3; not called on an older host). Errors
+ * are returned in err, for the caller to log; a refusal of the host's
+ * submit() is returned as it is, err untouched (the host says why itself).
  */
 int hb_chmu_drain_submit(struct hb_chmu *c, struct hb_hot_record *buf, size_t max,
-			 const struct hb_host_ops *ops, struct hb_host *h);
+			 const struct hb_host_ops *ops, struct hb_host *h,
+			 int (*after)(void *arg, size_t n, struct hb_err *err), void *arg,
+			 struct hb_err *err);
 
 /*
  * The "chmu" source (source-hw.c). hooks, NULL in the daemon, point it at

@@ -14,36 +14,63 @@ struct mmio {
 	size_t map_len;
 	uint64_t delta; /* offset of the window inside the mapping */
 	uint64_t size;
+	bool revoked; /* an access faulted: the mapping is gone, never touched again */
 };
 
-static int mmio_read(void *priv, uint64_t off, unsigned int width, uint64_t *val)
+struct access {
+	volatile uint8_t *p;
+	unsigned int width;
+	bool write;
+	uint64_t val;
+};
+
+/* the access itself, and nothing else: it runs under hb_sigbus_guard() */
+static void do_access(void *arg)
 {
-	struct mmio *m = priv;
-	volatile uint8_t *p = m->base + m->delta + off;
+	struct access *a = arg;
+
+	if (a->write) {
+		switch (a->width) {
+		case 2: *(volatile uint16_t *)a->p = (uint16_t)a->val; return;
+		case 4: *(volatile uint32_t *)a->p = (uint32_t)a->val; return;
+		case 8: *(volatile uint64_t *)a->p = a->val; return;
+		}
+	}
+	switch (a->width) {
+	case 2: a->val = *(volatile uint16_t *)a->p; return;
+	case 4: a->val = *(volatile uint32_t *)a->p; return;
+	case 8: a->val = *(volatile uint64_t *)a->p; return;
+	}
+}
+
+static int mmio_access(struct mmio *m, uint64_t off, unsigned int width, bool write, uint64_t *val)
+{
+	struct access a = { .p = m->base + m->delta + off, .width = width, .write = write };
 
 	if (off + width > m->size || off % width)
 		return -ERANGE;
-	switch (width) {
-	case 2: *val = *(volatile uint16_t *)p; return 0;
-	case 4: *val = *(volatile uint32_t *)p; return 0;
-	case 8: *val = *(volatile uint64_t *)p; return 0;
+	if (width != 2 && width != 4 && width != 8)
+		return -EINVAL;
+	if (m->revoked)
+		return -ENXIO;
+	if (write)
+		a.val = *val;
+	if (hb_sigbus_guard(do_access, &a, m->base, m->map_len) < 0) {
+		m->revoked = true;
+		return -ENXIO;
 	}
-	return -EINVAL;
+	*val = a.val;
+	return 0;
+}
+
+static int mmio_read(void *priv, uint64_t off, unsigned int width, uint64_t *val)
+{
+	return mmio_access(priv, off, width, false, val);
 }
 
 static int mmio_write(void *priv, uint64_t off, unsigned int width, uint64_t val)
 {
-	struct mmio *m = priv;
-	volatile uint8_t *p = m->base + m->delta + off;
-
-	if (off + width > m->size || off % width)
-		return -ERANGE;
-	switch (width) {
-	case 2: *(volatile uint16_t *)p = (uint16_t)val; return 0;
-	case 4: *(volatile uint32_t *)p = (uint32_t)val; return 0;
-	case 8: *(volatile uint64_t *)p = val; return 0;
-	}
-	return -EINVAL;
+	return mmio_access(priv, off, width, true, &val);
 }
 
 int hb_regwin_mmio_open(const char *resource, uint64_t offset, uint64_t size, struct hb_regwin *ret,
@@ -81,6 +108,13 @@ int hb_regwin_mmio_open(const char *resource, uint64_t offset, uint64_t size, st
 	m->size = size;
 	*ret = (struct hb_regwin){ .read = mmio_read, .write = mmio_write, .priv = m, .size = size };
 	return 0;
+}
+
+bool hb_regwin_mmio_revoked(const struct hb_regwin *w)
+{
+	const struct mmio *m = w->priv;
+
+	return m && m->revoked;
 }
 
 void hb_regwin_mmio_close(struct hb_regwin *w)

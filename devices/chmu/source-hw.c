@@ -38,7 +38,9 @@ struct hw_src {
 	struct hb_chmu *drv;
 	struct hb_chmu_map_req req;
 	struct hb_chmu_mapping how;
-	bool lost; /* claimed by a driver since: never touched again */
+	/* claimed by a driver since, or the mapping faulted: never touched again */
+	int lost;     /* 0, or what every poll returns from then on */
+	bool claimed; /* /proc/iomem showed a claim after a drain */
 	char bdf[sizeof(((struct hb_cxl_pcidev *)0)->bdf)];
 	struct hb_hot_record rec[1024];
 };
@@ -230,19 +232,61 @@ static int hw_open(const struct hb_host_ops *ops, struct hb_host *h, const struc
 	return hb_chmu_source_open(ops, h, info, NULL, ret_priv);
 }
 
+/*
+ * After each batch is drained and before the host has it: a driver that
+ * claimed the block during the drain may have reset or reprogrammed the
+ * instance (the unit size decodes the entries) before the kernel revoked
+ * our mapping, so a batch drained across a claim is dropped.
+ */
+static int claimed_meanwhile(void *priv, size_t n, struct hb_err *err)
+{
+	struct hw_src *s = priv;
+	struct hb_err e = { 0 };
+
+	if (hb_chmu_map_recheck(&s->req, s->win.size, &e) == 0)
+		return 0;
+	s->claimed = true;
+	return hb_err_set(err, -EBUSY, "%s (the %zu entries drained meanwhile are dropped)", e.msg,
+			  n);
+}
+
 int hb_chmu_source_poll(void *priv)
 {
 	struct hw_src *s = priv;
-	struct hb_err err = { 0 };
+	struct hb_err err = { 0 }, claim = { 0 };
+	int r;
 
 	if (s->lost)
-		return -EBUSY;
+		return s->lost;
 	if (hb_chmu_map_recheck(&s->req, s->win.size, &err) < 0) {
-		s->lost = true;
+		s->lost = -EBUSY;
 		s->ops->log(s->host, HB_LOG_ERR, "%s", err.msg);
-		return -EBUSY;
+		return s->lost;
 	}
-	return hb_chmu_drain_submit(s->drv, s->rec, HB_ARRAY_SIZE(s->rec), s->ops, s->host);
+	r = hb_chmu_drain_submit(s->drv, s->rec, HB_ARRAY_SIZE(s->rec), s->ops, s->host,
+				 claimed_meanwhile, s, &err);
+	if (hb_regwin_mmio_revoked(&s->win)) {
+		/* the kernel revoked the mapping under the drain: who claimed it, if it shows */
+		(void)hb_chmu_map_recheck(&s->req, s->win.size, &claim);
+		s->lost = -ENXIO;
+		s->ops->log(s->host, HB_LOG_ERR,
+			    "chmu: CHMU block of %s at 0x%llx: an access faulted (SIGBUS): the "
+			    "kernel revoked hotbridge's mapping of it%s%s; not touching it again",
+			    s->bdf, (unsigned long long)(s->req.bar_start + s->req.offset),
+			    claim.msg[0] ? ": " : " (a kernel driver claimed it?)", claim.msg);
+		return s->lost;
+	}
+	if (s->claimed)
+		s->lost = -EBUSY;
+	if (r == -EPROTO) {
+		/* the counter width changed under us (review S2): no entry decodes safely */
+		s->lost = r;
+		s->ops->log(s->host, HB_LOG_ERR, "%s; the source stops", err.msg);
+		return r;
+	}
+	if (r < 0 && err.msg[0])
+		s->ops->log(s->host, HB_LOG_ERR, "%s", err.msg);
+	return r;
 }
 
 const struct hb_device_ops hb_source_chmu = {

@@ -158,6 +158,8 @@ fail:
 static int emul_poll(void *priv)
 {
 	struct emul_src *s = priv;
+	struct hb_err err = { 0 };
+	int r;
 
 	for (uint64_t i = 0; i < s->accesses; i++) {
 		uint64_t dpa = hb_workload_next(s->wl);
@@ -169,7 +171,11 @@ static int emul_poll(void *priv)
 	}
 	hb_chmu_emul_advance(s->emu, s->epoch_ns);
 	hb_workload_epoch(s->wl);
-	return hb_chmu_drain_submit(s->drv, s->rec, HB_ARRAY_SIZE(s->rec), s->ops, s->host);
+	r = hb_chmu_drain_submit(s->drv, s->rec, HB_ARRAY_SIZE(s->rec), s->ops, s->host, NULL, NULL,
+				 &err);
+	if (r < 0 && err.msg[0])
+		s->ops->log(s->host, HB_LOG_ERR, "%s", err.msg);
+	return r;
 }
 
 const struct hb_device_ops hb_source_emul_chmu = {

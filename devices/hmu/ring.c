@@ -54,9 +54,15 @@ static int data_walk(struct hb_hmu_ring *rg, struct perf_event_mmap_page *m,
 				       (unsigned long long)(head - tail));
 			break;
 		}
-		if (h.size >= sizeof(h) + sizeof(body))
-			ring_copy((uint8_t *)body, rg->data, rg->data_size, tail + sizeof(h),
-				  sizeof(body));
+		/*
+		 * Each record's own size, as the kernel writes it (the layouts in
+		 * include/uapi/linux/perf_event.h; sample_id_all is 0, so no
+		 * sample_id follows): AUX {header, aux_offset, aux_size, flags}
+		 * is 32 bytes, LOST {header, id, lost} 24, LOST_SAMPLES {header,
+		 * lost} 16. What a record lacks of body reads as 0.
+		 */
+		ring_copy((uint8_t *)body, rg->data, rg->data_size, tail + sizeof(h),
+			  h.size - sizeof(h) < sizeof(body) ? h.size - sizeof(h) : sizeof(body));
 		if (h.type == PERF_RECORD_AUX &&
 		    (body[2] & (PERF_AUX_FLAG_TRUNCATED | PERF_AUX_FLAG_COLLISION)))
 			rst->truncated++;
@@ -65,6 +71,8 @@ static int data_walk(struct hb_hmu_ring *rg, struct perf_event_mmap_page *m,
 			rst->partial++;
 		else if (h.type == PERF_RECORD_LOST)
 			rst->lost += body[1];
+		else if (h.type == PERF_RECORD_LOST_SAMPLES)
+			rst->lost += body[0];
 		tail += h.size;
 	}
 	__atomic_store_n(&m->data_tail, head, __ATOMIC_RELEASE);

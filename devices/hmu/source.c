@@ -230,12 +230,18 @@ static void on_readable(void *priv, int fd, uint32_t revents)
 		s->ops->log(s->host, HB_LOG_ERR, "%s: %s", s->name, err.msg);
 	if (s->st.bad_chunks > bad && HB_OPS_HAS(s->ops, count_bad) && s->ops->count_bad)
 		s->ops->count_bad(s->host, s->st.bad_chunks - bad);
-	if (s->rst.truncated > trunc || s->rst.lost > lost)
+	if (s->rst.truncated > trunc)
 		s->ops->log(s->host, HB_LOG_WARNING,
-			    "%s: the kernel truncated %llu AUX writes and "
-			    "lost %llu records (the AUX area is full: raise aux_pages)",
-			    s->name, (unsigned long long)(s->rst.truncated - trunc),
-			    (unsigned long long)(s->rst.lost - lost));
+			    "%s: the kernel truncated %llu AUX writes (the AUX area is full: "
+			    "raise aux_pages)",
+			    s->name, (unsigned long long)(s->rst.truncated - trunc));
+	/* PERF_RECORD_LOST: records that did not fit the data ring, AUX ones among them */
+	if (s->rst.lost > lost)
+		s->ops->log(s->host, HB_LOG_WARNING,
+			    "%s: the kernel lost %llu records of the data ring (%llu so far): the "
+			    "flags of the AUX writes among them (partial, truncated) are unknown",
+			    s->name, (unsigned long long)(s->rst.lost - lost),
+			    (unsigned long long)s->rst.lost);
 	if (s->rst.partial > partial)
 		s->ops->log(s->host, HB_LOG_WARNING,
 			    "%s: the kernel dropped hotlist entries in %llu "

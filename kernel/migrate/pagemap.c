@@ -357,7 +357,13 @@ static int open_pagemap(const char *root, pid_t pid)
 /*
  * One move_pages(2) call per process and chunk. Entries whose process went
  * away are left with status -ESRCH for the caller to retry after a rescan.
+ * move_pages(2) moves (and reports) the pages before an error for the call
+ * as a whole (-ENODEV, -EACCES: do_pages_move() flushes what it queued), so
+ * only entries it did not write get that error (review W1). ST_UNSET is no
+ * status it writes (a node >= 0 or -errno).
  */
+#define ST_UNSET INT_MIN
+
 static void move_group(struct pagemap *pm, const struct pm_req *rq, size_t n, const int *nodes,
 		       int *status, int kflags)
 {
@@ -371,12 +377,12 @@ static void move_group(struct pagemap *pm, const struct pm_req *rq, size_t n, co
 		for (size_t k = 0; k < len; k++) {
 			addrs[k] = (void *)(uintptr_t)rq[off + k].vaddr;
 			tnodes[k] = nodes[rq[off + k].i];
-			st[k] = -EBUSY;
+			st[k] = ST_UNSET;
 		}
 		r = hb_sys_move_pages(rq[0].pid, len, addrs, tnodes, st, kflags);
 		pm->st.move_pages_calls++;
 		for (size_t k = 0; k < len; k++)
-			status[rq[off + k].i] = r < 0 ? (int)r : st[k];
+			status[rq[off + k].i] = st[k] != ST_UNSET ? st[k] : r < 0 ? (int)r : -EBUSY;
 	}
 }
 

@@ -218,7 +218,7 @@ elif [ "$mode" = promote ]; then
 		# stock 6.12 has DAMON's migrate_hot (6.11+), stock 6.1 does not
 		want=pagemap
 		[ "$base" != 6.1 ] && want=damon
-		grep -q "move_phys_pages unavailable: no __x64_sys_move_phys_pages" "$out/guest.log" &&
+		grep -q "move_phys_pages unavailable: no /sys/kernel/mm/move_phys_pages/syscall_nr" "$out/guest.log" &&
 			grep -q "backend auto: using $want" "$out/guest.log" &&
 			grep -q "migrator $want" "$out/guest.log" &&
 			echo "# stock kernel: phys reported itself unavailable, $want ran" ||

@@ -11,7 +11,7 @@
 #     its config and System.map, modules under /lib/modules/<release>/, no file
 #     outside those places; the config has NUMA and MIGRATION (what the call
 #     needs) and the LOCALVERSION; System.map defines
-#     __x64_sys_move_phys_pages as text (hb_mpp_probe's proof: a W would be
+#     __x64_sys_move_phys_pages as text (the call is built in: a W would be
 #     the COND_SYSCALL stub of a kernel without the call); our CHMU perf
 #     driver built as a module (CONFIG_CXL_HMU=m, cxl_hmu.ko[.xz]);
 #   - the headers: /usr/src/linux-headers-<release> with the image's config

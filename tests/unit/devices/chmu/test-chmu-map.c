@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -285,6 +286,126 @@ static void test_chmu_source_stops_touching_the_block_once_a_driver_claims_it(vo
 {
 	claimed_later(EINVAL); /* mapped from /dev/mem */
 	claimed_later(0);      /* mapped from sysfs */
+}
+
+/*
+ * review C1: a driver that claims the block after the source's /proc/iomem
+ * check (request_mem_region() -> revoke_iomem()) leaves the drain to fault.
+ * The fault here is a real SIGBUS: resource2 is truncated under its shared
+ * mapping, and an access past a shared file mapping's end raises SIGBUS.
+ * The polls run in a child with SIGBUS's default action (cmocka catches it
+ * otherwise): the child must live, and the source say it lost the block.
+ */
+struct sigbus_result {
+	int first, second;
+	unsigned int logs_first, logs_second;
+	char log[512];
+};
+
+static void test_chmu_source_survives_sigbus_when_the_mapping_is_revoked(void **state)
+{
+	struct sigbus_result res = { 0 };
+	char path[512];
+	void *priv = NULL;
+	int fds[2], status;
+	pid_t pid;
+
+	tree_make("unclaimed"); /* mapped from the sysfs resource file */
+	if (source_open(&priv) != 0)
+		fail_msg("open: %s", last_log());
+	assert_int_equal(hb_source_chmu_test.poll(priv), 0);
+	assert_int_equal(ngot, 3);
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/" BDF "/resource2", root);
+	assert_int_equal(pipe(fds), 0);
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		signal(SIGBUS, SIG_DFL);
+		close(fds[0]);
+		/* the kernel revokes the mapping: every page of it faults from now on */
+		if (truncate(path, 0) < 0)
+			_exit(3);
+		nlog = 0;
+		res.first = hb_source_chmu_test.poll(priv); /* /proc/iomem still unclaimed */
+		res.logs_first = nlog;
+		snprintf(res.log, sizeof(res.log), "%s", last_log());
+		res.second = hb_source_chmu_test.poll(priv);
+		res.logs_second = nlog - res.logs_first;
+		hb_source_chmu_test.close(priv); /* does not touch the block either */
+		if (write(fds[1], &res, sizeof(res)) != (ssize_t)sizeof(res))
+			_exit(4);
+		_exit(0);
+	}
+	close(fds[1]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (WIFSIGNALED(status))
+		fail_msg("the process died of signal %d (%s) when the mapping was revoked",
+			 WTERMSIG(status), strsignal(WTERMSIG(status)));
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(read(fds[0], &res, sizeof(res)), (ssize_t)sizeof(res));
+	close(fds[0]);
+	/* the source stops, says why once, and never touches the block again */
+	assert_int_equal(res.first, -ENXIO);
+	assert_int_equal(res.logs_first, 1);
+	if (!strstr(res.log, "faulted (SIGBUS)") || !strstr(res.log, "revoked") ||
+	    !strstr(res.log, "not touching it again"))
+		fail_msg("%s", res.log);
+	assert_int_equal(res.second, -ENXIO);
+	assert_int_equal(res.logs_second, 0);
+	hb_source_chmu_test.close(priv);
+	tree_remove();
+}
+
+static void touch(void *arg)
+{
+	(void)*(volatile uint8_t *)arg;
+}
+
+/*
+ * The SIGBUS window catches only its own access: a fault elsewhere still
+ * kills the process (a crash stays a crash), and SIGBUS's disposition is
+ * the one from before once the window closes.
+ */
+static void test_chmu_sigbus_window_catches_only_its_own_access(void **state)
+{
+	char path[] = "/tmp/hb-test-sigbus-XXXXXX";
+	long page = sysconf(_SC_PAGESIZE);
+	int fd = mkstemp(path), status;
+	uint8_t *map, *other;
+	pid_t pid;
+
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 2 * page), 0);
+	map = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, fd, 0);
+	other = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, fd, page);
+	assert_true(map != MAP_FAILED && other != MAP_FAILED);
+	assert_int_equal(ftruncate(fd, 0), 0); /* both pages fault from now on */
+	close(fd);
+	unlink(path);
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct sigaction now;
+
+		signal(SIGBUS, SIG_DFL);
+		if (hb_sigbus_guard(touch, map, map, (size_t)page) != -EFAULT)
+			_exit(2);
+		if (sigaction(SIGBUS, NULL, &now) < 0 || now.sa_handler != SIG_DFL)
+			_exit(3);
+		/* a fault at an address outside the window's mapping is not its own */
+		(void)hb_sigbus_guard(touch, other, map, (size_t)page);
+		_exit(4);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (!WIFSIGNALED(status))
+		fail_msg("the child exited %d: the window swallowed a fault not its own",
+			 WEXITSTATUS(status));
+	assert_int_equal(WTERMSIG(status), SIGBUS);
+	munmap(map, (size_t)page);
+	munmap(other, (size_t)page);
 }
 
 static void test_chmu_source_refuses_a_block_a_driver_claimed_and_names_it(void **state)
@@ -586,6 +707,8 @@ int main(void)
 		cmocka_unit_test(
 			test_chmu_source_maps_only_the_block_from_devmem_when_sysfs_is_refused),
 		cmocka_unit_test(test_chmu_source_stops_touching_the_block_once_a_driver_claims_it),
+		cmocka_unit_test(test_chmu_source_survives_sigbus_when_the_mapping_is_revoked),
+		cmocka_unit_test(test_chmu_sigbus_window_catches_only_its_own_access),
 		cmocka_unit_test(test_chmu_source_refuses_a_block_a_driver_claimed_and_names_it),
 		cmocka_unit_test(test_chmu_source_refuses_a_claimed_block_even_when_sysfs_maps_it),
 		cmocka_unit_test(test_chmu_source_says_when_the_kernel_refuses_the_devmem_pages),

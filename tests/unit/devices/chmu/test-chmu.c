@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "chmu/chmu.h"
+#include "chmu/regs.h"
 #include "emul/emul.h"
 #include "devices.h"
 
@@ -249,6 +250,116 @@ static void test_chmu_counter_widths_8_16_32(void **state)
 	}
 }
 
+/*
+ * review S2: a register image whose STATUS counter width depends on the
+ * unit size programmed, as the RFC driver allows ("Only after granual is
+ * set can the width be known"): `before` bits until CONF1 is written, the
+ * emulator's own width after (it writes its entries at that width), or
+ * `now` when set (a width that changes later).
+ */
+struct late_width {
+	struct hb_regwin inner, win;
+	unsigned int before, now;
+	bool unit_programmed;
+};
+
+static int lw_read(void *priv, uint64_t off, unsigned int width, uint64_t *val)
+{
+	struct late_width *l = priv;
+	int r = l->inner.read(l->inner.priv, off, width, val);
+	unsigned int w = !l->unit_programmed ? l->before : l->now;
+
+	if (r == 0 && off == CHMU_INST0 + CHMU_STATUS && w)
+		*val = (*val & ~STATUS_SET_COUNTER_WIDTH(0xff)) | STATUS_SET_COUNTER_WIDTH(w);
+	return r;
+}
+
+static int lw_write(void *priv, uint64_t off, unsigned int width, uint64_t val)
+{
+	struct late_width *l = priv;
+
+	if (off == CHMU_INST0 + CHMU_CONF1)
+		l->unit_programmed = true;
+	return l->inner.write(l->inner.priv, off, width, val);
+}
+
+static void late_width_open(struct rig *r, struct late_width *l, unsigned int device_width,
+			    unsigned int before)
+{
+	struct hb_chmu_emul_params p = params();
+
+	memset(r, 0, sizeof(*r));
+	memset(l, 0, sizeof(*l));
+	p.counter_width = device_width;
+	assert_int_equal(hb_chmu_emul_new(&p, &r->emu, &r->err), 0);
+	hb_chmu_emul_window(r->emu, &l->inner);
+	l->before = before;
+	l->win = (struct hb_regwin){
+		.read = lw_read, .write = lw_write, .priv = l, .size = l->inner.size
+	};
+	assert_int_equal(hb_chmu_open(&l->win, 0, "mem0", &r->drv, &r->err), 0);
+	assert_int_equal(hb_chmu_caps(r->drv)->counter_width, before);
+}
+
+static void test_chmu_decodes_with_the_counter_width_read_after_configure(void **state)
+{
+	struct hb_chmu_config c = cfg_default();
+	struct hb_hot_record rec[4];
+	struct late_width l;
+	struct rig r;
+	size_t n;
+
+	late_width_open(&r, &l, 20, 16);
+	assert_int_equal(hb_chmu_configure(r.drv, &c, &r.err), 0);
+	hb_chmu_emul_access(r.emu, 0x5000, 3);
+	hb_chmu_emul_access(r.emu, 0x20000000, 5);
+	hb_chmu_emul_advance(r.emu, 100 * MS);
+	assert_int_equal(hb_chmu_drain(r.drv, rec, 4, &n, &r.err), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(rec[0].addr, 0x5000); /* decoded at 16 bits: 0x50000 */
+	assert_int_equal(rec[0].count, 3);
+	assert_int_equal(rec[1].addr, 0x20000000);
+	assert_int_equal(rec[1].count, 5);
+	assert_int_equal(hb_chmu_caps(r.drv)->counter_width, 20);
+	/* a threshold the 16-bit width of the open would refuse fits the 20 bits of 4 KiB units */
+	c.threshold = 70000;
+	if (hb_chmu_configure(r.drv, &c, &r.err) != 0)
+		fail_msg("%s", r.err.msg);
+	rig_close(&r);
+
+	/* narrower once the unit is programmed: the threshold is checked against that */
+	late_width_open(&r, &l, 8, 20);
+	c.threshold = 1000;
+	assert_int_equal(hb_chmu_configure(r.drv, &c, &r.err), -EINVAL);
+	assert_non_null(strstr(r.err.msg, "threshold 1000 exceeds the 8-bit counters (max 255) of "
+					  "unit size 4096"));
+	rig_close(&r);
+}
+
+/* a width that changes while enabled: nothing is decoded with either, nothing is lost */
+static void test_chmu_drain_refuses_a_counter_width_that_changes(void **state)
+{
+	struct hb_chmu_config c = cfg_default();
+	struct hb_hot_record rec[4];
+	struct late_width l;
+	struct rig r;
+	size_t n = 99;
+
+	late_width_open(&r, &l, 20, 20);
+	assert_int_equal(hb_chmu_configure(r.drv, &c, &r.err), 0);
+	hb_chmu_emul_access(r.emu, 0x5000, 3);
+	hb_chmu_emul_advance(r.emu, 100 * MS);
+	l.now = 16;
+	assert_int_equal(hb_chmu_drain(r.drv, rec, 4, &n, &r.err), -EPROTO);
+	assert_int_equal(n, 0);
+	assert_non_null(strstr(r.err.msg, "counter width changed from 20 to 16 bits"));
+	l.now = 0; /* back: the entry is still there (HEAD did not move) */
+	assert_int_equal(hb_chmu_drain(r.drv, rec, 4, &n, &r.err), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(rec[0].addr, 0x5000);
+	rig_close(&r);
+}
+
 static void test_chmu_unit_sizes_4k_to_256m(void **state)
 {
 	struct hb_chmu_emul_params p = params();
@@ -469,7 +580,9 @@ static void overflow_epoch(struct rig *r, const struct hb_host_ops *ops)
 	for (int u = 0; u < 40; u++)
 		hb_chmu_emul_access(r->emu, (uint64_t)u * 4096, 3);
 	hb_chmu_emul_advance(r->emu, 100 * MS);
-	assert_int_equal(hb_chmu_drain_submit(r->drv, buf, HB_ARRAY_SIZE(buf), ops, NULL), 0);
+	assert_int_equal(hb_chmu_drain_submit(r->drv, buf, HB_ARRAY_SIZE(buf), ops, NULL, NULL,
+					      NULL, &r->err),
+			 0);
 }
 
 /* the sources' drain tells an ABI 1.3 host of every overflow, and a 1.2 host nothing */
@@ -502,7 +615,8 @@ static void test_chmu_overflow_reaches_the_host_count_overflow(void **state)
 		struct hb_hot_record buf[4];
 
 		hb_chmu_emul_advance(r.emu, 100 * MS);
-		assert_int_equal(hb_chmu_drain_submit(r.drv, buf, 4, &ops, NULL), 0);
+		assert_int_equal(hb_chmu_drain_submit(r.drv, buf, 4, &ops, NULL, NULL, NULL, &r.err),
+				 0);
 		assert_int_equal(host_overflows, 2);
 	}
 	/* a 1.2 host: its table ends before count_overflow, which is never read */
@@ -512,6 +626,45 @@ static void test_chmu_overflow_reaches_the_host_count_overflow(void **state)
 	overflow_epoch(&r, &ops);
 	assert_int_equal(host_overflows, 2);
 	assert_int_equal(hb_chmu_stats(r.drv)->overflows, 3);
+	rig_close(&r);
+}
+
+/* the chmu source's /proc/iomem check after a drain (review C1): it refuses */
+static int claimed_after(void *arg, size_t n, struct hb_err *err)
+{
+	*(size_t *)arg = n;
+	return hb_err_set(err, -EBUSY, "claimed during the drain");
+}
+
+/* a batch the check after the drain refuses never reaches the host */
+static void test_chmu_drain_drops_a_batch_the_after_check_refuses(void **state)
+{
+	struct hb_chmu_emul_params p = params();
+	struct hb_chmu_config c = cfg_default();
+	struct hb_host_ops ops = {
+		.abi_major = HB_DEVICE_ABI_MAJOR,
+		.abi_minor = HB_DEVICE_ABI_MINOR,
+		.size = sizeof(ops),
+		.log = quiet_log,
+		.submit = count_submit,
+		.count_overflow = count_overflow,
+	};
+	struct hb_hot_record buf[8];
+	size_t seen = 0;
+	struct rig r;
+
+	rig_open(&r, &p);
+	assert_int_equal(hb_chmu_configure(r.drv, &c, &r.err), 0);
+	for (int u = 0; u < 3; u++)
+		hb_chmu_emul_access(r.emu, (uint64_t)u * 4096, 3);
+	hb_chmu_emul_advance(r.emu, 100 * MS);
+	host_records = 0;
+	assert_int_equal(hb_chmu_drain_submit(r.drv, buf, HB_ARRAY_SIZE(buf), &ops, NULL,
+					      claimed_after, &seen, &r.err),
+			 -EBUSY);
+	assert_int_equal(seen, 3);
+	assert_int_equal(host_records, 0);
+	assert_string_equal(r.err.msg, "claimed during the drain");
 	rig_close(&r);
 }
 
@@ -670,7 +823,10 @@ int main(void)
 		cmocka_unit_test(test_chmu_ring_wraps_and_partial_drains_lose_nothing),
 		cmocka_unit_test(test_chmu_overflow_is_reported_and_counted),
 		cmocka_unit_test(test_chmu_overflow_reaches_the_host_count_overflow),
+		cmocka_unit_test(test_chmu_drain_drops_a_batch_the_after_check_refuses),
 		cmocka_unit_test(test_chmu_counter_widths_8_16_32),
+		cmocka_unit_test(test_chmu_decodes_with_the_counter_width_read_after_configure),
+		cmocka_unit_test(test_chmu_drain_refuses_a_counter_width_that_changes),
 		cmocka_unit_test(test_chmu_unit_sizes_4k_to_256m),
 		cmocka_unit_test(test_chmu_always_on_reports_each_threshold_crossing),
 		cmocka_unit_test(test_chmu_tracks_only_the_programmed_ranges),

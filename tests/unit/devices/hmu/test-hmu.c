@@ -239,15 +239,32 @@ static void ring_put(uint8_t *ring, size_t size, uint64_t pos, const void *src, 
 		ring[(pos + i) % size] = ((const uint8_t *)src)[i];
 }
 
-static void data_record(struct fake_ring *f, uint32_t type, uint64_t a, uint64_t b, uint64_t c)
+/*
+ * A data-ring record as the kernel writes it for this event: the header,
+ * then the type's own u64 fields and nothing after them (sample_id_all is
+ * 0: no sample_id), so each type has its own size
+ * (include/uapi/linux/perf_event.h).
+ */
+static uint16_t data_record(struct fake_ring *f, uint32_t type, const uint64_t *v, size_t nv)
 {
-	struct {
-		struct perf_event_header h;
-		uint64_t v[3];
-	} rec = { { type, 0, sizeof(rec) }, { a, b, c } };
+	struct perf_event_header h = { type, 0, (uint16_t)(sizeof(h) + nv * sizeof(*v)) };
 
-	ring_put(f->data, sizeof(f->data), f->meta.data_head, &rec, sizeof(rec));
-	f->meta.data_head += sizeof(rec);
+	ring_put(f->data, sizeof(f->data), f->meta.data_head, &h, sizeof(h));
+	ring_put(f->data, sizeof(f->data), f->meta.data_head + sizeof(h), v, nv * sizeof(*v));
+	f->meta.data_head += h.size;
+	return h.size;
+}
+
+/* {header, aux_offset, aux_size, flags}: 32 bytes */
+static void aux_record(struct fake_ring *f, uint64_t offset, uint64_t size, uint64_t flags)
+{
+	assert_int_equal(data_record(f, PERF_RECORD_AUX, (uint64_t[]){ offset, size, flags }, 3), 32);
+}
+
+/* {header, id, lost}: 24 bytes */
+static void lost_record(struct fake_ring *f, uint64_t id, uint64_t lost)
+{
+	assert_int_equal(data_record(f, PERF_RECORD_LOST, (uint64_t[]){ id, lost }, 2), 24);
 }
 
 static void test_hmu_ring_unwraps_the_aux_area(void **state)
@@ -264,9 +281,9 @@ static void test_hmu_ring_unwraps_the_aux_area(void **state)
 	f.meta.aux_tail = f.meta.aux_head = 1000 * 128 + 108;
 	ring_put(f.aux, 128, f.meta.aux_head, chunk, len);
 	f.meta.aux_head += len;
-	data_record(&f, PERF_RECORD_AUX, 108, len, 0);
-	data_record(&f, PERF_RECORD_AUX, 0, 0, PERF_AUX_FLAG_TRUNCATED);
-	data_record(&f, PERF_RECORD_LOST, 1, 5, 0);
+	aux_record(&f, 108, len, 0);
+	aux_record(&f, 0, 0, PERF_AUX_FLAG_TRUNCATED);
+	lost_record(&f, 1, 5);
 	assert_int_equal(fake_drain(&f), 0);
 	assert_int_equal(f.s.n, 3);
 	assert_int_equal(f.s.r[2].addr, 3 * 4096);
@@ -294,14 +311,39 @@ static void test_hmu_ring_counts_partial_aux_writes(void **state)
 	put_chunk(chunk, &len, (16u << 16) | 1, HB_HMU_AUX_MAGIC, &e, 1);
 	ring_put(f.aux, 128, f.meta.aux_head, chunk, len);
 	f.meta.aux_head += len;
-	data_record(&f, PERF_RECORD_AUX, 0, len, PERF_AUX_FLAG_PARTIAL);
-	data_record(&f, PERF_RECORD_AUX, len, 0, PERF_AUX_FLAG_PARTIAL);
-	data_record(&f, PERF_RECORD_AUX, len, 0, 0);
+	aux_record(&f, 0, len, PERF_AUX_FLAG_PARTIAL);
+	aux_record(&f, len, 0, PERF_AUX_FLAG_PARTIAL);
+	aux_record(&f, len, 0, 0);
 	assert_int_equal(fake_drain(&f), 0);
 	assert_int_equal(f.s.n, 1);
 	assert_int_equal(f.rst.partial, 2);
 	assert_int_equal(f.rst.truncated, 0);
 	assert_int_equal(f.rst.lost, 0);
+}
+
+/*
+ * review U1: the kernel's PERF_RECORD_LOST is 24 bytes for this event;
+ * every one is counted, one wrapping the data ring's end too, and so is
+ * PERF_RECORD_LOST_SAMPLES ({header, lost}: 16 bytes).
+ */
+static void test_hmu_ring_counts_kernel_sized_lost_records(void **state)
+{
+	struct fake_ring f;
+
+	(void)state;
+	fake_init(&f);
+	/* the second LOST starts 16 bytes before the 256-byte ring's end */
+	f.meta.data_tail = f.meta.data_head = 7 * 256 + 216;
+	lost_record(&f, 1, 5);
+	lost_record(&f, 1, 7);
+	assert_int_equal(data_record(&f, PERF_RECORD_LOST_SAMPLES, (uint64_t[]){ 2 }, 1), 16);
+	assert_int_equal(fake_drain(&f), 0);
+	assert_int_equal(f.rst.lost, 14);
+	assert_int_equal(f.meta.data_tail, f.meta.data_head);
+	/* a LOST that stops after id (16 bytes) lost nothing anyone can count */
+	assert_int_equal(data_record(&f, PERF_RECORD_LOST, (uint64_t[]){ 1 }, 1), 16);
+	assert_int_equal(fake_drain(&f), 0);
+	assert_int_equal(f.rst.lost, 14);
 }
 
 static void test_hmu_ring_refuses_what_cannot_be(void **state)
@@ -627,6 +669,7 @@ int main(void)
 		cmocka_unit_test(test_hmu_aux_bounds_built_here),
 		cmocka_unit_test(test_hmu_ring_unwraps_the_aux_area),
 		cmocka_unit_test(test_hmu_ring_counts_partial_aux_writes),
+		cmocka_unit_test(test_hmu_ring_counts_kernel_sized_lost_records),
 		cmocka_unit_test(test_hmu_ring_refuses_what_cannot_be),
 		cmocka_unit_test(test_hmu_format_specs),
 		cmocka_unit_test(test_hmu_config_follows_split_fields),

@@ -28,6 +28,8 @@
 static int phys_calls, phys_flags;
 static long phys_ret;
 static unsigned long phys_counts[8];
+/* with phys_ret < 0: the pages the kernel moved (and reported) before the error */
+static unsigned long phys_done_before_error;
 
 long __wrap_hb_sys_move_phys_pages(long nr, unsigned long count, const uint64_t *pages,
 				   const int *nodes, int *status, int flags);
@@ -39,10 +41,11 @@ long __wrap_hb_sys_move_phys_pages(long nr, unsigned long count, const uint64_t 
 		phys_counts[phys_calls] = count;
 	phys_calls++;
 	phys_flags = flags;
-	if (phys_ret < 0)
-		return phys_ret;
-	for (unsigned long i = 0; i < count; i++)
+	for (unsigned long i = 0; i < count; i++) {
+		if (phys_ret < 0 && i >= phys_done_before_error)
+			break;
 		status[i] = pages[i] % (3 * PS) == 0 ? -EBUSY : nodes[i];
+	}
 	return phys_ret;
 }
 
@@ -55,6 +58,8 @@ struct mp_call {
 static struct mp_call mp_calls[16];
 static int mp_ncalls;
 static long mp_ret;
+/* with mp_ret < 0: the pages move_pages moved (and reported) before the error */
+static unsigned long mp_done_before_error;
 
 long __wrap_hb_sys_move_pages(pid_t pid, unsigned long count, void **pages, const int *nodes,
 			      int *status, int flags);
@@ -65,11 +70,9 @@ long __wrap_hb_sys_move_pages(pid_t pid, unsigned long count, void **pages, cons
 		mp_calls[mp_ncalls] =
 			(struct mp_call){ pid, count, (uint64_t)(uintptr_t)pages[0], flags };
 	mp_ncalls++;
-	if (mp_ret < 0)
-		return mp_ret;
-	for (unsigned long i = 0; i < count; i++)
+	for (unsigned long i = 0; i < count && (mp_ret >= 0 || i < mp_done_before_error); i++)
 		status[i] = nodes[i];
-	return 0;
+	return mp_ret < 0 ? mp_ret : 0;
 }
 
 static const char *data_root(const char *name)
@@ -182,6 +185,47 @@ static void test_phys_chunks_and_passes_move_all(void **state)
 	assert_int_equal(st[n - 1], -EPERM);
 	assert_non_null(strstr(err.msg, "move_phys_pages"));
 	phys_ret = 0;
+	hb_migrator_free(m);
+	free(hpa);
+	free(nodes);
+	free(st);
+}
+
+/*
+ * review W1: a call-level error (a target node gone memoryless: -ENODEV)
+ * after the kernel moved the chunk's first pages. Those keep the statuses
+ * the kernel wrote; only the pages it never handled get the error.
+ */
+static void test_phys_call_error_keeps_the_statuses_the_kernel_wrote(void **state)
+{
+	struct hb_migrator_config cfg = { .root = data_root("ported") };
+	struct hb_migrator *m = NULL;
+	struct hb_err err = { 0 };
+	size_t n = 5000;
+	uint64_t *hpa = calloc(n, 8);
+	int *nodes = calloc(n, sizeof(int)), *st = calloc(n, sizeof(int));
+
+	for (size_t i = 0; i < n; i++) {
+		hpa[i] = (i + 1) * PS;
+		nodes[i] = 1;
+		st[i] = 77; /* whatever the caller left there */
+	}
+	assert_int_equal(hb_migrator_new(HB_MIGRATOR_PHYS, &cfg, &m, &err), 0);
+	phys_calls = 0;
+	phys_ret = -ENODEV;
+	phys_done_before_error = 10;
+	assert_int_equal(hb_migrator_move(m, n, hpa, nodes, st, 0, &err), -ENODEV);
+	assert_int_equal(phys_calls, 1); /* the second chunk is never tried */
+	assert_int_equal(st[0], 1);      /* moved to node 1 */
+	assert_int_equal(st[2], -EBUSY); /* the kernel's own per-page error */
+	assert_int_equal(st[9], 1);
+	assert_int_equal(st[10], -ENODEV); /* not handled */
+	assert_int_equal(st[4095], -ENODEV);
+	assert_int_equal(st[4096], -ENODEV); /* not tried */
+	assert_int_equal(st[n - 1], -ENODEV);
+	assert_non_null(strstr(err.msg, "No such device"));
+	phys_ret = 0;
+	phys_done_before_error = 0;
 	hb_migrator_free(m);
 	free(hpa);
 	free(nodes);
@@ -371,6 +415,32 @@ static void test_pagemap_rechecks_stale_entries_and_rescans(void **state)
 	hb_migrator_free(m);
 }
 
+/* review W1 in pagemap: move_pages(2)'s whole-call error keeps what it moved before it */
+static void test_pagemap_call_error_keeps_the_statuses_the_kernel_wrote(void **state)
+{
+	struct hb_migrator *m = pagemap_open(60000);
+	struct hb_err err = { 0 };
+	uint64_t hpa[] = { 0x1000 * PS, 0x1001 * PS, 0x1002 * PS };
+	int nodes[] = { 0, 0, 0 }, st[3];
+	size_t first = 3;
+
+	mp_ncalls = 0;
+	mp_ret = -ENODEV; /* node 0 went memoryless after the first page moved */
+	mp_done_before_error = 1;
+	assert_int_equal(hb_migrator_move(m, 3, hpa, nodes, st, 0, &err), 0);
+	mp_ret = 0;
+	mp_done_before_error = 0;
+	assert_int_equal(mp_ncalls, 1);
+	assert_int_equal(mp_calls[0].count, 3);
+	for (size_t i = 0; i < 3; i++)
+		if (0x10000000 + (hpa[i] / PS - 0x1000) * PS == mp_calls[0].first)
+			first = i;
+	assert_true(first < 3);
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(st[i], i == first ? 0 : -ENODEV);
+	hb_migrator_free(m);
+}
+
 static void test_pagemap_without_pfns_says_it_needs_cap_sys_admin(void **state)
 {
 	struct hb_migrator *m = pagemap_open(0);
@@ -405,10 +475,13 @@ int main(void)
 		cmocka_unit_test(test_status_fold_counts_each_page_once),
 		cmocka_unit_test(test_dryrun_records_requests_and_moves_nothing),
 		cmocka_unit_test(test_phys_chunks_and_passes_move_all),
+		cmocka_unit_test(test_phys_call_error_keeps_the_statuses_the_kernel_wrote),
 		cmocka_unit_test(test_phys_is_unavailable_on_a_stock_kernel),
 		cmocka_unit_test_setup_teardown(test_pagemap_moves_through_the_owning_processes,
 						pagemap_setup, pagemap_teardown),
 		cmocka_unit_test_setup_teardown(test_pagemap_rechecks_stale_entries_and_rescans,
+						pagemap_setup, pagemap_teardown),
+		cmocka_unit_test_setup_teardown(test_pagemap_call_error_keeps_the_statuses_the_kernel_wrote,
 						pagemap_setup, pagemap_teardown),
 		cmocka_unit_test_setup_teardown(test_pagemap_without_pfns_says_it_needs_cap_sys_admin,
 						pagemap_setup, pagemap_teardown),

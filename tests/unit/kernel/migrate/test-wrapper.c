@@ -45,7 +45,7 @@ static void test_probe_takes_the_number_from_the_ported_kernel(void **state)
 	assert_true(m.available);
 	assert_int_equal(m.nr, 451);
 	assert_non_null(strstr(m.why, "from sysfs"));
-	assert_non_null(strstr(m.why, "kallsyms"));
+	assert_non_null(strstr(m.why, "proved by /sys/kernel/mm/move_phys_pages/syscall_nr"));
 
 	assert_int_equal(hb_mpp_probe(root("ported"), 451, &m, &err), 0);
 	assert_non_null(strstr(m.why, "matches sysfs"));
@@ -105,15 +105,48 @@ static void test_probe_needs_a_number_from_somewhere(void **state)
 	struct hb_mpp m;
 	struct hb_err err = { 0 };
 
-	/* symbol present, no sysfs file: only a configured number will do */
-	assert_int_equal(hb_mpp_probe(root("no-sysfs"), 0, &m, &err), -EINVAL);
-	assert_non_null(strstr(err.msg, "no syscall number configured"));
-	assert_int_equal(hb_mpp_probe(root("no-sysfs"), 451, &m, &err), 0);
-	assert_int_equal(m.nr, 451);
+	/* symbol present, no sysfs file: nothing names the number */
+	assert_int_equal(hb_mpp_probe(root("no-sysfs"), 0, &m, &err), -ENOSYS);
+	assert_non_null(strstr(err.msg, "no /sys/kernel/mm/move_phys_pages/syscall_nr"));
+	assert_non_null(
+		strstr(err.msg, "__x64_sys_move_phys_pages is in /proc/kallsyms: a port without"));
+}
 
-	/* kallsyms unreadable, but the syscall tracepoint proves the entry */
-	assert_int_equal(hb_mpp_probe(root("tracepoint-only"), 451, &m, &err), 0);
-	assert_non_null(strstr(m.why, "tracepoint"));
+/*
+ * review W2: a configured number is never called on the word of a symbol
+ * or a tracepoint (they prove the function, not the number: 451 is
+ * cachestat on 6.5+); only the kernel's syscall_nr proves it.
+ */
+static void test_probe_refuses_a_configured_number_without_the_sysfs_proof(void **state)
+{
+	static const char *const fixtures[] = { "no-sysfs", "tracepoint-only", "arm64" };
+	struct hb_migrator_config cfg = { .syscall_nr = 451 };
+	struct hb_migrator *mig = NULL;
+	struct hb_mpp m;
+	struct hb_err err = { 0 };
+
+	seam_calls = 0;
+	for (size_t i = 0; i < HB_ARRAY_SIZE(fixtures); i++) {
+		hb_err_clear(&err);
+		assert_int_equal(hb_mpp_probe(root(fixtures[i]), 451, &m, &err), -ENOSYS);
+		assert_false(m.available);
+		if (!strstr(err.msg, "syscall number 451 is not called without "
+				     "/sys/kernel/mm/move_phys_pages/syscall_nr, the only proof of "
+				     "which call it reaches"))
+			fail_msg("%s: %s", fixtures[i], err.msg);
+		assert_int_equal(hb_mpp_move(&m, 0, NULL, NULL, NULL, 0), -ENOSYS);
+		/* the phys backend does not open on it either */
+		cfg.root = root(fixtures[i]);
+		assert_int_equal(hb_migrator_new(HB_MIGRATOR_PHYS, &cfg, &mig, &err), -ENOSYS);
+		assert_null(mig);
+	}
+	assert_int_equal(seam_calls, 0);
+	/* what the kernel shows is named, on any architecture */
+	assert_int_equal(hb_mpp_probe(root("tracepoint-only"), 451, &m, &err), -ENOSYS);
+	assert_non_null(strstr(err.msg, "tracepoint exists, with no number"));
+	assert_int_equal(hb_mpp_probe(root("arm64"), 451, &m, &err), -ENOSYS);
+	assert_non_null(strstr(err.msg, "this architecture does not number the call "
+					"(abi_version, __arm64_sys_move_phys_pages)"));
 }
 
 int main(void)
@@ -124,6 +157,7 @@ int main(void)
 		cmocka_unit_test(test_probe_without_proof_never_calls),
 		cmocka_unit_test(test_probe_refuses_another_abi_version),
 		cmocka_unit_test(test_probe_needs_a_number_from_somewhere),
+		cmocka_unit_test(test_probe_refuses_a_configured_number_without_the_sysfs_proof),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
