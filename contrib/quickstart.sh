@@ -107,8 +107,9 @@ if guests:
     print("quickstart: for the vm and e2e tests above, `bash contrib/quickstart.sh vm` builds what"
           " they need (QEMU 10, our kernels, cxl_test) and runs them")
 if others:
-    print("quickstart: for the others, install what the reason names, then"
+    print(f"quickstart: for {'the others' if guests else 'these'}, install what the reason names, then"
           f" `meson test -C build {' '.join(s[0] for s in others)}`")
+print()
 PY
 }
 

@@ -126,7 +126,7 @@ grep -q "e2e-chmu-closed-loop-stock-6.12 .*has no CHMU in cxl-type3 (build tests
 grep -Fq 'for the vm and e2e tests above, `bash contrib/quickstart.sh vm` builds what they need' "$tmp/summary" &&
 	ok "the summary names the command that runs the skipped vm and e2e tests" ||
 	bad "no command for the skipped vm and e2e tests"
-grep -Fq 'then `meson test -C build format-check`' "$tmp/summary" &&
+grep -Fq 'for the others, install what the reason names, then `meson test -C build format-check`' "$tmp/summary" &&
 	ok "a skipped test of another suite is named with the meson test command that runs it" ||
 	bad "no command for the skipped tests of other suites"
 nothing=$tmp/none.json
