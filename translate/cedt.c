@@ -10,6 +10,8 @@
 #include <endian.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "translate-private.h"
@@ -211,6 +213,7 @@ int hb_cedt_load_file(const char *path, struct hb_cedt *ret, struct hb_err *err)
 
 int hb_topology_apply_cedt(struct hb_topology *t, const struct hb_cedt *c, struct hb_err *err)
 {
+	bool used[HB_ARRAY_SIZE(c->windows)] = { false };
 	int matched = 0;
 
 	if (t->finalized)
@@ -231,9 +234,28 @@ int hb_topology_apply_cedt(struct hb_topology *t, const struct hb_cedt *c, struc
 			d->arith = win->arith;
 			d->nr_xormaps = win->nr_xormaps;
 			memcpy(d->xormaps, win->xormaps, sizeof(d->xormaps));
+			used[k] = true;
 			matched++;
 			break;
 		}
 	}
+	free(t->cedt_unmatched);
+	t->cedt_unmatched = NULL;
+	t->nr_cedt_unmatched = 0;
+	for (size_t k = 0; k < c->nr_windows; k++) {
+		if (used[k])
+			continue;
+		if (!t->cedt_unmatched) {
+			t->cedt_unmatched = calloc(c->nr_windows, sizeof(*t->cedt_unmatched));
+			if (!t->cedt_unmatched)
+				return hb_err_set(err, -ENOMEM, "out of memory");
+		}
+		t->cedt_unmatched[t->nr_cedt_unmatched++] = c->windows[k];
+	}
 	return matched;
+}
+
+const struct hb_cedt_window *hb_topology_cedt_unmatched(const struct hb_topology *t, size_t i)
+{
+	return i < t->nr_cedt_unmatched ? &t->cedt_unmatched[i] : NULL;
 }

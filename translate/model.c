@@ -58,6 +58,7 @@ struct hb_topology *hb_topology_free(struct hb_topology *t)
 	free(t->eps);
 	free(t->regions);
 	free(t->roots);
+	free(t->cedt_unmatched);
 	free(t->md_ep_start);
 	free(t->md_eps);
 	free(t->by_hpa);

@@ -17,6 +17,9 @@ struct hb_topology {
 	size_t nr_regions, cap_regions;
 	struct hb_root_decoder *roots;
 	size_t nr_roots, cap_roots;
+	/* the CEDT's windows that matched no root decoder (hb_topology_apply_cedt) */
+	struct hb_cedt_window *cedt_unmatched;
+	size_t nr_cedt_unmatched;
 
 	bool finalized;
 	/* per memdev: endpoint decoder indices sorted by dpa_base (CSR) */

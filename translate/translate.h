@@ -249,9 +249,17 @@ int hb_cedt_parse(const void *buf, size_t len, struct hb_cedt *ret, struct hb_er
 int hb_cedt_load_file(const char *path, struct hb_cedt *ret, struct hb_err *err);
 /*
  * Give each root decoder the arithmetic and maps of the CFMWS with the same
- * base and size (before hb_topology_finalize()). Returns how many matched.
+ * base and size (before hb_topology_finalize()). Returns how many matched;
+ * the windows that matched none are kept for hb_topology_cedt_unmatched().
  */
 int hb_topology_apply_cedt(struct hb_topology *t, const struct hb_cedt *c, struct hb_err *err);
+/*
+ * The i-th CEDT window (CEDT order) that matched no root decoder of t: its
+ * arithmetic went unused (a CEDT of another host, or a snapshot without that
+ * root decoder). NULL past the last; none when t had no CEDT. The commands
+ * warn about each (hotbridge translate, topology, run).
+ */
+const struct hb_cedt_window *hb_topology_cedt_unmatched(const struct hb_topology *t, size_t i);
 
 /* ---- lookups ---- */
 struct hb_xlat {

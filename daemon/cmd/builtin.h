@@ -14,6 +14,14 @@
  */
 struct hb_topology;
 void hb_cmd_warn_empty_topology(const struct hb_topology *t, const char *prog);
+/*
+ * Each window of the CEDT src named (or the firmware's, live) that matched no
+ * root decoder of t, warned about on stderr with the root decoder it overlaps,
+ * if any: its arithmetic is not used. translate, topology and run say it.
+ */
+struct hb_topology_source;
+void hb_cmd_warn_cedt_unmatched(const struct hb_topology *t, const struct hb_topology_source *src,
+				const char *prog);
 
 int hb_cmd_translate(int argc, char **argv);
 int hb_cmd_topology(int argc, char **argv);

@@ -138,6 +138,8 @@ static int check_host(const struct hb_config *c, bool quiet, struct hb_err *err)
 		r = hb_topology_open(&ts, &t, &why);
 		if (r < 0 && ts.topology)
 			return hb_err_set(err, r, "%s", why.msg);
+		if (r == 0 && !quiet)
+			hb_cmd_warn_cedt_unmatched(t, &ts, "hotbridge check-config");
 		if (r == 0 && hb_node_map_load(NULL, &m, &why) == 0) {
 			if (hb_live_window_nodes("/proc/iomem", -1, m, &sf.window_nodes,
 						 &why_windows) < 0)

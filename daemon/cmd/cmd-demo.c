@@ -10,9 +10,10 @@
  * the dry-run migrator; node 0's free memory shrinks by what it promoted,
  * so the watermark bites, and grows by what it demoted: pages found idle
  * (the emulated host's coldness source) go back to node 2 when node 0 runs
- * short of its watermark plus room. The promoted pages are scored against
- * the emulators' own ground truth, and the pages on DRAM against the
- * current hot set, at the end and over the last ten cycles (demo-score.h).
+ * short of its watermark plus room. Each promotion is scored against the
+ * hot set of its cycle (the emulators' own ground truth), and the pages on
+ * DRAM against the current hot set, at the end and over the last ten
+ * cycles (demo-score.h).
  */
 #include <getopt.h>
 #include <stdbool.h>
@@ -177,10 +178,18 @@ static size_t promoted_pages(const struct hb_dryrun_record *rec, size_t n, uint6
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: hotbridge demo [--cycles N] [--seed S]\n"
-		   "The daemon on a built-in emulated CXL host (no hardware, no root), N "
-		   "cycles of 100 ms of simulated time, run back to back (default 30), then a "
+		   "The daemon on a built-in emulated CXL host (no hardware, no root), then a "
 		   "summary.\n"
-		   "The workloads of mem0 and mem1 are seeded S and S + 1 (default 1).\n");
+		   "  -c, --cycles N  cycles of 100 ms of simulated time, run back to back "
+		   "(1..100000, default 30)\n"
+		   "  -s, --seed S    the workloads of mem0 and mem1 are seeded S and S + 1 "
+		   "(default 1)\n");
+}
+
+/* a section's title: no padding after it */
+static void section(const char *title)
+{
+	printf("\n%s\n", title);
 }
 
 int hb_cmd_demo(int argc, char **argv)
@@ -255,6 +264,7 @@ int hb_cmd_demo(int argc, char **argv)
 	snprintf(cfg.log_level, sizeof(cfg.log_level), "warning");
 	env.coldness = hb_emulated_coldness(&dm.host);
 	dm.score.window = HB_DEMO_SCORE_LAST;
+	dm.score.cxl_node = CXL_NODE;
 	env.ud = &dm;
 	if (add_source(&cfg, "mem0", seed) < 0 || add_source(&cfg, "mem1", seed + 1) < 0 ||
 	    hb_emulated_platform_new(&dm.host, &env.platform, &err) < 0 ||
@@ -288,7 +298,7 @@ int hb_cmd_demo(int argc, char **argv)
 	nrec = promoted_pages(rec, nrec, &promoted);
 	for (size_t i = 0; i < nrec; i++)
 		hit += bsearch(&promoted[i], hot, nhot, sizeof(*hot), by_hpa) != NULL;
-	printf("\n%-52s %12s\n", "records and pages", "");
+	section("records and pages");
 	printf("%-52s %12llu\n", "cycles", (unsigned long long)s->cycles);
 	printf("%-52s %12llu\n", "hotness records from the CHMUs", (unsigned long long)s->in.records);
 	printf("%-52s %12llu\n", "  translated DPA -> HPA", (unsigned long long)s->in.translated);
@@ -296,12 +306,18 @@ int hb_cmd_demo(int argc, char **argv)
 	       (unsigned long long)s->migrated.by_class[HB_MIGRATE_MOVED]);
 	printf("%-52s %12llu\n", "pages demoted (dry run)",
 	       (unsigned long long)s->demoted.by_class[HB_MIGRATE_MOVED]);
-	printf("%-52s %12zu\n", "true hot set (pages with 80 % of accesses)", nhot);
+	printf("%-52s %12.3f\n", "precision (promoted pages hot when promoted)",
+	       dm.score.promoted ? (double)dm.score.promoted_hot / (double)dm.score.promoted : 0.0);
+	printf("%-52s %12zu\n", "the run's hot set (pages with 80 % of all accesses)", nhot);
 	printf("%-52s %12zu\n", "distinct pages ever promoted", nrec);
-	printf("%-52s %12.3f\n", "precision (promoted pages that are hot)",
-	       nrec ? (double)hit / (double)nrec : 0.0);
-	printf("%-52s %12.3f\n", "recall (hot pages that were promoted)",
+	printf("%-52s %12.3f\n", "recall (pages of the run's hot set promoted)",
 	       nhot ? (double)hit / (double)nhot : 0.0);
+	printf("  Precision scores each promotion against the hot set of its cycle: the pages "
+	       "that drew\n  80 %% of the accesses of the last %d cycles (the emulators' ground "
+	       "truth), which moves\n  every 10 cycles. Against the run's hot set it would fall "
+	       "as the run grows: a page hot\n  only early in the run is not in it. Recall asks "
+	       "how much of the run's hot set was\n  promoted at some time.\n",
+	       HB_DEMO_SCORE_LAST);
 	if (dm.score_rc < 0 || !dm.score.scored) {
 		fprintf(stderr, "hotbridge demo: no score of the pages on DRAM: %s\n",
 			dm.score_rc < 0 ? strerror(-dm.score_rc) :
@@ -309,7 +325,7 @@ int hb_cmd_demo(int argc, char **argv)
 	} else {
 		const struct hb_demo_figures *f = &dm.score.last;
 
-		printf("\n%-52s %12s\n", "pages on DRAM against the current hot set", "");
+		section("pages on DRAM against the current hot set");
 		printf("%-52s %12zu\n", "current hot set (80 % of the last 10 cycles' accesses)",
 		       f->hot);
 		printf("%-52s %12zu\n", "pages on DRAM (promoted, not demoted since)", f->on_dram);
@@ -320,9 +336,13 @@ int hb_cmd_demo(int argc, char **argv)
 		       dm.score.sum_precision / (double)dm.score.scored);
 		printf("%-52s %12.3f\n", "recall, mean of the last 10 cycles",
 		       dm.score.sum_recall / (double)dm.score.scored);
+		printf("  The means take each of the last 10 cycles alike. After each move of the "
+		       "hot set, recall\n  drops and climbs back over the cycles promotion takes "
+		       "to follow it (rate limit,\n  hysteresis), so its mean stays below its value "
+		       "at the end.\n");
 	}
 	/* a page above the threshold is decided every cycle: these count decisions */
-	printf("\n%-52s %12s\n", "decisions (one per hot page per cycle)", "");
+	section("decisions (one per hot page per cycle)");
 	printf("%-52s %12llu\n", "  promote", (unsigned long long)s->decisions[HB_REASON_PROMOTE]);
 	printf("%-52s %12llu\n", "  rate limit: the target's bucket was empty",
 	       (unsigned long long)s->decisions[HB_REASON_RATE_LIMIT]);

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,6 +153,48 @@ static void hmu_availability(json_object *o, const char *sysroot)
 	json_object_object_add(o, "why", json_object_new_string(why));
 }
 
+/*
+ * Every source says "available" (and "why"): cxl-events asks the kernel;
+ * chmu wants a CXL device with a CHMU block that maps (the inventory
+ * above); emul-chmu and replay need nothing of the host.
+ */
+static void builtin_availability(json_object *o, const char *name,
+				 const struct hb_cxl_device_info *devs, size_t ndev)
+{
+	char why[320] = "";
+	int avail = hb_builtin_available(name, why, sizeof(why));
+
+	if (avail < 0 && !strcmp(name, "chmu")) {
+		const struct hb_cxl_device_info *bad = NULL;
+
+		avail = 0;
+		for (size_t i = 0; i < ndev && !avail; i++) {
+			if (!devs[i].has_chmu)
+				continue;
+			if (devs[i].chmu_error[0]) {
+				bad = bad ? bad : &devs[i];
+				continue;
+			}
+			avail = 1;
+			snprintf(why, sizeof(why), "a CHMU on %s%s%s%s", devs[i].bdf,
+				 devs[i].memdev[0] ? " (" : "", devs[i].memdev,
+				 devs[i].memdev[0] ? ")" : "");
+		}
+		if (!avail && bad)
+			snprintf(why, sizeof(why), "%s: %s", bad->bdf, bad->chmu_error);
+		else if (!avail)
+			snprintf(why, sizeof(why),
+				 "no CXL memory device with a CHMU register block "
+				 "(cxl_memdevs)");
+	} else if (avail < 0) {
+		/* emul-chmu, replay: an emulator, a file or FIFO of records */
+		avail = 1;
+		snprintf(why, sizeof(why), "needs no hardware");
+	}
+	json_object_object_add(o, "available", json_object_new_boolean(avail));
+	json_object_object_add(o, "why", json_object_new_string(why));
+}
+
 struct refusals {
 	json_object *a;
 };
@@ -198,11 +241,15 @@ int hb_cmd_list(int argc, char **argv)
 	json_object *top, *srcs, *chmus, *plugins;
 	size_t n, ndev = 0;
 	struct hb_getopt g = { 0 };
+	bool plugindir_given = false;
 	int c, rc = 0;
 
 	while ((c = hb_getopt(argc, argv, "p:d:s:h", opts, &g)) != -1) {
 		switch (c) {
-		case 'p': plugindir = optarg; break;
+		case 'p':
+			plugindir = optarg;
+			plugindir_given = true;
+			break;
 		case 'd':
 			if (!hb_test_hook_allowed(argv[0], "--pci-dump"))
 				return 2;
@@ -219,24 +266,6 @@ int hb_cmd_list(int argc, char **argv)
 	}
 	if (optind != argc)
 		return hb_cmd_fail(2, "hotbridge list", "unexpected argument '%s'", argv[optind]);
-	top = json_object_new_object();
-	srcs = json_object_new_array();
-	n = hb_builtin_sources(&builtins);
-	for (size_t i = 0; i < n; i++) {
-		json_object *o = source_json(builtins[i], "built-in");
-		char why[256];
-		int avail = hb_builtin_available(builtins[i]->name, why, sizeof(why));
-
-		if (avail >= 0) {
-			json_object_object_add(o, "available", json_object_new_boolean(avail));
-			json_object_object_add(o, "why", json_object_new_string(why));
-		}
-
-		if (!strcmp(builtins[i]->name, "cxl-hmu"))
-			hmu_availability(o, sysroot);
-		json_object_array_add(srcs, o);
-	}
-
 	chmus = json_object_new_array();
 	if (hb_cxl_inventory(dump, sysroot, &devs, &ndev, &err) < 0) {
 		fprintf(stderr, "hotbridge list: PCI scan: %s\n", err.msg);
@@ -244,16 +273,35 @@ int hb_cmd_list(int argc, char **argv)
 	}
 	for (size_t i = 0; i < ndev; i++)
 		json_object_array_add(chmus, device_json(&devs[i]));
+
+	top = json_object_new_object();
+	srcs = json_object_new_array();
+	n = hb_builtin_sources(&builtins);
+	for (size_t i = 0; i < n; i++) {
+		json_object *o = source_json(builtins[i], "built-in");
+
+		if (!strcmp(builtins[i]->name, "cxl-hmu"))
+			hmu_availability(o, sysroot);
+		else
+			builtin_availability(o, builtins[i]->name, devs, ndev);
+		json_object_array_add(srcs, o);
+	}
 	free(devs);
 
 	plugins = json_object_new_array();
 	ref.a = plugins;
-	if (hb_plugins_scan(plugindir, 0, &set, on_refused, &ref, &err) < 0 && err.code != -ENOENT) {
+	/* the default directory may well not exist; one the user named must */
+	if (hb_plugins_scan(plugindir, 0, &set, on_refused, &ref, &err) < 0 &&
+	    (err.code != -ENOENT || plugindir_given)) {
 		json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "path", json_object_new_string(plugindir));
 		json_object_object_add(o, "refused", json_object_new_string(err.msg));
 		json_object_array_add(plugins, o);
+		if (plugindir_given) {
+			fprintf(stderr, "hotbridge list: --plugin-dir: %s\n", err.msg);
+			rc = 1;
+		}
 	}
 	/* each plugin is loaded in a child only: a crash there is a refusal here */
 	for (size_t i = 0; i < set.n; i++) {
@@ -267,6 +315,11 @@ int hb_cmd_list(int argc, char **argv)
 		}
 		o = desc_json(&desc, "plugin");
 		json_object_object_add(o, "path", json_object_new_string(set.v[i].path));
+		/* what a plugin needs of the host is its own to tell, at open */
+		json_object_object_add(o, "available", json_object_new_boolean(true));
+		json_object_object_add(o, "why",
+				       json_object_new_string("inspected: loads and "
+							      "passes the ABI checks"));
 		json_object_array_add(srcs, o);
 	}
 	hb_plugin_set_done(&set);

@@ -185,6 +185,7 @@ int hb_cmd_run(int argc, char **argv)
 		}
 		hb_topology_source_check_nodes(&ts, hb_platform_topology(env.platform), NULL,
 					       "hotbridge run");
+		hb_cmd_warn_cedt_unmatched(hb_platform_topology(env.platform), &ts, "hotbridge run");
 		/* opened before capabilities go: kpageflags and the bitmap are root's */
 		if (cfg.demote_enabled && open_live_coldness(&cfg, &cold, &dcold, &env) < 0)
 			goto out;

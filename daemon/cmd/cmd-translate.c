@@ -263,6 +263,7 @@ int hb_cmd_translate(int argc, char **argv)
 	if (r < 0)
 		return hb_cmd_fail(1, "hotbridge translate", "%s", err.msg);
 	hb_cmd_warn_empty_topology(t, "hotbridge translate");
+	hb_cmd_warn_cedt_unmatched(t, &src, "hotbridge translate");
 	hb_topology_source_check_nodes(&src, t, root, "hotbridge translate");
 	if (!root && !src.topology)
 		root = "";

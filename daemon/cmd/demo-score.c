@@ -6,6 +6,7 @@
 
 #include "demo-score.h"
 #include "devices.h"
+#include "kernel.h"
 
 struct hot {
 	uint64_t hpa, count;
@@ -74,23 +75,58 @@ static size_t hot_set(const struct hb_demo_score *s, const struct hb_topology *t
 	return k;
 }
 
+static int by_u64(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+/* the promotions since the last cycle against this cycle's hot set (sorted HPAs) */
+static void score_promotions(struct hb_demo_score *s, struct hb_daemon *d, const uint64_t *hot,
+			     size_t nhot)
+{
+	const struct hb_dryrun_record *rec;
+	size_t n = hb_migrator_dryrun_records(hb_daemon_migrator(d), &rec);
+
+	for (size_t i = s->records_seen; i < n; i++) {
+		if (rec[i].node == s->cxl_node)
+			continue; /* a demotion */
+		s->promoted++;
+		s->promoted_hot += bsearch(&rec[i].hpa, hot, nhot, sizeof(*hot), by_u64) != NULL;
+	}
+	s->records_seen = n;
+}
+
 int hb_demo_score_cycle(struct hb_demo_score *s, struct hb_daemon *d, const struct hb_topology *t,
 			uint64_t from)
 {
 	const struct hb_placed *placed = hb_daemon_placed(d);
 	struct hb_demo_figures f = { 0 };
+	uint64_t *hpas;
 	struct hot *h;
 	int r;
 
 	s->cycles++;
 	if ((r = snapshot(s, d)) < 0)
 		return r;
-	if (s->cycles < from || s->cycles <= s->window || !placed)
-		return 0;
 	h = malloc((s->nunits[0] + s->nunits[1]) * sizeof(*h));
-	if (!h)
+	hpas = malloc((s->nunits[0] + s->nunits[1] + 1) * sizeof(*hpas));
+	if (!h || !hpas) {
+		free(h);
+		free(hpas);
 		return -ENOMEM;
+	}
 	f.hot = hot_set(s, t, h);
+	for (size_t i = 0; i < f.hot; i++)
+		hpas[i] = h[i].hpa;
+	qsort(hpas, f.hot, sizeof(*hpas), by_u64);
+	score_promotions(s, d, hpas, f.hot);
+	free(hpas);
+	if (s->cycles < from || s->cycles <= s->window || !placed) {
+		free(h);
+		return 0;
+	}
 	f.on_dram = hb_placed_len(placed);
 	for (size_t i = 0; i < f.hot; i++)
 		f.hits += hb_placed_find(placed, h[i].hpa) != NULL;

@@ -1,9 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hotbridge demo's score (demo-score.c): the pages on DRAM (promoted, not
- * demoted since) against the current hot set, from the emulated CHMUs'
- * ground truth. The hot set at a cycle is the pages that drew 80 % of the
- * accesses of the last `window` cycles.
+ * hotbridge demo's score (demo-score.c), from the emulated CHMUs' ground
+ * truth. The hot set of a cycle is the pages that drew 80 % of the accesses
+ * of the last `window` cycles (fewer at the start); it moves with the
+ * workload. Each cycle:
+ *  - every page promoted in it is scored against that cycle's hot set: a
+ *    promotion is right when its page was hot then (what the daemon could
+ *    know), not when it is hot over the whole run, which depends on the
+ *    run's length (newuser r4 D22: 0.927 at 30 cycles, 0.693 at 100);
+ *  - from cycle `from` on, the pages on DRAM (promoted, not demoted since)
+ *    are scored against it.
  */
 #ifndef HB_DEMO_SCORE_H
 #define HB_DEMO_SCORE_H
@@ -27,11 +33,15 @@ struct hb_demo_score {
 	struct hb_demo_figures last;      /* at the latest cycle scored */
 	double sum_precision, sum_recall; /* over the cycles scored */
 	size_t scored;
+	int cxl_node;                    /* a dry-run record to another node is a promotion */
+	size_t records_seen;             /* dry-run records scored so far */
+	uint64_t promoted, promoted_hot; /* promotions, and those of a page hot in their cycle */
 };
 
 /*
- * After each cycle: a snapshot of the ground truth; from cycle `from` on
- * the pages on DRAM are scored too (t: the emulated topology, for HPAs).
+ * After each cycle: a snapshot of the ground truth, the cycle's promotions
+ * scored against its hot set; from cycle `from` on the pages on DRAM are
+ * scored too (t: the emulated topology, for HPAs).
  * 0 or -errno (-ENOENT: no emulated CHMU on mem0/mem1).
  */
 int hb_demo_score_cycle(struct hb_demo_score *s, struct hb_daemon *d, const struct hb_topology *t,

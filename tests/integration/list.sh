@@ -37,6 +37,11 @@ truncate -s $((0x110000)) "$tmp/claimed/sys/bus/pci/devices/0000:0d:00.0/resourc
 # a kernel with the RFC CHMU perf driver (tests/data/sysfs/cxl-hmu): cxl-hmu is available
 "${hb[@]}" list --pci-dump "$data/pci/qemu72-cxl-type3.lspci" --sysfs-root "$data/sysfs/cxl-hmu" \
 	--plugin-dir "$tmp/plugins" >"$tmp/hmu.json"
+# a --plugin-dir that does not exist
+rc=0
+"${hb[@]}" list --pci-dump "$data/pci/qemu72-cxl-type3.lspci" --plugin-dir "$tmp/no-such-dir" \
+	>"$tmp/nodir.json" 2>"$tmp/nodir.err" || rc=$?
+echo "$rc" >"$tmp/nodir.rc"
 python3 - "$tmp" >"$tmp/tap" <<'PY' || { cat "$tmp/tap"; exit 1; }
 import json, sys
 d = sys.argv[1]
@@ -55,8 +60,18 @@ cx = [s for s in plain["sources"] if s["source"] == "cxl-events"]
 check(len(cx) == 1 and isinstance(cx[0].get("available"), bool) and cx[0].get("why") and
       (cx[0]["available"] or any(w in cx[0]["why"] for w in ("not root", "no tracefs", "no cxl trace events"))),
       "cxl-events: available or why not: %r" % (cx[0] if cx else None))
-check(all("available" not in s for s in plain["sources"] if s["source"] not in ("cxl-events", "cxl-hmu")),
-      "no availability for sources that cannot tell before open")
+# newuser r4 D23: every source says whether it can run here, and why
+check(all(isinstance(s.get("available"), bool) and s.get("why") for s in plain["sources"]),
+      "every source has \"available\": true|false and a why: %r" % [(s["source"], s.get("available")) for s in plain["sources"]])
+av = lambda doc: {s["source"]: s["available"] for s in doc["sources"]}
+check(av(plain)["emul-chmu"] and av(plain)["replay"] and av(plain)["sample"], "emul-chmu, replay and the sample plugin: available")
+check(av(plain)["chmu"] is False and av(chmu)["chmu"] is True, "chmu: available only with a CHMU block (QEMU 7.2: no; with one added: yes)")
+cl = {s["source"]: s for s in json.load(open(d + "/claimed.json"))["sources"]}["chmu"]
+check(cl["available"] is False and "claimed by 0000:0d:00.0" in cl["why"], "chmu: not available when its block is claimed, saying why: %r" % cl["why"])
+nd = json.load(open(d + "/nodir.json"))
+check(open(d + "/nodir.rc").read().strip() == "1" and "--plugin-dir: " + d + "/no-such-dir: No such file or directory" in open(d + "/nodir.err").read()
+      and nd["plugins_refused"] == [{"path": d + "/no-such-dir", "refused": d + "/no-such-dir: No such file or directory"}],
+      "--plugin-dir naming no directory: exit 1, named on stderr and in plugins_refused")
 check(any("20-bad-abi.so" in r["path"] and "plugin ABI 2.0" in r["refused"] for r in plain["plugins_refused"]), "the bad plugin is refused with its reason")
 why = {r["path"].rsplit("/", 1)[-1]: r["refused"] for r in plain["plugins_refused"]}
 check("crashed (SIGSEGV)" in why.get("30-crashy.so", ""), "a crashing constructor: refused, crashed (SIGSEGV): %r" % why.get("30-crashy.so"))

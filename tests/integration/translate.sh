@@ -24,7 +24,7 @@ data=$2
 trap 'rm -rf "$tmp"' EXIT
 topo=(--topology "$data/snapshots/x2-vvv-notes.json")
 sysfs=(--sysfs-root "$data/sysfs/cxl-x2-online")
-echo "1..22"
+echo "1..24"
 
 # check_answers INPUT OUTPUT: as many answers as lines, each valid UTF-8
 # JSON echoing its line; prints the answers as "N<TAB>json" for greps
@@ -250,4 +250,19 @@ assert n["decision"] == "not_in_a_cxl_region", n' "$tmp/z5x.json" "$tmp/z5n.json
 		{ sed 's/^/# /' "$tmp/z5x.json" "$tmp/z5n.json"; bad "explain in a refused region"; }
 	ok "explain in a region translate refuses: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["explain"]["decision"])' "$tmp/z5x.json"), not not_in_a_cxl_region"
 fi
+# a CEDT whose window matches no root decoder of the snapshot (newuser r4
+# D21: x2-2hb-xor.cedt is 8 GiB 2-way XOR, x2.vvv.json's root 4 GiB 1-way):
+# translate and topology warn, naming the window and the root decoder there;
+# with the snapshot it belongs to (x2-2hb) nothing is said
+for cmd in "translate --hpa 0x390000100" topology; do
+	# shellcheck disable=SC2086 # the command and its options
+	"${hb[@]}" $cmd --topology "$data/cxl-list/x2.vvv.json" --cedt "$data/cedt/x2-2hb-xor.cedt" \
+		>/dev/null 2>"$tmp/cedt.err" || bad "$cmd with a CEDT of another host failed"
+	grep -q "CEDT $data/cedt/x2-2hb-xor.cedt: window 0x390000000-0x58fffffff (8 GiB, 2-way xor) matches no root decoder in the snapshot $data/cxl-list/x2.vvv.json (decoder0.0 there is 0x390000000-0x48fffffff, 1-way)" "$tmp/cedt.err" ||
+		{ sed 's/^/# /' "$tmp/cedt.err"; bad "$cmd: no warning about the CEDT window that matches no root decoder"; }
+	"${hb[@]}" $cmd --topology "$data/cxl-list/x2-2hb.vvv.json" --cedt "$data/cedt/x2-2hb-xor.cedt" \
+		>/dev/null 2>"$tmp/cedt.err" || bad "$cmd on x2-2hb with its CEDT failed"
+	! grep -q CEDT "$tmp/cedt.err" || { sed 's/^/# /' "$tmp/cedt.err"; bad "$cmd: a warning about a CEDT that matches"; }
+	ok "${cmd%% *}: a CEDT window matching no root decoder is named with the decoder there; a matching one is not"
+done
 hb_reports_ok

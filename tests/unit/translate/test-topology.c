@@ -313,6 +313,46 @@ static void test_topology_saved_cedt_makes_window_xor(void **state)
 	}
 }
 
+/* newuser r4 D21: x2-2hb-xor.cedt's window (8 GiB, 2-way XOR at 0x390000000)
+ * against x2.vvv.json, whose one root decoder is 4 GiB and 1-way: the window
+ * matches nothing and is kept for the commands' warning; over x2-2hb.vvv.json
+ * it matches decoder0.0 and nothing is left over */
+static void test_topology_cedt_window_matching_no_root_is_kept(void **state)
+{
+	static const struct {
+		const char *snap;
+		size_t unmatched;
+	} v[] = { { "cxl-list/x2.vvv.json", 1 }, { "cxl-list/x2-2hb.vvv.json", 0 } };
+	struct hb_cedt *c = calloc(1, sizeof(*c));
+	struct hb_err err = { 0 };
+
+	(void)state;
+	assert_non_null(c);
+	if (hb_cedt_load_file(data_path("cedt/x2-2hb-xor.cedt"), c, &err) < 0)
+		fail_msg("%s", err.msg);
+	for (size_t i = 0; i < HB_ARRAY_SIZE(v); i++) {
+		_hb_cleanup_topology_ struct hb_topology *t = NULL;
+		const struct hb_cedt_window *w;
+		char snap[4096];
+
+		snprintf(snap, sizeof(snap), "%s", data_path(v[i].snap));
+		if (hb_topology_load_json_file(snap, c, &t, &err) < 0)
+			fail_msg("%s: %s", v[i].snap, err.msg);
+		assert_null(hb_topology_cedt_unmatched(t, v[i].unmatched));
+		if (!v[i].unmatched)
+			continue;
+		w = hb_topology_cedt_unmatched(t, 0);
+		assert_non_null(w);
+		assert_int_equal(w->base, 0x390000000ull);
+		assert_int_equal(w->size, 8ull << 30);
+		assert_int_equal(w->ways, 2);
+		assert_int_equal(w->arith, HB_ARITH_XOR);
+		/* the root decoder it does not match stays modulo */
+		assert_int_equal(hb_topology_root(t, 0)->arith, HB_ARITH_MODULO);
+	}
+	free(c);
+}
+
 /* the JSON spelling of numbers: addresses always 0x, doubles without binary noise */
 static void expect_json(json_object *o, const char *want)
 {
@@ -347,6 +387,7 @@ int main(void)
 		cmocka_unit_test(test_topology_json_output_round_trips),
 		cmocka_unit_test(test_topology_node_map_from_sysfs_fixture),
 		cmocka_unit_test(test_topology_saved_cedt_makes_window_xor),
+		cmocka_unit_test(test_topology_cedt_window_matching_no_root_is_kept),
 		cmocka_unit_test(test_topology_json_numbers_zero_hex_and_short_doubles),
 	};
 
