@@ -325,7 +325,9 @@ enum hb_reason hb_demote_evaluate(const struct hb_demoter *dm, const struct hb_d
  * in node_mask below the goal, its cold placed pages, coldest first (then
  * the longest placed), each hb_demote_evaluate() after those before it,
  * until the node's shortfall is covered by demotions or refusals; pages
- * not cold or not needed get no decision. The demotions are charged to
+ * not needed get no decision. A node left short has the coldest of its
+ * pages within the hysteresis and the coldest of those not cold yet say
+ * why (one promoted_recently, one not_cold). The demotions are charged to
  * their nodes' buckets. Returns the number of decisions.
  */
 size_t hb_demote_decide(struct hb_demoter *dm, const struct hb_demote_config *cfg,
