@@ -166,6 +166,13 @@ void hb_daemon_demote_placed(struct hb_daemon *d, uint64_t hpa, int src, int nod
 struct json_object *hb_daemon_json_u64(uint64_t v);
 /* status-why.c: adds to status why nothing is promoted (targets, watermark, demotion) */
 void hb_daemon_status_why(struct hb_daemon *d, struct json_object *o);
+/*
+ * Promotion's state in one word (status's "promotion") and the limit that
+ * held the last cycle's promotions ("promotion_limit": none, top_k,
+ * watermark, rate_mbps or burst_mb); why in words into why (NULL: not)
+ */
+const char *hb_daemon_promotion_state(const struct hb_daemon *d, const char **ret_limit, char *why,
+				      size_t size);
 /* report.c */
 void hb_daemon_write_textfile(struct hb_daemon *d);
 void hb_daemon_log_exit_summary(const struct hb_daemon *d);

@@ -75,5 +75,10 @@ int hb_source_memdev(const struct hb_topology *t, const struct hb_source_config 
 		     size_t size, struct hb_err *err);
 /* 0, or the first problem (-errno) with err naming the key or [source] */
 int hb_config_check(const struct hb_config *c, const struct hb_config_facts *f, struct hb_err *err);
+/*
+ * The token bucket's depth in MB: burst_mb, or (0) one interval_ms of
+ * rate_mbps, at least one second's
+ */
+double hb_config_burst_mb(const struct hb_config *c);
 
 #endif

@@ -133,7 +133,7 @@ static int reload(struct hb_daemon *d, struct hb_err *err)
 	d->pcfg.top_k = next->top_k;
 	d->pcfg.hysteresis_ns = next->hysteresis_ms * 1000000ULL;
 	d->pcfg.rate_mbps = next->rate_mbps;
-	d->pcfg.burst_mb = next->burst_mb;
+	d->pcfg.burst_mb = hb_config_burst_mb(next);
 	d->pcfg.watermark_bytes = next->watermark_mb << 20;
 	d->pcfg.target_node = (int)next->target_node;
 	d->cfg.threshold = next->threshold;

@@ -86,11 +86,11 @@ static void promote_decided(struct hb_daemon *d)
 		hb_latency_decide(&d->lat, hb_now_ns());
 	hb_latency_hist_add(&d->lat.decide, s->pd.gather_ns + s->pd.took_ns);
 	/* the line's figures before the batch goes out: its fold may print the line */
-	s->line.rate_limited = s->line.watermark = 0;
-	for (size_t i = 0; i < n; i++) {
-		s->line.rate_limited += s->dec[i].reason == HB_REASON_RATE_LIMIT;
-		s->line.watermark += s->dec[i].reason == HB_REASON_WATERMARK;
-	}
+	memset(d->st.last_decisions, 0, sizeof(d->st.last_decisions));
+	for (size_t i = 0; i < n; i++)
+		d->st.last_decisions[s->dec[i].reason]++;
+	s->line.rate_limited = d->st.last_decisions[HB_REASON_RATE_LIMIT];
+	s->line.watermark = d->st.last_decisions[HB_REASON_WATERMARK];
 	hb_daemon_move_start(d, n, HB_REASON_PROMOTE, HB_BATCH_PROMOTE, s->t0);
 }
 

@@ -162,6 +162,54 @@ static void test_simulate_times_the_rate_limit_by_cycles(void **state)
 	done(d, &host, &cfg);
 }
 
+/* status's promotion_limit and promotion_reason after a few cycles of a run with these limits */
+static void status_limit(size_t top_k, double rate_mbps, double burst_mb, char *limit, char *reason)
+{
+	struct hb_emulated_host host = { .dram_free = 8ULL << 30 };
+	struct hb_config cfg;
+	struct hb_daemon *d;
+	json_object *o, *v;
+
+	config_on(&cfg, rate_mbps, burst_mb);
+	cfg.top_k = top_k;
+	d = daemon_of(&host, &cfg);
+	hb_emulated_host_attach(&host, d);
+	assert_int_equal(hb_daemon_simulate(d, 5), 0);
+	o = hb_daemon_status_json(d);
+	assert_true(json_object_object_get_ex(o, "promotion_limit", &v));
+	snprintf(limit, 32, "%s", json_object_get_string(v));
+	assert_true(json_object_object_get_ex(o, "promotion_reason", &v));
+	snprintf(reason, 512, "%s", json_object_get_string(v));
+	json_object_put(o);
+	done(d, &host, &cfg);
+}
+
+/*
+ * newuser r4 D7: status says which limit held the last cycle's
+ * promotions: top_k, the rate limit (rate_mbps), or a bucket shallower
+ * than a cycle of it (burst_mb); none when every hot page went
+ */
+static void test_status_names_the_limit_that_holds_promotion(void **state)
+{
+	char limit[32], reason[512];
+
+	(void)state;
+	status_limit(2, 0, 0, limit, reason);
+	assert_string_equal(limit, "top_k");
+	assert_non_null(strstr(reason, "promoted top_k = 2 pages and left "));
+	/* 8192 bytes a cycle of 100 ms, and a bucket of as much */
+	status_limit(0, 0.08192, 0.008192, limit, reason);
+	assert_string_equal(limit, "rate_mbps");
+	assert_non_null(strstr(reason, "hot pages for rate_mbps = 0.08192"));
+	/* a bucket of one page: half of what the rate allows a cycle */
+	status_limit(0, 0.08192, 0.004096, limit, reason);
+	assert_string_equal(limit, "burst_mb");
+	assert_non_null(strstr(reason, "hot pages for burst_mb = 0.004096"));
+	status_limit(0, 0, 0, limit, reason);
+	assert_string_equal(limit, "none");
+	assert_null(strstr(reason, "last cycle"));
+}
+
 /*
  * The demo's rules on simulated time: 100 ms cycles, hysteresis 300 ms,
  * a promotion rate limit below its burst, demotion once DRAM's room runs
@@ -351,6 +399,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_simulate_times_the_rate_limit_by_cycles),
+		cmocka_unit_test(test_status_names_the_limit_that_holds_promotion),
 		cmocka_unit_test(test_simulate_same_seeds_same_run),
 		cmocka_unit_test(test_placed_pages_are_away_from_the_chmus),
 		cmocka_unit_test(test_rules_read_the_simulated_clock_only),
