@@ -293,6 +293,12 @@ static void warn_coldness(const struct hb_config *c, const struct hb_config_fact
 			    "is ever cold and nothing is demoted (decisions: not_cold)");
 }
 
+void hb_config_warn_limits(const struct hb_config *c, const struct hb_config_facts *f)
+{
+	warn_caps(c, f, f->page_size ? f->page_size : 4096);
+	warn_coldness(c, f);
+}
+
 int hb_config_check(const struct hb_config *c, const struct hb_config_facts *f, struct hb_err *err)
 {
 	uint64_t mask, cxl, page = f->page_size ? f->page_size : 4096;
@@ -376,7 +382,6 @@ int hb_config_check(const struct hb_config *c, const struct hb_config_facts *f, 
 				  (long long)c->demote_cxl_node,
 				  hb_node_set_format(cxl, set, sizeof(set)));
 	}
-	warn_caps(c, f, page);
-	warn_coldness(c, f);
+	hb_config_warn_limits(c, f);
 	return 0;
 }

@@ -80,5 +80,13 @@ int hb_config_check(const struct hb_config *c, const struct hb_config_facts *f, 
  * rate_mbps, at least one second's
  */
 double hb_config_burst_mb(const struct hb_config *c);
+/*
+ * What bounds promotion and demotion less than the keys say, to f's warn
+ * (part of hb_config_check(); run's check, without a warn of its own for
+ * the sources, calls it alone): a top_k, a cycle's candidates or a
+ * burst_mb capping promotion below rate_mbps; demotion on the emulated
+ * host without an emul-chmu source's ground truth
+ */
+void hb_config_warn_limits(const struct hb_config *c, const struct hb_config_facts *f);
 
 #endif
