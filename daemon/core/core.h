@@ -405,6 +405,7 @@ size_t hb_history_find(const struct hb_history *h, bool page_only, uint64_t hpa,
 struct hb_latency_hist {
 	uint64_t bucket[HB_LATENCY_BUCKETS];
 	uint64_t count, max_ns;
+	double sum_ns; /* of every value added: a Prometheus summary's _sum */
 };
 
 struct hb_latency {
