@@ -104,6 +104,8 @@ struct hb_daemon {
 	struct hb_daemon_stats st;
 	/* st.in at the last cycle line: the line counts what came since, by any way */
 	struct hb_ingest_stats logged_in;
+	/* idle cycles have no line (cycle.c): the first since the last line, and its time */
+	uint64_t idle_from, line_ns;
 	struct hb_media_state media;
 	struct hb_latency lat;
 	struct hb_intake intake; /* records into the table (ingest/intake.h) */

@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 
 #include <json-c/json.h>
@@ -211,6 +213,74 @@ static void test_status_names_the_limit_that_holds_promotion(void **state)
 }
 
 /*
+ * newuser r4 D34: an idle daemon logs its first cycle, then one line every
+ * 10 minutes (of simulated time: 1 s cycles), not one a cycle; a cycle
+ * that took a record has its line as before
+ */
+static void test_idle_cycles_have_a_line_every_ten_minutes(void **state)
+{
+	struct hb_emulated_host host = { .dram_free = 8ULL << 30 };
+	struct hb_daemon_env env = { .keep_capabilities = true };
+	char feed[] = "/tmp/hb-idle-feed-XXXXXX", log[] = "/tmp/hb-idle-log-XXXXXX", *text;
+	int ffd = mkstemp(feed), lfd = mkstemp(log), saved = dup(2);
+	struct hb_daemon *d = NULL;
+	struct hb_err err = { 0 };
+	struct hb_config cfg;
+	size_t lines = 0, idle = 0;
+	FILE *f;
+
+	(void)state;
+	assert_true(ffd >= 0 && lfd >= 0 && saved >= 0);
+	assert_int_equal(fchmod(ffd, 0644), 0);
+	hb_config_defaults(&cfg);
+	cfg.interval_ms = 1000;
+	cfg.dry_run = true;
+	cfg.max_entries = 1 << 16;
+	cfg.control_socket[0] = cfg.plugin_dir[0] = '\0';
+	snprintf(cfg.log_level, sizeof(cfg.log_level), "info");
+	cfg.nsources = 1;
+	strcpy(cfg.sources[0].name, "f");
+	strcpy(cfg.sources[0].type, "replay");
+	cfg.sources[0].params[0] = malloc(sizeof(feed) + 5); /* hb_config_done() frees it */
+	assert_non_null(cfg.sources[0].params[0]);
+	snprintf(cfg.sources[0].params[0], sizeof(feed) + 5, "path=%s", feed);
+	cfg.sources[0].nparams = 1;
+	assert_int_equal(hb_emulated_platform_new(&host, &env.platform, &err), 0);
+	assert_int_equal(dup2(lfd, 2), 2);
+	assert_int_equal(hb_daemon_new(&cfg, &env, &d, &err), 0);
+	assert_int_equal(hb_daemon_simulate(d, 1300), 0);
+	assert_int_equal(write(ffd, "mem0 dpa=0x0 len=4096 count=1\n", 30), 30);
+	assert_int_equal(hb_daemon_simulate(d, 2), 0);
+	fflush(stderr);
+	assert_int_equal(dup2(saved, 2), 2);
+	close(saved);
+	f = fdopen(lfd, "r");
+	assert_non_null(f);
+	rewind(f);
+	text = calloc(1, 1 << 16);
+	assert_non_null(text);
+	for (char line[512]; fgets(line, sizeof(line), f);) {
+		unsigned long long a, b;
+
+		lines += sscanf(line, "hotbridge: cycle %llu:", &a) == 1;
+		idle += sscanf(line, "hotbridge: cycles %llu-%llu idle:", &a, &b) == 2;
+		if (strlen(text) + strlen(line) < (1 << 16))
+			strcat(text, line);
+	}
+	if (lines != 2 || idle != 2)
+		fail_msg("%zu cycle lines, %zu idle lines (want 2, 2):\n%s", lines, idle, text);
+	assert_non_null(strstr(text, "cycles 2-601 idle: no records, nothing hot; table 0 pages"));
+	assert_non_null(strstr(text, "cycles 602-1201 idle: "));
+	assert_non_null(strstr(text, "hotbridge: cycle 1301: 1 records (0 dropped)"));
+	free(text);
+	fclose(f);
+	close(ffd);
+	unlink(feed);
+	unlink(log);
+	done(d, &host, &cfg);
+}
+
+/*
  * The demo's rules on simulated time: 100 ms cycles, hysteresis 300 ms,
  * a promotion rate limit below its burst, demotion once DRAM's room runs
  * low at its own rate. The stats of one run, on the machine's clocks as
@@ -400,6 +470,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_simulate_times_the_rate_limit_by_cycles),
 		cmocka_unit_test(test_status_names_the_limit_that_holds_promotion),
+		cmocka_unit_test(test_idle_cycles_have_a_line_every_ten_minutes),
 		cmocka_unit_test(test_simulate_same_seeds_same_run),
 		cmocka_unit_test(test_placed_pages_are_away_from_the_chmus),
 		cmocka_unit_test(test_rules_read_the_simulated_clock_only),
