@@ -269,7 +269,7 @@ static void warn_caps(const struct hb_config *c, const struct hb_config_facts *f
 		snprintf(msg, sizeof(msg),
 			 "policy.burst_mb = %g caps promotion at %.4g MB/s (one bucket every "
 			 "interval_ms = %llu), below policy.rate_mbps = %g: set burst_mb = 0 "
-			 "(one interval of rate_mbps) or at least %g",
+			 "(one interval_ms of rate_mbps, at least one second's) or at least %g",
 			 c->burst_mb, c->burst_mb / interval_s, (unsigned long long)c->interval_ms,
 			 c->rate_mbps, c->rate_mbps * interval_s);
 		f->warn(f->warn_ud, msg);
