@@ -105,6 +105,8 @@ struct hb_daemon {
 	struct hb_daemon_stats st;
 	/* st.in at the last cycle line: the line counts what came since, by any way */
 	struct hb_ingest_stats logged_in;
+	/* idle cycles have no line (cycle.c): the first since the last line, and its time */
+	uint64_t idle_from, line_ns;
 	struct hb_media_state media;
 	struct hb_latency lat;
 	struct hb_intake intake; /* records into the table (ingest/intake.h) */
@@ -167,6 +169,13 @@ void hb_daemon_demote_placed(struct hb_daemon *d, uint64_t hpa, int src, int nod
 struct json_object *hb_daemon_json_u64(uint64_t v);
 /* status-why.c: adds to status why nothing is promoted (targets, watermark, demotion) */
 void hb_daemon_status_why(struct hb_daemon *d, struct json_object *o);
+/*
+ * Promotion's state in one word (status's "promotion") and the limit that
+ * held the last cycle's promotions ("promotion_limit": none, top_k,
+ * watermark, rate_mbps or burst_mb); why in words into why (NULL: not)
+ */
+const char *hb_daemon_promotion_state(const struct hb_daemon *d, const char **ret_limit, char *why,
+				      size_t size);
 /* report.c */
 void hb_daemon_write_textfile(struct hb_daemon *d);
 void hb_daemon_log_exit_summary(const struct hb_daemon *d);

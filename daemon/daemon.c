@@ -102,7 +102,7 @@ int hb_daemon_new(const struct hb_config *cfg, struct hb_daemon_env *env, struct
 		.top_k = cfg->top_k,
 		.hysteresis_ns = cfg->hysteresis_ms * 1000000ULL,
 		.rate_mbps = cfg->rate_mbps,
-		.burst_mb = cfg->burst_mb,
+		.burst_mb = hb_config_burst_mb(cfg),
 		.watermark_bytes = cfg->watermark_mb << 20,
 		.target_node = (int)cfg->target_node,
 		.page_size = ps > 0 ? (uint64_t)ps : 4096,
@@ -115,7 +115,7 @@ int hb_daemon_new(const struct hb_config *cfg, struct hb_daemon_env *env, struct
 	if ((r = hb_config_check_table(cfg, hb_config_mem_bytes(), err)) < 0 ||
 	    (r = hb_heat_new(cfg->max_entries, cfg->decay,
 			     (unsigned int)__builtin_ctzll(d->pcfg.page_size), &d->heat, err)) < 0 ||
-	    (r = hb_policy_new(cfg->top_k ? cfg->top_k * 64 : 65536, &d->policy, err)) < 0 ||
+	    (r = hb_policy_new(cfg->top_k ? cfg->top_k * 64 : 4096 * 64, &d->policy, err)) < 0 ||
 	    (r = hb_history_new(cfg->history_size, &d->history, err)) < 0 ||
 	    (r = hb_daemon_demote_new(d, err)) < 0)
 		goto fail;

@@ -35,6 +35,7 @@ struct hb_daemon_stats {
 	uint64_t cycles;
 	struct hb_ingest_stats in; /* records, translated, pages, dropped[] */
 	uint64_t decisions[_HB_REASON_MAX];
+	uint64_t last_decisions[_HB_REASON_MAX]; /* the last promotion's: what held it */
 	struct hb_migrate_counts migrated;
 	uint64_t promoted_bytes, source_errors;
 	uint64_t promoted_pages_by_node[HB_MAX_NODES];

@@ -9,6 +9,7 @@
 
 #include "conf/conf-check.h"
 #include "conf/conf-keys.h"
+#include "cycle/cycle.h"
 #include "devices.h"
 #include "platform/source-nodes.h"
 
@@ -309,10 +310,83 @@ static int check_inputs(const struct hb_config *c, struct hb_err *err)
 	return 0;
 }
 
+double hb_config_burst_mb(const struct hb_config *c)
+{
+	double interval_s = (double)c->interval_ms / 1000;
+
+	return c->burst_mb > 0 ? c->burst_mb : c->rate_mbps * (interval_s > 1 ? interval_s : 1);
+}
+
+/*
+ * rate_mbps is the promotion limit users set (newuser r4 D7): a cap below
+ * it that top_k, the candidates a cycle takes or burst_mb set a cycle of
+ * interval_ms is said, with the value that lifts it
+ */
+static void warn_caps(const struct hb_config *c, const struct hb_config_facts *f, uint64_t page)
+{
+	double interval_s = (double)c->interval_ms / 1000, rate = c->rate_mbps * 1e6;
+	uint64_t pages = c->top_k && c->top_k < MAX_CANDIDATES ? c->top_k : MAX_CANDIDATES;
+	char msg[512];
+
+	if (!f->warn || rate <= 0 || interval_s <= 0)
+		return;
+	if ((double)(pages * page) * (1 + 1e-9) < rate * interval_s) {
+		if (pages == c->top_k)
+			snprintf(msg, sizeof(msg),
+				 "policy.top_k = %llu caps promotion at %.4g MB/s (%llu pages of "
+				 "%llu bytes every interval_ms = %llu), below policy.rate_mbps = "
+				 "%g: set top_k = 0 (no limit) or at least %.0f",
+				 (unsigned long long)c->top_k,
+				 (double)(pages * page) / interval_s / 1e6, (unsigned long long)pages,
+				 (unsigned long long)page, (unsigned long long)c->interval_ms,
+				 c->rate_mbps, rate * interval_s / (double)page + 0.5);
+		else
+			snprintf(msg, sizeof(msg),
+				 "a cycle takes at most %d hot pages: promotion is capped at %.4g "
+				 "MB/s at interval_ms = %llu, below policy.rate_mbps = %g; a "
+				 "shorter interval_ms lifts it",
+				 MAX_CANDIDATES, (double)(pages * page) / interval_s / 1e6,
+				 (unsigned long long)c->interval_ms, c->rate_mbps);
+		f->warn(f->warn_ud, msg);
+	}
+	if (c->burst_mb > 0 && c->burst_mb * 1e6 * (1 + 1e-9) < rate * interval_s) {
+		snprintf(msg, sizeof(msg),
+			 "policy.burst_mb = %g caps promotion at %.4g MB/s (one bucket every "
+			 "interval_ms = %llu), below policy.rate_mbps = %g: set burst_mb = 0 "
+			 "(one interval_ms of rate_mbps, at least one second's) or at least %g",
+			 c->burst_mb, c->burst_mb / interval_s, (unsigned long long)c->interval_ms,
+			 c->rate_mbps, c->rate_mbps * interval_s);
+		f->warn(f->warn_ud, msg);
+	}
+}
+
+/*
+ * The emulated host knows a page is cold from its emul-chmu sources' ground
+ * truth only: with none, no page is ever cold and demotion never fires
+ * (newuser r4 D9); run goes on, each short cycle saying not_cold
+ */
+static void warn_coldness(const struct hb_config *c, const struct hb_config_facts *f)
+{
+	if (!f->warn || !c->emulated || !c->demote_enabled)
+		return;
+	for (size_t i = 0; i < c->nsources; i++)
+		if (!strcmp(c->sources[i].type, "emul-chmu"))
+			return;
+	f->warn(f->warn_ud, "demote.enabled = true on the emulated host with no emul-chmu "
+			    "source: its coldness comes from their ground truth only, so no page "
+			    "is ever cold and nothing is demoted (decisions: not_cold)");
+}
+
+void hb_config_warn_limits(const struct hb_config *c, const struct hb_config_facts *f)
+{
+	warn_caps(c, f, f->page_size ? f->page_size : 4096);
+	warn_coldness(c, f);
+}
+
 static int config_check(const struct hb_config *c, const struct hb_config_facts *f, struct hb_err *err)
 {
 	uint64_t mask, cxl, page = f->page_size ? f->page_size : 4096;
-	double depth = c->burst_mb > 0 ? c->burst_mb : c->rate_mbps;
+	double depth = hb_config_burst_mb(c);
 	int r;
 
 	if (!c->nsources)
@@ -355,7 +429,9 @@ static int config_check(const struct hb_config *c, const struct hb_config_facts 
 				  "policy.%s=%g: the token bucket (%g bytes%s) is "
 				  "smaller than one page (%llu bytes): nothing would be promoted",
 				  c->burst_mb > 0 ? "burst_mb" : "rate_mbps", depth, depth * 1e6,
-				  c->burst_mb > 0 ? "" : "; burst_mb = 0: one second of rate_mbps",
+				  c->burst_mb > 0 ? "" :
+						    "; burst_mb = 0: one second of rate_mbps, or "
+						    "interval_ms when longer",
 				  (unsigned long long)page);
 	for (size_t i = 0; i < c->nsources; i++) {
 		char memdev[sizeof(c->sources[i].memdev)];
@@ -393,6 +469,7 @@ static int config_check(const struct hb_config *c, const struct hb_config_facts 
 				  (long long)c->demote_cxl_node,
 				  hb_node_set_format(cxl, set, sizeof(set)));
 	}
+	hb_config_warn_limits(c, f);
 	return 0;
 }
 

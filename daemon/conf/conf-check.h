@@ -83,5 +83,18 @@ int hb_source_memdev(const struct hb_topology *t, const struct hb_source_config 
 void hb_topology_warn(const struct hb_topology *t, void (*warn)(void *ud, const char *msg), void *ud);
 /* 0, or the first problem (-errno) with err naming the key or [source] */
 int hb_config_check(const struct hb_config *c, const struct hb_config_facts *f, struct hb_err *err);
+/*
+ * The token bucket's depth in MB: burst_mb, or (0) one interval_ms of
+ * rate_mbps, at least one second's
+ */
+double hb_config_burst_mb(const struct hb_config *c);
+/*
+ * What bounds promotion and demotion less than the keys say, to f's warn
+ * (part of hb_config_check(); run's check, without a warn of its own for
+ * the sources, calls it alone): a top_k, a cycle's candidates or a
+ * burst_mb capping promotion below rate_mbps; demotion on the emulated
+ * host without an emul-chmu source's ground truth
+ */
+void hb_config_warn_limits(const struct hb_config *c, const struct hb_config_facts *f);
 
 #endif

@@ -29,6 +29,13 @@ static void note_refusal(void *ud, const char *path, const char *why)
 }
 
 /* what check-config checks too (conf-check.c), with this host's facts */
+static void warn_log(void *ud, const char *msg)
+{
+	struct hb_daemon *d = ud;
+
+	hb_dlog(d, LOG_WARNING, "%s", msg);
+}
+
 int hb_daemon_check_config(struct hb_daemon *d, const struct hb_config *cfg, struct hb_err *err)
 {
 	struct hb_plugin_set scanned = { 0 };
@@ -56,6 +63,11 @@ int hb_daemon_check_config(struct hb_daemon *d, const struct hb_config *cfg, str
 	f.refused = rf->v;
 	f.nrefused = rf->n;
 	r = hb_config_check(cfg, &f, err);
+	if (r == 0) {
+		f.warn = warn_log;
+		f.warn_ud = d;
+		hb_config_warn_limits(cfg, &f);
+	}
 	/* the refusals, each with its file, when a source's type is missing */
 	for (size_t i = 0; r == -ENOENT && i < rf->n; i++)
 		hb_dlog(d, LOG_WARNING, "plugin %s refused: %s", rf->v[i].path, rf->v[i].why);
@@ -133,7 +145,7 @@ static int reload(struct hb_daemon *d, struct hb_err *err)
 	d->pcfg.top_k = next->top_k;
 	d->pcfg.hysteresis_ns = next->hysteresis_ms * 1000000ULL;
 	d->pcfg.rate_mbps = next->rate_mbps;
-	d->pcfg.burst_mb = next->burst_mb;
+	d->pcfg.burst_mb = hb_config_burst_mb(next);
 	d->pcfg.watermark_bytes = next->watermark_mb << 20;
 	d->pcfg.target_node = (int)next->target_node;
 	d->cfg.threshold = next->threshold;

@@ -216,6 +216,17 @@ int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, stru
 				   .heat = hb_heat_get(d->heat, hpa, &node),
 				   .source = hb_heat_source(d->heat, hpa) };
 	c.node = node >= 0 ? node : hb_daemon_node_of(d, hpa);
+	if (c.source < 0) {
+		/*
+		 * the table forgets a page once it is moved (its heat starts
+		 * again from 0), not who reported it: the latest decision's
+		 * source is the last one that did (newuser r4 D14)
+		 */
+		const struct hb_history_entry *last;
+
+		if (hb_history_find(d->history, true, hpa, d->pcfg.page_size, &last, 1) == 1)
+			c.source = last->source;
+	}
 	hb_policy_evaluate(d->policy, &d->pcfg, d->nodes, d->dist, &c, NULL, now, &dec);
 	explain_reason(d, &dec, now, why, sizeof(why));
 	names = source_names(d, buf);

@@ -136,7 +136,10 @@ static void errno_metrics(FILE *f, const char *name, const struct hb_migrate_cou
 	}
 }
 
-/* a summary of a latency histogram: its median, p90, p99 and count */
+/*
+ * a summary of a latency histogram: its median, p90, p99, sum and count
+ * (the Prometheus convention: rate(_sum) / rate(_count) is the mean)
+ */
 static void latency_summary(FILE *f, const char *name, const struct hb_latency_hist *h)
 {
 	static const double q[] = { 0.5, 0.9, 0.99 };
@@ -144,7 +147,69 @@ static void latency_summary(FILE *f, const char *name, const struct hb_latency_h
 	for (size_t i = 0; i < HB_ARRAY_SIZE(q); i++)
 		fprintf(f, "hotbridge_%s{quantile=\"%g\"} %.6f\n", name, q[i],
 			(double)hb_latency_quantile(h, q[i]) / 1e9);
+	fprintf(f, "hotbridge_%s_sum %.9f\n", name, h->sum_ns / 1e9);
 	fprintf(f, "hotbridge_%s_count %llu\n", name, (unsigned long long)h->count);
+}
+
+/* every value of a label, the one that holds now 1, the others 0 */
+static void one_of(FILE *f, const char *name, const char *label, const char *const *values,
+		   size_t n, const char *now)
+{
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "hotbridge_%s{%s=\"%s\"} %d\n", name, label, values[i],
+			!strcmp(values[i], now));
+}
+
+/*
+ * What this run is and why promotion holds (newuser r4 D33): the migrator
+ * and whether it moves anything (a dry run counts pages it never moved as
+ * moved), the targets' free memory against the watermark, promotion's
+ * state and the limit that held it (status's promotion and
+ * promotion_limit), and the start time
+ */
+static void run_metrics(const struct hb_daemon *d, FILE *f)
+{
+	static const char *const states[] = { "active", "paused", "no_source_node",
+					      "no_target_node", "held_by_watermark" };
+	static const char *const limits[] = { "none", "top_k", "watermark", "rate_mbps", "burst_mb" };
+	enum hb_migrator_kind kind = d->mig ? hb_migrator_kind(d->mig) : HB_MIGRATOR_DRYRUN;
+	uint64_t up_ns = hb_now_ns() - d->started_ns, wall = hb_wall_ns();
+	const char *state, *limit;
+	uint64_t done = 0;
+
+	fprintf(f, "# HELP hotbridge_info Always 1: the migrator, whether it is a dry run (1: "
+		   "nothing is moved, pages_migrated_total counts what would have been), the "
+		   "version.\n# TYPE hotbridge_info gauge\n");
+	fprintf(f, "hotbridge_info{migrator=\"%s\",dry_run=\"%d\",version=\"",
+		hb_migrator_kind_to_string(kind), kind == HB_MIGRATOR_DRYRUN);
+	label_value(f, HB_VERSION);
+	fputs("\"} 1\n", f);
+	fprintf(f, "# HELP hotbridge_target_free_bytes Free memory of each DRAM node promoted "
+		   "to, as the last cycle read it.\n# TYPE hotbridge_target_free_bytes gauge\n");
+	for (int s = 0; s < HB_MAX_NODES && s < 64; s++) {
+		int t = d->nodes[s].is_source ? hb_policy_target(&d->pcfg, d->nodes, d->dist, s) : -1;
+
+		if (t < 0 || t >= 64 || (done >> t) & 1)
+			continue;
+		done |= 1ULL << t;
+		fprintf(f, "hotbridge_target_free_bytes{node=\"%d\"} %llu\n", t,
+			(unsigned long long)d->nodes[t].free_bytes);
+	}
+	fprintf(f, "# HELP hotbridge_watermark_bytes policy.watermark_mb: promotion stops "
+		   "at a target with less free.\n# TYPE hotbridge_watermark_bytes gauge\n");
+	fprintf(f, "hotbridge_watermark_bytes %llu\n", (unsigned long long)d->pcfg.watermark_bytes);
+	state = hb_daemon_promotion_state(d, &limit, NULL, 0);
+	fprintf(f, "# HELP hotbridge_promotion_state 1 for promotion's state now (status's "
+		   "promotion), 0 for the others.\n# TYPE hotbridge_promotion_state gauge\n");
+	one_of(f, "promotion_state", "state", states, HB_ARRAY_SIZE(states), state);
+	fprintf(f, "# HELP hotbridge_promotion_limit 1 for the rule that held back hot pages "
+		   "in the last cycle (status's promotion_limit), 0 for the "
+		   "others.\n# TYPE hotbridge_promotion_limit gauge\n");
+	one_of(f, "promotion_limit", "limit", limits, HB_ARRAY_SIZE(limits), limit);
+	fprintf(f, "# HELP process_start_time_seconds Start time of the process since the "
+		   "Unix epoch in seconds.\n# TYPE process_start_time_seconds gauge\n");
+	fprintf(f, "process_start_time_seconds %.3f\n",
+		(double)(wall > up_ns ? wall - up_ns : 0) / 1e9);
 }
 
 void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
@@ -245,12 +310,7 @@ void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
 	latency_summary(f, "move_batch_seconds", &d->lat.batch);
 	METRIC("record_to_decision_seconds", "summary",
 	       "Time from a record being made to the decision that considered it.");
-	for (int i = 0; i < 2; i++)
-		fprintf(f, "hotbridge_record_to_decision_seconds{quantile=\"%s\"} %.6f\n",
-			i ? "0.99" : "0.5",
-			(double)hb_latency_quantile(&d->lat.to_decision, i ? 0.99 : 0.5) / 1e9);
-	fprintf(f, "hotbridge_record_to_decision_seconds_count %llu\n",
-		(unsigned long long)d->lat.to_decision.count);
+	latency_summary(f, "record_to_decision_seconds", &d->lat.to_decision);
 	METRIC("record_to_table_seconds", "summary",
 	       "Time from a record being made to its pages entering the hotness table.");
 	latency_summary(f, "record_to_table_seconds", &d->lat.to_table);
@@ -265,6 +325,7 @@ void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
 	label_value(f, HB_VERSION);
 	fputs("\"} 1\n", f);
 #undef METRIC
+	run_metrics(d, f);
 	if (hb_daemon_damon_stats(d, &ds) == 0)
 		hb_damon_stats_metrics(&ds, f);
 }

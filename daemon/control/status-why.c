@@ -128,43 +128,101 @@ static json_object *demotion_json(const struct hb_daemon *d)
 	return o;
 }
 
-void hb_daemon_status_why(struct hb_daemon *d, json_object *o)
+/*
+ * The rule that held promotion in the last cycle that decided, in the
+ * order the policy applies them (newuser r4 D7): the rate limit is
+ * burst_mb's when the bucket holds less than a cycle of rate_mbps
+ */
+static const char *held_by(const struct hb_daemon *d, char *why, size_t size)
+{
+	const uint64_t *n = d->st.last_decisions;
+	double interval_s = (double)d->cfg.interval_ms / 1000;
+
+	if (n[HB_REASON_NOT_TOP_K]) {
+		snprintf(why, size,
+			 "; the last cycle promoted top_k = %zu pages and left %llu hot ones (not_top_k)",
+			 d->pcfg.top_k, (unsigned long long)n[HB_REASON_NOT_TOP_K]);
+		return "top_k";
+	}
+	if (n[HB_REASON_WATERMARK]) {
+		snprintf(why, size,
+			 "; the last cycle left %llu hot pages for watermark_mb = %llu MiB",
+			 (unsigned long long)n[HB_REASON_WATERMARK],
+			 (unsigned long long)MIB(d->pcfg.watermark_bytes));
+		return "watermark";
+	}
+	if (n[HB_REASON_RATE_LIMIT]) {
+		/* shallower than a cycle's refill, past rounding */
+		bool burst = d->pcfg.burst_mb * (1 + 1e-9) < d->pcfg.rate_mbps * interval_s;
+
+		snprintf(why, size, "; the last cycle left %llu hot pages for %s = %g",
+			 (unsigned long long)n[HB_REASON_RATE_LIMIT],
+			 burst ? "burst_mb" : "rate_mbps",
+			 burst ? d->pcfg.burst_mb : d->pcfg.rate_mbps);
+		return burst ? "burst_mb" : "rate_mbps";
+	}
+	why[0] = '\0';
+	return "none";
+}
+
+const char *hb_daemon_promotion_state(const struct hb_daemon *d, const char **ret_limit, char *why,
+				      size_t size)
 {
 	uint64_t unserved, targets = target_mask(d, &unserved);
-	size_t ntargets = (size_t)__builtin_popcountll(targets), held;
-	json_object *tj = targets_json(d, targets, &held);
+	size_t ntargets = (size_t)__builtin_popcountll(targets), held = 0;
+	uint64_t wm = d->pcfg.watermark_bytes;
+	char limit[160], scratch[1];
 	const char *state;
-	char why[256];
 
+	if (!why) {
+		why = scratch;
+		size = sizeof(scratch);
+	}
+	for (int t = 0; t < HB_MAX_NODES && t < 64; t++)
+		held += (targets >> t) & 1 && d->nodes[t].free_bytes < wm;
+	*ret_limit = held_by(d, limit, sizeof(limit));
 	if (d->paused) {
 		state = "paused";
-		snprintf(why, sizeof(why),
+		snprintf(why, size,
 			 "paused: nothing is promoted or demoted until "
 			 "`hotbridge resume`");
 	} else if (!d->source_mask) {
 		state = "no_source_node";
-		snprintf(why, sizeof(why),
+		snprintf(why, size,
 			 "no source (CXL) node: nothing to promote from (each "
 			 "node's source_reason says why it is not one)");
 	} else if (!ntargets) {
 		state = "no_target_node";
-		snprintf(why, sizeof(why), "no DRAM target node for the source nodes%s",
+		snprintf(why, size, "no DRAM target node for the source nodes%s",
 			 d->pcfg.target_node >= 0 ? " (policy.target_node is not present)" : "");
 	} else if (held == ntargets) {
 		state = "held_by_watermark";
-		snprintf(why, sizeof(why),
+		snprintf(why, size,
 			 "every target node has less than watermark_mb = %llu "
 			 "MiB free",
-			 (unsigned long long)MIB(d->pcfg.watermark_bytes));
+			 (unsigned long long)MIB(wm));
 	} else {
 		state = "active";
-		snprintf(why, sizeof(why),
+		snprintf(why, size,
 			 "%zu of %zu target node(s) above the watermark; pages "
-			 "hotter than threshold %g are promoted",
-			 ntargets - held, ntargets, d->pcfg.threshold);
+			 "hotter than threshold %g are promoted%s",
+			 ntargets - held, ntargets, d->pcfg.threshold, limit);
 	}
+	return state;
+}
+
+void hb_daemon_status_why(struct hb_daemon *d, json_object *o)
+{
+	uint64_t unserved, targets = target_mask(d, &unserved);
+	size_t held;
+	json_object *tj = targets_json(d, targets, &held);
+	const char *state, *limit;
+	char why[384];
+
+	state = hb_daemon_promotion_state(d, &limit, why, sizeof(why));
 	json_object_object_add(o, "promotion", json_object_new_string(state));
 	json_object_object_add(o, "promotion_reason", json_object_new_string(why));
+	json_object_object_add(o, "promotion_limit", json_object_new_string(limit));
 	json_object_object_add(o, "target_node",
 			       d->pcfg.target_node >= 0 ? json_object_new_int(d->pcfg.target_node) :
 							  NULL);

@@ -325,7 +325,9 @@ enum hb_reason hb_demote_evaluate(const struct hb_demoter *dm, const struct hb_d
  * in node_mask below the goal, its cold placed pages, coldest first (then
  * the longest placed), each hb_demote_evaluate() after those before it,
  * until the node's shortfall is covered by demotions or refusals; pages
- * not cold or not needed get no decision. The demotions are charged to
+ * not needed get no decision. A node left short has the coldest of its
+ * pages within the hysteresis and the coldest of those not cold yet say
+ * why (one promoted_recently, one not_cold). The demotions are charged to
  * their nodes' buckets. Returns the number of decisions.
  */
 size_t hb_demote_decide(struct hb_demoter *dm, const struct hb_demote_config *cfg,
@@ -403,6 +405,7 @@ size_t hb_history_find(const struct hb_history *h, bool page_only, uint64_t hpa,
 struct hb_latency_hist {
 	uint64_t bucket[HB_LATENCY_BUCKETS];
 	uint64_t count, max_ns;
+	double sum_ns; /* of every value added: a Prometheus summary's _sum */
 };
 
 struct hb_latency {

@@ -156,7 +156,7 @@ size_t hb_demote_select(const struct hb_demoter *dm, const struct hb_demote_conf
 	struct hb_demote_spent spent = { 0 };
 	uint64_t want[HB_MAX_NODES] = { 0 }, covered[HB_MAX_NODES] = { 0 }, any = 0;
 	unsigned int cold_min = cfg->cold_cycles ? cfg->cold_cycles : 1;
-	struct hb_placed_page *e, *held[HB_MAX_NODES] = { 0 };
+	struct hb_placed_page *e, *held[HB_MAX_NODES] = { 0 }, *warm[HB_MAX_NODES] = { 0 };
 	struct cold *c = NULL;
 	size_t nc = 0, n = 0, cursor = 0, short_nodes = 0;
 
@@ -172,8 +172,15 @@ size_t hb_demote_select(const struct hb_demoter *dm, const struct hb_demote_conf
 	while ((e = hb_placed_next(placed, &cursor))) {
 		struct cold h = { e };
 
-		if (e->idle < cold_min || e->node < 0 || e->node >= HB_MAX_NODES || !want[e->node])
+		if (e->node < 0 || e->node >= HB_MAX_NODES || !want[e->node])
 			continue;
+		if (e->idle < cold_min) {
+			/* not cold (and past the hysteresis): only the coldest is kept */
+			if (now_ns >= e->since_ns + cfg->hysteresis_ns &&
+			    (!warm[e->node] || colder_first(&h, &(struct cold){ warm[e->node] }) < 0))
+				warm[e->node] = e;
+			continue;
+		}
 		if (now_ns >= e->since_ns + cfg->hysteresis_ns)
 			c[nc++].e = e;
 		else if (!held[e->node] || colder_first(&h, &(struct cold){ held[e->node] }) < 0)
@@ -221,6 +228,16 @@ size_t hb_demote_select(const struct hb_demoter *dm, const struct hb_demote_conf
 	for (int t = 0; t < HB_MAX_NODES && n < max; t++)
 		if (covered[t] < want[t] && held[t])
 			hb_demote_evaluate(dm, cfg, nodes, placed, held[t], &spent, now_ns,
+					   &out[n++]);
+	/*
+	 * and the pages not cold yet: where they leave a node short, the
+	 * coldest of them says so (not_cold), one decision a node, so that
+	 * a node short of room with nothing demoted always has its reason
+	 * (newuser r4 D9: a coldness source that never calls a page cold)
+	 */
+	for (int t = 0; t < HB_MAX_NODES && n < max; t++)
+		if (covered[t] < want[t] && warm[t])
+			hb_demote_evaluate(dm, cfg, nodes, placed, warm[t], &spent, now_ns,
 					   &out[n++]);
 	*ret_spent = spent;
 	return n;

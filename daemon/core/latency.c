@@ -27,6 +27,7 @@ static void hist_add(struct hb_latency_hist *h, uint64_t v, uint64_t n)
 {
 	h->bucket[bucket_of(v)] += n;
 	h->count += n;
+	h->sum_ns += (double)v * (double)n;
 	if (v > h->max_ns)
 		h->max_ns = v;
 }

@@ -256,7 +256,8 @@ enum hb_reason hb_policy_evaluate(const struct hb_policy *p, const struct hb_pol
 		d->held_result = d->target;
 		return d->reason = HB_REASON_RESIDENT;
 	}
-	if (c->heat < cfg->threshold)
+	/* heat 0 is no access (a record with count 0): never promoted, whatever the threshold */
+	if (!(c->heat > 0) || c->heat < cfg->threshold)
 		return d->reason = HB_REASON_BELOW_THRESHOLD;
 	if (cfg->top_k && spent->promoted >= cfg->top_k)
 		return d->reason = HB_REASON_NOT_TOP_K;

@@ -24,12 +24,55 @@
  */
 #define FOLD_SLICE_NS (5ULL * 1000 * 1000)
 
-/* the cycle line (daemon/README.md, "One cycle"): its promotion's figures, d->scratch.line */
-static void cycle_line(struct hb_daemon *d)
+/*
+ * An idle cycle's line is left out, and a line says so at most this often
+ * (newuser r4 D34: 86 400 identical lines a day at the default interval)
+ */
+#define IDLE_LINE_NS (600ULL * 1000 * 1000 * 1000)
+
+/* nothing came, went or was hot since the last line: every figure of the line 0 */
+static bool line_idle(const struct hb_daemon *d)
 {
 	const struct hb_migrate_counts *mc = &d->scratch.line.mc;
 
+	if (d->st.in.records != d->logged_in.records ||
+	    d->st.in.dropped_records != d->logged_in.dropped_records ||
+	    d->st.in.bad_input != d->logged_in.bad_input || d->scratch.line.n ||
+	    d->scratch.line.np || d->scratch.line.rate_limited || d->scratch.line.watermark)
+		return false;
+	for (int i = 0; i < _HB_MIGRATE_CLASS_MAX; i++)
+		if (mc->by_class[i])
+			return false;
+	return true;
+}
+
+/*
+ * The cycle line (daemon/README.md, "One cycle"): its promotion's figures,
+ * d->scratch.line. The first cycle has one, then only those that did
+ * something; idle ones are summed up in one line every 10 minutes.
+ */
+static void cycle_line(struct hb_daemon *d)
+{
+	const struct hb_migrate_counts *mc = &d->scratch.line.mc;
+	uint64_t now = hb_daemon_clock(d); /* a simulation's idle lines come on its time */
+
 	d->scratch.line.deferred = false;
+	if (d->scratch.line.cycle > 1 && line_idle(d)) {
+		if (!d->idle_from)
+			d->idle_from = d->scratch.line.cycle;
+		if (now - d->line_ns < IDLE_LINE_NS)
+			return;
+		if (!d->env.quiet)
+			hb_dlog(d, LOG_INFO,
+				"cycles %llu-%llu idle: no records, nothing hot; table %zu pages",
+				(unsigned long long)d->idle_from,
+				(unsigned long long)d->scratch.line.cycle, hb_heat_len(d->heat));
+		d->idle_from = 0;
+		d->line_ns = now;
+		return;
+	}
+	d->idle_from = 0;
+	d->line_ns = now;
 	/*
 	 * records taken since the previous line, whether a poll in this cycle or
 	 * an fd callback between cycles submitted them; dropped: those of all
@@ -86,11 +129,11 @@ static void promote_decided(struct hb_daemon *d)
 		hb_latency_decide(&d->lat, hb_now_ns());
 	hb_latency_hist_add(&d->lat.decide, s->pd.gather_ns + s->pd.took_ns);
 	/* the line's figures before the batch goes out: its fold may print the line */
-	s->line.rate_limited = s->line.watermark = 0;
-	for (size_t i = 0; i < n; i++) {
-		s->line.rate_limited += s->dec[i].reason == HB_REASON_RATE_LIMIT;
-		s->line.watermark += s->dec[i].reason == HB_REASON_WATERMARK;
-	}
+	memset(d->st.last_decisions, 0, sizeof(d->st.last_decisions));
+	for (size_t i = 0; i < n; i++)
+		d->st.last_decisions[s->dec[i].reason]++;
+	s->line.rate_limited = d->st.last_decisions[HB_REASON_RATE_LIMIT];
+	s->line.watermark = d->st.last_decisions[HB_REASON_WATERMARK];
 	hb_daemon_move_start(d, n, HB_REASON_PROMOTE, HB_BATCH_PROMOTE, s->t0);
 }
 

@@ -312,7 +312,10 @@ wait_until 10 logged "needs a restart" || true
 sed 's/^/# /' "$tmp/live.err" | grep -i reload || true
 wait_until 5 interval_is 1000 && ok "reload: interval_ms removed from the file is back to 1000 (applied live)" ||
 	bad "interval_ms after reload: $(interval)"
-logged "applied: daemon.interval_ms, policy.threshold" && ! logged "policy.top_k" &&
+logged "policy.top_k = 7 caps promotion at " && ok "run warns that top_k = 7 caps promotion below rate_mbps" ||
+	bad "run did not warn of top_k = 7 capping promotion"
+# (top_k = 7 is warned about, as capping promotion below rate_mbps: not applied)
+logged "applied: daemon.interval_ms, policy.threshold" && ! grep -q "applied: .*policy\.top_k" "$tmp/live.err" &&
 	ok "reload: names what it applied; --set policy.top_k=7 re-applied, unchanged" ||
 	bad "reload did not name what it applied"
 logged "needs a restart (running values kept): daemon.control_socket, [source] sections" &&

@@ -6,7 +6,8 @@
 # (the bucket refills a page per 1000 s: none more during the test).
 #  1. a page promoted shows in `history` (decision, reason, memdev:DPA,
 #     the migrator's result: node 0) and in `explain` (held: hysteresis,
-#     with that entry); a rate-limited page reads rate_limit in both;
+#     with that entry, heat 0 since the move and still the source that
+#     reported it); a rate-limited page reads rate_limit in both;
 #  2. `history --last N` answers the N newest; an address no decision
 #     named answers an empty list;
 #  3. bad arguments (CLI and raw requests) are errors naming what was wrong;
@@ -83,6 +84,8 @@ sed -n '1,30s/^/# /p' "$tmp/x1.json"
 check "$tmp/x1.json" '
 assert r["decision"] == "hysteresis", r
 assert "handed to the migrator" in r["reason"] and "node 0" in r["reason"], r
+# moved: its heat starts again from 0, and who reported it is still known
+assert r["heat"] == 0 and r["hotness_source"] == "feed", r
 h = r["history"]
 assert len(h) == 1 and h[0]["decision"] == "promote" and h[0]["result"] == {"node": 0}, h' &&
 	ok "explain of the promoted page: hysteresis ($(check "$tmp/x1.json" 'print(r["reason"])')), with its history entry" ||

@@ -4,8 +4,11 @@
 # status=~"drop|wrong_node", ...), in the rules and in their promtool test
 # series is in the `hotbridge metrics` output of a running daemon (the
 # emulated host, a dry run). A metric or label value renamed in
-# daemon/report.c fails here, where the rules would silently never fire.
+# daemon/control/report.c fails here, where the rules would silently never fire.
 # job and instance are Prometheus's own labels (the scrape adds them).
+# And the conventions: summaries with quantiles, _sum and _count, the run's
+# migrator and dry run, promotion's state, the start time (promtool check
+# metrics too, when there is promtool).
 #   prometheus-metrics.sh HOTBRIDGE SOURCE_DIR
 set -euo pipefail
 src=$2
@@ -63,6 +66,53 @@ then
 else
 	sed 's/^/# /' "$tmp/overflow.out"
 	bad "no per-source CHMU overflow count (tiny > 0, e0 0) in metrics and sources (above)"
+fi
+
+# the conventions (newuser r4 D32, D33): every summary has its quantiles,
+# _sum and _count; the metrics say the migrator and a dry run, the target's
+# free memory and the watermark, promotion's state and limit (one of each
+# 1), and the start time
+if python3 - "$tmp/metrics.txt" >"$tmp/conv.out" 2>&1 <<'PY'
+import re, sys, time
+text = open(sys.argv[1]).read()
+bad = []
+for name in re.findall(r'^# TYPE (\S+) summary$', text, re.M):
+    for q in ("0.5", "0.9", "0.99"):
+        if not re.search(r'^%s\{quantile="%s"\} [0-9.e+-]+$' % (name, q), text, re.M):
+            bad.append("%s: no quantile %s" % (name, q))
+    for part in ("_sum", "_count"):
+        if not re.search(r'^%s%s [0-9.e+-]+$' % (name, part), text, re.M):
+            bad.append("%s: no %s" % (name, part))
+if len(re.findall(r'^# TYPE \S+ summary$', text, re.M)) < 5:
+    bad.append("fewer than 5 summaries")
+if not re.search(r'^hotbridge_info\{migrator="dryrun",dry_run="1",version="[^"]+"\} 1$', text, re.M):
+    bad.append("no hotbridge_info{migrator=\"dryrun\",dry_run=\"1\",version=...} 1")
+if not re.search(r'^hotbridge_target_free_bytes\{node="0"\} [1-9][0-9]*$', text, re.M):
+    bad.append("no hotbridge_target_free_bytes for node 0")
+if not re.search(r'^hotbridge_watermark_bytes 1073741824$', text, re.M):
+    bad.append("no hotbridge_watermark_bytes (1024 MiB)")
+for name, label in (("promotion_state", "state"), ("promotion_limit", "limit")):
+    v = re.findall(r'^hotbridge_%s\{%s="(\w+)"\} ([01])$' % (name, label), text, re.M)
+    if len(v) < 5 or [x for x, one in v if one == "1"] == [] or sum(int(one) for _, one in v) != 1:
+        bad.append("hotbridge_%s: not one %s of several at 1: %s" % (name, label, v))
+m = re.search(r'^process_start_time_seconds ([0-9.]+)$', text, re.M)
+if not m or not time.time() - 600 < float(m.group(1)) <= time.time():
+    bad.append("process_start_time_seconds missing or not within the last 10 min")
+for b in bad:
+    print(b)
+print(re.search(r'^hotbridge_info.*$', text, re.M).group(0) if not bad else "")
+sys.exit(1 if bad else 0)
+PY
+then
+	ok "summaries have quantiles, _sum and _count; $(cat "$tmp/conv.out"), free memory, watermark, promotion state and limit, start time"
+else
+	sed 's/^/# /' "$tmp/conv.out"
+	bad "the metrics break a convention (above)"
+fi
+if command -v promtool >/dev/null; then
+	promtool check metrics <"$tmp/metrics.txt" >"$tmp/promtool.out" 2>&1 &&
+		ok "promtool check metrics: no problem" ||
+		{ sed 's/^/# /' "$tmp/promtool.out"; bad "promtool check metrics (above)"; }
 fi
 
 for f in hotbridge-rules.yml tests.yml; do

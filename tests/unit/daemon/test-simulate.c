@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 
 #include <json-c/json.h>
@@ -159,6 +161,122 @@ static void test_simulate_times_the_rate_limit_by_cycles(void **state)
 	assert_true(before[0] > 0 && before[1] > 0);
 	assert_true(source_records(d, 0) > before[0] && source_records(d, 1) > before[1]);
 	assert_in_range(s->migrated.by_class[HB_MIGRATE_MOVED], 41, 43);
+	done(d, &host, &cfg);
+}
+
+/* status's promotion_limit and promotion_reason after a few cycles of a run with these limits */
+static void status_limit(size_t top_k, double rate_mbps, double burst_mb, char *limit, char *reason)
+{
+	struct hb_emulated_host host = { .dram_free = 8ULL << 30 };
+	struct hb_config cfg;
+	struct hb_daemon *d;
+	json_object *o, *v;
+
+	config_on(&cfg, rate_mbps, burst_mb);
+	cfg.top_k = top_k;
+	d = daemon_of(&host, &cfg);
+	hb_emulated_host_attach(&host, d);
+	assert_int_equal(hb_daemon_simulate(d, 5), 0);
+	o = hb_daemon_status_json(d);
+	assert_true(json_object_object_get_ex(o, "promotion_limit", &v));
+	snprintf(limit, 32, "%s", json_object_get_string(v));
+	assert_true(json_object_object_get_ex(o, "promotion_reason", &v));
+	snprintf(reason, 512, "%s", json_object_get_string(v));
+	json_object_put(o);
+	done(d, &host, &cfg);
+}
+
+/*
+ * newuser r4 D7: status says which limit held the last cycle's
+ * promotions: top_k, the rate limit (rate_mbps), or a bucket shallower
+ * than a cycle of it (burst_mb); none when every hot page went
+ */
+static void test_status_names_the_limit_that_holds_promotion(void **state)
+{
+	char limit[32], reason[512];
+
+	(void)state;
+	status_limit(2, 0, 0, limit, reason);
+	assert_string_equal(limit, "top_k");
+	assert_non_null(strstr(reason, "promoted top_k = 2 pages and left "));
+	/* 8192 bytes a cycle of 100 ms, and a bucket of as much */
+	status_limit(0, 0.08192, 0.008192, limit, reason);
+	assert_string_equal(limit, "rate_mbps");
+	assert_non_null(strstr(reason, "hot pages for rate_mbps = 0.08192"));
+	/* a bucket of one page: half of what the rate allows a cycle */
+	status_limit(0, 0.08192, 0.004096, limit, reason);
+	assert_string_equal(limit, "burst_mb");
+	assert_non_null(strstr(reason, "hot pages for burst_mb = 0.004096"));
+	status_limit(0, 0, 0, limit, reason);
+	assert_string_equal(limit, "none");
+	assert_null(strstr(reason, "last cycle"));
+}
+
+/*
+ * newuser r4 D34: an idle daemon logs its first cycle, then one line every
+ * 10 minutes (of simulated time: 1 s cycles), not one a cycle; a cycle
+ * that took a record has its line as before
+ */
+static void test_idle_cycles_have_a_line_every_ten_minutes(void **state)
+{
+	struct hb_emulated_host host = { .dram_free = 8ULL << 30 };
+	struct hb_daemon_env env = { .keep_capabilities = true };
+	char feed[] = "/tmp/hb-idle-feed-XXXXXX", log[] = "/tmp/hb-idle-log-XXXXXX", *text;
+	int ffd = mkstemp(feed), lfd = mkstemp(log), saved = dup(2);
+	struct hb_daemon *d = NULL;
+	struct hb_err err = { 0 };
+	struct hb_config cfg;
+	size_t lines = 0, idle = 0;
+	FILE *f;
+
+	(void)state;
+	assert_true(ffd >= 0 && lfd >= 0 && saved >= 0);
+	assert_int_equal(fchmod(ffd, 0644), 0);
+	hb_config_defaults(&cfg);
+	cfg.interval_ms = 1000;
+	cfg.dry_run = true;
+	cfg.max_entries = 1 << 16;
+	cfg.control_socket[0] = cfg.plugin_dir[0] = '\0';
+	snprintf(cfg.log_level, sizeof(cfg.log_level), "info");
+	cfg.nsources = 1;
+	strcpy(cfg.sources[0].name, "f");
+	strcpy(cfg.sources[0].type, "replay");
+	cfg.sources[0].params[0] = malloc(sizeof(feed) + 5); /* hb_config_done() frees it */
+	assert_non_null(cfg.sources[0].params[0]);
+	snprintf(cfg.sources[0].params[0], sizeof(feed) + 5, "path=%s", feed);
+	cfg.sources[0].nparams = 1;
+	assert_int_equal(hb_emulated_platform_new(&host, &env.platform, &err), 0);
+	assert_int_equal(dup2(lfd, 2), 2);
+	assert_int_equal(hb_daemon_new(&cfg, &env, &d, &err), 0);
+	assert_int_equal(hb_daemon_simulate(d, 1300), 0);
+	assert_int_equal(write(ffd, "mem0 dpa=0x0 len=4096 count=1\n", 30), 30);
+	assert_int_equal(hb_daemon_simulate(d, 2), 0);
+	fflush(stderr);
+	assert_int_equal(dup2(saved, 2), 2);
+	close(saved);
+	f = fdopen(lfd, "r");
+	assert_non_null(f);
+	rewind(f);
+	text = calloc(1, 1 << 16);
+	assert_non_null(text);
+	for (char line[512]; fgets(line, sizeof(line), f);) {
+		unsigned long long a, b;
+
+		lines += sscanf(line, "hotbridge: cycle %llu:", &a) == 1;
+		idle += sscanf(line, "hotbridge: cycles %llu-%llu idle:", &a, &b) == 2;
+		if (strlen(text) + strlen(line) < (1 << 16))
+			strcat(text, line);
+	}
+	if (lines != 2 || idle != 2)
+		fail_msg("%zu cycle lines, %zu idle lines (want 2, 2):\n%s", lines, idle, text);
+	assert_non_null(strstr(text, "cycles 2-601 idle: no records, nothing hot; table 0 pages"));
+	assert_non_null(strstr(text, "cycles 602-1201 idle: "));
+	assert_non_null(strstr(text, "hotbridge: cycle 1301: 1 records (0 dropped)"));
+	free(text);
+	fclose(f);
+	close(ffd);
+	unlink(feed);
+	unlink(log);
 	done(d, &host, &cfg);
 }
 
@@ -351,6 +469,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_simulate_times_the_rate_limit_by_cycles),
+		cmocka_unit_test(test_status_names_the_limit_that_holds_promotion),
+		cmocka_unit_test(test_idle_cycles_have_a_line_every_ten_minutes),
 		cmocka_unit_test(test_simulate_same_seeds_same_run),
 		cmocka_unit_test(test_placed_pages_are_away_from_the_chmus),
 		cmocka_unit_test(test_rules_read_the_simulated_clock_only),

@@ -767,6 +767,100 @@ static void note_warning(void *ud, const char *msg)
 	snprintf(ud, 512, "%s", msg);
 }
 
+/* every warning, one a line */
+static void gather_warnings(void *ud, const char *msg)
+{
+	size_t len = strlen(ud);
+
+	snprintf((char *)ud + len, 2048 - len, "%s\n", msg);
+}
+
+static int check_warns(const struct hb_config *c, char *warned)
+{
+	struct hb_config_facts f = { .page_size = 4096, .warn = gather_warnings, .warn_ud = warned };
+	struct hb_err err = { 0 };
+
+	warned[0] = '\0';
+	return hb_config_check(c, &f, &err);
+}
+
+/*
+ * newuser r4 D7: rate_mbps bounds promotion; the defaults have no tighter
+ * cap, and a top_k, a cycle's candidates or a burst_mb that caps it below
+ * rate_mbps at interval_ms is warned about, with what lifts it
+ */
+static void test_conf_check_warns_of_a_cap_below_rate_mbps(void **state)
+{
+	char warned[2048];
+	struct hb_config c;
+
+	(void)state;
+	hb_config_defaults(&c);
+	c.nsources = 1;
+	strcpy(c.sources[0].name, "a");
+	strcpy(c.sources[0].type, "cxl-events");
+	assert_int_equal(check_warns(&c, warned), 0);
+	assert_null(strstr(warned, "caps promotion"));
+	/* the bucket is one interval of rate_mbps, at least a second's */
+	assert_true(hb_config_burst_mb(&c) == c.rate_mbps);
+	c.interval_ms = 4000;
+	assert_true(hb_config_burst_mb(&c) == 4 * c.rate_mbps);
+	c.interval_ms = 1000;
+	/* the old defaults: 4096 pages a second is 16.8 MB/s; 64 MB a second */
+	c.top_k = 4096;
+	c.burst_mb = 64;
+	assert_int_equal(check_warns(&c, warned), 0);
+	assert_non_null(strstr(warned, "policy.top_k = 4096 caps promotion at 16.78 MB/s"));
+	assert_non_null(strstr(warned, "below policy.rate_mbps = 256: set top_k = 0 (no limit) "
+				       "or at least 62500"));
+	assert_non_null(strstr(warned, "policy.burst_mb = 64 caps promotion at 64 MB/s"));
+	/* the report's burst case: 0.01 MB against 1 MB/s */
+	c.top_k = 0;
+	c.rate_mbps = 1;
+	c.burst_mb = 0.01;
+	assert_int_equal(check_warns(&c, warned), 0);
+	assert_non_null(strstr(warned, "policy.burst_mb = 0.01 caps promotion at 0.01 MB/s"));
+	/* a long interval: a cycle's 65536 candidates are less than its rate */
+	c.burst_mb = 0;
+	c.rate_mbps = 256;
+	c.interval_ms = 2000;
+	assert_int_equal(check_warns(&c, warned), 0);
+	assert_non_null(strstr(warned, "a cycle takes at most 65536 hot pages"));
+	/* no rate limit: nothing to fall short of */
+	c.rate_mbps = 0;
+	c.top_k = 1;
+	assert_int_equal(check_warns(&c, warned), 0);
+	assert_null(strstr(warned, "caps promotion"));
+	assert_null(strstr(warned, "hot pages"));
+	hb_config_done(&c);
+}
+
+/* newuser r4 D9: demotion on the emulated host needs an emul-chmu source's ground truth */
+static void test_conf_check_warns_of_emulated_demotion_without_emul_chmu(void **state)
+{
+	char warned[2048];
+	struct hb_config c;
+
+	(void)state;
+	hb_config_defaults(&c);
+	c.emulated = c.dry_run = c.demote_enabled = true;
+	c.nsources = 1;
+	strcpy(c.sources[0].name, "a");
+	strcpy(c.sources[0].type, "cxl-events");
+	assert_int_equal(check_warns(&c, warned), 0);
+	assert_non_null(strstr(warned, "demote.enabled = true on the emulated host with no "
+				       "emul-chmu source"));
+	c.demote_enabled = false;
+	assert_int_equal(check_warns(&c, warned), 0);
+	assert_null(strstr(warned, "emul-chmu"));
+	c.demote_enabled = true;
+	strcpy(c.sources[0].type, "emul-chmu");
+	strcpy(c.sources[0].memdev, "mem0");
+	(void)check_warns(&c, warned);
+	assert_null(strstr(warned, "emul-chmu"));
+	hb_config_done(&c);
+}
+
 /* defects 7, 9, 14, 20, 33: the shared check refuses what run would refuse */
 static void test_conf_check_runs_the_sources_own_checks(void **state)
 {
@@ -891,6 +985,8 @@ int main(void)
 		cmocka_unit_test(test_conf_set_changes_a_source_parameter),
 		cmocka_unit_test(test_conf_write_names_where_each_value_was_set),
 		cmocka_unit_test(test_conf_check_runs_the_sources_own_checks),
+		cmocka_unit_test(test_conf_check_warns_of_a_cap_below_rate_mbps),
+		cmocka_unit_test(test_conf_check_warns_of_emulated_demotion_without_emul_chmu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

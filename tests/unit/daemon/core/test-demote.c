@@ -206,14 +206,41 @@ static void test_demote_walk_leaves_out_pages_within_the_hysteresis(void **state
 	assert_int_equal(count(n, HB_REASON_DEMOTE), 10);
 	for (size_t i = 0; i < n; i++)
 		assert_true(out[i].heat >= 20 && out[i].heat < 30);
-	/* 30 short: 18 more are cold (2-19), then one for the 10 held */
+	/* 30 short: 18 more are cold (2-19), then one for the 10 held, one for the 2 not cold */
 	nodes[0].free_bytes = 70 * PAGE;
 	n = hb_demote_decide(dm, &c, nodes, p, ~0ULL, 20 * SEC, out, MAXD);
 	assert_int_equal(count(n, HB_REASON_DEMOTE), 28);
 	assert_int_equal(count(n, HB_REASON_PROMOTED_RECENTLY), 1);
-	assert_int_equal(n, 29);
+	assert_int_equal(count(n, HB_REASON_NOT_COLD), 1);
+	assert_int_equal(n, 30);
 	assert_int_equal(out[28].reason, HB_REASON_PROMOTED_RECENTLY);
 	assert_int_equal(out[28].hpa, 0x390000000ULL + 39 * PAGE);
+	assert_int_equal(out[29].reason, HB_REASON_NOT_COLD);
+	assert_int_equal(out[29].hpa, 0x390000000ULL + 1 * PAGE);
+	hb_placed_free(p);
+	hb_demoter_free(dm);
+}
+
+/*
+ * newuser r4 D9: a node short of room whose placed pages are none of them
+ * cold (a coldness source that never calls one cold) has one decision,
+ * not_cold, for its coldest page; and none once it has room
+ */
+static void test_demote_short_node_with_nothing_cold_says_not_cold(void **state)
+{
+	struct hb_demote_config c = dcfg();
+	struct hb_placed *p = placed_n(40);
+	struct hb_demoter *dm = demoter();
+	size_t n;
+
+	(void)state;
+	c.cold_cycles = 1000;
+	n = hb_demote_decide(dm, &c, nodes, p, ~0ULL, 20 * SEC, out, MAXD);
+	assert_int_equal(n, 1);
+	assert_int_equal(out[0].reason, HB_REASON_NOT_COLD);
+	assert_int_equal(out[0].hpa, 0x390000000ULL + 39 * PAGE);
+	nodes[0].free_bytes = 200 * PAGE;
+	assert_int_equal(hb_demote_decide(dm, &c, nodes, p, ~0ULL, 20 * SEC, out, MAXD), 0);
 	hb_placed_free(p);
 	hb_demoter_free(dm);
 }
@@ -356,6 +383,7 @@ int main(void)
 		cmocka_unit_test_setup(test_demote_budget_is_its_own_and_refills, setup),
 		cmocka_unit_test_setup(test_demote_hysteresis_after_promotion, setup),
 		cmocka_unit_test_setup(test_demote_walk_leaves_out_pages_within_the_hysteresis, setup),
+		cmocka_unit_test_setup(test_demote_short_node_with_nothing_cold_says_not_cold, setup),
 		cmocka_unit_test_setup(test_demote_hysteresis_before_repromotion, setup),
 		cmocka_unit_test_setup(test_demote_cxl_floor, setup),
 		cmocka_unit_test_setup(test_demote_placed_table_matches_a_reference, setup),

@@ -94,6 +94,23 @@ static void test_latency_buckets_cover_every_value(void **state)
 	(void)state;
 }
 
+/* newuser r4 D32: a summary's _sum: every value, as many times as it was added */
+static void test_latency_sum_counts_each_record(void **state)
+{
+	struct hb_latency *l = calloc(1, sizeof(*l));
+
+	hb_latency_note(l, 0, 3, 10 * MS);      /* three records 10 ms old */
+	hb_latency_note(l, 5 * MS, 1, 10 * MS); /* one 5 ms old */
+	hb_latency_decide(l, 20 * MS);
+	assert_true(l->to_table.sum_ns == 35.0 * MS);
+	assert_true(l->to_decision.sum_ns == 3 * 20.0 * MS + 15.0 * MS);
+	hb_latency_hist_add(&l->cycle, 7);
+	hb_latency_hist_add(&l->cycle, 8);
+	assert_true(l->cycle.sum_ns == 15);
+	free(l);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -101,6 +118,7 @@ int main(void)
 		cmocka_unit_test(test_latency_overflowing_runs_overstate_never_understate),
 		cmocka_unit_test(test_latency_a_stamp_from_the_future_counts_as_zero),
 		cmocka_unit_test(test_latency_buckets_cover_every_value),
+		cmocka_unit_test(test_latency_sum_counts_each_record),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

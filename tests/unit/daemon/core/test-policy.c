@@ -99,6 +99,29 @@ static void test_policy_each_rule_has_its_reason(void **state)
 	hb_policy_free(p);
 }
 
+/* newuser r4 D11: a count-0 record heats its page by 0; no threshold makes that an access */
+static void test_policy_heat_zero_never_promotes_even_at_threshold_zero(void **state)
+{
+	struct hb_policy_config c = cfg();
+	struct hb_policy *p = policy();
+	struct hb_candidate cand[] = {
+		{ 0x1000, 0, 2, -1 },    /* reported with count 0 */
+		{ 0x2000, 0.25, 2, -1 }, /* any access at all */
+	};
+	struct hb_decision d[2];
+
+	(void)state;
+	c.threshold = 0;
+	assert_int_equal(hb_policy_decide(p, &c, nodes, dist, cand, 2, 0, d), 1);
+	assert_string_equal(hb_reason_to_string(d[0].reason), "below_threshold");
+	assert_string_equal(hb_reason_to_string(d[1].reason), "promote");
+	c.threshold = 8;
+	cand[0].heat = 0;
+	assert_int_equal(hb_policy_evaluate(p, &c, nodes, dist, &cand[0], NULL, 0, &d[0]),
+			 HB_REASON_BELOW_THRESHOLD);
+	hb_policy_free(p);
+}
+
 static void test_policy_top_k_and_watermark(void **state)
 {
 	struct hb_policy *p = policy();
@@ -292,6 +315,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_policy_target_is_explicit_or_the_nearest_cpu_node, setup),
 		cmocka_unit_test_setup(test_policy_each_rule_has_its_reason, setup),
+		cmocka_unit_test_setup(test_policy_heat_zero_never_promotes_even_at_threshold_zero,
+				       setup),
 		cmocka_unit_test_setup(test_policy_top_k_and_watermark, setup),
 		cmocka_unit_test_setup(test_policy_rate_limit_is_a_token_bucket_per_node, setup),
 		cmocka_unit_test_setup(test_policy_hysteresis_table_is_bounded, setup),
