@@ -20,6 +20,7 @@
 #include "conf/conf-check.h"
 #include "daemon-private.h"
 #include "ingest/ingest.h"
+#include "signals.h"
 
 static int open_migrator(struct hb_daemon *d, struct hb_err *err)
 {
@@ -165,7 +166,7 @@ struct hb_daemon *hb_daemon_free(struct hb_daemon *d)
 	hb_daemon_close_sources(d);
 	if (d->timer)
 		event_free(d->timer);
-	for (int i = 0; i < 3; i++)
+	for (size_t i = 0; i < HB_ARRAY_SIZE(d->sig); i++)
 		if (d->sig[i])
 			event_free(d->sig[i]);
 	/*
@@ -202,6 +203,9 @@ static void on_cycle(evutil_socket_t fd, short what, void *arg)
 		event_base_loopexit(d->base, NULL);
 }
 
+_Static_assert(HB_ARRAY_SIZE(((struct hb_daemon *)0)->sig) == HB_ARRAY_SIZE(hb_signals_handled),
+	       "an event for each handled signal");
+
 static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
 	struct hb_daemon *d = arg;
@@ -212,7 +216,17 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 		(void)hb_daemon_reload(d, &err); /* logs a refusal */
 		return;
 	}
-	hb_dlog(d, LOG_INFO, "signal %d: finishing", (int)sig);
+	if (sig == SIGUSR1) {
+		hb_daemon_log_counters(d, "SIGUSR1: running for");
+		return;
+	}
+	/* once: libevent may hand over two that came together */
+	if (!d->finishing)
+		hb_dlog(d, LOG_INFO,
+			"SIG%s: finishing the cycle, then exiting 0 (another SIGTERM or SIGINT "
+			"changes nothing)",
+			sig == SIGINT ? "INT" : "TERM");
+	d->finishing = true;
 	event_base_loopexit(d->base, NULL);
 }
 
@@ -258,15 +272,14 @@ int hb_daemon_run(struct hb_daemon *d, const char *config_path)
 {
 	struct timeval tv = { .tv_sec = (time_t)(d->cfg.interval_ms / 1000),
 			      .tv_usec = (suseconds_t)(d->cfg.interval_ms % 1000 * 1000) };
-	static const int sigs[3] = { SIGTERM, SIGINT, SIGHUP };
 
 	d->config_path = config_path;
 	d->looping = true;
 	d->timer = event_new(d->base, -1, EV_PERSIST, on_cycle, d);
 	if (!d->timer || event_add(d->timer, &tv) < 0)
 		return -ENOMEM;
-	for (int i = 0; i < 3; i++) {
-		d->sig[i] = evsignal_new(d->base, sigs[i], on_signal, d);
+	for (size_t i = 0; i < HB_ARRAY_SIZE(d->sig); i++) {
+		d->sig[i] = evsignal_new(d->base, hb_signals_handled[i], on_signal, d);
 		if (!d->sig[i] || event_add(d->sig[i], NULL) < 0)
 			return -ENOMEM;
 	}
@@ -277,7 +290,11 @@ int hb_daemon_run(struct hb_daemon *d, const char *config_path)
 	if (hb_daemon_batch_watch(d) < 0)
 		hb_dlog(d, LOG_WARNING, "moves: no watch on their thread, they run on the loop's");
 	notify_ready();
+	/* `run` held them during its set-up (signals.h); the threads keep them blocked */
+	(void)hb_signals_unblock();
 	event_base_dispatch(d->base);
+	/* another SIGTERM during the exit waits, and goes with the process */
+	(void)hb_signals_block();
 	d->looping = false;
 	hb_daemon_batch_settle(d); /* a batch out is folded: the counts are whole */
 	d->stopped = true;

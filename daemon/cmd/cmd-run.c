@@ -19,6 +19,7 @@
 #include "log.h"
 #include "platform/platform.h"
 #include "platform/snapshot-nodes.h"
+#include "signals.h"
 #include "test-hooks.h"
 #include "util/util.h"
 
@@ -58,7 +59,8 @@ static void usage(FILE *f)
 			"  -I, --iomem FILE   read this host's CXL windows from FILE, not /proc/iomem\n"
 			"                     (test hook)\n") "Runs in the foreground (systemd does the rest). SIGTERM/SIGINT finish the current\n"
 							      "cycle and exit 0; SIGHUP reloads the configuration (what cannot change live is\n"
-							      "logged as needing a restart).\n",
+							      "logged as needing a restart); SIGUSR1 logs the counters; SIGPIPE, SIGUSR2\n"
+							      "and the other unused ones are ignored (hotbridge(8) SIGNALS).\n",
 		HB_CONFIG_DEFAULT);
 }
 
@@ -126,7 +128,7 @@ int hb_cmd_run(int argc, char **argv)
 	bool once = false, dry = false;
 	size_t nsets = 0;
 	struct hb_getopt g = { .repeatable = "s" };
-	int o, rc = 1, lock = -1;
+	int o, r, rc = 1, lock = -1;
 
 	while ((o = hb_getopt(argc, argv, "c:1ns:I:h", opts, &g)) != -1) {
 		switch (o) {
@@ -166,6 +168,11 @@ int hb_cmd_run(int argc, char **argv)
 			     "%s configures no [source NAME] section: "
 			     "nothing to listen to",
 			     path);
+		goto out;
+	}
+	/* the loop's signals wait for it; PIPE and the unused ones are ignored */
+	if (!once && (r = hb_signals_prepare()) < 0) {
+		hb_log_early(LOG_ERR, "hotbridge run", "signals: %s", strerror(-r));
 		goto out;
 	}
 	if (!once && cfg.control_socket[0] && take_lock(cfg.control_socket, &lock) < 0)
