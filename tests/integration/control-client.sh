@@ -4,7 +4,8 @@
 #     exit 1 and an error naming the socket, never hangs: the replay feed
 #     socket, and a listener that never answers (--timeout 2);
 #  2. errors are words on stderr: no such socket, a path that is not a
-#     socket (a directory, a regular file), a refused request
+#     socket (a directory, a regular file, a FIFO, a device), an empty
+#     --socket (a usage error, exit 2), a refused request
 #     (no errno names, no JSON on stdout); a bad --timeout is a usage error;
 #  3. a request without a trailing newline is answered at EOF;
 #  4. the server's 5 s are a deadline for the whole request: a client
@@ -66,7 +67,9 @@ rc=0
 [ "$rc" -eq 1 ] && [ ! -s "$tmp/none.out" ] &&
 	grep -qx "hotbridge status: cannot reach the daemon at $tmp/none.sock: No such file or directory (is \`hotbridge run\` running?)" "$tmp/none.err" &&
 	ok "no socket: $(cat "$tmp/none.err")" || bad "no socket: exit $rc, $(cat "$tmp/none.err")"
-for what in "$tmp:a directory" "$tmp/loop.err:a regular file"; do
+mkfifo "$tmp/a.fifo"
+for what in "$tmp:a directory" "$tmp/loop.err:a regular file" "$tmp/a.fifo:a FIFO" \
+	"/dev/null:a character device"; do
 	path=${what%%:*} rc=0
 	"${hb[@]}" status --socket "$path" >"$tmp/ns.out" 2>"$tmp/ns.err" || rc=$?
 	[ "$rc" -eq 1 ] && [ ! -s "$tmp/ns.out" ] &&
@@ -74,7 +77,12 @@ for what in "$tmp:a directory" "$tmp/loop.err:a regular file"; do
 		! grep -q "exited" "$tmp/ns.err" ||
 		bad "--socket $path: exit $rc, $(cat "$tmp/ns.err")"
 done
-ok "--socket naming a directory or a regular file: '$(cat "$tmp/ns.err")'"
+ok "--socket naming a directory, a regular file, a FIFO or a device: '$(cat "$tmp/ns.err")'"
+rc=0
+"${hb[@]}" status --socket '' >"$tmp/empty.out" 2>"$tmp/empty.err" || rc=$?
+[ "$rc" -eq 2 ] && [ ! -s "$tmp/empty.out" ] &&
+	grep -qx "hotbridge status: --socket: an empty path" "$tmp/empty.err" &&
+	ok "--socket '': usage error, exit 2" || bad "--socket '': exit $rc, $(cat "$tmp/empty.err")"
 rc=0
 "${hb[@]}" explain --socket "$tmp/ctl.sock" nosuchmem:0x0 >"$tmp/refused.out" 2>"$tmp/refused.err" || rc=$?
 [ "$rc" -eq 1 ] && [ ! -s "$tmp/refused.out" ] && grep -qx "hotbridge explain: the daemon refused: memdev 'nosuchmem' is not in the topology" "$tmp/refused.err" &&
