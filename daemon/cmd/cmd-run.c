@@ -12,6 +12,7 @@
 #include "opt.h"
 #include "cycle/coldness.h"
 #include "kernel.h"
+#include "conf/conf-check.h"
 #include "config.h"
 #include "daemon.h"
 #include "platform/emulated-host.h"
@@ -175,7 +176,11 @@ int hb_cmd_run(int argc, char **argv)
 		hb_log_early(LOG_ERR, "hotbridge run", "signals: %s", strerror(-r));
 		goto out;
 	}
-	if (!once && cfg.control_socket[0] && take_lock(cfg.control_socket, &lock) < 0)
+	if (!once && hb_config_check_control_socket(&cfg, true, &err) < 0) {
+		hb_log_early(LOG_ERR, "hotbridge run", "%s", err.msg);
+		goto out;
+	}
+	if (!once && take_lock(cfg.control_socket, &lock) < 0)
 		goto out;
 	ts.topology = cfg.topology[0] ? cfg.topology : NULL;
 	ts.cedt = cfg.cedt[0] ? cfg.cedt : NULL;
