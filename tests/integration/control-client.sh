@@ -16,7 +16,9 @@
 #     source node 2) with its free memory against watermark_mb, the
 #     promotion state (active; held_by_watermark after a reload raises
 #     the watermark above node 0's 8 GiB free; paused), the nodes, and
-#     demotion with its coldness source (off here; on in a second daemon).
+#     demotion with its coldness source (off here; on in a second daemon);
+#  7. 70 idle clients do not lock `status` out: at the limit (64) the
+#     client longest without a request is closed, with the reason.
 #   control-client.sh HOTBRIDGE
 set -euo pipefail
 [ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP needs root (the control socket serves root only)"; exit 0; }
@@ -193,6 +195,37 @@ kill -TERM "$pid2"
 wait "$pid2" || bad "second daemon: exit $?"
 pid2=
 ok "status: demotion on, coldness source emulated, below watermark + room = 1280 MiB"
+
+# 7. idle clients (newuser r4 D38): 70 connections that send nothing, held
+# open; a client that comes then still gets its answer, and the idle one
+# that made room was told why
+python3 - "$tmp/ctl.sock" "$tmp/idle.out" <<'PY' &
+import socket, sys, time
+conns = []
+for _ in range(70):
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(sys.argv[1])
+    conns.append(s)
+open(sys.argv[2] + ".up", "w").close()
+time.sleep(4)
+first = conns[0]
+first.settimeout(0.5)
+try:
+    open(sys.argv[2], "w").write(first.recv(4096).decode())
+except OSError as e:
+    open(sys.argv[2], "w").write(repr(e))
+PY
+idle=$!
+wait_until 10 test -e "$tmp/idle.out.up" || bad "the 70 idle clients did not connect"
+rc=0
+"${hb[@]}" status --socket "$tmp/ctl.sock" >"$tmp/idle-status.out" 2>"$tmp/idle-status.err" || rc=$?
+[ "$rc" -eq 0 ] && ok "70 idle control clients: status still answers" ||
+	bad "70 idle control clients: status exit $rc, $(cat "$tmp/idle-status.err")"
+wait "$idle" || true
+grep -q '"errno":"EBUSY"' "$tmp/idle.out" && grep -q "the longest without a request" "$tmp/idle.out" &&
+	ok "the oldest idle client was closed with the reason" ||
+	bad "the oldest idle client got: $(cat "$tmp/idle.out")"
+
 kill -TERM "$pid"
 wait "$pid" && ok "SIGTERM: exit 0" || bad "exit status $?"
 pid=
