@@ -85,6 +85,7 @@ struct hb_daemon {
 	struct hb_daemon_env env;
 	struct event_base *base;
 	struct event *timer, *sig[4]; /* signals.h's handled ones */
+	struct event *watchdog;       /* systemd's WatchdogSec= (notify.h) */
 	struct hb_heat_table *heat;
 	struct hb_policy *policy;
 	struct hb_policy_config pcfg;
