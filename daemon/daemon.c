@@ -303,8 +303,6 @@ int hb_daemon_run(struct hb_daemon *d, const char *config_path)
 	/* `run` held them during its set-up (signals.h); the threads keep them blocked */
 	(void)hb_signals_unblock();
 	event_base_dispatch(d->base);
-	/* another SIGTERM during the exit waits, and goes with the process */
-	(void)hb_signals_block();
 	d->looping = false;
 	hb_daemon_batch_settle(d); /* a batch out is folded: the counts are whole */
 	d->stopped = true;

@@ -30,8 +30,9 @@ int hb_signals_prepare(void);
 /* the loop's handlers are in: let the handled ones through (0 or -errno) */
 int hb_signals_unblock(void);
 /*
- * the loop ended: the handled ones blocked again, so that another SIGTERM
- * during the exit waits and is dropped with the process (0 or -errno)
+ * `run` after the loop, before its handlers go: the handled ones blocked
+ * again, so that another SIGTERM during the exit waits and is dropped
+ * with the process (0 or -errno)
  */
 int hb_signals_block(void);
 

@@ -155,6 +155,11 @@ int hb_cmd_run(int argc, char **argv)
 		hb_log_early(LOG_ERR, "hotbridge run", "unexpected argument '%s'", argv[optind]);
 		return 2;
 	}
+	/* the loop's signals wait for it; PIPE and the unused ones are ignored */
+	if (!once && (r = hb_signals_prepare()) < 0) {
+		hb_log_early(LOG_ERR, "hotbridge run", "signals: %s", strerror(-r));
+		return 1;
+	}
 	if (hb_config_read(&cfg, path, true, sets, nsets, &err) < 0) {
 		hb_log_early(LOG_ERR, "hotbridge run", "%s", err.msg);
 		return 1;
@@ -169,11 +174,6 @@ int hb_cmd_run(int argc, char **argv)
 			     "%s configures no [source NAME] section: "
 			     "nothing to listen to",
 			     path);
-		goto out;
-	}
-	/* the loop's signals wait for it; PIPE and the unused ones are ignored */
-	if (!once && (r = hb_signals_prepare()) < 0) {
-		hb_log_early(LOG_ERR, "hotbridge run", "signals: %s", strerror(-r));
 		goto out;
 	}
 	if (!once && hb_config_check_control_socket(&cfg, true, &err) < 0) {
@@ -213,6 +213,12 @@ int hb_cmd_run(int argc, char **argv)
 		hb_daemon_print_stats(d, stdout);
 	} else {
 		rc = hb_daemon_run(d, path) < 0;
+		/*
+		 * before hb_daemon_free() gives the loop's signals back their
+		 * default action: another SIGTERM during the exit waits, and goes
+		 * with the process (until now the loop's handlers took it)
+		 */
+		(void)hb_signals_block();
 	}
 out:
 	/* its sockets are removed while the lock is still ours */
