@@ -24,8 +24,9 @@ pkgs=(meson ninja-build pkg-config gcc make libcxl-dev uuid-dev libpci-dev libnu
       libtraceevent-dev libtracefs-dev)
 # the vm suite's guest: QEMU, a static busybox, cpio for the initramfs
 vm_pkgs=(qemu-system-x86 busybox-static cpio file ndctl daxctl kmod xz-utils jq)
-# the contrib test renders the man pages
-test_pkgs=(man-db)
+# the contrib test renders the man pages; unit-seccomp runs the daemon under the
+# unit's SystemCallFilter= (systemd-analyze expands it, libseccomp loads it)
+test_pkgs=(man-db systemd libseccomp-dev)
 
 install_deps() {
 	local missing=()

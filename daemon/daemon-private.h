@@ -85,7 +85,8 @@ struct hb_daemon {
 	struct hb_config cfg;
 	struct hb_daemon_env env;
 	struct event_base *base;
-	struct event *timer, *sig[3];
+	struct event *timer, *sig[4]; /* signals.h's handled ones */
+	struct event *watchdog;       /* systemd's WatchdogSec= (notify.h) */
 	struct hb_heat_table *heat;
 	struct hb_policy *policy;
 	struct hb_policy_config pcfg;
@@ -111,6 +112,7 @@ struct hb_daemon {
 	struct hb_latency lat;
 	struct hb_intake intake; /* records into the table (ingest/intake.h) */
 	bool looping;            /* in hb_daemon_run() */
+	bool finishing;          /* SIGTERM or SIGINT came: the loop ends */
 	bool stopped;            /* its loop ended: metrics say hotbridge_up 0 */
 	int textfile_err;        /* the last metrics_textfile write's, or 0 */
 	/* hb_daemon_simulate(): the clock is sim_ns, interval_ms more each cycle */
@@ -179,6 +181,8 @@ const char *hb_daemon_promotion_state(const struct hb_daemon *d, const char **re
 /* report.c */
 void hb_daemon_write_textfile(struct hb_daemon *d);
 void hb_daemon_log_exit_summary(const struct hb_daemon *d);
+/* the same line, led by lead ("SIGUSR1: running for") */
+void hb_daemon_log_counters(const struct hb_daemon *d, const char *lead);
 
 /* topology-watch.c: platform/topology-watch.h */
 

@@ -10,8 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -20,6 +18,8 @@
 #include "conf/conf-check.h"
 #include "daemon-private.h"
 #include "ingest/ingest.h"
+#include "notify.h"
+#include "signals.h"
 
 static int open_migrator(struct hb_daemon *d, struct hb_err *err)
 {
@@ -165,7 +165,9 @@ struct hb_daemon *hb_daemon_free(struct hb_daemon *d)
 	hb_daemon_close_sources(d);
 	if (d->timer)
 		event_free(d->timer);
-	for (int i = 0; i < 3; i++)
+	if (d->watchdog)
+		event_free(d->watchdog);
+	for (size_t i = 0; i < HB_ARRAY_SIZE(d->sig); i++)
 		if (d->sig[i])
 			event_free(d->sig[i]);
 	/*
@@ -202,6 +204,9 @@ static void on_cycle(evutil_socket_t fd, short what, void *arg)
 		event_base_loopexit(d->base, NULL);
 }
 
+_Static_assert(HB_ARRAY_SIZE(((struct hb_daemon *)0)->sig) == HB_ARRAY_SIZE(hb_signals_handled),
+	       "an event for each handled signal");
+
 static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
 	struct hb_daemon *d = arg;
@@ -212,27 +217,42 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 		(void)hb_daemon_reload(d, &err); /* logs a refusal */
 		return;
 	}
-	hb_dlog(d, LOG_INFO, "signal %d: finishing", (int)sig);
+	if (sig == SIGUSR1) {
+		hb_daemon_log_counters(d, "SIGUSR1: running for");
+		return;
+	}
+	/* once: libevent may hand over two that came together */
+	if (!d->finishing)
+		hb_dlog(d, LOG_INFO,
+			"SIG%s: finishing the cycle, then exiting 0 (another SIGTERM or SIGINT "
+			"changes nothing)",
+			sig == SIGINT ? "INT" : "TERM");
+	if (!d->finishing)
+		(void)hb_notify("STOPPING=1\nSTATUS=SIG%s: finishing the cycle",
+				sig == SIGINT ? "INT" : "TERM");
+	d->finishing = true;
 	event_base_loopexit(d->base, NULL);
 }
 
-static void notify_ready(void)
+static void on_watchdog(evutil_socket_t fd, short what, void *arg)
 {
-	const char *path = getenv("NOTIFY_SOCKET");
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd;
+	(void)hb_notify("WATCHDOG=1");
+}
 
-	if (!path || !*path || strlen(path) >= sizeof(sa.sun_path))
-		return;
-	strcpy(sa.sun_path, path);
-	if (sa.sun_path[0] == '@')
-		sa.sun_path[0] = '\0';
-	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return;
-	(void)sendto(fd, "READY=1", 7, 0, (struct sockaddr *)&sa,
-		     (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(path)));
-	close(fd);
+/* systemd's WatchdogSec=: pinged from the loop, so a stuck loop is seen */
+static int watch_dog(struct hb_daemon *d)
+{
+	uint64_t us = hb_notify_watchdog_period_us();
+	struct timeval tv = { .tv_sec = (time_t)(us / 1000000),
+			      .tv_usec = (suseconds_t)(us % 1000000) };
+
+	if (!us)
+		return 0;
+	d->watchdog = event_new(d->base, -1, EV_PERSIST, on_watchdog, d);
+	if (!d->watchdog || event_add(d->watchdog, &tv) < 0)
+		return -ENOMEM;
+	hb_dlog(d, LOG_INFO, "systemd watchdog: a ping every %llu ms", (unsigned long long)us / 1000);
+	return 0;
 }
 
 int hb_daemon_simulate(struct hb_daemon *d, uint64_t cycles)
@@ -258,15 +278,14 @@ int hb_daemon_run(struct hb_daemon *d, const char *config_path)
 {
 	struct timeval tv = { .tv_sec = (time_t)(d->cfg.interval_ms / 1000),
 			      .tv_usec = (suseconds_t)(d->cfg.interval_ms % 1000 * 1000) };
-	static const int sigs[3] = { SIGTERM, SIGINT, SIGHUP };
 
 	d->config_path = config_path;
 	d->looping = true;
 	d->timer = event_new(d->base, -1, EV_PERSIST, on_cycle, d);
 	if (!d->timer || event_add(d->timer, &tv) < 0)
 		return -ENOMEM;
-	for (int i = 0; i < 3; i++) {
-		d->sig[i] = evsignal_new(d->base, sigs[i], on_signal, d);
+	for (size_t i = 0; i < HB_ARRAY_SIZE(d->sig); i++) {
+		d->sig[i] = evsignal_new(d->base, hb_signals_handled[i], on_signal, d);
 		if (!d->sig[i] || event_add(d->sig[i], NULL) < 0)
 			return -ENOMEM;
 	}
@@ -276,7 +295,13 @@ int hb_daemon_run(struct hb_daemon *d, const char *config_path)
 	/* after the drop: the batch thread has the credentials the loop keeps */
 	if (hb_daemon_batch_watch(d) < 0)
 		hb_dlog(d, LOG_WARNING, "moves: no watch on their thread, they run on the loop's");
-	notify_ready();
+	if (watch_dog(d) < 0)
+		return -ENOMEM;
+	(void)hb_notify("READY=1\nSTATUS=running: %zu source(s), migrator %s, a cycle every %llu ms",
+			d->nsrc, hb_migrator_describe(d->mig),
+			(unsigned long long)d->cfg.interval_ms);
+	/* `run` held them during its set-up (signals.h); the threads keep them blocked */
+	(void)hb_signals_unblock();
 	event_base_dispatch(d->base);
 	d->looping = false;
 	hb_daemon_batch_settle(d); /* a batch out is folded: the counts are whole */

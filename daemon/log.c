@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -37,19 +38,27 @@ bool hb_log_stderr_is_journal(void)
 	return hb_log_journal_stream_matches(js, (uint64_t)st.st_dev, (uint64_t)st.st_ino);
 }
 
+/*
+ * A line that stderr does not take (its reader gone: EPIPE, `run` ignores
+ * SIGPIPE; or closed) goes to syslog instead, so that nothing, the exit
+ * summary least of all, is lost in silence.
+ */
 void hb_log_vstderr(bool journal, int prio, const char *who, const char *fmt, va_list ap)
 {
 	char msg[2048];
-	int n;
+	int n, w;
 
 	n = vsnprintf(msg, sizeof(msg), fmt, ap);
 	if (n < 0)
 		return;
 	if (journal)
-		fprintf(stderr, "<%d>%s%s%s\n", prio, who ? who : "", who ? ": " : "", msg);
+		w = fprintf(stderr, "<%d>%s%s%s\n", prio, who ? who : "", who ? ": " : "", msg);
 	else
-		fprintf(stderr, "%s%s%s\n", who ? who : "", who ? ": " : "", msg);
-	fflush(stderr);
+		w = fprintf(stderr, "%s%s%s\n", who ? who : "", who ? ": " : "", msg);
+	if (w < 0 || fflush(stderr) == EOF) {
+		clearerr(stderr);
+		syslog(LOG_DAEMON | prio, "%s%s%s", who ? who : "", who ? ": " : "", msg);
+	}
 }
 
 void hb_log_early(int prio, const char *who, const char *fmt, ...)

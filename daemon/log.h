@@ -26,6 +26,7 @@ bool hb_log_stderr_is_journal(void);
 /*
  * One line on stderr: "<prio>" first when journal is true, then "who: "
  * unless who is NULL, the message and a newline, written as one piece.
+ * A line stderr does not take (its reader gone, or closed) goes to syslog.
  */
 void hb_log_vstderr(bool journal, int prio, const char *who, const char *fmt, va_list ap)
 	HB_PRINTF(4, 0);

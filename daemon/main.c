@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* hotbridge: the command dispatcher (cxl-cli style). */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <syslog.h>
@@ -50,6 +51,11 @@ static const struct hb_command *find_command(const char *name)
 	return NULL;
 }
 
+static bool is_help(const char *arg)
+{
+	return !strcmp(arg, "--help") || !strcmp(arg, "-h") || !strcmp(arg, "help");
+}
+
 /* argv[0] of a command is "hotbridge CMD", so getopt's messages say so */
 static int run_command(const struct hb_command *cmd, int argc, char **argv)
 {
@@ -68,15 +74,21 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+	if (is_help(argv[1])) {
 		char *help_argv[] = { NULL, (char *)"--help", NULL };
 
-		if (argc < 3 || strcmp(argv[1], "help")) {
+		/* `hotbridge --help CMD` as `hotbridge help CMD` */
+		if (argc < 3) {
 			usage(stdout);
 			return 0;
 		}
-		/* help is in the synopsis too: its own usage */
-		if (!strcmp(argv[2], "help")) {
+		if (argc > 3) {
+			hb_log_early(LOG_ERR, "hotbridge help",
+				     "unexpected argument '%s' (one COMMAND at most)", argv[3]);
+			return 2;
+		}
+		/* help is in the synopsis too: its own usage (help help, help --help) */
+		if (is_help(argv[2])) {
 			printf("usage: hotbridge help [COMMAND]\n"
 			       "The list of commands, or COMMAND's usage (as hotbridge COMMAND --help).\n");
 			return 0;
@@ -91,6 +103,11 @@ int main(int argc, char **argv)
 		return run_command(cmd, 2, help_argv);
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		if (argc > 2) {
+			hb_log_early(LOG_ERR, "hotbridge", "%s takes no argument: unexpected '%s'",
+				     argv[1], argv[2]);
+			return 2;
+		}
 		printf("%s\n", HB_VERSION);
 		return 0;
 	}

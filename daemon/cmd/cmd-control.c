@@ -83,7 +83,11 @@ static int ask(int argc, char **argv, const char *cmd)
 	sock = defaults.control_socket;
 	while ((o = hb_getopt(argc, argv, history ? "S:t:n:h" : "S:t:h", opts, &g)) != -1) {
 		switch (o) {
-		case 'S': sock = optarg; break;
+		case 'S':
+			if (!*optarg)
+				return hb_cmd_fail(2, prog, "--socket: an empty path");
+			sock = optarg;
+			break;
 		case 't':
 			if (hb_opt_u64(argv[0], "--timeout", optarg, 1, 3600,
 				       "whole seconds from 1 to 3600", &v) < 0)

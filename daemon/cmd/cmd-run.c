@@ -12,6 +12,7 @@
 #include "opt.h"
 #include "cycle/coldness.h"
 #include "kernel.h"
+#include "conf/conf-check.h"
 #include "config.h"
 #include "daemon.h"
 #include "platform/emulated-host.h"
@@ -19,6 +20,7 @@
 #include "log.h"
 #include "platform/platform.h"
 #include "platform/snapshot-nodes.h"
+#include "signals.h"
 #include "test-hooks.h"
 #include "util/util.h"
 
@@ -58,7 +60,8 @@ static void usage(FILE *f)
 			"  -I, --iomem FILE   read this host's CXL windows from FILE, not /proc/iomem\n"
 			"                     (test hook)\n") "Runs in the foreground (systemd does the rest). SIGTERM/SIGINT finish the current\n"
 							      "cycle and exit 0; SIGHUP reloads the configuration (what cannot change live is\n"
-							      "logged as needing a restart).\n",
+							      "logged as needing a restart); SIGUSR1 logs the counters; SIGPIPE, SIGUSR2\n"
+							      "and the other unused ones are ignored (hotbridge(8) SIGNALS).\n",
 		HB_CONFIG_DEFAULT);
 }
 
@@ -126,7 +129,7 @@ int hb_cmd_run(int argc, char **argv)
 	bool once = false, dry = false;
 	size_t nsets = 0;
 	struct hb_getopt g = { .repeatable = "s" };
-	int o, rc = 1, lock = -1;
+	int o, r, rc = 1, lock = -1;
 
 	while ((o = hb_getopt(argc, argv, "c:1ns:I:h", opts, &g)) != -1) {
 		switch (o) {
@@ -152,6 +155,11 @@ int hb_cmd_run(int argc, char **argv)
 		hb_log_early(LOG_ERR, "hotbridge run", "unexpected argument '%s'", argv[optind]);
 		return 2;
 	}
+	/* the loop's signals wait for it; PIPE and the unused ones are ignored */
+	if (!once && (r = hb_signals_prepare()) < 0) {
+		hb_log_early(LOG_ERR, "hotbridge run", "signals: %s", strerror(-r));
+		return 1;
+	}
 	if (hb_config_read(&cfg, path, true, sets, nsets, &err) < 0) {
 		hb_log_early(LOG_ERR, "hotbridge run", "%s", err.msg);
 		return 1;
@@ -168,7 +176,11 @@ int hb_cmd_run(int argc, char **argv)
 			     path);
 		goto out;
 	}
-	if (!once && cfg.control_socket[0] && take_lock(cfg.control_socket, &lock) < 0)
+	if (!once && hb_config_check_control_socket(&cfg, true, &err) < 0) {
+		hb_log_early(LOG_ERR, "hotbridge run", "%s", err.msg);
+		goto out;
+	}
+	if (!once && take_lock(cfg.control_socket, &lock) < 0)
 		goto out;
 	ts.topology = cfg.topology[0] ? cfg.topology : NULL;
 	ts.cedt = cfg.cedt[0] ? cfg.cedt : NULL;
@@ -202,6 +214,12 @@ int hb_cmd_run(int argc, char **argv)
 		hb_daemon_print_stats(d, stdout);
 	} else {
 		rc = hb_daemon_run(d, path) < 0;
+		/*
+		 * before hb_daemon_free() gives the loop's signals back their
+		 * default action: another SIGTERM during the exit waits, and goes
+		 * with the process (until now the loop's handlers took it)
+		 */
+		(void)hb_signals_block();
 	}
 out:
 	/* its sockets are removed while the lock is still ours */

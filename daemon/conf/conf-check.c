@@ -383,6 +383,28 @@ void hb_config_warn_limits(const struct hb_config *c, const struct hb_config_fac
 	warn_coldness(c, f);
 }
 
+int hb_config_check_control_socket(const struct hb_config *c, bool running, struct hb_err *err)
+{
+	const char *path = c->control_socket;
+	struct hb_err why = { 0 };
+
+	if (!path[0])
+		return running ? hb_err_set(err, -EINVAL,
+					    "daemon.control_socket is empty: run needs its control "
+					    "socket, and the <control_socket>.lock that keeps a "
+					    "second daemon out (empty is for run --once only)") :
+				 0;
+	if (path[0] != '/')
+		return hb_err_set(err, -EINVAL, "daemon.control_socket=%s: not an absolute path",
+				  path);
+	if (hb_trust_parent(path, HB_TRUST_ROOT, geteuid(), &why) < 0 && why.code != -ENOENT)
+		return hb_err_set(err, why.code,
+				  "daemon.control_socket=%s: %s (the socket and its lock, as "
+				  "configuration files, only where others cannot write)",
+				  path, why.msg);
+	return 0;
+}
+
 static int config_check(const struct hb_config *c, const struct hb_config_facts *f, struct hb_err *err)
 {
 	uint64_t mask, cxl, page = f->page_size ? f->page_size : 4096;
@@ -410,6 +432,11 @@ static int config_check(const struct hb_config *c, const struct hb_config_facts 
 	if ((r = check_textfile(c->metrics_textfile, err)) < 0 ||
 	    (r = check_file_path("migrate.damon_state", c->damon_state, err)) < 0)
 		return r;
+	if ((r = hb_config_check_control_socket(c, false, err)) < 0)
+		return r;
+	if (!c->control_socket[0] && f->warn)
+		f->warn(f->warn_ud, "daemon.control_socket is empty: run refuses it, "
+				    "only run --once goes without one");
 	r = hb_config_source_nodes(c, &mask, err);
 	if (r < 0)
 		return r;

@@ -81,6 +81,17 @@ int hb_source_memdev(const struct hb_topology *t, const struct hb_source_config 
  * does not translate (translate/refuse.c) with its reason.
  */
 void hb_topology_warn(const struct hb_topology *t, void (*warn)(void *ud, const char *msg), void *ud);
+/*
+ * daemon.control_socket: an absolute path, in a directory that is missing
+ * (the lock creates it, 0700) or trusted as a configuration file's is
+ * (root's or ours, not group- or world-writable: not /tmp, where another
+ * user could put a socket or lock there first). Empty is for `run --once`
+ * only: running true (the daemon's loop) refuses it, for without the
+ * socket there is no lock and a second daemon could start beside it. Part
+ * of hb_config_check() (running false); run calls it alone too, before it
+ * takes the lock.
+ */
+int hb_config_check_control_socket(const struct hb_config *c, bool running, struct hb_err *err);
 /* 0, or the first problem (-errno) with err naming the key or [source] */
 int hb_config_check(const struct hb_config *c, const struct hb_config_facts *f, struct hb_err *err);
 /*

@@ -39,7 +39,9 @@ static const struct hb_conf_key keys[] = {
 	K("daemon", "plugin_dir", T_STR, plugin_dir, HB_PLUGINDIR, 0, 0, NULL,
 	  "vendor source plugins (root-owned, not group/world-writable)"),
 	K("daemon", "control_socket", T_STR, control_socket, "/run/hotbridge/control", 0, 0, NULL,
-	  "UNIX socket for hotbridge status/stats/explain (mode 0600, root only)"),
+	  "UNIX socket for hotbridge status/stats/explain (mode 0600, root only), and "
+	  "<control_socket>.lock beside it, which keeps a second daemon out: an absolute path, in a "
+	  "directory only root or the daemon's user may write (not /tmp); empty only for run --once"),
 	K("daemon", "metrics_textfile", T_STR, metrics_textfile, "", 0, 0, NULL,
 	  "Prometheus textfile rewritten each cycle, in a directory that exists at start-up; a failing write is logged once, and when it works again; empty = none"),
 	K("daemon", "backlog", T_U64, backlog, "262144", 1024, 1 << 24, NULL,

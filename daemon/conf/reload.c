@@ -13,6 +13,7 @@
 
 #include "conf/conf-check.h"
 #include "daemon-private.h"
+#include "notify.h"
 #include "util/macro.h"
 
 struct refusals {
@@ -205,9 +206,12 @@ int hb_daemon_reload(struct hb_daemon *d, struct hb_err *err)
 
 	if (!err)
 		err = &local;
+	(void)hb_notify_reloading();
 	r = reload(d, err);
 	if (r < 0)
 		hb_dlog(d, LOG_ERR, "reload refused, keeping the running configuration: %s",
 			err->msg);
+	(void)hb_notify("READY=1\nSTATUS=%s", r < 0 ? "reload refused, running configuration kept" :
+						      "running: configuration reloaded");
 	return r;
 }

@@ -142,9 +142,12 @@ int hb_control_client(const char *cmd, const char *path, const char *request, un
 			"hotbridge %s: %s is not a socket (%s): --socket names the "
 			"daemon's control socket\n",
 			cmd, path,
-			S_ISDIR(st.st_mode) ? "a directory" :
-			S_ISREG(st.st_mode) ? "a regular file" :
-					      "not a socket");
+			S_ISDIR(st.st_mode)  ? "a directory" :
+			S_ISREG(st.st_mode)  ? "a regular file" :
+			S_ISFIFO(st.st_mode) ? "a FIFO" :
+			S_ISCHR(st.st_mode)  ? "a character device" :
+			S_ISBLK(st.st_mode)  ? "a block device" :
+					       "not a socket");
 		return 1;
 	}
 	if (r < 0) {

@@ -41,6 +41,11 @@ struct hb_control {
 	uint64_t refused, malformed;
 };
 
+static bool timespec_before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
 static void client_close(struct client *c)
 {
 	if (c->fd < 0)
@@ -261,10 +266,19 @@ static void on_accept(evutil_socket_t fd, short what, void *arg)
 		if (ctl->clients[i].fd < 0)
 			c = &ctl->clients[i];
 	if (!c) {
-		ctl->refused++;
-		reply_error(cfd, -EBUSY, "too many control clients");
-		close(cfd);
-		return;
+		/*
+		 * All taken: the newcomer gets the place of the client that has
+		 * waited longest without a whole request (the earliest deadline),
+		 * so that idle connections cannot lock `hotbridge status` out
+		 */
+		c = &ctl->clients[0];
+		for (int i = 1; i < MAX_CLIENTS; i++)
+			if (timespec_before(&ctl->clients[i].deadline, &c->deadline))
+				c = &ctl->clients[i];
+		reply_error(c->fd, -EBUSY,
+			    "closed: the longest without a request when all control client "
+			    "places were taken and another client came");
+		client_close(c);
 	}
 	c->fd = cfd;
 	c->len = 0;

@@ -393,8 +393,11 @@ void hb_daemon_print_stats(const struct hb_daemon *d, FILE *f)
 		hb_damon_stats_print(&ds, f);
 }
 
-/* One line at exit: what this run did, for the journal. */
-void hb_daemon_log_exit_summary(const struct hb_daemon *d)
+/*
+ * One line: what this run did so far, for the journal; at exit, and at
+ * SIGUSR1 ("lead after N s": "exiting after", "SIGUSR1: running for").
+ */
+void hb_daemon_log_counters(const struct hb_daemon *d, const char *lead)
 {
 	const struct hb_daemon_stats *s = &d->st;
 	const uint64_t *c = s->migrated.by_class;
@@ -405,15 +408,20 @@ void hb_daemon_log_exit_summary(const struct hb_daemon *d)
 	/* dropped: records none of whose pages entered the table, a subset of
 	   records; bad input never became records and is counted on its own */
 	hb_dlog(d, LOG_INFO,
-		"exiting after %.1f s and %llu cycles: %llu records (%llu dropped), "
+		"%s %.1f s and %llu cycles: %llu records (%llu dropped), "
 		"%llu bad input, %llu pages promoted%s, %llu failures (%llu pages not moved, "
 		"%llu source errors)",
-		(double)(hb_now_ns() - d->started_ns) / 1e9, (unsigned long long)s->cycles,
+		lead, (double)(hb_now_ns() - d->started_ns) / 1e9, (unsigned long long)s->cycles,
 		(unsigned long long)s->in.records, (unsigned long long)s->in.dropped_records,
 		(unsigned long long)s->in.bad_input, (unsigned long long)c[HB_MIGRATE_MOVED],
 		d->cfg.dry_run ? " (dry run)" : "",
 		(unsigned long long)(not_moved + s->source_errors), (unsigned long long)not_moved,
 		(unsigned long long)s->source_errors);
+}
+
+void hb_daemon_log_exit_summary(const struct hb_daemon *d)
+{
+	hb_daemon_log_counters(d, "exiting after");
 }
 
 /* NUMA nodes are numbers everywhere in our JSON (explain, translate, topology) */

@@ -32,10 +32,12 @@ node=$(cat /sys/bus/dax/devices/dax0.0/target_node)
 # nodes too): off, so that what moves is hotbridge's doing
 echo 0 >/proc/sys/kernel/numa_balancing || exit 30
 mkdir -p /run /hbconf /tmp/chmu && chmod 0755 /hbconf
+# the control socket in a directory only root writes (run refuses /tmp itself)
+mkdir -p -m 0700 /tmp/hb
 cat >/hbconf/hb.conf <<CONF
 [daemon]
 interval_ms = 500
-control_socket = /tmp/ctl.sock
+control_socket = /tmp/hb/ctl.sock
 plugin_dir =
 log_level = info
 [policy]
@@ -164,11 +166,11 @@ fi
 hotbridge run --config /hbconf/hb.conf 2>/share/daemon.log &
 daemon=$!
 i=0
-until hotbridge stats --socket /tmp/ctl.sock >/dev/null 2>&1 || [ $i -ge 300 ]; do
+until hotbridge stats --socket /tmp/hb/ctl.sock >/dev/null 2>&1 || [ $i -ge 300 ]; do
 	kill -0 $daemon 2>/dev/null || break
 	sleep 0.2; i=$((i + 1))
 done
-if ! hotbridge stats --socket /tmp/ctl.sock >/dev/null 2>&1; then
+if ! hotbridge stats --socket /tmp/hb/ctl.sock >/dev/null 2>&1; then
 	echo "hb-vm-chmu: the daemon did not come up"; cat /share/daemon.log; kill $work; exit 32
 fi
 grep -iE "chmu|hmu" /share/daemon.log | head -5
@@ -176,14 +178,14 @@ t_up=$(date +%s)
 : >/tmp/chmu/go
 read -r hpa_a hpa_b </tmp/chmu/ready
 while [ ! -e /tmp/chmu/phase-b ]; do sleep 0.5; done
-hotbridge explain --socket /tmp/ctl.sock "$hpa_a" >/share/explain.json 2>&1
+hotbridge explain --socket /tmp/hb/ctl.sock "$hpa_a" >/share/explain.json 2>&1
 while [ ! -e /tmp/chmu/done ]; do sleep 0.5; done
 echo "hb-vm-chmu: CPU: hotbridge $daemon $(cpu_s $daemon) s"
-hotbridge stats --socket /tmp/ctl.sock >/share/stats.json 2>&1
-hotbridge sources --socket /tmp/ctl.sock >/share/sources.json 2>&1
-hotbridge history --socket /tmp/ctl.sock --last 200 >/share/history.json 2>&1
+hotbridge stats --socket /tmp/hb/ctl.sock >/share/stats.json 2>&1
+hotbridge sources --socket /tmp/hb/ctl.sock >/share/sources.json 2>&1
+hotbridge history --socket /tmp/hb/ctl.sock --last 200 >/share/history.json 2>&1
 echo "hb-vm-chmu: sources read $(( $(date +%s) - t_up )) s after the daemon came up" | tee /share/elapsed
-hotbridge status --socket /tmp/ctl.sock >/share/status.json 2>&1
+hotbridge status --socket /tmp/hb/ctl.sock >/share/status.json 2>&1
 for p in /sys/bus/event_source/devices/cxl_hmu_*; do
 	[ -d "$p" ] && echo "hb-vm-chmu: ${p##*/}: lost_entries $(cat "$p/lost_entries") overflows $(cat "$p/overflows")"
 done

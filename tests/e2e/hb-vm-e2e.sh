@@ -100,11 +100,13 @@ cxl list -vvv >/share/cxl-list.json || exit 14
 if [ "$mode" = reload ]; then
 	# the daemon runs; the region is torn down and made again with another
 	# granularity; its uevents must make it translate against the new decoders
+	# the control socket in a directory only root writes (run refuses /tmp itself)
+	mkdir -p -m 0700 /tmp/hb
 	cat >/hbconf/hb.conf <<CONF
 [daemon]
 interval_ms = 300
 dry_run = true
-control_socket = /tmp/ctl.sock
+control_socket = /tmp/hb/ctl.sock
 plugin_dir =
 log_level = info
 [source idle-feed]
@@ -116,9 +118,9 @@ CONF
 	daemon=$!
 	# polled, not slept: a loaded TCG guest is many times slower
 	i=0
-	until hotbridge explain --socket /tmp/ctl.sock mem1:0x0 >/share/explain-before.json 2>/dev/null ||
+	until hotbridge explain --socket /tmp/hb/ctl.sock mem1:0x0 >/share/explain-before.json 2>/dev/null ||
 		[ $i -ge 300 ]; do sleep 0.2; i=$((i + 1)); done
-	hotbridge explain --socket /tmp/ctl.sock mem1:0x0 >/share/explain-before.json || exit 20
+	hotbridge explain --socket /tmp/hb/ctl.sock mem1:0x0 >/share/explain-before.json || exit 20
 	daxctl offline-memory dax0.0 || exit 21
 	daxctl reconfigure-device --mode=devdax --force dax0.0 || exit 22
 	ndctl destroy-namespace -f all || exit 23
@@ -129,12 +131,12 @@ CONF
 	# again, elsewhere (the host checks where against cxl-list-after.json)
 	hpa() { sed -n 's/.*"hpa": *"\(0x[0-9a-f]*\)".*/\1/p' "$1"; }
 	i=0
-	until hotbridge explain --socket /tmp/ctl.sock mem1:0x0 >/share/explain-after.json 2>/dev/null &&
+	until hotbridge explain --socket /tmp/hb/ctl.sock mem1:0x0 >/share/explain-after.json 2>/dev/null &&
 		[ "$(hpa /share/explain-after.json)" != "$(hpa /share/explain-before.json)" ] ||
 		[ $i -ge 300 ]; do sleep 0.2; i=$((i + 1)); done
 	echo "hb-vm-e2e: mem1:0x0 at $(hpa /share/explain-before.json) before, $(hpa /share/explain-after.json) after ($i polls)"
-	hotbridge explain --socket /tmp/ctl.sock mem1:0x0 >/share/explain-after.json || exit 27
-	hotbridge stats --socket /tmp/ctl.sock >/share/stats-after.json
+	hotbridge explain --socket /tmp/hb/ctl.sock mem1:0x0 >/share/explain-after.json || exit 27
+	hotbridge stats --socket /tmp/hb/ctl.sock >/share/stats-after.json
 	kill -0 $daemon || exit 28
 	kill -TERM $daemon
 	wait $daemon || exit 29

@@ -39,7 +39,7 @@ irq_of() { awk -v p="$1" '{ for (i = 2; i <= NF; i++) { f = $i; sub(/,$/, "", f)
 pmu_dir=/sys/bus/event_source/devices
 bdf=$(basename "$(dirname "$(readlink -f /sys/bus/cxl/devices/mem0)")")
 bar=/sys/bus/pci/devices/$bdf/resource2
-mkdir -p /run /hbconf /tmp/w && chmod 0755 /hbconf
+mkdir -p /run /hbconf /tmp/w && chmod 0755 /hbconf /tmp/w
 
 # hotbridge run over one source; its log in /tmp/w/$1.log
 daemon_conf() { # NAME TYPE PARAMS...

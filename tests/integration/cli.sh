@@ -16,7 +16,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 "${hb[@]}" --help >"$tmp/help"
 mapfile -t cmds < <(sed -n '/^commands:/,/^$/s/^  \([a-z-]*\) .*/\1/p' "$tmp/help")
-echo "1..$((${#cmds[@]} * 3 + 11))"
+echo "1..$((${#cmds[@]} * 3 + 13))"
 [ "${#cmds[@]}" -ge 14 ] || bad "hotbridge --help lists the commands (${#cmds[@]})"
 ok "hotbridge --help lists ${#cmds[@]} commands"
 
@@ -44,6 +44,21 @@ rc=0
 [ "$rc" -eq 0 ] && grep -q "^usage: hotbridge help \[COMMAND\]" "$tmp/out" ||
 	bad "hotbridge help help: exit $rc, $(cat "$tmp/out" "$tmp/err")"
 ok "hotbridge help help prints help's usage, exit 0 (help is in the synopsis)"
+for h in --help -h; do
+	rc=0
+	"${hb[@]}" help "$h" >"$tmp/out" 2>"$tmp/err" || rc=$?
+	[ "$rc" -eq 0 ] && grep -q "^usage: hotbridge help \[COMMAND\]" "$tmp/out" ||
+		bad "hotbridge help $h: exit $rc, $(cat "$tmp/out" "$tmp/err")"
+done
+ok "hotbridge help --help and help -h print help's usage, exit 0"
+for extra in "--version extra" "version extra" "help run extra" "--help run extra"; do
+	rc=0
+	# shellcheck disable=SC2086 # words on purpose
+	"${hb[@]}" $extra >"$tmp/out" 2>"$tmp/err" || rc=$?
+	[ "$rc" -eq 2 ] && grep -q "unexpected.*'extra'" "$tmp/err" && [ ! -s "$tmp/out" ] ||
+		bad "hotbridge $extra: exit $rc, $(cat "$tmp/out" "$tmp/err")"
+done
+ok "an extra argument after --version, version or help COMMAND: usage error, exit 2"
 
 rc=0
 "${hb[@]}" help no-such-command >"$tmp/out" 2>"$tmp/err" || rc=$?

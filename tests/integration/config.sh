@@ -336,5 +336,29 @@ rc=0; wait "$pid" || rc=$?
 pid=
 [ "$rc" -eq 0 ] && ok "SIGTERM: exit 0" || bad "exit $rc"
 
+# daemon.control_socket (newuser r4 D15, D35): an absolute path, not in a
+# directory others can write (as configuration files); empty only for --once
+base sock ""
+base sock-relative ""
+base sock-world-writable ""
+refused sock-relative "daemon.control_socket=rel/ctl: not an absolute path" \
+	--set daemon.control_socket=rel/ctl
+mkdir -m 1777 "$tmp/ww"
+refused sock-world-writable "daemon.control_socket=$tmp/ww/ctl: $tmp/ww: group- or world-writable" \
+	--set daemon.control_socket="$tmp/ww/ctl"
+"${hb[@]}" check-config --config "$tmp/sock.conf" --set daemon.control_socket= >/dev/null \
+	2>"$tmp/sock-empty.check" &&
+	grep -q "warning: daemon.control_socket is empty: run refuses it" "$tmp/sock-empty.check" &&
+	ok "control_socket empty: check-config warns that run refuses it" ||
+	bad "control_socket empty: check-config: $(cat "$tmp/sock-empty.check")"
+"${hb[@]}" run --once --config "$tmp/sock.conf" --set daemon.control_socket= >/dev/null 2>&1 &&
+	ok "control_socket empty: run --once runs" || bad "control_socket empty: run --once refused"
+rc=0
+timeout $((10 * slow)) "${hb[@]}" run --config "$tmp/sock.conf" --set daemon.control_socket= \
+	>/dev/null 2>"$tmp/sock-empty.run" || rc=$?
+[ "$rc" -eq 1 ] && grep -q "daemon.control_socket is empty: run needs its control socket" "$tmp/sock-empty.run" &&
+	ok "control_socket empty: run exits 1 naming it" ||
+	bad "control_socket empty: run exit $rc, $(cat "$tmp/sock-empty.run")"
+
 hb_reports_ok
 echo "1..$n"

@@ -4,7 +4,8 @@
 #     exit 1 and an error naming the socket, never hangs: the replay feed
 #     socket, and a listener that never answers (--timeout 2);
 #  2. errors are words on stderr: no such socket, a path that is not a
-#     socket (a directory, a regular file), a refused request
+#     socket (a directory, a regular file, a FIFO, a device), an empty
+#     --socket (a usage error, exit 2), a refused request
 #     (no errno names, no JSON on stdout); a bad --timeout is a usage error;
 #  3. a request without a trailing newline is answered at EOF;
 #  4. the server's 5 s are a deadline for the whole request: a client
@@ -15,7 +16,9 @@
 #     source node 2) with its free memory against watermark_mb, the
 #     promotion state (active; held_by_watermark after a reload raises
 #     the watermark above node 0's 8 GiB free; paused), the nodes, and
-#     demotion with its coldness source (off here; on in a second daemon).
+#     demotion with its coldness source (off here; on in a second daemon);
+#  7. 70 idle clients do not lock `status` out: at the limit (64) the
+#     client longest without a request is closed, with the reason.
 #   control-client.sh HOTBRIDGE
 set -euo pipefail
 [ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP needs root (the control socket serves root only)"; exit 0; }
@@ -66,7 +69,9 @@ rc=0
 [ "$rc" -eq 1 ] && [ ! -s "$tmp/none.out" ] &&
 	grep -qx "hotbridge status: cannot reach the daemon at $tmp/none.sock: No such file or directory (is \`hotbridge run\` running?)" "$tmp/none.err" &&
 	ok "no socket: $(cat "$tmp/none.err")" || bad "no socket: exit $rc, $(cat "$tmp/none.err")"
-for what in "$tmp:a directory" "$tmp/loop.err:a regular file"; do
+mkfifo "$tmp/a.fifo"
+for what in "$tmp:a directory" "$tmp/loop.err:a regular file" "$tmp/a.fifo:a FIFO" \
+	"/dev/null:a character device"; do
 	path=${what%%:*} rc=0
 	"${hb[@]}" status --socket "$path" >"$tmp/ns.out" 2>"$tmp/ns.err" || rc=$?
 	[ "$rc" -eq 1 ] && [ ! -s "$tmp/ns.out" ] &&
@@ -74,7 +79,12 @@ for what in "$tmp:a directory" "$tmp/loop.err:a regular file"; do
 		! grep -q "exited" "$tmp/ns.err" ||
 		bad "--socket $path: exit $rc, $(cat "$tmp/ns.err")"
 done
-ok "--socket naming a directory or a regular file: '$(cat "$tmp/ns.err")'"
+ok "--socket naming a directory, a regular file, a FIFO or a device: '$(cat "$tmp/ns.err")'"
+rc=0
+"${hb[@]}" status --socket '' >"$tmp/empty.out" 2>"$tmp/empty.err" || rc=$?
+[ "$rc" -eq 2 ] && [ ! -s "$tmp/empty.out" ] &&
+	grep -qx "hotbridge status: --socket: an empty path" "$tmp/empty.err" &&
+	ok "--socket '': usage error, exit 2" || bad "--socket '': exit $rc, $(cat "$tmp/empty.err")"
 rc=0
 "${hb[@]}" explain --socket "$tmp/ctl.sock" nosuchmem:0x0 >"$tmp/refused.out" 2>"$tmp/refused.err" || rc=$?
 [ "$rc" -eq 1 ] && [ ! -s "$tmp/refused.out" ] && grep -qx "hotbridge explain: the daemon refused: memdev 'nosuchmem' is not in the topology" "$tmp/refused.err" &&
@@ -185,6 +195,37 @@ kill -TERM "$pid2"
 wait "$pid2" || bad "second daemon: exit $?"
 pid2=
 ok "status: demotion on, coldness source emulated, below watermark + room = 1280 MiB"
+
+# 7. idle clients (newuser r4 D38): 70 connections that send nothing, held
+# open; a client that comes then still gets its answer, and the idle one
+# that made room was told why
+python3 - "$tmp/ctl.sock" "$tmp/idle.out" <<'PY' &
+import socket, sys, time
+conns = []
+for _ in range(70):
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(sys.argv[1])
+    conns.append(s)
+open(sys.argv[2] + ".up", "w").close()
+time.sleep(4)
+first = conns[0]
+first.settimeout(0.5)
+try:
+    open(sys.argv[2], "w").write(first.recv(4096).decode())
+except OSError as e:
+    open(sys.argv[2], "w").write(repr(e))
+PY
+idle=$!
+wait_until 10 test -e "$tmp/idle.out.up" || bad "the 70 idle clients did not connect"
+rc=0
+"${hb[@]}" status --socket "$tmp/ctl.sock" >"$tmp/idle-status.out" 2>"$tmp/idle-status.err" || rc=$?
+[ "$rc" -eq 0 ] && ok "70 idle control clients: status still answers" ||
+	bad "70 idle control clients: status exit $rc, $(cat "$tmp/idle-status.err")"
+wait "$idle" || true
+grep -q '"errno":"EBUSY"' "$tmp/idle.out" && grep -q "the longest without a request" "$tmp/idle.out" &&
+	ok "the oldest idle client was closed with the reason" ||
+	bad "the oldest idle client got: $(cat "$tmp/idle.out")"
+
 kill -TERM "$pid"
 wait "$pid" && ok "SIGTERM: exit 0" || bad "exit status $?"
 pid=

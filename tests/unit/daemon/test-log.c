@@ -2,9 +2,12 @@
 /*
  * The journald decision and prefixes: stderr is the journal only when
  * $JOURNAL_STREAM names stderr's own device:inode (sd-daemon(3)); then
- * every line, start-up errors included, carries "<prio>".
+ * every line, start-up errors included, carries "<prio>". A line stderr
+ * does not take (its reader gone: EPIPE) goes to syslog instead (syslog()
+ * is wrapped here, and glibc's fortified __syslog_chk() too).
  */
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -127,6 +130,64 @@ static void test_log_daemon_lines_without_who(void **state)
 	assert_string_equal(out, "<6>cycle 1\nhotbridge: cycle 2\n");
 }
 
+/* what reached syslog: the last line and its priority, and how many */
+static char syslogged[512];
+static int syslogged_prio, syslogged_n;
+
+void __wrap_syslog(int prio, const char *fmt, ...) HB_PRINTF(2, 3);
+void __wrap_syslog(int prio, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(syslogged, sizeof(syslogged), fmt, ap);
+	va_end(ap);
+	syslogged_prio = prio;
+	syslogged_n++;
+}
+
+void __wrap___syslog_chk(int prio, int flag, const char *fmt, ...) HB_PRINTF(3, 4);
+void __wrap___syslog_chk(int prio, int flag, const char *fmt, ...)
+{
+	va_list ap;
+
+	(void)flag;
+	va_start(ap, fmt);
+	vsnprintf(syslogged, sizeof(syslogged), fmt, ap);
+	va_end(ap);
+	syslogged_prio = prio;
+	syslogged_n++;
+}
+
+static void test_log_line_to_a_closed_pipe_goes_to_syslog(void **state)
+{
+	int p[2], saved = dup(STDERR_FILENO);
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+
+	(void)state;
+	assert_true(saved >= 0);
+	assert_int_equal(pipe(p), 0);
+	close(p[0]); /* the reader is gone */
+	sigemptyset(&ign.sa_mask);
+	assert_int_equal(sigaction(SIGPIPE, &ign, &old), 0); /* as `run` does */
+	fflush(stderr);
+	assert_true(dup2(p[1], STDERR_FILENO) >= 0);
+	close(p[1]);
+	syslogged_n = 0;
+	vline(false, LOG_INFO, "hotbridge", "exiting after %d cycles", 3);
+	vline(true, LOG_WARNING, NULL, "and %s", "again");
+	assert_true(dup2(saved, STDERR_FILENO) >= 0);
+	close(saved);
+	assert_int_equal(sigaction(SIGPIPE, &old, NULL), 0);
+	assert_int_equal(syslogged_n, 2);
+	assert_string_equal(syslogged, "and again");
+	assert_int_equal(syslogged_prio, LOG_DAEMON | LOG_WARNING);
+	/* a stderr that takes the line: nothing to syslog */
+	syslogged_n = 0;
+	early_line(NULL, NULL);
+	assert_int_equal(syslogged_n, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -134,6 +195,7 @@ int main(void)
 		cmocka_unit_test(test_log_early_errors_get_a_priority_prefix_in_the_journal),
 		cmocka_unit_test(test_log_no_prefix_when_stderr_is_not_the_journal),
 		cmocka_unit_test(test_log_daemon_lines_without_who),
+		cmocka_unit_test(test_log_line_to_a_closed_pipe_goes_to_syslog),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
