@@ -41,21 +41,60 @@ static const char *module_enabled(const char *root)
 	return NULL;
 }
 
-/* f->nr_kdamonds read: whether they are the one kdamond our state file names */
+int hb_damon_kd0_marked(const char *root, pid_t pid, char *why, size_t size)
+{
+	char action[32] = "", v[32] = "";
+	uint64_t mark = 0;
+	int64_t p = -1;
+
+	if (hb_read_text(root, HB_DAMON_KD "/0/contexts/0/schemes/0/action", action,
+			 sizeof(action)) < 0)
+		snprintf(action, sizeof(action), "(none)");
+	if (strcmp(action, "migrate_hot")) {
+		snprintf(why, size, "its action is %s, not migrate_hot", action);
+		return 0;
+	}
+	if (hb_read_u64(root, HB_DAMON_KD "/0/contexts/0/schemes/0/watermarks/interval_us", 10,
+			&mark) < 0 ||
+	    mark != HB_DAMON_MARK) {
+		snprintf(why, size, "its scheme has no hotbridge mark (watermarks/interval_us %llu)",
+			 (unsigned long long)mark);
+		return 0;
+	}
+	if (pid > 0 && (hb_read_text(root, HB_DAMON_KD "/0/pid", v, sizeof(v)) < 0 ||
+			hb_parse_i64(v, &p) < 0 || p != pid)) {
+		snprintf(why, size, "its pid is %s, not %d", v[0] ? v : "unreadable", (int)pid);
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * f->nr_kdamonds read: whether kdamond 0 (alone, or with the coldness
+ * monitor's: damon-monitor.h) is ours, running migrate_hot. With a state
+ * file, the kdamond pid it names (a file from a release before the mark
+ * names ours too); without one (a crash that also lost /run), the mark.
+ */
 static void find_ours(const char *root, const char *state, struct hb_damon_found *f)
 {
 	uint64_t found_before;
+	char why[128];
 
 	if (hb_damon_state_read(state, &f->recorded_pid, &found_before) < 0)
 		f->recorded_pid = -1;
-	/* ours: kdamond 0, alone or with the coldness monitor's (damon-monitor.h) */
-	if ((f->nr_kdamonds == 1 || f->nr_kdamonds == 2) && f->recorded_pid > 0) {
+	if (f->nr_kdamonds != 1 && f->nr_kdamonds != 2)
+		return;
+	if (f->recorded_pid > 0) {
 		int64_t pid;
-		char v[32];
+		char v[32], action[32];
 
-		if (hb_read_text(root, HB_DAMON_KD "/0/pid", v, sizeof(v)) > 0 &&
-		    hb_parse_i64(v, &pid) == 0 && pid == f->recorded_pid)
-			f->ours = true;
+		f->ours = hb_read_text(root, HB_DAMON_KD "/0/pid", v, sizeof(v)) > 0 &&
+			  hb_parse_i64(v, &pid) == 0 && pid == f->recorded_pid &&
+			  hb_read_text(root, HB_DAMON_KD "/0/contexts/0/schemes/0/action", action,
+				       sizeof(action)) > 0 &&
+			  !strcmp(action, "migrate_hot");
+	} else {
+		f->ours = hb_damon_kd0_marked(root, 0, why, sizeof(why)) == 1;
 	}
 }
 
