@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "damon.h"
@@ -41,11 +42,34 @@ static const char *module_enabled(const char *root)
 	return NULL;
 }
 
+/*
+ * kdamonds/N/pid takes DAMON sysfs's lock with mutex_trylock, as commands
+ * do: -EBUSY while any command is in flight (7.3 holds it while the
+ * kdamond serves one; the coldness monitor's or another tool's too). As
+ * hb_damon_write(): retried for about a second.
+ */
+static int read_pid(const char *root, char *buf, size_t size)
+{
+	int r;
+
+	for (int tries = 0;
+	     (r = hb_read_text(root, HB_DAMON_KD "/0/pid", buf, size)) == -EBUSY && tries < 100;
+	     tries++) {
+		/* not hb_damon_sleep_ns(): damon-sysfs.c calls into this file */
+		struct timespec ts = { .tv_nsec = 10000000L };
+
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+	}
+	return r;
+}
+
 int hb_damon_kd0_marked(const char *root, pid_t pid, char *why, size_t size)
 {
 	char action[32] = "", v[32] = "";
 	uint64_t mark = 0;
 	int64_t p = -1;
+	int r;
 
 	if (hb_read_text(root, HB_DAMON_KD "/0/contexts/0/schemes/0/action", action,
 			 sizeof(action)) < 0)
@@ -61,9 +85,15 @@ int hb_damon_kd0_marked(const char *root, pid_t pid, char *why, size_t size)
 			 (unsigned long long)mark);
 		return 0;
 	}
-	if (pid > 0 && (hb_read_text(root, HB_DAMON_KD "/0/pid", v, sizeof(v)) < 0 ||
-			hb_parse_i64(v, &p) < 0 || p != pid)) {
-		snprintf(why, size, "its pid is %s, not %d", v[0] ? v : "unreadable", (int)pid);
+	if (pid <= 0)
+		return 1;
+	r = read_pid(root, v, sizeof(v));
+	if (r == -EBUSY) {
+		snprintf(why, size, "its pid stayed unreadable for a second (DAMON sysfs busy)");
+		return -EBUSY;
+	}
+	if (r < 0 || hb_parse_i64(v, &p) < 0 || p != pid) {
+		snprintf(why, size, "its pid is %s, not %d", r >= 0 ? v : strerror(-r), (int)pid);
 		return 0;
 	}
 	return 1;
@@ -88,8 +118,8 @@ static void find_ours(const char *root, const char *state, struct hb_damon_found
 		int64_t pid;
 		char v[32], action[32];
 
-		f->ours = hb_read_text(root, HB_DAMON_KD "/0/pid", v, sizeof(v)) > 0 &&
-			  hb_parse_i64(v, &pid) == 0 && pid == f->recorded_pid &&
+		f->ours = read_pid(root, v, sizeof(v)) > 0 && hb_parse_i64(v, &pid) == 0 &&
+			  pid == f->recorded_pid &&
 			  hb_read_text(root, HB_DAMON_KD "/0/contexts/0/schemes/0/action", action,
 				       sizeof(action)) > 0 &&
 			  !strcmp(action, "migrate_hot");

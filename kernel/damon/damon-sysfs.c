@@ -216,9 +216,12 @@ int hb_damon_kd_wait_first_apply(struct hb_damon_kd *d, struct hb_err *err)
 int hb_damon_kd_owned(struct hb_damon_kd *d, struct hb_err *err)
 {
 	char why[128];
+	int r = d->lost ? 0 : hb_damon_kd0_marked(d->root, d->kdamond_pid, why, sizeof(why));
 
-	if (!d->lost && hb_damon_kd0_marked(d->root, d->kdamond_pid, why, sizeof(why)) == 1)
+	if (r == 1)
 		return 0;
+	if (r < 0)
+		return hb_err_set(err, -EAGAIN, "damon: kdamond 0 (%s/0): %s", HB_DAMON_KD, why);
 	if (!d->lost)
 		hb_err_set(err, -EBUSY,
 			   "damon: kdamond 0 (%s/0) is no longer the one hotbridge started: %s; "
@@ -428,8 +431,20 @@ void hb_damon_features_describe(const struct hb_damon_features *f, char *buf, si
 void hb_damon_kd_stop(struct hb_damon_kd *d)
 {
 	(void)hb_damon_kd_join(d, NULL);
-	/* not ours any more: stop nothing, only the state file no longer holds */
-	if (d->on && hb_damon_kd_owned(d, NULL) < 0) {
+	/*
+	 * not ours any more: stop nothing, only the state file no longer
+	 * holds. A pid that stays unreadable (DAMON sysfs busy) leaves the
+	 * action and the mark to tell.
+	 */
+	if (d->on && !d->lost) {
+		char why[128];
+		int r = hb_damon_kd0_marked(d->root, d->kdamond_pid, why, sizeof(why));
+
+		if (r < 0)
+			r = hb_damon_kd0_marked(d->root, 0, why, sizeof(why));
+		d->lost = r != 1;
+	}
+	if (d->lost) {
 		d->on = false;
 		d->nr_kdamonds = 0;
 	}

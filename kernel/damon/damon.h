@@ -146,7 +146,8 @@ void hb_damon_kd_stop(struct hb_damon_kd *d);
 /*
  * 0 when kdamond 0 is still the one we started (its pid, action
  * migrate_hot, HB_DAMON_MARK); else -EBUSY naming what changed, and lost
- * set. Every function here that writes into kdamond 0's context (a
+ * set; -EAGAIN when its pid could not be read (DAMON sysfs busy), lost
+ * not set. Every function here that writes into kdamond 0's context (a
  * commit, the placeholder, target_nid) and stop check it first.
  */
 int hb_damon_kd_owned(struct hb_damon_kd *d, struct hb_err *err);
@@ -199,7 +200,8 @@ void hb_damon_features_describe(const struct hb_damon_features *f, char *buf, si
  * Whether kdamond 0 is one hotbridge set up, reading only: scheme 0's
  * action is migrate_hot and its watermarks/interval_us holds HB_DAMON_MARK;
  * with pid > 0, kdamond 0's pid is that too. 1 yes; 0 no, with why saying
- * what differs; never an error (what cannot be read is not ours).
+ * what differs (what cannot be read is not ours); -EBUSY when the pid
+ * file stayed busy (DAMON sysfs's lock) for a second: not known.
  */
 int hb_damon_kd0_marked(const char *root, pid_t pid, char *why, size_t size);
 

@@ -72,6 +72,8 @@ static struct {
 	size_t nreg;
 	uint64_t reg_start[8192], reg_end[8192];
 	uint64_t pending; /* bytes to add at the next stats update */
+	/* reads of kdamonds/0/pid that fail -EBUSY first (DAMON sysfs's trylock) */
+	unsigned int busy_pid_reads;
 	uint64_t on_ns;
 } fk;
 
@@ -259,6 +261,18 @@ static int do_commit(const char *kd)
 }
 
 static int model_write(const char *r, const char *path, const char *value);
+
+/* kdamonds/N/pid as the kernel serves it: -EBUSY while a command holds the lock */
+int __real_hb_read_text(const char *r, const char *path, char *buf, size_t size);
+int __wrap_hb_read_text(const char *r, const char *path, char *buf, size_t size);
+int __wrap_hb_read_text(const char *r, const char *path, char *buf, size_t size)
+{
+	if (fk.busy_pid_reads && !strcmp(path, KD "/0/pid")) {
+		fk.busy_pid_reads--;
+		return -EBUSY;
+	}
+	return __real_hb_read_text(r, path, buf, size);
+}
 
 /*
  * One write at a time, as 6.12's damon_sysfs_lock: commands come from the
@@ -1136,6 +1150,43 @@ static void test_damon_never_commits_into_or_stops_a_kdamond_changed_by_another(
 	}
 }
 
+/*
+ * kdamonds/0/pid fails -EBUSY while any DAMON sysfs command is in flight
+ * (the coldness monitor's, another tool's; 7.3 holds the lock while the
+ * kdamond serves it). A busy moment is waited out, not taken for "not
+ * ours"; a pid busy for longer fails the batch -EAGAIN without giving the
+ * kdamond up, and close still stops it (its action and mark say ours).
+ */
+static void test_damon_ownership_check_waits_out_a_busy_pid_file(void **state)
+{
+	struct hb_migrator_config cfg = config();
+	struct hb_migrator *m = open_ok(&cfg);
+	uint64_t hpa[] = { (NODE1_PFN + 1) * PS };
+	int nodes[] = { 0 }, status[1];
+	struct hb_err err = { 0 };
+
+	(void)state;
+	fk.busy_pid_reads = 20;
+	if (hb_migrator_move(m, 1, hpa, nodes, status, 0, &err) < 0)
+		fail_msg("move with the pid file busy for a moment: %s", err.msg);
+	assert_int_equal(status[0], 0);
+	fk.busy_pid_reads = 100000;
+	assert_int_equal(hb_migrator_move(m, 1, hpa, nodes, status, 0, &err), -EAGAIN);
+	assert_non_null(strstr(err.msg, "busy"));
+	fk.busy_pid_reads = 0;
+	set_kpf(NODE1_PFN + 2, LRU);
+	hpa[0] = (NODE1_PFN + 2) * PS;
+	if (hb_migrator_move(m, 1, hpa, nodes, status, 0, &err) < 0)
+		fail_msg("move once the pid file reads again: %s", err.msg);
+	assert_int_equal(status[0], 0);
+	fk.busy_pid_reads = 100000;
+	fk.nlog = 0;
+	hb_migrator_free(m);
+	assert_true(logged("/0/state=off"));
+	assert_true(logged("/nr_kdamonds=0"));
+	fk.busy_pid_reads = 0;
+}
+
 static void test_damon_makes_the_monitors_kdamond_and_removes_it(void **state)
 {
 	static const uint64_t range[1][2] = { { 0x100000, 0x140000 } };
@@ -1426,6 +1477,7 @@ int main(void)
 		T(test_damon_without_state_file_stops_its_own_marked_kdamond),
 		T(test_damon_without_state_file_refuses_kdamonds_not_marked_ours),
 		T(test_damon_never_commits_into_or_stops_a_kdamond_changed_by_another),
+		T(test_damon_ownership_check_waits_out_a_busy_pid_file),
 		T(test_damon_makes_the_monitors_kdamond_and_removes_it),
 		T(test_damon_monitor_kdamond_is_the_one_reserved_at_open),
 		T(test_damon_auto_picks_damon_then_pagemap_and_says_why),
