@@ -96,7 +96,8 @@ static const struct hb_conf_key keys[] = {
 	K("migrate", "damon_takeover", T_BOOL, damon_takeover, "false", 0, 0, NULL,
 	  "damon: stop and replace other DAMON sysfs users (damo, another tool) instead of refusing"),
 	K("migrate", "damon_state", T_STR, damon_state, "/run/hotbridge/damon-state", 0, 0, NULL,
-	  "damon: file naming the kdamond we set up, so a start after a crash recognises it"),
+	  "damon: file naming the kdamond we set up, so a start after a crash recognises it "
+	  "(without it, by the mark hotbridge writes into its scheme: watermarks/interval_us)"),
 	K("topology", "snapshot", T_STR, topology, "", 0, 0, NULL,
 	  "a saved `cxl list` JSON file; empty = live through libcxl"),
 	K("topology", "cedt", T_STR, cedt, "", 0, 0, NULL,

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "damon.h"
@@ -41,21 +42,89 @@ static const char *module_enabled(const char *root)
 	return NULL;
 }
 
-/* f->nr_kdamonds read: whether they are the one kdamond our state file names */
+/*
+ * kdamonds/N/pid takes DAMON sysfs's lock with mutex_trylock, as commands
+ * do: -EBUSY while any command is in flight (7.3 holds it while the
+ * kdamond serves one; the coldness monitor's or another tool's too). As
+ * hb_damon_write(): retried for about a second.
+ */
+static int read_pid(const char *root, char *buf, size_t size)
+{
+	int r;
+
+	for (int tries = 0;
+	     (r = hb_read_text(root, HB_DAMON_KD "/0/pid", buf, size)) == -EBUSY && tries < 100;
+	     tries++) {
+		/* not hb_damon_sleep_ns(): damon-sysfs.c calls into this file */
+		struct timespec ts = { .tv_nsec = 10000000L };
+
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+	}
+	return r;
+}
+
+int hb_damon_kd0_marked(const char *root, pid_t pid, char *why, size_t size)
+{
+	char action[32] = "", v[32] = "";
+	uint64_t mark = 0;
+	int64_t p = -1;
+	int r;
+
+	if (hb_read_text(root, HB_DAMON_KD "/0/contexts/0/schemes/0/action", action,
+			 sizeof(action)) < 0)
+		snprintf(action, sizeof(action), "(none)");
+	if (strcmp(action, "migrate_hot")) {
+		snprintf(why, size, "its action is %s, not migrate_hot", action);
+		return 0;
+	}
+	if (hb_read_u64(root, HB_DAMON_KD "/0/contexts/0/schemes/0/watermarks/interval_us", 10,
+			&mark) < 0 ||
+	    mark != HB_DAMON_MARK) {
+		snprintf(why, size, "its scheme has no hotbridge mark (watermarks/interval_us %llu)",
+			 (unsigned long long)mark);
+		return 0;
+	}
+	if (pid <= 0)
+		return 1;
+	r = read_pid(root, v, sizeof(v));
+	if (r == -EBUSY) {
+		snprintf(why, size, "its pid stayed unreadable for a second (DAMON sysfs busy)");
+		return -EBUSY;
+	}
+	if (r < 0 || hb_parse_i64(v, &p) < 0 || p != pid) {
+		snprintf(why, size, "its pid is %s, not %d", r >= 0 ? v : strerror(-r), (int)pid);
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * f->nr_kdamonds read: whether kdamond 0 (alone, or with the coldness
+ * monitor's: damon-monitor.h) is ours, running migrate_hot. With a state
+ * file, the kdamond pid it names (a file from a release before the mark
+ * names ours too); without one (a crash that also lost /run), the mark.
+ */
 static void find_ours(const char *root, const char *state, struct hb_damon_found *f)
 {
 	uint64_t found_before;
+	char why[128];
 
 	if (hb_damon_state_read(state, &f->recorded_pid, &found_before) < 0)
 		f->recorded_pid = -1;
-	/* ours: kdamond 0, alone or with the coldness monitor's (damon-monitor.h) */
-	if ((f->nr_kdamonds == 1 || f->nr_kdamonds == 2) && f->recorded_pid > 0) {
+	if (f->nr_kdamonds != 1 && f->nr_kdamonds != 2)
+		return;
+	if (f->recorded_pid > 0) {
 		int64_t pid;
-		char v[32];
+		char v[32], action[32];
 
-		if (hb_read_text(root, HB_DAMON_KD "/0/pid", v, sizeof(v)) > 0 &&
-		    hb_parse_i64(v, &pid) == 0 && pid == f->recorded_pid)
-			f->ours = true;
+		f->ours = read_pid(root, v, sizeof(v)) > 0 && hb_parse_i64(v, &pid) == 0 &&
+			  pid == f->recorded_pid &&
+			  hb_read_text(root, HB_DAMON_KD "/0/contexts/0/schemes/0/action", action,
+				       sizeof(action)) > 0 &&
+			  !strcmp(action, "migrate_hot");
+	} else {
+		f->ours = hb_damon_kd0_marked(root, 0, why, sizeof(why)) == 1;
 	}
 }
 

@@ -213,6 +213,29 @@ int hb_damon_kd_wait_first_apply(struct hb_damon_kd *d, struct hb_err *err)
 	return 0;
 }
 
+int hb_damon_kd_owned(struct hb_damon_kd *d, struct hb_err *err)
+{
+	char why[128];
+	int r = d->lost ? 0 : hb_damon_kd0_marked(d->root, d->kdamond_pid, why, sizeof(why));
+
+	if (r == 1)
+		return 0;
+	if (r < 0)
+		return hb_err_set(err, -EAGAIN, "damon: kdamond 0 (%s/0): %s", HB_DAMON_KD, why);
+	if (!d->lost)
+		hb_err_set(err, -EBUSY,
+			   "damon: kdamond 0 (%s/0) is no longer the one hotbridge started: %s; "
+			   "another DAMON user changed it, nothing more is written to it",
+			   HB_DAMON_KD, why);
+	else
+		hb_err_set(err, -EBUSY,
+			   "damon: kdamond 0 (%s/0) was changed by another DAMON user; "
+			   "nothing more is written to it",
+			   HB_DAMON_KD);
+	d->lost = true;
+	return -EBUSY;
+}
+
 int hb_damon_kd_set_nid(struct hb_damon_kd *d, int nid, struct hb_err *err)
 {
 	int r;
@@ -220,6 +243,8 @@ int hb_damon_kd_set_nid(struct hb_damon_kd *d, int nid, struct hb_err *err)
 	if (nid == d->nid)
 		return 0;
 	r = hb_damon_kd_join(d, err);
+	if (r == 0)
+		r = hb_damon_kd_owned(d, err);
 	if (r < 0)
 		return r;
 	r = wr_u64(d, SCHEME "/target_nid", (uint64_t)nid, err);
@@ -326,6 +351,8 @@ int hb_damon_kd_commit(struct hb_damon_kd *d, size_t n, const struct hb_damon_ra
 	int r = hb_damon_kd_join(d, err);
 
 	if (r == 0)
+		r = hb_damon_kd_owned(d, err);
+	if (r == 0)
 		r = write_ranges(d, n, rg, err);
 	return r < 0 ? r : wr(d, HB_DAMON_KD "/0/state", "commit", err);
 }
@@ -335,6 +362,8 @@ int hb_damon_kd_commit_post(struct hb_damon_kd *d, size_t n, const struct hb_dam
 {
 	int r = hb_damon_kd_join(d, err);
 
+	if (r == 0)
+		r = hb_damon_kd_owned(d, err);
 	if (r == 0)
 		r = write_ranges(d, n, rg, err);
 	return r < 0 ? r : hb_damon_kd_post(d, "commit", err);
@@ -353,7 +382,10 @@ static void *placeholder_run(void *arg)
 	for (int i = 0; i < HB_DAMON_POSTS; i++)
 		while ((p->wait_mask & (1U << i)) && !atomic_load(&d->post[i].done))
 			hb_damon_sleep_ns(2000000ULL);
-	p->r = write_ranges(d, 0, NULL, NULL);
+	/* d->lost: read by the caller only after it joined this thread */
+	p->r = hb_damon_kd_owned(d, NULL);
+	if (p->r == 0)
+		p->r = write_ranges(d, 0, NULL, NULL);
 	if (p->r == 0)
 		p->r = hb_damon_write(d->root, HB_DAMON_KD "/0/state", "commit", NULL);
 	atomic_store(&p->done, true);
@@ -399,13 +431,31 @@ void hb_damon_features_describe(const struct hb_damon_features *f, char *buf, si
 void hb_damon_kd_stop(struct hb_damon_kd *d)
 {
 	(void)hb_damon_kd_join(d, NULL);
+	/*
+	 * not ours any more: stop nothing, only the state file no longer
+	 * holds. A pid that stays unreadable (DAMON sysfs busy) leaves the
+	 * action and the mark to tell.
+	 */
+	if (d->on && !d->lost) {
+		char why[128];
+		int r = hb_damon_kd0_marked(d->root, d->kdamond_pid, why, sizeof(why));
+
+		if (r < 0)
+			r = hb_damon_kd0_marked(d->root, 0, why, sizeof(why));
+		d->lost = r != 1;
+	}
+	if (d->lost) {
+		d->on = false;
+		d->nr_kdamonds = 0;
+	}
 	if (d->on)
 		(void)hb_sys_damon_write(d->root, HB_DAMON_KD "/0/state", "off");
 	d->on = false;
 	/* the monitor's kdamond too: nr_kdamonds cannot change while one is on */
 	if (d->nr_kdamonds > 1)
 		(void)hb_sys_damon_write(d->root, HB_DAMON_KD "/1/state", "off");
-	(void)hb_sys_damon_write(d->root, HB_DAMON_KD "/nr_kdamonds", "0");
+	if (!d->lost)
+		(void)hb_sys_damon_write(d->root, HB_DAMON_KD "/nr_kdamonds", "0");
 	hb_damon_state_remove(d->state_path);
 	free(d->dir_start);
 	free(d->dir_end);
@@ -491,7 +541,8 @@ static int setup(struct hb_damon_kd *d, struct hb_err *err)
 	    (r = wr(d, SCHEME "/quotas/ms", "0", err)) < 0 ||
 	    (r = wr_u64(d, SCHEME "/quotas/bytes", d->quota_bytes, err)) < 0 ||
 	    (r = wr_u64(d, SCHEME "/quotas/reset_interval_ms", d->reset_ms - d->aggr_ms, err)) < 0 ||
-	    (r = wr(d, SCHEME "/watermarks/metric", "none", err)) < 0)
+	    (r = wr(d, SCHEME "/watermarks/metric", "none", err)) < 0 ||
+	    (r = wr_u64(d, SCHEME "/watermarks/interval_us", HB_DAMON_MARK, err)) < 0)
 		return r;
 	d->nid = 0;
 	probe_features(d);

@@ -35,6 +35,16 @@
  * so nothing is checked, isolated or moved there.
  */
 #define HB_DAMON_INERT_BASE (1ULL << 56)
+/*
+ * Ownership written into the kernel-side objects themselves, so a start
+ * that finds no state file (a crash, /run wiped) still knows the kdamond
+ * it set up, and nothing is committed into or stopped that another tool
+ * set up or changed: scheme 0's watermarks/interval_us holds this value.
+ * With watermarks/metric "none" the kernel never reads the watermarks
+ * (damos_wmark_wait_us() returns 0 for it, 6.12 and 7.3 alike), and the
+ * file (there since 5.18) reads back what was written. "hotb" in ASCII.
+ */
+#define HB_DAMON_MARK 1752134754ULL
 /* commits in a row that need under 1/8 of the directories: then shrink */
 #define HB_DAMON_SHRINK_AFTER 16
 
@@ -97,6 +107,11 @@ struct hb_damon_kd {
 	uint64_t on_ns;  /* when the kdamond was turned on */
 	pid_t kdamond_pid;
 	bool on;
+	/*
+	 * kdamond 0 was found changed (hb_damon_kd_owned()): nothing is
+	 * written to DAMON any more, not even at stop
+	 */
+	bool lost;
 	unsigned int nr_kdamonds; /* we made: ours (0) and the monitor's (1) */
 	struct hb_damon_features feat;
 	/*
@@ -122,8 +137,20 @@ struct hb_damon_kd {
  */
 int hb_damon_kd_start(struct hb_damon_kd *d, const struct hb_damon_found *found, bool monitor,
 		      struct hb_err *err);
-/* off (both kdamonds), nr_kdamonds 0, the state file removed */
+/*
+ * Off (both kdamonds), nr_kdamonds 0, the state file removed; when kdamond
+ * 0 is no longer ours (lost, or hb_damon_kd_owned() says so now) only the
+ * state file is removed: another tool's kdamonds are never stopped.
+ */
 void hb_damon_kd_stop(struct hb_damon_kd *d);
+/*
+ * 0 when kdamond 0 is still the one we started (its pid, action
+ * migrate_hot, HB_DAMON_MARK); else -EBUSY naming what changed, and lost
+ * set; -EAGAIN when its pid could not be read (DAMON sysfs busy), lost
+ * not set. Every function here that writes into kdamond 0's context (a
+ * commit, the placeholder, target_nid) and stop check it first.
+ */
+int hb_damon_kd_owned(struct hb_damon_kd *d, struct hb_err *err);
 /* with a quota: waits until the scheme was applied once since `on` */
 int hb_damon_kd_wait_first_apply(struct hb_damon_kd *d, struct hb_err *err);
 /* update_schemes_stats, then stats/sz_applied */
@@ -169,10 +196,20 @@ void hb_damon_features_describe(const struct hb_damon_features *f, char *buf, si
 
 /* ---- damon-probe.c ---- */
 
+/*
+ * Whether kdamond 0 is one hotbridge set up, reading only: scheme 0's
+ * action is migrate_hot and its watermarks/interval_us holds HB_DAMON_MARK;
+ * with pid > 0, kdamond 0's pid is that too. 1 yes; 0 no, with why saying
+ * what differs (what cannot be read is not ours); -EBUSY when the pid
+ * file stayed busy (DAMON sysfs's lock) for a second: not known.
+ */
+int hb_damon_kd0_marked(const char *root, pid_t pid, char *why, size_t size);
+
 /* What was there before we started, and what our state file says. */
 struct hb_damon_found {
 	uint64_t nr_kdamonds; /* kdamonds/nr_kdamonds as found */
-	bool ours;            /* they are the kdamond our state file names */
+	bool ours;            /* kdamond 0 is marked ours (HB_DAMON_MARK), or is
+				 the one our state file names, running migrate_hot */
 	pid_t recorded_pid;   /* kdamond pid in the state file, -1 none */
 };
 

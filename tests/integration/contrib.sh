@@ -4,7 +4,7 @@
 # one --once cycle over emulated-feed.txt as a file promotes its hot pages in
 # a dry run, and a daemon fed that file through the replay FIFO promotes
 # them too; the systemd unit lets the daemon write the example
-# metrics_textfile and is hardened (systemd-analyze security --offline:
+# metrics_textfile, keeps damon_state over restarts, and is hardened (systemd-analyze security --offline:
 # exposure at most 3.0); the man pages render.
 #   contrib.sh HOTBRIDGE SOURCE_DIR UNIT (the unit as configured for install)
 set -euo pipefail
@@ -79,6 +79,24 @@ for p in $rw; do
 done
 [ -n "$covered" ] && ok "the example metrics_textfile $textfile is writable under the unit (ReadWritePaths=$covered)" ||
 	bad "the example metrics_textfile $textfile is read-only under the unit (ReadWritePaths=$rw)"
+# the damon migrator's record of the kdamond it started (damon_state) must
+# outlive a crash and the automatic restart: its directory is the unit's
+# RuntimeDirectory, which systemd removes whenever the service stops unless
+# RuntimeDirectoryPreserve= keeps it (review D1, newuser r4 D4)
+state=$("${hb[@]}" check-config --no-dropins --config "$tmp/hotbridge.conf" |
+	sed -n 's/^damon_state *= *\([^ ;]*\).*/\1/p')
+rtdir=$(sed -n 's/^RuntimeDirectory=//p' "$unit")
+preserve=$(sed -n 's/^RuntimeDirectoryPreserve=//p' "$unit")
+case "$(dirname "$state")" in
+/run/"$rtdir")
+	case "$preserve" in
+	yes | restart) ok "damon_state $state: in RuntimeDirectory=$rtdir, kept over restarts (RuntimeDirectoryPreserve=$preserve)" ;;
+	*) bad "damon_state $state: RuntimeDirectory=$rtdir is removed at every stop, restarts included (RuntimeDirectoryPreserve='$preserve')" ;;
+	esac
+	;;
+/run/*) bad "damon_state $state: under /run but not the unit's RuntimeDirectory ($rtdir)" ;;
+*) ok "damon_state $state: not in a runtime directory" ;;
+esac
 if ! command -v systemd-analyze >/dev/null; then
 	skip "systemd-analyze not installed"
 else

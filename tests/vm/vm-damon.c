@@ -5,6 +5,10 @@
  *
  *   hb-vmdamon 6.12   another kdamond -> a conflict (kernel/migrate/conflicts.c),
  *                     refused (and left alone), takeover (ours: no conflict);
+ *                     a mover SIGKILLed in the middle of a batch, its state
+ *                     file's directory removed: the next one stops the
+ *                     orphan kdamond (its mark), and no page moves after
+ *                     that which it did not commit;
  *                     hot pages moved to node 0, cold pages on the same node
  *                     untouched (same PFN), bytes intact; the target nearly
  *                     full -> nothing beyond its headroom moved, nothing
@@ -30,7 +34,9 @@
 #include <string.h>
 #include <linux/mempolicy.h>
 #include <sys/mman.h>
+#include <signal.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "damon/damon.h"
@@ -119,6 +125,121 @@ static void check_other_user(void)
 	       nr, access(STATE, F_OK) ? "gone" : "left");
 	(void)vm_put(KD "/0/state", "off");
 	(void)vm_put(KD "/nr_kdamonds", "0");
+}
+
+/* ---- a crash in the middle of a batch (review D1, newuser r4 D4) ---- */
+
+#define CRASH_RUN "/run/hotbridge"
+#define CRASH_STATE CRASH_RUN "/damon-state"
+
+static int on_node(struct vm_child *c, int *st, int node)
+{
+	if (vm_nodes_of(c->pid, c->n, (void **)c->vaddr, st) < 0)
+		return -1;
+	return count(st, c->n, node);
+}
+
+/*
+ * A mover (a child, as the daemon would be) moves n pages at a slow rate;
+ * once some have moved it is SIGKILLed, its kdamond left on with the rest
+ * of the batch committed, and the directory of its state file removed (as
+ * systemd did at every restart). A new mover then opens: the mark says the
+ * kdamond is ours, so it is turned off and replaced, and from then on no
+ * page of the batch moves (only the new mover could commit one).
+ */
+static void check_crash_restart(void)
+{
+	struct hb_migrator_config cfg = config(16 * vm_page_size() * 1000 / 300);
+	size_t n = 1024;
+	uint64_t *pfn = calloc(n, 8), *hpa = calloc(n, 8), ps = vm_page_size();
+	int *st = calloc(n, sizeof(int)), *nodes = calloc(n, sizeof(int));
+	struct hb_migrator *m = NULL;
+	struct hb_err err = { 0 };
+	char pid0[32] = "", pid1[32] = "", state0[16] = "", nr[16] = "", proc[64];
+	int k_kill = -1, k0 = -1, k1 = -1, wst = 0, r;
+	struct vm_child c;
+	pid_t mover;
+	double t0;
+
+	cfg.damon_state = CRASH_STATE;
+	cfg.damon_reset_ms = 200;
+	r = vm_child_start(&c, VM_CHILD_ANON, n, SRC, 0x4843000000000000ULL);
+	if (r < 0) {
+		tap_ok(false, "crash: no workload child (%s)", strerror(-r));
+		goto out;
+	}
+	vm_drain_lru();
+	if (vm_child_pfns(&c, pfn) < 0) {
+		tap_ok(false, "crash: no PFNs of the workload");
+		goto out_child;
+	}
+	for (size_t i = 0; i < n; i++)
+		hpa[i] = pfn[i] * ps;
+	/* the unit's RuntimeDirectory=, made by systemd at each start */
+	if (system("mkdir -p " CRASH_RUN) != 0)
+		tap_diag("mkdir -p %s failed", CRASH_RUN);
+	mover = fork();
+	if (mover == 0) {
+		int *s = calloc(n, sizeof(int));
+
+		if (hb_migrator_new(HB_MIGRATOR_DAMON, &cfg, &m, &err) < 0) {
+			fprintf(stderr, "crash: the mover did not open: %s\n", err.msg);
+			_exit(3);
+		}
+		(void)hb_migrator_move(m, n, hpa, nodes, s, 0, &err);
+		_exit(0); /* all moved before the kill: the parent says so */
+	}
+	/* some pages moved, most not yet: kill it in the middle of the batch */
+	t0 = vm_now();
+	while (vm_now() - t0 < 60) {
+		k_kill = on_node(&c, st, DST);
+		if (k_kill > 0 || waitpid(mover, &wst, WNOHANG) == mover)
+			break;
+		usleep(50000);
+	}
+	(void)kill(mover, SIGKILL);
+	(void)waitpid(mover, &wst, 0);
+	/* read after the kill: the pid file is busy while a command is served */
+	vm_get(KD "/0/pid", pid0, sizeof(pid0));
+	k_kill = on_node(&c, st, DST);
+	vm_get(KD "/0/state", state0, sizeof(state0));
+	tap_ok(WIFSIGNALED(wst) && k_kill > 0 && k_kill < (int)n && !strcmp(state0, "on"),
+	       "crash: the mover SIGKILLed with %d/%zu pages moved, its kdamond (pid %s) left %s",
+	       k_kill, n, pid0, state0);
+	/* removed at the stop (the old unit), made again for the restart */
+	if (system("rm -rf " CRASH_RUN " && mkdir " CRASH_RUN) != 0)
+		tap_diag("rm -rf %s failed", CRASH_RUN);
+	r = hb_migrator_new(HB_MIGRATOR_DAMON, &cfg, &m, &err);
+	k0 = on_node(&c, st, DST);
+	vm_get(KD "/0/pid", pid1, sizeof(pid1));
+	snprintf(proc, sizeof(proc), "/proc/%s", pid0);
+	/* a kdamond's thread is gone once `off` returned; a moment for /proc */
+	for (int i = 0; i < 20 && access(proc, F_OK) == 0; i++)
+		usleep(50000);
+	tap_ok(r == 0 && strcmp(pid0, pid1) && access(proc, F_OK) < 0,
+	       "restart without a state file: opens (%s), the orphan kdamond %s stopped (%s), "
+	       "ours is %s",
+	       r ? err.msg : "ok", pid0, access(proc, F_OK) ? "gone" : "still there", pid1);
+	/* ten apply periods (300 ms each, longer under TCG): the orphan's budgets */
+	usleep(3000000);
+	k1 = on_node(&c, st, DST);
+	tap_ok(k_kill > 0 && k0 >= k_kill && k1 == k0 && k0 < (int)n,
+	       "after the restart no page moved that the new mover did not commit: %d on node "
+	       "%d at the restart, %d three seconds later (of %zu)",
+	       k0, DST, k1, n);
+	m = hb_migrator_free(m);
+	vm_get(KD "/nr_kdamonds", nr, sizeof(nr));
+	tap_ok(!strcmp(nr, "0"), "crash: closed, nr_kdamonds %s", nr);
+out_child:
+	vm_child_stop(&c);
+out:
+	/* whatever happened: nothing of ours left on */
+	(void)vm_put(KD "/0/state", "off");
+	(void)vm_put(KD "/nr_kdamonds", "0");
+	free(pfn);
+	free(hpa);
+	free(st);
+	free(nodes);
 }
 
 /* ---- moving ---- */
@@ -486,6 +607,7 @@ static int run_612(void)
 	if (r < 0)
 		return tap_done();
 	check_other_user();
+	check_crash_restart();
 	check_move();
 	check_rate();
 	check_full();

@@ -72,6 +72,8 @@ static struct {
 	size_t nreg;
 	uint64_t reg_start[8192], reg_end[8192];
 	uint64_t pending; /* bytes to add at the next stats update */
+	/* reads of kdamonds/0/pid that fail -EBUSY first (DAMON sysfs's trylock) */
+	unsigned int busy_pid_reads;
 	uint64_t on_ns;
 } fk;
 
@@ -188,6 +190,10 @@ static void make_scheme(const char *dir)
 		"quotas/bytes",
 		"quotas/reset_interval_ms",
 		"watermarks/metric",
+		"watermarks/interval_us",
+		"watermarks/high",
+		"watermarks/mid",
+		"watermarks/low",
 		"stats/sz_applied",
 		"stats/nr_applied",
 		"stats/nr_tried",
@@ -255,6 +261,18 @@ static int do_commit(const char *kd)
 }
 
 static int model_write(const char *r, const char *path, const char *value);
+
+/* kdamonds/N/pid as the kernel serves it: -EBUSY while a command holds the lock */
+int __real_hb_read_text(const char *r, const char *path, char *buf, size_t size);
+int __wrap_hb_read_text(const char *r, const char *path, char *buf, size_t size);
+int __wrap_hb_read_text(const char *r, const char *path, char *buf, size_t size)
+{
+	if (fk.busy_pid_reads && !strcmp(path, KD "/0/pid")) {
+		fk.busy_pid_reads--;
+		return -EBUSY;
+	}
+	return __real_hb_read_text(r, path, buf, size);
+}
 
 /*
  * One write at a time, as 6.12's damon_sysfs_lock: commands come from the
@@ -1032,6 +1050,143 @@ static void test_damon_recognises_its_own_kdamond_after_a_crash(void **state)
 	hb_migrator_free(crashed);
 }
 
+/*
+ * A crash that also lost /run (the unit removed it, or an operator did):
+ * no state file, and the kdamond the crashed run started still on. The
+ * mark in its scheme says it is ours: turned off and set up anew, not
+ * refused as another DAMON user's (review D1, newuser r4 D4).
+ */
+static void test_damon_without_state_file_stops_its_own_marked_kdamond(void **state)
+{
+	struct hb_migrator_config cfg = config();
+	struct hb_migrator *crashed = open_ok(&cfg), *m;
+	char st[16];
+
+	(void)state;
+	rmd("/run/hotbridge");
+	fk.nlog = 0;
+	m = open_ok(&cfg);
+	assert_string_equal(fk.log[0], "/0/state=off");
+	assert_string_equal(fk.log[1], "/nr_kdamonds=1");
+	get(KD "/0/state", st, sizeof(st));
+	assert_string_equal(st, "on");
+	assert_true(exists("/run/hotbridge/damon-state"));
+	hb_migrator_free(m);
+	hb_migrator_free(crashed);
+}
+
+/*
+ * Without a state file only the mark and migrate_hot make a kdamond ours:
+ * one another tool set up (no mark), or ours reconfigured (action
+ * pageout), is refused and nothing is written to it.
+ */
+static void test_damon_without_state_file_refuses_kdamonds_not_marked_ours(void **state)
+{
+	struct hb_migrator_config cfg = config();
+	struct hb_migrator *crashed = open_ok(&cfg);
+	struct hb_err err = { 0 };
+	char st[16];
+
+	(void)state;
+	rmd("/run/hotbridge");
+	put(KD "/0/contexts/0/schemes/0/action", "pageout\n");
+	fk.nlog = 0;
+	assert_int_equal(open_fails(&cfg, &err), -EBUSY);
+	assert_non_null(strstr(err.msg, "another DAMON user"));
+	put(KD "/0/contexts/0/schemes/0/action", "migrate_hot\n");
+	put(KD "/0/contexts/0/schemes/0/watermarks/interval_us", "5000000\n");
+	assert_int_equal(open_fails(&cfg, &err), -EBUSY);
+	assert_int_equal(fk.nlog, 0);
+	get(KD "/0/state", st, sizeof(st));
+	assert_string_equal(st, "on");
+	/* the crashed run's memory; its close finds the kdamond not ours: nothing written */
+	hb_migrator_free(crashed);
+	assert_int_equal(fk.nlog, 0);
+}
+
+/*
+ * Another tool reconfigures our kdamond 0 while we run (damo, a script:
+ * action pageout; or turns it off and on: another pid). The next batch
+ * writes nothing into it (no region, no commit, no target_nid) and fails
+ * naming what changed; close stops nothing (review D4).
+ */
+static void test_damon_never_commits_into_or_stops_a_kdamond_changed_by_another(void **state)
+{
+	static const char *const change[][2] = {
+		{ KD "/0/contexts/0/schemes/0/action", "pageout\n" },
+		{ KD "/0/contexts/0/schemes/0/watermarks/interval_us", "0\n" },
+		{ KD "/0/pid", "5151\n" },
+	};
+	uint64_t hpa[] = { (NODE1_PFN + 1) * PS };
+	int nodes[] = { 0 }, status[1];
+
+	(void)state;
+	for (size_t c = 0; c < sizeof(change) / sizeof(change[0]); c++) {
+		struct hb_migrator_config cfg = config();
+		struct hb_migrator *m;
+		struct hb_err err = { 0 };
+		char st[16];
+
+		if (c == 1)
+			cfg.rate_bytes = 0; /* the posted path (no rate) too */
+		m = open_ok(&cfg);
+		put(change[c][0], change[c][1]);
+		fk.nlog = 0;
+		assert_int_equal(hb_migrator_move(m, 1, hpa, nodes, status, 0, &err), -EBUSY);
+		assert_non_null(strstr(err.msg, "no longer the one hotbridge started"));
+		assert_int_equal(status[0], -EBUSY);
+		for (size_t i = 0; i < fk.nlog; i++)
+			assert_null(strstr(fk.log[i], "/0/contexts/"));
+		assert_false(logged("/0/state=commit"));
+		hb_migrator_free(m);
+		assert_false(logged("/0/state=off"));
+		assert_false(logged("/nr_kdamonds=0"));
+		get(KD "/0/state", st, sizeof(st));
+		assert_string_equal(st, "on");
+		assert_false(exists("/run/hotbridge/damon-state"));
+		/* the next case starts from nothing */
+		put(KD "/0/state", "off\n");
+		assert_int_equal(__wrap_hb_sys_damon_write(root, KD "/nr_kdamonds", "0"), 0);
+	}
+}
+
+/*
+ * kdamonds/0/pid fails -EBUSY while any DAMON sysfs command is in flight
+ * (the coldness monitor's, another tool's; 7.3 holds the lock while the
+ * kdamond serves it). A busy moment is waited out, not taken for "not
+ * ours"; a pid busy for longer fails the batch -EAGAIN without giving the
+ * kdamond up, and close still stops it (its action and mark say ours).
+ */
+static void test_damon_ownership_check_waits_out_a_busy_pid_file(void **state)
+{
+	struct hb_migrator_config cfg = config();
+	struct hb_migrator *m = open_ok(&cfg);
+	uint64_t hpa[] = { (NODE1_PFN + 1) * PS };
+	int nodes[] = { 0 }, status[1];
+	struct hb_err err = { 0 };
+
+	(void)state;
+	fk.busy_pid_reads = 20;
+	if (hb_migrator_move(m, 1, hpa, nodes, status, 0, &err) < 0)
+		fail_msg("move with the pid file busy for a moment: %s", err.msg);
+	assert_int_equal(status[0], 0);
+	fk.busy_pid_reads = 100000;
+	assert_int_equal(hb_migrator_move(m, 1, hpa, nodes, status, 0, &err), -EAGAIN);
+	assert_non_null(strstr(err.msg, "busy"));
+	fk.busy_pid_reads = 0;
+	set_kpf(NODE1_PFN + 2, LRU);
+	hpa[0] = (NODE1_PFN + 2) * PS;
+	if (hb_migrator_move(m, 1, hpa, nodes, status, 0, &err) < 0)
+		fail_msg("move once the pid file reads again: %s", err.msg);
+	assert_int_equal(status[0], 0);
+	fk.busy_pid_reads = 100000;
+	fk.nlog = 0;
+	hb_migrator_free(m);
+	assert_true(logged("/0/state=off"));
+	assert_true(logged("/nr_kdamonds=0"));
+	fk.busy_pid_reads = 0;
+}
+
 static void test_damon_makes_the_monitors_kdamond_and_removes_it(void **state)
 {
 	static const uint64_t range[1][2] = { { 0x100000, 0x140000 } };
@@ -1319,6 +1474,10 @@ int main(void)
 		T(test_damon_reports_per_page_only_what_is_sound),
 		T(test_damon_programs_nothing_beyond_the_watermark),
 		T(test_damon_recognises_its_own_kdamond_after_a_crash),
+		T(test_damon_without_state_file_stops_its_own_marked_kdamond),
+		T(test_damon_without_state_file_refuses_kdamonds_not_marked_ours),
+		T(test_damon_never_commits_into_or_stops_a_kdamond_changed_by_another),
+		T(test_damon_ownership_check_waits_out_a_busy_pid_file),
 		T(test_damon_makes_the_monitors_kdamond_and_removes_it),
 		T(test_damon_monitor_kdamond_is_the_one_reserved_at_open),
 		T(test_damon_auto_picks_damon_then_pagemap_and_says_why),

@@ -19,6 +19,8 @@
 
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 
+#define SCHEME "/sys/kernel/mm/damon/admin/kdamonds/0/contexts/0/schemes/0"
+
 static char tmp[64];
 
 static void tree(const char *name, char *buf, size_t size)
@@ -118,10 +120,15 @@ static void test_conflicts_reclaim_module_and_mode_3(void **state)
 static void test_conflicts_our_own_kdamond_is_not_one(void **state)
 {
 	struct hb_conflicts c;
-	char st[128];
+	char st[128], cmd[256];
 
 	(void)state;
 	copy("tiering-busy");
+	/* the scheme as our damon migrator sets it up: migrate_hot, the mark */
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s" SCHEME "/watermarks'", tmp);
+	assert_int_equal(system(cmd), 0);
+	put(SCHEME "/action", "migrate_hot\n");
+	put(SCHEME "/watermarks/interval_us", "1752134754\n");
 	snprintf(st, sizeof(st), "%s/damon-state", tmp);
 	put("/damon-state", "kdamond_pid=4242\nfound_kdamonds=0\n");
 	hb_conflicts_probe(tmp, st, &c);
@@ -129,6 +136,16 @@ static void test_conflicts_our_own_kdamond_is_not_one(void **state)
 	/* another pid: not ours */
 	put("/damon-state", "kdamond_pid=4243\nfound_kdamonds=0\n");
 	hb_conflicts_probe(tmp, st, &c);
+	assert_true(c.found & 1u << HB_CONFLICT_DAMON);
+	/* no state file (a crash that lost /run): ours by the mark */
+	hb_conflicts_probe(tmp, NULL, &c);
+	assert_false(c.found & 1u << HB_CONFLICT_DAMON);
+	/* our pid, but another tool made it page out: not ours */
+	put("/damon-state", "kdamond_pid=4242\nfound_kdamonds=0\n");
+	put(SCHEME "/action", "pageout\n");
+	hb_conflicts_probe(tmp, st, &c);
+	assert_true(c.found & 1u << HB_CONFLICT_DAMON);
+	hb_conflicts_probe(tmp, NULL, &c);
 	assert_true(c.found & 1u << HB_CONFLICT_DAMON);
 	/* a kdamond that is off moves nothing */
 	put("/sys/kernel/mm/damon/admin/kdamonds/0/state", "off\n");
