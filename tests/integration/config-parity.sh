@@ -24,6 +24,8 @@ backend = dryrun
 [source f]
 type = replay
 path = $tmp/feed.log
+# the feed is written before run --once starts
+from = start
 CONF
 chmod 0644 "$tmp/live.conf"
 echo '[]' >"$tmp/empty.json"
