@@ -79,7 +79,10 @@ threshold = 32
 CONF
 	echo "hb-vm-chmu: $name at $bdf, $size bytes of pmem"
 done
-hotbridge list --plugin-dir /nonexistent >/share/list.json 2>&1 || echo "hb-vm-chmu: hotbridge list failed"
+# no vendor plugins: an empty directory (one that does not exist is an error)
+mkdir -p /tmp/no-plugins
+hotbridge list --plugin-dir /tmp/no-plugins >/share/list.json 2>/share/list.err ||
+	echo "hb-vm-chmu: hotbridge list failed: $(cat /share/list.err)"
 /hb/hb-vmchmu "$node" "$pages" "$hot" "$phase" "$bound" /tmp/chmu &
 work=$!
 while [ ! -e /tmp/chmu/ready ]; do
