@@ -146,6 +146,11 @@ int hb_replay_parse_line(const char *line, size_t len, struct hb_hot_record *ret
 				      "count=");
 		return -EINVAL;
 	}
+	if (ret->count > HB_RECORD_COUNT_MAX) {
+		snprintf(why, why_size, "count=%llu: above the largest, 10^12",
+			 (unsigned long long)ret->count);
+		return -EINVAL;
+	}
 	if (ret->len == 0) {
 		snprintf(why, why_size, "len=0: an empty range");
 		return -EINVAL;

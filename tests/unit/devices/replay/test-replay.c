@@ -138,6 +138,10 @@ static void test_replay_text_reasons(void **state)
 		{ "mem0 dpa=0x1000 len=4096 count=1 ts=0100",
 		  "ts: '0100' is not a number: a leading zero" },
 		{ "mem0 dpa=0x1000 len=4096 count=1e3", "count: '1e3' is not a number" },
+		/* newuser r5 E3: one line made a heat of 1.8e19 */
+		{ "mem0 dpa=0x205000 len=4096 count=18446744073709551615",
+		  "count=18446744073709551615: above the largest, 10^12" },
+		{ "hpa=0x1000 len=4096 count=1000000000001", "count=1000000000001: above" },
 		{ "mem0 dpa=0x1000 len=4096 count=+1", "count: '+1' is not a number: no sign" },
 		{ "mem0 hpa=0x1 len=1 count=1", "hpa= takes no memdev" },
 		{ "len=1 count=1", "expected a memdev name or hpa= first" },
