@@ -267,20 +267,28 @@ static void on_fifo(void *priv, int fd, uint32_t revents)
 	count_bad(s, s->parser, &s->bad_counted);
 }
 
-/* socket_group=: a group name or number; 0, or -errno */
+/*
+ * socket_group=: a group name, or a number of the one grammar (decimal or
+ * 0x hex: "065534" is refused, never read as decimal or octal); 0, or
+ * -errno (-ENOENT: no such group)
+ */
 static int group_param(const struct hb_dev_info *info, gid_t *ret)
 {
 	const char *v = hb_dev_param(info, "socket_group");
 	struct group gr, *found = NULL;
 	char buf[4096];
 	uint64_t n;
+	int r;
 
 	*ret = (gid_t)-1;
 	if (!v)
 		return 0;
 	if (!*v)
 		return -EINVAL;
-	if (hb_parse_u64_base(v, 10, &n) == 0) {
+	if (*v >= '0' && *v <= '9') {
+		r = hb_parse_u64(v, &n);
+		if (r < 0)
+			return r;
 		if (n >= (gid_t)-1)
 			return -ERANGE;
 		*ret = (gid_t)n;
@@ -460,6 +468,12 @@ static int check_socket_params(const struct hb_dev_info *info, const char *sock,
 		return hb_err_set(err, -EINVAL, "replay: %s= is for a socket=, not a path=",
 				  group ? "socket_group" : "socket_mode");
 	r = group_param(info, &gid);
+	if (r < 0 && group && *group >= '0' && *group <= '9')
+		return hb_err_set(err, r,
+				  "replay: socket_group: '%s' %s (want a group name or number)",
+				  group,
+				  r == -ERANGE ? "is above the largest group id" :
+						 hb_parse_u64_why(group, r));
 	if (r < 0)
 		return hb_err_set(err, r,
 				  "replay: socket_group=%s: %s (want a group name or number)", group,
@@ -467,7 +481,8 @@ static int check_socket_params(const struct hb_dev_info *info, const char *sock,
 	if (mode_param(info, gid != (gid_t)-1, &m) < 0)
 		return hb_err_set(err, -EINVAL,
 				  "replay: socket_mode=%s: want an octal mode of 3 or 4 digits, at "
-				  "most 0777, as systemd's SocketMode= (0660)",
+				  "most 0777, as systemd's SocketMode= (0660): the one number read "
+				  "as octal, by design",
 				  mode);
 	return 0;
 }
