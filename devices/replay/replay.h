@@ -15,7 +15,8 @@
  *   boot, as clock_gettime() gives it, not the wall clock; count= is at
  *   most HB_RECORD_COUNT_MAX (10^12), more is a bad line. The host drops
  *   a record with a ts over 1 s ahead (bad_record) or over 60 s old
- *   (stale): hb-device.h.
+ *   (stale): hb-device.h. A bad line's message shows its bytes as they
+ *   are when printable ASCII, any other byte (and the backslash) as \xHH.
  *
  * Binary, little-endian, in self-delimiting frames (v2): each frame is a
  * 24-byte header
