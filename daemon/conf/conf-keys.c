@@ -175,6 +175,9 @@ int hb_conf_key_set(struct hb_config *c, const struct hb_conf_key *k, const char
 		double x;
 		int r = hb_parse_double(v, &x);
 
+		/* as for integers: a sign only where the key takes negatives, so never -0 */
+		if (r == 0 && *v == '-' && k->min >= 0)
+			r = -EDOM;
 		if (r < 0 || !(x >= k->min && x <= k->max)) {
 			snprintf(why, why_size,
 				 "%s.%s=%s: %swant a decimal number in %g..%g (no "
@@ -184,7 +187,7 @@ int hb_conf_key_set(struct hb_config *c, const struct hb_conf_key *k, const char
 				 k->max);
 			return -EINVAL;
 		}
-		*(double *)p = x;
+		*(double *)p = x == 0 ? 0.0 : x; /* -0 is 0 */
 		return 0;
 	}
 	case T_BOOL:
