@@ -71,6 +71,20 @@ struct hb_hot_record {
 	uint64_t timestamp_ns; /* CLOCK_MONOTONIC; 0 = "now" */
 };
 
+/*
+ * What the host takes of a record (the rest is dropped and counted):
+ *  - count at most HB_RECORD_COUNT_MAX (10^12; more is bad_record): a page's
+ *    heat also stops at 10^18, the largest [policy] threshold;
+ *  - timestamp_ns (CLOCK_MONOTONIC, this boot's: clock_gettime(), not the
+ *    wall clock) at most HB_RECORD_TS_SKEW_NS (1 s) after the host's clock
+ *    when submitted (later is bad_record), and at most HB_RECORD_MAX_AGE_NS
+ *    (60 s) before it (older is dropped as stale: hotness that old says
+ *    nothing of now). Only a timestamp taken goes into the latency summaries.
+ */
+#define HB_RECORD_COUNT_MAX 1000000000000ull
+#define HB_RECORD_TS_SKEW_NS 1000000000ull
+#define HB_RECORD_MAX_AGE_NS 60000000000ull
+
 /* Capabilities (struct hb_device_ops.caps). */
 #define HB_DEV_CAP_POLL (1ull << 0) /* poll() is called on a timer */
 #define HB_DEV_CAP_FD (1ull << 1)   /* watches fds via host watch_fd() */

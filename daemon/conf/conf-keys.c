@@ -175,6 +175,9 @@ int hb_conf_key_set(struct hb_config *c, const struct hb_conf_key *k, const char
 		double x;
 		int r = hb_parse_double(v, &x);
 
+		/* as for integers: a sign only where the key takes negatives, so never -0 */
+		if (r == 0 && *v == '-' && k->min >= 0)
+			r = -EDOM;
 		if (r < 0 || !(x >= k->min && x <= k->max)) {
 			snprintf(why, why_size,
 				 "%s.%s=%s: %swant a decimal number in %g..%g (no "
@@ -184,7 +187,7 @@ int hb_conf_key_set(struct hb_config *c, const struct hb_conf_key *k, const char
 				 k->max);
 			return -EINVAL;
 		}
-		*(double *)p = x;
+		*(double *)p = x == 0 ? 0.0 : x; /* -0 is 0 */
 		return 0;
 	}
 	case T_BOOL:
@@ -485,7 +488,9 @@ void hb_config_write_man(FILE *f)
 	      "One of them. A file is followed like \\fBtail \\-F\\fR: appended lines are read "
 	      "at each poll; a file truncated or rotated (renamed or removed, and made anew) is "
 	      "read again from its start. A FIFO is read as it comes; writers may come and go. "
-	      "A socket takes up to 64 clients. Two sources may not read one file, FIFO or "
+	      "A socket takes up to 64 clients; a 65th takes the place of the one that has "
+	      "sent nothing for the longest time (logged; its part of a line counts as bad "
+	      "input). Two sources may not read one file, FIFO or "
 	      "socket (by any path): its records would count twice.\n"
 	      ".TP\n\\fBfrom\\fR = end|start|saved\n"
 	      "Where a file is first read at start\\-up: \\fBend\\fR, only lines written from "
@@ -501,7 +506,9 @@ void hb_config_write_man(FILE *f)
 	      "StateDirectory=, kept across restarts, unlike /run).\n"
 	      ".TP\n\\fBsocket_group\\fR = \\fIgroup\\fR, \\fBsocket_mode\\fR = \\fIoctal mode\\fR\n"
 	      "\\fBsocket\\fR only, as systemd's SocketGroup= and SocketMode=: the socket's "
-	      "group (a name or number) and mode (0660 with a group, else 0600). Clients of "
+	      "group (a name, or a number as every number here: decimal or 0x hex, no leading "
+	      "zero) and mode (octal by design, the one number so read: 0660 with a group, "
+	      "else 0600). Clients of "
 	      "root, of the daemon's user, or whose group or a supplementary group is "
 	      "\\fBsocket_group\\fR may feed it; others are refused and logged. The socket's "
 	      "directory must let the group in (the unit's /run/hotbridge is 0700: give the "

@@ -213,8 +213,16 @@ static void evict_one(struct hb_heat_table *t)
 	}
 }
 
+/*
+ * A page's heat stops at the largest [policy] threshold (conf-keys.c): a
+ * page that hot is hot whatever comes, and one record's count (at most
+ * HB_RECORD_COUNT_MAX) cannot keep it so for hundreds of cycles more.
+ */
+#define HEAT_MAX 1e18f
+
 static void add_page(struct hb_heat_table *t, uint64_t page, float count, int node, int16_t src)
 {
+	count = fminf(count, HEAT_MAX);
 	uint64_t key = page + 1;
 	size_t s;
 
@@ -222,7 +230,7 @@ static void add_page(struct hb_heat_table *t, uint64_t page, float count, int no
 		struct entry *e = &t->e[s];
 
 		if (e->key == key) {
-			e->heat = decayed(t, e) + count;
+			e->heat = fminf(decayed(t, e) + count, HEAT_MAX);
 			e->cycle = t->cycle;
 			e->node = node;
 			e->src = src;

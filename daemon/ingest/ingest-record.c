@@ -189,6 +189,25 @@ static int check(struct hb_ingest *in, struct work *w)
 	const struct hb_hot_record *r = &w->r;
 
 	w->checked = true;
+	if (r->count > HB_RECORD_COUNT_MAX) {
+		bad(in, w, "count above 10^12 (HB_RECORD_COUNT_MAX)");
+		return -EINVAL;
+	}
+	if (r->timestamp_ns > w->seen_ns + HB_RECORD_TS_SKEW_NS) {
+		/* not the records' clock: no latency is measured from it */
+		w->r.timestamp_ns = 0;
+		bad(in, w, "timestamp_ns more than 1 s in the future (the clock is CLOCK_MONOTONIC)");
+		return -EINVAL;
+	}
+	if (r->timestamp_ns && r->timestamp_ns + HB_RECORD_MAX_AGE_NS < w->seen_ns) {
+		w->r.timestamp_ns = 0;
+		if (r->len && r->addr + r->len >= r->addr)
+			hb_ingest_drop_pages(in, w, HB_DROP_STALE, r->addr, r->len);
+		else
+			w->drops |= 1u << HB_DROP_STALE;
+		w->off = r->len;
+		return -ESTALE;
+	}
 	if (r->space != HB_SPACE_DPA && r->space != HB_SPACE_HPA) {
 		bad(in, w, "unknown address space");
 		return -EINVAL;

@@ -208,6 +208,8 @@ const char *hb_parse_double_why(const char *s, int r)
 		return "is empty, not a number";
 	if (isspace((unsigned char)*s))
 		return "is not a number: it starts with a blank";
+	if (r == -EDOM && *s == '-')
+		return "is not a number here: no sign is taken";
 	if (*s == '+')
 		return "is not a number: no sign is taken";
 	if (q[0] == '0' && is_digit(q[1]))

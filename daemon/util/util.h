@@ -66,7 +66,7 @@ int hb_parse_double(const char *s, double *ret);
  */
 const char *hb_parse_u64_why(const char *s, int r);
 const char *hb_parse_u64_why_n(const char *s, size_t len, int r);
-/* The same for hb_parse_i64() and hb_parse_double(). */
+/* The same for hb_parse_i64() and hb_parse_double() (-EDOM: a sign where none is taken). */
 const char *hb_parse_i64_why(const char *s, int r);
 const char *hb_parse_double_why(const char *s, int r);
 /*

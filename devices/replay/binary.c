@@ -96,6 +96,8 @@ const char *hb_replay_record_check(const uint8_t *b, struct hb_hot_record *r)
 						  "HPA record with a memdev";
 	if (r->len == 0)
 		return "len 0: an empty range";
+	if (r->count > HB_RECORD_COUNT_MAX)
+		return "count above the largest, 10^12";
 	if (r->addr + r->len - 1 < r->addr)
 		return "addr + len runs past the end of the address space (2^64)";
 	return NULL;

@@ -11,6 +11,12 @@
  *   hex without 0x) makes the line bad, never a decimal. Lines are at
  *   most HB_REPLAY_LINE_MAX bytes. The binary formats below carry numbers
  *   as fixed-width little-endian integers only: nothing there is text.
+ *   ts= (and a binary record's timestamp_ns) is CLOCK_MONOTONIC of this
+ *   boot, as clock_gettime() gives it, not the wall clock; count= is at
+ *   most HB_RECORD_COUNT_MAX (10^12), more is a bad line. The host drops
+ *   a record with a ts over 1 s ahead (bad_record) or over 60 s old
+ *   (stale): hb-device.h. A bad line's message shows its bytes as they
+ *   are when printable ASCII, any other byte (and the backslash) as \xHH.
  *
  * Binary, little-endian, in self-delimiting frames (v2): each frame is a
  * 24-byte header

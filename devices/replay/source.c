@@ -10,12 +10,14 @@
  * read-write so writers may come and go; part of a frame or line held back
  * over a whole poll interval with no new bytes is a dead writer's, counted
  * bad) or a UNIX stream socket (socket=, mode 0600, one parser per client,
- * up to 64 clients).
+ * up to 64 clients: a 65th takes the place of the one that has sent nothing
+ * for the longest time, whose part of a line is counted bad).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -24,6 +26,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "devices.h"
@@ -58,6 +61,7 @@ struct client {
 	int fd;
 	struct hb_replay_parser *parser;
 	uint64_t bad_counted; /* of the parser's bad units, told the host */
+	uint64_t last_ns;     /* CLOCK_MONOTONIC of its connect or last bytes */
 	struct replay *owner;
 };
 
@@ -77,6 +81,7 @@ struct replay {
 	struct hb_replay_parser *parser;
 	uint64_t bad_counted;
 	uint64_t polled_bytes; /* FIFO: bytes read by the previous poll */
+	uint64_t evicted;      /* socket: clients closed for a newcomer */
 	struct client clients[MAX_CLIENTS];
 	uint8_t buf[READ_CHUNK];
 };
@@ -150,6 +155,25 @@ static int pump(struct replay *s, int fd, struct hb_replay_parser *p, size_t max
 	return PUMP_MORE;
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* c's part of a line or frame counted bad, its fd closed, its place free */
+static void client_close(struct client *c)
+{
+	hb_replay_parser_finish(c->parser);
+	count_bad(c->owner, c->parser, &c->bad_counted);
+	c->owner->ops->unwatch_fd(c->owner->host, c->fd);
+	close(c->fd);
+	c->parser = hb_replay_parser_free(c->parser);
+	c->fd = -1;
+}
+
 /*
  * A client is done at end-of-file or an error. HB_FD_HUP alone is not the
  * end: the peer may have sent more than one read's worth before closing,
@@ -159,17 +183,35 @@ static void on_client(void *priv, int fd, uint32_t revents)
 {
 	struct client *c = priv;
 	int r = pump(c->owner, fd, c->parser, FD_READ_MAX);
-	bool done = r < 0 || r == PUMP_EOF;
 
-	if (done)
-		hb_replay_parser_finish(c->parser);
-	count_bad(c->owner, c->parser, &c->bad_counted);
-	if (done) {
-		c->owner->ops->unwatch_fd(c->owner->host, fd);
-		close(fd);
-		c->parser = hb_replay_parser_free(c->parser);
-		c->fd = -1;
-	}
+	c->last_ns = now_ns();
+	if (r < 0 || r == PUMP_EOF)
+		client_close(c);
+	else
+		count_bad(c->owner, c->parser, &c->bad_counted);
+}
+
+/*
+ * All places taken: the client that has sent nothing for the longest time
+ * (a leaked or stuck connection, most likely) gives its place to the
+ * newcomer, whose bytes would otherwise be lost after a connect() and a
+ * send() that both succeeded.
+ */
+static struct client *evict_idlest(struct replay *s)
+{
+	struct client *c = &s->clients[0];
+	uint64_t now = now_ns();
+
+	for (int i = 1; i < MAX_CLIENTS; i++)
+		if (s->clients[i].last_ns < c->last_ns)
+			c = &s->clients[i];
+	s->evicted++;
+	s->ops->log(s->host, HB_LOG_WARNING,
+		    "%s: %d clients already: closed the one idle longest (fd %d, nothing sent for "
+		    "%.1f s; %" PRIu64 " closed so) to take a new one",
+		    s->name, MAX_CLIENTS, c->fd, (double)(now - c->last_ns) / 1e9, s->evicted);
+	client_close(c);
+	return c;
 }
 
 static void on_listen(void *priv, int fd, uint32_t revents)
@@ -202,12 +244,8 @@ static void on_listen(void *priv, int fd, uint32_t revents)
 	for (int i = 0; i < MAX_CLIENTS && !c; i++)
 		if (s->clients[i].fd < 0)
 			c = &s->clients[i];
-	if (!c) {
-		s->ops->log(s->host, HB_LOG_WARNING, "%s: %d clients already, refusing another",
-			    s->name, MAX_CLIENTS);
-		close(cfd);
-		return;
-	}
+	if (!c)
+		c = evict_idlest(s);
 	snprintf(name, sizeof(name), "%s[client %d]", s->path, cfd);
 	c->parser = hb_replay_parser_new(name, emit, report, s);
 	if (!c->parser || s->ops->watch_fd(s->host, cfd, HB_FD_READ, on_client, c) < 0) {
@@ -217,6 +255,7 @@ static void on_listen(void *priv, int fd, uint32_t revents)
 	}
 	c->fd = cfd;
 	c->bad_counted = 0;
+	c->last_ns = now_ns();
 	c->owner = s;
 }
 
@@ -228,20 +267,28 @@ static void on_fifo(void *priv, int fd, uint32_t revents)
 	count_bad(s, s->parser, &s->bad_counted);
 }
 
-/* socket_group=: a group name or number; 0, or -errno */
+/*
+ * socket_group=: a group name, or a number of the one grammar (decimal or
+ * 0x hex: "065534" is refused, never read as decimal or octal); 0, or
+ * -errno (-ENOENT: no such group)
+ */
 static int group_param(const struct hb_dev_info *info, gid_t *ret)
 {
 	const char *v = hb_dev_param(info, "socket_group");
 	struct group gr, *found = NULL;
 	char buf[4096];
 	uint64_t n;
+	int r;
 
 	*ret = (gid_t)-1;
 	if (!v)
 		return 0;
 	if (!*v)
 		return -EINVAL;
-	if (hb_parse_u64_base(v, 10, &n) == 0) {
+	if (*v >= '0' && *v <= '9') {
+		r = hb_parse_u64(v, &n);
+		if (r < 0)
+			return r;
 		if (n >= (gid_t)-1)
 			return -ERANGE;
 		*ret = (gid_t)n;
@@ -421,6 +468,12 @@ static int check_socket_params(const struct hb_dev_info *info, const char *sock,
 		return hb_err_set(err, -EINVAL, "replay: %s= is for a socket=, not a path=",
 				  group ? "socket_group" : "socket_mode");
 	r = group_param(info, &gid);
+	if (r < 0 && group && *group >= '0' && *group <= '9')
+		return hb_err_set(err, r,
+				  "replay: socket_group: '%s' %s (want a group name or number)",
+				  group,
+				  r == -ERANGE ? "is above the largest group id" :
+						 hb_parse_u64_why(group, r));
 	if (r < 0)
 		return hb_err_set(err, r,
 				  "replay: socket_group=%s: %s (want a group name or number)", group,
@@ -428,7 +481,8 @@ static int check_socket_params(const struct hb_dev_info *info, const char *sock,
 	if (mode_param(info, gid != (gid_t)-1, &m) < 0)
 		return hb_err_set(err, -EINVAL,
 				  "replay: socket_mode=%s: want an octal mode of 3 or 4 digits, at "
-				  "most 0777, as systemd's SocketMode= (0660)",
+				  "most 0777, as systemd's SocketMode= (0660): the one number read "
+				  "as octal, by design",
 				  mode);
 	return 0;
 }

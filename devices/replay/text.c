@@ -20,24 +20,46 @@ static bool is_space(char c)
 	return c == ' ' || c == '\t' || c == '\r';
 }
 
-/* "key=value" refused: the value quoted (non-text bytes as '?', 24 at most) and why */
+/*
+ * What a log line shows of feed bytes (newuser r5 E16: one rule for every
+ * field): printable ASCII as it is, any other byte (ESC, tab, CR, UTF-8)
+ * and the backslash as \xHH; at most max bytes of s, then "...".
+ * out holds max * 4 + 4 bytes.
+ */
+#define SHOWN_SIZE(max) ((max)*4 + 4)
+static const char *shown(char *out, size_t size, const char *s, size_t len, size_t max)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < len && i < max && o + 5 < size; i++) {
+		unsigned char u = (unsigned char)s[i];
+
+		if (u >= 0x20 && u < 0x7f && u != '\\')
+			out[o++] = (char)u;
+		else
+			o += (size_t)snprintf(out + o, size - o, "\\x%02x", u);
+	}
+	out[o] = '\0';
+	if (len > max && o + 4 <= size)
+		memcpy(out + o, "...", 4);
+	return out;
+}
+
+/* "key=value" refused: the key and value shown (24 bytes at most) and why */
 static void bad_number(char *why, size_t why_size, const char *key, size_t klen, const char *v,
 		       size_t vlen, int r)
 {
-	char shown[25];
-	size_t n = vlen < sizeof(shown) - 1 ? vlen : sizeof(shown) - 1;
+	char k[SHOWN_SIZE(24)], val[SHOWN_SIZE(24)];
 
-	for (size_t i = 0; i < n; i++)
-		shown[i] = is_text(v[i]) && v[i] != '\t' && v[i] != '\r' ? v[i] : '?';
-	shown[n] = '\0';
-	snprintf(why, why_size, "%.*s: '%s%s' %s", (int)klen, key, shown, vlen > n ? "..." : "",
-		 hb_parse_u64_why_n(v, vlen, r));
+	snprintf(why, why_size, "%s: '%s' %s", shown(k, sizeof(k), key, klen, 24),
+		 shown(val, sizeof(val), v, vlen, 24), hb_parse_u64_why_n(v, vlen, r));
 }
 
 int hb_replay_parse_line(const char *line, size_t len, struct hb_hot_record *ret, char *why,
 			 size_t why_size)
 {
 	const char *p = line, *end = line + len;
+	char q[SHOWN_SIZE(40)];
 	bool have_addr = false, have_len = false, have_count = false, have_ts = false;
 
 	memset(ret, 0, sizeof(*ret));
@@ -53,20 +75,20 @@ int hb_replay_parse_line(const char *line, size_t len, struct hb_hot_record *ret
 		while (p < end && !is_space(*p) && *p != '=' && *p != '#')
 			p++;
 		if (p < end && *p == '=') {
-			snprintf(why, why_size, "expected a memdev name or hpa= first, not '%.*s'",
-				 (int)(p - name), name);
+			snprintf(why, why_size, "expected a memdev name or hpa= first, not '%s'",
+				 shown(q, sizeof(q), name, (size_t)(p - name), 40));
 			return -EINVAL;
 		}
 		if ((size_t)(p - name) >= HB_MEMDEV_NAME_MAX) {
-			snprintf(why, why_size, "memdev name '%.*s' longer than %d characters",
-				 (int)(p - name) > 40 ? 40 : (int)(p - name), name,
+			snprintf(why, why_size, "memdev name '%s' longer than %d characters",
+				 shown(q, sizeof(q), name, (size_t)(p - name), 40),
 				 HB_MEMDEV_NAME_MAX - 1);
 			return -EINVAL;
 		}
 		for (const char *c = name; c < p; c++) {
 			if (!is_text(*c) || is_space(*c)) {
-				snprintf(why, why_size, "memdev name has a non-text byte 0x%02x",
-					 (unsigned int)(unsigned char)*c);
+				snprintf(why, why_size, "memdev name '%s' has a non-text byte",
+					 shown(q, sizeof(q), name, (size_t)(p - name), 40));
 				return -EINVAL;
 			}
 		}
@@ -88,8 +110,8 @@ int hb_replay_parse_line(const char *line, size_t len, struct hb_hot_record *ret
 			p++;
 		klen = (size_t)(p - key);
 		if (p == end || *p != '=') {
-			snprintf(why, why_size, "'%.*s' is not key=value",
-				 (int)klen > 40 ? 40 : (int)klen, key);
+			snprintf(why, why_size, "'%s' is not key=value",
+				 shown(q, sizeof(q), key, klen, 40));
 			return -EINVAL;
 		}
 		p++;
@@ -97,8 +119,8 @@ int hb_replay_parse_line(const char *line, size_t len, struct hb_hot_record *ret
 				     !memcmp(key, "len", 3))) ||
 		      (klen == 5 && !memcmp(key, "count", 5)) ||
 		      (klen == 2 && !memcmp(key, "ts", 2)))) {
-			snprintf(why, why_size, "unknown key '%.*s'",
-				 (int)klen > 40 ? 40 : (int)klen, key);
+			snprintf(why, why_size, "unknown key '%s'",
+				 shown(q, sizeof(q), key, klen, 40));
 			return -EINVAL;
 		}
 		/* the value runs to a blank, a comment or the end, under the one grammar */
@@ -144,6 +166,11 @@ int hb_replay_parse_line(const char *line, size_t len, struct hb_hot_record *ret
 			 !have_addr ? (ret->space == HB_SPACE_DPA ? "dpa=" : "hpa=") :
 			 !have_len  ? "len=" :
 				      "count=");
+		return -EINVAL;
+	}
+	if (ret->count > HB_RECORD_COUNT_MAX) {
+		snprintf(why, why_size, "count=%llu: above the largest, 10^12",
+			 (unsigned long long)ret->count);
 		return -EINVAL;
 	}
 	if (ret->len == 0) {

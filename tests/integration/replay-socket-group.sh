@@ -6,8 +6,9 @@
 #     running as nobody (group nogroup, setpriv) feeds it;
 #  3. socket_mode = 0666: a client of another group (daemon) can connect
 #     but is refused by the peer check, and says so in the log;
-#  4. check-config refuses an unknown group, a mode that is not octal, and
-#     either key on a path=.
+#  4. check-config refuses an unknown group, a zero-padded group number
+#     (as every number: newuser r5 E8), a mode that is not octal (saying
+#     it is octal by design), and either key on a path=.
 #   replay-socket-group.sh HOTBRIDGE
 set -euo pipefail
 [ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP needs root (setpriv, the control socket)"; exit 0; }
@@ -104,6 +105,19 @@ refused decimal-mode "socket_mode=660x: want an octal mode of 3 or 4 digits" <<C
 type = replay
 socket = $tmp/s.sock
 socket_mode = 660x
+CONF
+# newuser r5 E8: a zero-padded number was read as decimal, unlike every other number
+refused zero-padded-group "socket_group: '065534' is not a number: a leading zero" <<CONF
+[source s]
+type = replay
+socket = $tmp/s.sock
+socket_group = 065534
+CONF
+refused octal-mode-said "as systemd's SocketMode= (0660): the one number read as octal" <<CONF
+[source s]
+type = replay
+socket = $tmp/s.sock
+socket_mode = 0999
 CONF
 refused group-on-path "socket_group= is for a socket=, not a path=" <<CONF
 [source s]

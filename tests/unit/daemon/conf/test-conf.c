@@ -654,6 +654,22 @@ static void test_conf_float_keys_refuse_a_leading_zero(void **state)
 	assert_true(c.threshold == 1000);
 	assert_int_equal(hb_config_set(&c, "policy.threshold=12.25", &err), 0);
 	assert_true(c.threshold == 12.25);
+	/* newuser r5 E4: no sign on a key that takes no negatives, as for integers: no -0 */
+	for (const char *const *bad = (const char *const[]){ "-0", "-0.0", "-0e5", "-1", NULL };
+	     *bad; bad++) {
+		char set[64];
+
+		snprintf(set, sizeof(set), "policy.threshold=%s", *bad);
+		if (hb_config_set(&c, set, &err) != -EINVAL)
+			fail_msg("%s accepted", set);
+		assert_non_null(strstr(err.msg, "no sign is taken"));
+	}
+	assert_true(c.threshold == 12.25);
+	for (const char *const *bad =
+		     (const char *const[]){ "table.decay=-0.5", "policy.rate_mbps=-0", NULL };
+	     *bad; bad++)
+		if (hb_config_set(&c, *bad, &err) != -EINVAL)
+			fail_msg("%s accepted", *bad);
 }
 
 /*

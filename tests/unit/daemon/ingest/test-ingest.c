@@ -203,6 +203,54 @@ static void test_records_taken_before_pages_moved_onto_their_node_are_stale(void
 }
 
 /*
+ * newuser r5 E2, E3: a timestamp from the future (ts=2^64-1, the wall
+ * clock's) is bad, one over HB_RECORD_MAX_AGE_NS old (ts=1) stale, neither
+ * goes into the latency summaries; a count over HB_RECORD_COUNT_MAX is bad,
+ * and a page's heat stops at 1e18, the largest threshold.
+ */
+static void test_implausible_timestamps_and_counts_are_dropped(void **state)
+{
+	struct fixture *f = *state;
+	struct hb_latency *lat = calloc(1, sizeof(*lat));
+	struct hb_ingest_env env = { .node_of = node_of, .page_size = PAGE, .heat = f->heat };
+	struct hb_ingest *in = NULL;
+	struct hb_err err = { 0 };
+	uint64_t t = hb_now_ns();
+	struct hb_hot_record r[6] = { hpa_rec(REGION, PAGE, 9),
+				      hpa_rec(REGION + PAGE, PAGE, 9),
+				      hpa_rec(REGION + 2 * PAGE, PAGE, 9),
+				      hpa_rec(REGION + 3 * PAGE, PAGE, HB_RECORD_COUNT_MAX + 1),
+				      hpa_rec(REGION + 4 * PAGE, PAGE, HB_RECORD_COUNT_MAX),
+				      hpa_rec(REGION + 5 * PAGE, PAGE, 9) };
+	int node;
+
+	assert_non_null(lat);
+	env.lat = lat;
+	assert_int_equal(hb_ingest_new(&env, &in, &err), 0);
+	assert_int_equal(hb_ingest_set_topology(in, f->topo, 1ULL << 2, BLOCK), 0);
+	r[0].timestamp_ns = UINT64_MAX;
+	r[1].timestamp_ns = t + 2 * HB_RECORD_TS_SKEW_NS;
+	r[2].timestamp_ns = 1;
+	r[5].timestamp_ns = t; /* plausible: taken */
+	assert_int_equal(hb_ingest_submit(in, r, 6, 0), 0);
+	for (int i = 0; i < 4; i++)
+		assert_true(hb_heat_get(f->heat, REGION + (uint64_t)i * PAGE, &node) == 0);
+	assert_int_equal(hb_ingest_stats(in)->dropped[HB_DROP_BAD_RECORD], 3);
+	assert_int_equal(hb_ingest_stats(in)->dropped[HB_DROP_STALE], 1);
+	assert_true(hb_heat_get(f->heat, REGION + 5 * PAGE, &node) > 0);
+	/* no latency from a ts that is not the records' clock: none near the uptime */
+	assert_int_equal(lat->to_table.count, 6);
+	assert_true(lat->to_table.max_ns < HB_RECORD_TS_SKEW_NS);
+	/* the largest count taken; more heat than 1e18 never kept */
+	assert_true(hb_heat_get(f->heat, REGION + 4 * PAGE, &node) > 0);
+	hb_heat_add(f->heat, REGION + 4 * PAGE, PAGE, 5e18, 2);
+	hb_heat_add(f->heat, REGION + 4 * PAGE, PAGE, 5e18, 2);
+	assert_true(hb_heat_get(f->heat, REGION + 4 * PAGE, &node) <= 1e18);
+	hb_ingest_free(in);
+	free(lat);
+}
+
+/*
  * hpa=0x390000000 len=0x2000000000 (128 GiB named, 1 GiB of CXL memory)
  * stalled the loop 17.5 s: a record may name no more than all committed
  * CXL memory, and what it names outside the regions is skipped, not walked.
@@ -483,6 +531,8 @@ int main(void)
 			teardown),
 		cmocka_unit_test_setup_teardown(test_every_page_of_a_record_is_counted_once, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_implausible_timestamps_and_counts_are_dropped,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_an_untimestamped_record_s_latency_counts_its_wait,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_slices_and_the_backlog_give_the_same_table,

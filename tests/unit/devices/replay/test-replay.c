@@ -138,6 +138,10 @@ static void test_replay_text_reasons(void **state)
 		{ "mem0 dpa=0x1000 len=4096 count=1 ts=0100",
 		  "ts: '0100' is not a number: a leading zero" },
 		{ "mem0 dpa=0x1000 len=4096 count=1e3", "count: '1e3' is not a number" },
+		/* newuser r5 E3: one line made a heat of 1.8e19 */
+		{ "mem0 dpa=0x205000 len=4096 count=18446744073709551615",
+		  "count=18446744073709551615: above the largest, 10^12" },
+		{ "hpa=0x1000 len=4096 count=1000000000001", "count=1000000000001: above" },
 		{ "mem0 dpa=0x1000 len=4096 count=+1", "count: '+1' is not a number: no sign" },
 		{ "mem0 hpa=0x1 len=1 count=1", "hpa= takes no memdev" },
 		{ "len=1 count=1", "expected a memdev name or hpa= first" },
@@ -460,8 +464,35 @@ static void test_replay_frame_checks(void **state)
 		hb_replay_parser_finish(p);
 		assert_int_equal(ngot, 1);
 		assert_string_equal(got[0].memdev, "mem1");
-		assert_non_null(strstr(reports[0], "nul:1: memdev name has a non-text byte 0x00"));
+		assert_non_null(
+			strstr(reports[0], "nul:1: memdev name 'mem0\\x00x' has a non-text byte"));
 		hb_replay_parser_free(p);
+	}
+	/* newuser r5 E16: feed bytes reach the log escaped, in every field, one way */
+	{
+		static const struct {
+			const char *line, *why;
+		} cases[] = {
+			{ "mem0 dpa=0x1000 len=4096 count=40 \033[31mx=1",
+			  "unknown key '\\x1b[31mx'" },
+			{ "mem0 dpa=0x1000 len=4096 count=4\033[2J0",
+			  "count: '4\\x1b[2J0' is not a number" },
+			{ "mem0 dpa=0x1000 len=4096 count=4 \033]0;x\007",
+			  "'\\x1b]0;x\\x07' is not key=value" },
+			{ "m\033x=1 dpa=0x1000", "not 'm\\x1bx'" },
+			{ "mem0 dpa=0x1 len=1 count=1 a\\b=1", "unknown key 'a\\x5cb'" },
+		};
+		struct hb_hot_record r;
+		char why[160];
+
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			int rc = hb_replay_parse_line(cases[i].line, strlen(cases[i].line), &r, why,
+						      sizeof(why));
+
+			if (rc != -EINVAL || !strstr(why, cases[i].why) || strchr(why, '\033'))
+				fail_msg("'%s': rc %d, '%s' (want '%s')", cases[i].line, rc, why,
+					 cases[i].why);
+		}
 	}
 }
 
