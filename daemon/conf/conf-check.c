@@ -139,6 +139,44 @@ int hb_source_memdev(const struct hb_topology *t, const struct hb_source_config 
 	return 0;
 }
 
+int hb_source_open_params(const struct hb_topology *t, const struct hb_source_config *s,
+			  const char *memdev, const char **params, char *added, size_t added_size,
+			  struct hb_err *err)
+{
+	const struct hb_memdev *md;
+	const char *v = NULL;
+	uint64_t size, cap;
+	size_t n = 0;
+	int i;
+
+	for (; n < HB_MAX_SOURCE_PARAMS && s->params[n]; n++) {
+		params[n] = s->params[n];
+		if (!strncmp(s->params[n], "capacity=", 9))
+			v = s->params[n] + 9;
+	}
+	params[n] = NULL;
+	if (strcmp(s->type, "emul-chmu") || !memdev[0] || !t ||
+	    (i = hb_topology_find_memdev(t, memdev)) < 0)
+		return 0;
+	md = hb_topology_memdev(t, (size_t)i);
+	size = md->ram_size + md->pmem_size;
+	if (!size)
+		return 0;
+	if (v) {
+		if (hb_dev_param_parse_u64(v, &cap) == 0 && cap > size)
+			return hb_err_set(err, -EINVAL,
+					  "%s: [source %s]: capacity=%s is larger than "
+					  "memdev %s (%llu MiB in the topology)",
+					  s->where, s->name, v, memdev,
+					  (unsigned long long)(size >> 20));
+		return 0; /* the source checks the rest of it */
+	}
+	snprintf(added, added_size, "capacity=%llu", (unsigned long long)size);
+	params[n++] = added;
+	params[n] = NULL;
+	return 0;
+}
+
 static bool plugin_named(const struct hb_plugin_set *set, const char *name)
 {
 	for (size_t i = 0; set && i < set->n; i++)
@@ -148,18 +186,21 @@ static bool plugin_named(const struct hb_plugin_set *set, const char *name)
 }
 
 static int check_source(const struct hb_config *c, const struct hb_source_config *s,
-			const struct hb_config_facts *f, struct hb_err *err)
+			const char *memdev, const struct hb_config_facts *f, struct hb_err *err)
 {
 	const char *const *allowed = hb_builtin_params(s->type);
 	const char *const *test_only = hb_builtin_test_params(s->type);
-
+	const char *params[HB_MAX_SOURCE_PARAMS + 2];
+	char added[48];
+	/* what open is given (source-host.c): the memdev and parameters run uses */
 	const struct hb_dev_info info = { .size = sizeof(info),
 					  .name = s->name,
-					  .memdev = s->memdev[0] ? s->memdev : NULL,
+					  .memdev = memdev[0] ? memdev : NULL,
 					  .pci_bdf = s->pci[0] ? s->pci : NULL,
-					  .params = (const char *const *)s->params };
+					  .params = params };
 	struct hb_err why = { 0 };
 	char unavailable[256];
+	int r;
 
 	for (size_t i = 0; i < f->nrefused; i++)
 		if (!hb_builtin_find(s->type) && !strcmp(f->refused[i].name, s->type))
@@ -196,6 +237,8 @@ static int check_source(const struct hb_config *c, const struct hb_source_config
 				  "'%.*s' (it takes: %s)",
 				  s->where, s->name, s->type, (int)len, s->params[k], list);
 	}
+	if ((r = hb_source_open_params(f->topology, s, memdev, params, added, sizeof(added), err)) < 0)
+		return r;
 	/* the built-in's own check, the one its open runs first */
 	if (hb_builtin_check(s->type, &info, &why) < 0)
 		return hb_err_set(err, why.code, "%s: [source %s]: %s", s->where, s->name, why.msg);
@@ -465,7 +508,7 @@ static int config_check(const struct hb_config *c, const struct hb_config_facts 
 
 		if ((r = hb_source_memdev(f->topology, &c->sources[i], memdev, sizeof(memdev), err)) <
 			    0 ||
-		    (r = check_source(c, &c->sources[i], f, err)) < 0)
+		    (r = check_source(c, &c->sources[i], memdev, f, err)) < 0)
 			return r;
 	}
 	if ((r = check_inputs(c, err)) < 0)

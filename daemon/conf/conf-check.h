@@ -75,6 +75,18 @@ int hb_config_source_nodes(const struct hb_config *c, uint64_t *ret_mask, struct
 int hb_source_memdev(const struct hb_topology *t, const struct hb_source_config *s, char *memdev,
 		     size_t size, struct hb_err *err);
 /*
+ * The parameters source s opens with (params: HB_MAX_SOURCE_PARAMS + 2
+ * slots, NULL-terminated), the same for check-config and run: its own,
+ * and an emulated CHMU (emul-chmu) on memdev, a memdev of t, gets the
+ * memdev's size as capacity= (its own default, 1 GiB, is twice the
+ * emulated host's memdevs; records past the memdev's end would be dropped
+ * as unmapped), written into added; a larger capacity= is refused
+ * (-EINVAL naming it). A memdev not in t keeps the source's default.
+ */
+int hb_source_open_params(const struct hb_topology *t, const struct hb_source_config *s,
+			  const char *memdev, const char **params, char *added, size_t added_size,
+			  struct hb_err *err);
+/*
  * The topology's start-up warnings, the same words for run (at start and
  * each rebuild) and check-config: an empty model (no CXL memdev, decoder
  * or region on this host, or in the snapshot), and each region hotbridge

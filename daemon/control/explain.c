@@ -28,7 +28,15 @@ static void explain_reason(const struct hb_daemon *d, const struct hb_decision *
 			 dec->heat, d->pcfg.threshold, dec->target);
 		break;
 	case HB_REASON_BELOW_THRESHOLD:
-		snprintf(buf, size, "heat %g below threshold %g", dec->heat, d->pcfg.threshold);
+		/* heat 0 (no access, a count-0 record) is not "below" a threshold of 0 */
+		if (!(dec->heat > 0))
+			snprintf(buf, size,
+				 "no access (heat 0): never promoted, whatever the threshold "
+				 "(%g)",
+				 d->pcfg.threshold);
+		else
+			snprintf(buf, size, "heat %g below threshold %g", dec->heat,
+				 d->pcfg.threshold);
 		break;
 	case HB_REASON_HYSTERESIS:
 		snprintf(buf, size,

@@ -252,51 +252,6 @@ static const char *refusal_of(const struct load_refusals *lr, const char *type)
 	return NULL;
 }
 
-/*
- * An emulated CHMU's capacity is its memdev's: by default the memdev's size
- * in the daemon's topology (its own default, 1 GiB, is twice the emulated
- * host's memdevs, and records past the memdev's end are dropped as
- * unmapped); a larger capacity= is refused. A memdev not in the topology
- * keeps the source's default (its records are unknown_memdev anyway).
- */
-static int emul_capacity(struct hb_daemon *d, const struct hb_source_config *sc, struct source *s,
-			 struct hb_err *err)
-{
-	const struct hb_topology *t = hb_platform_topology(d->env.platform);
-	const struct hb_memdev *md;
-	const char *v = NULL;
-	uint64_t size, cap;
-	size_t n = 0;
-	int i;
-
-	for (; n < HB_MAX_SOURCE_PARAMS && sc->params[n]; n++) {
-		s->params[n] = sc->params[n];
-		if (!strncmp(sc->params[n], "capacity=", 9))
-			v = sc->params[n] + 9;
-	}
-	s->params[n] = NULL;
-	if (strcmp(sc->type, "emul-chmu") || !s->memdev[0] || !t ||
-	    (i = hb_topology_find_memdev(t, s->memdev)) < 0)
-		return 0;
-	md = hb_topology_memdev(t, (size_t)i);
-	size = md->ram_size + md->pmem_size;
-	if (!size)
-		return 0;
-	if (v) {
-		if (hb_dev_param_parse_u64(v, &cap) == 0 && cap > size)
-			return hb_err_set(err, -EINVAL,
-					  "%s: [source %s]: capacity=%s is larger than "
-					  "memdev %s (%llu MiB in the topology)",
-					  sc->where, sc->name, v, s->memdev,
-					  (unsigned long long)(size >> 20));
-		return 0; /* the source checks the rest of it */
-	}
-	snprintf(s->added, sizeof(s->added), "capacity=%llu", (unsigned long long)size);
-	s->params[n++] = s->added;
-	s->params[n] = NULL;
-	return 0;
-}
-
 static void on_resume(evutil_socket_t fd, short what, void *arg);
 
 int hb_daemon_open_sources(struct hb_daemon *d)
@@ -362,7 +317,8 @@ int hb_daemon_open_sources(struct hb_daemon *d)
 				"its records are dropped (unknown_memdev) until it appears",
 				sc->where, sc->name, s->memdev);
 		snprintf(s->pci, sizeof(s->pci), "%s", sc->pci);
-		if (emul_capacity(d, sc, s, &err) < 0) {
+		if (hb_source_open_params(hb_platform_topology(d->env.platform), sc, s->memdev,
+					  s->params, s->added, sizeof(s->added), &err) < 0) {
 			hb_dlog(d, LOG_ERR, "%s; going on without it", err.msg);
 			continue;
 		}

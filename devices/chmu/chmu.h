@@ -145,6 +145,26 @@ struct hb_chmu_range {
 	uint64_t start, len; /* DPA */
 };
 
+/*
+ * A source's CHMU parameters, for hb_chmu_check_params(): unit and ds 0
+ * (not given: the device's smallest) are not checked; epoch_ms only when
+ * epoch is set (epoch mode).
+ */
+struct hb_chmu_params {
+	uint64_t unit, ds, threshold, epoch_ms;
+	bool epoch;
+	const struct hb_chmu_range *ranges;
+	size_t nranges;
+};
+
+/*
+ * What every CHMU refuses whatever its capabilities, -EINVAL naming the
+ * key (who: "chmu", "cxl-hmu"): unit a power of two 256..2^39, ds a power
+ * of two up to 32768, threshold 1..2^32-1, an epoch the CONF1 fields
+ * express, DPA ranges neither empty, past 2^64 nor overlapping.
+ */
+int hb_chmu_check_params(const char *who, const struct hb_chmu_params *p, struct hb_err *err);
+
 struct hb_chmu_config {
 	uint64_t unit_size;                 /* bytes, a power of two the caps allow */
 	uint64_t epoch_ns;                  /* epoch mode */

@@ -54,6 +54,12 @@ static int parse_ranges(const char *s, struct hb_chmu_range *r, size_t *n, struc
 		return hb_err_set(err, -EINVAL,
 				  "chmu: dpa_ranges= is required (the memdev's decoded "
 				  "DPA, e.g. dpa_ranges=0x0+0x20000000)");
+	if (!s[0] || s[0] == ',' || s[strlen(s) - 1] == ',' || strstr(s, ",,"))
+		return hb_err_set(err, -EINVAL,
+				  "chmu: dpa_ranges=%s: an empty element (<start>+<len>[,...])", s);
+	if (strlen(s) >= sizeof(buf))
+		return hb_err_set(err, -EINVAL, "chmu: dpa_ranges: longer than %zu bytes",
+				  sizeof(buf) - 1);
 	snprintf(buf, sizeof(buf), "%s", s);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *plus = strchr(tok, '+');
@@ -103,8 +109,9 @@ static int chmu_params(const struct hb_dev_info *info, struct hb_chmu_range *ran
 {
 	const char *bdf = hb_dev_param(info, "pci"), *mode = hb_dev_param(info, "mode");
 	struct hb_chmu_range scratch[MAX_RANGES];
+	struct hb_chmu_params p = { 0 };
 	uint64_t v;
-	size_t n;
+	size_t n = 0;
 	int r;
 
 	for (const char *const *t = hb_source_chmu_test_params; *t; t++)
@@ -117,16 +124,29 @@ static int chmu_params(const struct hb_dev_info *info, struct hb_chmu_range *ran
 	    (r = parse_ranges(hb_dev_param(info, "dpa_ranges"), ranges ? ranges : scratch,
 			      nr ? nr : &n, err)) < 0)
 		return r;
-	for (const char *const *k = (const char *const[]){ "unit", "epoch_ms", "threshold", "ds",
-							   "instance", NULL };
-	     *k; k++)
-		if ((r = hb_dev_param_u64(info, *k, 0, &v, err)) < 0)
-			return r;
+	/* the defaults open uses; unit and ds given as 0 are refused too */
+	if ((r = hb_dev_param_u64(info, "unit", 0, &p.unit, err)) < 0 ||
+	    (r = hb_dev_param_u64(info, "epoch_ms", 100, &p.epoch_ms, err)) < 0 ||
+	    (r = hb_dev_param_u64(info, "threshold", 16, &p.threshold, err)) < 0 ||
+	    (r = hb_dev_param_u64(info, "ds", 0, &p.ds, err)) < 0 ||
+	    (r = hb_dev_param_u64(info, "instance", 0, &v, err)) < 0)
+		return r;
 	if (!bdf && !info->pci_bdf)
 		return hb_err_set(err, -EINVAL, "chmu: no PCI function (pci=<bdf>)");
 	if (mode && strcmp(mode, "epoch") && strcmp(mode, "always-on"))
 		return hb_err_set(err, -EINVAL, "chmu: mode=%s: use epoch or always-on", mode);
-	return 0;
+	if (v > 255)
+		return hb_err_set(err, -EINVAL, "chmu: instance=%llu: 0..255", (unsigned long long)v);
+	/* 0 stands for "not given" (the device's smallest) in hb_chmu_params */
+	if ((hb_dev_param(info, "unit") && !p.unit) || (hb_dev_param(info, "ds") && !p.ds))
+		return hb_err_set(err, -EINVAL,
+				  "chmu: %s=0: a power of two (leave it out for the "
+				  "device's smallest)",
+				  !p.unit && hb_dev_param(info, "unit") ? "unit" : "ds");
+	p.epoch = !mode || !strcmp(mode, "epoch");
+	p.ranges = ranges ? ranges : scratch;
+	p.nranges = nr ? *nr : n;
+	return hb_chmu_check_params("chmu", &p, err);
 }
 
 int hb_source_chmu_check(const struct hb_dev_info *info, struct hb_err *err)

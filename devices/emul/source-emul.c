@@ -10,10 +10,11 @@
  * Parameters: capacity (bytes, multiple of 256 MiB; default 1 GiB: the
  * daemon passes its memdev's size instead, source-host.c),
  * workload (uniform | zipf:<s> | moving:<s>; default zipf:1.1),
- * accesses (per epoch; default 200000), unit (bytes; 4096), threshold (16),
+ * accesses (per epoch; default 200000, at most 1000000: one poll runs
+ * them all in the event loop), unit (bytes; 4096), threshold (16),
  * ds (down-sampling factor; 1), move_every (epochs; 10), seed, hotlist
  * (the device's hotlist entries; QEMU's 1024 by default, as many as fit
- * the 16-bit instance length at most).
+ * the 16-bit instance length at most). Capacity: at most 16 GiB.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -56,11 +57,37 @@ struct emul_params {
 	uint64_t accesses, unit, thr, ds;
 };
 
-/* the parameters, each refusal naming it (open and the start-up check) */
+/*
+ * The documented bounds: a cycle's work (accesses draws, each a few tens of
+ * ns) stays well under a second in the event loop, and the emulator's
+ * arrays (20 bytes a unit, the Zipf table 8 bytes a 4 KiB item, built at
+ * open) stay small.
+ */
+#define EMUL_MAX_ACCESSES 1000000ULL
+#define EMUL_MAX_CAPACITY (16ULL << 30)
+#define EMUL_UNIT_MIN 4096ULL
+#define EMUL_UNIT_MAX (256ULL << 20)
+#define EMUL_DS_MAX 32768ULL
+
+static int refuse(const char *key, uint64_t v, const char *want, struct hb_err *err)
+{
+	return hb_err_set(err, -EINVAL, "emul-chmu: %s=%llu: %s", key, (unsigned long long)v, want);
+}
+
+static bool pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+/*
+ * The parameters, each refusal naming the key: open and the start-up check
+ * (check-config, run) call this one function, and it refuses everything
+ * the emulator, the driver's configure and the workload would refuse later.
+ */
 static int emul_params(const struct hb_dev_info *info, struct emul_params *q, struct hb_err *err)
 {
 	const char *wls = hb_dev_param(info, "workload");
-	uint64_t move, seed, hotlist;
+	uint64_t move, seed, hotlist, words;
 	int kind, r;
 
 	q->wp = (struct hb_workload_params){ .granule = 4096, .move_every = 10 };
@@ -77,15 +104,36 @@ static int emul_params(const struct hb_dev_info *info, struct emul_params *q, st
 	    (r = hb_dev_param_u64(info, "seed", 1, &seed, err)) < 0 ||
 	    (r = hb_dev_param_u64(info, "hotlist", q->ep.hotlist_size, &hotlist, err)) < 0)
 		return r;
-	if (hotlist < 2 || hotlist > 0xffff)
-		return hb_err_set(err, -EINVAL, "%s: hotlist=%llu: want 2..65535 entries",
-				  info->name ? info->name : "emul-chmu", (unsigned long long)hotlist);
+	if (!q->ep.capacity || q->ep.capacity % (256ULL << 20) || q->ep.capacity > EMUL_MAX_CAPACITY)
+		return refuse("capacity", q->ep.capacity,
+			      "a multiple of 256 MiB (268435456), at most 16 GiB", err);
+	if (q->accesses > EMUL_MAX_ACCESSES)
+		return refuse("accesses", q->accesses, "at most 1000000 a cycle", err);
+	if (!pow2(q->unit) || q->unit < EMUL_UNIT_MIN || q->unit > EMUL_UNIT_MAX)
+		return refuse("unit", q->unit, "a power of two from 4096 to 268435456 (256 MiB)",
+			      err);
+	if (q->unit > q->ep.capacity)
+		return refuse("unit", q->unit, "larger than capacity=", err);
+	if (!pow2(q->ds) || q->ds > EMUL_DS_MAX)
+		return refuse("ds", q->ds, "a power of two from 1 to 32768", err);
+	if (!q->thr || q->thr > UINT32_MAX)
+		return refuse("threshold", q->thr, "1..4294967295", err);
+	if (move > UINT32_MAX)
+		return refuse("move_every", move, "0..4294967295 cycles (0: never moves)", err);
+	/* the instance (registers, range bitmap, hotlist) fits 16 bits of length */
+	words = (q->ep.capacity / (256ULL << 20) + 63) / 64;
+	if (hotlist < 2 || hotlist > (0xffff - 0x70 - words * 8) / 8)
+		return refuse("hotlist", hotlist,
+			      "want 2..8176 entries (what fits the CHMU's 16-bit instance "
+			      "length)",
+			      err);
 	q->ep.hotlist_size = (unsigned int)hotlist;
 	kind = hb_workload_kind_from_string(wls ? wls : "zipf:1.1", &q->wp.skew);
 	if (kind < 0)
 		return hb_err_set(err, -EINVAL,
-				  "%s: workload=%s: use uniform, zipf:<s> or moving:<s>",
-				  info->name ? info->name : "emul-chmu", wls);
+				  "emul-chmu: workload=%s: use uniform, zipf:<s> or moving:<s> "
+				  "(0 < s < 10)",
+				  wls);
 	q->wp.kind = kind;
 	q->wp.size = q->ep.capacity;
 	q->wp.granule = q->unit < 4096 ? q->unit : 4096;

@@ -33,6 +33,7 @@
 #include <linux/perf_event.h>
 
 #include "devices.h"
+#include "chmu/chmu.h"
 #include "hmu.h"
 
 #define DATA_PAGES 8 /* the data ring only carries AUX/LOST records */
@@ -76,6 +77,7 @@ static int request_from_params(const struct hb_dev_info *info, struct hb_hmu_req
 			       uint64_t *ret_pages, struct hb_err *err)
 {
 	const char *mode = hb_dev_param(info, "mode"), *range = hb_dev_param(info, "dpa_range");
+	struct hb_chmu_params p;
 	uint64_t unit, epoch_ms, thr, ds;
 	int r;
 
@@ -86,20 +88,21 @@ static int request_from_params(const struct hb_dev_info *info, struct hb_hmu_req
 	    (r = hb_dev_param_u64(info, "ds", 1, &ds, err)) < 0 ||
 	    (r = hb_dev_param_u64(info, "aux_pages", 16, ret_pages, err)) < 0)
 		return r;
-	if (log2_exact(unit, &q->granule_shift) < 0 || q->granule_shift < 8)
-		return hb_err_set(err, -EINVAL, "cxl-hmu: unit=%llu: a power of two of at least 256",
-				  (unsigned long long)unit);
-	if (log2_exact(ds, &q->ds_shift) < 0)
-		return hb_err_set(err, -EINVAL, "cxl-hmu: ds=%llu: a power of two",
-				  (unsigned long long)ds);
-	if (!thr || thr > UINT32_MAX)
-		return hb_err_set(err, -EINVAL, "cxl-hmu: threshold=%llu: 1..%u",
-				  (unsigned long long)thr, UINT32_MAX);
-	if (epoch_ms > UINT64_MAX / 1000000)
-		return hb_err_set(err, -ERANGE, "cxl-hmu: epoch_ms=%llu is too long",
-				  (unsigned long long)epoch_ms);
 	if (mode && strcmp(mode, "epoch") && strcmp(mode, "always-on"))
 		return hb_err_set(err, -EINVAL, "cxl-hmu: mode=%s: use epoch or always-on", mode);
+	/* the CHMU's own rules, as the chmu source checks them (chmu/rules.c) */
+	p = (struct hb_chmu_params){ .unit = unit ? unit : 1,
+				     .ds = ds ? ds : 3,
+				     .threshold = thr,
+				     .epoch_ms = epoch_ms,
+				     .epoch = !mode || !strcmp(mode, "epoch") };
+	if (!unit || !ds)
+		return hb_err_set(err, -EINVAL, "cxl-hmu: %s=0: a power of two",
+				  !unit ? "unit" : "ds");
+	if ((r = hb_chmu_check_params("cxl-hmu", &p, err)) < 0)
+		return r;
+	log2_exact(unit, &q->granule_shift);
+	log2_exact(ds, &q->ds_shift);
 	if (parse_access(hb_dev_param(info, "access"), &q->access_type) < 0)
 		return hb_err_set(err, -EINVAL, "cxl-hmu: access=%s: use r, w or rw",
 				  hb_dev_param(info, "access"));
@@ -121,6 +124,15 @@ static int request_from_params(const struct hb_dev_info *info, struct hb_hmu_req
 		    hb_parse_u64(plus + 1, &q->dpa_len) < 0 || !q->dpa_len)
 			return hb_err_set(err, -EINVAL, "cxl-hmu: dpa_range=%s: not <start>+<len>",
 					  range);
+		if (q->dpa_start % (256ULL << 20) || q->dpa_len % (256ULL << 20))
+			return hb_err_set(err, -EINVAL,
+					  "cxl-hmu: dpa_range=%s: not on 256 MiB boundaries (the "
+					  "PMU's range_base/range_size count 256 MiB)",
+					  range);
+		p.ranges = &(struct hb_chmu_range){ q->dpa_start, q->dpa_len };
+		p.nranges = 1;
+		if ((r = hb_chmu_check_params("cxl-hmu", &p, err)) < 0)
+			return r;
 	}
 	return 0;
 }

@@ -35,7 +35,8 @@ refused() {
 	local name=$1 needle=$2 rc1=0 rc2=0
 	shift 2
 	"${hb[@]}" check-config --config "$tmp/$name.conf" "$@" >/dev/null 2>"$tmp/$name.check" || rc1=$?
-	"${hb[@]}" run --once --config "$tmp/$name.conf" "$@" >/dev/null 2>"$tmp/$name.run" || rc2=$?
+	# bounded: a parameter that spins the loop (r5 E12) fails, not hangs
+	timeout -s KILL 60 "${hb[@]}" run --once --config "$tmp/$name.conf" "$@" >/dev/null 2>"$tmp/$name.run" || rc2=$?
 	sed 's/^/# check-config: /' "$tmp/$name.check" | tail -2
 	sed 's/^/# run: /' "$tmp/$name.run" | tail -2
 	if [ "$rc1" -eq 1 ] && [ "$rc2" -eq 1 ] && grep -qF -- "$needle" "$tmp/$name.check" &&
@@ -66,6 +67,67 @@ refused test-hook "[source hw]: pci_dump= is a test-only parameter of type chmu"
 base source-nodes "[policy]
 source_nodes = banana"
 refused source-nodes "policy.source_nodes=banana: 'banana' is not a node number"
+# each source kind's parameters: check-config and run --once run the same
+# validation (one function per kind), so both refuse each of these with the
+# same message naming the key (newuser r5 E12, E13, E14)
+base params ""
+base params-chmu "[source c]
+type = chmu
+pci = 0000:0d:00.0
+dpa_ranges = 0+0x20000000"
+base params-hmu "[source h]
+type = cxl-hmu
+memdev = mem0"
+base params-replay "[source r]
+type = replay
+path = $tmp/feed.log"
+: >"$tmp/feed.log"
+base params-events "[source v]
+type = cxl-events"
+while read -r conf key val needle; do
+	sec=${conf#params-}
+	case $conf in params) sec=cxl0 ;; params-chmu) sec=c ;; params-hmu) sec=h ;;
+	params-replay) sec=r ;; params-events) sec=v ;; esac
+	cp "$tmp/$conf.conf" "$tmp/p-$sec-$key-$val.conf"
+	refused "p-$sec-$key-$val" "$needle" --set "source.$sec.$key=$val"
+done <<'TABLE'
+params accesses 18446744073709551615 emul-chmu: accesses=18446744073709551615: at most 1000000
+params accesses 1000001 emul-chmu: accesses=1000001: at most 1000000
+params capacity 0 emul-chmu: capacity=0: a multiple of 256 MiB
+params capacity 1000 emul-chmu: capacity=1000: a multiple of 256 MiB
+params capacity 1073741824 capacity=1073741824 is larger than memdev mem0
+params unit 0 emul-chmu: unit=0: a power of two from 4096
+params unit 4095 emul-chmu: unit=4095: a power of two from 4096
+params unit 536870912 emul-chmu: unit=536870912: a power of two from 4096
+params ds 0 emul-chmu: ds=0: a power of two
+params ds 3 emul-chmu: ds=3: a power of two
+params ds 65536 emul-chmu: ds=65536: a power of two
+params threshold 0 emul-chmu: threshold=0: 1..4294967295
+params threshold 4294967296 emul-chmu: threshold=4294967296: 1..4294967295
+params hotlist 1 emul-chmu: hotlist=1: want 2..8176
+params hotlist 9000 emul-chmu: hotlist=9000: want 2..8176
+params move_every 4294967296 emul-chmu: move_every=4294967296
+params workload zipf:0 emul-chmu: workload=zipf:0
+params-chmu unit 4095 chmu: unit=4095: a power of two from 256
+params-chmu unit 0 chmu: unit=0: a power of two
+params-chmu ds 3 chmu: ds=3: a power of two
+params-chmu threshold 0 chmu: threshold=0: 1..4294967295
+params-chmu epoch_ms 0 chmu: epoch_ms=0:
+params-chmu epoch_ms 18446744073709551615 chmu: epoch_ms=18446744073709551615:
+params-chmu epoch_ms 4097 chmu: epoch_ms=4097:
+params-chmu instance 256 chmu: instance=256: 0..255
+params-chmu dpa_ranges 0xffffffffffffffff+0x2000 runs past the end of the address space
+params-chmu dpa_ranges 0+0x2000,0x1000+0x2000 chmu: DPA ranges 0x0+0x2000 and 0x1000+0x2000 overlap
+params-chmu dpa_ranges 0+0x1000, chmu: dpa_ranges=0+0x1000,: an empty element
+params-hmu unit 4095 cxl-hmu: unit=4095: a power of two from 256
+params-hmu ds 3 cxl-hmu: ds=3: a power of two
+params-hmu threshold 0 cxl-hmu: threshold=0
+params-hmu epoch_ms 0 cxl-hmu: epoch_ms=0:
+params-hmu dpa_range 0x1000+0x10000000 cxl-hmu: dpa_range=0x1000+0x10000000: not on 256 MiB
+params-hmu aux_pages 3 cxl-hmu: aux_pages=3
+params-replay from banana replay: from=banana
+params-events instance .. cxl-events: instance=.. is not a directory name
+TABLE
 # the emulated host with a saved topology: refused, not one of them silently ignored
 base emulated-snapshot ""
 refused emulated-snapshot "[topology] emulated = true and snapshot = $tmp/any.json: the emulated host has a topology of its own" \

@@ -176,6 +176,12 @@ h resume >/dev/null
 h explain 0x390005000 >"$tmp/rx.json"
 check "$tmp/rx.json" 'assert r["paused"] is False and r["decision"] == "rate_limit" and "when_resumed" not in r, r' &&
 	ok "explain once resumed: rate_limit, paused false" || { sed "s/^/# /" "$tmp/rx.json"; bad "explain after resume"; }
+# a page no source reported: heat 0 is no access, not "below threshold 0"
+# (newuser r5 E23); the decision keeps its name, below_threshold
+h explain 0x390007000 >"$tmp/h0.json"
+check "$tmp/h0.json" 'assert r["decision"] == "below_threshold" and r["reason"].startswith("no access (heat 0): never promoted"), r' &&
+	ok "explain of a page never reported: $(check "$tmp/h0.json" 'print(r["reason"])')" ||
+	{ sed "s/^/# /" "$tmp/h0.json"; bad "explain of a heat-0 page"; }
 h explain 0x1000 >"$tmp/nr.json"
 check "$tmp/nr.json" 'assert r["decision"] == "not_in_a_cxl_region" and r["reason"] == "HPA 0x1000 is not in any committed CXL region", r' &&
 	ok "explain 0x1000: $(check "$tmp/nr.json" 'print(r["reason"])')" || { sed "s/^/# /" "$tmp/nr.json"; bad "explain of an HPA in no region"; }

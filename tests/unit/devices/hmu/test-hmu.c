@@ -502,9 +502,15 @@ static void test_hmu_bad_parameters_are_named(void **state)
 	expect_prepare(rfc_root(), (const char *[]){ "unit=4000", NULL }, -EINVAL, "unit=4000");
 	expect_prepare(rfc_root(), (const char *[]){ "unit=128", NULL }, -EINVAL, "unit=128");
 	expect_prepare(rfc_root(), (const char *[]){ "ds=3", NULL }, -EINVAL, "ds=3");
-	expect_prepare(rfc_root(), (const char *[]){ "epoch_ms=0", NULL }, -EINVAL, "epoch of 0");
+	expect_prepare(rfc_root(), (const char *[]){ "epoch_ms=0", NULL }, -EINVAL, "epoch_ms=0");
 	expect_prepare(rfc_root(), (const char *[]){ "epoch_ms=4096000", NULL }, -EINVAL,
-		       "multiplier's 4095");
+		       "epoch_ms=4096000");
+	expect_prepare(rfc_root(),
+		       (const char *[]){ "dpa_range=0xfffffffff0000000+0x20000000", NULL }, -EINVAL,
+		       "past the end of the address space");
+	expect_prepare(rfc_root(), (const char *[]){ "unit=1099511627776", NULL }, -EINVAL,
+		       "unit=1099511627776");
+	expect_prepare(rfc_root(), (const char *[]){ "ds=65536", NULL }, -EINVAL, "ds=65536");
 	expect_prepare(rfc_root(), (const char *[]){ "threshold=0", NULL }, -EINVAL, "threshold=0");
 	expect_prepare(rfc_root(), (const char *[]){ "mode=sometimes", NULL }, -EINVAL, "mode=");
 	expect_prepare(rfc_root(), (const char *[]){ "access=x", NULL }, -EINVAL, "access=x");

@@ -703,9 +703,9 @@ static void test_replay_emul_chmu_hotlist_is_the_devices_size(void **state)
 	static const struct {
 		const char *param, *why;
 	} bad[] = {
-		{ "hotlist=1", "emu: hotlist=1: want 2..65535 entries" },
-		{ "hotlist=65536", "emu: hotlist=65536: want 2..65535 entries" },
-		{ "hotlist=9000", "does not fit the 16-bit INSTANCE_LENGTH" },
+		{ "hotlist=1", "emul-chmu: hotlist=1: want 2..8176 entries" },
+		{ "hotlist=65536", "emul-chmu: hotlist=65536: want 2..8176 entries" },
+		{ "hotlist=9000", "hotlist=9000: want 2..8176 entries (what fits the CHMU's 16-bit" },
 		{ "hotlist=lots", "hotlist" },
 	};
 	void *priv;
