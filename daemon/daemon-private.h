@@ -121,6 +121,7 @@ struct hb_daemon {
 	const char *config_path;
 	struct hb_logger log;
 	bool paused;
+	bool paused_kept; /* paused at start by the pause_state of the last run */
 	uint64_t started_ns;
 	struct hb_control *control;
 	struct hb_conflicts conflicts;       /* as probed at start or the last reload */

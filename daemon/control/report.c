@@ -440,6 +440,8 @@ json_object *hb_daemon_status_json(struct hb_daemon *d)
 	json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "state", json_object_new_string(d->paused ? "paused" : "running"));
+	if (d->paused)
+		json_object_object_add(o, "paused_kept", json_object_new_boolean(d->paused_kept));
 	json_object_object_add(o, "uptime_s",
 			       hb_json_double((double)(hb_now_ns() - d->started_ns) / 1e9, 3));
 	json_object_object_add(o, "cycles", hb_daemon_json_u64(d->st.cycles));
