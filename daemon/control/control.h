@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The control socket: one JSON request a line, one JSON reply a line, over
+ * The control socket: one JSON request, one JSON reply a line, then the
+ * daemon closes the connection (one request per connection), over
  * a UNIX stream socket (mode 0600; peers other than root and the daemon's
  * own user are refused by their SO_PEERCRED uid: util/socket.c). Requests:
  *   {"command":"status"} | "stats" | "sources" | "pause" | "resume" | "reload" | "metrics"
@@ -8,8 +9,8 @@
  *   {"command":"explain","memdev":"mem0","dpa":"0x..."}
  *   {"command":"history"[,"last":N][,"hpa":"0x..." | ,"memdev":"mem0","dpa":"0x..."]}
  * A request may also end at the client's EOF (shutdown(SHUT_WR)) instead of
- * a newline; each must be complete within 5 s (a deadline for the whole
- * request). Replies carry "ok": true and the answer, or "ok": false with
+ * a newline; it must be complete within 5 s of the connection (a deadline
+ * for the whole request). Replies carry "ok": true and the answer, or "ok": false with
  * "error" and "errno". Lines longer than HB_CONTROL_LINE_MAX are refused.
  */
 #ifndef HB_CONTROL_H

@@ -7,7 +7,8 @@
 #     socket (a directory, a regular file, a FIFO, a device), an empty
 #     --socket (a usage error, exit 2), a refused request
 #     (no errno names, no JSON on stdout); a bad --timeout is a usage error;
-#  3. a request without a trailing newline is answered at EOF;
+#  3. a request without a trailing newline is answered at EOF; one
+#     request, one reply, then the daemon closes the connection;
 #  4. the server's 5 s are a deadline for the whole request: a client
 #     trickling a byte every 4 s is cut off after 5 s;
 #  5. a refused `hotbridge reload` is logged by the daemon, as a refused
@@ -107,6 +108,28 @@ while True:
     if not c: break
     r += c
 assert r.endswith(b"\n") and json.loads(r)["ok"] is True, r
+PY
+
+# 3b. one request, one reply, then the daemon closes (newuser r5 E1): a
+# client reading to EOF ends at once with one line, an error reply too, and
+# a second request on the connection gets nothing (no error 5 s later)
+python3 - "$tmp/ctl.sock" >"$tmp/one.out" <<'PY' && ok "one reply, then EOF: $(cat "$tmp/one.out")" || bad "one reply: $(cat "$tmp/one.out")"
+import json, socket, sys, time
+def ask(data):
+    s = socket.socket(socket.AF_UNIX); s.settimeout(10); s.connect(sys.argv[1])
+    t = time.time(); s.sendall(data); r = b""
+    while True:
+        c = s.recv(65536)
+        if not c: break
+        r += c
+    return r, time.time() - t
+for data, good in ((b'{"command":"status"}\n', True), (b'{"command":"nope"}\n', False),
+                   (b'{"command":"stats"}\n{"command":"status"}\n', True)):
+    r, took = ask(data)
+    lines = r.split(b"\n")
+    assert took < 2 and len(lines) == 2 and lines[1] == b"", (data, took, r[-200:])
+    assert json.loads(lines[0])["ok"] is good, r[-200:]
+print("status, an unknown command and two requests in one: one line each, EOF at once")
 PY
 
 # 4. a byte every 4 s
