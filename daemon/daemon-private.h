@@ -121,6 +121,8 @@ struct hb_daemon {
 	const char *config_path;
 	struct hb_logger log;
 	bool paused;
+	/* the last reload's changed keys: applied, and kept until a restart (", " lists) */
+	char reload_applied[512], restart_needed[512];
 	bool paused_kept; /* paused at start by the pause_state of the last run */
 	uint64_t started_ns;
 	struct hb_control *control;

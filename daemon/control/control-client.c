@@ -113,6 +113,31 @@ static ssize_t recv_until(int fd, char *buf, size_t size, int64_t deadline)
 	return (ssize_t)len;
 }
 
+/*
+ * A reload that left changes for a restart: their keys on stderr and
+ * HB_CONTROL_EXIT_RESTART_NEEDED, so that no one takes them as applied.
+ */
+static int restart_needed(const char *cmd, json_object *o)
+{
+	json_object *v, *keys;
+	size_t n;
+
+	if (strcmp(cmd, "reload") || !json_object_object_get_ex(o, "reload", &v) ||
+	    !json_object_object_get_ex(v, "restart_needed", &keys) ||
+	    !json_object_is_type(keys, json_type_array))
+		return 0;
+	n = json_object_array_length(keys);
+	if (!n)
+		return 0;
+	fprintf(stderr,
+		"hotbridge reload: changed but needs a restart (the running values are kept): ");
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, "%s%s", i ? ", " : "",
+			json_object_get_string(json_object_array_get_idx(keys, i)));
+	fputc('\n', stderr);
+	return HB_CONTROL_EXIT_RESTART_NEEDED;
+}
+
 int hb_control_client(const char *cmd, const char *path, const char *request, unsigned int timeout_s)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -210,6 +235,7 @@ int hb_control_client(const char *cmd, const char *path, const char *request, un
 		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 							       JSON_C_TO_STRING_SPACED |
 							       JSON_C_TO_STRING_NOSLASHESCAPE));
+	r = restart_needed(cmd, o);
 	json_object_put(o);
-	return 0;
+	return r;
 }

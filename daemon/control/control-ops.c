@@ -34,9 +34,13 @@ static void pause_(void *ud, bool paused)
 	hb_daemon_pause(ud, paused);
 }
 
-static int reload(void *ud, struct hb_err *err)
+static int reload(void *ud, struct json_object **ret, struct hb_err *err)
 {
-	return hb_daemon_reload(ud, err);
+	int r = hb_daemon_reload(ud, err);
+
+	if (r >= 0)
+		*ret = hb_daemon_reload_json(ud);
+	return r;
 }
 
 static const struct hb_topology *topology(void *ud)

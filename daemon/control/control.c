@@ -115,7 +115,7 @@ static void handle(struct hb_control *ctl, int fd, const char *line, size_t len)
 	case HB_CTL_PAUSE:
 	case HB_CTL_RESUME: ctl->ops->pause(ctl->ud, req.cmd == HB_CTL_PAUSE); break;
 	case HB_CTL_RELOAD:
-		if (ctl->ops->reload(ctl->ud, &err) < 0) {
+		if (ctl->ops->reload(ctl->ud, &answer, &err) < 0) {
 			reply_error(fd, err.code, err.msg);
 			return;
 		}

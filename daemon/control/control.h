@@ -70,7 +70,8 @@ struct hb_control_ops {
 	struct json_object *(*sources)(void *ud);
 	void (*metrics)(void *ud, FILE *f); /* Prometheus text */
 	void (*pause)(void *ud, bool paused);
-	int (*reload)(void *ud, struct hb_err *err);
+	/* *ret: the keys applied and those that need a restart */
+	int (*reload)(void *ud, struct json_object **ret, struct hb_err *err);
 	const struct hb_topology *(*topology)(void *ud);
 	int (*explain)(void *ud, uint64_t hpa, struct json_object **ret, struct hb_err *err);
 	/* explain of memdev:DPA, which the owner translates (not topology()) */
@@ -91,10 +92,13 @@ int hb_control_new(struct event_base *base, const char *path, const struct hb_co
 struct hb_control *hb_control_free(struct hb_control *ctl);
 
 #define HB_CONTROL_CLIENT_TIMEOUT_S 10
+/* `hotbridge reload`'s exit status when a changed key waits for a restart */
+#define HB_CONTROL_EXIT_RESTART_NEEDED 4
 /*
  * The CLI side of command cmd: send one request (then shut our side down),
  * print the reply to stdout, or an error in words to stderr, all within
- * timeout_s seconds. Returns the exit status (0, 1, or 2 for a bad path).
+ * timeout_s seconds. Returns the exit status (0, 1, 2 for a bad path, or
+ * HB_CONTROL_EXIT_RESTART_NEEDED for a reload that left keys for a restart).
  */
 int hb_control_client(const char *cmd, const char *path, const char *request, unsigned int timeout_s);
 

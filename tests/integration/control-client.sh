@@ -12,7 +12,8 @@
 #  4. the server's 5 s are a deadline for the whole request: a client
 #     trickling a byte every 4 s is cut off after 5 s;
 #  5. a refused `hotbridge reload` is logged by the daemon, as a refused
-#     SIGHUP is (the client gets the same words);
+#     SIGHUP is (the client gets the same words); a reload that leaves a
+#     key for a restart exits 4 naming it (and status lists it);
 #  6. status says why nothing is promoted: the DRAM target (node 0, for
 #     source node 2) with its free memory against watermark_mb, the
 #     promotion state (active; held_by_watermark after a reload raises
@@ -203,8 +204,21 @@ st "$tmp/ctl.sock" 'assert s["promotion"] == "paused" and s["state"] == "paused"
 	{ sed 's/^/# /' "$tmp/st.json"; bad "status while paused"; }
 "${hb[@]}" resume --socket "$tmp/ctl.sock" >/dev/null
 ok "status: held_by_watermark once watermark_mb (9000) is above node 0's free memory; paused while paused"
+# a reload with a key that needs a restart (newuser r5 E6): the reply lists
+# it, the client names it on stderr and exits 4; status has it until a
+# reload puts the running value back
+sed -i 's/^interval_ms = 200$/interval_ms = 300\nbacklog = 2048/' "$tmp/hb.conf"
+rc=0
+"${hb[@]}" reload --socket "$tmp/ctl.sock" >"$tmp/rl.json" 2>"$tmp/rl.err" || rc=$?
+sed 's/^/# /' "$tmp/rl.err"
+[ "$rc" -eq 4 ] && grep -q "^hotbridge reload: changed but needs a restart (the running values are kept): daemon.backlog$" "$tmp/rl.err" &&
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["reload"]; assert r["restart_needed"] == ["daemon.backlog"] and r["applied"] == ["daemon.interval_ms"], r' "$tmp/rl.json" &&
+	st "$tmp/ctl.sock" 'assert s["restart_needed"] == ["daemon.backlog"], s' &&
+	ok "reload of a key that needs a restart: exit 4, named on stderr, in the reply and in status" ||
+	{ sed 's/^/# /' "$tmp/rl.json"; bad "reload of daemon.backlog: exit $rc"; }
 cp "$tmp/hb.conf.orig" "$tmp/hb.conf"
-"${hb[@]}" reload --socket "$tmp/ctl.sock" >/dev/null
+"${hb[@]}" reload --socket "$tmp/ctl.sock" >"$tmp/rl.json" && st "$tmp/ctl.sock" 'assert s["restart_needed"] == [], s' &&
+	ok "the running values back: reload exit 0, restart_needed empty" || bad "reload back"
 printf '[daemon]\ninterval_ms = 200\ncontrol_socket = %s\n[topology]\nemulated = true\n[demote]\nenabled = true\n[source feed]\ntype = replay\nsocket = %s\n' \
 	"$tmp/ctl2.sock" "$tmp/feed2.sock" >"$tmp/demote.conf"
 chmod 0644 "$tmp/demote.conf"
