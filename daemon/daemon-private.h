@@ -190,7 +190,7 @@ void hb_daemon_log_counters(const struct hb_daemon *d, const char *lead);
 /* topology-watch.c: platform/topology-watch.h */
 
 /* control-ops.c: the control socket, when the configuration names one */
-void hb_daemon_listen_control(struct hb_daemon *d);
+int hb_daemon_listen_control(struct hb_daemon *d); /* logged */
 void hb_daemon_close_control(struct hb_daemon *d);
 
 /* conflict-report.c: other movers of the same pages, into d->conflicts and

@@ -312,7 +312,8 @@ int hb_daemon_run(struct hb_daemon *d, const char *config_path)
 			return -ENOMEM;
 	}
 	keep_pause(d);
-	hb_daemon_listen_control(d);
+	if (hb_daemon_listen_control(d) < 0)
+		return -EADDRINUSE;
 	hb_daemon_watch_uevents(d);
 	hb_daemon_drop_capabilities(d);
 	/* after the drop: the batch thread has the credentials the loop keeps */
