@@ -2,12 +2,14 @@
 /* The CLI side of the control socket: one request, one reply, within a deadline. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,11 +41,59 @@ static const char *connect_hint(int e)
 {
 	switch (e) {
 	case ENOENT: return " (is `hotbridge run` running?)";
-	case ECONNREFUSED: return " (nothing listens on it: a daemon that has exited?)";
+	case ECONNREFUSED:
+		return " (nothing listens on it: the daemon is not running; a socket left by one that died)";
 	case EACCES: return " (the control socket serves root and the daemon's own user only)";
 	case ENOTSOCK: return " (not a socket)";
 	default: return "";
 	}
+}
+
+/*
+ * The PID of the daemon that holds path's <path>.lock (its flock, as
+ * /proc/locks shows it, so that asking takes no lock), 0 when none does.
+ */
+static pid_t lock_holder(const char *path)
+{
+	_hb_cleanup_fclose_ FILE *f = NULL;
+	char lock[PATH_MAX], want[64], line[256];
+	struct stat st;
+
+	if (snprintf(lock, sizeof(lock), "%s.lock", path) >= (int)sizeof(lock) || stat(lock, &st) < 0)
+		return 0;
+	snprintf(want, sizeof(want), " %02x:%02x:%llu ", major(st.st_dev), minor(st.st_dev),
+		 (unsigned long long)st.st_ino);
+	f = fopen("/proc/locks", "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		char *at = strstr(line, want);
+		long pid;
+
+		if (!strstr(line, " FLOCK ") || !at)
+			continue;
+		/* "N: FLOCK  ADVISORY  WRITE PID MAJ:MIN:INO START END" */
+		while (at > line && at[-1] == ' ')
+			at--;
+		while (at > line && at[-1] >= '0' && at[-1] <= '9')
+			at--;
+		pid = strtol(at, NULL, 10);
+		if (pid > 0)
+			return (pid_t)pid;
+	}
+	return 0;
+}
+
+/* what pid is doing: stopped (state T, SIGSTOP; t, a debugger) or not */
+static const char *stopped_or_busy(pid_t pid)
+{
+	_hb_cleanup_fclose_ FILE *f = NULL;
+	char p[64], buf[512], *rp;
+
+	snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
+	f = fopen(p, "re");
+	if (f && fgets(buf, sizeof(buf), f) && (rp = strrchr(buf, ')')) && rp[1] == ' ' &&
+	    (rp[2] == 'T' || rp[2] == 't'))
+		return "it is stopped (SIGSTOP or a debugger; SIGCONT resumes it)";
+	return "it is busy or hung";
 }
 
 static int connect_until(int fd, const struct sockaddr_un *sa, int64_t deadline)
@@ -146,6 +196,7 @@ int hb_control_client(const char *cmd, const char *path, const char *request, un
 	int64_t deadline = (int64_t)hb_now_ms() + (int64_t)timeout_s * 1000;
 	json_object *o, *ok, *v;
 	struct stat st;
+	pid_t holder;
 	ssize_t len;
 	int r;
 
@@ -193,6 +244,13 @@ int hb_control_client(const char *cmd, const char *path, const char *request, un
 		return 1;
 	}
 	len = recv_until(fd, buf, 1 << 16, deadline);
+	if (len == -ETIMEDOUT && (holder = lock_holder(path)) > 0) {
+		fprintf(stderr,
+			"hotbridge %s: the daemon at %s (pid %d) accepted the connection but did "
+			"not answer within %u s: %s (--timeout SEC waits longer)\n",
+			cmd, path, (int)holder, timeout_s, stopped_or_busy(holder));
+		return 1;
+	}
 	if (len == -ETIMEDOUT) {
 		fprintf(stderr,
 			"hotbridge %s: no reply from %s within %u s: is it a hotbridge "

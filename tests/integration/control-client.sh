@@ -2,7 +2,8 @@
 # The control client and server (emulated host, dry run, a replay feed):
 #  1. `status` against something that is not a control socket fails with
 #     exit 1 and an error naming the socket, never hangs: the replay feed
-#     socket, and a listener that never answers (--timeout 2);
+#     socket, and a listener that never answers (--timeout 2); a stopped
+#     daemon is said to be one (its PID, stopped), not a stranger;
 #  2. errors are words on stderr: no such socket, a path that is not a
 #     socket (a directory, a regular file, a FIFO, a device), an empty
 #     --socket (a usage error, exit 2), a refused request
@@ -64,6 +65,16 @@ sed 's/^/# /' "$tmp/silent.err"
 kill "$spid" 2>/dev/null || true
 wait "$spid" 2>/dev/null || true
 spid=
+# a stopped daemon (newuser r5 E24): said so, with its PID, not "is it a
+# hotbridge control socket?"
+kill -STOP "$pid"
+rc=0
+timeout 30 "${hb[@]}" status --timeout 1 --socket "$tmp/ctl.sock" >/dev/null 2>"$tmp/stopped.err" || rc=$?
+kill -CONT "$pid"
+sed 's/^/# /' "$tmp/stopped.err"
+[ "$rc" -eq 1 ] && grep -q "the daemon at $tmp/ctl.sock (pid $pid) accepted the connection but did not answer within 1 s: it is stopped (SIGSTOP" "$tmp/stopped.err" &&
+	! grep -q "is it a hotbridge" "$tmp/stopped.err" &&
+	ok "a stopped daemon: named as the daemon, with its PID, stopped" || bad "stopped daemon: exit $rc"
 
 # 2. errors in words
 rc=0

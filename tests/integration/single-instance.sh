@@ -79,6 +79,11 @@ wait "$first" 2>/dev/null || true
 pid=
 test -S "$tmp/ctl.sock" && test -S "$tmp/feed.sock" && ok "killed -9: its sockets stay behind" ||
 	bad "no stale sockets to test with"
+rc=0
+"${hb[@]}" status --socket "$tmp/ctl.sock" >/dev/null 2>"$tmp/dead.err" || rc=$?
+sed 's/^/# /' "$tmp/dead.err"
+[ "$rc" -eq 1 ] && grep -q "nothing listens on it: the daemon is not running" "$tmp/dead.err" &&
+	ok "status against the dead daemon's socket: the daemon is not running" || bad "status, dead daemon: exit $rc"
 start "$tmp/third.err"
 [ "$pid" != "$first" ] && kill -0 "$pid" && records_eq 0 &&
 	ok "the next run replaces the stale control socket and answers status" ||
