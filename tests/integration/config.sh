@@ -360,5 +360,17 @@ timeout $((10 * slow)) "${hb[@]}" run --config "$tmp/sock.conf" --set daemon.con
 	ok "control_socket empty: run exits 1 naming it" ||
 	bad "control_socket empty: run exit $rc, $(cat "$tmp/sock-empty.run")"
 
+# an error about a path of about 4000 characters keeps its reason at the end
+# (newuser r5 E5: messages were cut at 256 bytes)
+long=$tmp/$(python3 -c "print('/'.join(['a' * 200] * 19))")/feed
+base longpath "[source f]
+type = replay
+path = $long"
+rc=0
+"${hb[@]}" check-config --config "$tmp/longpath.conf" >/dev/null 2>"$tmp/longpath.err" || rc=$?
+[ "$rc" -eq 1 ] && grep -q "path=$long: No such file or directory$" "$tmp/longpath.err" &&
+	ok "a ${#long}-character path in an error: whole, with its reason" ||
+	bad "long path: exit $rc, $(tail -c 200 "$tmp/longpath.err")"
+
 hb_reports_ok
 echo "1..$n"
