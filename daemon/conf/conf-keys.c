@@ -432,7 +432,7 @@ void hb_config_write_man(FILE *f)
 	      "file overrides an earlier one key by key: a drop\\-in may set a key of the main "
 	      "file again, and its \\fB[source \\fINAME\\fB]\\fR replaces the keys it gives of the "
 	      "main file's section of that name and adds the others. \\fB\\-\\-set\\fR overrides "
-	      "every file; \\fB\\-\\-set source.\\fINAME\\fB.\\fIKEY\\fB=\\fIVALUE\\fR sets one "
+	      "every file, each key given once (a key given twice is an error naming both); \\fB\\-\\-set source.\\fINAME\\fB.\\fIKEY\\fB=\\fIVALUE\\fR sets one "
 	      "parameter (or \\fBtype\\fR, \\fBmemdev\\fR, \\fBpci\\fR) of a configured source; "
 	      "a NAME no file configures is an error. \\fBhotbridge check\\-config\\fR prints after "
 	      "each value where it was set (\\fB; \\fIFILE\\fB:\\fILINE\\fR, \\fB; \\-\\-set\\fR or "
