@@ -9,6 +9,7 @@
 #include <syslog.h>
 
 #include "daemon-private.h"
+#include "pause-state.h"
 
 const struct hb_daemon_stats *hb_daemon_stats(const struct hb_daemon *d)
 {
@@ -22,7 +23,13 @@ struct hb_migrator *hb_daemon_migrator(struct hb_daemon *d)
 
 void hb_daemon_pause(struct hb_daemon *d, bool paused)
 {
+	struct hb_err err = { 0 };
+
 	d->paused = paused;
+	d->paused_kept = false;
+	if (hb_pause_state_write(d->cfg.pause_state, paused, &err) < 0)
+		hb_dlog(d, LOG_WARNING, "%s: a restart will %s", err.msg,
+			paused ? "not be paused" : "be paused again");
 	/*
 	 * a batch still moving pages waits to finish and is folded now: once
 	 * paused, nothing moves and no counter changes

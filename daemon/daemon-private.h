@@ -121,6 +121,9 @@ struct hb_daemon {
 	const char *config_path;
 	struct hb_logger log;
 	bool paused;
+	/* the last reload's changed keys: applied, and kept until a restart (", " lists) */
+	char reload_applied[512], restart_needed[512];
+	bool paused_kept; /* paused at start by the pause_state of the last run */
 	uint64_t started_ns;
 	struct hb_control *control;
 	struct hb_conflicts conflicts;       /* as probed at start or the last reload */
@@ -187,7 +190,7 @@ void hb_daemon_log_counters(const struct hb_daemon *d, const char *lead);
 /* topology-watch.c: platform/topology-watch.h */
 
 /* control-ops.c: the control socket, when the configuration names one */
-void hb_daemon_listen_control(struct hb_daemon *d);
+int hb_daemon_listen_control(struct hb_daemon *d); /* logged */
 void hb_daemon_close_control(struct hb_daemon *d);
 
 /* conflict-report.c: other movers of the same pages, into d->conflicts and

@@ -17,6 +17,7 @@
 
 #include "conf/conf-check.h"
 #include "daemon-private.h"
+#include "pause-state.h"
 #include "ingest/ingest.h"
 #include "notify.h"
 #include "signals.h"
@@ -274,6 +275,27 @@ int hb_daemon_simulate(struct hb_daemon *d, uint64_t cycles)
 	return r;
 }
 
+/* a pause of the last run (pause_state) holds on; unreadable, run starts paused */
+static void keep_pause(struct hb_daemon *d)
+{
+	struct hb_err err = { 0 };
+	int r = hb_pause_state_read(d->cfg.pause_state, &err);
+
+	if (r == 0)
+		return;
+	d->paused = d->paused_kept = true;
+	if (r < 0)
+		hb_dlog(d, LOG_WARNING,
+			"%s: starting paused to be safe (`hotbridge resume` to "
+			"promote)",
+			err.msg);
+	else
+		hb_dlog(d, LOG_NOTICE,
+			"paused (kept from the last run: %s; `hotbridge resume` "
+			"to promote)",
+			d->cfg.pause_state);
+}
+
 int hb_daemon_run(struct hb_daemon *d, const char *config_path)
 {
 	struct timeval tv = { .tv_sec = (time_t)(d->cfg.interval_ms / 1000),
@@ -289,7 +311,9 @@ int hb_daemon_run(struct hb_daemon *d, const char *config_path)
 		if (!d->sig[i] || event_add(d->sig[i], NULL) < 0)
 			return -ENOMEM;
 	}
-	hb_daemon_listen_control(d);
+	keep_pause(d);
+	if (hb_daemon_listen_control(d) < 0)
+		return -EADDRINUSE;
 	hb_daemon_watch_uevents(d);
 	hb_daemon_drop_capabilities(d);
 	/* after the drop: the batch thread has the credentials the loop keeps */

@@ -162,6 +162,8 @@ void hb_daemon_pause(struct hb_daemon *d, bool paused);
  * the control socket's reload. err may be NULL.
  */
 int hb_daemon_reload(struct hb_daemon *d, struct hb_err *err);
+/* the last reload's keys: {"applied": [...], "restart_needed": [...]} */
+struct json_object *hb_daemon_reload_json(const struct hb_daemon *d);
 struct json_object *hb_daemon_status_json(struct hb_daemon *d);
 struct json_object *hb_daemon_stats_json(struct hb_daemon *d);
 struct json_object *hb_daemon_sources_json(struct hb_daemon *d);

@@ -45,7 +45,7 @@ bool hb_log_stderr_is_journal(void)
  */
 void hb_log_vstderr(bool journal, int prio, const char *who, const char *fmt, va_list ap)
 {
-	char msg[2048];
+	char msg[HB_ERR_MSG_MAX + 1024]; /* an error's message and what leads it */
 	int n, w;
 
 	n = vsnprintf(msg, sizeof(msg), fmt, ap);

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 /* hotbridge: the command dispatcher (cxl-cli style). */
+#define _GNU_SOURCE
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <syslog.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "builtin.h"
@@ -66,7 +69,7 @@ static int run_command(const struct hb_command *cmd, int argc, char **argv)
 	return cmd->fn(argc, argv);
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
 	const struct hb_command *cmd;
 
@@ -116,4 +119,83 @@ int main(int argc, char **argv)
 		return run_command(cmd, argc - 1, argv + 1);
 	hb_log_early(LOG_ERR, "hotbridge", "'%s' is not a command. See 'hotbridge --help'.", argv[1]);
 	return 2;
+}
+
+/*
+ * Every command's output is checked here, once (newuser r5 E9): standard
+ * output goes through out_write, which keeps the reason of a write that
+ * failed (a full disk, a closed descriptor), and at the exit a failure is
+ * an error naming it, exit 1 unless the command failed already. EPIPE stays
+ * quiet: its reader is gone (hotbridge(8) SIGNALS: the commands die of
+ * SIGPIPE; run, which ignores it, sees EPIPE).
+ */
+static int out_errno;
+static bool out_wrote;
+
+static ssize_t out_write(void *cookie, const char *buf, size_t len)
+{
+	size_t done = 0;
+
+	(void)cookie;
+	out_wrote = true;
+	while (done < len) {
+		ssize_t n = write(STDOUT_FILENO, buf + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			out_errno = n < 0 ? errno : EIO;
+			break;
+		}
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+static int out_close(void *cookie)
+{
+	(void)cookie;
+	/* nothing written to a closed descriptor is no error */
+	if (close(STDOUT_FILENO) < 0 && (errno != EBADF || out_wrote)) {
+		if (!out_errno)
+			out_errno = errno;
+		return -1;
+	}
+	return 0;
+}
+
+static void open_stdout(void)
+{
+	FILE *f = fopencookie(NULL, "w",
+			      (cookie_io_functions_t){ .write = out_write, .close = out_close });
+
+	if (!f)
+		return; /* stdout as it is: a failure still shows in ferror */
+	(void)setvbuf(f, NULL, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, BUFSIZ);
+	stdout = f;
+}
+
+static int close_stdout(const char *who, int rc)
+{
+	bool failed = ferror(stdout) != 0;
+
+	if (fclose(stdout) != 0)
+		failed = true;
+	if (!failed || out_errno == EPIPE)
+		return rc;
+	if (out_errno)
+		hb_log_early(LOG_ERR, who, "error writing standard output: %s", strerror(out_errno));
+	else
+		hb_log_early(LOG_ERR, who, "error writing standard output");
+	return rc ? rc : 1;
+}
+
+int main(int argc, char **argv)
+{
+	char who[64];
+
+	snprintf(who, sizeof(who), "hotbridge%s%s", argc > 1 && argv[1][0] != '-' ? " " : "",
+		 argc > 1 && argv[1][0] != '-' ? argv[1] : "");
+	open_stdout();
+	return close_stdout(who, dispatch(argc, argv));
 }

@@ -161,7 +161,7 @@ static void hmu_availability(json_object *o, const char *sysroot)
 static void builtin_availability(json_object *o, const char *name,
 				 const struct hb_cxl_device_info *devs, size_t ndev)
 {
-	char why[320] = "";
+	char why[HB_ERR_MSG_MAX + 64] = "";
 	int avail = hb_builtin_available(name, why, sizeof(why));
 
 	if (avail < 0 && !strcmp(name, "chmu")) {

@@ -177,7 +177,7 @@ static int run_batch(const struct xlat_ctx *x, FILE *in)
 			failed++;
 	}
 	if (fflush(stdout) != 0 || ferror(stdout))
-		return hb_cmd_fail(1, "hotbridge translate", "write error: %m");
+		return 1; /* main names the error (close_stdout) */
 	if (r < 0)
 		return hb_cmd_fail(1, "hotbridge translate", "reading the queries after line %lu: %s",
 				   line.lineno, strerror(-r));

@@ -473,8 +473,12 @@ static int config_check(const struct hb_config *c, const struct hb_config_facts 
 	if ((r = hb_config_check_table(c, f->mem_bytes, err)) < 0)
 		return r;
 	if ((r = check_textfile(c->metrics_textfile, err)) < 0 ||
-	    (r = check_file_path("migrate.damon_state", c->damon_state, err)) < 0)
+	    (r = check_file_path("migrate.damon_state", c->damon_state, err)) < 0 ||
+	    (r = check_file_path("daemon.pause_state", c->pause_state, err)) < 0)
 		return r;
+	if (c->pause_state[0] && c->pause_state[0] != '/')
+		return hb_err_set(err, -EINVAL, "daemon.pause_state=%s: not an absolute path",
+				  c->pause_state);
 	if ((r = hb_config_check_control_socket(c, false, err)) < 0)
 		return r;
 	if (!c->control_socket[0] && f->warn)

@@ -44,6 +44,8 @@ static const struct hb_conf_key keys[] = {
 	  "directory only root or the daemon's user may write (not /tmp); empty only for run --once"),
 	K("daemon", "metrics_textfile", T_STR, metrics_textfile, "", 0, 0, NULL,
 	  "Prometheus textfile rewritten each cycle, in a directory that exists at start-up; a failing write is logged once, and when it works again; empty = none"),
+	K("daemon", "pause_state", T_STR, pause_state, "/var/lib/hotbridge/paused", 0, 0, NULL,
+	  "file that keeps `hotbridge pause` across restarts (a crash, Restart=on-failure, the watchdog): written on pause, removed on resume, read by run at start (the unit's StateDirectory= makes /var/lib/hotbridge); empty = a pause lasts until the daemon stops"),
 	K("daemon", "backlog", T_U64, backlog, "262144", 1024, 1 << 24, NULL,
 	  "records waiting for ingestion (about 100 bytes each) at which the sources stop reading: a replay file, FIFO or socket is read again as the backlog drains, so a burst is pushed back, not dropped"),
 	K("table", "max_entries", T_U64, max_entries, "1000000", 1, 1 << 30, NULL,
@@ -433,7 +435,7 @@ void hb_config_write_man(FILE *f)
 	      "file overrides an earlier one key by key: a drop\\-in may set a key of the main "
 	      "file again, and its \\fB[source \\fINAME\\fB]\\fR replaces the keys it gives of the "
 	      "main file's section of that name and adds the others. \\fB\\-\\-set\\fR overrides "
-	      "every file; \\fB\\-\\-set source.\\fINAME\\fB.\\fIKEY\\fB=\\fIVALUE\\fR sets one "
+	      "every file, each key given once (a key given twice is an error naming both); \\fB\\-\\-set source.\\fINAME\\fB.\\fIKEY\\fB=\\fIVALUE\\fR sets one "
 	      "parameter (or \\fBtype\\fR, \\fBmemdev\\fR, \\fBpci\\fR) of a configured source; "
 	      "a NAME no file configures is an error. \\fBhotbridge check\\-config\\fR prints after "
 	      "each value where it was set (\\fB; \\fIFILE\\fB:\\fILINE\\fR, \\fB; \\-\\-set\\fR or "

@@ -677,13 +677,42 @@ int hb_config_set(struct hb_config *c, const char *assignment, struct hb_err *er
 	return 0;
 }
 
+/* a's key, up to '=', as "source.NAME.KEY" or "SECTION.KEY", equals b's */
+static bool same_set_key(const char *a, const char *b)
+{
+	size_t la = strcspn(a, "="), lb = strcspn(b, "=");
+
+	if (la != lb || la < 7)
+		return la == lb && !strncmp(a, b, la);
+	/* "source NAME.KEY" is "source.NAME.KEY" */
+	if (!strncmp(a, "source", 6) && !strncmp(b, "source", 6) && (a[6] == '.' || a[6] == ' ') &&
+	    (b[6] == '.' || b[6] == ' '))
+		return !strncmp(a + 7, b + 7, la - 7);
+	return !strncmp(a, b, la);
+}
+
+/* each key once on the command line, as in a file (newuser r5 E25) */
+static int sets_once(const char *const *sets, size_t nsets, struct hb_err *err)
+{
+	for (size_t i = 1; i < nsets; i++)
+		for (size_t j = 0; j < i; j++)
+			if (same_set_key(sets[j], sets[i]))
+				return hb_err_set(err, -EINVAL,
+						  "command line: --set %s and --set %s: the same key "
+						  "twice (each key may be given once, as in a file)",
+						  sets[j], sets[i]);
+	return 0;
+}
+
 int hb_config_read(struct hb_config *c, const char *path, bool dropins, const char *const *sets,
 		   size_t nsets, struct hb_err *err)
 {
 	int r;
 
 	hb_config_defaults(c);
-	r = hb_config_load(c, path, dropins, err);
+	r = sets_once(sets, nsets, err);
+	if (r == 0)
+		r = hb_config_load(c, path, dropins, err);
 	for (size_t i = 0; r == 0 && i < nsets; i++)
 		r = hb_config_set(c, sets[i], err);
 	if (r < 0)

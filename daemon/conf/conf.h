@@ -50,6 +50,7 @@ struct hb_config {
 	char plugin_dir[256];
 	char control_socket[108];
 	char metrics_textfile[256];
+	char pause_state[256];
 	uint64_t backlog; /* records waiting for ingestion at which sources stop reading */
 	/* [table] */
 	uint64_t max_entries;

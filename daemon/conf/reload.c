@@ -178,6 +178,10 @@ static int reload(struct hb_daemon *d, struct hb_err *err)
 		if (event_add(d->timer, &tv) < 0)
 			hb_dlog(d, LOG_ERR, "reload: cannot re-arm the cycle timer");
 	}
+	/* the reply to `hotbridge reload` and status: rd.restart is all that waits, as
+	 * d->cfg keeps the running values of what needs a restart */
+	memcpy(d->reload_applied, rd.applied, sizeof(d->reload_applied));
+	memcpy(d->restart_needed, rd.restart, sizeof(d->restart_needed));
 	/* one line: what was applied and what waits for a restart, never "nothing" beside it */
 	if (!rd.applied[0] && !rd.restart[0])
 		hb_dlog(d, LOG_INFO, "reloaded %s: nothing changed", d->config_path);

@@ -2,12 +2,14 @@
 /* The CLI side of the control socket: one request, one reply, within a deadline. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,11 +41,59 @@ static const char *connect_hint(int e)
 {
 	switch (e) {
 	case ENOENT: return " (is `hotbridge run` running?)";
-	case ECONNREFUSED: return " (nothing listens on it: a daemon that has exited?)";
+	case ECONNREFUSED:
+		return " (nothing listens on it: the daemon is not running; a socket left by one that died)";
 	case EACCES: return " (the control socket serves root and the daemon's own user only)";
 	case ENOTSOCK: return " (not a socket)";
 	default: return "";
 	}
+}
+
+/*
+ * The PID of the daemon that holds path's <path>.lock (its flock, as
+ * /proc/locks shows it, so that asking takes no lock), 0 when none does.
+ */
+static pid_t lock_holder(const char *path)
+{
+	_hb_cleanup_fclose_ FILE *f = NULL;
+	char lock[PATH_MAX], want[64], line[256];
+	struct stat st;
+
+	if (snprintf(lock, sizeof(lock), "%s.lock", path) >= (int)sizeof(lock) || stat(lock, &st) < 0)
+		return 0;
+	snprintf(want, sizeof(want), " %02x:%02x:%llu ", major(st.st_dev), minor(st.st_dev),
+		 (unsigned long long)st.st_ino);
+	f = fopen("/proc/locks", "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		char *at = strstr(line, want);
+		long pid;
+
+		if (!strstr(line, " FLOCK ") || !at)
+			continue;
+		/* "N: FLOCK  ADVISORY  WRITE PID MAJ:MIN:INO START END" */
+		while (at > line && at[-1] == ' ')
+			at--;
+		while (at > line && at[-1] >= '0' && at[-1] <= '9')
+			at--;
+		pid = strtol(at, NULL, 10);
+		if (pid > 0)
+			return (pid_t)pid;
+	}
+	return 0;
+}
+
+/* what pid is doing: stopped (state T, SIGSTOP; t, a debugger) or not */
+static const char *stopped_or_busy(pid_t pid)
+{
+	_hb_cleanup_fclose_ FILE *f = NULL;
+	char p[64], buf[512], *rp;
+
+	snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
+	f = fopen(p, "re");
+	if (f && fgets(buf, sizeof(buf), f) && (rp = strrchr(buf, ')')) && rp[1] == ' ' &&
+	    (rp[2] == 'T' || rp[2] == 't'))
+		return "it is stopped (SIGSTOP or a debugger; SIGCONT resumes it)";
+	return "it is busy or hung";
 }
 
 static int connect_until(int fd, const struct sockaddr_un *sa, int64_t deadline)
@@ -113,6 +163,31 @@ static ssize_t recv_until(int fd, char *buf, size_t size, int64_t deadline)
 	return (ssize_t)len;
 }
 
+/*
+ * A reload that left changes for a restart: their keys on stderr and
+ * HB_CONTROL_EXIT_RESTART_NEEDED, so that no one takes them as applied.
+ */
+static int restart_needed(const char *cmd, json_object *o)
+{
+	json_object *v, *keys;
+	size_t n;
+
+	if (strcmp(cmd, "reload") || !json_object_object_get_ex(o, "reload", &v) ||
+	    !json_object_object_get_ex(v, "restart_needed", &keys) ||
+	    !json_object_is_type(keys, json_type_array))
+		return 0;
+	n = json_object_array_length(keys);
+	if (!n)
+		return 0;
+	fprintf(stderr,
+		"hotbridge reload: changed but needs a restart (the running values are kept): ");
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, "%s%s", i ? ", " : "",
+			json_object_get_string(json_object_array_get_idx(keys, i)));
+	fputc('\n', stderr);
+	return HB_CONTROL_EXIT_RESTART_NEEDED;
+}
+
 int hb_control_client(const char *cmd, const char *path, const char *request, unsigned int timeout_s)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -121,6 +196,7 @@ int hb_control_client(const char *cmd, const char *path, const char *request, un
 	int64_t deadline = (int64_t)hb_now_ms() + (int64_t)timeout_s * 1000;
 	json_object *o, *ok, *v;
 	struct stat st;
+	pid_t holder;
 	ssize_t len;
 	int r;
 
@@ -168,6 +244,13 @@ int hb_control_client(const char *cmd, const char *path, const char *request, un
 		return 1;
 	}
 	len = recv_until(fd, buf, 1 << 16, deadline);
+	if (len == -ETIMEDOUT && (holder = lock_holder(path)) > 0) {
+		fprintf(stderr,
+			"hotbridge %s: the daemon at %s (pid %d) accepted the connection but did "
+			"not answer within %u s: %s (--timeout SEC waits longer)\n",
+			cmd, path, (int)holder, timeout_s, stopped_or_busy(holder));
+		return 1;
+	}
 	if (len == -ETIMEDOUT) {
 		fprintf(stderr,
 			"hotbridge %s: no reply from %s within %u s: is it a hotbridge "
@@ -210,6 +293,7 @@ int hb_control_client(const char *cmd, const char *path, const char *request, un
 		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 							       JSON_C_TO_STRING_SPACED |
 							       JSON_C_TO_STRING_NOSLASHESCAPE));
+	r = restart_needed(cmd, o);
 	json_object_put(o);
-	return 0;
+	return r;
 }

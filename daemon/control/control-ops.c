@@ -34,9 +34,13 @@ static void pause_(void *ud, bool paused)
 	hb_daemon_pause(ud, paused);
 }
 
-static int reload(void *ud, struct hb_err *err)
+static int reload(void *ud, struct json_object **ret, struct hb_err *err)
 {
-	return hb_daemon_reload(ud, err);
+	int r = hb_daemon_reload(ud, err);
+
+	if (r >= 0)
+		*ret = hb_daemon_reload_json(ud);
+	return r;
 }
 
 static const struct hb_topology *topology(void *ud)
@@ -74,14 +78,25 @@ static const struct hb_control_ops control_ops = {
 	.history = history,
 };
 
-void hb_daemon_listen_control(struct hb_daemon *d)
+int hb_daemon_listen_control(struct hb_daemon *d)
 {
 	struct hb_err err = { 0 };
+	int r;
 
 	if (!d->cfg.control_socket[0])
-		return;
-	if (hb_control_new(d->base, d->cfg.control_socket, &control_ops, d, &d->control, &err) < 0)
-		hb_dlog(d, LOG_WARNING, "control socket: %s; going on without it", err.msg);
+		return 0;
+	r = hb_control_new(d->base, d->cfg.control_socket, &control_ops, d, &d->control, &err);
+	/*
+	 * without it the daemon could not be paused, asked or reloaded, and
+	 * `hotbridge status` would talk to whatever is there: refused, as an
+	 * empty control_socket is (a dead daemon's socket is replaced)
+	 */
+	if (r < 0)
+		hb_dlog(d, LOG_ERR,
+			"control socket: %s: run needs its control socket (daemon.control_socket), "
+			"not starting",
+			err.msg);
+	return r;
 }
 
 void hb_daemon_close_control(struct hb_daemon *d)

@@ -115,7 +115,7 @@ static void handle(struct hb_control *ctl, int fd, const char *line, size_t len)
 	case HB_CTL_PAUSE:
 	case HB_CTL_RESUME: ctl->ops->pause(ctl->ud, req.cmd == HB_CTL_PAUSE); break;
 	case HB_CTL_RELOAD:
-		if (ctl->ops->reload(ctl->ud, &err) < 0) {
+		if (ctl->ops->reload(ctl->ud, &answer, &err) < 0) {
 			reply_error(fd, err.code, err.msg);
 			return;
 		}
@@ -197,7 +197,6 @@ static bool deadline_rearm(struct client *c)
 static void on_client(evutil_socket_t fd, short what, void *arg)
 {
 	struct client *c = arg;
-	bool handled = false;
 	ssize_t n;
 	char *nl;
 
@@ -209,23 +208,20 @@ static void on_client(evutil_socket_t fd, short what, void *arg)
 	n = recv((int)fd, c->buf + c->len, sizeof(c->buf) - 1 - c->len, 0);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
-	if (n == 0 && c->len > 0 && c->len < sizeof(c->buf) - 1) {
+	if (n == 0 && c->len > 0 && c->len < sizeof(c->buf) - 1)
 		/* the peer shut its side down: what it sent is the request */
 		handle(c->ctl, (int)fd, c->buf, c->len);
-		c->len = 0;
-	}
 	if (n <= 0) {
 		client_close(c);
 		return;
 	}
 	c->len += (size_t)n;
-	while ((nl = memchr(c->buf, '\n', c->len))) {
-		size_t line = (size_t)(nl - c->buf);
-
-		handle(c->ctl, (int)fd, c->buf, line);
-		memmove(c->buf, nl + 1, c->len - line - 1);
-		c->len -= line + 1;
-		handled = true;
+	nl = memchr(c->buf, '\n', c->len);
+	if (nl) {
+		/* one request, one reply, then the daemon closes: nothing after it */
+		handle(c->ctl, (int)fd, c->buf, (size_t)(nl - c->buf));
+		client_close(c);
+		return;
 	}
 	if (c->len >= sizeof(c->buf) - 1) {
 		c->ctl->malformed++;
@@ -237,8 +233,6 @@ static void on_client(evutil_socket_t fd, short what, void *arg)
 	 * A deadline for the whole request, not a timeout per read: a peer
 	 * trickling a byte every few seconds is still cut off after 5 s.
 	 */
-	if (handled)
-		deadline_start(c);
 	if (!deadline_rearm(c)) {
 		reply_error((int)fd, -ETIMEDOUT, "no complete request within 5 s");
 		client_close(c);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The control socket: one JSON request a line, one JSON reply a line, over
+ * The control socket: one JSON request, one JSON reply a line, then the
+ * daemon closes the connection (one request per connection), over
  * a UNIX stream socket (mode 0600; peers other than root and the daemon's
  * own user are refused by their SO_PEERCRED uid: util/socket.c). Requests:
  *   {"command":"status"} | "stats" | "sources" | "pause" | "resume" | "reload" | "metrics"
@@ -8,8 +9,8 @@
  *   {"command":"explain","memdev":"mem0","dpa":"0x..."}
  *   {"command":"history"[,"last":N][,"hpa":"0x..." | ,"memdev":"mem0","dpa":"0x..."]}
  * A request may also end at the client's EOF (shutdown(SHUT_WR)) instead of
- * a newline; each must be complete within 5 s (a deadline for the whole
- * request). Replies carry "ok": true and the answer, or "ok": false with
+ * a newline; it must be complete within 5 s of the connection (a deadline
+ * for the whole request). Replies carry "ok": true and the answer, or "ok": false with
  * "error" and "errno". Lines longer than HB_CONTROL_LINE_MAX are refused.
  */
 #ifndef HB_CONTROL_H
@@ -69,7 +70,8 @@ struct hb_control_ops {
 	struct json_object *(*sources)(void *ud);
 	void (*metrics)(void *ud, FILE *f); /* Prometheus text */
 	void (*pause)(void *ud, bool paused);
-	int (*reload)(void *ud, struct hb_err *err);
+	/* *ret: the keys applied and those that need a restart */
+	int (*reload)(void *ud, struct json_object **ret, struct hb_err *err);
 	const struct hb_topology *(*topology)(void *ud);
 	int (*explain)(void *ud, uint64_t hpa, struct json_object **ret, struct hb_err *err);
 	/* explain of memdev:DPA, which the owner translates (not topology()) */
@@ -90,10 +92,13 @@ int hb_control_new(struct event_base *base, const char *path, const struct hb_co
 struct hb_control *hb_control_free(struct hb_control *ctl);
 
 #define HB_CONTROL_CLIENT_TIMEOUT_S 10
+/* `hotbridge reload`'s exit status when a changed key waits for a restart */
+#define HB_CONTROL_EXIT_RESTART_NEEDED 4
 /*
  * The CLI side of command cmd: send one request (then shut our side down),
  * print the reply to stdout, or an error in words to stderr, all within
- * timeout_s seconds. Returns the exit status (0, 1, or 2 for a bad path).
+ * timeout_s seconds. Returns the exit status (0, 1, 2 for a bad path, or
+ * HB_CONTROL_EXIT_RESTART_NEEDED for a reload that left keys for a restart).
  */
 int hb_control_client(const char *cmd, const char *path, const char *request, unsigned int timeout_s);
 

@@ -207,7 +207,7 @@ int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, stru
 	json_object *o, *h;
 	struct hb_err where = { 0 };
 	struct hb_xlat x;
-	char why[256];
+	char why[HB_ERR_MSG_MAX];
 	double tokens;
 	int node, outside;
 

@@ -435,17 +435,44 @@ static json_object *nodes_json(uint64_t mask)
 	return a;
 }
 
+/* a ", " list of keys as a JSON array */
+static json_object *key_list(const char *list)
+{
+	json_object *a = json_object_new_array();
+
+	while (*list) {
+		const char *end = strstr(list, ", ");
+		size_t len = end ? (size_t)(end - list) : strlen(list);
+
+		json_object_array_add(a, json_object_new_string_len(list, (int)len));
+		list += len + (end ? 2 : 0);
+	}
+	return a;
+}
+
+json_object *hb_daemon_reload_json(const struct hb_daemon *d)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "applied", key_list(d->reload_applied));
+	json_object_object_add(o, "restart_needed", key_list(d->restart_needed));
+	return o;
+}
+
 json_object *hb_daemon_status_json(struct hb_daemon *d)
 {
 	json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "state", json_object_new_string(d->paused ? "paused" : "running"));
+	if (d->paused)
+		json_object_object_add(o, "paused_kept", json_object_new_boolean(d->paused_kept));
 	json_object_object_add(o, "uptime_s",
 			       hb_json_double((double)(hb_now_ns() - d->started_ns) / 1e9, 3));
 	json_object_object_add(o, "cycles", hb_daemon_json_u64(d->st.cycles));
 	json_object_object_add(o, "interval_ms", hb_daemon_json_u64(d->cfg.interval_ms));
 	json_object_object_add(o, "migrator", json_object_new_string(hb_migrator_describe(d->mig)));
 	json_object_object_add(o, "dry_run", json_object_new_boolean(d->cfg.dry_run));
+	json_object_object_add(o, "restart_needed", key_list(d->restart_needed));
 	json_object_object_add(o, "sources", hb_daemon_json_u64(d->nsrc));
 	json_object_object_add(o, "table_pages", hb_daemon_json_u64(hb_heat_len(d->heat)));
 	json_object_object_add(o, "table_bytes", hb_daemon_json_u64(hb_heat_bytes(d->heat)));

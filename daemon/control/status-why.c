@@ -184,8 +184,9 @@ const char *hb_daemon_promotion_state(const struct hb_daemon *d, const char **re
 	if (d->paused) {
 		state = "paused";
 		snprintf(why, size,
-			 "paused: nothing is promoted or demoted until "
-			 "`hotbridge resume`");
+			 "paused%s: nothing is promoted or demoted until "
+			 "`hotbridge resume`",
+			 d->paused_kept ? " (kept from the last run)" : "");
 	} else if (!d->source_mask) {
 		state = "no_source_node";
 		snprintf(why, size,

@@ -8,6 +8,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -45,10 +46,17 @@ static inline void hb_closedirp(DIR **d)
 		(void)closedir(*d);
 }
 
+static inline void hb_fclosep(FILE **f)
+{
+	if (*f)
+		(void)fclose(*f);
+}
+
 #define _hb_cleanup_(fn) __attribute__((cleanup(fn)))
 #define _hb_cleanup_free_ _hb_cleanup_(hb_freep)
 #define _hb_cleanup_close_ _hb_cleanup_(hb_closep)
 #define _hb_cleanup_closedir_ _hb_cleanup_(hb_closedirp)
+#define _hb_cleanup_fclose_ _hb_cleanup_(hb_fclosep)
 
 /* Hand ownership out of a cleanup-managed variable. */
 #define HB_TAKE_PTR(p)                      \

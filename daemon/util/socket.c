@@ -72,9 +72,14 @@ int hb_unix_listen_as(const char *path, int backlog, mode_t mode, gid_t gid,
 	if (lstat(path, &st) == 0) {
 		if (!S_ISSOCK(st.st_mode))
 			return hb_err_set(err, -EEXIST,
-					  "%s exists and is not a socket; not "
+					  "%s exists and is not a socket (%s); not "
 					  "replacing it",
-					  path);
+					  path,
+					  S_ISLNK(st.st_mode)  ? "a symbolic link" :
+					  S_ISREG(st.st_mode)  ? "a regular file" :
+					  S_ISDIR(st.st_mode)  ? "a directory" :
+					  S_ISFIFO(st.st_mode) ? "a FIFO" :
+								 "a device");
 		r = listened_on(&sa);
 		if (r > 0)
 			return hb_err_set(err, -EADDRINUSE, "%s: another process listens on it",

@@ -15,6 +15,7 @@
 #ifndef HB_UTIL_H
 #define HB_UTIL_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -24,7 +25,11 @@
 
 #include "macro.h"
 
-#define HB_ERR_MSG_MAX 256
+/*
+ * Room for a message that names two paths of up to PATH_MAX (a file and its
+ * directory, say) and still ends with its reason (newuser r5 E5)
+ */
+#define HB_ERR_MSG_MAX (2 * PATH_MAX + 512)
 
 struct hb_err {
 	int code;                 /* 0 or -errno */

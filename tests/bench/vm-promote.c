@@ -67,7 +67,7 @@ static const char *const backend_name[_B_MAX] = {
  * phys needs our series (stock kernels lack it), damon migrate_hot (6.11+).
  * A backend left out says why once and has no figures.
  */
-static char unavailable[_B_MAX][256];
+static char unavailable[_B_MAX][HB_ERR_MSG_MAX];
 
 static bool left_out(int b)
 {

@@ -422,5 +422,31 @@ timeout $((10 * slow)) "${hb[@]}" run --config "$tmp/sock.conf" --set daemon.con
 	ok "control_socket empty: run exits 1 naming it" ||
 	bad "control_socket empty: run exit $rc, $(cat "$tmp/sock-empty.run")"
 
+# a key given twice with --set is an error naming both, as in a file
+# (newuser r5 E25), "source NAME.KEY" and "source.NAME.KEY" being one key
+base sets ""
+rc=0
+"${hb[@]}" check-config --config "$tmp/sets.conf" --set policy.threshold=5 --set policy.top_k=0 \
+	--set policy.threshold=6 >/dev/null 2>"$tmp/sets.err" || rc=$?
+[ "$rc" -eq 1 ] && grep -q "command line: --set policy.threshold=5 and --set policy.threshold=6: the same key twice" "$tmp/sets.err" &&
+	ok "--set policy.threshold twice: exit 1 naming both" || bad "--set twice: exit $rc, $(cat "$tmp/sets.err")"
+rc=0
+"${hb[@]}" check-config --config "$tmp/sets.conf" --set source.cxl0.seed=1 --set "source cxl0.seed=2" \
+	>/dev/null 2>"$tmp/sets.err" || rc=$?
+[ "$rc" -eq 1 ] && grep -q "the same key twice" "$tmp/sets.err" &&
+	ok "--set source.cxl0.seed and 'source cxl0.seed': the same key, exit 1" || bad "--set source twice: exit $rc, $(cat "$tmp/sets.err")"
+
+# an error about a path of about 4000 characters keeps its reason at the end
+# (newuser r5 E5: messages were cut at 256 bytes)
+long=$tmp/$(python3 -c "print('/'.join(['a' * 200] * 19))")/feed
+base longpath "[source f]
+type = replay
+path = $long"
+rc=0
+"${hb[@]}" check-config --config "$tmp/longpath.conf" >/dev/null 2>"$tmp/longpath.err" || rc=$?
+[ "$rc" -eq 1 ] && grep -q "path=$long: No such file or directory$" "$tmp/longpath.err" &&
+	ok "a ${#long}-character path in an error: whole, with its reason" ||
+	bad "long path: exit $rc, $(tail -c 200 "$tmp/longpath.err")"
+
 hb_reports_ok
 echo "1..$n"

@@ -2,16 +2,19 @@
 # The control client and server (emulated host, dry run, a replay feed):
 #  1. `status` against something that is not a control socket fails with
 #     exit 1 and an error naming the socket, never hangs: the replay feed
-#     socket, and a listener that never answers (--timeout 2);
+#     socket, and a listener that never answers (--timeout 2); a stopped
+#     daemon is said to be one (its PID, stopped), not a stranger;
 #  2. errors are words on stderr: no such socket, a path that is not a
 #     socket (a directory, a regular file, a FIFO, a device), an empty
 #     --socket (a usage error, exit 2), a refused request
 #     (no errno names, no JSON on stdout); a bad --timeout is a usage error;
-#  3. a request without a trailing newline is answered at EOF;
+#  3. a request without a trailing newline is answered at EOF; one
+#     request, one reply, then the daemon closes the connection;
 #  4. the server's 5 s are a deadline for the whole request: a client
 #     trickling a byte every 4 s is cut off after 5 s;
 #  5. a refused `hotbridge reload` is logged by the daemon, as a refused
-#     SIGHUP is (the client gets the same words);
+#     SIGHUP is (the client gets the same words); a reload that leaves a
+#     key for a restart exits 4 naming it (and status lists it);
 #  6. status says why nothing is promoted: the DRAM target (node 0, for
 #     source node 2) with its free memory against watermark_mb, the
 #     promotion state (active; held_by_watermark after a reload raises
@@ -62,6 +65,16 @@ sed 's/^/# /' "$tmp/silent.err"
 kill "$spid" 2>/dev/null || true
 wait "$spid" 2>/dev/null || true
 spid=
+# a stopped daemon (newuser r5 E24): said so, with its PID, not "is it a
+# hotbridge control socket?"
+kill -STOP "$pid"
+rc=0
+timeout 30 "${hb[@]}" status --timeout 1 --socket "$tmp/ctl.sock" >/dev/null 2>"$tmp/stopped.err" || rc=$?
+kill -CONT "$pid"
+sed 's/^/# /' "$tmp/stopped.err"
+[ "$rc" -eq 1 ] && grep -q "the daemon at $tmp/ctl.sock (pid $pid) accepted the connection but did not answer within 1 s: it is stopped (SIGSTOP" "$tmp/stopped.err" &&
+	! grep -q "is it a hotbridge" "$tmp/stopped.err" &&
+	ok "a stopped daemon: named as the daemon, with its PID, stopped" || bad "stopped daemon: exit $rc"
 
 # 2. errors in words
 rc=0
@@ -107,6 +120,28 @@ while True:
     if not c: break
     r += c
 assert r.endswith(b"\n") and json.loads(r)["ok"] is True, r
+PY
+
+# 3b. one request, one reply, then the daemon closes (newuser r5 E1): a
+# client reading to EOF ends at once with one line, an error reply too, and
+# a second request on the connection gets nothing (no error 5 s later)
+python3 - "$tmp/ctl.sock" >"$tmp/one.out" <<'PY' && ok "one reply, then EOF: $(cat "$tmp/one.out")" || bad "one reply: $(cat "$tmp/one.out")"
+import json, socket, sys, time
+def ask(data):
+    s = socket.socket(socket.AF_UNIX); s.settimeout(10); s.connect(sys.argv[1])
+    t = time.time(); s.sendall(data); r = b""
+    while True:
+        c = s.recv(65536)
+        if not c: break
+        r += c
+    return r, time.time() - t
+for data, good in ((b'{"command":"status"}\n', True), (b'{"command":"nope"}\n', False),
+                   (b'{"command":"stats"}\n{"command":"status"}\n', True)):
+    r, took = ask(data)
+    lines = r.split(b"\n")
+    assert took < 2 and len(lines) == 2 and lines[1] == b"", (data, took, r[-200:])
+    assert json.loads(lines[0])["ok"] is good, r[-200:]
+print("status, an unknown command and two requests in one: one line each, EOF at once")
 PY
 
 # 4. a byte every 4 s
@@ -180,8 +215,21 @@ st "$tmp/ctl.sock" 'assert s["promotion"] == "paused" and s["state"] == "paused"
 	{ sed 's/^/# /' "$tmp/st.json"; bad "status while paused"; }
 "${hb[@]}" resume --socket "$tmp/ctl.sock" >/dev/null
 ok "status: held_by_watermark once watermark_mb (9000) is above node 0's free memory; paused while paused"
+# a reload with a key that needs a restart (newuser r5 E6): the reply lists
+# it, the client names it on stderr and exits 4; status has it until a
+# reload puts the running value back
+sed -i 's/^interval_ms = 200$/interval_ms = 300\nbacklog = 2048/' "$tmp/hb.conf"
+rc=0
+"${hb[@]}" reload --socket "$tmp/ctl.sock" >"$tmp/rl.json" 2>"$tmp/rl.err" || rc=$?
+sed 's/^/# /' "$tmp/rl.err"
+[ "$rc" -eq 4 ] && grep -q "^hotbridge reload: changed but needs a restart (the running values are kept): daemon.backlog$" "$tmp/rl.err" &&
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["reload"]; assert r["restart_needed"] == ["daemon.backlog"] and r["applied"] == ["daemon.interval_ms"], r' "$tmp/rl.json" &&
+	st "$tmp/ctl.sock" 'assert s["restart_needed"] == ["daemon.backlog"], s' &&
+	ok "reload of a key that needs a restart: exit 4, named on stderr, in the reply and in status" ||
+	{ sed 's/^/# /' "$tmp/rl.json"; bad "reload of daemon.backlog: exit $rc"; }
 cp "$tmp/hb.conf.orig" "$tmp/hb.conf"
-"${hb[@]}" reload --socket "$tmp/ctl.sock" >/dev/null
+"${hb[@]}" reload --socket "$tmp/ctl.sock" >"$tmp/rl.json" && st "$tmp/ctl.sock" 'assert s["restart_needed"] == [], s' &&
+	ok "the running values back: reload exit 0, restart_needed empty" || bad "reload back"
 printf '[daemon]\ninterval_ms = 200\ncontrol_socket = %s\n[topology]\nemulated = true\n[demote]\nenabled = true\n[source feed]\ntype = replay\nsocket = %s\n' \
 	"$tmp/ctl2.sock" "$tmp/feed2.sock" >"$tmp/demote.conf"
 chmod 0644 "$tmp/demote.conf"

@@ -40,14 +40,16 @@ wait_until() {
 
 # hb_emulated_conf FILE [LINE...] <<CONF ... CONF: a configuration for a
 # daemon on the emulated host, mode 0644 as the daemon trusts it:
-#   [daemon]      interval_ms = 200, control_socket = $tmp/ctl.sock, LINE...
+#   [daemon]      interval_ms = 200, control_socket = $tmp/ctl.sock,
+#                 pause_state = $tmp/paused (never the host's), LINE...
 #   [topology]    emulated = true
 # then standard input (the other sections) as it is.
 hb_emulated_conf() {
 	local f=$1 line
 	shift
 	{
-		printf '[daemon]\ninterval_ms = 200\ncontrol_socket = %s\n' "$tmp/ctl.sock"
+		printf '[daemon]\ninterval_ms = 200\ncontrol_socket = %s\npause_state = %s\n' \
+			"$tmp/ctl.sock" "$tmp/paused"
 		for line in "$@"; do
 			printf '%s\n' "$line"
 		done

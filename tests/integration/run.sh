@@ -36,7 +36,7 @@ memdev = mem1
 capacity = 536870912
 seed = 2
 CONF
-sed -i "2a control_socket = $tmp/ctl.sock\nmetrics_textfile = $tmp/hotbridge.prom" "$tmp/hb.conf"
+sed -i "2a control_socket = $tmp/ctl.sock\npause_state = $tmp/paused\nmetrics_textfile = $tmp/hotbridge.prom" "$tmp/hb.conf"
 # under a checker, a smaller table: each cycle scans the whole table, and
 # memcheck makes a 1 M-entry scan take longer than the interval
 [ "$slow" -gt 1 ] && printf '[table]\nmax_entries = 65536\n' >>"$tmp/hb.conf"

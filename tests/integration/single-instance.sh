@@ -7,7 +7,9 @@
 #     unlinked);
 #  2. `run --once` (which takes no lock) cannot steal the live feed socket;
 #  3. after the first is killed -9, its stale sockets are replaced by the
-#     next run, which serves both; at SIGTERM it removes its own sockets.
+#     next run, which serves both; at SIGTERM it removes its own sockets;
+#  4. a control socket path taken by a file, a symbolic link or another
+#     listener: run exits 1 naming it (it needs its control socket).
 #   single-instance.sh HOTBRIDGE
 set -euo pipefail
 [ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP needs root (the control socket serves root only)"; exit 0; }
@@ -77,6 +79,11 @@ wait "$first" 2>/dev/null || true
 pid=
 test -S "$tmp/ctl.sock" && test -S "$tmp/feed.sock" && ok "killed -9: its sockets stay behind" ||
 	bad "no stale sockets to test with"
+rc=0
+"${hb[@]}" status --socket "$tmp/ctl.sock" >/dev/null 2>"$tmp/dead.err" || rc=$?
+sed 's/^/# /' "$tmp/dead.err"
+[ "$rc" -eq 1 ] && grep -q "nothing listens on it: the daemon is not running" "$tmp/dead.err" &&
+	ok "status against the dead daemon's socket: the daemon is not running" || bad "status, dead daemon: exit $rc"
 start "$tmp/third.err"
 [ "$pid" != "$first" ] && kill -0 "$pid" && records_eq 0 &&
 	ok "the next run replaces the stale control socket and answers status" ||
@@ -90,5 +97,29 @@ wait "$pid" && ok "SIGTERM: exit 0" || bad "exit status $?"
 pid=
 test ! -e "$tmp/ctl.sock" && test ! -e "$tmp/feed.sock" && ok "its own sockets removed at exit" ||
 	bad "sockets left at exit"
+
+# 4. the control socket's path taken by something else (newuser r5 E21): run
+# exits 1 naming it, as for an empty control_socket (it needs its socket)
+taken() { # taken WHAT: run against $tmp/ctl.sock as it is now
+	local rc=0
+	timeout 20 "${hb[@]}" run --dry-run --config "$tmp/hb.conf" 2>"$tmp/taken.err" || rc=$?
+	sed 's/^/# /' "$tmp/taken.err"
+	[ "$rc" -eq 1 ] && grep -q "control socket: $tmp/ctl.sock.*$2.*: run needs its control socket" "$tmp/taken.err" &&
+		ok "control socket path taken by $1: run exits 1, naming it" || bad "control socket taken by $1: exit $rc"
+}
+echo hi >"$tmp/ctl.sock"
+taken "a regular file" "not a socket (a regular file)"
+rm "$tmp/ctl.sock"
+ln -s "$tmp/elsewhere" "$tmp/ctl.sock"
+taken "a symbolic link" "not a socket (a symbolic link)"
+rm "$tmp/ctl.sock"
+python3 - "$tmp/ctl.sock" <<'PY' &
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(4); time.sleep(30)
+PY
+lpid=$!
+wait_until 5 test -S "$tmp/ctl.sock"
+taken "another listener" "another process listens on it"
+kill "$lpid"; wait "$lpid" 2>/dev/null || true
 hb_reports_ok
 echo "1..$n"

@@ -345,7 +345,7 @@ static void test_cxl_decode_formats(void **state)
 struct walked {
 	struct hb_cxl_record rec[8];
 	int ngood, nbad;
-	char bad[256];
+	char bad[HB_ERR_MSG_MAX];
 };
 
 static void on_walk(void *ud, const struct hb_cxl_record *rec, const struct hb_err *bad)
