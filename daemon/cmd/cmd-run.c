@@ -180,6 +180,11 @@ int hb_cmd_run(int argc, char **argv)
 		hb_log_early(LOG_ERR, "hotbridge run", "%s", err.msg);
 		goto out;
 	}
+	/* what check-config says of the paths it writes (newuser r5 E19, E20) */
+	if (hb_config_check_paths(&cfg, path, &err) < 0) {
+		hb_log_early(LOG_ERR, "hotbridge run", "%s", err.msg);
+		goto out;
+	}
 	if (!once && take_lock(cfg.control_socket, &lock) < 0)
 		goto out;
 	ts.topology = cfg.topology[0] ? cfg.topology : NULL;

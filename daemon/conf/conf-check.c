@@ -432,7 +432,8 @@ static int config_check(const struct hb_config *c, const struct hb_config_facts 
 	if ((r = check_textfile(c->metrics_textfile, err)) < 0 ||
 	    (r = check_file_path("migrate.damon_state", c->damon_state, err)) < 0)
 		return r;
-	if ((r = hb_config_check_control_socket(c, false, err)) < 0)
+	if ((r = hb_config_check_control_socket(c, false, err)) < 0 ||
+	    (r = hb_config_check_paths(c, f->config_path, err)) < 0)
 		return r;
 	if (!c->control_socket[0] && f->warn)
 		f->warn(f->warn_ud, "daemon.control_socket is empty: run refuses it, "
