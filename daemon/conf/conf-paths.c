@@ -21,9 +21,9 @@
 struct hb_path {
 	char what[HB_CONF_WHERE_MAX + 96]; /* "daemon.metrics_textfile", "file:1: [source f]: state" */
 	char path[PATH_MAX];
-	bool written, socket, dir; /* dir: a directory whose files are the daemon's */
-	char canon[PATH_MAX * 2];  /* realpath(dirname)/basename, or the path */
-	struct stat st;            /* lstat: st_ino 0 when there is nothing */
+	bool written, socket, dir, dir_there; /* dir: a directory whose files are the daemon's */
+	char canon[PATH_MAX * 2];             /* realpath(dirname)/basename, or the path */
+	struct stat st;                       /* lstat: st_ino 0 when there is nothing */
 };
 
 struct hb_paths {
@@ -51,12 +51,14 @@ static void canon(struct hb_path *e)
 {
 	const char *slash = strrchr(e->path, '/'), *base = slash ? slash + 1 : e->path;
 	char dir[PATH_MAX], real[PATH_MAX];
+	struct stat dst;
 
 	if (!slash)
 		snprintf(dir, sizeof(dir), ".");
 	else
 		snprintf(dir, sizeof(dir), "%.*s", slash == e->path ? 1 : (int)(slash - e->path),
 			 e->path);
+	e->dir_there = stat(dir, &dst) == 0 && S_ISDIR(dst.st_mode);
 	if (!realpath(dir, real)) {
 		snprintf(e->canon, sizeof(e->canon), "%s", e->path);
 		return;
@@ -111,7 +113,8 @@ static int check_one(const struct hb_paths *p, size_t i, struct hb_err *err)
 		return hb_err_set(err, -EINVAL,
 				  "%s=%s: names %s, not a file: the daemon would replace it",
 				  e->what, e->path, kind(e->st.st_mode));
-	if (hb_trust_parent(e->path, HB_TRUST_ROOT, geteuid(), &why) < 0 && why.code != -ENOENT)
+	/* no directory there (yet): said where the file is made */
+	if (e->dir_there && hb_trust_parent(e->path, HB_TRUST_ROOT, geteuid(), &why) < 0)
 		return hb_err_set(err, why.code,
 				  "%s=%s: %s (a file the daemon writes, as its control socket, "
 				  "only where others cannot write)",
