@@ -82,8 +82,15 @@ int hb_parse_bool(const char *s, bool *ret);
  */
 int hb_read_text(const char *root, const char *path, char *buf, size_t size);
 int hb_read_u64(const char *root, const char *path, int base, uint64_t *ret);
-/* Read a whole file into a malloc'ed buffer (NUL-terminated), at most max bytes. */
+/*
+ * Read a whole file into a malloc'ed buffer (NUL-terminated), at most max
+ * bytes. hb_read_text() and hb_read_file() read regular files only, never
+ * waiting in open() for a FIFO's writer: -EISDIR for a directory, -EINVAL
+ * for a FIFO, device or socket (newuser r5 E22).
+ */
 int hb_read_file(const char *path, size_t max, char **ret_buf, size_t *ret_len);
+/* strerror(-r), "not a regular file ..." for hb_read_file()'s -EINVAL */
+const char *hb_read_file_strerror(int r);
 
 /* mkdir the directory path is in (one level), mode; 0 when it exists. */
 int hb_mkdir_parent(const char *path, mode_t mode);
