@@ -21,6 +21,7 @@
 struct hb_path {
 	char what[HB_CONF_WHERE_MAX + 96]; /* "daemon.metrics_textfile", "file:1: [source f]: state" */
 	char path[PATH_MAX];
+	char parent[PATH_MAX];
 	bool written, socket, dir, dir_there; /* dir: a directory whose files are the daemon's */
 	char canon[PATH_MAX * 2];             /* realpath(dirname)/basename, or the path */
 	struct stat st;                       /* lstat: st_ino 0 when there is nothing */
@@ -59,6 +60,7 @@ static void canon(struct hb_path *e)
 		snprintf(dir, sizeof(dir), "%.*s", slash == e->path ? 1 : (int)(slash - e->path),
 			 e->path);
 	e->dir_there = stat(dir, &dst) == 0 && S_ISDIR(dst.st_mode);
+	snprintf(e->parent, sizeof(e->parent), "%s", dir);
 	if (!realpath(dir, real)) {
 		snprintf(e->canon, sizeof(e->canon), "%s", e->path);
 		return;
@@ -130,6 +132,17 @@ static int check_one(const struct hb_paths *p, size_t i, struct hb_err *err)
 					  "a name of its own",
 					  e->what, e->path, o->dir ? "in " : "", o->what);
 	}
+	/*
+	 * a file made by rename or bind needs its directory writable: a
+	 * read-only one (ProtectSystem=strict outside ReadWritePaths=) would
+	 * fail each write while the daemon runs on (newuser r5 E11, E10)
+	 */
+	if (e->dir_there && access(e->parent, W_OK | X_OK) < 0)
+		return hb_err_set(err, -errno,
+				  "%s=%s: its directory %s is not writable: %s (under the unit "
+				  "only /run/hotbridge, /var/lib/hotbridge and the unit's "
+				  "ReadWritePaths= are)",
+				  e->what, e->path, e->parent, strerror(errno));
 	return 0;
 }
 
