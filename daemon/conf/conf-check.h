@@ -107,6 +107,13 @@ int hb_config_check_control_socket(const struct hb_config *c, bool running, stru
  * hb_config_check(); run calls it alone too, before it takes the lock.
  */
 int hb_config_check_paths(const struct hb_config *c, const char *config_path, struct hb_err *err);
+/*
+ * The temporaries a killed run left beside the files it replaces by rename
+ * (metrics_textfile, damon_state, each replay state=; util.h,
+ * hb_remove_temporaries()), removed at start once the lock is held; said
+ * (NULL: not) is told each path and how many went (newuser r5 E17).
+ */
+void hb_config_remove_temporaries(const struct hb_config *c, void (*said)(const char *path, int n));
 /* 0, or the first problem (-errno) with err naming the key or [source] */
 int hb_config_check(const struct hb_config *c, const struct hb_config_facts *f, struct hb_err *err);
 /*

@@ -209,3 +209,25 @@ int hb_config_check_paths(const struct hb_config *c, const char *config_path, st
 	/* a key's error names where it was set */
 	return hb_config_err_where(c, err, r);
 }
+
+void hb_config_remove_temporaries(const struct hb_config *c, void (*said)(const char *path, int n))
+{
+	const char *paths[HB_MAX_SOURCES + 2] = { c->metrics_textfile, c->damon_state };
+	size_t n = 2;
+
+	for (size_t i = 0; i < c->nsources; i++) {
+		const struct hb_source_config *s = &c->sources[i];
+		const struct hb_dev_info info = { .size = sizeof(info),
+						  .name = s->name,
+						  .params = (const char *const *)s->params };
+
+		if (!strcmp(s->type, "replay") && hb_dev_param(&info, "state"))
+			paths[n++] = hb_dev_param(&info, "state");
+	}
+	for (size_t i = 0; i < n; i++) {
+		int r = paths[i][0] ? hb_remove_temporaries(paths[i]) : 0;
+
+		if (r > 0 && said)
+			said(paths[i], r);
+	}
+}

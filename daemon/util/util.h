@@ -102,6 +102,13 @@ int hb_mkdir_parent(const char *path, mode_t mode);
  * or the new one, never a part. 0 or -errno; on error no temporary is left.
  */
 int hb_write_file_atomic(const char *path, const void *data, size_t len, mode_t mode);
+/*
+ * Removes the temporaries of path that a killed hb_write_file_atomic() left
+ * (".BASE.XXXXXXXX", eight hex digits, regular files of this user): only
+ * while no one else writes path (the daemon, holding its lock). The number
+ * removed, or -errno (newuser r5 E17).
+ */
+int hb_remove_temporaries(const char *path);
 
 /*
  * A listening UNIX stream socket and the node it bound, to remove only that
