@@ -7,9 +7,9 @@
  * node lists parse, policy.source_nodes passes the source-node rule
  * (source-nodes.h), the target node exists and is not a CXL node, the
  * token bucket holds a page, the emulated host runs dry, demote.cxl_node
- * is a CXL node, the metrics textfile's directory exists, the files the
- * daemon writes (metrics_textfile, damon_state) name no directory, the
- * hotness table fits in memory.
+ * is a CXL node, the metrics textfile's directory exists, the paths the
+ * daemon writes pass hb_config_check_paths(), the hotness table fits in
+ * memory.
  */
 #ifndef HB_CONF_CHECK_H
 #define HB_CONF_CHECK_H

@@ -22,9 +22,10 @@ struct hb_path {
 	char what[HB_CONF_WHERE_MAX + 96]; /* "daemon.metrics_textfile", "file:1: [source f]: state" */
 	char path[PATH_MAX];
 	char parent[PATH_MAX];
-	bool written, socket, dir, dir_there; /* dir: a directory whose files are the daemon's */
-	char canon[PATH_MAX * 2];             /* realpath(dirname)/basename, or the path */
-	struct stat st;                       /* lstat: st_ino 0 when there is nothing */
+	bool written, socket, dir, dir_there,
+		feed_socket;      /* dir: a directory whose files are the daemon's */
+	char canon[PATH_MAX * 2]; /* realpath(dirname)/basename, or the path */
+	struct stat st;           /* lstat: st_ino 0 when there is nothing */
 };
 
 struct hb_paths {
@@ -124,7 +125,8 @@ static int check_one(const struct hb_paths *p, size_t i, struct hb_err *err)
 	for (size_t j = 0; j < p->n; j++) {
 		const struct hb_path *o = &p->v[j];
 
-		if (j == i || (j > i && o->written))
+		/* two sources on one socket: check_inputs() names them both */
+		if (j == i || (j > i && o->written) || (e->feed_socket && o->feed_socket))
 			continue; /* two written paths: said once, by the later */
 		if (o->dir ? inside(e, o) : same(e, o))
 			return hb_err_set(err, -EINVAL,
@@ -198,7 +200,7 @@ int hb_config_check_paths(const struct hb_config *c, const char *config_path, st
 		    s->name);
 		if ((e = add(p, hb_dev_param(&info, "socket"), true, "%s: [source %s]: socket",
 			     s->where, s->name)))
-			e->socket = true;
+			e->socket = e->feed_socket = true;
 	}
 	for (size_t i = 0; i < p->n; i++)
 		canon(&p->v[i]);
