@@ -22,8 +22,8 @@ struct hb_path {
 	char what[HB_CONF_WHERE_MAX + 96]; /* "daemon.metrics_textfile", "file:1: [source f]: state" */
 	char path[PATH_MAX];
 	char parent[PATH_MAX];
-	bool written, socket, dir, dir_there,
-		feed_socket;      /* dir: a directory whose files are the daemon's */
+	/* dir: a directory whose files are the daemon's; dir_there: parent is one */
+	bool written, socket, feed_socket, dir, dir_there;
 	char canon[PATH_MAX * 2]; /* realpath(dirname)/basename, or the path */
 	struct stat st;           /* lstat: st_ino 0 when there is nothing */
 };
