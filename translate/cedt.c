@@ -207,7 +207,7 @@ int hb_cedt_load_file(const char *path, struct hb_cedt *ret, struct hb_err *err)
 
 	r = hb_read_file(path, CEDT_MAX_BYTES, &buf, &len);
 	if (r < 0)
-		return hb_err_set(err, r, "%s: %s", path, strerror(-r));
+		return hb_err_set(err, r, "%s: %s", path, hb_read_file_strerror(r));
 	return hb_cedt_parse(buf, len, ret, err);
 }
 

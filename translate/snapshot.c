@@ -667,7 +667,7 @@ int hb_topology_load_json_file(const char *path, const struct hb_cedt *cedt,
 
 	r = hb_read_file(path, HB_JSON_MAX_BYTES, &buf, &len);
 	if (r < 0)
-		return hb_err_set(err, r, "%s: %s", path, strerror(-r));
+		return hb_err_set(err, r, "%s: %s", path, hb_read_file_strerror(r));
 	hb_err_clear(&sub);
 	r = hb_topology_load_json(buf, len, cedt, ret, &sub);
 	if (r < 0)

@@ -95,7 +95,7 @@ static void inspect_plugins(const struct hb_config *c, const struct hb_plugin_se
  * the plugins' names. A live topology that cannot be read here (no CXL on
  * this machine) only skips the CXL-node check; a snapshot must load.
  */
-static int check_host(const struct hb_config *c, bool quiet, struct hb_err *err)
+static int check_host(const struct hb_config *c, const char *path, bool quiet, struct hb_err *err)
 {
 	static struct hb_numa_node nodes[HB_MAX_NODES];
 	static uint8_t dist[HB_MAX_NODES][HB_MAX_NODES];
@@ -106,7 +106,8 @@ static int check_host(const struct hb_config *c, bool quiet, struct hb_err *err)
 	struct hb_config_facts f = { .plugins = &scanned,
 				     .mem_bytes = hb_config_mem_bytes(),
 				     .warn = warn,
-				     .warn_ud = &quiet };
+				     .warn_ud = &quiet,
+				     .config_path = path };
 	struct hb_err why = { 0 }, why_windows = { 0 };
 	struct refusal_ctx rc = { .snapshot = c->topology[0] && !c->emulated, .quiet = quiet };
 	struct hb_source_facts sf = { .nodes = nodes };
@@ -245,7 +246,7 @@ int hb_cmd_check_config(int argc, char **argv)
 		snprintf(c.key_where[hb_conf_key_index(hb_conf_key_find("daemon", "dry_run"))],
 			 HB_CONF_WHERE_MAX, "--dry-run");
 	}
-	if (check_host(&c, quiet, &err) < 0) {
+	if (check_host(&c, path, quiet, &err) < 0) {
 		fprintf(stderr, "hotbridge check-config: %s\n", err.msg);
 		hb_config_done(&c);
 		return 1;

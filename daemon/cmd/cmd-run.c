@@ -73,6 +73,12 @@ static void usage(FILE *f)
  * backend = auto picks; else idle page tracking's refusal, which names the
  * missing CONFIG_IDLE_PAGE_TRACKING.
  */
+static void said_temporaries(const char *path, int n)
+{
+	hb_log_early(LOG_NOTICE, "hotbridge run",
+		     "%s: removed %d temporary file%s a killed run left", path, n, n == 1 ? "" : "s");
+}
+
 static bool damon_will_move(const struct hb_config *cfg)
 {
 	struct hb_migrator_choice c;
@@ -180,8 +186,15 @@ int hb_cmd_run(int argc, char **argv)
 		hb_log_early(LOG_ERR, "hotbridge run", "%s", err.msg);
 		goto out;
 	}
+	/* what check-config says of the paths it writes (newuser r5 E19, E20) */
+	if (hb_config_check_paths(&cfg, path, &err) < 0) {
+		hb_log_early(LOG_ERR, "hotbridge run", "%s", err.msg);
+		goto out;
+	}
 	if (!once && take_lock(cfg.control_socket, &lock) < 0)
 		goto out;
+	if (!once)
+		hb_config_remove_temporaries(&cfg, said_temporaries);
 	ts.topology = cfg.topology[0] ? cfg.topology : NULL;
 	ts.cedt = cfg.cedt[0] ? cfg.cedt : NULL;
 	if (cfg.emulated) {

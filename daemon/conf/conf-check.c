@@ -479,7 +479,8 @@ static int config_check(const struct hb_config *c, const struct hb_config_facts 
 	if (c->pause_state[0] && c->pause_state[0] != '/')
 		return hb_err_set(err, -EINVAL, "daemon.pause_state=%s: not an absolute path",
 				  c->pause_state);
-	if ((r = hb_config_check_control_socket(c, false, err)) < 0)
+	if ((r = hb_config_check_control_socket(c, false, err)) < 0 ||
+	    (r = hb_config_check_paths(c, f->config_path, err)) < 0)
 		return r;
 	if (!c->control_socket[0] && f->warn)
 		f->warn(f->warn_ud, "daemon.control_socket is empty: run refuses it, "

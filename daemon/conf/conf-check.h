@@ -7,9 +7,9 @@
  * node lists parse, policy.source_nodes passes the source-node rule
  * (source-nodes.h), the target node exists and is not a CXL node, the
  * token bucket holds a page, the emulated host runs dry, demote.cxl_node
- * is a CXL node, the metrics textfile's directory exists, the files the
- * daemon writes (metrics_textfile, damon_state) name no directory, the
- * hotness table fits in memory.
+ * is a CXL node, the metrics textfile's directory exists, the paths the
+ * daemon writes pass hb_config_check_paths(), the hotness table fits in
+ * memory.
  */
 #ifndef HB_CONF_CHECK_H
 #define HB_CONF_CHECK_H
@@ -38,8 +38,9 @@ struct hb_config_facts {
 	const struct hb_plugin_refusal *refused; /* plugins refused, by name */
 	size_t nrefused;
 	uint64_t page_size;
-	uint64_t mem_bytes;  /* this machine's memory */
-	bool migrator_given; /* not from the config (tests) */
+	uint64_t mem_bytes;      /* this machine's memory */
+	bool migrator_given;     /* not from the config (tests) */
+	const char *config_path; /* the file read (hb_config_check_paths()), or NULL */
 	/*
 	 * what is not a configuration error but worth saying (a source this
 	 * host cannot serve: run goes on without it); NULL: not said
@@ -104,6 +105,27 @@ void hb_topology_warn(const struct hb_topology *t, void (*warn)(void *ud, const 
  * takes the lock.
  */
 int hb_config_check_control_socket(const struct hb_config *c, bool running, struct hb_err *err);
+/*
+ * Every path the daemon writes (the control socket and its lock,
+ * metrics_textfile, migrate.damon_state, each replay source's state= and
+ * socket=; conf-paths.c): absolute; nothing there but a regular file (or a
+ * symlink, which the rename replaces) for a file, for a device node, FIFO,
+ * socket or directory would be replaced (a socket's path: its bind says);
+ * in a directory trusted as the control socket's is (not /tmp); and none
+ * of the daemon's other paths: config_path (NULL: not known) or a file in
+ * its drop-in directory, the topology snapshot or CEDT, a replay source's
+ * feed, another path it writes (newuser r5 E19, E20, E7). -EINVAL (or the
+ * directory's -errno) naming the key and what the path is. Part of
+ * hb_config_check(); run calls it alone too, before it takes the lock.
+ */
+int hb_config_check_paths(const struct hb_config *c, const char *config_path, struct hb_err *err);
+/*
+ * The temporaries a killed run left beside the files it replaces by rename
+ * (metrics_textfile, damon_state, each replay state=; util.h,
+ * hb_remove_temporaries()), removed at start once the lock is held; said
+ * (NULL: not) is told each path and how many went (newuser r5 E17).
+ */
+void hb_config_remove_temporaries(const struct hb_config *c, void (*said)(const char *path, int n));
 /* 0, or the first problem (-errno) with err naming the key or [source] */
 int hb_config_check(const struct hb_config *c, const struct hb_config_facts *f, struct hb_err *err);
 /*

@@ -43,7 +43,7 @@ static const struct hb_conf_key keys[] = {
 	  "<control_socket>.lock beside it, which keeps a second daemon out: an absolute path, in a "
 	  "directory only root or the daemon's user may write (not /tmp); empty only for run --once"),
 	K("daemon", "metrics_textfile", T_STR, metrics_textfile, "", 0, 0, NULL,
-	  "Prometheus textfile rewritten each cycle, in a directory that exists at start-up; a failing write is logged once, and when it works again; empty = none"),
+	  "Prometheus textfile rewritten each cycle (by rename; a temporary .NAME.XXXXXXXX a killed run left is removed at start): an absolute path in a directory that exists at start-up, the daemon may write and others may not (not /tmp); nothing there but a regular file, and none of the daemon's other files (its configuration, a feed, a state file, the control socket's lock); a failing write is logged once, and when it works again; empty = none"),
 	K("daemon", "pause_state", T_STR, pause_state, "/var/lib/hotbridge/paused", 0, 0, NULL,
 	  "file that keeps `hotbridge pause` across restarts (a crash, Restart=on-failure, the watchdog): written on pause, removed on resume, read by run at start (the unit's StateDirectory= makes /var/lib/hotbridge); empty = a pause lasts until the daemon stops"),
 	K("daemon", "backlog", T_U64, backlog, "262144", 1024, 1 << 24, NULL,
@@ -99,7 +99,8 @@ static const struct hb_conf_key keys[] = {
 	  "damon: stop and replace other DAMON sysfs users (damo, another tool) instead of refusing"),
 	K("migrate", "damon_state", T_STR, damon_state, "/run/hotbridge/damon-state", 0, 0, NULL,
 	  "damon: file naming the kdamond we set up, so a start after a crash recognises it "
-	  "(without it, by the mark hotbridge writes into its scheme: watermarks/interval_us)"),
+	  "(without it, by the mark hotbridge writes into its scheme: watermarks/interval_us); "
+	  "checked as metrics_textfile is"),
 	K("topology", "snapshot", T_STR, topology, "", 0, 0, NULL,
 	  "a saved `cxl list` JSON file; empty = live through libcxl"),
 	K("topology", "cedt", T_STR, cedt, "", 0, 0, NULL,
@@ -503,7 +504,8 @@ void hb_config_write_man(FILE *f)
 	      "from its end). Not for a FIFO or a socket. Records still waiting in the backlog "
 	      "at a stop are not read again. Default: end.\n"
 	      ".TP\n\\fBstate\\fR = \\fIfile\\fR\n"
-	      "\\fBfrom = saved\\fR only: where the offset is kept; its directory must exist. "
+	      "\\fBfrom = saved\\fR only: where the offset is kept (by rename), checked as "
+	      "\\fBmetrics_textfile\\fR is: its directory must exist and be writable. "
 	      "Default: /var/lib/hotbridge/replay\\-\\fINAME\\fR.offset (the unit's "
 	      "StateDirectory=, kept across restarts, unlike /run).\n"
 	      ".TP\n\\fBsocket_group\\fR = \\fIgroup\\fR, \\fBsocket_mode\\fR = \\fIoctal mode\\fR\n"
@@ -513,8 +515,14 @@ void hb_config_write_man(FILE *f)
 	      "else 0600). Clients of "
 	      "root, of the daemon's user, or whose group or a supplementary group is "
 	      "\\fBsocket_group\\fR may feed it; others are refused and logged. The socket's "
-	      "directory must let the group in (the unit's /run/hotbridge is 0700: give the "
-	      "socket another directory, with that group and mode 0710).\n"
+	      "directory must let the group in, and the unit must let the daemon write it: "
+	      "under ProtectSystem=strict it writes only /run/hotbridge (mode 0700: no group "
+	      "gets in), /var/lib/hotbridge and its ReadWritePaths=, so a directory of its "
+	      "own is made at boot (tmpfiles.d: \\fBd /run/hotbridge\\-feed 0710 root "
+	      "\\fIgroup\\fR) and added in a drop-in (\\fBsystemctl edit hotbridge\\fR: "
+	      "\\fBReadWritePaths=/run/hotbridge\\-feed\\fR); check\\-config refuses a "
+	      "socket, \\fBstate\\fR or textfile whose directory is not writable, or "
+	      "that others can write (as /tmp).\n"
 	      ".SH SEE ALSO\n\\fBhotbridge\\fR(8)\n",
 	      f);
 }

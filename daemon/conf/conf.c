@@ -481,7 +481,8 @@ static int parse_file(struct hb_config *c, const char *path, bool main_file, str
 	struct stat st;
 	int r;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	/* O_NONBLOCK: a FIFO is refused below, never waited for (newuser r5 E22) */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0 && errno == ELOOP)
 		return hb_err_set(err, -EPERM, "%s: is a symlink; refusing to follow it", path);
 	if (fd < 0)
@@ -495,6 +496,8 @@ static int parse_file(struct hb_config *c, const char *path, bool main_file, str
 		r = hb_trust_parent(path, HB_TRUST_ROOT, geteuid(), err);
 	if (r < 0)
 		return r;
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0)
+		return hb_err_set(err, -errno, "%s: %s", path, strerror(errno));
 	p.f = fdopen(fd, "re");
 	if (!p.f)
 		return hb_err_set(err, -errno, "%s: %s", path, strerror(errno));

@@ -46,7 +46,8 @@ int hb_daemon_check_config(struct hb_daemon *d, const struct hb_config *cfg, str
 				     .plugins = &scanned,
 				     .page_size = d->pcfg.page_size,
 				     .mem_bytes = hb_config_mem_bytes(),
-				     .migrator_given = d->mig != NULL };
+				     .migrator_given = d->mig != NULL,
+				     .config_path = d->config_path };
 	struct hb_source_facts sf = hb_daemon_source_facts(d);
 	struct hb_err why = { 0 };
 	int r;

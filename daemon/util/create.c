@@ -4,6 +4,7 @@
  * may have planted: the parent directory, and whole files written
  * atomically (a fresh temporary beside the target, then rename).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -128,4 +129,51 @@ int hb_write_file_atomic(const char *path, const void *data, size_t len, mode_t 
 	if (fsync(dirfd) < 0)
 		return -errno;
 	return 0;
+}
+
+/* ".BASE.XXXXXXXX", eight lowercase hex digits: a name open_temporary() gives */
+static bool is_temporary(const char *name, const char *base)
+{
+	size_t len = strlen(base);
+
+	if (name[0] != '.' || strncmp(name + 1, base, len) || name[len + 1] != '.' ||
+	    strlen(name + len + 2) != 8)
+		return false;
+	for (const char *c = name + len + 2; *c; c++)
+		if (!((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'f')))
+			return false;
+	return true;
+}
+
+int hb_remove_temporaries(const char *path)
+{
+	_hb_cleanup_close_ int fd = -1;
+	char dir[PATH_MAX];
+	const char *base;
+	struct dirent *e;
+	DIR *d;
+	int r, n = 0;
+
+	r = split(path, dir, sizeof(dir), &base);
+	if (r < 0)
+		return r;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d)
+		return -errno;
+	fd = -1; /* the DIR has it */
+	while ((e = readdir(d))) {
+		struct stat st;
+
+		if (!is_temporary(e->d_name, base) ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+			continue;
+		if (unlinkat(dirfd(d), e->d_name, 0) == 0)
+			n++;
+	}
+	closedir(d);
+	return n;
 }

@@ -9,6 +9,38 @@
 
 #include "util.h"
 
+/*
+ * A file read whole is opened O_NONBLOCK, so a FIFO planted at its name
+ * never blocks the open (newuser r5 E22), and read only when it is a
+ * regular file: -EISDIR for a directory, -EINVAL for anything else
+ * (hb_read_file_strerror()); the flag is cleared for the reads.
+ */
+static int open_regular(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY), flags, r = 0;
+	struct stat st;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		r = -errno;
+	else if (!S_ISREG(st.st_mode))
+		r = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+	else if ((flags = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0)
+		r = -errno;
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+const char *hb_read_file_strerror(int r)
+{
+	return r == -EINVAL ? "not a regular file (a FIFO, device or socket is never read)" :
+			      strerror(-r);
+}
+
 static int join(const char *root, const char *path, char *buf, size_t size)
 {
 	int n;
@@ -31,9 +63,9 @@ int hb_read_text(const char *root, const char *path, char *buf, size_t size)
 	r = join(root, path, full, sizeof(full));
 	if (r < 0)
 		return r;
-	fd = open(full, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(full);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	n = read(fd, buf, size - 1);
 	if (n < 0)
 		return -errno;
@@ -60,9 +92,9 @@ int hb_read_file(const char *path, size_t max, char **ret_buf, size_t *ret_len)
 	_hb_cleanup_free_ char *buf = NULL;
 	size_t len = 0, cap = 4096;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	buf = malloc(cap + 1);
 	if (!buf)
 		return -ENOMEM;

@@ -87,8 +87,15 @@ int hb_parse_bool(const char *s, bool *ret);
  */
 int hb_read_text(const char *root, const char *path, char *buf, size_t size);
 int hb_read_u64(const char *root, const char *path, int base, uint64_t *ret);
-/* Read a whole file into a malloc'ed buffer (NUL-terminated), at most max bytes. */
+/*
+ * Read a whole file into a malloc'ed buffer (NUL-terminated), at most max
+ * bytes. hb_read_text() and hb_read_file() read regular files only, never
+ * waiting in open() for a FIFO's writer: -EISDIR for a directory, -EINVAL
+ * for a FIFO, device or socket (newuser r5 E22).
+ */
 int hb_read_file(const char *path, size_t max, char **ret_buf, size_t *ret_len);
+/* strerror(-r), "not a regular file ..." for hb_read_file()'s -EINVAL */
+const char *hb_read_file_strerror(int r);
 
 /* mkdir the directory path is in (one level), mode; 0 when it exists. */
 int hb_mkdir_parent(const char *path, mode_t mode);
@@ -100,6 +107,13 @@ int hb_mkdir_parent(const char *path, mode_t mode);
  * or the new one, never a part. 0 or -errno; on error no temporary is left.
  */
 int hb_write_file_atomic(const char *path, const void *data, size_t len, mode_t mode);
+/*
+ * Removes the temporaries of path that a killed hb_write_file_atomic() left
+ * (".BASE.XXXXXXXX", eight hex digits, regular files of this user): only
+ * while no one else writes path (the daemon, holding its lock). The number
+ * removed, or -errno (newuser r5 E17).
+ */
+int hb_remove_temporaries(const char *path);
 
 /*
  * A listening UNIX stream socket and the node it bound, to remove only that

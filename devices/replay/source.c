@@ -452,6 +452,12 @@ static int check_from(const struct hb_dev_info *info, const char *path, const ch
 		return hb_err_set(err, -ENOTDIR,
 				  "replay: from=saved: the state file %s: %s is not a directory",
 				  sp, dir);
+	/* saved by rename: a read-only directory would keep nothing (newuser r5 E11) */
+	if (access(dir, W_OK | X_OK) < 0)
+		return hb_err_set(err, -errno,
+				  "replay: from=saved: the state file %s: its directory %s is "
+				  "not writable: %s (nothing would be saved)",
+				  sp, dir, strerror(errno));
 	return 0;
 }
 

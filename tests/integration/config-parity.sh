@@ -78,6 +78,35 @@ refused textfile-trailing-slash "--set: daemon.metrics_textfile=$tmp/x/: names a
 	--set "daemon.metrics_textfile=$tmp/x/"
 refused damon-state-a-directory "--set: migrate.damon_state=$tmp/adir: names a directory, not a file" \
 	--set "migrate.damon_state=$tmp/adir"
+# newuser r5 E19, E20, E7: a path the daemon writes names nothing it would wrongly replace
+mkfifo -m 0644 "$tmp/fifo"
+mkdir -m 0755 "$tmp/live.conf.d" "$tmp/state"
+mkdir -m 1777 "$tmp/sticky"
+refused textfile-a-fifo "--set: daemon.metrics_textfile=$tmp/fifo: names a FIFO, not a file" \
+	--set "daemon.metrics_textfile=$tmp/fifo"
+refused textfile-the-feed "daemon.metrics_textfile=$tmp/feed.log: is [source f]'s feed (path=)" \
+	--set "daemon.metrics_textfile=$tmp/feed.log"
+refused textfile-the-config "daemon.metrics_textfile=$tmp/../${tmp##*/}/live.conf: is the configuration file" \
+	--set "daemon.metrics_textfile=$tmp/../${tmp##*/}/live.conf"
+refused textfile-a-dropin "daemon.metrics_textfile=$tmp/live.conf.d/m.conf: is in the drop-in directory" \
+	--set "daemon.metrics_textfile=$tmp/live.conf.d/m.conf"
+refused textfile-relative "daemon.metrics_textfile=m.prom: not an absolute path" \
+	--set "daemon.metrics_textfile=m.prom"
+refused textfile-world-writable-dir "daemon.metrics_textfile=$tmp/sticky/m.prom: $tmp/sticky: group- or world-writable" \
+	--set "daemon.metrics_textfile=$tmp/sticky/m.prom"
+refused state-the-lock "[source f]: state=$tmp/ctl.sock.lock: is daemon.control_socket's lock" \
+	--set source.f.from=saved --set "source.f.state=$tmp/ctl.sock.lock"
+refused state-the-feed "[source f]: state=$tmp/feed.log: is [source f]'s feed (path=)" \
+	--set source.f.from=saved --set "source.f.state=$tmp/feed.log"
+refused state-the-textfile "[source f]: state=$tmp/state/m.prom: is daemon.metrics_textfile" \
+	--set source.f.from=saved --set "source.f.state=$tmp/state/m.prom" \
+	--set "daemon.metrics_textfile=$tmp/state/m.prom"
+refused state-a-directory "[source f]: state=$tmp/adir: names a directory, not a file" \
+	--set source.f.from=saved --set "source.f.state=$tmp/adir"
+refused damon-state-a-fifo "migrate.damon_state=$tmp/fifo: names a FIFO" \
+	--set "migrate.damon_state=$tmp/fifo"
+refused damon-state-the-lock "migrate.damon_state=$tmp/ctl.sock.lock: is daemon.control_socket's lock" \
+	--set "migrate.damon_state=$tmp/ctl.sock.lock"
 refused number-leading-zero "policy.top_k=010: '010' is not a number: a leading zero (decimal has none, octal is never read, hex starts 0x)" \
 	--set policy.top_k=010
 

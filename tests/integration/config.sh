@@ -10,6 +10,7 @@ set -euo pipefail
 pid=
 trap 'kill "$pid" 2>/dev/null || true; rm -rf "$tmp"' EXIT
 chmod 0755 "$tmp"
+data=$(dirname "$0")/../data
 
 base() { # base NAME EXTRA: an emulated dry-run config with one source
 	cat >"$tmp/$1.conf" <<CONF
@@ -34,9 +35,12 @@ CONF
 refused() {
 	local name=$1 needle=$2 rc1=0 rc2=0
 	shift 2
-	"${hb[@]}" check-config --config "$tmp/$name.conf" "$@" >/dev/null 2>"$tmp/$name.check" || rc1=$?
-	# bounded: a parameter that spins the loop (r5 E12) fails, not hangs
-	timeout -s KILL 60 "${hb[@]}" run --once --config "$tmp/$name.conf" "$@" >/dev/null 2>"$tmp/$name.run" || rc2=$?
+	# killed rather than hang (a FIFO once blocked open(), r5 E22; a parameter
+	# that spun the loop, r5 E12)
+	timeout -s KILL $((20 * slow)) "${hb[@]}" check-config --config "$tmp/$name.conf" "$@" \
+		>/dev/null 2>"$tmp/$name.check" || rc1=$?
+	timeout -s KILL $((20 * slow)) "${hb[@]}" run --once --config "$tmp/$name.conf" "$@" \
+		>/dev/null 2>"$tmp/$name.run" || rc2=$?
 	sed 's/^/# check-config: /' "$tmp/$name.check" | tail -2
 	sed 's/^/# run: /' "$tmp/$name.run" | tail -2
 	if [ "$rc1" -eq 1 ] && [ "$rc2" -eq 1 ] && grep -qF -- "$needle" "$tmp/$name.check" &&
@@ -166,6 +170,22 @@ base emulated-live ""
 refused emulated-live "[topology] emulated = true: the emulated host's addresses" --set daemon.dry_run=false
 mkdir -m 0755 "$tmp/dir.conf"
 refused dir "dir.conf: is a directory, not a configuration file"
+# newuser r5 E22: a FIFO as the configuration, a drop-in, a snapshot or a
+# CEDT is refused at once, never waited for in open()
+mkfifo -m 0644 "$tmp/fifo.conf"
+refused fifo "fifo.conf: not a regular file"
+base fifo-dropin ""
+mkdir -m 0755 "$tmp/fifo-dropin.conf.d"
+mkfifo -m 0644 "$tmp/fifo-dropin.conf.d/60-f.conf"
+refused fifo-dropin "60-f.conf: not a regular file"
+fifo_args=("--topology $tmp/fifo.conf" "--topology $data/cxl-list/x2.vvv.json --cedt $tmp/fifo.conf")
+for args in "${fifo_args[@]}"; do
+	rc=0
+	# shellcheck disable=SC2086 # the paths hold no blank
+	timeout -s KILL $((20 * slow)) "${hb[@]}" translate $args --hpa 0x1 >/dev/null 2>"$tmp/fifo.err" || rc=$?
+	[ "$rc" -eq 1 ] && grep -qF "fifo.conf: not a regular file" "$tmp/fifo.err" &&
+		ok "translate ${args##* --}: a FIFO refused at once" || bad "translate $args: exit $rc: $(cat "$tmp/fifo.err")"
+done
 base too-many-sets ""
 sets=()
 for i in $(seq 65); do sets+=(--set "policy.threshold=$i"); done
@@ -392,7 +412,11 @@ rm "$tmp/live.conf"; mkdir -m 0755 "$tmp/live.conf"
 kill -HUP "$pid"
 wait_until 10 logged "live.conf: is a directory, not a configuration file" &&
 	ok "reload: a directory is refused" || bad "directory not refused"
-interval_is 1000 && kill -0 "$pid" && ok "reload: refused twice, the daemon runs on" || bad "daemon gone"
+rmdir "$tmp/live.conf"; mkfifo -m 0644 "$tmp/live.conf"
+kill -HUP "$pid"
+wait_until 10 logged "live.conf: not a regular file" &&
+	ok "reload: a FIFO is refused, not waited for" || bad "FIFO not refused"
+interval_is 1000 && kill -0 "$pid" && ok "reload: refused three times, the daemon runs on" || bad "daemon gone"
 kill -TERM "$pid"
 rc=0; wait "$pid" || rc=$?
 pid=

@@ -9,7 +9,9 @@
 #     down are read, the ones before are not; a file rotated while it was
 #     down is read from its start;
 #  4. check-config refuses a bad from, from on a socket or a FIFO, state
-#     without from = saved, and a state file in a directory that is not there.
+#     without from = saved, and a state file in a directory that is not there
+#     or is read-only (newuser r5 E11: nothing was ever saved), as a feed
+#     socket's (E10): run (--once) refuses them too.
 #   replay-from.sh HOTBRIDGE
 set -euo pipefail
 [ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP needs root (the control socket serves root only)"; exit 0; }
@@ -136,5 +138,30 @@ path = $tmp/start.txt
 from = saved
 state = $tmp/nodir/s.offset
 CONF
+# a read-only directory (a read-only bind mount stands in for the unit's
+# ProtectSystem=strict; chmod does not stop root)
+mkdir -m 0700 "$tmp/ro"
+ro() { unshare -m sh -c 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"' \
+	sh "$tmp/ro" "$@"; }
+if ! unshare -m true 2>/dev/null; then
+	skip "no unshare -m here: a read-only state directory not tried"
+else
+	for key in "source.f.state=$tmp/ro/f.offset" "source.f.socket=$tmp/ro/f.sock"; do
+		hb_emulated_conf "$tmp/ro.conf" "dry_run = true" <<CONF
+[source f]
+type = replay
+${key#source.f.}
+CONF
+		[ "${key#source.f.state}" != "$key" ] && sed -i "s|^state|path = $tmp/start.txt\nfrom = saved\nstate|" "$tmp/ro.conf"
+		for cmd in check-config "run --once"; do
+			rc=0
+			# shellcheck disable=SC2086 # two words
+			ro "${hb[@]}" $cmd --config "$tmp/ro.conf" >/dev/null 2>"$tmp/ro.err" || rc=$?
+			[ "$rc" -eq 1 ] && grep -qF "its directory $tmp/ro is not writable: Read-only file system" "$tmp/ro.err" &&
+				ok "$cmd refuses ${key#source.f.} in a read-only directory" ||
+				bad "$cmd ${key#source.f.} in a read-only directory: exit $rc, $(cat "$tmp/ro.err")"
+		done
+	done
+fi
 hb_reports_ok
 echo "1..$n"

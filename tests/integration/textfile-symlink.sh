@@ -6,7 +6,9 @@
 #     file of mode 0644 with the metrics, and no temporary is left;
 #  2. the lock file <control_socket>.lock as a link: run refuses, naming it;
 #  3. a link at the control socket's path and a regular file at the feed
-#     socket's: neither is followed, removed or replaced.
+#     socket's: neither is followed, removed or replaced;
+#  4. a temporary a killed run left (.hotbridge.prom.XXXXXXXX) is removed
+#     at the next start, and nothing else (newuser r5 E17).
 #   textfile-symlink.sh HOTBRIDGE
 set -euo pipefail
 [ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP needs root (the daemon's files are root's)"; exit 0; }
@@ -88,5 +90,25 @@ grep -q "ctl.sock exists and is not a socket" "$tmp/sock.err" &&
 	bad "control socket link"
 [ "$(cat "$tmp/feed.sock")" = "a feed's user file" ] &&
 	ok "the regular file at the feed socket's path is left as it was" || bad "feed file replaced"
+
+# 4. temporaries a SIGKILL left
+rm "$tmp/ctl.sock" "$tmp/feed.sock"
+echo "stale metrics" >"$tmp/prom/.hotbridge.prom.046f763f"
+for name in .hotbridge.prom.046F763F .hotbridge.prom.046f763 .hotbridge.prom.046f763f0 .other.prom.046f763f; do
+	echo "not ours" >"$tmp/prom/$name"
+done
+ln -s "$tmp/victim" "$tmp/prom/.hotbridge.prom.12345678"
+"${hb[@]}" run --dry-run --config "$tmp/hb.conf" 2>"$tmp/stale.err" &
+pid=$!
+wait_until 10 "${hb[@]}" status --socket "$tmp/ctl.sock" >/dev/null || bad "the daemon did not start: $(tail -1 "$tmp/stale.err")"
+kill -TERM "$pid"
+wait "$pid" || true
+pid=
+left=$(cd "$tmp/prom" && echo .hotbridge.prom.* .other.prom.*)
+[ ! -e "$tmp/prom/.hotbridge.prom.046f763f" ] &&
+	grep -qF "$prom: removed 1 temporary file a killed run left" "$tmp/stale.err" &&
+	[ "$left" = ".hotbridge.prom.046F763F .hotbridge.prom.046f763 .hotbridge.prom.046f763f0 .hotbridge.prom.12345678 .hotbridge.prom.swp .hotbridge.prom.tmp .other.prom.046f763f" ] &&
+	victim_ok && ok "a killed run's temporary is removed at start, nothing else" ||
+	bad "stale temporaries: left $left; $(grep -i temporar "$tmp/stale.err")"
 hb_reports_ok
 echo "1..$n"

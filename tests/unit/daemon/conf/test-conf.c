@@ -957,8 +957,16 @@ static void test_conf_check_runs_the_sources_own_checks(void **state)
 	strcpy(c.damon_state, "/tmp");
 	assert_int_equal(hb_config_check(&c, &f, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "migrate.damon_state=/tmp: names a directory"));
+	/* newuser r5 E19, E20, E7: a device node, a world-writable directory */
+	strcpy(c.damon_state, "/dev/null");
+	assert_int_equal(hb_config_check(&c, &f, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "migrate.damon_state=/dev/null: names a character device"));
 	strcpy(c.damon_state, "/run/hotbridge/damon-state");
 	strcpy(c.metrics_textfile, "/tmp/x.prom");
+	assert_int_equal(hb_config_check(&c, &f, &err), -EPERM);
+	assert_non_null(strstr(err.msg, "daemon.metrics_textfile=/tmp/x.prom: /tmp: group- or "
+					"world-writable"));
+	strcpy(c.metrics_textfile, "");
 	assert_int_equal(hb_config_check(&c, &f, &err), 0);
 	/* a table larger than memory: the entries asked for and the bytes they need */
 	c.max_entries = 1u << 30;
