@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -195,16 +196,27 @@ static void on_client(void *priv, int fd, uint32_t revents)
  * All places taken: the client that has sent nothing for the longest time
  * (a leaked or stuck connection, most likely) gives its place to the
  * newcomer, whose bytes would otherwise be lost after a connect() and a
- * send() that both succeeded.
+ * send() that both succeeded. Only a client with nothing waiting to be
+ * read may go: closing one whose bytes sit unread in its socket would
+ * lose them (80 clients connecting and sending at once). NULL when every
+ * client has bytes waiting: the newcomer is refused, as the loop reads
+ * the others' soon.
  */
 static struct client *evict_idlest(struct replay *s)
 {
-	struct client *c = &s->clients[0];
+	struct client *c = NULL;
 	uint64_t now = now_ns();
 
-	for (int i = 1; i < MAX_CLIENTS; i++)
-		if (s->clients[i].last_ns < c->last_ns)
+	for (int i = 0; i < MAX_CLIENTS; i++) {
+		int waiting = 0;
+
+		if (ioctl(s->clients[i].fd, FIONREAD, &waiting) < 0 || waiting > 0)
+			continue;
+		if (!c || s->clients[i].last_ns < c->last_ns)
 			c = &s->clients[i];
+	}
+	if (!c)
+		return NULL;
 	s->evicted++;
 	s->ops->log(s->host, HB_LOG_WARNING,
 		    "%s: %d clients already: closed the one idle longest (fd %d, nothing sent for "
@@ -244,8 +256,14 @@ static void on_listen(void *priv, int fd, uint32_t revents)
 	for (int i = 0; i < MAX_CLIENTS && !c; i++)
 		if (s->clients[i].fd < 0)
 			c = &s->clients[i];
-	if (!c)
-		c = evict_idlest(s);
+	if (!c && !(c = evict_idlest(s))) {
+		s->ops->log(s->host, HB_LOG_WARNING,
+			    "%s: %d clients already, each with bytes still to read: refusing "
+			    "another",
+			    s->name, MAX_CLIENTS);
+		close(cfd);
+		return;
+	}
 	snprintf(name, sizeof(name), "%s[client %d]", s->path, cfd);
 	c->parser = hb_replay_parser_new(name, emit, report, s);
 	if (!c->parser || s->ops->watch_fd(s->host, cfd, HB_FD_READ, on_client, c) < 0) {
