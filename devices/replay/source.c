@@ -19,6 +19,7 @@
 #include <grp.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +64,7 @@ struct client {
 	struct hb_replay_parser *parser;
 	uint64_t bad_counted; /* of the parser's bad units, told the host */
 	uint64_t last_ns;     /* CLOCK_MONOTONIC of its connect or last bytes */
+	bool closing;         /* reading side shut for a newcomer: read to its end */
 	struct replay *owner;
 };
 
@@ -192,38 +194,54 @@ static void on_client(void *priv, int fd, uint32_t revents)
 		count_bad(c->owner, c->parser, &c->bad_counted);
 }
 
+static int waiting(int fd)
+{
+	int n = 0;
+
+	return ioctl(fd, FIONREAD, &n) < 0 ? -errno : n;
+}
+
 /*
  * All places taken: the client that has sent nothing for the longest time
  * (a leaked or stuck connection, most likely) gives its place to the
  * newcomer, whose bytes would otherwise be lost after a connect() and a
  * send() that both succeeded. Only a client with nothing waiting to be
- * read may go: closing one whose bytes sit unread in its socket would
- * lose them (80 clients connecting and sending at once). NULL when every
- * client has bytes waiting: the newcomer is refused, as the loop reads
- * the others' soon.
+ * read may go: closing one whose bytes sit unread would lose them. Its
+ * reading side is shut first, so a send racing the close fails in the
+ * client (EPIPE) instead of vanishing; one whose bytes came in before the
+ * shutdown is left to be read to its end. NULL when no client can go:
+ * the newcomer is refused.
  */
 static struct client *evict_idlest(struct replay *s)
 {
-	struct client *c = NULL;
 	uint64_t now = now_ns();
 
-	for (int i = 0; i < MAX_CLIENTS; i++) {
-		int waiting = 0;
+	for (int tries = 0; tries < MAX_CLIENTS; tries++) {
+		struct client *c = NULL;
 
-		if (ioctl(s->clients[i].fd, FIONREAD, &waiting) < 0 || waiting > 0)
-			continue;
-		if (!c || s->clients[i].last_ns < c->last_ns)
-			c = &s->clients[i];
+		for (int i = 0; i < MAX_CLIENTS; i++) {
+			struct client *o = &s->clients[i];
+
+			if (o->fd < 0 || o->closing || waiting(o->fd) != 0)
+				continue;
+			if (!c || o->last_ns < c->last_ns)
+				c = o;
+		}
+		if (!c)
+			return NULL;
+		c->closing = true;
+		if (shutdown(c->fd, SHUT_RD) < 0 || waiting(c->fd) != 0)
+			continue; /* read to its end by on_client, then closed */
+		s->evicted++;
+		s->ops->log(s->host, HB_LOG_WARNING,
+			    "%s: %d clients already: closed the one idle longest (fd %d, nothing "
+			    "sent for %.1f s; %" PRIu64 " closed so) to take a new one",
+			    s->name, MAX_CLIENTS, c->fd, (double)(now - c->last_ns) / 1e9,
+			    s->evicted);
+		client_close(c);
+		return c;
 	}
-	if (!c)
-		return NULL;
-	s->evicted++;
-	s->ops->log(s->host, HB_LOG_WARNING,
-		    "%s: %d clients already: closed the one idle longest (fd %d, nothing sent for "
-		    "%.1f s; %" PRIu64 " closed so) to take a new one",
-		    s->name, MAX_CLIENTS, c->fd, (double)(now - c->last_ns) / 1e9, s->evicted);
-	client_close(c);
-	return c;
+	return NULL;
 }
 
 static void on_listen(void *priv, int fd, uint32_t revents)
@@ -273,6 +291,7 @@ static void on_listen(void *priv, int fd, uint32_t revents)
 	}
 	c->fd = cfd;
 	c->bad_counted = 0;
+	c->closing = false;
 	c->last_ns = now_ns();
 	c->owner = s;
 }
