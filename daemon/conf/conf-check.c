@@ -324,20 +324,18 @@ static int check_inputs(const struct hb_config *c, struct hb_err *err)
 {
 	for (size_t i = 0; i < c->nsources; i++) {
 		const struct hb_source_config *a = &c->sources[i];
-		const struct hb_dev_info ia = { .size = sizeof(ia),
-						.name = a->name,
-						.params = (const char *const *)a->params };
+		struct hb_dev_info ia;
 		char ka[PATH_MAX + 32];
 
+		hb_source_info(a, &ia);
 		if (strcmp(a->type, "replay") || hb_source_replay_input(&ia, ka, sizeof(ka)) < 0)
 			continue;
 		for (size_t j = 0; j < i; j++) {
 			const struct hb_source_config *b = &c->sources[j];
-			const struct hb_dev_info ib = { .size = sizeof(ib),
-							.name = b->name,
-							.params = (const char *const *)b->params };
+			struct hb_dev_info ib;
 			char kb[PATH_MAX + 32];
 
+			hb_source_info(b, &ib);
 			if (strcmp(b->type, "replay") ||
 			    hb_source_replay_input(&ib, kb, sizeof(kb)) < 0 || strcmp(ka, kb))
 				continue;

@@ -168,10 +168,9 @@ int hb_config_check_paths(const struct hb_config *c, const char *config_path, st
 	add(p, c->cedt, false, "[topology] cedt %s%s", c->cedt, "");
 	for (size_t i = 0; i < c->nsources; i++) {
 		const struct hb_source_config *s = &c->sources[i];
-		const struct hb_dev_info info = { .size = sizeof(info),
-						  .name = s->name,
-						  .params = (const char *const *)s->params };
+		struct hb_dev_info info;
 
+		hb_source_info(s, &info);
 		if (strcmp(s->type, "replay"))
 			continue;
 		add(p, hb_dev_param(&info, "path"), false, "[source %s]'s feed (path=)%s", s->name,
@@ -191,10 +190,9 @@ int hb_config_check_paths(const struct hb_config *c, const char *config_path, st
 	add(p, c->pause_state, true, "daemon.pause_state%s%s", "", "");
 	for (size_t i = 0; i < c->nsources; i++) {
 		const struct hb_source_config *s = &c->sources[i];
-		const struct hb_dev_info info = { .size = sizeof(info),
-						  .name = s->name,
-						  .params = (const char *const *)s->params };
+		struct hb_dev_info info;
 
+		hb_source_info(s, &info);
 		if (strcmp(s->type, "replay"))
 			continue;
 		add(p, hb_dev_param(&info, "state"), true, "%s: [source %s]: state", s->where,
@@ -220,10 +218,9 @@ void hb_config_remove_temporaries(const struct hb_config *c, void (*said)(const 
 
 	for (size_t i = 0; i < c->nsources; i++) {
 		const struct hb_source_config *s = &c->sources[i];
-		const struct hb_dev_info info = { .size = sizeof(info),
-						  .name = s->name,
-						  .params = (const char *const *)s->params };
+		struct hb_dev_info info;
 
+		hb_source_info(s, &info);
 		if (!strcmp(s->type, "replay") && hb_dev_param(&info, "state"))
 			paths[n++] = hb_dev_param(&info, "state");
 	}

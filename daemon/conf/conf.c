@@ -15,6 +15,7 @@
 #include "config.h"
 #include "conf/conf.h"
 #include "conf/conf-keys.h"
+#include "devices.h"
 #include "util/macro.h"
 
 void hb_config_done(struct hb_config *c)
@@ -721,4 +722,11 @@ int hb_config_read(struct hb_config *c, const char *path, bool dropins, const ch
 	if (r < 0)
 		hb_config_done(c);
 	return r;
+}
+
+void hb_source_info(const struct hb_source_config *s, struct hb_dev_info *ret)
+{
+	*ret = (struct hb_dev_info){ .size = sizeof(*ret),
+				     .name = s->name,
+				     .params = (const char *const *)s->params };
 }

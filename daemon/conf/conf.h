@@ -133,4 +133,8 @@ void hb_config_write(const struct hb_config *c, FILE *f);
 /* hotbridge.conf(5) in roff, from the same key table */
 void hb_config_write_man(FILE *f);
 
+struct hb_dev_info;
+/* ret: source s as the device ABI sees it (its name and key=value parameters) */
+void hb_source_info(const struct hb_source_config *s, struct hb_dev_info *ret);
+
 #endif
