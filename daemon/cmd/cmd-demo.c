@@ -266,6 +266,19 @@ int hb_cmd_demo(int argc, char **argv)
 	dm.score.window = HB_DEMO_SCORE_LAST;
 	dm.score.cxl_node = CXL_NODE;
 	env.ud = &dm;
+	/*
+	 * The oracle under the same limits: the room above node 0's watermark,
+	 * the promotion bucket (rate_mbps and burst_mb are 10^6 bytes, as
+	 * policy.c takes them) and demote_rate_pages, each per cycle.
+	 */
+	if (hb_demo_oracle_init(&dm.score.oracle,
+				(double)(dm.host.dram_free - (cfg.watermark_mb << 20)) / 4096,
+				cfg.rate_mbps * 1e6 * cfg.interval_ms / 1000 / 4096,
+				(cfg.burst_mb > 0 ? cfg.burst_mb : cfg.rate_mbps) * 1e6 / 4096,
+				(double)cfg.demote_rate_pages * cfg.interval_ms / 1000) < 0) {
+		fprintf(stderr, "hotbridge demo: out of memory\n");
+		goto out;
+	}
 	if (add_source(&cfg, "mem0", seed) < 0 || add_source(&cfg, "mem1", seed + 1) < 0 ||
 	    hb_emulated_platform_new(&dm.host, &env.platform, &err) < 0 ||
 	    hb_emulated_topology(&copy, &err) < 0 || hb_daemon_new(&cfg, &env, &dm.d, &err) < 0) {
@@ -290,6 +303,8 @@ int hb_cmd_demo(int argc, char **argv)
 	fflush(stdout);
 	if (hb_daemon_simulate(dm.d, dm.cycles) < 0)
 		goto out;
+	if (!dm.score_rc)
+		dm.score_rc = hb_demo_score_finish(&dm.score);
 	if (isatty(2))
 		fprintf(stderr, "\n");
 	s = hb_daemon_stats(dm.d);
@@ -324,6 +339,7 @@ int hb_cmd_demo(int argc, char **argv)
 					  "too few cycles (want more than 10)");
 	} else {
 		const struct hb_demo_figures *f = &dm.score.last;
+		double oracle;
 
 		section("pages on DRAM against the current hot set");
 		printf("%-52s %12zu\n", "current hot set (80 % of the last 10 cycles' accesses)",
@@ -340,6 +356,20 @@ int hb_cmd_demo(int argc, char **argv)
 		       "hot set, recall\n  drops and climbs back over the cycles promotion takes "
 		       "to follow it (rate limit,\n  hysteresis), so its mean stays below its value "
 		       "at the end.\n");
+		oracle = hb_demo_oracle_recall(&dm.score.oracle);
+		section("against a clairvoyant policy under the same limits");
+		printf("%-52s %12.3f\n", "oracle's recall, mean of the last 10 cycles", oracle);
+		printf("%-52s %12.3f\n", "hotbridge's mean recall as a fraction of it",
+		       oracle > 0 ? dm.score.sum_recall / (double)dm.score.scored / oracle : 0.0);
+		printf("%-52s %12llu\n", "pages the oracle promoted",
+		       (unsigned long long)dm.score.oracle.promoted);
+		printf("%-52s %12llu\n", "pages the oracle demoted",
+		       (unsigned long long)dm.score.oracle.demoted);
+		printf("  The oracle knows each cycle's hot set and the next one's before they "
+		       "happen; it is\n  held to the same promotion rate and burst, DRAM room "
+		       "and demotion rate, with no\n  threshold, hysteresis or coldness to wait "
+		       "for. What hotbridge misses beyond it is\n  the cost of learning the hot set "
+		       "from the devices' reports.\n");
 	}
 	/* a page above the threshold is decided every cycle: these count decisions */
 	section("decisions (one per hot page per cycle)");

@@ -105,6 +105,7 @@ int hb_demo_score_cycle(struct hb_demo_score *s, struct hb_daemon *d, const stru
 	struct hb_demo_figures f = { 0 };
 	uint64_t *hpas;
 	struct hot *h;
+	bool scored;
 	int r;
 
 	s->cycles++;
@@ -118,12 +119,18 @@ int hb_demo_score_cycle(struct hb_demo_score *s, struct hb_daemon *d, const stru
 		return -ENOMEM;
 	}
 	f.hot = hot_set(s, t, h);
+	scored = s->cycles >= from && s->cycles > s->window && placed;
 	for (size_t i = 0; i < f.hot; i++)
 		hpas[i] = h[i].hpa;
+	if (s->oracle.room > 0 && (r = hb_demo_oracle_cycle(&s->oracle, hpas, f.hot, scored)) < 0) {
+		free(h);
+		free(hpas);
+		return r;
+	}
 	qsort(hpas, f.hot, sizeof(*hpas), by_u64);
 	score_promotions(s, d, hpas, f.hot);
 	free(hpas);
-	if (s->cycles < from || s->cycles <= s->window || !placed) {
+	if (!scored) {
 		free(h);
 		return 0;
 	}
@@ -140,8 +147,14 @@ int hb_demo_score_cycle(struct hb_demo_score *s, struct hb_daemon *d, const stru
 	return 0;
 }
 
+int hb_demo_score_finish(struct hb_demo_score *s)
+{
+	return s->oracle.room > 0 ? hb_demo_oracle_finish(&s->oracle) : 0;
+}
+
 void hb_demo_score_done(struct hb_demo_score *s)
 {
+	hb_demo_oracle_done(&s->oracle);
 	for (int m = 0; m < 2; m++) {
 		free(s->snap[m]);
 		s->snap[m] = NULL;

@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "daemon.h"
+#include "demo-oracle.h"
 
 #define HB_DEMO_SCORE_LAST 10 /* cycles averaged */
 
@@ -36,16 +37,21 @@ struct hb_demo_score {
 	int cxl_node;                    /* a dry-run record to another node is a promotion */
 	size_t records_seen;             /* dry-run records scored so far */
 	uint64_t promoted, promoted_hot; /* promotions, and those of a page hot in their cycle */
+	struct hb_demo_oracle oracle;    /* told each cycle's hot set when its room is set */
 };
 
 /*
  * After each cycle: a snapshot of the ground truth, the cycle's promotions
  * scored against its hot set; from cycle `from` on the pages on DRAM are
- * scored too (t: the emulated topology, for HPAs).
+ * scored too (t: the emulated topology, for HPAs). The oracle, when
+ * hb_demo_oracle_init() set it up, is told every cycle's hot set and scored
+ * on the same cycles.
  * 0 or -errno (-ENOENT: no emulated CHMU on mem0/mem1).
  */
 int hb_demo_score_cycle(struct hb_demo_score *s, struct hb_daemon *d, const struct hb_topology *t,
 			uint64_t from);
+/* After the last cycle: the oracle steps it. 0 or -ENOMEM. */
+int hb_demo_score_finish(struct hb_demo_score *s);
 void hb_demo_score_done(struct hb_demo_score *s);
 
 #endif

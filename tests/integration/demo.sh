@@ -12,7 +12,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 trap 'rm -rf "$tmp"' EXIT
-echo "1..15"
+echo "1..16"
 
 # stderr on a pseudo-terminal, stdout to a file
 python3 - "$tmp/tty.err" "$tmp/tty.out" "${hb[@]}" demo --cycles 3 <<'PY' || bad "demo with stderr on a terminal exits 0"
@@ -84,6 +84,18 @@ r=$(fig 'recall at the end (hot pages that are on DRAM)')
 awk -v p="$p" -v r="$r" 'BEGIN { exit !(p >= 0.9 && r >= 0.9) }' ||
 	{ sed 's/^/# /' "$tmp/full.out"; bad "precision $p and recall $r at the end, each at least 0.9"; }
 ok "precision $p and recall $r at the end, each at least 0.9"
+# issue 41: the mean recall set against a clairvoyant policy's under the same
+# rate limit, burst, DRAM room and demotion rate (demo-oracle.c). The oracle
+# knows the hot sets before they happen, so on this deterministic run it must
+# do at least as well as the daemon, and the printed fraction is their ratio.
+mean=$(fig 'recall, mean of the last 10 cycles')
+oracle=$(fig "oracle's recall, mean of the last 10 cycles")
+frac=$(fig "hotbridge's mean recall as a fraction of it")
+awk -v m="$mean" -v o="$oracle" -v f="$frac" 'BEGIN {
+	exit !(m != "" && o != "" && f != "" && o > 0 && o <= 1 && m <= o &&
+	       f > 0 && f <= 1 && (f - m / o < 0.002 && m / o - f < 0.002)) }' ||
+	{ sed 's/^/# /' "$tmp/full.out"; bad "oracle's recall $oracle, hotbridge's $mean, fraction $frac"; }
+ok "oracle's mean recall $oracle, hotbridge's $mean: $frac of what was possible"
 # newuser r4 D22: the summary explains itself; demo --help shows -c and -s
 ! grep -n ' $' "$tmp/full.out" >"$tmp/trailing" ||
 	{ sed 's/^/# /' "$tmp/trailing" | cat -A; bad "summary lines end in spaces"; }
