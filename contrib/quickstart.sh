@@ -20,7 +20,7 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 setup_opts=(-Dwerror=true -Dtests=enabled)
 
 pkgs=(meson ninja-build pkg-config gcc make libcxl-dev uuid-dev libpci-dev libnuma-dev
-      libevent-dev libcmocka-dev libjson-c-dev libinih-dev libcap-ng-dev zlib1g-dev
+      libevent-dev libsystemd-dev libcmocka-dev libjson-c-dev libinih-dev libcap-ng-dev zlib1g-dev
       libtraceevent-dev libtracefs-dev)
 # the vm suite's guest: QEMU, a static busybox, cpio for the initramfs
 vm_pkgs=(qemu-system-x86 busybox-static cpio file ndctl daxctl kmod xz-utils jq)

@@ -46,6 +46,8 @@ struct hb_control;
 
 /* the daemon's logger, at a LOG_* priority */
 #define hb_dlog(d, prio, ...) hb_logger_log(&(d)->log, (prio), __VA_ARGS__)
+/* with journal fields: f a const struct hb_log_fields * (logger.h) */
+#define hb_dlogf(d, prio, f, ...) hb_logger_logf(&(d)->log, (prio), (f), __VA_ARGS__)
 
 #define MAX_WATCHES 160
 #define SOURCE_MAX_ERRORS 10
@@ -87,6 +89,9 @@ struct hb_daemon {
 	struct event_base *base;
 	struct event *timer, *sig[4]; /* signals.h's handled ones */
 	struct event *watchdog;       /* systemd's WatchdogSec= (notify.h) */
+	struct {                      /* the last STATUS= sent with the pings */
+		uint64_t ns, records, promoted, demoted, rate_limit, watermark;
+	} status_sent;
 	struct hb_heat_table *heat;
 	struct hb_policy *policy;
 	struct hb_policy_config pcfg;

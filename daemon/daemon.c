@@ -235,9 +235,46 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	event_base_loopexit(d->base, NULL);
 }
 
+#define STATUS_EVERY_NS (10 * 1000000000ULL)
+
+/*
+ * Every 10 s with the pings: STATUS= says what the loop does, per second
+ * since the last one (systemctl status shows it): records in, pages
+ * promoted and demoted, and promotions held by the rate limit and the
+ * watermark.
+ */
+static void send_status(struct hb_daemon *d)
+{
+	const struct hb_daemon_stats *s = hb_daemon_stats(d);
+	uint64_t now = hb_now_ns(), dt = now - d->status_sent.ns;
+	uint64_t rec = s->in.records, pro = s->migrated.by_class[HB_MIGRATE_MOVED],
+		 dem = s->demoted.by_class[HB_MIGRATE_MOVED],
+		 rl = s->decisions[HB_REASON_RATE_LIMIT], wm = s->decisions[HB_REASON_WATERMARK];
+	double sec = (double)dt / 1e9;
+
+	if (d->status_sent.ns && dt < STATUS_EVERY_NS)
+		return;
+	if (d->status_sent.ns)
+		(void)hb_notify("STATUS=%s%zu source(s): %.0f records/s, %.1f pages/s promoted, "
+				"%.1f demoted; held: rate limit %.1f/s, watermark %.1f/s",
+				d->paused ? "paused; " : "", d->nsrc,
+				(double)(rec - d->status_sent.records) / sec,
+				(double)(pro - d->status_sent.promoted) / sec,
+				(double)(dem - d->status_sent.demoted) / sec,
+				(double)(rl - d->status_sent.rate_limit) / sec,
+				(double)(wm - d->status_sent.watermark) / sec);
+	d->status_sent.ns = now;
+	d->status_sent.records = rec;
+	d->status_sent.promoted = pro;
+	d->status_sent.demoted = dem;
+	d->status_sent.rate_limit = rl;
+	d->status_sent.watermark = wm;
+}
+
 static void on_watchdog(evutil_socket_t fd, short what, void *arg)
 {
 	(void)hb_notify("WATCHDOG=1");
+	send_status(arg);
 }
 
 /* systemd's WatchdogSec=: pinged from the loop, so a stuck loop is seen */

@@ -35,7 +35,7 @@ static const struct hb_conf_key keys[] = {
 	K("daemon", "log_level", T_ENUM, log_level, "info", 0, 0, "err|warning|notice|info|debug",
 	  "messages at this level and above"),
 	K("daemon", "log_target", T_ENUM, log_target, "stderr", 0, 0, "stderr|syslog",
-	  "stderr (journald reads its <N> level prefixes under systemd) or syslog(3)"),
+	  "stderr (under systemd, the journal with SOURCE=, MEMDEV=, HPA= fields) or syslog(3)"),
 	K("daemon", "plugin_dir", T_STR, plugin_dir, HB_PLUGINDIR, 0, 0, NULL,
 	  "vendor source plugins (root-owned, not group/world-writable)"),
 	K("daemon", "control_socket", T_STR, control_socket, "/run/hotbridge/control", 0, 0, NULL,

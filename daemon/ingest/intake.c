@@ -88,9 +88,13 @@ int hb_daemon_node_of_ud(void *ud, uint64_t hpa)
 static void ingest_report(void *ud, const char *msg)
 {
 	struct hb_daemon *d = ud;
+	const struct source *src = d->intake.submitting;
+	struct hb_log_fields f = { .source = src ? src->name : NULL,
+				   .memdev = src && src->memdev[0] ? src->memdev : NULL,
+				   .hpa = HB_LOG_NO_ADDR,
+				   .dpa = HB_LOG_NO_ADDR };
 
-	hb_dlog(d, LOG_WARNING, "source %s: %s",
-		d->intake.submitting ? d->intake.submitting->name : "?", msg);
+	hb_dlogf(d, LOG_WARNING, &f, "source %s: %s", src ? src->name : "?", msg);
 }
 
 /* what ingestion checks records against: the regions, source nodes, blocks */

@@ -104,6 +104,7 @@ static void cross_check(struct hb_daemon *d, const struct hb_device_event *ev)
 	struct hb_media_stats *st = &d->st.media;
 	uint64_t ours = HB_ADDR_NONE, now;
 	int r = our_hpa(d, ev->memdev, ev->dpa, &ours);
+	struct hb_log_fields f;
 
 	if (r < 0)
 		ours = HB_ADDR_NONE;
@@ -117,14 +118,15 @@ static void cross_check(struct hb_daemon *d, const struct hb_device_event *ev)
 		d->media.mismatch_quiet++;
 		return;
 	}
-	hb_dlog(d, LOG_WARNING,
-		"%s:0x%llx: the device's HPA %s%llx, ours %s%llx%s%s; ours is kept"
-		" (%llu more mismatches not logged)",
-		ev->memdev, (unsigned long long)ev->dpa, ev->hpa == HB_ADDR_NONE ? "none " : "0x",
-		(unsigned long long)(ev->hpa == HB_ADDR_NONE ? 0 : ev->hpa),
-		ours == HB_ADDR_NONE ? "none " : "0x",
-		(unsigned long long)(ours == HB_ADDR_NONE ? 0 : ours), r < 0 ? ": " : "",
-		r < 0 ? strerror(-r) : "", (unsigned long long)d->media.mismatch_quiet);
+	f = (struct hb_log_fields){ .memdev = ev->memdev, .hpa = ours, .dpa = ev->dpa };
+	hb_dlogf(d, LOG_WARNING, &f,
+		 "%s:0x%llx: the device's HPA %s%llx, ours %s%llx%s%s; ours is kept"
+		 " (%llu more mismatches not logged)",
+		 ev->memdev, (unsigned long long)ev->dpa, ev->hpa == HB_ADDR_NONE ? "none " : "0x",
+		 (unsigned long long)(ev->hpa == HB_ADDR_NONE ? 0 : ev->hpa),
+		 ours == HB_ADDR_NONE ? "none " : "0x",
+		 (unsigned long long)(ours == HB_ADDR_NONE ? 0 : ours), r < 0 ? ": " : "",
+		 r < 0 ? strerror(-r) : "", (unsigned long long)d->media.mismatch_quiet);
 	d->media.mismatch_logged_ns = now;
 	d->media.mismatch_quiet = 0;
 }
@@ -148,11 +150,15 @@ static void quarantine_range(struct hb_daemon *d, const struct hb_device_event *
 	}
 	if (!any) {
 		d->st.media.quarantine_untranslated++;
-		hb_dlog(d, LOG_WARNING,
-			"%s:0x%llx+0x%llx is %s but in no region we know: nothing "
-			"to keep out of promotion",
-			ev->memdev, (unsigned long long)ev->dpa, (unsigned long long)ev->len,
-			why == HB_QUARANTINE_POISON ? "poisoned" : "uncorrectable");
+		struct hb_log_fields f = { .memdev = ev->memdev,
+					   .hpa = HB_LOG_NO_ADDR,
+					   .dpa = ev->dpa };
+
+		hb_dlogf(d, LOG_WARNING, &f,
+			 "%s:0x%llx+0x%llx is %s but in no region we know: nothing "
+			 "to keep out of promotion",
+			 ev->memdev, (unsigned long long)ev->dpa, (unsigned long long)ev->len,
+			 why == HB_QUARANTINE_POISON ? "poisoned" : "uncorrectable");
 	}
 }
 

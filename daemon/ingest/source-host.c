@@ -29,11 +29,15 @@ static void host_log(struct hb_host *h, int prio, const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
+	struct hb_log_fields f = { .source = h->src->name,
+				   .memdev = h->src->memdev[0] ? h->src->memdev : NULL,
+				   .hpa = HB_LOG_NO_ADDR,
+				   .dpa = HB_LOG_NO_ADDR };
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	hb_dlog(h->d, prio, "source %s: %s", h->src->name, msg);
+	hb_dlogf(h->d, prio, &f, "source %s: %s", h->src->name, msg);
 }
 
 /*

@@ -3,7 +3,9 @@
 # (a datagram listener that logs each message, its lines joined by "|"),
 # a daemon on the emulated host with WATCHDOG_USEC=600000 (WatchdogSec=0.6):
 #  1. READY=1 with a STATUS= line once the loop runs;
-#  2. WATCHDOG=1 from the loop, again and again (every 300 ms);
+#  2. WATCHDOG=1 from the loop, again and again (every 300 ms), none while
+#     the loop is stopped (SIGSTOP), again after SIGCONT; a STATUS= with
+#     rates every 10 s;
 #  3. RELOADING=1 with MONOTONIC_USEC=, then READY=1 with STATUS=, around
 #     a reload by SIGHUP and by `hotbridge reload`, a refused one too;
 #  4. STOPPING=1 at SIGTERM, then exit 0;
@@ -56,6 +58,24 @@ w=$(count "$tmp/n.log" "^WATCHDOG=1$")
 wait_until 10 more "$tmp/n.log" "^WATCHDOG=1$" $((w + 3)) &&
 	ok "WATCHDOG=1 again and again ($(count "$tmp/n.log" "^WATCHDOG=1$") so far)" ||
 	{ sed 's/^/# /' "$tmp/n.log" | tail; bad "no WATCHDOG=1 pings"; }
+
+# 2b. a loop that stops turning stops the pings (issue 44): SIGSTOP, the
+# closest a test comes to a hung loop; none for 2 s, where WatchdogSec=0.6
+# wants one every 0.6 s; SIGCONT, and they come again
+kill -STOP "$pid"
+sleep 0.5
+w=$(count "$tmp/n.log" "^WATCHDOG=1$")
+sleep 2
+[ "$(count "$tmp/n.log" "^WATCHDOG=1$")" -eq "$w" ] &&
+	ok "a stopped loop: no WATCHDOG=1 in 2 s (systemd would kill it after 0.6 s)" ||
+	{ kill -CONT "$pid"; bad "WATCHDOG=1 while the loop was stopped"; }
+kill -CONT "$pid"
+wait_until 10 more "$tmp/n.log" "^WATCHDOG=1$" $((w + 2)) &&
+	ok "SIGCONT: the pings come again" || bad "no WATCHDOG=1 after SIGCONT"
+# 2c. STATUS= every 10 s with the pings: what the loop does, per second
+wait_until 20 more "$tmp/n.log" "^STATUS=1 source(s): [0-9]* records/s, [0-9.]* pages/s promoted, [0-9.]* demoted; held: rate limit [0-9.]*/s, watermark [0-9.]*/s$" 1 &&
+	ok "STATUS= with the pings: $(grep -m1 "^STATUS=1 source" "$tmp/n.log")" ||
+	{ sed 's/^/# /' "$tmp/n.log" | grep -v WATCHDOG; bad "no periodic STATUS= with rates"; }
 
 # 3. reloads: SIGHUP, the control socket, a refused one
 kill -HUP "$pid"
