@@ -39,5 +39,6 @@ int hb_cmd_resume(int argc, char **argv);
 int hb_cmd_reload(int argc, char **argv);
 int hb_cmd_metrics(int argc, char **argv);
 int hb_cmd_top(int argc, char **argv);
+int hb_cmd_heatmap(int argc, char **argv);
 
 #endif
