@@ -217,6 +217,7 @@ static void moves(FILE *f, const struct sample *s, const struct sample *p)
 	json_object *st = hb_view_get(s->stats, "stats"),
 		    *pst = p ? hb_view_get(p->stats, "stats") : NULL;
 	json_object *dec = hb_view_get(st, "decisions");
+	size_t held = 0;
 	char path[96];
 
 	fprintf(f, "\nMOVES                           TOTAL        /S\n");
@@ -233,7 +234,10 @@ static void moves(FILE *f, const struct sample *s, const struct sample *p)
 			continue;
 		snprintf(path, sizeof(path), "decisions.%s", key);
 		counter_line(f, key, s, p, st, pst, path);
+		held++;
 	}
+	if (!held)
+		fprintf(f, "  (nothing held back so far)\n");
 }
 
 /* "mem0:0x1000", or "-" off every memdev */
