@@ -184,6 +184,8 @@ int hb_daemon_explain_dpa(struct hb_daemon *d, const char *memdev, uint64_t dpa,
 /* up to last decisions, newest first: all, or (page_only) of hpa's page */
 int hb_daemon_history(struct hb_daemon *d, bool page_only, uint64_t hpa, size_t last,
 		      struct json_object **ret, struct hb_err *err);
+/* the last hottest pages of the heat table, hottest first (control/heat-json.c) */
+int hb_daemon_heat(struct hb_daemon *d, size_t last, struct json_object **ret, struct hb_err *err);
 const struct hb_topology *hb_daemon_topology(const struct hb_daemon *d);
 
 #endif

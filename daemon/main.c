@@ -33,6 +33,8 @@ static const struct hb_command commands[] = {
 	{ "resume", hb_cmd_resume, "promote again" },
 	{ "reload", hb_cmd_reload, "re-read the policy settings (as SIGHUP)" },
 	{ "metrics", hb_cmd_metrics, "ask the running daemon: Prometheus text exposition" },
+	{ "top", hb_cmd_top, "a live view of the running daemon, refreshed each second" },
+	{ "heatmap", hb_cmd_heatmap, "ask the running daemon: hotness over time by address, as SVG" },
 	{ "check-config", hb_cmd_check_config,
 	  "parse the configuration; print it, or the first error" },
 	{ "list", hb_cmd_list, "hotness sources on this host: built-ins, CHMUs, plugins (JSON)" },

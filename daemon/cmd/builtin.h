@@ -38,5 +38,7 @@ int hb_cmd_pause(int argc, char **argv);
 int hb_cmd_resume(int argc, char **argv);
 int hb_cmd_reload(int argc, char **argv);
 int hb_cmd_metrics(int argc, char **argv);
+int hb_cmd_top(int argc, char **argv);
+int hb_cmd_heatmap(int argc, char **argv);
 
 #endif

@@ -15,6 +15,7 @@
  * DRAM against the current hot set, at the end and over the last ten
  * cycles (demo-score.h).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 
 #include "builtin.h"
 #include "daemon.h"
+#include "demo-heatmap.h"
 #include "demo-score.h"
 #include "devices.h"
 #include "platform/emulated-host.h"
@@ -40,6 +42,8 @@ struct demo {
 	const struct hb_topology *topology;
 	struct hb_demo_score score;
 	int score_rc;
+	const char *heatmap; /* --heatmap FILE, or NULL */
+	struct hb_demo_heatmap hm;
 };
 
 static void progress(void *ud, struct hb_daemon *d)
@@ -53,6 +57,8 @@ static void progress(void *ud, struct hb_daemon *d)
 						   dm->cycles > HB_DEMO_SCORE_LAST ?
 							   dm->cycles - HB_DEMO_SCORE_LAST + 1 :
 							   1);
+	if (dm->heatmap)
+		hb_demo_heatmap_cycle(&dm->hm, d, dm->topology, s->cycles, CXL_NODE);
 	if (!tty && s->cycles % 10 && s->cycles != dm->cycles)
 		return;
 	/* one format for both: a terminal gets it redrawn in place */
@@ -177,13 +183,15 @@ static size_t promoted_pages(const struct hb_dryrun_record *rec, size_t n, uint6
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: hotbridge demo [--cycles N] [--seed S]\n"
+	fprintf(f, "usage: hotbridge demo [--cycles N] [--seed S] [--heatmap FILE]\n"
 		   "The daemon on a built-in emulated CXL host (no hardware, no root), then a "
 		   "summary.\n"
 		   "  -c, --cycles N  cycles of 100 ms of simulated time, run back to back "
 		   "(1..100000, default 30)\n"
 		   "  -s, --seed S    the workloads of mem0 and mem1 are seeded S and S + 1 "
-		   "(default 1)\n");
+		   "(default 1)\n"
+		   "  --heatmap FILE  hotness over the run by memdev DPA, with the promotions and "
+		   "demotions, as SVG\n");
 }
 
 /* a section's title: no padding after it */
@@ -196,6 +204,7 @@ int hb_cmd_demo(int argc, char **argv)
 {
 	static const struct option opts[] = { { "cycles", required_argument, NULL, 'c' },
 					      { "seed", required_argument, NULL, 's' },
+					      { "heatmap", required_argument, NULL, 'M' },
 					      { "help", no_argument, NULL, 'h' },
 					      {} };
 	struct demo dm = { .host.dram_free = (1024ULL + 32) << 20, .cycles = 30 };
@@ -230,10 +239,16 @@ int hb_cmd_demo(int argc, char **argv)
 			if (hb_opt_u64(argv[0], "--seed", optarg, 1, UINT64_MAX - 1, want, &seed) < 0)
 				return 2;
 			break;
+		case 'M':
+			if (!*optarg)
+				return hb_cmd_fail(2, argv[0], "--heatmap: an empty path");
+			dm.heatmap = optarg;
+			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
+	dm.hm.cycles = dm.cycles;
 	if (optind != argc)
 		return hb_cmd_fail(2, "hotbridge demo", "unexpected argument '%s'", argv[optind]);
 	hb_config_defaults(&cfg);
@@ -307,6 +322,11 @@ int hb_cmd_demo(int argc, char **argv)
 		dm.score_rc = hb_demo_score_finish(&dm.score);
 	if (isatty(2))
 		fprintf(stderr, "\n");
+	if (dm.heatmap && (o = hb_demo_heatmap_write(&dm.hm, dm.heatmap, seed)) < 0) {
+		errno = -o;
+		hb_cmd_fail(1, "hotbridge demo", "--heatmap %s: %m", dm.heatmap);
+		goto out;
+	}
 	s = hb_daemon_stats(dm.d);
 	nrec = hb_migrator_dryrun_records(hb_daemon_migrator(dm.d), &rec);
 	nhot = true_hot_set(dm.d, copy, &hot);
@@ -397,6 +417,7 @@ int hb_cmd_demo(int argc, char **argv)
 				    s->decisions[HB_REASON_PROMOTED_RECENTLY]));
 	rc = 0;
 out:
+	hb_demo_heatmap_done(&dm.hm);
 	free(hot);
 	free(promoted);
 	hb_topology_free(copy);

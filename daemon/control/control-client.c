@@ -188,7 +188,8 @@ static int restart_needed(const char *cmd, json_object *o)
 	return HB_CONTROL_EXIT_RESTART_NEEDED;
 }
 
-int hb_control_client(const char *cmd, const char *path, const char *request, unsigned int timeout_s)
+int hb_control_ask(const char *cmd, const char *path, const char *request, unsigned int timeout_s,
+		   FILE *errf, struct json_object **ret)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	_hb_cleanup_close_ int fd = -1;
@@ -201,20 +202,20 @@ int hb_control_client(const char *cmd, const char *path, const char *request, un
 	int r;
 
 	if (strlen(path) >= sizeof(sa.sun_path)) {
-		fprintf(stderr, "hotbridge %s: %s: too long for a UNIX socket path\n", cmd, path);
+		fprintf(errf, "hotbridge %s: %s: too long for a UNIX socket path\n", cmd, path);
 		return 2;
 	}
 	strcpy(sa.sun_path, path);
 	buf = malloc(1 << 16);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (!buf || fd < 0) {
-		fprintf(stderr, "hotbridge %s: %s\n", cmd, strerror(buf ? errno : ENOMEM));
+		fprintf(errf, "hotbridge %s: %s\n", cmd, strerror(buf ? errno : ENOMEM));
 		return 1;
 	}
 	r = connect_until(fd, &sa, deadline);
 	if (r < 0 && stat(path, &st) == 0 && !S_ISSOCK(st.st_mode)) {
 		/* connect(2) says ECONNREFUSED for a file or a directory too */
-		fprintf(stderr,
+		fprintf(errf,
 			"hotbridge %s: %s is not a socket (%s): --socket names the "
 			"daemon's control socket\n",
 			cmd, path,
@@ -227,7 +228,7 @@ int hb_control_client(const char *cmd, const char *path, const char *request, un
 		return 1;
 	}
 	if (r < 0) {
-		fprintf(stderr, "hotbridge %s: cannot reach the daemon at %s: %s%s\n", cmd, path,
+		fprintf(errf, "hotbridge %s: cannot reach the daemon at %s: %s%s\n", cmd, path,
 			r == -ETIMEDOUT ? "it accepts no connection" : strerror(-r),
 			connect_hint(-r));
 		return 1;
@@ -239,32 +240,32 @@ int hb_control_client(const char *cmd, const char *path, const char *request, un
 	if (r == 0 && shutdown(fd, SHUT_WR) < 0)
 		r = -errno;
 	if (r < 0 && r != -EPIPE && r != -ECONNRESET) {
-		fprintf(stderr, "hotbridge %s: sending the request to %s: %s\n", cmd, path,
+		fprintf(errf, "hotbridge %s: sending the request to %s: %s\n", cmd, path,
 			r == -ETIMEDOUT ? "timed out" : strerror(-r));
 		return 1;
 	}
 	len = recv_until(fd, buf, 1 << 16, deadline);
 	if (len == -ETIMEDOUT && (holder = lock_holder(path)) > 0) {
-		fprintf(stderr,
+		fprintf(errf,
 			"hotbridge %s: the daemon at %s (pid %d) accepted the connection but did "
 			"not answer within %u s: %s (--timeout SEC waits longer)\n",
 			cmd, path, (int)holder, timeout_s, stopped_or_busy(holder));
 		return 1;
 	}
 	if (len == -ETIMEDOUT) {
-		fprintf(stderr,
+		fprintf(errf,
 			"hotbridge %s: no reply from %s within %u s: is it a hotbridge "
 			"control socket? (--timeout SEC waits longer)\n",
 			cmd, path, timeout_s);
 		return 1;
 	}
 	if (len < 0) {
-		fprintf(stderr, "hotbridge %s: reading the reply from %s: %s\n", cmd, path,
+		fprintf(errf, "hotbridge %s: reading the reply from %s: %s\n", cmd, path,
 			strerror((int)-len));
 		return 1;
 	}
 	if (len == 0) {
-		fprintf(stderr,
+		fprintf(errf,
 			"hotbridge %s: %s closed the connection without a reply: is it a "
 			"hotbridge control socket?\n",
 			cmd, path);
@@ -273,7 +274,7 @@ int hb_control_client(const char *cmd, const char *path, const char *request, un
 	o = json_tokener_parse(buf);
 	if (!o || !json_object_is_type(o, json_type_object) ||
 	    !json_object_object_get_ex(o, "ok", &ok)) {
-		fprintf(stderr,
+		fprintf(errf,
 			"hotbridge %s: %s did not answer like a hotbridge daemon (no JSON "
 			"reply with \"ok\"): is it a hotbridge control socket?\n",
 			cmd, path);
@@ -281,12 +282,23 @@ int hb_control_client(const char *cmd, const char *path, const char *request, un
 		return 1;
 	}
 	if (!json_object_get_boolean(ok)) {
-		fprintf(stderr, "hotbridge %s: the daemon refused: %s\n", cmd,
+		fprintf(errf, "hotbridge %s: the daemon refused: %s\n", cmd,
 			json_object_object_get_ex(o, "error", &v) ? json_object_get_string(v) :
 								    "no reason given");
 		json_object_put(o);
 		return 1;
 	}
+	*ret = o;
+	return 0;
+}
+
+int hb_control_client(const char *cmd, const char *path, const char *request, unsigned int timeout_s)
+{
+	json_object *o, *v;
+	int r = hb_control_ask(cmd, path, request, timeout_s, stderr, &o);
+
+	if (r)
+		return r;
 	if (json_object_object_get_ex(o, "metrics", &v) && json_object_is_type(v, json_type_string))
 		fputs(json_object_get_string(v), stdout);
 	else

@@ -15,6 +15,7 @@ static const char *const cmd_names[_HB_CTL_MAX] = {
 	[HB_CTL_STATUS] = "status",   [HB_CTL_STATS] = "stats",     [HB_CTL_SOURCES] = "sources",
 	[HB_CTL_EXPLAIN] = "explain", [HB_CTL_PAUSE] = "pause",     [HB_CTL_RESUME] = "resume",
 	[HB_CTL_RELOAD] = "reload",   [HB_CTL_METRICS] = "metrics", [HB_CTL_HISTORY] = "history",
+	[HB_CTL_HEAT] = "heat",
 };
 
 HB_STRTAB_TO_STRING(hb_control_cmd_to_string, enum hb_control_cmd, cmd_names, NULL)
@@ -168,7 +169,7 @@ int hb_control_parse(const char *line, size_t len, struct hb_control_req *req, c
 	}
 	req->cmd = (enum hb_control_cmd)r;
 	r = 0;
-	if (req->cmd == HB_CTL_HISTORY) {
+	if (req->cmd == HB_CTL_HISTORY || req->cmd == HB_CTL_HEAT) {
 		req->last = HB_HISTORY_REPLY_DEFAULT;
 		if (json_object_object_get_ex(o, "last", &v)) {
 			int64_t last = json_object_get_int64(v);

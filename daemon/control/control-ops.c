@@ -65,6 +65,11 @@ static int history(void *ud, bool page_only, uint64_t hpa, size_t last, struct j
 	return hb_daemon_history(ud, page_only, hpa, last, ret, err);
 }
 
+static int heat(void *ud, size_t last, struct json_object **ret, struct hb_err *err)
+{
+	return hb_daemon_heat(ud, last, ret, err);
+}
+
 static const struct hb_control_ops control_ops = {
 	.status = status,
 	.stats = stats,
@@ -76,6 +81,7 @@ static const struct hb_control_ops control_ops = {
 	.explain = explain,
 	.explain_dpa = explain_dpa,
 	.history = history,
+	.heat = heat,
 };
 
 int hb_daemon_listen_control(struct hb_daemon *d)

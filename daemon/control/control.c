@@ -159,6 +159,12 @@ static void handle(struct hb_control *ctl, int fd, const char *line, size_t len)
 		}
 		break;
 	}
+	case HB_CTL_HEAT:
+		if (ctl->ops->heat(ctl->ud, req.last, &answer, &err) < 0) {
+			reply_error(fd, err.code, err.msg);
+			return;
+		}
+		break;
 	default: break;
 	}
 	o = json_object_new_object();

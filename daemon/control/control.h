@@ -8,6 +8,7 @@
  *   {"command":"explain","hpa":"0x..."}
  *   {"command":"explain","memdev":"mem0","dpa":"0x..."}
  *   {"command":"history"[,"last":N][,"hpa":"0x..." | ,"memdev":"mem0","dpa":"0x..."]}
+ *   {"command":"heat"[,"last":N]}: the N hottest pages of the table (default 20)
  * A request may also end at the client's EOF (shutdown(SHUT_WR)) instead of
  * a newline; it must be complete within 5 s of the connection (a deadline
  * for the whole request). Replies carry "ok": true and the answer, or "ok": false with
@@ -33,6 +34,7 @@ enum hb_control_cmd {
 	HB_CTL_RELOAD,
 	HB_CTL_METRICS,
 	HB_CTL_HISTORY,
+	HB_CTL_HEAT,
 	_HB_CTL_MAX,
 };
 
@@ -40,7 +42,7 @@ struct hb_control_req {
 	enum hb_control_cmd cmd;
 	/* explain, history */
 	bool has_address; /* history: false = every page */
-	size_t last;      /* history: entries at most */
+	size_t last;      /* history, heat: entries at most */
 	bool has_hpa;
 	uint64_t hpa;
 	char memdev[32];
@@ -80,6 +82,8 @@ struct hb_control_ops {
 	/* up to last entries, newest first: all pages, or (page_only) hpa's */
 	int (*history)(void *ud, bool page_only, uint64_t hpa, size_t last,
 		       struct json_object **ret, struct hb_err *err);
+	/* the last hottest pages of the heat table, hottest first */
+	int (*heat)(void *ud, size_t last, struct json_object **ret, struct hb_err *err);
 };
 
 /*
@@ -101,5 +105,12 @@ struct hb_control *hb_control_free(struct hb_control *ctl);
  * HB_CONTROL_EXIT_RESTART_NEEDED for a reload that left keys for a restart).
  */
 int hb_control_client(const char *cmd, const char *path, const char *request, unsigned int timeout_s);
+/*
+ * The same request, its reply kept: 0 and *ret (the whole reply object,
+ * "ok": true; the caller's to put), or the exit status with the error in
+ * words on errf (a terminal view restores the screen before showing it).
+ */
+int hb_control_ask(const char *cmd, const char *path, const char *request, unsigned int timeout_s,
+		   FILE *errf, struct json_object **ret);
 
 #endif

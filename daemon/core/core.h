@@ -95,6 +95,13 @@ size_t hb_heat_gather(struct hb_heat_table *t, double threshold, struct hb_candi
 		      size_t max);
 /* ... then hottest first, ties by address */
 void hb_candidates_sort(struct hb_candidate *c, size_t n);
+/*
+ * The hottest max pages of the whole table, hottest first, whatever their
+ * heat, for a look from outside (the control socket's heat request): the
+ * table is read only (not its hot list, which hb_heat_gather() keeps for
+ * the policy), one sweep of its slots.
+ */
+size_t hb_heat_hottest(const struct hb_heat_table *t, struct hb_candidate *out, size_t max);
 
 /* ---- policy ---- */
 

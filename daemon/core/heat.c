@@ -461,3 +461,25 @@ size_t hb_heat_gather(struct hb_heat_table *t, double threshold, struct hb_candi
 	t->nhot = kept;
 	return n;
 }
+
+size_t hb_heat_hottest(const struct hb_heat_table *t, struct hb_candidate *out, size_t max)
+{
+	size_t n = 0;
+
+	if (!max || !t->len)
+		return 0;
+	for (size_t i = 0; i < t->cap; i++) {
+		const struct entry *e = &t->e[i];
+		struct hb_candidate c;
+		float h;
+
+		if (!e->key || (h = decayed(t, e)) <= 0.0f)
+			continue;
+		c = (struct hb_candidate){
+			.hpa = (e->key - 1) << t->shift, .heat = h, .node = e->node, .source = e->src
+		};
+		keep(out, &n, max, &c);
+	}
+	hb_candidates_sort(out, n);
+	return n;
+}

@@ -117,7 +117,7 @@ comp() { # comp WORD...: the candidates for the last word
 }
 bin=${hb[${#hb[@]}-1]}
 for line in "demo --cycles" "demo -c" "demo --seed" "history --last" "run --set" "check-config --set" \
-	"status --timeout" "status -t" "translate --dpa" "translate --memdev mem0 --dpa" "translate --hpa"; do
+	"status --timeout" "status -t" "top --delay" "top -d" "top --hottest" "top -t" "heatmap --samples" "heatmap -r" "heatmap --delay" "translate --dpa" "translate --memdev mem0 --dpa" "translate --hpa"; do
 	read -ra w <<<"$line"
 	got=$(comp "$bin" "${w[@]}" "")
 	[ -z "$got" ] || bad "completion after '$line': $(echo $got)"

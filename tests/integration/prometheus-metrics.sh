@@ -1,5 +1,5 @@
 #!/bin/bash
-# contrib/prometheus/ names only what the daemon exports: every hotbridge_*
+# contrib/prometheus/ and contrib/grafana/ name only what the daemon exports: every hotbridge_*
 # metric, and every value of a label matcher (reason="watermark",
 # status=~"drop|wrong_node", ...), in the rules and in their promtool test
 # series is in the `hotbridge metrics` output of a running daemon (the
@@ -159,5 +159,100 @@ PY
 		bad "$f names what the daemon does not export (above)"
 	fi
 done
+# contrib/grafana/hotbridge.json: every panel's query names only metrics,
+# label values and labels (by, legends) the daemon exports, and the JSON has
+# what Grafana's dashboard schema requires
+if python3 - "$tmp/metrics.txt" "$src/contrib/grafana/hotbridge.json" >"$tmp/grafana.out" 2>&1 <<'PY'
+import json, re, sys
+scrape, path = sys.argv[1], sys.argv[2]
+series = {}   # metric name -> {label: {values}}
+for line in open(scrape):
+    if line.startswith("#") or not line.strip():
+        continue
+    m = re.match(r'([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? ', line)
+    labels = series.setdefault(m.group(1), {})
+    for k, v in re.findall(r'(\w+)="([^"]*)"', m.group(2) or ""):
+        labels.setdefault(k, set()).add(v)
+scrape_labels = {"job", "instance"}   # the scrape's, not the daemon's
+d = json.load(open(path))
+bad = []
+for key, typ in (("schemaVersion", int), ("uid", str), ("title", str), ("panels", list)):
+    if not isinstance(d.get(key), typ):
+        bad.append("no %s (%s)" % (key, typ.__name__))
+ds_vars = [v["name"] for v in d.get("templating", {}).get("list", [])
+           if v.get("type") == "datasource" and v.get("query") == "prometheus"]
+if not ds_vars:
+    bad.append("no templated Prometheus datasource variable (templating.list type datasource, query prometheus)")
+ds_uids = {"${%s}" % n for n in ds_vars} | {"$%s" % n for n in ds_vars}
+def check_ds(where, ds):
+    if not isinstance(ds, dict) or ds.get("type") != "prometheus" or ds.get("uid") not in ds_uids:
+        bad.append("%s: datasource %s is not the templated Prometheus variable" % (where, ds))
+ids, names = set(), set()
+for p in d.get("panels", []):
+    where = "panel %s (%s)" % (p.get("id"), p.get("title"))
+    if not isinstance(p.get("id"), int) or p["id"] in ids:
+        bad.append("%s: no id, or one used twice" % where)
+    ids.add(p.get("id"))
+    g = p.get("gridPos", {})
+    if not isinstance(p.get("type"), str) or not all(isinstance(g.get(k), int) for k in "hwxy"):
+        bad.append("%s: no type or gridPos h/w/x/y" % where)
+    if p.get("type") == "row":
+        continue
+    check_ds(where, p.get("datasource"))
+    if not p.get("targets"):
+        bad.append("%s: no targets" % where)
+    for tg in p.get("targets", []):
+        expr = tg.get("expr")
+        if not isinstance(expr, str) or not tg.get("refId"):
+            bad.append("%s: a target without expr or refId" % where)
+            continue
+        check_ds(where, tg.get("datasource"))
+        used = re.findall(r'\b(hotbridge_[a-z0-9_]+)', expr)
+        if not used:
+            bad.append("%s: %s names no hotbridge metric" % (where, expr))
+        have = set(scrape_labels)
+        for m in re.finditer(r'\b(hotbridge_[a-z0-9_]+)(\{[^}]*\})?', expr):
+            name, sel = m.group(1), m.group(2) or ""
+            names.add(name)
+            if name not in series:
+                bad.append("%s: %s: no such metric" % (where, name))
+                continue
+            have |= set(series[name])
+            for k, op, v in re.findall(r'(\w+)\s*(=~|!~|!=|=)\s*"([^"]*)"', sel):
+                if k in scrape_labels:
+                    continue
+                if k not in series[name]:
+                    bad.append("%s: %s has no label %s" % (where, name, k))
+                    continue
+                for alt in (v.split("|") if "~" in op else [v]):
+                    if alt not in series[name][k]:
+                        bad.append('%s: %s{%s%s"%s"}: no series with %s="%s"' % (where, name, k, op, v, k, alt))
+        for grp in re.findall(r'\b(?:by|without)\s*\(([^)]*)\)', expr):
+            for k in re.findall(r'\w+', grp):
+                if k not in have:
+                    bad.append("%s: by (%s): no metric of %s has label %s" % (where, grp, expr, k))
+        for k in re.findall(r'\{\{\s*(\w+)\s*\}\}', tg.get("legendFormat", "")):
+            if k not in have:
+                bad.append("%s: legend {{%s}}: not a label of %s" % (where, k, expr))
+# what the dashboard is for: moves, what holds them, records and drops,
+# latency quantiles, quarantine, device events
+for need in ("hotbridge_pages_promoted_total", "hotbridge_pages_demoted_total",
+             "hotbridge_decisions_total", "hotbridge_promotion_limit", "hotbridge_watermark_bytes",
+             "hotbridge_source_records_total", "hotbridge_records_dropped_total",
+             "hotbridge_record_to_decision_seconds", "hotbridge_quarantined_pages",
+             "hotbridge_device_events_total"):
+    if need not in names:
+        bad.append("no panel shows %s" % need)
+for b in sorted(set(bad)):
+    print(b)
+print("%d panels, %d metrics" % (len(d.get("panels", [])), len(names)))
+sys.exit(1 if bad else 0)
+PY
+then
+	ok "grafana/hotbridge.json: schema fields, a templated datasource, only exported metrics, labels and values: $(tail -1 "$tmp/grafana.out")"
+else
+	sed 's/^/# /' "$tmp/grafana.out"
+	bad "grafana/hotbridge.json (above)"
+fi
 hb_reports_ok
 echo "1..$n"

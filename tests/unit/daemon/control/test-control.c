@@ -157,6 +157,22 @@ static void test_control_history_takes_last_and_an_optional_address(void **state
 		   "\"hpa\" is not a number (decimal or 0x hex): want a number in a string");
 }
 
+/* heat (top, heatmap): "last" as history's, 20 by default */
+static void test_control_heat_takes_last(void **state)
+{
+	struct hb_control_req r;
+	char why[256];
+
+	assert_int_equal(parse("{\"command\":\"heat\"}", &r, why), 0);
+	assert_int_equal(r.cmd, HB_CTL_HEAT);
+	assert_int_equal(r.last, 20);
+	assert_int_equal(parse("{\"command\":\"heat\",\"last\":200}", &r, why), 0);
+	assert_int_equal(r.last, 200);
+	expect_bad("{\"command\":\"heat\",\"last\":0}", -EINVAL, "in 1..200");
+	expect_bad("{\"command\":\"heat\",\"last\":201}", -EINVAL, "in 1..200");
+	assert_string_equal(hb_control_cmd_to_string(HB_CTL_HEAT), "heat");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -164,6 +180,7 @@ int main(void)
 		cmocka_unit_test(test_control_refuses_malformed_requests),
 		cmocka_unit_test(test_control_empty_or_incomplete_request_is_named),
 		cmocka_unit_test(test_control_history_takes_last_and_an_optional_address),
+		cmocka_unit_test(test_control_heat_takes_last),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -122,6 +122,44 @@ static void test_heat_collect_returns_the_hottest_first(void **state)
 	hb_heat_free(t);
 }
 
+/*
+ * hottest (the heat request's): the whole table's hottest first, pages
+ * under the policy's threshold too, decayed, and the hot list the policy
+ * collects from left as it was
+ */
+static void test_heat_hottest_reads_the_whole_table_and_changes_nothing(void **state)
+{
+	struct hb_heat_table *t = table(4096, 0.5);
+	struct hb_candidate c[10], before[20], after[20];
+	size_t n;
+
+	for (int i = 0; i < 3000; i++)
+		hb_heat_add(t, (uint64_t)i * PAGE, PAGE, (double)((i * 7919) % 3000), i % 3);
+	assert_int_equal(hb_heat_collect(t, 2980, before, 20), 20);
+	hb_heat_tick(t);
+	n = hb_heat_hottest(t, c, 10);
+	assert_int_equal(n, 10);
+	for (size_t i = 0; i < n; i++) {
+		assert_true(fabs(c[i].heat - (2999 - (double)i) * 0.5) < 1e-3);
+		assert_int_equal((c[i].hpa / PAGE * 7919) % 3000, 2999 - i);
+	}
+	/* a page far under any threshold is still among the hottest of a small table */
+	hb_heat_free(t);
+	t = table(16, 1.0);
+	hb_heat_add(t, 5 * PAGE, PAGE, 0.25, 2);
+	hb_heat_add(t, 9 * PAGE, PAGE, 3, 2);
+	assert_int_equal(hb_heat_collect(t, 1, before, 20), 1);
+	assert_int_equal(hb_heat_hottest(t, c, 10), 2);
+	assert_int_equal(c[0].hpa, 9 * PAGE);
+	assert_int_equal(c[1].hpa, 5 * PAGE);
+	assert_int_equal(c[1].node, 2);
+	/* the policy's next collect sees what it would have without hottest */
+	assert_int_equal(hb_heat_collect(t, 1, after, 20), 1);
+	assert_int_equal(after[0].hpa, 9 * PAGE);
+	assert_int_equal(hb_heat_hottest(t, c, 0), 0);
+	hb_heat_free(t);
+}
+
 static void test_heat_refuses_bad_parameters(void **state)
 {
 	struct hb_heat_table *t = NULL;
@@ -267,6 +305,7 @@ int main(void)
 		cmocka_unit_test(test_heat_budget_evicts_the_coldest),
 		cmocka_unit_test(test_heat_collect_returns_the_hottest_first),
 		cmocka_unit_test(test_heat_refuses_bad_parameters),
+		cmocka_unit_test(test_heat_hottest_reads_the_whole_table_and_changes_nothing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: MIT
+/* The heatmap's SVG (heatmap.h): cells binned by address and time, marks. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "heatmap.h"
+
+#define CELL_W 14.0
+#define BAND_H 256.0
+#define LEFT 120.0
+#define TOP 48.0
+#define GAP 28.0
+
+int hb_heatmap_init(struct hb_heatmap *h, size_t ncols, size_t rows)
+{
+	size_t n;
+
+	if (!ncols || !rows || rows > HB_HEATMAP_ROWS_MAX || !h->nspace || ncols > 100000)
+		return -EINVAL;
+	for (size_t s = 0; s < h->nspace; s++)
+		if (!h->space[s].size)
+			return -EINVAL;
+	h->ncols = ncols;
+	h->rows = rows;
+	n = h->nspace * rows * ncols;
+	h->heat = calloc(n, sizeof(*h->heat));
+	h->promote = calloc(n, sizeof(*h->promote));
+	h->demote = calloc(n, sizeof(*h->demote));
+	if (!h->heat || !h->promote || !h->demote) {
+		hb_heatmap_done(h);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void hb_heatmap_done(struct hb_heatmap *h)
+{
+	free(h->heat);
+	free(h->promote);
+	free(h->demote);
+	h->heat = NULL;
+	h->promote = h->demote = NULL;
+}
+
+int hb_heatmap_space(const struct hb_heatmap *h, const char *name)
+{
+	for (size_t s = 0; s < h->nspace; s++)
+		if (!strcmp(h->space[s].name, name))
+			return (int)s;
+	return -1;
+}
+
+/* the cell of offset in space s, column col, or -1 */
+static long cell(const struct hb_heatmap *h, int s, size_t col, uint64_t offset)
+{
+	uint64_t row;
+
+	if (s < 0 || (size_t)s >= h->nspace || col >= h->ncols || offset >= h->space[s].size)
+		return -1;
+	row = (uint64_t)((unsigned __int128)offset * h->rows / h->space[s].size);
+	return (long)(((size_t)s * h->rows + row) * h->ncols + col);
+}
+
+void hb_heatmap_add(struct hb_heatmap *h, int space, size_t col, uint64_t offset, double heat)
+{
+	long c = cell(h, space, col, offset);
+
+	if (c >= 0 && heat > 0)
+		h->heat[c] += heat;
+}
+
+void hb_heatmap_mark(struct hb_heatmap *h, int space, size_t col, uint64_t offset, bool demote)
+{
+	long c = cell(h, space, col, offset);
+
+	if (c >= 0)
+		(demote ? h->demote : h->promote)[c]++;
+}
+
+/* the first address of row r of space s */
+static uint64_t row_lo(const struct hb_heatmap *h, size_t s, size_t r)
+{
+	return (uint64_t)(((unsigned __int128)h->space[s].size * r + h->rows - 1) / h->rows);
+}
+
+/* cold (dark blue) to hot (yellow-white) on t in [0, 1] */
+static void colour(double t, char *buf, size_t size)
+{
+	static const double stop[][3] = {
+		{ 20, 24, 82 },   { 120, 28, 109 },  { 222, 73, 49 },
+		{ 252, 200, 40 }, { 255, 255, 220 },
+	};
+	double x = t * 4;
+	int i = x >= 4 ? 3 : (int)x;
+	double f = x - i;
+
+	snprintf(buf, size, "#%02x%02x%02x",
+		 (unsigned int)(stop[i][0] + (stop[i + 1][0] - stop[i][0]) * f),
+		 (unsigned int)(stop[i][1] + (stop[i + 1][1] - stop[i][1]) * f),
+		 (unsigned int)(stop[i][2] + (stop[i + 1][2] - stop[i][2]) * f));
+}
+
+int hb_heatmap_svg(const struct hb_heatmap *h, FILE *f)
+{
+	double row_h = BAND_H / (double)h->rows, width = LEFT + CELL_W * (double)h->ncols + 40;
+	double height = TOP + (BAND_H + GAP) * (double)h->nspace + 40, max = 0, min = 0;
+	uint32_t most = 1; /* the most moves a cell, for the ticks' opacity */
+	size_t n = h->nspace * h->rows * h->ncols;
+	char fill[16];
+
+	for (size_t i = 0; i < n; i++) {
+		if (h->heat[i] > max)
+			max = h->heat[i];
+		if (h->heat[i] > 0 && (!min || h->heat[i] < min))
+			min = h->heat[i];
+		most = h->promote[i] > most ? h->promote[i] : most;
+		most = h->demote[i] > most ? h->demote[i] : most;
+	}
+	fprintf(f,
+		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+		"viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"11\" "
+		"data-columns=\"%zu\" data-rows=\"%zu\" data-column-seconds=\"%g\" data-max-heat=\"%g\">\n",
+		width, height, width, height, h->ncols, h->rows, h->col_s, max);
+	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n");
+	fprintf(f, "<text x=\"%.0f\" y=\"20\" font-size=\"14\">", LEFT);
+	for (const char *c = h->title ? h->title : "hotbridge heatmap"; *c; c++)
+		fputs(*c == '<' ? "&lt;" : *c == '&' ? "&amp;" : (char[2]){ *c, 0 }, f);
+	fprintf(f,
+		"</text>\n<text x=\"%.0f\" y=\"36\" fill=\"#555\">heat summed per cell, log scale "
+		"from %.3g (dark) to %.3g (light); columns %g s each, oldest left; green tick: "
+		"promoted, cyan tick: demoted</text>\n",
+		LEFT, min, max, h->col_s);
+	for (size_t s = 0; s < h->nspace; s++) {
+		double y0 = TOP + (BAND_H + GAP) * (double)s;
+
+		fprintf(f, "<g class=\"space\" data-space=\"%s\" data-size=\"0x%llx\">\n",
+			h->space[s].name, (unsigned long long)h->space[s].size);
+		fprintf(f,
+			"<rect x=\"%.0f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#14184f\"/>\n",
+			LEFT, y0, CELL_W * (double)h->ncols, BAND_H);
+		fprintf(f, "<text x=\"8\" y=\"%.1f\" font-weight=\"bold\">%s</text>\n", y0 + 12,
+			h->space[s].name);
+		fprintf(f, "<text x=\"8\" y=\"%.1f\">%s 0x0</text>\n", y0 + 26, h->axis);
+		fprintf(f, "<text x=\"8\" y=\"%.1f\">0x%llx</text>\n", y0 + BAND_H,
+			(unsigned long long)h->space[s].size);
+		for (size_t r = 0; r < h->rows; r++) {
+			/* low addresses at the top of the band */
+			double y = y0 + row_h * (double)r;
+
+			for (size_t c = 0; c < h->ncols; c++) {
+				size_t i = (s * h->rows + r) * h->ncols + c;
+				double x = LEFT + CELL_W * (double)c;
+				unsigned long long lo = row_lo(h, s, r), hi = row_lo(h, s, r + 1);
+
+				if (h->heat[i] > 0) {
+					colour(max > min ? (log1p(h->heat[i]) - log1p(min)) /
+								   (log1p(max) - log1p(min)) :
+							   1,
+					       fill, sizeof(fill));
+					fprintf(f,
+						"<rect class=\"cell\" x=\"%g\" y=\"%g\" width=\"%g\" "
+						"height=\"%g\" fill=\"%s\" data-space=\"%s\" "
+						"data-col=\"%zu\" data-lo=\"0x%llx\" data-hi=\"0x%llx\" "
+						"data-heat=\"%.4g\"/>\n",
+						x, y, CELL_W, row_h, fill, h->space[s].name, c, lo,
+						hi, h->heat[i]);
+				}
+				for (int k = 0; k < 2; k++) {
+					uint32_t cnt = (k ? h->demote : h->promote)[i];
+
+					if (!cnt)
+						continue;
+					/*
+					 * a tick at the cell's left (promote) or right
+					 * (demote) edge, the more opaque the more moves
+					 */
+					fprintf(f,
+						"<rect class=\"%s\" x=\"%g\" y=\"%g\" width=\"2\" "
+						"height=\"%g\" fill=\"%s\" fill-opacity=\"%.2f\" "
+						"data-space=\"%s\" data-col=\"%zu\" data-lo=\"0x%llx\" "
+						"data-hi=\"0x%llx\" data-count=\"%u\"/>\n",
+						k ? "demote" : "promote", k ? x + CELL_W - 2 : x, y,
+						row_h < 2 ? 2 : row_h, k ? "#00e5ff" : "#39ff14",
+						0.2 + 0.8 * cnt / most, h->space[s].name, c, lo, hi,
+						cnt);
+				}
+			}
+		}
+		fprintf(f, "</g>\n");
+	}
+	fprintf(f,
+		"<text x=\"%.0f\" y=\"%.0f\" fill=\"#555\">time \xe2\x86\x92 (%zu columns)</text>\n"
+		"</svg>\n",
+		LEFT, height - 12, h->ncols);
+	return ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,217 @@
+#!/bin/bash
+# hotbridge top against a daemon on the emulated host (a dry run, a replay
+# feed socket):
+#  1. `top --once` piped: one frame, no escape byte; its totals are those
+#     `hotbridge stats`, `sources` and `status` give (records by source,
+#     promote decisions, pages moved, node 0's free memory, the watermark),
+#     and the hottest page is the one `heat` names;
+#  2. in a pseudo-terminal: frames on the alternate screen, redrawn each
+#     second; a second batch fed while it runs shows in a frame within a
+#     refresh of `stats` saying it; q leaves (exit 0) with the screen and
+#     the terminal's modes (echo, canonical) as they were; so does Ctrl-C;
+#  3. the daemon killed mid-view: top leaves within a few seconds, exit 1,
+#     the terminal restored, saying it lost the daemon at the socket.
+#   top.sh HOTBRIDGE
+set -euo pipefail
+[ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP needs root (the control socket serves root only)"; exit 0; }
+command -v python3 >/dev/null || { echo "1..0 # SKIP no python3"; exit 0; }
+. "$(dirname "$0")/lib.sh" "$1"
+trap 'kill "$pid" 2>/dev/null || true; rm -rf "$tmp"' EXIT
+pid=
+
+hb_emulated_conf "$tmp/hb.conf" <<CONF
+[policy]
+threshold = 8
+[source feed]
+type = replay
+socket = $tmp/feed.sock
+CONF
+"${hb[@]}" run --dry-run --config "$tmp/hb.conf" 2>"$tmp/run.err" &
+pid=$!
+wait_until 10 "${hb[@]}" status --socket "$tmp/ctl.sock" >/dev/null &&
+	ok "the daemon answers status" || { sed 's/^/# /' "$tmp/run.err"; bad "no daemon"; }
+
+# feed LINES: the lines to the replay socket, then wait until stats counts RECORDS
+feed() {
+	python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(sys.argv[2].encode()); s.close()
+' "$tmp/feed.sock" "$1"
+	wait_until 10 sh -c '"$@" stats --socket "$0" | grep -Eq "\"records\": '"$2"',"' "$tmp/ctl.sock" "${hb[@]}"
+}
+batch1='mem0 dpa=0x1000 len=4096 count=40
+mem0 dpa=0x2000 len=4096 count=40
+mem1 dpa=0x1000 len=4096 count=40
+mem0 dpa=0x100000 len=4096 count=3
+mem1 dpa=0x200000 len=4096 count=5
+'
+feed "$batch1" 5 || bad "the daemon did not count the first batch"
+ok "fed 5 records"
+
+# 1. --once piped, against stats/sources/status/heat asked next to it
+"${hb[@]}" top --once --socket "$tmp/ctl.sock" >"$tmp/once.out" 2>"$tmp/once.err" ||
+	{ sed 's/^/# /' "$tmp/once.err"; bad "top --once exited $?"; }
+for c in stats sources status; do
+	"${hb[@]}" "$c" --socket "$tmp/ctl.sock" >"$tmp/$c.json"
+done
+printf '{"command":"heat","last":3}\n' | python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(sys.stdin.buffer.read())
+s.shutdown(socket.SHUT_WR); print(s.makefile().read())' "$tmp/ctl.sock" >"$tmp/heat.json"
+if python3 - "$tmp" >"$tmp/once.check" 2>&1 <<'PY'
+import json, re, sys
+t = sys.argv[1]
+raw = open(t + "/once.out", "rb").read()
+text = raw.decode()
+stats = json.load(open(t + "/stats.json"))["stats"]
+sources = json.load(open(t + "/sources.json"))["sources"]
+status = json.load(open(t + "/status.json"))["status"]
+heat = json.loads(open(t + "/heat.json").read())["heat"]
+bad = []
+if b"\x1b" in raw:
+    bad.append("an escape byte in the piped frame")
+if text.count("hotbridge top:") != 1:
+    bad.append("not one frame")
+def total(label):
+    m = re.search(r"^  %s +(\d+) +\S+$" % re.escape(label), text, re.M)
+    return int(m.group(1)) if m else None
+want = {"all sources": stats["records"], "promote decisions": stats["decisions"]["promote"],
+        "promoted (moved)": stats["migrated"]["moved"], "demote decisions": stats["decisions"]["demote"]}
+for s in sources:
+    want["source " + s["name"]] = s["records"]
+for k, v in want.items():
+    if total(k) != v:
+        bad.append("%s: top says %s, stats %s" % (k, total(k), v))
+n0 = [n for n in status["nodes"] if n["node"] == 0][0]
+m = re.search(r"^ +0  DRAM   target +(\d+) +(\d+)", text, re.M)
+if not m or int(m.group(1)) != n0["free_mb"] or int(m.group(2)) != status["watermark_mb"]:
+    bad.append("node 0: top %s, status free_mb %s watermark_mb %s" % (m and m.groups(), n0["free_mb"], status["watermark_mb"]))
+hot = heat["pages"][0]
+m = re.search(r"HOTTEST PAGES.*\n.*\n +([0-9.]+) +(\d+) +(0x[0-9a-f]+) +(\S+)", text)
+if not m or m.group(3) != hot["page"] or m.group(4) != "%s:%s" % (hot["memdev"], hot["dpa"]):
+    bad.append("hottest page: top %s, heat %s" % (m and m.groups(), hot))
+if not re.search(r"^ +[0-9.]+  promote +promote +0x", text, re.M):
+    bad.append("no promote decision under RECENT DECISIONS")
+for b in bad:
+    print(b)
+print("records %d, promote %d, node 0 %d MiB free, hottest %s:%s" % (stats["records"], stats["decisions"]["promote"], n0["free_mb"], hot["memdev"], hot["dpa"]))
+sys.exit(1 if bad else 0)
+PY
+then
+	ok "top --once piped: no escape byte, the numbers stats/sources/status/heat give: $(tail -1 "$tmp/once.check")"
+else
+	sed 's/^/# /' "$tmp/once.out" "$tmp/once.check"
+	bad "top --once piped (above)"
+fi
+
+# 2. and 3. in a pseudo-terminal: SCRIPT is what the test does to the view
+cat >"$tmp/view.py" <<'PY'
+import fcntl, json, os, pty, re, select, signal, subprocess, sys, termios, time
+out, how, sock, feedsock, cmd = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
+master, slave = pty.openpty()
+fcntl.ioctl(slave, termios.TIOCSWINSZ, b"\x32\x00\xa0\x00\x00\x00\x00\x00")  # 50 rows, 160 cols
+before = termios.tcgetattr(slave)
+def ctty():
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+p = subprocess.Popen(cmd, stdin=slave, stdout=slave, stderr=slave, start_new_session=True,
+                     preexec_fn=ctty)
+buf = b""
+def read_for(secs):
+    global buf
+    end = time.time() + secs
+    while time.time() < end:
+        r, _, _ = select.select([master], [], [], 0.1)
+        if r:
+            try:
+                buf += os.read(master, 65536)
+            except OSError:
+                return
+def stats():
+    r = subprocess.run(cmd[:1] + ["stats", "--socket", sock], capture_output=True, text=True)
+    return json.loads(r.stdout)["stats"]
+def frames():
+    return [f for f in buf.split(b"\x1b[H")[1:] if b"RECENT DECISIONS" in f]
+def total(frame, label):
+    text = re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]", b"", frame).decode(errors="replace")
+    m = re.search(r"^  %s +(\d+) +\S+" % re.escape(label), text, re.M)
+    return int(m.group(1)) if m else None
+report = {}
+read_for(2.5)
+report["frames_first"] = len(frames())
+if how == "feed":
+    s = __import__("socket").socket(__import__("socket").AF_UNIX)
+    s.connect(feedsock)
+    s.sendall(b"mem1 dpa=0x3000 len=4096 count=50\nmem1 dpa=0x4000 len=4096 count=50\nmem0 dpa=0x5000 len=4096 count=50\n")
+    s.close()
+    t0 = time.time()
+    # until stats counts the batch, then one refresh and a little
+    while stats()["records"] < 8 and time.time() - t0 < 10:
+        read_for(0.1)
+    read_for(1.6)
+    last = frames()[-1]
+    st = stats()
+    report["stats_records"] = st["records"]
+    report["stats_promote"] = st["decisions"]["promote"]
+    report["frame_records"] = total(last, "all sources")
+    report["frame_promote"] = total(last, "promote decisions")
+    os.write(master, b"q")
+elif how == "ctrl-c":
+    os.write(master, b"\x03")
+elif how == "kill":
+    os.kill(int(os.environ["DAEMON_PID"]), signal.SIGKILL)
+    report["killed_at"] = time.time()
+t0 = time.time()
+while p.poll() is None and time.time() - t0 < 20:
+    read_for(0.2)
+read_for(0.3)
+report["left_after_s"] = round(time.time() - t0, 1)
+report["rc"] = p.poll()
+if report["rc"] is None:
+    p.kill()
+after = termios.tcgetattr(slave)
+report["termios_restored"] = before == after
+report["echo_icanon_on"] = bool(after[3] & termios.ECHO) and bool(after[3] & termios.ICANON)
+report["alt_screen_in"] = b"\x1b[?1049h" in buf
+tail = buf[buf.rfind(b"\x1b[?1049l"):] if b"\x1b[?1049l" in buf else b""
+report["alt_screen_out_last"] = bool(tail) and b"\x1b[?1049h" not in tail and b"\x1b[H" not in tail
+report["cursor_shown"] = buf.rfind(b"\x1b[?25h") > buf.rfind(b"\x1b[?25l") >= 0
+report["after_screen"] = tail.replace(b"\x1b[?1049l", b"").replace(b"\x1b[?25h", b"").decode(errors="replace").strip()
+open(out, "wb").write(buf)
+print(json.dumps(report))
+PY
+
+r=$(python3 "$tmp/view.py" "$tmp/pty-feed.out" feed "$tmp/ctl.sock" "$tmp/feed.sock" "${hb[@]}" top --socket "$tmp/ctl.sock")
+echo "# $r"
+python3 -c '
+import json, sys
+r = json.loads(sys.argv[1])
+ok = (r["rc"] == 0 and r["frames_first"] >= 2 and r["frame_records"] == r["stats_records"] == 8
+      and r["frame_promote"] == r["stats_promote"] and r["termios_restored"] and r["echo_icanon_on"]
+      and r["alt_screen_in"] and r["alt_screen_out_last"] and r["cursor_shown"])
+sys.exit(0 if ok else 1)' "$r" &&
+	ok "in a terminal: a frame a second, the second batch shown as stats says it (records 8), q leaves the terminal as it was" ||
+	bad "top in a terminal: $r"
+
+r=$(python3 "$tmp/view.py" "$tmp/pty-int.out" ctrl-c "$tmp/ctl.sock" "$tmp/feed.sock" "${hb[@]}" top --socket "$tmp/ctl.sock")
+echo "# $r"
+python3 -c '
+import json, sys
+r = json.loads(sys.argv[1])
+sys.exit(0 if r["rc"] == 0 and r["termios_restored"] and r["alt_screen_out_last"] and r["cursor_shown"] else 1)' "$r" &&
+	ok "Ctrl-C leaves with exit 0 and the terminal as it was" || bad "top and Ctrl-C: $r"
+
+r=$(DAEMON_PID=$pid python3 "$tmp/view.py" "$tmp/pty-kill.out" kill "$tmp/ctl.sock" "$tmp/feed.sock" "${hb[@]}" top --socket "$tmp/ctl.sock" --timeout 2)
+{ wait "$pid"; } 2>/dev/null || true
+pid=
+echo "# $r"
+python3 -c '
+import json, sys
+r = json.loads(sys.argv[1])
+ok = (r["rc"] == 1 and r["left_after_s"] <= 5 and r["termios_restored"] and r["alt_screen_out_last"]
+      and "hotbridge top: lost the daemon at %s" % sys.argv[2] in r["after_screen"])
+sys.exit(0 if ok else 1)' "$r" "$tmp/ctl.sock" &&
+	ok "the daemon killed mid-view: exit 1 within 5 s, the terminal restored, the loss said" ||
+	bad "top and a daemon that went away: $r"
+
+hb_reports_ok
+echo "1..$n"
