@@ -15,6 +15,7 @@
 
 #include "vm-lib.h"
 
+#define MPOL_PREFERRED_ 1
 #define MPOL_BIND_ 2
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14; older kernels say EINVAL */
@@ -142,6 +143,15 @@ void *vm_map_on_node(size_t len, int node, int fd, bool huge)
 	return p;
 }
 
+int vm_release_policy(void *p, size_t len, int node)
+{
+	unsigned long mask = 1UL << node;
+
+	return syscall(SYS_mbind, p, len, MPOL_PREFERRED_, &mask, sizeof(mask) * 8 + 1, 0) < 0 ?
+		       -errno :
+		       0;
+}
+
 int64_t vm_pfn(pid_t pid, uint64_t vaddr)
 {
 	char path[64];
@@ -263,6 +273,7 @@ uint64_t vm_find_pfn(int node, uint64_t set, uint64_t clear)
 /* ---- workload child ---- */
 
 bool vm_child_light;
+bool vm_child_keep_policy;
 
 struct shared_hdr {
 	pid_t grandchild;
@@ -321,6 +332,8 @@ static void child_main(struct vm_child *c, struct shared_hdr *hdr, enum vm_child
 	} else {
 		vm_fill(p, c->n, seed);
 	}
+	if (!vm_child_keep_policy && vm_release_policy(p, c->n * ps, node) < 0)
+		_exit(2);
 	for (size_t i = 0; i < c->n; i++) {
 		c->vaddr[i] = (uint64_t)(uintptr_t)(p + i * ps);
 		c->sum[i] = vm_child_light ? seed + i : vm_sum(p + i * ps);

@@ -151,12 +151,28 @@ static void test_mempolicy_excludes_only_what_bind_and_interleave_leave_out(void
 	free(t);
 }
 
+/* guest-6.12-bind1.txt: the guest's CXL-bound pages (issue 42's case) */
+static void test_mempolicy_a_guest_binding_to_the_cxl_node_keeps_pages_off_dram(void **state)
+{
+	char *t = fixture("guest-6.12-bind1.txt");
+	struct hb_mempolicy p;
+	uint64_t start = strtoull(t, NULL, 16);
+
+	assert_int_equal(hb_mempolicy_find(t, start + 63 * 4096, &p), 0);
+	assert_int_equal(p.mode, HB_MPOL_BIND);
+	assert_int_equal(p.nodes, 1u << 1);
+	assert_true(hb_mempolicy_excludes(&p, 0));
+	assert_false(hb_mempolicy_excludes(&p, 1));
+	free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mempolicy_parses_every_spelling_of_a_real_numa_maps),
 		cmocka_unit_test(test_mempolicy_node_lists_and_bad_lines),
 		cmocka_unit_test(test_mempolicy_excludes_only_what_bind_and_interleave_leave_out),
+		cmocka_unit_test(test_mempolicy_a_guest_binding_to_the_cxl_node_keeps_pages_off_dram),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
