@@ -241,7 +241,7 @@ int hb_migrator_pagemap_stats(const struct hb_migrator *m, struct hb_pagemap_sta
 enum hb_mempolicy_mode {
 	HB_MPOL_DEFAULT,    /* "default" */
 	HB_MPOL_LOCAL,      /* "local" */
-	HB_MPOL_PREFERRED,  /* "prefer", "prefer (many)": a preference, no bound */
+	HB_MPOL_PREFERRED,  /* "prefer", "prefer (many)": these nodes first */
 	HB_MPOL_BIND,       /* "bind": only these nodes */
 	HB_MPOL_INTERLEAVE, /* "interleave", "weighted interleave": spread over these */
 	_HB_MPOL_MAX,
@@ -270,11 +270,12 @@ int hb_mempolicy_parse_line(const char *line, uint64_t *ret_start, struct hb_mem
 int hb_mempolicy_find(const char *numa_maps, uint64_t vaddr, struct hb_mempolicy *ret);
 
 /*
- * Whether the policy forbids a page on node: bind and interleave whose
- * list lacks it (NUMA balancing's rule too: it never moves a bound page
- * off its nodes). default, local and prefer exclude nothing, nor does a
- * relative list (its nodes are renumbered within the cpuset: not known
- * from here) or a node outside 0-63.
+ * Whether the policy keeps a page off node: one that names nodes (bind,
+ * prefer, prefer (many), interleave, weighted interleave) without it, the
+ * rule of the kernel's move_phys_pages check (kernel/patches/6.12/0002),
+ * so that both backends answer alike. default and local exclude nothing,
+ * nor does a relative list (its nodes are renumbered within the cpuset:
+ * not known from here, where the kernel knows) or a node outside 0-63.
  */
 bool hb_mempolicy_excludes(const struct hb_mempolicy *p, int node);
 

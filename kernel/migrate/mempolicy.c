@@ -135,7 +135,7 @@ int hb_mempolicy_find(const char *numa_maps, uint64_t vaddr, struct hb_mempolicy
 
 bool hb_mempolicy_excludes(const struct hb_mempolicy *p, int node)
 {
-	if (p->mode != HB_MPOL_BIND && p->mode != HB_MPOL_INTERLEAVE)
+	if (p->mode == HB_MPOL_DEFAULT || p->mode == HB_MPOL_LOCAL)
 		return false;
 	if (p->relative || node < 0 || node >= 64)
 		return false;

@@ -396,7 +396,7 @@ static void move_group(struct pagemap *pm, const struct pm_req *rq, size_t n, co
  * in (only the cpuset is checked), so the backend reads the owner's
  * numa_maps (once per process and batch) and refuses with -EXDEV a page
  * whose VMA's policy (or the task's, which numa_maps shows where the VMA
- * has none) binds or interleaves it over nodes without the target. Only
+ * has none) names nodes without the target (hb_mempolicy_excludes()). Only
  * the process the index found is read: a page several processes map
  * (MOVE_ALL) is judged by that one. Keeps the requests to move in
  * rq[0..return); -ENOENT/-ESRCH when the process went away.
