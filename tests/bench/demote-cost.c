@@ -105,7 +105,7 @@ int main(int argc, char **argv)
 	}
 	if (map) {
 		vm_fill(mem, map / ps, 1);
-		(void)vm_release_policy(mem, map, node); /* free to be demoted (issue 42) */
+		(void)vm_allow_all(mem, map); /* free to be demoted (issue 42) */
 	}
 	if (hb_frames_open(NULL, ps, &f, &err) < 0) {
 		fprintf(stderr, "hb-vmdemotecost: %s\n", err.msg);

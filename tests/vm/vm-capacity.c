@@ -206,8 +206,8 @@ int main(int argc, char **argv)
 	for (hot.n = 0; hot.n < hot_mb * 256; hot.n++)
 		area_fill_page(&hot, hot.n, 0x407);
 	/* bound only to land there: a binding kept would forbid promotion (issue 42) */
-	if (vm_release_policy(hot.base, hot.n * vm_page_size(), 1) < 0) {
-		fprintf(stderr, "hb-vmcapacity: mbind(MPOL_PREFERRED) of the hot set: %m\n");
+	if (vm_allow_all(hot.base, hot.n * vm_page_size()) < 0) {
+		fprintf(stderr, "hb-vmcapacity: mbind(every node) of the hot set: %m\n");
 		return 1;
 	}
 	/*
@@ -231,14 +231,14 @@ int main(int argc, char **argv)
 	while (cold.n < plan) {
 		if (cold.n % 1024 == 0) {
 			/* what is in so far may be demoted: no binding to forbid it */
-			(void)vm_release_policy(cold.base, cold.n * vm_page_size(), 0);
+			(void)vm_allow_all(cold.base, cold.n * vm_page_size());
 			sample(&smp);
 			if (node_free_kb(0) / 1024 <= leave_mb / 2)
 				break;
 		}
 		area_fill_page(&cold, cold.n++, 0xC01D);
 	}
-	(void)vm_release_policy(cold.base, cold.n * vm_page_size(), 0);
+	(void)vm_allow_all(cold.base, cold.n * vm_page_size());
 	t_fill = vm_now() - t0;
 	status = calloc(cold.n > hot.n ? cold.n : hot.n, sizeof(*status));
 	pfn = calloc(cold.n > hot.n ? cold.n : hot.n, sizeof(*pfn));

@@ -15,7 +15,6 @@
 
 #include "vm-lib.h"
 
-#define MPOL_PREFERRED_ 1
 #define MPOL_BIND_ 2
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14; older kernels say EINVAL */
@@ -143,13 +142,19 @@ void *vm_map_on_node(size_t len, int node, int fd, bool huge)
 	return p;
 }
 
-int vm_release_policy(void *p, size_t len, int node)
+int vm_allow_all(void *p, size_t len)
 {
-	unsigned long mask = 1UL << node;
+	unsigned long every = 0;
+	char dir[64];
 
-	return syscall(SYS_mbind, p, len, MPOL_PREFERRED_, &mask, sizeof(mask) * 8 + 1, 0) < 0 ?
-		       -errno :
-		       0;
+	/* the nodes this guest has: a bit past the kernel's nodes is EINVAL */
+	for (int node = 0; node < 64; node++) {
+		snprintf(dir, sizeof(dir), "/sys/devices/system/node/node%d", node);
+		if (access(dir, F_OK) == 0)
+			every |= 1UL << node;
+	}
+	return syscall(SYS_mbind, p, len, MPOL_BIND_, &every, sizeof(every) * 8 + 1, 0) < 0 ? -errno :
+											      0;
 }
 
 int64_t vm_pfn(pid_t pid, uint64_t vaddr)
@@ -332,7 +337,7 @@ static void child_main(struct vm_child *c, struct shared_hdr *hdr, enum vm_child
 	} else {
 		vm_fill(p, c->n, seed);
 	}
-	if (!vm_child_keep_policy && vm_release_policy(p, c->n * ps, node) < 0)
+	if (!vm_child_keep_policy && vm_allow_all(p, c->n * ps) < 0)
 		_exit(2);
 	for (size_t i = 0; i < c->n; i++) {
 		c->vaddr[i] = (uint64_t)(uintptr_t)(p + i * ps);

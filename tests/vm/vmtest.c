@@ -282,8 +282,9 @@ static void check_refusals(void)
 	/* flags, privilege */
 	r = raw_mpp(0, NULL, NULL, NULL, MPOL_MF_STRICT);
 	tap_ok(r == -EINVAL, "refusal: flags MPOL_MF_STRICT -> %ld (want -EINVAL)", r);
-	r = raw_mpp(0, NULL, NULL, NULL, 1 << 8);
-	tap_ok(r == -EINVAL, "refusal: unknown flag bit 8 -> %ld (want -EINVAL)", r);
+	/* bit 8 is HB_MPP_OVERRIDE_MEMPOLICY on a kernel with the check (issue 42) */
+	r = raw_mpp(0, NULL, NULL, NULL, 1 << 9);
+	tap_ok(r == -EINVAL, "refusal: unknown flag bit 9 -> %ld (want -EINVAL)", r);
 	{
 		pid_t p = fork();
 		int ws;
@@ -514,7 +515,7 @@ static int run_hold(size_t n, int node, const char *tags, const char *verify)
 	signal(SIGUSR1, on_usr1);
 	vm_fill(p, n, 0x4842544147000000ULL);
 	/* bound only to land there: a binding kept would forbid promotion (issue 42) */
-	if (vm_release_policy(p, n * ps, node) < 0)
+	if (vm_allow_all(p, n * ps) < 0)
 		return 1;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t *w = (uint64_t *)(p + i * ps);
