@@ -39,7 +39,8 @@ static int open_migrator(struct hb_daemon *d, struct hb_err *err)
 					  */
 					 .damon_reset_ms = 100,
 					 .damon_takeover = d->cfg.damon_takeover,
-					 .damon_state = d->cfg.damon_state };
+					 .damon_state = d->cfg.damon_state,
+					 .override_mempolicy = d->cfg.override_mempolicy };
 	const char *b = d->cfg.dry_run ? "dryrun" : d->cfg.backend;
 	struct hb_migrator_choice why;
 	int r;

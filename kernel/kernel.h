@@ -35,7 +35,17 @@ struct hb_mpp {
 	bool available;
 	long nr;       /* syscall number, only meaningful if available */
 	char why[256]; /* how it was proved, or why it is unavailable */
+	int mempolicy; /* the memory-policy check (-EXDEV, flag 0x100): 1 the kernel
+			  has it, 0 it has not (it refuses the flag), -1 not known yet */
 };
+
+/*
+ * move_phys_pages flag: move a page even when the memory policy of every
+ * VMA mapping it excludes the target node (the kernel's status for such a
+ * page is otherwise -EXDEV). A kernel whose series predates the check
+ * refuses the flag (-EINVAL for the call) and checks no policy at all.
+ */
+#define HB_MPP_OVERRIDE_MEMPOLICY 0x100
 
 /*
  * Decides whether move_phys_pages may be called, without calling anything.
@@ -102,6 +112,10 @@ struct hb_migrator_config {
 	unsigned int damon_aggr_ms;  /* damon: aggregation interval; 0 = 100 */
 	bool damon_monitor;          /* damon: also make the coldness monitor's
 				    kdamond: hb_damon_monitor_reserve() */
+	bool override_mempolicy;     /* phys: pass HB_MPP_OVERRIDE_MEMPOLICY;
+				    pagemap: skip its numa_maps check. Off:
+				    pages whose owners' memory policy excludes
+				    the target are refused (-EXDEV) */
 };
 
 struct hb_migrator;
@@ -125,6 +139,10 @@ const char *hb_migrator_describe(const struct hb_migrator *m);
  *   -EACCES  mapped by several processes without HB_MIGRATE_MOVE_ALL, or
  *            the target is outside a mapping task's cpuset
  *   -EBUSY   transiently unmovable; -ENOMEM no memory on the target
+ *   -EXDEV   refused: the memory policy (mbind(2), set_mempolicy(2)) of
+ *            every mapping excludes the target node (phys: the kernel's
+ *            check, when it has it; pagemap: the owner's numa_maps; damon
+ *            never says it). Not with override_mempolicy.
  * Returns 0, or -errno when the batch as a whole failed: then entries the
  * kernel handled before the error keep the status it gave them (phys: it
  * moved them), and every other entry is set to that error.
@@ -206,8 +224,63 @@ struct hb_pagemap_stats {
 	uint64_t scan_us;       /* time spent in full scans, in all */
 	uint64_t stale;         /* index hits that no longer mapped the PFN */
 	uint64_t move_pages_calls;
+	uint64_t policy_refused;  /* pages refused -EXDEV: the owner's numa_maps policy */
+	uint64_t numa_maps_reads; /* owners' numa_maps read for that check */
 };
 int hb_migrator_pagemap_stats(const struct hb_migrator *m, struct hb_pagemap_stats *ret);
+
+/* ---- memory policies as /proc/<pid>/numa_maps shows them (migrate/mempolicy.c) ---- */
+
+/*
+ * The second field of a numa_maps line is the VMA's memory policy, or the
+ * task's where the VMA has none (the kernel's mpol_to_str()): a mode,
+ * optional flags after '=' (static, relative, balancing, joined by '|'),
+ * and a node list after ':' ("bind:1", "interleave=static:0-3",
+ * "prefer (many):0,2", "weighted interleave:1", "default", "local").
+ */
+enum hb_mempolicy_mode {
+	HB_MPOL_DEFAULT,    /* "default" */
+	HB_MPOL_LOCAL,      /* "local" */
+	HB_MPOL_PREFERRED,  /* "prefer", "prefer (many)": these nodes first */
+	HB_MPOL_BIND,       /* "bind": only these nodes */
+	HB_MPOL_INTERLEAVE, /* "interleave", "weighted interleave": spread over these */
+	_HB_MPOL_MAX,
+	_HB_MPOL_INVALID = -EINVAL,
+};
+
+struct hb_mempolicy {
+	enum hb_mempolicy_mode mode;
+	uint64_t nodes; /* bit n: node n in the list (nodes 0-63) */
+	bool beyond;    /* the list names a node >= 64 */
+	bool relative;  /* "=relative": the list is relative to the cpuset */
+};
+
+/*
+ * Parses one numa_maps line: its start address and policy. 0, or -EINVAL
+ * for a line that is not one (no address, an unknown mode, a bad list).
+ */
+int hb_mempolicy_parse_line(const char *line, uint64_t *ret_start, struct hb_mempolicy *ret);
+
+/*
+ * The policy of the VMA that holds vaddr in a whole numa_maps text (the
+ * line with the greatest start at or below vaddr: lines come in address
+ * order and the caller knows vaddr is mapped). 0, -ENOENT when no line
+ * starts at or below vaddr, -EINVAL when that line does not parse.
+ */
+int hb_mempolicy_find(const char *numa_maps, uint64_t vaddr, struct hb_mempolicy *ret);
+
+/*
+ * Whether the policy keeps a page off node: one that names nodes (bind,
+ * prefer, prefer (many), interleave, weighted interleave) without it, the
+ * rule of the kernel's move_phys_pages check (kernel/patches/6.12/0002),
+ * so that both backends answer alike. default and local exclude nothing,
+ * nor does a relative list (its nodes are renumbered within the cpuset:
+ * not known from here, where the kernel knows) or a node outside 0-63.
+ */
+bool hb_mempolicy_excludes(const struct hb_mempolicy *p, int node);
+
+/* "bind", "interleave", ... (enum order); NULL out of range */
+const char *hb_mempolicy_mode_to_string(enum hb_mempolicy_mode m);
 
 /* ---- folding per-page status into classes (migrate/status.c) ---- */
 
@@ -219,6 +292,8 @@ enum hb_migrate_class {
 	HB_MIGRATE_DROP,       /* EACCES, EPERM, EFAULT, ENOENT, EINVAL, ...:
 				    not allowed or not mapped, forget the page */
 	HB_MIGRATE_WRONG_NODE, /* reported on a node other than the target */
+	HB_MIGRATE_POLICY,     /* EXDEV: the owners' memory policy excludes the
+				    target: a refusal, not retried soon */
 	_HB_MIGRATE_CLASS_MAX,
 };
 

@@ -418,10 +418,29 @@ static void warn_coldness(const struct hb_config *c, const struct hb_config_fact
 			    "is ever cold and nothing is demoted (decisions: not_cold)");
 }
 
+/*
+ * override_mempolicy acts through phys (flag 0x100) and pagemap (no
+ * numa_maps check); damon cannot tell a page's policy either way and a dry
+ * run moves nothing, so the key changes nothing there
+ */
+static void warn_mempolicy(const struct hb_config *c, const struct hb_config_facts *f)
+{
+	if (!c->override_mempolicy || !f->warn)
+		return;
+	if (!strcmp(c->backend, "damon"))
+		f->warn(f->warn_ud, "migrate.override_mempolicy = true with backend = damon: DAMON "
+				    "moves pages whatever their memory policy, with or without it, "
+				    "ignoring");
+	else if (c->dry_run || !strcmp(c->backend, "dryrun"))
+		f->warn(f->warn_ud, "migrate.override_mempolicy = true in a dry run: nothing is "
+				    "moved, ignoring");
+}
+
 void hb_config_warn_limits(const struct hb_config *c, const struct hb_config_facts *f)
 {
 	warn_caps(c, f, f->page_size ? f->page_size : 4096);
 	warn_coldness(c, f);
+	warn_mempolicy(c, f);
 }
 
 int hb_config_check_control_socket(const struct hb_config *c, bool running, struct hb_err *err)

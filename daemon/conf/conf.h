@@ -80,8 +80,9 @@ struct hb_config {
 	char backend[16];   /* auto | phys | damon | pagemap | dryrun */
 	int64_t syscall_nr; /* 0 = from the kernel's sysfs */
 	uint64_t rescan_ms;
-	bool damon_takeover;   /* damon: replace other DAMON sysfs users */
-	char damon_state[256]; /* damon: the kdamond we set up, for restarts */
+	bool damon_takeover;     /* damon: replace other DAMON sysfs users */
+	char damon_state[256];   /* damon: the kdamond we set up, for restarts */
+	bool override_mempolicy; /* move pages whose owners' memory policy forbids the target */
 	/* [topology] */
 	char topology[256]; /* "" = live (libcxl) */
 	char cedt[256];

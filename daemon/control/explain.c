@@ -51,6 +51,16 @@ static void explain_reason(const struct hb_daemon *d, const struct hb_decision *
 			 dec->held_result, ago);
 		break;
 	case HB_REASON_REFUSED:
+		if (dec->held_result == -EXDEV) {
+			snprintf(buf, size,
+				 "refused %.1f s ago by the memory policy of the processes mapping "
+				 "it (mbind/set_mempolicy keep it off node %d): EXDEV; not retried "
+				 "for hysteresis_ms = %llu (migrate.override_mempolicy moves such "
+				 "pages)",
+				 ago, dec->target,
+				 (unsigned long long)(d->pcfg.hysteresis_ns / 1000000ULL));
+			break;
+		}
 		snprintf(buf, size,
 			 "refused by the kernel %.1f s ago: %s (%s); not retried for "
 			 "hysteresis_ms = %llu",

@@ -77,6 +77,15 @@ const char *hb_errno_name(int e)
 	return name ? name : "unknown";
 }
 
+const char *hb_move_strerror(int e)
+{
+	/* the migrators' own meaning (kernel.h), not the C library's "cross-device link" */
+	if (e == EXDEV)
+		return "refused by memory policy: every process mapping the page keeps it off "
+		       "the target node (mbind/set_mempolicy)";
+	return strerror(e);
+}
+
 static json_object *result_json(int32_t result)
 {
 	json_object *o;
@@ -88,7 +97,7 @@ static json_object *result_json(int32_t result)
 		json_object_object_add(o, "node", json_object_new_int(result));
 	} else {
 		json_object_object_add(o, "errno", json_object_new_string(hb_errno_name(-result)));
-		json_object_object_add(o, "error", json_object_new_string(strerror(-result)));
+		json_object_object_add(o, "error", json_object_new_string(hb_move_strerror(-result)));
 	}
 	return o;
 }

@@ -37,6 +37,8 @@ struct hb_history_cycle {
  */
 size_t hb_history_record(struct hb_history *h, const struct hb_history_cycle *c);
 
+/* a page's move status in words: strerror(), but EXDEV is the memory-policy refusal */
+const char *hb_move_strerror(int e);
 /* "EACCES" for EACCES; "unknown" when the C library has no name */
 const char *hb_errno_name(int e);
 

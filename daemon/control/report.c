@@ -122,8 +122,8 @@ static void source_metrics(FILE *f, const struct hb_daemon *d)
  */
 static void errno_metrics(FILE *f, const char *name, const struct hb_migrate_counts *c)
 {
-	static const int always[] = { EPERM,  ENOENT, EIO,   EAGAIN, ENOMEM,
-				      EACCES, EFAULT, EBUSY, EINVAL, ENODATA };
+	static const int always[] = { EPERM,  ENOENT, EIO,    EAGAIN,  ENOMEM, EACCES,
+				      EFAULT, EBUSY,  EINVAL, ENODATA, EXDEV };
 
 	for (size_t e = 1; e < HB_ARRAY_SIZE(c->by_errno); e++) {
 		bool show = c->by_errno[e] != 0;
@@ -262,7 +262,7 @@ void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
 		fprintf(f, "hotbridge_pages_migrated_total{status=\"%s\"} %llu\n",
 			hb_migrate_class_to_string(i), (unsigned long long)s->migrated.by_class[i]);
 	METRIC("pages_migrated_errors_total", "counter",
-	       "Promotions the kernel refused, by errno (the retry, backoff and drop of pages_migrated_total).");
+	       "Promotions the kernel refused, by errno (the retry, backoff, drop and policy of pages_migrated_total; EXDEV: the owners' memory policy).");
 	errno_metrics(f, "pages_migrated_errors_total", &s->migrated);
 	METRIC("pages_promoted_total", "counter", "Pages promoted, by target node.");
 	for (int n = 0; n < HB_MAX_NODES; n++)
@@ -276,7 +276,7 @@ void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
 		fprintf(f, "hotbridge_pages_demoted_total{status=\"%s\"} %llu\n",
 			hb_migrate_class_to_string(i), (unsigned long long)s->demoted.by_class[i]);
 	METRIC("pages_demoted_errors_total", "counter",
-	       "Demotions the kernel refused, by errno (the retry, backoff and drop of pages_demoted_total).");
+	       "Demotions the kernel refused, by errno (the retry, backoff, drop and policy of pages_demoted_total; EXDEV: the owners' memory policy).");
 	errno_metrics(f, "pages_demoted_errors_total", &s->demoted);
 	METRIC("demoted_bytes_total", "counter", "Bytes demoted to CXL nodes.");
 	fprintf(f, "hotbridge_demoted_bytes_total %llu\n", (unsigned long long)s->demoted_bytes);
@@ -404,7 +404,7 @@ void hb_daemon_log_counters(const struct hb_daemon *d, const char *lead)
 	uint64_t not_moved;
 
 	not_moved = c[HB_MIGRATE_RETRY] + c[HB_MIGRATE_BACKOFF] + c[HB_MIGRATE_DROP] +
-		    c[HB_MIGRATE_WRONG_NODE];
+		    c[HB_MIGRATE_WRONG_NODE] + c[HB_MIGRATE_POLICY];
 	/* dropped: records none of whose pages entered the table, a subset of
 	   records; bad input never became records and is counted on its own */
 	hb_dlog(d, LOG_INFO,

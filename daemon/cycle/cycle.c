@@ -55,8 +55,13 @@ static void cycle_line(struct hb_daemon *d)
 {
 	const struct hb_migrate_counts *mc = &d->scratch.line.mc;
 	uint64_t now = hb_daemon_clock(d); /* a simulation's idle lines come on its time */
+	char policy[64] = "";
 
 	d->scratch.line.deferred = false;
+	/* only when there are some: the line stays as it was without them */
+	if (mc->by_class[HB_MIGRATE_POLICY])
+		snprintf(policy, sizeof(policy), ", %llu refused by memory policy",
+			 (unsigned long long)mc->by_class[HB_MIGRATE_POLICY]);
 	if (d->scratch.line.cycle > 1 && line_idle(d)) {
 		if (!d->idle_from)
 			d->idle_from = d->scratch.line.cycle;
@@ -83,7 +88,7 @@ static void cycle_line(struct hb_daemon *d)
 		hb_dlog(d, LOG_INFO,
 			"cycle %llu: %llu records (%llu dropped), %llu bad input, "
 			"%zu hot pages, %zu to promote: "
-			"%llu moved, %llu already there, %llu retry, %llu backoff, %llu dropped; "
+			"%llu moved, %llu already there, %llu retry, %llu backoff, %llu dropped%s; "
 			"%llu rate-limited, %llu below watermark; table %zu pages; %.1f ms",
 			(unsigned long long)d->scratch.line.cycle,
 			(unsigned long long)(d->st.in.records - d->logged_in.records),
@@ -94,7 +99,7 @@ static void cycle_line(struct hb_daemon *d)
 			(unsigned long long)mc->by_class[HB_MIGRATE_ALREADY],
 			(unsigned long long)mc->by_class[HB_MIGRATE_RETRY],
 			(unsigned long long)mc->by_class[HB_MIGRATE_BACKOFF],
-			(unsigned long long)mc->by_class[HB_MIGRATE_DROP],
+			(unsigned long long)mc->by_class[HB_MIGRATE_DROP], policy,
 			(unsigned long long)d->scratch.line.rate_limited,
 			(unsigned long long)d->scratch.line.watermark, hb_heat_len(d->heat),
 			d->scratch.line.ms);
@@ -205,7 +210,8 @@ static bool promote_fold(struct hb_daemon *d, uint64_t until)
 		if (c != HB_MIGRATE_RETRY || d->pcfg.hysteresis_ns)
 			hb_policy_hold_outcome(d->policy, &d->pcfg, s->hpa[i], t0,
 					       c == HB_MIGRATE_ALREADY ? HB_HOLD_ON_TARGET :
-					       c == HB_MIGRATE_BACKOFF || c == HB_MIGRATE_DROP ?
+					       c == HB_MIGRATE_BACKOFF || c == HB_MIGRATE_DROP ||
+							       c == HB_MIGRATE_POLICY ?
 									 HB_HOLD_REFUSED :
 									 HB_HOLD_MOVED,
 					       s->status[i]);

@@ -607,6 +607,7 @@ bool hb_daemon_demote_fold(struct hb_daemon *d, uint64_t until)
 	struct hb_cycle_scratch *s = &d->scratch;
 	uint64_t t0 = s->t0, rest = t0 + 10 * d->cfg.interval_ms * 1000000ULL;
 	size_t np = s->np;
+	char policy[64] = "";
 
 	/*
 	 * -ENOENT: the frame held a process's page at the census and holds
@@ -651,14 +652,18 @@ bool hb_daemon_demote_fold(struct hb_daemon *d, uint64_t until)
 	}
 	s->fold_next = np;
 	hb_daemon_record_step(d, s->n, np);
+	/* only when there are some: the line stays as it was without them */
+	if (s->fold_mc.by_class[HB_MIGRATE_POLICY])
+		snprintf(policy, sizeof(policy), ", %llu refused by memory policy",
+			 (unsigned long long)s->fold_mc.by_class[HB_MIGRATE_POLICY]);
 	if (np && !d->env.quiet)
 		hb_dlog(d, LOG_INFO,
 			"demotion: %zu pages: %llu moved, %llu retry, %llu backoff, "
-			"%llu dropped, %llu freed before the move; %zu placed on DRAM",
+			"%llu dropped%s, %llu freed before the move; %zu placed on DRAM",
 			np, (unsigned long long)s->fold_mc.by_class[HB_MIGRATE_MOVED],
 			(unsigned long long)s->fold_mc.by_class[HB_MIGRATE_RETRY],
 			(unsigned long long)s->fold_mc.by_class[HB_MIGRATE_BACKOFF],
-			(unsigned long long)s->fold_mc.by_class[HB_MIGRATE_DROP],
+			(unsigned long long)s->fold_mc.by_class[HB_MIGRATE_DROP], policy,
 			(unsigned long long)s->fold_freed, hb_placed_len(d->dm.placed));
 	return true;
 }

@@ -13,7 +13,10 @@
  * The index goes stale as processes fault, exit and migrate. Every hit is
  * re-checked against the process's pagemap (one 8-byte read) before it is
  * moved; misses and stale hits trigger one full rescan, at most every
- * rescan_ms, and are reported -ENOENT if still not found. PFNs in
+ * rescan_ms, and are reported -ENOENT if still not found. Before a move,
+ * the owner's numa_maps says the page's memory policy: one that keeps it
+ * off the target refuses it (-EXDEV), as move_phys_pages does, since
+ * move_pages(2) would not (policy_filter()). PFNs in
  * /proc/<pid>/pagemap read as 0 without CAP_SYS_ADMIN, so this needs root
  * just as phys does.
  */
@@ -57,6 +60,7 @@ struct pagemap {
 	bool scanned;
 	uint64_t page_size;
 	uint64_t processes;
+	bool override; /* override_mempolicy: no numa_maps check */
 	struct hb_pagemap_stats st;
 };
 
@@ -386,6 +390,44 @@ static void move_group(struct pagemap *pm, const struct pm_req *rq, size_t n, co
 	}
 }
 
+/*
+ * The owner's memory policy, as move_phys_pages' check has it:
+ * move_pages(2) itself moves a page whatever the policy of the VMA it is
+ * in (only the cpuset is checked), so the backend reads the owner's
+ * numa_maps (once per process and batch) and refuses with -EXDEV a page
+ * whose VMA's policy (or the task's, which numa_maps shows where the VMA
+ * has none) names nodes without the target (hb_mempolicy_excludes()). Only
+ * the process the index found is read: a page several processes map
+ * (MOVE_ALL) is judged by that one. Keeps the requests to move in
+ * rq[0..return); -ENOENT/-ESRCH when the process went away.
+ */
+static long policy_filter(struct pagemap *pm, const char *root, struct pm_req *rq, size_t n,
+			  const int *nodes, int *status)
+{
+	_hb_cleanup_free_ char *nm = NULL;
+	char path[PATH_MAX];
+	size_t len, keep = 0;
+	int r;
+
+	snprintf(path, sizeof(path), "%s/proc/%d/numa_maps", root, rq[0].pid);
+	r = hb_read_file(path, PM_NUMA_MAPS_MAX, &nm, &len);
+	if (r < 0)
+		return r;
+	pm->st.numa_maps_reads++;
+	for (size_t k = 0; k < n; k++) {
+		struct hb_mempolicy pol;
+
+		if (hb_mempolicy_find(nm, rq[k].vaddr, &pol) == 0 &&
+		    hb_mempolicy_excludes(&pol, nodes[rq[k].i])) {
+			status[rq[k].i] = -EXDEV;
+			pm->st.policy_refused++;
+			continue;
+		}
+		rq[keep++] = rq[k];
+	}
+	return (long)keep;
+}
+
 static int pagemap_round(struct pagemap *pm, const char *root, size_t n, const size_t *which,
 			 const uint64_t *hpa, const int *nodes, int *status, int kflags,
 			 size_t *ret_unresolved, size_t *unresolved)
@@ -428,6 +470,16 @@ static int pagemap_round(struct pagemap *pm, const char *root, size_t n, const s
 			if (e)
 				index_del(&pm->idx, e);
 			unresolved[nun++] = rq[k].i;
+		}
+		if (keep > a && !pm->override) {
+			long left = policy_filter(pm, root, rq + a, keep - a, nodes, status);
+
+			if (left < 0) { /* gone: found again by a rescan, or -ENOENT */
+				for (size_t k = a; k < keep; k++)
+					unresolved[nun++] = rq[k].i;
+				left = 0;
+			}
+			keep = a + (size_t)left;
 		}
 		if (keep > a)
 			move_group(pm, rq + a, keep - a, nodes, status, kflags);
@@ -508,9 +560,13 @@ static int pagemap_open(struct hb_migrator *m, const struct hb_migrator_config *
 	pm->page_size = ps > 0 ? (uint64_t)ps : 4096;
 	pm->source_nodes = cfg->source_nodes;
 	pm->rescan_ms = cfg->rescan_ms;
+	pm->override = cfg->override_mempolicy;
 	snprintf(m->describe, sizeof(m->describe),
-		 "pagemap: /proc/<pid>/pagemap reverse map + move_pages(2), rescan >= %u ms",
-		 pm->rescan_ms);
+		 "pagemap: /proc/<pid>/pagemap reverse map + move_pages(2), rescan >= %u ms; %s",
+		 pm->rescan_ms,
+		 pm->override ? "owners' memory policies not checked (override_mempolicy)" :
+				"pages their owner's numa_maps policy keeps off the target refused "
+				"(-EXDEV)");
 	m->priv = pm;
 	return 0;
 }

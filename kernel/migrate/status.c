@@ -7,9 +7,10 @@
 #include "util/strtab.h"
 
 static const char *const class_names[_HB_MIGRATE_CLASS_MAX] = {
-	[HB_MIGRATE_MOVED] = "moved", [HB_MIGRATE_ALREADY] = "already",
-	[HB_MIGRATE_RETRY] = "retry", [HB_MIGRATE_BACKOFF] = "backoff",
-	[HB_MIGRATE_DROP] = "drop",   [HB_MIGRATE_WRONG_NODE] = "wrong_node",
+	[HB_MIGRATE_MOVED] = "moved",   [HB_MIGRATE_ALREADY] = "already",
+	[HB_MIGRATE_RETRY] = "retry",   [HB_MIGRATE_BACKOFF] = "backoff",
+	[HB_MIGRATE_DROP] = "drop",     [HB_MIGRATE_WRONG_NODE] = "wrong_node",
+	[HB_MIGRATE_POLICY] = "policy",
 };
 
 HB_STRTAB_TO_STRING(hb_migrate_class_to_string, enum hb_migrate_class, class_names, NULL)
@@ -25,6 +26,7 @@ enum hb_migrate_class hb_migrate_classify(int status, int target, int src_node)
 	case EBUSY:
 	case EAGAIN: return HB_MIGRATE_RETRY;
 	case ENOMEM: return HB_MIGRATE_BACKOFF;
+	case EXDEV: return HB_MIGRATE_POLICY;
 	default:
 		/* EACCES, EPERM, EFAULT, ENOENT, EINVAL, EIO and anything unknown */
 		return HB_MIGRATE_DROP;

@@ -122,7 +122,7 @@ int hb_mpp_probe(const char *root, long configured_nr, struct hb_mpp *ret, struc
 	char shows[128];
 	int r;
 
-	*ret = (struct hb_mpp){ .available = false, .nr = -1 };
+	*ret = (struct hb_mpp){ .available = false, .nr = -1, .mempolicy = -1 };
 
 	/*
 	 * review W2: the kernel's own syscall_nr is the only proof of which

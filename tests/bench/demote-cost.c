@@ -103,8 +103,10 @@ int main(int argc, char **argv)
 			strerror(errno));
 		return 1;
 	}
-	if (map)
+	if (map) {
 		vm_fill(mem, map / ps, 1);
+		(void)vm_allow_all(mem, map); /* free to be demoted (issue 42) */
+	}
 	if (hb_frames_open(NULL, ps, &f, &err) < 0) {
 		fprintf(stderr, "hb-vmdemotecost: %s\n", err.msg);
 		return 1;

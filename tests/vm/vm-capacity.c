@@ -205,6 +205,11 @@ int main(int argc, char **argv)
 	}
 	for (hot.n = 0; hot.n < hot_mb * 256; hot.n++)
 		area_fill_page(&hot, hot.n, 0x407);
+	/* bound only to land there: a binding kept would forbid promotion (issue 42) */
+	if (vm_allow_all(hot.base, hot.n * vm_page_size()) < 0) {
+		fprintf(stderr, "hb-vmcapacity: mbind(every node) of the hot set: %m\n");
+		return 1;
+	}
 	/*
 	 * cold: what node 0 has free beyond LEAVE_MB now (not "until MemFree is
 	 * LEAVE_MB": demotions during the fill would make that open-ended); stops
@@ -225,12 +230,15 @@ int main(int argc, char **argv)
 	}
 	while (cold.n < plan) {
 		if (cold.n % 1024 == 0) {
+			/* what is in so far may be demoted: no binding to forbid it */
+			(void)vm_allow_all(cold.base, cold.n * vm_page_size());
 			sample(&smp);
 			if (node_free_kb(0) / 1024 <= leave_mb / 2)
 				break;
 		}
 		area_fill_page(&cold, cold.n++, 0xC01D);
 	}
+	(void)vm_allow_all(cold.base, cold.n * vm_page_size());
 	t_fill = vm_now() - t0;
 	status = calloc(cold.n > hot.n ? cold.n : hot.n, sizeof(*status));
 	pfn = calloc(cold.n > hot.n ? cold.n : hot.n, sizeof(*pfn));

@@ -177,6 +177,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	vm_fill(base, npages, 0xc0ffee);
+	/* bound only to land there: a binding kept would forbid promotion (issue 42) */
+	if (vm_allow_all(base, npages * psz) < 0) {
+		fprintf(stderr, "hb-vmchmu: mbind(every node): %s\n", strerror(errno));
+		return 1;
+	}
 	for (size_t i = 0; i < npages; i++)
 		sum0[i] = vm_sum(base + i * psz);
 	vm_drain_lru();

@@ -34,8 +34,24 @@ void vm_get(const char *path, char *buf, size_t size);
  */
 void vm_drain_lru(void);
 
-/* mmap (anonymous, or shared on fd >= 0) and bind to node; NULL on error */
+/*
+ * mmap (anonymous, or shared on fd >= 0) and bind to node (MPOL_BIND: the
+ * pages fault in there); NULL on error. A binding that stays forbids the
+ * pages every other node: move_phys_pages (with the memory-policy check)
+ * and the pagemap backend refuse to move them (-EXDEV, issue 42), so a
+ * test whose pages must move releases it once they are in:
+ */
 void *vm_map_on_node(size_t len, int node, int fd, bool huge);
+/*
+ * Once the range's pages are in: bound to every node the guest has
+ * (MPOL_BIND, all of them). Nothing moves; a policy that names every node
+ * excludes no target (move_phys_pages and pagemap take the pages), and
+ * NUMA balancing still leaves them, as while bound to one node (with
+ * MPOL_DEFAULT Debian's 6.12 moved them to the CPUs' node 0 before the
+ * test could; MPOL_PREFERRED names one node, which the kernel's check
+ * and pagemap treat as a binding). 0 or -errno
+ */
+int vm_allow_all(void *p, size_t len);
 
 /* PFN of vaddr in pid (0 = self); 0 if not present; -errno on error */
 int64_t vm_pfn(pid_t pid, uint64_t vaddr);
@@ -77,6 +93,9 @@ enum vm_child_kind { VM_CHILD_ANON, VM_CHILD_THP, VM_CHILD_SHMEM, VM_CHILD_HUGET
 /* benchmarks: fault pages in with MADV_POPULATE_WRITE, write only each page's
  * tag word, and checksum only the tag */
 extern bool vm_child_light;
+/* the child keeps its pages bound to its node alone (else it binds them to every
+ * node once they are in, vm_allow_all()) */
+extern bool vm_child_keep_policy;
 
 int vm_child_start(struct vm_child *c, enum vm_child_kind kind, size_t npages, int node,
 		   uint64_t seed);

@@ -877,6 +877,38 @@ static void test_conf_check_warns_of_emulated_demotion_without_emul_chmu(void **
 	hb_config_done(&c);
 }
 
+/* migrate.override_mempolicy: off by default, a boolean, named where it changes nothing */
+static void test_conf_override_mempolicy_is_a_checked_boolean(void **state)
+{
+	char warned[2048];
+	struct hb_config c;
+	struct hb_err err = { 0 };
+
+	(void)state;
+	hb_config_defaults(&c);
+	assert_false(c.override_mempolicy);
+	assert_int_equal(hb_config_set(&c, "migrate.override_mempolicy=yes", &err), 0);
+	assert_true(c.override_mempolicy);
+	assert_int_equal(hb_config_set(&c, "migrate.override_mempolicy=maybe", &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "migrate.override_mempolicy=maybe: want true or false"));
+	assert_true(c.override_mempolicy); /* a refused value keeps what was accepted */
+	c.emulated = c.dry_run = true;
+	c.nsources = 1;
+	strcpy(c.sources[0].name, "a");
+	strcpy(c.sources[0].type, "cxl-events");
+	strcpy(c.backend, "damon");
+	assert_int_equal(check_warns(&c, warned), 0);
+	assert_non_null(strstr(warned, "migrate.override_mempolicy = true with backend = damon"));
+	strcpy(c.backend, "phys");
+	assert_int_equal(check_warns(&c, warned), 0);
+	assert_non_null(strstr(warned, "migrate.override_mempolicy = true in a dry run"));
+	c.override_mempolicy = false;
+	strcpy(c.backend, "damon");
+	(void)check_warns(&c, warned);
+	assert_null(strstr(warned, "override_mempolicy"));
+	hb_config_done(&c);
+}
+
 /* defects 7, 9, 14, 20, 33: the shared check refuses what run would refuse */
 static void test_conf_check_runs_the_sources_own_checks(void **state)
 {
@@ -1011,6 +1043,7 @@ int main(void)
 		cmocka_unit_test(test_conf_check_runs_the_sources_own_checks),
 		cmocka_unit_test(test_conf_check_warns_of_a_cap_below_rate_mbps),
 		cmocka_unit_test(test_conf_check_warns_of_emulated_demotion_without_emul_chmu),
+		cmocka_unit_test(test_conf_override_mempolicy_is_a_checked_boolean),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

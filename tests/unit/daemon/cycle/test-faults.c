@@ -4,7 +4,7 @@
  * (emulated host, emulated CHMU, phys migrator over a probed fixture) while
  * the wrapped move_phys_pages answers each page (by bits 13+ of its address:
  * only mem0 reports, so its pages are the even ones) with EBUSY, ENOMEM, EACCES,
- * EFAULT or ENOENT by pattern, or fails the whole call. Every failure is
+ * EFAULT, ENOENT or EXDEV (the owners' memory policy) by pattern, or fails the whole call. Every failure is
  * counted by class, ENOMEM rests the target node, and no page is ever sent
  * to a node other than the target. Also: the topology changes between the
  * records' intake and their decision; the target node is below its
@@ -38,8 +38,11 @@ long __wrap_hb_sys_move_phys_pages(long nr, unsigned long count, const uint64_t 
 long __wrap_hb_sys_move_phys_pages(long nr, unsigned long count, const uint64_t *pages,
 				   const int *nodes, int *status, int flags)
 {
-	static const int pattern[] = { 0, -EBUSY, -ENOMEM, -EACCES, -EFAULT, -ENOENT, 0, 0 };
+	static const int pattern[] = { 0, -EBUSY, -ENOMEM, -EACCES, -EFAULT, -ENOENT, -EXDEV, 0 };
 
+	/* the phys backend's open asks, for no page, whether the flag 0x100 is known */
+	if (!count && !nodes)
+		return 0;
 	calls++;
 	if (whole_call)
 		return whole_call;
@@ -113,6 +116,24 @@ static void test_faults_every_status_is_counted_by_class(void **state)
 	assert_true(s->migrated.by_class[HB_MIGRATE_DROP] > 0);
 	assert_true(s->migrated.by_errno[EACCES] > 0 && s->migrated.by_errno[EFAULT] > 0 &&
 		    s->migrated.by_errno[ENOENT] > 0 && s->migrated.by_errno[EBUSY] > 0);
+	/* the memory policy's refusals: a class of their own, not drops */
+	assert_true(s->migrated.by_class[HB_MIGRATE_POLICY] > 0);
+	assert_int_equal(s->migrated.by_class[HB_MIGRATE_POLICY], s->migrated.by_errno[EXDEV]);
+	{
+		char *text = NULL, line[128];
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+
+		hb_daemon_metrics(d, f);
+		fclose(f);
+		snprintf(line, sizeof(line),
+			 "hotbridge_pages_migrated_total{status=\"policy\"} %llu\n",
+			 (unsigned long long)s->migrated.by_class[HB_MIGRATE_POLICY]);
+		assert_non_null(strstr(text, line));
+		assert_non_null(
+			strstr(text, "hotbridge_pages_migrated_errors_total{errno=\"EXDEV\"}"));
+		free(text);
+	}
 	print_message("# cycle 1: %llu pages asked: %llu moved, %llu retry, %llu backoff, %llu drop\n",
 		      (unsigned long long)pages_asked,
 		      (unsigned long long)s->migrated.by_class[HB_MIGRATE_MOVED],
@@ -305,7 +326,8 @@ static void test_faults_explain_and_history_tell_refused_from_moved(void **state
 	struct hb_config cfg;
 	struct hb_daemon *d;
 	json_object *h, *entries, *x;
-	bool seen_refused = false, seen_moved = false;
+	bool seen_refused = false, seen_moved = false, seen_policy = false;
+	uint64_t policy_page = 0, asked;
 
 	next_hysteresis_ms = 60000;
 	d = daemon_with_faults(&host, &cfg);
@@ -324,6 +346,19 @@ static void test_faults_explain_and_history_tell_refused_from_moved(void **state
 		    !json_object_object_get_ex(e, "result", &res) || !res)
 			continue;
 		refused = json_object_object_get_ex(res, "errno", &v);
+		if (refused && !strcmp(json_object_get_string(v), "EXDEV") && !seen_policy) {
+			/* the owners' memory policy, named as such in both */
+			assert_non_null(strstr(field(res, "error"), "memory policy"));
+			assert_int_equal(hb_daemon_explain(d, page, &x, &err), 0);
+			assert_string_equal(field(x, "decision"), "refused_by_kernel");
+			assert_non_null(strstr(field(x, "reason"), "memory policy"));
+			assert_non_null(strstr(field(x, "reason"), "override_mempolicy"));
+			print_message("# %s: %s\n", field(e, "page"), field(x, "reason"));
+			json_object_put(x);
+			seen_policy = true;
+			policy_page = page;
+			continue;
+		}
 		if (refused && strcmp(json_object_get_string(v), "EACCES"))
 			continue; /* EACCES stands for the kernel's refusals */
 		if (refused ? seen_refused : seen_moved)
@@ -341,8 +376,16 @@ static void test_faults_explain_and_history_tell_refused_from_moved(void **state
 		print_message("# %s: %s\n", field(e, "page"), field(x, "reason"));
 		json_object_put(x);
 	}
-	assert_true(seen_refused && seen_moved);
+	assert_true(seen_refused && seen_moved && seen_policy);
 	json_object_put(h);
+	/* held for hysteresis_ms: the next cycle does not ask for it again */
+	pages_asked = 0;
+	asked = hb_daemon_stats(d)->migrated.by_class[HB_MIGRATE_POLICY];
+	assert_int_equal(hb_daemon_cycle(d), 0);
+	assert_int_equal(hb_daemon_stats(d)->migrated.by_class[HB_MIGRATE_POLICY], asked);
+	assert_int_equal(hb_daemon_explain(d, policy_page, &x, &err), 0);
+	assert_string_equal(field(x, "decision"), "refused_by_kernel");
+	json_object_put(x);
 	hb_daemon_free(d);
 }
 

@@ -26,6 +26,11 @@
 /* ---- seam ---- */
 
 static int phys_calls, phys_flags;
+/* a series before the memory-policy check: unknown flag bits are -EINVAL */
+static bool phys_old_kernel;
+static int phys_refused_flags;
+/* the kernel's check: pages at these addresses get -EXDEV without the override */
+static uint64_t phys_bound_from = UINT64_MAX;
 static long phys_ret;
 static unsigned long phys_counts[8];
 /* with phys_ret < 0: the pages the kernel moved (and reported) before the error */
@@ -37,6 +42,11 @@ long __wrap_hb_sys_move_phys_pages(long nr, unsigned long count, const uint64_t 
 				   const int *nodes, int *status, int flags)
 {
 	assert_int_equal(nr, 451);
+	if (phys_old_kernel && (flags & ~(MPOL_MF_MOVE | MPOL_MF_MOVE_ALL))) {
+		phys_calls++;
+		phys_refused_flags++;
+		return -EINVAL;
+	}
 	if (phys_calls < 8)
 		phys_counts[phys_calls] = count;
 	phys_calls++;
@@ -45,6 +55,8 @@ long __wrap_hb_sys_move_phys_pages(long nr, unsigned long count, const uint64_t 
 		if (phys_ret < 0 && i >= phys_done_before_error)
 			break;
 		status[i] = pages[i] % (3 * PS) == 0 ? -EBUSY : nodes[i];
+		if (pages[i] >= phys_bound_from && !(flags & HB_MPP_OVERRIDE_MEMPOLICY))
+			status[i] = -EXDEV;
 	}
 	return phys_ret;
 }
@@ -95,8 +107,11 @@ static void test_status_classes_follow_move_pages_codes(void **state)
 	assert_int_equal(hb_migrate_classify(-EBUSY, 0, 1), HB_MIGRATE_RETRY);
 	assert_int_equal(hb_migrate_classify(-EAGAIN, 0, 1), HB_MIGRATE_RETRY);
 	assert_int_equal(hb_migrate_classify(-ENOMEM, 0, 1), HB_MIGRATE_BACKOFF);
+	/* the owners' memory policy: a class of its own, not a generic drop */
+	assert_int_equal(hb_migrate_classify(-EXDEV, 0, 1), HB_MIGRATE_POLICY);
+	assert_string_equal(hb_migrate_class_to_string(HB_MIGRATE_POLICY), "policy");
 	for (int e = 1; e < 134; e++) {
-		if (e == EBUSY || e == EAGAIN || e == ENOMEM)
+		if (e == EBUSY || e == EAGAIN || e == ENOMEM || e == EXDEV)
 			continue;
 		assert_int_equal(hb_migrate_classify(-e, 0, 1), HB_MIGRATE_DROP);
 	}
@@ -107,13 +122,13 @@ static void test_status_classes_follow_move_pages_codes(void **state)
 
 static void test_status_fold_counts_each_page_once(void **state)
 {
-	int st[] = { 0, 0, -EBUSY, -ENOENT, -EACCES, -ENOMEM, 1, -9999 };
-	int nodes[] = { 0, 0, 0, 0, 0, 0, 0, 0 };
-	int src[] = { 1, 0, 1, 1, 1, 1, 1, 1 };
+	int st[] = { 0, 0, -EBUSY, -ENOENT, -EACCES, -ENOMEM, 1, -9999, -EXDEV, -EXDEV };
+	int nodes[] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	int src[] = { 1, 0, 1, 1, 1, 1, 1, 1, 1, 1 };
 	struct hb_migrate_counts c = { 0 };
 	uint64_t total = 0;
 
-	hb_migrate_fold(&c, 8, st, nodes, src);
+	hb_migrate_fold(&c, 10, st, nodes, src);
 	assert_int_equal(c.by_class[HB_MIGRATE_MOVED], 1);
 	assert_int_equal(c.by_class[HB_MIGRATE_ALREADY], 1);
 	assert_int_equal(c.by_class[HB_MIGRATE_RETRY], 1);
@@ -122,9 +137,11 @@ static void test_status_fold_counts_each_page_once(void **state)
 	assert_int_equal(c.by_class[HB_MIGRATE_WRONG_NODE], 1);
 	assert_int_equal(c.by_errno[ENOENT], 1);
 	assert_int_equal(c.by_errno[EACCES], 1);
+	assert_int_equal(c.by_class[HB_MIGRATE_POLICY], 2);
+	assert_int_equal(c.by_errno[EXDEV], 2);
 	for (int k = 0; k < _HB_MIGRATE_CLASS_MAX; k++)
 		total += c.by_class[k];
-	assert_int_equal(total, 8);
+	assert_int_equal(total, 10);
 }
 
 /* ---- dryrun ---- */
@@ -298,7 +315,7 @@ static int pagemap_setup(void **state)
 	snprintf(path, sizeof(path), "%s/proc", proc_root);
 	assert_int_equal(mkdir(path, 0755), 0);
 	/* pid 100: three pages on node 1 (a source node) */
-	add_process(100, "10000000 bind:1 anon=3 dirty=3 N1=3 kernelpagesize_kB=4\n",
+	add_process(100, "10000000 default anon=3 dirty=3 N1=3 kernelpagesize_kB=4\n",
 		    "10000000-10003000 rw-p 00000000 00:00 0 \n");
 	set_pte(100, 0x10000000, 0x1000);
 	set_pte(100, 0x10001000, 0x1001);
@@ -468,6 +485,191 @@ static void test_pagemap_without_pfns_says_it_needs_cap_sys_admin(void **state)
 	hb_migrator_free(m);
 }
 
+/* phys and the kernel's memory-policy check (-EXDEV, flag 0x100) */
+static void test_phys_counts_policy_refusals_and_passes_the_override(void **state)
+{
+	struct hb_migrator_config cfg = { .root = data_root("ported") };
+	struct hb_migrator *m = NULL;
+	struct hb_err err = { 0 };
+	uint64_t hpa[4] = { 1 * PS, 2 * PS, 4 * PS, 5 * PS };
+	int nodes[4] = { 0, 0, 0, 0 }, st[4];
+	struct hb_migrate_counts c = { 0 };
+
+	phys_calls = 0;
+	assert_int_equal(hb_migrator_new(HB_MIGRATOR_PHYS, &cfg, &m, &err), 0);
+	/* open asked the kernel, for no page, whether it takes the flag */
+	assert_int_equal(phys_calls, 1);
+	assert_int_equal(phys_flags, MPOL_MF_MOVE | HB_MPP_OVERRIDE_MEMPOLICY);
+	assert_non_null(strstr(hb_migrator_describe(m), "6.1.192-hb-mpp checks memory policies"));
+	phys_bound_from = 4 * PS;
+	assert_int_equal(hb_migrator_move(m, 4, hpa, nodes, st, 0, &err), 0);
+	assert_int_equal(phys_flags, MPOL_MF_MOVE); /* override off: never the flag */
+	assert_int_equal(st[0], 0);
+	assert_int_equal(st[2], -EXDEV);
+	hb_migrate_fold(&c, 4, st, nodes, NULL);
+	assert_int_equal(c.by_class[HB_MIGRATE_POLICY], 2);
+	assert_int_equal(c.by_class[HB_MIGRATE_DROP], 0);
+	hb_migrator_free(m);
+
+	cfg.override_mempolicy = true;
+	assert_int_equal(hb_migrator_new(HB_MIGRATOR_PHYS, &cfg, &m, &err), 0);
+	assert_non_null(strstr(hb_migrator_describe(m), "overridden"));
+	assert_int_equal(hb_migrator_move(m, 4, hpa, nodes, st, HB_MIGRATE_MOVE_ALL, &err), 0);
+	assert_int_equal(phys_flags, MPOL_MF_MOVE | MPOL_MF_MOVE_ALL | HB_MPP_OVERRIDE_MEMPOLICY);
+	assert_int_equal(st[2], 0);
+	assert_int_equal(st[3], 0);
+	phys_bound_from = UINT64_MAX;
+	hb_migrator_free(m);
+}
+
+/* a kernel whose series predates the check: the flag is refused, never sent again */
+static void test_phys_on_a_kernel_without_the_check_says_so_and_drops_the_flag(void **state)
+{
+	struct hb_migrator_config cfg = { .root = data_root("ported"), .override_mempolicy = true };
+	struct hb_migrator *m = NULL;
+	struct hb_err err = { 0 };
+	uint64_t hpa[2] = { 1 * PS, 2 * PS };
+	int nodes[2] = { 0, 0 }, st[2];
+
+	phys_old_kernel = true;
+	phys_refused_flags = 0;
+	assert_int_equal(hb_migrator_new(HB_MIGRATOR_PHYS, &cfg, &m, &err), 0);
+	assert_int_equal(phys_refused_flags, 1); /* open's probe */
+	assert_non_null(strstr(hb_migrator_describe(m), "kernel 6.1.192-hb-mpp has no "
+							"memory-policy check (flag 0x100 refused)"));
+	assert_int_equal(hb_migrator_move(m, 2, hpa, nodes, st, 0, &err), 0);
+	assert_int_equal(phys_refused_flags, 1);
+	assert_int_equal(phys_flags, MPOL_MF_MOVE);
+	assert_int_equal(st[0], 0);
+	assert_int_equal(st[1], 0);
+	hb_migrator_free(m);
+
+	/* override off: the description names the kernel and what it does not check */
+	cfg.override_mempolicy = false;
+	assert_int_equal(hb_migrator_new(HB_MIGRATOR_PHYS, &cfg, &m, &err), 0);
+	assert_non_null(strstr(hb_migrator_describe(m), "pages move whatever their owners' "
+							"mbind/set_mempolicy"));
+	hb_migrator_free(m);
+	phys_old_kernel = false;
+}
+
+/* open's probe could not tell (EPERM): the first move with the flag finds out */
+static void test_phys_finds_the_missing_check_at_the_first_move(void **state)
+{
+	struct hb_migrator_config cfg = { .root = data_root("ported"), .override_mempolicy = true };
+	struct hb_migrator *m = NULL;
+	struct hb_err err = { 0 };
+	uint64_t hpa[2] = { 1 * PS, 2 * PS };
+	int nodes[2] = { 0, 0 }, st[2] = { 7, 7 };
+
+	phys_ret = -EPERM;
+	assert_int_equal(hb_migrator_new(HB_MIGRATOR_PHYS, &cfg, &m, &err), 0);
+	phys_ret = 0;
+	assert_non_null(strstr(hb_migrator_describe(m), "is not known"));
+	phys_old_kernel = true;
+	phys_refused_flags = 0;
+	phys_calls = 0;
+	assert_int_equal(hb_migrator_move(m, 2, hpa, nodes, st, 0, &err), 0);
+	assert_int_equal(phys_refused_flags, 1);
+	assert_int_equal(phys_calls, 2); /* with the flag, then without */
+	assert_int_equal(st[0], 0);
+	assert_int_equal(hb_migrator_move(m, 2, hpa, nodes, st, 0, &err), 0);
+	assert_int_equal(phys_refused_flags, 1); /* remembered */
+	phys_old_kernel = false;
+	hb_migrator_free(m);
+}
+
+/* pid 400: one VMA bound to node 1 (the CXL node), one interleaved over 0-1 */
+static void add_bound_process(const char *policy_a, const char *policy_b)
+{
+	char nm[512], rel[320];
+
+	snprintf(nm, sizeof(nm),
+		 "40000000 %s anon=2 dirty=2 N1=2 kernelpagesize_kB=4\n"
+		 "40100000 %s anon=1 dirty=1 N1=1 kernelpagesize_kB=4\n",
+		 policy_a, policy_b);
+	snprintf(rel, sizeof(rel), "%s/proc/400", proc_root);
+	if (mkdir(rel, 0755) == 0) {
+		write_file("proc/400/maps", "40000000-40002000 rw-p 00000000 00:00 0 \n"
+					    "40100000-40101000 rw-p 00000000 00:00 0 \n");
+		set_pte(400, 0x40000000, 0x4000);
+		set_pte(400, 0x40001000, 0x4001);
+		set_pte(400, 0x40100000, 0x4100);
+	}
+	write_file("proc/400/numa_maps", nm);
+}
+
+static void test_pagemap_refuses_what_the_owners_numa_maps_policy_forbids(void **state)
+{
+	struct hb_migrator *m;
+	struct hb_pagemap_stats s;
+	struct hb_err err = { 0 };
+	uint64_t hpa[] = { 0x4000 * PS, 0x4001 * PS, 0x4100 * PS, 0x1000 * PS };
+	int nodes[] = { 0, 0, 0, 0 }, st[4];
+
+	add_bound_process("bind:1", "interleave:0-1");
+	m = pagemap_open(0);
+	assert_non_null(strstr(hb_migrator_describe(m), "-EXDEV"));
+	mp_ncalls = 0;
+	assert_int_equal(hb_migrator_move(m, 4, hpa, nodes, st, 0, &err), 0);
+	assert_int_equal(st[0], -EXDEV); /* bind:1, target 0 */
+	assert_int_equal(st[1], -EXDEV);
+	assert_int_equal(st[2], 0); /* interleave:0-1 allows node 0 */
+	assert_int_equal(st[3], 0); /* pid 100: default */
+	/* pid 100's page, and pid 400's interleaved one alone */
+	assert_int_equal(mp_ncalls, 2);
+	assert_int_equal(mp_calls[1].pid, 400);
+	assert_int_equal(mp_calls[1].count, 1);
+	assert_int_equal(mp_calls[1].first, 0x40100000);
+	assert_int_equal(hb_migrator_pagemap_stats(m, &s), 0);
+	assert_int_equal(s.policy_refused, 2);
+	assert_int_equal(s.numa_maps_reads, 2);
+
+	/* target node 1, which the binding allows: moved */
+	nodes[0] = nodes[1] = 1;
+	mp_ncalls = 0;
+	assert_int_equal(hb_migrator_move(m, 2, hpa, nodes, st, 0, &err), 0);
+	assert_int_equal(st[0], 1);
+	assert_int_equal(st[1], 1);
+	assert_int_equal(mp_ncalls, 1);
+
+	/* the policy is read at the move, not from the index: a later mbind counts */
+	nodes[0] = nodes[1] = 0;
+	set_pte(400, 0x40000000, 0x4000);
+	add_bound_process("default", "bind:1");
+	mp_ncalls = 0;
+	hpa[1] = 0x4100 * PS;
+	assert_int_equal(hb_migrator_move(m, 2, hpa, nodes, st, 0, &err), 0);
+	assert_int_equal(st[0], 0);
+	assert_int_equal(st[1], -EXDEV);
+	hb_migrator_free(m);
+}
+
+static void test_pagemap_override_skips_the_numa_maps_check(void **state)
+{
+	struct hb_migrator_config cfg = { .root = proc_root,
+					  .source_nodes = 1u << 1,
+					  .override_mempolicy = true };
+	struct hb_migrator *m = NULL;
+	struct hb_pagemap_stats s;
+	struct hb_err err = { 0 };
+	uint64_t hpa[] = { 0x4000 * PS, 0x4001 * PS };
+	int nodes[] = { 0, 0 }, st[2];
+
+	add_bound_process("bind:1", "bind:1");
+	assert_int_equal(hb_migrator_new(HB_MIGRATOR_PAGEMAP, &cfg, &m, &err), 0);
+	assert_non_null(strstr(hb_migrator_describe(m), "override_mempolicy"));
+	mp_ncalls = 0;
+	assert_int_equal(hb_migrator_move(m, 2, hpa, nodes, st, 0, &err), 0);
+	assert_int_equal(st[0], 0);
+	assert_int_equal(st[1], 0);
+	assert_int_equal(mp_ncalls, 1);
+	hb_migrator_pagemap_stats(m, &s);
+	assert_int_equal(s.policy_refused, 0);
+	assert_int_equal(s.numa_maps_reads, 0);
+	hb_migrator_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -477,6 +679,9 @@ int main(void)
 		cmocka_unit_test(test_phys_chunks_and_passes_move_all),
 		cmocka_unit_test(test_phys_call_error_keeps_the_statuses_the_kernel_wrote),
 		cmocka_unit_test(test_phys_is_unavailable_on_a_stock_kernel),
+		cmocka_unit_test(test_phys_counts_policy_refusals_and_passes_the_override),
+		cmocka_unit_test(test_phys_on_a_kernel_without_the_check_says_so_and_drops_the_flag),
+		cmocka_unit_test(test_phys_finds_the_missing_check_at_the_first_move),
 		cmocka_unit_test_setup_teardown(test_pagemap_moves_through_the_owning_processes,
 						pagemap_setup, pagemap_teardown),
 		cmocka_unit_test_setup_teardown(test_pagemap_rechecks_stale_entries_and_rescans,
@@ -484,6 +689,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pagemap_call_error_keeps_the_statuses_the_kernel_wrote,
 						pagemap_setup, pagemap_teardown),
 		cmocka_unit_test_setup_teardown(test_pagemap_without_pfns_says_it_needs_cap_sys_admin,
+						pagemap_setup, pagemap_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_pagemap_refuses_what_the_owners_numa_maps_policy_forbids,
+			pagemap_setup, pagemap_teardown),
+		cmocka_unit_test_setup_teardown(test_pagemap_override_skips_the_numa_maps_check,
 						pagemap_setup, pagemap_teardown),
 	};
 
