@@ -5,9 +5,11 @@
  *
  *   hb-vmcapacity FEED LEAVE_MB HOT_MB SECONDS LINGER_S RESULT
  *
- *  1. hot: HOT_MB of anonymous memory bound to node 1 (mbind; the "CXL"
- *     node), filled page by page with a per-page pattern;
- *  2. cold: as much memory bound to node 0 as node 0's MemFree (from
+ *  1. hot: HOT_MB of anonymous memory placed on node 1 (the "CXL" node),
+ *     filled page by page with a per-page pattern under the thread's own
+ *     MPOL_BIND (set_mempolicy), so no mapping keeps a policy: our kernel
+ *     refuses (-EXDEV) to move pages whose mapping is bound elsewhere;
+ *  2. cold: as much memory placed on node 0 the same way as node 0's MemFree (from
  *     /sys/devices/system/node/node0/meminfo) exceeds LEAVE_MB, filled the
  *     same way; never read again until the end, so it stays idle;
  *  3. for at most SECONDS: a thread reads every hot page every 50 ms; every
@@ -199,12 +201,13 @@ int main(int argc, char **argv)
 	 * (which may start during the cold fill) meets the floor
 	 */
 	t0 = vm_now();
-	if (area_map(&hot, hot_mb * 256, 1) < 0) {
+	if (area_map(&hot, hot_mb * 256) < 0 || vm_task_bind(1) < 0) {
 		fprintf(stderr, "hb-vmcapacity: cannot map %" PRIu64 " MiB on node 1: %m\n", hot_mb);
 		return 1;
 	}
 	for (hot.n = 0; hot.n < hot_mb * 256; hot.n++)
 		area_fill_page(&hot, hot.n, 0x407);
+	vm_task_bind(-1);
 	/*
 	 * cold: what node 0 has free beyond LEAVE_MB now (not "until MemFree is
 	 * LEAVE_MB": demotions during the fill would make that open-ended); stops
@@ -219,7 +222,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	plan = free0_kb / 4 - leave_mb * 256;
-	if (area_map(&cold, plan, 0) < 0) {
+	if (area_map(&cold, plan) < 0 || vm_task_bind(0) < 0) {
 		fprintf(stderr, "hb-vmcapacity: cannot map %zu pages on node 0: %m\n", plan);
 		return 1;
 	}
@@ -231,6 +234,7 @@ int main(int argc, char **argv)
 		}
 		area_fill_page(&cold, cold.n++, 0xC01D);
 	}
+	vm_task_bind(-1);
 	t_fill = vm_now() - t0;
 	status = calloc(cold.n > hot.n ? cold.n : hot.n, sizeof(*status));
 	pfn = calloc(cold.n > hot.n ? cold.n : hot.n, sizeof(*pfn));

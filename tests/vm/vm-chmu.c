@@ -177,6 +177,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	vm_fill(base, npages, 0xc0ffee);
+	/* placed: no policy left to refuse the daemon's moves (-EXDEV) */
+	if (vm_unbind(base, npages * psz) < 0) {
+		fprintf(stderr, "hb-vmchmu: mbind(MPOL_DEFAULT): %s\n", strerror(errno));
+		return 1;
+	}
 	for (size_t i = 0; i < npages; i++)
 		sum0[i] = vm_sum(base + i * psz);
 	vm_drain_lru();

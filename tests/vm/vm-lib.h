@@ -34,8 +34,21 @@ void vm_get(const char *path, char *buf, size_t size);
  */
 void vm_drain_lru(void);
 
-/* mmap (anonymous, or shared on fd >= 0) and bind to node; NULL on error */
+/* mmap (anonymous, or shared on fd >= 0) and bind to node (MPOL_BIND, kept:
+ * see vm_unbind); NULL on error */
 void *vm_map_on_node(size_t len, int node, int fd, bool huge);
+
+/*
+ * drop the memory policy of [p, p + len) (MPOL_DEFAULT): the pages stay
+ * where they are. Our kernel's move_phys_pages refuses (-EXDEV) a page
+ * whose every mapping has a policy without the target node; memory that
+ * stands for what the kernel placed, not for what an application bound,
+ * keeps no policy once placed. 0 or -errno
+ */
+int vm_unbind(void *p, size_t len);
+/* the calling thread's own policy: bound to node, or the default (node < 0);
+ * it places what the thread faults in and no mapping keeps it. 0 or -errno */
+int vm_task_bind(int node);
 
 /* PFN of vaddr in pid (0 = self); 0 if not present; -errno on error */
 int64_t vm_pfn(pid_t pid, uint64_t vaddr);
@@ -78,12 +91,18 @@ enum vm_child_kind { VM_CHILD_ANON, VM_CHILD_THP, VM_CHILD_SHMEM, VM_CHILD_HUGET
  * tag word, and checksum only the tag */
 extern bool vm_child_light;
 
+/* the child's pages are placed on node with MPOL_BIND, filled, then keep no
+ * policy (vm_unbind) */
 int vm_child_start(struct vm_child *c, enum vm_child_kind kind, size_t npages, int node,
 		   uint64_t seed);
 /* the child re-reads its nodes and checksums; returns 0 */
 int vm_child_verify(struct vm_child *c);
 /* the child forks a grandchild that maps the same pages (COW-shared) */
 int vm_child_share(struct vm_child *c);
+/* the same, and the grandchild then writes the first half of the pages:
+ * those copies are its own, the child's first half is mapped by the child
+ * alone (copy on write broken), the second half still by both */
+int vm_child_share_cow_half(struct vm_child *c);
 void vm_child_stop(struct vm_child *c);
 /* PFNs of n consecutive pages from vaddr in pid (0 where not present) */
 int vm_pfn_range(pid_t pid, uint64_t vaddr, size_t n, uint64_t *pfn);
