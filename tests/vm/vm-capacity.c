@@ -7,8 +7,9 @@
  *
  *  1. hot: HOT_MB of anonymous memory placed on node 1 (the "CXL" node),
  *     filled page by page with a per-page pattern under the thread's own
- *     MPOL_BIND (set_mempolicy), so no mapping keeps a policy: our kernel
- *     refuses (-EXDEV) to move pages whose mapping is bound elsewhere;
+ *     MPOL_BIND (set_mempolicy), then bound to every node (vm_allow_all):
+ *     our kernel refuses (-EXDEV) to move pages whose mapping is bound
+ *     elsewhere, and NUMA balancing leaves bound mappings alone;
  *  2. cold: as much memory placed on node 0 the same way as node 0's MemFree (from
  *     /sys/devices/system/node/node0/meminfo) exceeds LEAVE_MB, filled the
  *     same way; never read again until the end, so it stays idle;
@@ -208,6 +209,8 @@ int main(int argc, char **argv)
 	for (hot.n = 0; hot.n < hot_mb * 256; hot.n++)
 		area_fill_page(&hot, hot.n, 0x407);
 	vm_task_bind(-1);
+	/* NUMA balancing would pull the hot set to the CPUs' node by itself */
+	vm_allow_all(hot.base, hot.n * vm_page_size());
 	/*
 	 * cold: what node 0 has free beyond LEAVE_MB now (not "until MemFree is
 	 * LEAVE_MB": demotions during the fill would make that open-ended); stops
@@ -235,6 +238,7 @@ int main(int argc, char **argv)
 		area_fill_page(&cold, cold.n++, 0xC01D);
 	}
 	vm_task_bind(-1);
+	vm_allow_all(cold.base, cold.n * vm_page_size());
 	t_fill = vm_now() - t0;
 	status = calloc(cold.n > hot.n ? cold.n : hot.n, sizeof(*status));
 	pfn = calloc(cold.n > hot.n ? cold.n : hot.n, sizeof(*pfn));

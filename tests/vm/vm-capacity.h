@@ -44,9 +44,9 @@ void sample(struct samples *s);
 
 /*
  * an area of max_pages (no THP), none filled yet, with no memory policy:
- * fill it under vm_task_bind(node) to place it. Our kernel's
- * move_phys_pages refuses (-EXDEV) pages whose mapping is bound elsewhere,
- * and these stand for memory the kernel placed, not bound memory
+ * fill it under vm_task_bind(node) to place it, then vm_allow_all. Our
+ * kernel's move_phys_pages refuses (-EXDEV) pages whose mapping is bound
+ * elsewhere, and these stand for memory the kernel placed, not bound memory
  */
 int area_map(struct area *a, size_t max_pages);
 /* page i gets its pattern from seed, and its checksum is kept */

@@ -152,9 +152,18 @@ int vm_task_bind(int node)
 	return syscall(SYS_set_mempolicy, MPOL_BIND_, &mask, sizeof(mask) * 8 + 1) < 0 ? -errno : 0;
 }
 
-int vm_unbind(void *p, size_t len)
+int vm_allow_all(void *p, size_t len)
 {
-	return syscall(SYS_mbind, p, len, MPOL_DEFAULT_, NULL, 0UL, 0) < 0 ? -errno : 0;
+	unsigned long all = 0;
+	char path[64];
+
+	/* every node there is: bits past the kernel's MAX_NUMNODES are EINVAL */
+	for (int n = 0; n < 64; n++) {
+		snprintf(path, sizeof(path), "/sys/devices/system/node/node%d", n);
+		if (!access(path, F_OK))
+			all |= 1UL << n;
+	}
+	return syscall(SYS_mbind, p, len, MPOL_BIND_, &all, sizeof(all) * 8 + 1, 0) < 0 ? -errno : 0;
 }
 
 int64_t vm_pfn(pid_t pid, uint64_t vaddr)
@@ -336,8 +345,8 @@ static void child_main(struct vm_child *c, struct shared_hdr *hdr, enum vm_child
 	} else {
 		vm_fill(p, c->n, seed);
 	}
-	/* placed: the pages stay, the policy goes (vm_unbind) */
-	if (vm_unbind(p, c->n * ps) < 0)
+	/* placed: the pages stay, no node is excluded (vm_allow_all) */
+	if (vm_allow_all(p, c->n * ps) < 0)
 		_exit(2);
 	for (size_t i = 0; i < c->n; i++) {
 		c->vaddr[i] = (uint64_t)(uintptr_t)(p + i * ps);

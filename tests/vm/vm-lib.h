@@ -35,19 +35,22 @@ void vm_get(const char *path, char *buf, size_t size);
 void vm_drain_lru(void);
 
 /* mmap (anonymous, or shared on fd >= 0) and bind to node (MPOL_BIND, kept:
- * see vm_unbind); NULL on error */
+ * see vm_allow_all); NULL on error */
 void *vm_map_on_node(size_t len, int node, int fd, bool huge);
 
 /*
- * drop the memory policy of [p, p + len) (MPOL_DEFAULT): the pages stay
- * where they are. Our kernel's move_phys_pages refuses (-EXDEV) a page
- * whose every mapping has a policy without the target node; memory that
- * stands for what the kernel placed, not for what an application bound,
- * keeps no policy once placed. 0 or -errno
+ * once [p, p + len) is placed: bind it to every node (MPOL_BIND, all bits);
+ * the pages stay where they are. Our kernel's move_phys_pages refuses
+ * (-EXDEV) a page whose every mapping has a policy without the target node,
+ * and these pages stand for memory an application did not bind; a policy
+ * of every node excludes no target, and (without MPOL_F_NUMA_BALANCING)
+ * keeps NUMA balancing, on in the guest kernel, from pulling the pages to
+ * the CPUs' node as MPOL_DEFAULT would let it. 0 or -errno
  */
-int vm_unbind(void *p, size_t len);
+int vm_allow_all(void *p, size_t len);
 /* the calling thread's own policy: bound to node, or the default (node < 0);
- * it places what the thread faults in and no mapping keeps it. 0 or -errno */
+ * it places what the thread faults in and no mapping keeps it (follow with
+ * vm_allow_all to keep NUMA balancing off the pages). 0 or -errno */
 int vm_task_bind(int node);
 
 /* PFN of vaddr in pid (0 = self); 0 if not present; -errno on error */
@@ -91,8 +94,8 @@ enum vm_child_kind { VM_CHILD_ANON, VM_CHILD_THP, VM_CHILD_SHMEM, VM_CHILD_HUGET
  * tag word, and checksum only the tag */
 extern bool vm_child_light;
 
-/* the child's pages are placed on node with MPOL_BIND, filled, then keep no
- * policy (vm_unbind) */
+/* the child's pages are placed on node with MPOL_BIND, filled, then bound to
+ * every node (vm_allow_all) */
 int vm_child_start(struct vm_child *c, enum vm_child_kind kind, size_t npages, int node,
 		   uint64_t seed);
 /* the child re-reads its nodes and checksums; returns 0 */
