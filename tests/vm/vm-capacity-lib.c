@@ -69,13 +69,15 @@ void sample(struct samples *s)
 	s->n++;
 }
 
-int area_map(struct area *a, size_t max_pages, int node)
+int area_map(struct area *a, size_t max_pages)
 {
 	size_t len = max_pages * vm_page_size();
 
-	a->base = vm_map_on_node(len, node, -1, false);
-	if (!a->base)
+	a->base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (a->base == MAP_FAILED) {
+		a->base = NULL;
 		return -errno;
+	}
 	if (madvise(a->base, len, MADV_NOHUGEPAGE) < 0)
 		return -errno;
 	a->sum = calloc(max_pages, sizeof(*a->sum));

@@ -5,9 +5,12 @@
  *
  *   hb-vmcapacity FEED LEAVE_MB HOT_MB SECONDS LINGER_S RESULT
  *
- *  1. hot: HOT_MB of anonymous memory bound to node 1 (mbind; the "CXL"
- *     node), filled page by page with a per-page pattern;
- *  2. cold: as much memory bound to node 0 as node 0's MemFree (from
+ *  1. hot: HOT_MB of anonymous memory placed on node 1 (the "CXL" node),
+ *     filled page by page with a per-page pattern under the thread's own
+ *     MPOL_BIND (set_mempolicy), then bound to every node (vm_allow_all):
+ *     our kernel refuses (-EXDEV) to move pages whose mapping is bound
+ *     elsewhere, and NUMA balancing leaves bound mappings alone;
+ *  2. cold: as much memory placed on node 0 the same way as node 0's MemFree (from
  *     /sys/devices/system/node/node0/meminfo) exceeds LEAVE_MB, filled the
  *     same way; never read again until the end, so it stays idle;
  *  3. for at most SECONDS: a thread reads every hot page every 50 ms; every
@@ -199,12 +202,13 @@ int main(int argc, char **argv)
 	 * (which may start during the cold fill) meets the floor
 	 */
 	t0 = vm_now();
-	if (area_map(&hot, hot_mb * 256, 1) < 0) {
+	if (area_map(&hot, hot_mb * 256) < 0 || vm_task_bind(1) < 0) {
 		fprintf(stderr, "hb-vmcapacity: cannot map %" PRIu64 " MiB on node 1: %m\n", hot_mb);
 		return 1;
 	}
 	for (hot.n = 0; hot.n < hot_mb * 256; hot.n++)
 		area_fill_page(&hot, hot.n, 0x407);
+	vm_task_bind(-1);
 	/* bound only to land there: a binding kept would forbid promotion (issue 42) */
 	if (vm_allow_all(hot.base, hot.n * vm_page_size()) < 0) {
 		fprintf(stderr, "hb-vmcapacity: mbind(every node) of the hot set: %m\n");
@@ -224,7 +228,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	plan = free0_kb / 4 - leave_mb * 256;
-	if (area_map(&cold, plan, 0) < 0) {
+	if (area_map(&cold, plan) < 0 || vm_task_bind(0) < 0) {
 		fprintf(stderr, "hb-vmcapacity: cannot map %zu pages on node 0: %m\n", plan);
 		return 1;
 	}
@@ -238,6 +242,7 @@ int main(int argc, char **argv)
 		}
 		area_fill_page(&cold, cold.n++, 0xC01D);
 	}
+	vm_task_bind(-1);
 	(void)vm_allow_all(cold.base, cold.n * vm_page_size());
 	t_fill = vm_now() - t0;
 	status = calloc(cold.n > hot.n ? cold.n : hot.n, sizeof(*status));

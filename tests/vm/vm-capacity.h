@@ -42,8 +42,13 @@ uint64_t node_free_kb(int node);
 /* MemFree of each node, and with its per-CPU lists' free pages, at their lowest */
 void sample(struct samples *s);
 
-/* an area of max_pages bound to node (no THP), none filled yet */
-int area_map(struct area *a, size_t max_pages, int node);
+/*
+ * an area of max_pages (no THP), none filled yet, with no memory policy:
+ * fill it under vm_task_bind(node) to place it, then vm_allow_all. Our
+ * kernel's move_phys_pages refuses (-EXDEV) pages whose mapping is bound
+ * elsewhere, and these stand for memory the kernel placed, not bound memory
+ */
+int area_map(struct area *a, size_t max_pages);
 /* page i gets its pattern from seed, and its checksum is kept */
 void area_fill_page(struct area *a, size_t i, uint64_t seed);
 /* node of each page (or -errno); _settled: asked until none reads an error (2 s at most) */

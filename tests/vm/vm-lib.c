@@ -15,6 +15,7 @@
 
 #include "vm-lib.h"
 
+#define MPOL_DEFAULT_ 0
 #define MPOL_BIND_ 2
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14; older kernels say EINVAL */
@@ -140,6 +141,15 @@ void *vm_map_on_node(size_t len, int node, int fd, bool huge)
 		return NULL;
 	}
 	return p;
+}
+
+int vm_task_bind(int node)
+{
+	unsigned long mask = node >= 0 ? 1UL << node : 0;
+
+	if (node < 0)
+		return syscall(SYS_set_mempolicy, MPOL_DEFAULT_, NULL, 0UL) < 0 ? -errno : 0;
+	return syscall(SYS_set_mempolicy, MPOL_BIND_, &mask, sizeof(mask) * 8 + 1) < 0 ? -errno : 0;
 }
 
 int vm_allow_all(void *p, size_t len)
@@ -353,13 +363,26 @@ static void child_main(struct vm_child *c, struct shared_hdr *hdr, enum vm_child
 			for (size_t i = 0; i < c->n; i++)
 				c->sum_now[i] = vm_child_light ? *(uint64_t *)(p + i * ps) :
 								 vm_sum(p + i * ps);
-		} else if (cmd == 's') {
-			pid_t g = fork();
+		} else if (cmd == 's' || cmd == 'h') {
+			int done[2];
+			char d;
+			pid_t g;
 
+			if (pipe(done) < 0)
+				break;
+			g = fork();
 			if (g == 0) {
+				/* 'h': write the first half (copy on write) */
+				for (size_t i = 0; cmd == 'h' && i < c->n / 2; i++)
+					*(volatile uint64_t *)(p + i * ps + 8) ^= 0x5a5a;
+				(void)!write(done[1], "d", 1);
 				for (;;)
 					pause();
 			}
+			close(done[1]);
+			if (g < 0 || read(done[0], &d, 1) != 1)
+				break;
+			close(done[0]);
 			hdr->grandchild = g;
 		} else {
 			break;
@@ -429,6 +452,11 @@ int vm_child_verify(struct vm_child *c)
 int vm_child_share(struct vm_child *c)
 {
 	return child_cmd(c, 's');
+}
+
+int vm_child_share_cow_half(struct vm_child *c)
+{
+	return child_cmd(c, 'h');
 }
 
 void vm_child_stop(struct vm_child *c)

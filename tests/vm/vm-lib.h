@@ -53,6 +53,11 @@ void *vm_map_on_node(size_t len, int node, int fd, bool huge);
  */
 int vm_allow_all(void *p, size_t len);
 
+/* the calling thread's own policy: bound to node, or the default (node < 0);
+ * it places what the thread faults in and no mapping keeps it (follow with
+ * vm_allow_all to keep NUMA balancing off the pages). 0 or -errno */
+int vm_task_bind(int node);
+
 /* PFN of vaddr in pid (0 = self); 0 if not present; -errno on error */
 int64_t vm_pfn(pid_t pid, uint64_t vaddr);
 /* /proc/kpageflags of pfn, or 0 */
@@ -97,12 +102,18 @@ extern bool vm_child_light;
  * node once they are in, vm_allow_all()) */
 extern bool vm_child_keep_policy;
 
+/* the child's pages are placed on node with MPOL_BIND, filled, then bound to
+ * every node (vm_allow_all) */
 int vm_child_start(struct vm_child *c, enum vm_child_kind kind, size_t npages, int node,
 		   uint64_t seed);
 /* the child re-reads its nodes and checksums; returns 0 */
 int vm_child_verify(struct vm_child *c);
 /* the child forks a grandchild that maps the same pages (COW-shared) */
 int vm_child_share(struct vm_child *c);
+/* the same, and the grandchild then writes the first half of the pages:
+ * those copies are its own, the child's first half is mapped by the child
+ * alone (copy on write broken), the second half still by both */
+int vm_child_share_cow_half(struct vm_child *c);
 void vm_child_stop(struct vm_child *c);
 /* PFNs of n consecutive pages from vaddr in pid (0 where not present) */
 int vm_pfn_range(pid_t pid, uint64_t vaddr, size_t n, uint64_t *pfn);

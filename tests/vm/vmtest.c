@@ -260,6 +260,107 @@ out:
 	vm_child_stop(&c);
 }
 
+/*
+ * Review M1: the child forked a grandchild that wrote the first half of 8
+ * pages, so the child's first half is mapped by the child alone while the
+ * grandchild's VMA still covers it. The daemon's call (flags 0) moves that
+ * half, and refuses the half both still map with -EACCES, as move_pages(2)
+ * does for the same pages.
+ */
+static void check_cow(struct hb_migrator *m)
+{
+	const char *name = hb_migrator_kind_to_string(hb_migrator_kind(m));
+	struct hb_err err = { 0 };
+	struct vm_child c;
+	uint64_t pfn[8], hpa[8];
+	int st[8], mp[4], nodes[8];
+	void *shared[4];
+
+	if (vm_child_start(&c, VM_CHILD_ANON, 8, SRC, 78) < 0 || vm_child_share_cow_half(&c) < 0 ||
+	    vm_child_pfns(&c, pfn) < 0) {
+		tap_ok(false, "%s: copy-on-write: set-up failed", name);
+		vm_child_stop(&c);
+		return;
+	}
+	for (int i = 0; i < 8; i++) {
+		hpa[i] = pfn[i] * vm_page_size();
+		nodes[i] = DST;
+	}
+	hb_migrator_move(m, 8, hpa, nodes, st, 0, &err);
+	for (int i = 0; i < 4; i++)
+		shared[i] = (void *)(uintptr_t)c.vaddr[4 + i];
+	hb_sys_move_pages(c.pid, 4, shared, nodes, mp, MPOL_MF_MOVE);
+	vm_child_verify(&c);
+	tap_ok(count_status(st, 4, DST) == 4 && count_status(c.node_now, 4, DST) == 4,
+	       "%s: after fork, pages whose copy-on-write broke are the parent's alone: moved "
+	       "without MOVE_ALL, status %d for %d/4, on node %d for %d/4",
+	       name, DST, count_status(st, 4, DST), DST, count_status(c.node_now, 4, DST));
+	tap_ok(count_status(st + 4, 4, -EACCES) == 4 && count_status(mp, 4, -EACCES) == 4 &&
+		       count_status(c.node_now + 4, 4, SRC) == 4,
+	       "%s: pages still mapped by both: -EACCES for %d/4, as move_pages(2) says for %d/4 "
+	       "(status %d); still on node %d",
+	       name, count_status(st + 4, 4, -EACCES), count_status(mp, 4, -EACCES), mp[0], SRC);
+	tap_ok(!memcmp(c.sum, c.sum_now, sizeof(uint64_t) * 8),
+	       "%s: copy-on-write: the parent's 8 pages' contents unchanged", name);
+	vm_child_stop(&c);
+}
+
+/*
+ * Review M5: pages of a mapping bound (MPOL_BIND) to SRC are refused with
+ * -EXDEV for a DST target; MPP_MF_IGNORE_MEMPOLICY moves them. The same
+ * pages bound to both nodes move without the flag.
+ */
+static void check_mempolicy(void)
+{
+	uint64_t ps = vm_page_size(), pa[8];
+	int st[8], now[8], nodes[8];
+	unsigned long both = (1UL << SRC) | (1UL << DST);
+	char *p = vm_map_on_node(8 * ps, SRC, -1, false);
+	void *va[8];
+	long r;
+
+	if (!p) {
+		tap_ok(false, "mempolicy: cannot map 8 pages bound to node %d", SRC);
+		return;
+	}
+	vm_fill(p, 8, 0x4d50);
+	for (int i = 0; i < 8; i++) {
+		va[i] = p + i * ps;
+		pa[i] = (uint64_t)vm_pfn(0, (uint64_t)(uintptr_t)va[i]) * ps;
+		nodes[i] = DST;
+	}
+	r = raw_mpp(8, pa, nodes, st, 0);
+	tap_ok(r == 0 && count_status(st, 8, -EXDEV) == 8,
+	       "mempolicy: bound to node %d, target %d: -EXDEV for %d/8 (status %d)", SRC, DST,
+	       count_status(st, 8, -EXDEV), st[0]);
+	r = raw_mpp(8, pa, nodes, st, 0x100);
+	vm_nodes_of(0, 8, va, now);
+	tap_ok(r == 0 && count_status(st, 8, DST) == 8 && count_status(now, 8, DST) == 8,
+	       "mempolicy: with MPP_MF_IGNORE_MEMPOLICY (0x100): moved, status %d for %d/8, on "
+	       "node %d for %d/8",
+	       DST, count_status(st, 8, DST), DST, count_status(now, 8, DST));
+	/* back to SRC (ignoring the policy again), then bind to both nodes */
+	for (int i = 0; i < 8; i++) {
+		pa[i] = (uint64_t)vm_pfn(0, (uint64_t)(uintptr_t)va[i]) * ps;
+		nodes[i] = SRC;
+	}
+	raw_mpp(8, pa, nodes, st, 0x100);
+	for (int i = 0; i < 8; i++) {
+		pa[i] = (uint64_t)vm_pfn(0, (uint64_t)(uintptr_t)va[i]) * ps;
+		nodes[i] = DST;
+	}
+	if (syscall(SYS_mbind, p, 8 * ps, MPOL_BIND, &both, sizeof(both) * 8 + 1, 0) < 0) {
+		tap_ok(false, "mempolicy: mbind to nodes %d,%d: %s", SRC, DST, strerror(errno));
+		munmap(p, 8 * ps);
+		return;
+	}
+	r = raw_mpp(8, pa, nodes, st, 0);
+	tap_ok(r == 0 && count_status(st, 8, DST) == 8,
+	       "mempolicy: bound to nodes %d and %d: moved without the flag, %d/8 (status %d)", SRC,
+	       DST, count_status(st, 8, DST), st[0]);
+	munmap(p, 8 * ps);
+}
+
 static void check_probe_mpp(void)
 {
 	struct hb_err err = { 0 };
@@ -760,10 +861,12 @@ static int run_mpp(void)
 		check_move(m, VM_CHILD_SHMEM, 256, "256 shmem (file-backed) pages");
 		check_move(m, VM_CHILD_HUGETLB, 1024, "2 hugetlb pages");
 		check_shared(m);
+		check_cow(m);
 		hb_migrator_free(m);
 		check_bound(HB_MIGRATOR_PHYS);
 	}
 	check_refusals();
+	check_mempolicy();
 	check_tail_and_offline();
 	check_unusual();
 	check_move_pages();
