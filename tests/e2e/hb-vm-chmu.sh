@@ -6,7 +6,7 @@
 # source per memdev, found at its PCI function, must bring each hot set to
 # DRAM by itself. Leaves explain.json, stats.json, sources.json, status.json
 # and daemon.log in /share.
-#   hb-vm-chmu.sh WAYS PAGES HOT PHASE_S BOUND_S [BACKEND [MOVER [KIND [AUX_PAGES [ACCESS]]]]]
+#   hb-vm-chmu.sh WAYS PAGES HOT PHASE_S BOUND_S [BACKEND [MOVER [KIND [AUX_PAGES [ACCESS [DS]]]]]]
 # MOVER hotbridge (default), or damon: no hotbridge at all, DAMON's own
 # promotion configured as the kernel's mtier sample and damo's tiering
 # recipe do (the head-to-head bench, tests/bench/tiering.sh).
@@ -19,8 +19,10 @@
 # requests (run.sh --chmu-access; issue 42): the sources, told no access=,
 # must take nontee-rw (3), and access=rw must be refused naming codes 1-3
 # (a cxl_hmu driver that refuses codes 1-3 itself makes this a skip).
+# DS: 0x20 when the device down-samples only by 32 (run.sh --chmu-ds):
+# the sources, told no ds=, must take 32.
 ways=${1:-1} pages=${2:-4096} hot=${3:-256} phase=${4:-20} bound=${5:-10} backend=${6:-phys}
-mover=${7:-hotbridge} kind=${8:-chmu} aux_pages=${9:-16} access=${10:-}
+mover=${7:-hotbridge} kind=${8:-chmu} aux_pages=${9:-16} access=${10:-} dsf=${11:-}
 case $kind in
 chmu|cxl-hmu) ;;
 *) echo "hb-vm-chmu: unknown source kind '$kind' (chmu or cxl-hmu)"; exit 2 ;;
@@ -202,6 +204,10 @@ fi
 grep -iE "chmu|hmu" /share/daemon.log | head -5
 if [ "$access" = 0x7 ] && ! grep -q "access nontee-rw (3)" /share/daemon.log; then
 	echo "hb-vm-chmu: the source did not take nontee-rw (3) on the non-TEE-only device"
+	cat /share/daemon.log; kill $daemon $work; exit 35
+fi
+if [ "$dsf" = 0x20 ] && ! grep -q "ds 32" /share/daemon.log; then
+	echo "hb-vm-chmu: the source did not take ds 32 on a device that offers only 32"
 	cat /share/daemon.log; kill $daemon $work; exit 35
 fi
 t_up=$(date +%s)
