@@ -119,7 +119,8 @@ int hb_hmu_negotiate(const struct hb_hmu_pmu *p, const struct hb_hmu_request *wa
 	/* nothing opened: what does the device take? */
 	if ((r = probe_masks(&t, &q, &accm, &dsm)) < 0)
 		return r;
-	(void)try_one(&t, &q, q.access_type, q.ds_shift, true); /* config[] as first asked */
+	/* config[] as first asked, for the caller's messages; nothing opened */
+	(void)hb_hmu_request_encode(p, &q, config, NULL);
 	hb_chmu_format_access(accm, acc, sizeof(acc));
 	hb_chmu_format_sizes(dsm, 0, dss, sizeof(dss));
 	if (q.access_given && !((accm >> (q.access_type - 1)) & 1) && accm)

@@ -635,11 +635,14 @@ static void test_hmu_negotiates_access_and_ds_the_device_takes(void **state)
 	assert_int_equal(negotiate((const char *[]){ "ds=1", NULL }, &rfc, &q, &err), -EINVAL);
 	if (!strstr(err.msg, "ds=1:") || !strstr(err.msg, "takes 32"))
 		fail_msg("%s", err.msg);
-	/* nothing helps: another parameter is refused */
+	/* nothing helps: another parameter is refused; every try was a probe or an open */
 	rfc.ds_mask = 0;
 	assert_int_equal(negotiate((const char *[]){ NULL }, &rfc, &q, &err), -EINVAL);
 	if (!strstr(err.msg, "whatever the request type and down-sampling factor"))
 		fail_msg("%s", err.msg);
+	/* 6 x 16 opens, then 6 x 16 probes per request type and 16 x 6 per factor */
+	assert_int_equal(rfc.opens, 96 + 96 + 96);
+	assert_int_equal(rfc.probes, 96 + 96);
 	/* another error (busy, not permitted) is the caller's to name, at once */
 	rfc.other = -EBUSY;
 	assert_int_equal(negotiate((const char *[]){ NULL }, &rfc, &q, &err), -EBUSY);
