@@ -155,8 +155,9 @@ int hb_source_open_params(const struct hb_topology *t, const struct hb_source_co
 			v = s->params[n] + 9;
 	}
 	params[n] = NULL;
-	if (strcmp(s->type, "emul-chmu") || !memdev[0] || !t ||
-	    (i = hb_topology_find_memdev(t, memdev)) < 0)
+	/* the sources of a device's hotlist bound its entries by the memdev's size */
+	if ((strcmp(s->type, "emul-chmu") && strcmp(s->type, "chmu") && strcmp(s->type, "cxl-hmu")) ||
+	    !memdev[0] || !t || (i = hb_topology_find_memdev(t, memdev)) < 0)
 		return 0;
 	md = hb_topology_memdev(t, (size_t)i);
 	size = md->ram_size + md->pmem_size;

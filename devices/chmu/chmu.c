@@ -15,6 +15,7 @@ struct hb_chmu {
 	struct hb_chmu_caps caps;
 	struct hb_chmu_stats stats;
 	uint64_t unit_size;
+	uint64_t capacity; /* 0: unknown */
 	struct hb_chmu_range *ranges;
 	size_t nranges;
 	bool configured;
@@ -185,17 +186,6 @@ int hb_chmu_disable(struct hb_chmu *c, struct hb_err *err)
 	return 0;
 }
 
-static int pick_m2s(unsigned int supported)
-{
-	static const int pref[] = { CHMU_M2S_ALL_RW, CHMU_M2S_NONTEE_RW, CHMU_M2S_ALL_R,
-				    CHMU_M2S_NONTEE_R };
-
-	for (size_t i = 0; i < sizeof(pref) / sizeof(pref[0]); i++)
-		if ((supported >> (pref[i] - 1)) & 1)
-			return pref[i];
-	return -ENOTSUP;
-}
-
 /* a counter width STATUS reports (when: for the message) that entries can be decoded with */
 static int width_check(uint64_t st, const char *when, struct hb_err *err)
 {
@@ -257,10 +247,14 @@ int hb_chmu_configure(struct hb_chmu *c, const struct hb_chmu_config *cfg, struc
 		return hb_err_set(err, -EINVAL,
 				  "CHMU: fill threshold %u not below the hotlist size %u",
 				  cfg->fill_threshold, k->hotlist_size);
-	m2s = pick_m2s(k->m2s);
-	if (m2s < 0)
+	m2s = cfg->m2s ? (int)cfg->m2s : hb_chmu_pick_access(k->m2s);
+	if (m2s < 1 || m2s > 6 || !((k->m2s >> (m2s - 1)) & 1)) {
+		hb_chmu_format_access(k->m2s, allowed, sizeof(allowed));
 		return hb_err_set(err, -EINVAL,
-				  "CHMU: tracks no read or read-write requests (m2s %#x)", k->m2s);
+				  "CHMU: access type %s (code %d) not tracked (the device tracks: "
+				  "%s; CAP0 0x%x)",
+				  hb_chmu_access_name((unsigned int)m2s), m2s, allowed, k->m2s);
+	}
 	if (!cfg->nranges)
 		return hb_err_set(err, -EINVAL, "CHMU: no DPA ranges to track");
 	for (size_t i = 0; i < cfg->nranges; i++) {
@@ -348,6 +342,7 @@ int hb_chmu_configure(struct hb_chmu *c, const struct hb_chmu_config *cfg, struc
 	memcpy(c->ranges, cfg->ranges, cfg->nranges * sizeof(*c->ranges));
 	c->nranges = cfg->nranges;
 	c->unit_size = cfg->unit_size;
+	c->capacity = cfg->capacity;
 	c->configured = true;
 	return 0;
 }
@@ -396,7 +391,13 @@ int hb_chmu_drain(struct hb_chmu *c, struct hb_hot_record *out, size_t max, size
 					  (unsigned long long)head, strerror(-r));
 		head = (head + 1) % k->hotlist_size;
 		unit = e >> k->counter_width;
-		if (unit > UINT64_MAX / c->unit_size || !in_ranges(c, unit * c->unit_size)) {
+		/* no device has such a DPA: the entry is garbled (the width read, the unit) */
+		if (unit > UINT64_MAX / c->unit_size ||
+		    (c->capacity && unit * c->unit_size >= c->capacity)) {
+			c->stats.beyond_capacity++;
+			continue;
+		}
+		if (!in_ranges(c, unit * c->unit_size)) {
 			c->stats.out_of_range++;
 			continue;
 		}

@@ -165,6 +165,31 @@ struct hb_chmu_params {
  */
 int hb_chmu_check_params(const char *who, const struct hb_chmu_params *p, struct hb_err *err);
 
+/*
+ * The M2S request types a CHMU may track (CONF0; CAP0 bit code - 1 says the
+ * device does), as a source's access= names them: nontee-r (1),
+ * nontee-w (2), nontee-rw (3), r (4), w (5), rw (6), or the code itself.
+ * hb_chmu_parse_access(): NULL is 0 (not given); anything else not one of
+ * those is -EINVAL naming who and the values.
+ */
+int hb_chmu_parse_access(const char *who, const char *s, unsigned int *ret, struct hb_err *err);
+/* "nontee-rw" for 3; "?" outside 1..6 */
+const char *hb_chmu_access_name(unsigned int code);
+/* "nontee-r (1), nontee-w (2)" style list of a CAP0 bitmap, "none" when empty */
+void hb_chmu_format_access(unsigned int bitmap, char *buf, size_t size);
+/*
+ * The code a source takes when access= is not given, the first the
+ * bitmap offers of rw, nontee-rw, r, nontee-r, w, nontee-w; -ENOTSUP
+ * when it offers none of them.
+ */
+int hb_chmu_pick_access(unsigned int bitmap);
+/*
+ * The memdev's capacity from a source's capacity= (bytes; the daemon fills
+ * it from the topology): 0 when not given (entries are then not bounded).
+ */
+int hb_chmu_param_capacity(const char *who, const struct hb_dev_info *info, uint64_t *ret,
+			   struct hb_err *err);
+
 struct hb_chmu_config {
 	uint64_t unit_size;                 /* bytes, a power of two the caps allow */
 	uint64_t epoch_ns;                  /* epoch mode */
@@ -174,10 +199,14 @@ struct hb_chmu_config {
 	uint16_t fill_threshold;            /* 0 = hotlist size / 2 */
 	const struct hb_chmu_range *ranges; /* the memdev's decoded DPA */
 	size_t nranges;
+	unsigned int m2s;  /* request type, 1..6; 0: hb_chmu_pick_access() of the caps */
+	uint64_t capacity; /* the memdev's bytes; 0: unknown */
 };
 
 struct hb_chmu_stats {
 	uint64_t drains, entries, overflows, fill_events, out_of_range;
+	/* entries whose DPA lies past the memdev's capacity: garbled, never real */
+	uint64_t beyond_capacity;
 };
 
 struct hb_chmu;
@@ -205,7 +234,8 @@ int hb_chmu_disable(struct hb_chmu *c, struct hb_err *err);
  * advances HEAD past them, and clears and counts overflow / fill status.
  * A head or tail outside the ring is -EIO, a STATUS counter width other
  * than the one configure read is -EPROTO (nothing decoded, HEAD kept);
- * entries beyond the tracked ranges are dropped and counted.
+ * entries past the configured capacity are dropped and counted in
+ * beyond_capacity, the others beyond the tracked ranges in out_of_range.
  */
 int hb_chmu_drain(struct hb_chmu *c, struct hb_hot_record *out, size_t max, size_t *ret_n,
 		  struct hb_err *err);

@@ -6,9 +6,15 @@
  * before a device is touched.
  */
 #include <errno.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "chmu.h"
+#include "devices.h"
 #include "regs.h"
+
+/* CXL r3.2 8.2.8's M2S request codes 1..6, by the names access= takes */
+static const char *const access_names[] = { "nontee-r", "nontee-w", "nontee-rw", "r", "w", "rw" };
 
 static bool pow2(uint64_t v)
 {
@@ -69,5 +75,66 @@ int hb_chmu_check_params(const char *who, const struct hb_chmu_params *p, struct
 						  (unsigned long long)a->len);
 		}
 	}
+	return 0;
+}
+
+const char *hb_chmu_access_name(unsigned int code)
+{
+	return code >= 1 && code <= 6 ? access_names[code - 1] : "?";
+}
+
+int hb_chmu_parse_access(const char *who, const char *s, unsigned int *ret, struct hb_err *err)
+{
+	*ret = 0;
+	if (!s)
+		return 0;
+	for (unsigned int c = 1; c <= 6; c++)
+		if (!strcmp(s, access_names[c - 1]) || (s[0] == '0' + (int)c && !s[1])) {
+			*ret = c;
+			return 0;
+		}
+	return hb_err_set(err, -EINVAL,
+			  "%s: access=%s: one of nontee-r, nontee-w, nontee-rw (non-TEE requests: "
+			  "codes 1-3), r, w, rw (all requests: 4-6), or the code 1..6",
+			  who, s);
+}
+
+void hb_chmu_format_access(unsigned int bitmap, char *buf, size_t size)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (unsigned int c = 1; c <= 6 && used < size; c++)
+		if ((bitmap >> (c - 1)) & 1)
+			used += (size_t)snprintf(buf + used, size - used, "%s%s (%u)",
+						 used ? ", " : "", access_names[c - 1], c);
+	if (!used)
+		snprintf(buf, size, "none");
+}
+
+int hb_chmu_pick_access(unsigned int bitmap)
+{
+	static const unsigned int pref[] = { CHMU_M2S_ALL_RW, CHMU_M2S_NONTEE_RW,
+					     CHMU_M2S_ALL_R,  CHMU_M2S_NONTEE_R,
+					     CHMU_M2S_ALL_W,  CHMU_M2S_NONTEE_W };
+
+	for (size_t i = 0; i < sizeof(pref) / sizeof(pref[0]); i++)
+		if ((bitmap >> (pref[i] - 1)) & 1)
+			return (int)pref[i];
+	return -ENOTSUP;
+}
+
+int hb_chmu_param_capacity(const char *who, const struct hb_dev_info *info, uint64_t *ret,
+			   struct hb_err *err)
+{
+	int r = hb_dev_param_u64(info, "capacity", 0, ret, err);
+
+	if (r < 0)
+		return r;
+	if (hb_dev_param(info, "capacity") && (!*ret || *ret % CHMU_RANGE_GRANULE))
+		return hb_err_set(err, -EINVAL,
+				  "%s: capacity=%llu: the memdev's bytes, a multiple of 256 MiB "
+				  "(leave it out: the daemon fills it from the topology)",
+				  who, (unsigned long long)*ret);
 	return 0;
 }

@@ -9,7 +9,11 @@
  * Parameters: pci=<bdf> (or the instance's pci_bdf), dpa_ranges=<start>+<len>[,...]
  * (the memdev's decoded DPA; the daemon fills it from the topology),
  * unit (bytes; the smallest the CHMU allows), epoch_ms (100), threshold (16),
- * ds (the smallest allowed factor), mode (epoch | always-on), instance (0).
+ * ds (the smallest allowed factor), mode (epoch | always-on), instance (0),
+ * access (the M2S request type: nontee-r, nontee-w, nontee-rw, r, w, rw or
+ * the code 1..6; the first the device tracks of rw, nontee-rw, r, nontee-r,
+ * w, nontee-w), capacity (the memdev's bytes; the daemon fills it from the
+ * topology: entries past it are dropped and counted as bad input).
  *
  * Test hooks (a PCI config dump instead of the bus, a root instead of /) are
  * no parameters of this source: a root daemon's configuration must not point
@@ -39,8 +43,10 @@ struct hw_src {
 	struct hb_chmu_map_req req;
 	struct hb_chmu_mapping how;
 	/* claimed by a driver since, or the mapping faulted: never touched again */
-	int lost;     /* 0, or what every poll returns from then on */
-	bool claimed; /* /proc/iomem showed a claim after a drain */
+	int lost;           /* 0, or what every poll returns from then on */
+	bool claimed;       /* /proc/iomem showed a claim after a drain */
+	bool warned_beyond; /* entries past the memdev's capacity were reported */
+	uint64_t capacity;
 	char bdf[sizeof(((struct hb_cxl_pcidev *)0)->bdf)];
 	struct hb_hot_record rec[1024];
 };
@@ -94,9 +100,9 @@ void hb_chmu_source_close(void *priv)
 }
 
 /* the parameters it takes (hb_builtin_params(), check-config) */
-const char *const hb_source_chmu_params[] = { "pci",      "dpa_ranges", "unit",
-					      "epoch_ms", "threshold",  "ds",
-					      "mode",     "instance",   NULL };
+const char *const hb_source_chmu_params[] = { "pci",       "dpa_ranges", "unit", "epoch_ms",
+					      "threshold", "ds",         "mode", "instance",
+					      "access",    "capacity",   NULL };
 /* what only test binaries pass (hb_builtin_test_params()) */
 const char *const hb_source_chmu_test_params[] = { "pci_dump", "sysfs_root", NULL };
 
@@ -105,8 +111,10 @@ const char *const hb_source_chmu_test_params[] = { "pci_dump", "sysfs_root", NUL
  * read from the bus here. ranges may be NULL (the check only).
  */
 static int chmu_params(const struct hb_dev_info *info, struct hb_chmu_range *ranges, size_t *nr,
-		       struct hb_err *err)
+		       unsigned int *ret_m2s, uint64_t *ret_capacity, struct hb_err *err)
 {
+	unsigned int m2s;
+	uint64_t capacity;
 	const char *bdf = hb_dev_param(info, "pci"), *mode = hb_dev_param(info, "mode");
 	struct hb_chmu_range scratch[MAX_RANGES];
 	struct hb_chmu_params p = { 0 };
@@ -129,7 +137,11 @@ static int chmu_params(const struct hb_dev_info *info, struct hb_chmu_range *ran
 	    (r = hb_dev_param_u64(info, "epoch_ms", 100, &p.epoch_ms, err)) < 0 ||
 	    (r = hb_dev_param_u64(info, "threshold", 16, &p.threshold, err)) < 0 ||
 	    (r = hb_dev_param_u64(info, "ds", 0, &p.ds, err)) < 0 ||
-	    (r = hb_dev_param_u64(info, "instance", 0, &v, err)) < 0)
+	    (r = hb_dev_param_u64(info, "instance", 0, &v, err)) < 0 ||
+	    (r = hb_chmu_parse_access("chmu", hb_dev_param(info, "access"),
+				      ret_m2s ? ret_m2s : &m2s, err)) < 0 ||
+	    (r = hb_chmu_param_capacity("chmu", info, ret_capacity ? ret_capacity : &capacity, err)) <
+		    0)
 		return r;
 	if (!bdf && !info->pci_bdf)
 		return hb_err_set(err, -EINVAL, "chmu: no PCI function (pci=<bdf>)");
@@ -151,7 +163,7 @@ static int chmu_params(const struct hb_dev_info *info, struct hb_chmu_range *ran
 
 int hb_source_chmu_check(const struct hb_dev_info *info, struct hb_err *err)
 {
-	return chmu_params(info, NULL, NULL, err);
+	return chmu_params(info, NULL, NULL, NULL, NULL, err);
 }
 
 int hb_chmu_source_open(const struct hb_host_ops *ops, struct hb_host *h,
@@ -178,7 +190,7 @@ int hb_chmu_source_open(const struct hb_host_ops *ops, struct hb_host *h,
 	s->req.iomem_fd = -1;
 	if (!bdf)
 		bdf = info->pci_bdf;
-	if ((r = chmu_params(info, ranges, &nr, &err)) < 0 ||
+	if ((r = chmu_params(info, ranges, &nr, &cfg.m2s, &s->capacity, &err)) < 0 ||
 	    (r = hb_dev_param_u64(info, "unit", 0, &unit, &err)) < 0 ||
 	    (r = hb_dev_param_u64(info, "epoch_ms", 100, &epoch_ms, &err)) < 0 ||
 	    (r = hb_dev_param_u64(info, "threshold", 16, &thr, &err)) < 0 ||
@@ -233,8 +245,22 @@ int hb_chmu_source_open(const struct hb_host_ops *ops, struct hb_host *h,
 	cfg.mode = mode && !strcmp(mode, "always-on") ? HB_CHMU_MODE_ALWAYS_ON : HB_CHMU_MODE_EPOCH;
 	cfg.ranges = ranges;
 	cfg.nranges = nr;
+	cfg.capacity = s->capacity;
 	if ((r = hb_chmu_configure(s->drv, &cfg, &err)) < 0)
 		goto fail;
+	{
+		char tracks[128];
+		unsigned int m2s =
+			cfg.m2s ? cfg.m2s :
+				  (unsigned int)hb_chmu_pick_access(hb_chmu_caps(s->drv)->m2s);
+
+		hb_chmu_format_access(hb_chmu_caps(s->drv)->m2s, tracks, sizeof(tracks));
+		ops->log(h, HB_LOG_INFO,
+			 "chmu: %s instance %llu: access %s (%u), unit %llu, ds %u (the device "
+			 "tracks %s)",
+			 s->bdf, (unsigned long long)inst, hb_chmu_access_name(m2s), m2s,
+			 (unsigned long long)cfg.unit_size, cfg.ds_factor, tracks);
+	}
 	free(devs);
 	*ret_priv = s;
 	return 0;
@@ -270,10 +296,35 @@ static int claimed_meanwhile(void *priv, size_t n, struct hb_err *err)
 			  n);
 }
 
+/*
+ * Entries past the memdev's capacity name no DPA the device has: bad input
+ * of their own kind (the host counts it), and the likely cause said once.
+ */
+static void report_beyond(struct hw_src *s, uint64_t before)
+{
+	uint64_t now = hb_chmu_stats(s->drv)->beyond_capacity;
+
+	if (now == before)
+		return;
+	if (HB_OPS_HAS(s->ops, count_bad) && s->ops->count_bad)
+		s->ops->count_bad(s->host, now - before);
+	if (s->warned_beyond)
+		return;
+	s->warned_beyond = true;
+	s->ops->log(s->host, HB_LOG_WARNING,
+		    "chmu: %s: %llu hotlist entries name a DPA past %s (0x%llx bytes): "
+		    "dropped and counted as bad input (said once). No device reports such a "
+		    "DPA: the entries are garbled, read at a width other than 8 bytes or "
+		    "decoded with another unit size or counter width than the device uses",
+		    s->bdf, (unsigned long long)(now - before),
+		    s->capacity ? "the memdev's capacity" : "2^64", (unsigned long long)s->capacity);
+}
+
 int hb_chmu_source_poll(void *priv)
 {
 	struct hw_src *s = priv;
 	struct hb_err err = { 0 }, claim = { 0 };
+	uint64_t beyond;
 	int r;
 
 	if (s->lost)
@@ -283,8 +334,10 @@ int hb_chmu_source_poll(void *priv)
 		s->ops->log(s->host, HB_LOG_ERR, "%s", err.msg);
 		return s->lost;
 	}
+	beyond = hb_chmu_stats(s->drv)->beyond_capacity;
 	r = hb_chmu_drain_submit(s->drv, s->rec, HB_ARRAY_SIZE(s->rec), s->ops, s->host,
 				 claimed_meanwhile, s, &err);
+	report_beyond(s, beyond);
 	if (hb_regwin_mmio_revoked(&s->win)) {
 		/* the kernel revoked the mapping under the drain: who claimed it, if it shows */
 		(void)hb_chmu_map_recheck(&s->req, s->win.size, &claim);

@@ -67,17 +67,22 @@ static int chunk_check(const uint8_t *buf, size_t len, size_t off, uint64_t *ret
 	return 0;
 }
 
-/* the record of one entry; false when its unit lies outside what was programmed */
-static bool entry_record(const struct hb_hmu_aux_decoder *d, uint64_t e, unsigned int width,
-			 struct hb_hot_record *r)
+enum entry_fate { ENTRY_OK, ENTRY_OUT_OF_RANGE, ENTRY_BEYOND_CAPACITY };
+
+/* the record of one entry, or why there is none */
+static enum entry_fate entry_record(const struct hb_hmu_aux_decoder *d, uint64_t e,
+				    unsigned int width, struct hb_hot_record *r)
 {
 	uint64_t unit = e >> width, dpa;
 
+	/* no device has such a DPA: the entry is garbled (the width read, the unit) */
 	if (unit > (UINT64_MAX >> d->granule_shift))
-		return false;
+		return ENTRY_BEYOND_CAPACITY;
 	dpa = unit << d->granule_shift;
+	if (d->capacity && dpa >= d->capacity)
+		return ENTRY_BEYOND_CAPACITY;
 	if (d->dpa_len && (dpa < d->dpa_start || dpa - d->dpa_start >= d->dpa_len))
-		return false;
+		return ENTRY_OUT_OF_RANGE;
 	*r = (struct hb_hot_record){
 		.space = HB_SPACE_DPA,
 		.addr = dpa,
@@ -85,7 +90,7 @@ static bool entry_record(const struct hb_hmu_aux_decoder *d, uint64_t e, unsigne
 		.count = e & ((1ULL << width) - 1),
 	};
 	memcpy(r->memdev, d->memdev, sizeof(r->memdev));
-	return true;
+	return ENTRY_OK;
 }
 
 int hb_hmu_aux_decode(const struct hb_hmu_aux_decoder *d, const uint8_t *buf, size_t len,
@@ -114,8 +119,13 @@ int hb_hmu_aux_decode(const struct hb_hmu_aux_decoder *d, const uint8_t *buf, si
 		}
 		off += HB_HMU_AUX_HEADER_SIZE;
 		for (uint64_t i = 0; i < cnt; i++, off += HB_HMU_AUX_ENTRY_SIZE) {
-			if (!entry_record(d, get_u64(buf + off), width, &out[n])) {
-				st->out_of_range++;
+			enum entry_fate f = entry_record(d, get_u64(buf + off), width, &out[n]);
+
+			if (f != ENTRY_OK) {
+				if (f == ENTRY_BEYOND_CAPACITY)
+					st->beyond_capacity++;
+				else
+					st->out_of_range++;
 				continue;
 			}
 			st->entries++;

@@ -47,10 +47,13 @@ struct hb_hmu_aux_decoder {
 	char memdev[HB_MEMDEV_NAME_MAX]; /* names the records */
 	unsigned int granule_shift;      /* log2 of the unit in bytes, 8..63 */
 	uint64_t dpa_start, dpa_len;     /* what was programmed; entries outside are dropped */
+	uint64_t capacity;               /* the memdev's bytes, 0 unknown: entries past it too */
 };
 
 struct hb_hmu_aux_stats {
 	uint64_t chunks, entries, out_of_range, bad_chunks;
+	/* entries past the memdev's capacity (or 2^64): garbled, never a real DPA */
+	uint64_t beyond_capacity;
 };
 
 /* Where the decoded records go; 0 or -errno (stops the decoding). */
@@ -63,7 +66,9 @@ typedef int (*hb_hmu_emit_fn)(void *ud, const struct hb_hot_record *r, size_t n)
  * outside 1..63, no entries, entries running past len) ends the decoding:
  * -EBADMSG with err naming its offset and what was wrong; the chunks
  * before it were emitted, nothing of it or after it was. *ret_used
- * (optional) is the length of the valid part.
+ * (optional) is the length of the valid part. An entry whose DPA lies
+ * past d->capacity or 2^64 is dropped and counted in beyond_capacity; one
+ * outside the programmed dpa range in out_of_range.
  */
 int hb_hmu_aux_decode(const struct hb_hmu_aux_decoder *d, const uint8_t *buf, size_t len,
 		      struct hb_hot_record *out, size_t max, hb_hmu_emit_fn emit, void *ud,
@@ -168,6 +173,7 @@ struct hb_hmu_request {
 	unsigned int granule_shift;  /* log2 of the unit in bytes */
 	unsigned int ds_shift;       /* log2 of the down-sampling factor */
 	uint64_t dpa_start, dpa_len; /* 256 MiB aligned; len 0: everything */
+	bool access_given, ds_given; /* access=, ds= said; otherwise negotiated */
 };
 
 /*
@@ -195,6 +201,30 @@ int hb_hmu_source_prepare(const char *root, const struct hb_dev_info *info,
 			  struct hb_hmu_pmu *ret_pmu, uint64_t config[HB_HMU_CONFIG_WORDS],
 			  struct hb_hmu_aux_decoder *ret_dec, uint64_t *ret_pages,
 			  struct hb_err *err);
+/*
+ * The request and AUX pages from the parameters (check-config and open
+ * alike): every refusal names the parameter.
+ */
+int hb_hmu_request_from_params(const struct hb_dev_info *info, struct hb_hmu_request *q,
+			       uint64_t *ret_pages, struct hb_err *err);
+/*
+ * Opens the event the PMU takes for want (hb_hmu_request_from_params();
+ * negotiate.c; open_fn: perf_event_open() of config,
+ * an fd or -errno; probe true: close it again at once). Neither driver of
+ * the ABI publishes the CHMU's capabilities, and both refuse at open
+ * (EINVAL) a request type or down-sampling factor the device does not
+ * offer: so what access= and ds= leave unsaid is asked for in turn (access
+ * rw, nontee-rw, r, nontee-r, w, nontee-w; ds 1, 2, 4, ... 32768) and the
+ * first the PMU takes kept; config[] is left as opened and *ret_q says what
+ * it asked for. When nothing opens with EINVAL, each request type and
+ * factor is tried alone to name what the device takes: -EINVAL naming
+ * access= or ds= and what works, or every choice refused (another
+ * parameter). Another error of open_fn is returned as it is, err untouched.
+ */
+typedef int (*hb_hmu_open_fn)(void *ud, const uint64_t config[HB_HMU_CONFIG_WORDS], bool probe);
+int hb_hmu_negotiate(const struct hb_hmu_pmu *p, const struct hb_hmu_request *want,
+		     uint64_t config[HB_HMU_CONFIG_WORDS], hb_hmu_open_fn open_fn, void *ud,
+		     struct hb_hmu_request *ret_q, struct hb_err *err);
 extern const char *const hb_source_cxl_hmu_params[];
 extern const struct hb_device_ops hb_source_cxl_hmu;
 

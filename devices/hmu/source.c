@@ -10,9 +10,14 @@
  *
  * Parameters: pmu=<cxl_hmu_memX.Y.Z> (needed when there are several),
  * unit (bytes, a power of two, default 4096), epoch_ms (100), threshold
- * (16), ds (down-sampling factor, a power of two, default 1), mode (epoch |
- * always-on), access (r | w | rw, default rw), dpa_range=<start>+<len>
- * (256 MiB aligned; default all the PMU tracks), aux_pages (16).
+ * (16), ds (down-sampling factor, a power of two; default the smallest the
+ * PMU takes), mode (epoch | always-on), access (nontee-r | nontee-w |
+ * nontee-rw | r | w | rw, or the code 1..6; default the first the PMU takes
+ * of rw, nontee-rw, r, nontee-r, w, nontee-w: negotiate.c),
+ * dpa_range=<start>+<len> (256 MiB aligned; default all the PMU tracks),
+ * aux_pages (16), capacity (the memdev's bytes; the daemon fills it from
+ * the topology, else the memdev's sysfs ram/ and pmem/ sizes: entries past
+ * it are dropped and counted as bad input).
  * Records are named by the instance's memdev or, without one, by the
  * PMU's ("cxl_hmu_mem0.0.0" is memdev mem0).
  *
@@ -51,11 +56,13 @@ struct hmu_src {
 	struct hb_hmu_aux_decoder dec;
 	struct hb_hmu_aux_stats st;
 	struct hb_hmu_ring_stats rst;
+	bool warned_beyond; /* entries past the memdev's capacity were reported */
 	struct hb_hot_record rec[BATCH];
 };
 
-const char *const hb_source_cxl_hmu_params[] = { "pmu",  "unit",   "epoch_ms",  "threshold", "ds",
-						 "mode", "access", "dpa_range", "aux_pages", NULL };
+const char *const hb_source_cxl_hmu_params[] = { "pmu",       "unit",     "epoch_ms", "threshold",
+						 "ds",        "mode",     "access",   "dpa_range",
+						 "aux_pages", "capacity", NULL };
 
 static int log2_exact(uint64_t v, unsigned int *ret)
 {
@@ -65,20 +72,13 @@ static int log2_exact(uint64_t v, unsigned int *ret)
 	return 0;
 }
 
-static int parse_access(const char *s, unsigned int *ret)
-{
-	/* the CHMU's M2S request codes: 4 all reads, 5 all writes, 6 both */
-	*ret = !s || !strcmp(s, "rw") ? 6 : !strcmp(s, "r") ? 4 : !strcmp(s, "w") ? 5 : 0;
-	return *ret ? 0 : -EINVAL;
-}
-
 /* the request from the parameters; every refusal names the parameter */
-static int request_from_params(const struct hb_dev_info *info, struct hb_hmu_request *q,
+int hb_hmu_request_from_params(const struct hb_dev_info *info, struct hb_hmu_request *q,
 			       uint64_t *ret_pages, struct hb_err *err)
 {
 	const char *mode = hb_dev_param(info, "mode"), *range = hb_dev_param(info, "dpa_range");
 	struct hb_chmu_params p;
-	uint64_t unit, epoch_ms, thr, ds;
+	uint64_t unit, epoch_ms, thr, ds, capacity;
 	int r;
 
 	if ((r = hb_dev_params_check(info, hb_source_cxl_hmu_params, err)) < 0 ||
@@ -86,7 +86,8 @@ static int request_from_params(const struct hb_dev_info *info, struct hb_hmu_req
 	    (r = hb_dev_param_u64(info, "epoch_ms", 100, &epoch_ms, err)) < 0 ||
 	    (r = hb_dev_param_u64(info, "threshold", 16, &thr, err)) < 0 ||
 	    (r = hb_dev_param_u64(info, "ds", 1, &ds, err)) < 0 ||
-	    (r = hb_dev_param_u64(info, "aux_pages", 16, ret_pages, err)) < 0)
+	    (r = hb_dev_param_u64(info, "aux_pages", 16, ret_pages, err)) < 0 ||
+	    (r = hb_chmu_param_capacity("cxl-hmu", info, &capacity, err)) < 0)
 		return r;
 	if (mode && strcmp(mode, "epoch") && strcmp(mode, "always-on"))
 		return hb_err_set(err, -EINVAL, "cxl-hmu: mode=%s: use epoch or always-on", mode);
@@ -103,9 +104,13 @@ static int request_from_params(const struct hb_dev_info *info, struct hb_hmu_req
 		return r;
 	log2_exact(unit, &q->granule_shift);
 	log2_exact(ds, &q->ds_shift);
-	if (parse_access(hb_dev_param(info, "access"), &q->access_type) < 0)
-		return hb_err_set(err, -EINVAL, "cxl-hmu: access=%s: use r, w or rw",
-				  hb_dev_param(info, "access"));
+	if ((r = hb_chmu_parse_access("cxl-hmu", hb_dev_param(info, "access"), &q->access_type,
+				      err)) < 0)
+		return r;
+	q->access_given = q->access_type != 0;
+	if (!q->access_given)
+		q->access_type = 6; /* the first asked for (negotiate.c) */
+	q->ds_given = hb_dev_param(info, "ds") != NULL;
 	if (log2_exact(*ret_pages, &(unsigned int){ 0 }) < 0 || *ret_pages > 65536)
 		return hb_err_set(err, -EINVAL, "cxl-hmu: aux_pages=%llu: a power of two up to 65536",
 				  (unsigned long long)*ret_pages);
@@ -143,7 +148,7 @@ int hb_source_cxl_hmu_check(const struct hb_dev_info *info, struct hb_err *err)
 	struct hb_hmu_request q = { 0 };
 	uint64_t pages;
 
-	return request_from_params(info, &q, &pages, err);
+	return hb_hmu_request_from_params(info, &q, &pages, err);
 }
 
 /* memX of cxl_hmu_memX.Y.Z; "" when the name has another form */
@@ -159,6 +164,24 @@ static void memdev_of_pmu(const char *pmu, char *out, size_t size)
 		n++;
 	if (n > 3 && n < size && (p[n] == '.' || !p[n]))
 		snprintf(out, size, "%.*s", (int)n, p);
+}
+
+/* the memdev's ram and pmem sizes in sysfs (the DPA space); 0 when unknown */
+static uint64_t memdev_capacity(const char *root, const char *memdev)
+{
+	static const char *const parts[] = { "ram", "pmem" };
+	uint64_t total = 0;
+
+	for (size_t i = 0; i < HB_ARRAY_SIZE(parts); i++) {
+		char path[PATH_MAX], buf[64];
+		uint64_t v;
+
+		snprintf(path, sizeof(path), "/sys/bus/cxl/devices/%s/%s/size", memdev, parts[i]);
+		if (hb_read_text(root, path, buf, sizeof(buf)) > 0 && hb_parse_u64(buf, &v) == 0 &&
+		    v <= UINT64_MAX - total)
+			total += v;
+	}
+	return total;
 }
 
 /* the first CPU of the PMU's cpumask ("0", "0-3", "2,5"); 0 without one */
@@ -186,7 +209,7 @@ int hb_hmu_source_prepare(const char *root, const struct hb_dev_info *info,
 	char first[64];
 	int r, n;
 
-	if ((r = request_from_params(info, &q, ret_pages, err)) < 0)
+	if ((r = hb_hmu_request_from_params(info, &q, ret_pages, err)) < 0)
 		return r;
 	n = hb_hmu_pmu_find(root, first, sizeof(first));
 	if (!name && n > 1)
@@ -218,6 +241,10 @@ int hb_hmu_source_prepare(const char *root, const struct hb_dev_info *info,
 				  "cxl-hmu: PMU %s names no memdev: give the source "
 				  "one",
 				  ret_pmu->name);
+	if ((r = hb_chmu_param_capacity("cxl-hmu", info, &ret_dec->capacity, err)) < 0)
+		return r;
+	if (!ret_dec->capacity)
+		ret_dec->capacity = memdev_capacity(root, ret_dec->memdev);
 	return 0;
 }
 
@@ -234,7 +261,7 @@ static void on_readable(void *priv, int fd, uint32_t revents)
 	struct hmu_src *s = priv;
 	struct hb_err err = { 0 };
 	uint64_t bad = s->st.bad_chunks, trunc = s->rst.truncated, lost = s->rst.lost;
-	uint64_t partial = s->rst.partial;
+	uint64_t partial = s->rst.partial, beyond = s->st.beyond_capacity;
 	int r;
 
 	r = hb_hmu_ring_drain(&s->ring, &s->dec, s->rec, BATCH, emit, s, &s->st, &s->rst, &err);
@@ -242,6 +269,20 @@ static void on_readable(void *priv, int fd, uint32_t revents)
 		s->ops->log(s->host, HB_LOG_ERR, "%s: %s", s->name, err.msg);
 	if (s->st.bad_chunks > bad && HB_OPS_HAS(s->ops, count_bad) && s->ops->count_bad)
 		s->ops->count_bad(s->host, s->st.bad_chunks - bad);
+	/* no device has such a DPA: bad input of its own kind, the likely cause said once */
+	if (s->st.beyond_capacity > beyond && HB_OPS_HAS(s->ops, count_bad) && s->ops->count_bad)
+		s->ops->count_bad(s->host, s->st.beyond_capacity - beyond);
+	if (s->st.beyond_capacity > beyond && !s->warned_beyond) {
+		s->warned_beyond = true;
+		s->ops->log(s->host, HB_LOG_WARNING,
+			    "%s: %llu AUX entries name a DPA past %s's capacity (0x%llx bytes): "
+			    "dropped and counted as bad input (said once). No device reports such "
+			    "a DPA: the driver or device garbles entries, reading each 8-byte entry "
+			    "at another width (the RFC driver's two 4-byte reads on x86) or with "
+			    "another unit size (hotness_granual) than the device uses",
+			    s->name, (unsigned long long)(s->st.beyond_capacity - beyond),
+			    s->dec.memdev, (unsigned long long)s->dec.capacity);
+	}
 	if (s->rst.truncated > trunc)
 		s->ops->log(s->host, HB_LOG_WARNING,
 			    "%s: the kernel truncated %llu AUX writes (the AUX area is full: "
@@ -291,10 +332,42 @@ static void hmu_close(void *priv)
 	free(s);
 }
 
+struct perf_open {
+	uint32_t type;
+	int cpu;
+};
+
+/* the event, disabled (enabled once the AUX area is mapped): an fd or -errno */
+static int perf_open(void *ud, const uint64_t config[HB_HMU_CONFIG_WORDS], bool probe)
+{
+	const struct perf_open *po = ud;
+	struct perf_event_attr attr = { .size = sizeof(attr) };
+	int fd;
+
+	if (config[3])
+		return -EINVAL; /* this build's perf_event_attr has no config3 */
+	attr.type = po->type;
+	attr.config = config[0];
+	attr.config1 = config[1];
+	attr.config2 = config[2];
+	attr.disabled = 1;
+	attr.watermark = 1;
+	attr.wakeup_watermark = 1; /* every PERF_RECORD_AUX wakes the loop */
+	fd = (int)syscall(SYS_perf_event_open, &attr, -1, po->cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (probe) {
+		close(fd);
+		return 0;
+	}
+	return fd;
+}
+
 static int hmu_open(const struct hb_host_ops *ops, struct hb_host *h,
 		    const struct hb_dev_info *info, void **ret_priv)
 {
-	struct perf_event_attr attr = { .size = sizeof(attr) };
+	struct hb_hmu_request q = { 0 }, want = { 0 };
+	struct perf_open po;
 	uint64_t config[HB_HMU_CONFIG_WORDS], pages;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	struct hb_err err = { 0 };
@@ -318,26 +391,25 @@ static int hmu_open(const struct hb_host_ops *ops, struct hb_host *h,
 			       pmu.name);
 		goto fail;
 	}
-	attr.type = pmu.type;
-	attr.config = config[0];
-	attr.config1 = config[1];
-	attr.config2 = config[2];
-	attr.disabled = 1; /* enabled once the AUX area is mapped */
-	attr.watermark = 1;
-	attr.wakeup_watermark = 1; /* every PERF_RECORD_AUX wakes the loop */
-	s->fd = (int)syscall(SYS_perf_event_open, &attr, -1, pmu_cpu("", pmu.name), -1,
-			     PERF_FLAG_FD_CLOEXEC);
-	if (s->fd < 0) {
-		r = hb_err_set(&err, -errno,
+	po = (struct perf_open){ .type = pmu.type, .cpu = pmu_cpu("", pmu.name) };
+	if ((r = hb_hmu_request_from_params(info, &want, &pages, &err)) < 0)
+		goto fail;
+	s->fd = hb_hmu_negotiate(&pmu, &want, config, perf_open, &po, &q, &err);
+	if (s->fd < 0 && !err.msg[0]) {
+		r = hb_err_set(&err, s->fd,
 			       "cxl-hmu: perf_event_open(%s, type %u, config 0x%llx, "
 			       "config1 0x%llx, config2 0x%llx): %s%s",
 			       pmu.name, pmu.type, (unsigned long long)config[0],
 			       (unsigned long long)config[1], (unsigned long long)config[2],
-			       strerror(errno),
-			       errno == EACCES || errno == EPERM ?
+			       strerror(-s->fd),
+			       s->fd == -EACCES || s->fd == -EPERM ?
 				       " (system-wide events need "
 				       "CAP_PERFMON or perf_event_paranoid <= 0)" :
 				       "");
+		goto fail;
+	}
+	if (s->fd < 0) {
+		r = s->fd;
 		goto fail;
 	}
 	s->base_len = (1 + DATA_PAGES) * page;
@@ -377,8 +449,13 @@ static int hmu_open(const struct hb_host_ops *ops, struct hb_host *h,
 		r = hb_err_set(&err, -errno, "cxl-hmu: enabling %s: %s", pmu.name, strerror(errno));
 		goto fail;
 	}
-	ops->log(h, HB_LOG_INFO, "%s: %s (perf type %u) enabled, %zu-byte AUX area, records for %s",
-		 s->name, pmu.name, pmu.type, s->ring.aux_size, s->dec.memdev);
+	ops->log(h, HB_LOG_INFO,
+		 "%s: %s (perf type %u) enabled, %zu-byte AUX area, records for %s, access %s "
+		 "(%u)%s, ds %llu%s",
+		 s->name, pmu.name, pmu.type, s->ring.aux_size, s->dec.memdev,
+		 hb_chmu_access_name(q.access_type), q.access_type,
+		 q.access_given ? "" : " (the first the PMU took)", 1ULL << q.ds_shift,
+		 q.ds_given ? "" : " (the first the PMU took)");
 	*ret_priv = s;
 	return 0;
 fail:

@@ -6,7 +6,7 @@
 # source per memdev, found at its PCI function, must bring each hot set to
 # DRAM by itself. Leaves explain.json, stats.json, sources.json, status.json
 # and daemon.log in /share.
-#   hb-vm-chmu.sh WAYS PAGES HOT PHASE_S BOUND_S [BACKEND [MOVER [KIND [AUX_PAGES]]]]
+#   hb-vm-chmu.sh WAYS PAGES HOT PHASE_S BOUND_S [BACKEND [MOVER [KIND [AUX_PAGES [ACCESS [DS]]]]]]
 # MOVER hotbridge (default), or damon: no hotbridge at all, DAMON's own
 # promotion configured as the kernel's mtier sample and damo's tiering
 # recipe do (the head-to-head bench, tests/bench/tiering.sh).
@@ -15,9 +15,14 @@
 # driver (cxl_hmu, kernel/patches/6.12/0005): one PMU per memdev,
 # cxl_hmu_memX.0.0. The module is loaded at boot (run.sh --module cxl_hmu)
 # or, built out of tree, from /hb/cxl_hmu.ko. AUX_PAGES: the cxl-hmu
-# source's aux_pages.
+# source's aux_pages. ACCESS: 0x7 when the device tracks only non-TEE
+# requests (run.sh --chmu-access; issue 42): the sources, told no access=,
+# must take nontee-rw (3), and access=rw must be refused naming codes 1-3
+# (a cxl_hmu driver that refuses codes 1-3 itself makes this a skip).
+# DS: 0x20 when the device down-samples only by 32 (run.sh --chmu-ds):
+# the sources, told no ds=, must take 32.
 ways=${1:-1} pages=${2:-4096} hot=${3:-256} phase=${4:-20} bound=${5:-10} backend=${6:-phys}
-mover=${7:-hotbridge} kind=${8:-chmu} aux_pages=${9:-16}
+mover=${7:-hotbridge} kind=${8:-chmu} aux_pages=${9:-16} access=${10:-} dsf=${11:-}
 case $kind in
 chmu|cxl-hmu) ;;
 *) echo "hb-vm-chmu: unknown source kind '$kind' (chmu or cxl-hmu)"; exit 2 ;;
@@ -83,6 +88,26 @@ done
 mkdir -p /tmp/no-plugins
 hotbridge list --plugin-dir /tmp/no-plugins >/share/list.json 2>/share/list.err ||
 	echo "hb-vm-chmu: hotbridge list failed: $(cat /share/list.err)"
+if [ "$access" = 0x7 ] && [ "$mover" = hotbridge ]; then
+	# access=rw (code 6) on a non-TEE-only device: refused, naming codes 1-3
+	awk '{ print } /^type = (chmu|cxl-hmu)$/ { print "access = rw" }' /hbconf/hb.conf >/hbconf/tee.conf
+	t0=$(date +%s)
+	timeout 120 hotbridge run --once --config /hbconf/tee.conf >/dev/null 2>/share/tee.log
+	if [ "$kind" = chmu ]; then
+		want="access type rw (code 6) not tracked (the device tracks: nontee-r (1), nontee-w (2), nontee-rw (3)"
+	else
+		want="access=rw (code 6): PMU cxl_hmu_mem0.0.0 refuses it; the device takes nontee-r (1), nontee-w (2), nontee-rw (3)"
+		if grep -q "refuses the event (EINVAL) whatever the request type" /share/tee.log; then
+			echo "1..0 # SKIP the cxl_hmu driver refuses request codes 1-3 on a non-TEE-only CHMU (kernel/patches/6.12/0005 must accept them): $(grep -m1 refuses /share/tee.log)"
+			exit 0
+		fi
+	fi
+	if ! grep -qF "$want" /share/tee.log; then
+		echo "hb-vm-chmu: access=rw on a non-TEE-only device was not refused naming codes 1-3:"
+		cat /share/tee.log; exit 35
+	fi
+	echo "hb-vm-chmu: access=rw refused on the non-TEE-only device, naming codes 1-3 ($(( $(date +%s) - t0 )) s)"
+fi
 /hb/hb-vmchmu "$node" "$pages" "$hot" "$phase" "$bound" /tmp/chmu &
 work=$!
 while [ ! -e /tmp/chmu/ready ]; do
@@ -177,6 +202,14 @@ if ! hotbridge stats --socket /tmp/hb/ctl.sock >/dev/null 2>&1; then
 	echo "hb-vm-chmu: the daemon did not come up"; cat /share/daemon.log; kill $work; exit 32
 fi
 grep -iE "chmu|hmu" /share/daemon.log | head -5
+if [ "$access" = 0x7 ] && ! grep -q "access nontee-rw (3)" /share/daemon.log; then
+	echo "hb-vm-chmu: the source did not take nontee-rw (3) on the non-TEE-only device"
+	cat /share/daemon.log; kill $daemon $work; exit 35
+fi
+if [ "$dsf" = 0x20 ] && ! grep -q "ds 32" /share/daemon.log; then
+	echo "hb-vm-chmu: the source did not take ds 32 on a device that offers only 32"
+	cat /share/daemon.log; kill $daemon $work; exit 35
+fi
 t_up=$(date +%s)
 : >/tmp/chmu/go
 read -r hpa_a hpa_b </tmp/chmu/ready

@@ -109,9 +109,16 @@ elif [ "$mode" = chmu ] || [ "$mode" = chmu-perf ]; then
 			skip "the $kernel $base kernel has no cxl_hmu module (rebuild it: $how; or HB_HMU_KO=cxl_hmu.ko)"
 		fi
 	fi
+	# HB_E2E_CHMU_ACCESS: the request codes the device advertises (0x7:
+	# non-TEE only, as the upstream RFC's QEMU model; issue 42)
+	access=${HB_E2E_CHMU_ACCESS:-}
+	[ -z "$access" ] || guest+=(--chmu-access "$access")
+	# HB_E2E_CHMU_DS: its down-sampling factors (0x20: 32 only, as QEMU's
+	# upstream model): the source, told no ds=, must take 32
+	[ -z "${HB_E2E_CHMU_DS:-}" ] || guest+=(--chmu-ds "$HB_E2E_CHMU_DS")
 	"${guest[@]}" --chmu 1 --timeout 900 --extra "$here/hb-vm-chmu.sh" --state "$out" \
 		hb-vm-chmu.sh "$ways" "$pages" 256 20 "$bound" "$backend" "$mover" "$kind" \
-		"${HB_HMU_AUX_PAGES:-16}" >"$out/guest.log" 2>&1
+		"${HB_HMU_AUX_PAGES:-16}" "$access" "${HB_E2E_CHMU_DS:-}" >"$out/guest.log" 2>&1
 	rc=$?
 elif [ "$mode" = hmu-edges ]; then
 	ko=${HB_HMU_KO:-$(find "$basedir/$kernel-root" -name 'cxl_hmu.ko*' 2>/dev/null | head -1)}

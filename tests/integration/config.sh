@@ -122,6 +122,9 @@ params-chmu epoch_ms 4097 chmu: epoch_ms=4097:
 params-chmu instance 256 chmu: instance=256: 0..255
 params-chmu dpa_ranges 0xffffffffffffffff+0x2000 runs past the end of the address space
 params-chmu dpa_ranges 0+0x2000,0x1000+0x2000 chmu: DPA ranges 0x0+0x2000 and 0x1000+0x2000 overlap
+params-chmu access tee-rw chmu: access=tee-rw: one of nontee-r, nontee-w, nontee-rw
+params-chmu access 7 chmu: access=7: one of nontee-r
+params-chmu capacity 1000 chmu: capacity=1000: the memdev's bytes, a multiple of 256 MiB
 params-chmu dpa_ranges 0+0x1000, chmu: dpa_ranges=0+0x1000,: an empty element
 params-hmu unit 4095 cxl-hmu: unit=4095: a power of two from 256
 params-hmu ds 3 cxl-hmu: ds=3: a power of two
@@ -129,6 +132,8 @@ params-hmu threshold 0 cxl-hmu: threshold=0
 params-hmu epoch_ms 0 cxl-hmu: epoch_ms=0:
 params-hmu dpa_range 0x1000+0x10000000 cxl-hmu: dpa_range=0x1000+0x10000000: not on 256 MiB
 params-hmu aux_pages 3 cxl-hmu: aux_pages=3
+params-hmu access 0 cxl-hmu: access=0: one of nontee-r, nontee-w, nontee-rw
+params-hmu capacity 1073741824 capacity=1073741824 is larger than memdev mem0
 params-replay from banana replay: from=banana
 params-events instance .. cxl-events: instance=.. is not a directory name
 TABLE

@@ -26,6 +26,11 @@ def entry(unit, count, width):
     return (unit << width) | count
 
 
+def swap_halves(e):
+    """an entry whose two 4-byte halves come back in the wrong order"""
+    return ((e & 0xFFFFFFFF) << 32) | (e >> 32)
+
+
 # the driver documentation's example: width 16, units 0..7
 RFC = [0x283, 0x10364, 0x20366, 0x3033C, 0x40343, 0x502FF, 0x6030D, 0x7031A]
 
@@ -36,6 +41,7 @@ FIXTURES = {
     "count-past-end.bin": chunk(16, RFC[:2]) + chunk(16, RFC[2:4], n=0xFFFF),
     "reserved-bits.bin": chunk(16, RFC[:2], reserved=1),
     "width-zero.bin": chunk(0, RFC[:2]),
+    "swapped-halves.bin": chunk(16, RFC[:4] + [swap_halves(e) for e in RFC[4:]]),
 }
 
 

@@ -48,6 +48,11 @@
 # --chmu M: each cxl-type3 device carries our CHMU model with M instances
 # (tests/qemu/patches/0002, `chmu-instances=M`): counting the guest's real
 # accesses by DPA. Only tests/qemu/build's QEMU has it; skips (77) otherwise.
+# --chmu-access HEX: the request codes its CAP0 advertises
+# (`chmu-access-types`, bit n code n + 1; default 0x3f, all six): 0x7 is a
+# non-TEE-only device, as the upstream RFC's QEMU model. Skips (77) on a
+# QEMU without the property. --chmu-ds HEX: its down-sampling factors
+# (`chmu-ds-factors`, bit n factor 2^n; default 0x3f): 0x20 is 32 only.
 #
 # --cxl-test modulo|xor: no emulated CXL hardware; instead the kernel's own
 # mock topology, cxl_test (tools/testing/cxl, built by `kernel/build --base
@@ -75,12 +80,15 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 kernel=mpp base= node_mem=1024 timeout=600 bindir= tap=0 cxl=0
 host_bins=() extras=() state= cxl_test= nodes=2 node2_mem= chmu=0 vmem=0 more_mods= kernel_root=
+chmu_access= chmu_ds=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--tap) tap=1; shift ;;
 	--cxl) cxl=$2; shift 2 ;;
 	--cxl-test) cxl_test=$2; shift 2 ;;
 	--chmu) chmu=$2; shift 2 ;;
+	--chmu-access) chmu_access=$2; shift 2 ;;
+	--chmu-ds) chmu_ds=$2; shift 2 ;;
 	--vmem) vmem=$2; shift 2 ;;
 	--host-bin) host_bins+=("$2"); shift 2 ;;
 	--extra) extras+=("$2"); shift 2 ;;
@@ -141,6 +149,10 @@ if [ "$chmu" != 0 ]; then
 	[ "$cxl" -gt 0 ] || { echo "run.sh: --chmu needs --cxl N" >&2; exit 2; }
 	"$qemu" -device cxl-type3,help 2>&1 | grep -q chmu-instances ||
 		skip "$qemu has no CHMU in cxl-type3 (build tests/qemu/build's QEMU 10)"
+	if [ -n "$chmu_access" ]; then
+		"$qemu" -device cxl-type3,help 2>&1 | grep -q chmu-access-types ||
+			skip "$qemu's CHMU has no chmu-access-types (rebuild tests/qemu/build's QEMU 10)"
+	fi
 fi
 busybox=$(command -v busybox) || skip "busybox not installed (apt-get install busybox-static)"
 file -L "$busybox" 2>/dev/null | grep -q "statically linked" ||
@@ -303,6 +315,8 @@ if [ "$cxl" -gt 0 ]; then
 	machine=(-M q35,cxl=on)
 	chmu_prop=
 	[ "$chmu" -eq 0 ] || chmu_prop=",chmu-instances=$chmu"
+	[ "$chmu" -eq 0 ] || [ -z "$chmu_access" ] || chmu_prop="$chmu_prop,chmu-access-types=$chmu_access"
+	[ "$chmu" -eq 0 ] || [ -z "$chmu_ds" ] || chmu_prop="$chmu_prop,chmu-ds-factors=$chmu_ds"
 	cxl_args=(-device pxb-cxl,bus_nr=12,bus=pcie.0,id=cxl.1
 		-device cxl-rp,port=0,bus=cxl.1,id=rp0,chassis=0,slot=2
 		-device cxl-rp,port=1,bus=cxl.1,id=rp1,chassis=0,slot=3)

@@ -93,6 +93,7 @@ void hb_qchmu_params_default(struct hb_qchmu_params *p, uint64_t capacity)
 		.hotlist_size = 1024,
 		.unit_sizes = (1u << 4) | (1u << 5), /* 4 KiB, 8 KiB */
 		.ds_factors = 0x3f,                  /* 1, 2, 4, 8, 16, 32 */
+		.access_types = 0x3f,                /* codes 1-6: non-TEE and all, R/W/RW */
 		.counter_width = 16,
 		.seed = 0x9e3779b97f4a7c15ULL,
 	};
@@ -113,8 +114,10 @@ const char *hb_qchmu_check(const struct hb_qchmu_params *p)
 		return "chmu-hotlist-size must be 2..65535";
 	if (!p->unit_sizes)
 		return "chmu-unit-sizes must name at least one unit size";
-	if (!(p->ds_factors & 1))
-		return "chmu-ds-factors must include factor 1 (bit 0)";
+	if (!p->ds_factors)
+		return "chmu-ds-factors must name at least one down-sampling factor";
+	if (!p->access_types || p->access_types > 0x3f)
+		return "chmu-access-types must name request codes 1-6 (bits 0-5), at least one";
 	if (p->counter_width < 1 || p->counter_width > 32)
 		return "the counter width must be 1..32";
 	if (p->msi_n > 15)
@@ -193,9 +196,9 @@ static uint64_t epoch_scale_ns(uint64_t code)
 static uint64_t cap0(const struct hb_qchmu *c)
 {
 	return SET(3, 0, c->p.msi_n) | SET(4, 4, 1) | SET(5, 5, 1) | SET(7, 6, 0) |
-	       SET(13, 8, 0x3f) | SET(19, 16, MAX_EPOCH_SCALE) | SET(31, 20, MAX_EPOCH_VAL) |
-	       SET(35, 32, MIN_EPOCH_SCALE) | SET(47, 36, MIN_EPOCH_VAL) |
-	       SET(63, 48, c->p.hotlist_size);
+	       SET(13, 8, c->p.access_types) | SET(19, 16, MAX_EPOCH_SCALE) |
+	       SET(31, 20, MAX_EPOCH_VAL) | SET(35, 32, MIN_EPOCH_SCALE) |
+	       SET(47, 36, MIN_EPOCH_VAL) | SET(63, 48, c->p.hotlist_size);
 }
 
 static uint64_t cap1(const struct hb_qchmu *c)
@@ -311,7 +314,8 @@ static void enable(struct hb_qchmu *c, struct inst *in, uint64_t now_ns)
 		return;
 	if (!((c->p.ds_factors >> ds) & 1))
 		return;
-	if (m2s < 1 || m2s > 6 || thr < 1 || thr > c->max_count)
+	if (m2s < 1 || m2s > 6 || !((c->p.access_types >> (m2s - 1)) & 1) || thr < 1 ||
+	    thr > c->max_count)
 		return;
 	if (mode == MODE_EPOCH ? (epoch < min || epoch > max) : mode != MODE_ALWAYS_ON)
 		return;

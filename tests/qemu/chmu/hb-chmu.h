@@ -26,6 +26,7 @@ struct hb_qchmu_params {
 	unsigned int hotlist_size;  /* entries per instance, 2..65535 */
 	uint32_t unit_sizes;        /* CAP1 bitmap: bit n is 2^(n+8) bytes */
 	uint16_t ds_factors;        /* CAP1 bitmap: bit n is a factor of 2^n */
+	uint8_t access_types;       /* CAP0 [13:8]: bit n is M2S request code n + 1 */
 	unsigned int counter_width; /* bits of count in a hotlist entry, 1..32 */
 	unsigned int msi_n;         /* the MSI/MSI-X vector, 0..15 */
 	uint64_t seed;              /* randomized down-sampling's generator */

@@ -430,8 +430,18 @@ static void test_parameters_are_checked_with_reasons(void **state)
 	p.instances = 9;
 	assert_non_null(strstr(hb_qchmu_check(&p), "chmu-instances"));
 	hb_qchmu_params_default(&p, 512 * MIB);
-	p.ds_factors = 0x20;
+	p.ds_factors = 0;
 	assert_non_null(strstr(hb_qchmu_check(&p), "chmu-ds-factors"));
+	hb_qchmu_params_default(&p, 512 * MIB);
+	p.access_types = 0;
+	assert_non_null(strstr(hb_qchmu_check(&p), "chmu-access-types"));
+	p.access_types = 0x40;
+	assert_non_null(strstr(hb_qchmu_check(&p), "chmu-access-types"));
+	/* the upstream RFC's model: non-TEE requests only, down-sampling by 32 only */
+	hb_qchmu_params_default(&p, 512 * MIB);
+	p.access_types = 0x7;
+	p.ds_factors = 0x20;
+	assert_null(hb_qchmu_check(&p));
 	hb_qchmu_params_default(&p, 512 * MIB);
 	assert_null(hb_qchmu_check(&p));
 }
@@ -499,6 +509,74 @@ static void test_driver_programs_and_drains_the_model(void **state)
 	hb_qchmu_free(c);
 }
 
+/*
+ * Issue 42: the model as the upstream RFC's (chmu-access-types=0x7: non-TEE
+ * requests only; chmu-ds-factors=0x20: 32 only). The model refuses to
+ * enable with a code it does not advertise; the driver takes nontee-rw and
+ * factor 32 when told nothing, and refuses rw naming what the device tracks.
+ */
+static void test_driver_takes_what_a_non_tee_only_model_advertises(void **state)
+{
+	struct hb_qchmu_params p;
+	struct hb_qchmu *c = NULL;
+	struct hb_regwin w = { win_read, win_write, NULL, 0 };
+	static const struct hb_chmu_range r = { 0, 512 * MIB };
+	struct hb_chmu_config cfg = {
+		.unit_size = 4096,
+		.epoch_ns = 100 * MS,
+		.threshold = 1,
+		.ds_factor = 32,
+		.mode = HB_CHMU_MODE_EPOCH,
+		.ranges = &r,
+		.nranges = 1,
+	};
+	struct hb_hot_record rec[8];
+	struct hb_chmu *drv = NULL;
+	struct hb_err err = { 0 };
+	size_t n = 0;
+
+	(void)state;
+	hb_qchmu_params_default(&p, 512 * MIB);
+	p.access_types = 0x7;
+	p.ds_factors = 0x20;
+	assert_null(hb_qchmu_check(&p));
+	assert_int_equal(hb_qchmu_new(&p, &c), 0);
+	/* CAP0 [13:8]: codes 1-3 */
+	assert_int_equal((rd(c, 0, CAP0) >> 8) & 0x3f, 0x7);
+	/* the model itself stays disabled when asked for all requests (6) */
+	wr(c, 0, CONF1, conf1(12, 5, 0, 4, 1), 0);
+	wr(c, 0, CONF0, conf0(6, 1) | C0_ENABLE, 0);
+	assert_false(rd(c, 0, STATUS) & ST_ENABLED);
+	wr(c, 0, CONF0, conf0(6, 1), 0);
+
+	w.priv = c;
+	w.size = hb_qchmu_size(c);
+	assert_int_equal(hb_chmu_open(&w, 0, "mem0", &drv, &err), 0);
+	cfg.m2s = 6;
+	assert_int_equal(hb_chmu_configure(drv, &cfg, &err), -EINVAL);
+	if (!strstr(err.msg, "access type rw (code 6) not tracked") ||
+	    !strstr(err.msg, "nontee-r (1), nontee-w (2), nontee-rw (3)"))
+		fail_msg("%s", err.msg);
+	cfg.m2s = 0;
+	cfg.ds_factor = 1;
+	assert_int_equal(hb_chmu_configure(drv, &cfg, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "allowed: 32"));
+	cfg.ds_factor = 32;
+	assert_int_equal(hb_chmu_configure(drv, &cfg, &err), 0);
+	assert_int_equal(rd(c, 0, CONF0) & 0xff, 3); /* nontee-rw */
+	assert_true(rd(c, 0, STATUS) & ST_ENABLED);
+	/* it counts: 64 reads of one unit, one in 32 sampled */
+	for (unsigned int i = 0; i < 64; i++)
+		hb_qchmu_access(c, 0x3000, 8, false, 10 * MS);
+	hb_qchmu_advance(c, 100 * MS);
+	assert_int_equal(hb_chmu_drain(drv, rec, 8, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(rec[0].addr, 0x3000);
+	assert_int_equal(rec[0].count, 2);
+	hb_chmu_free(drv);
+	hb_qchmu_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -517,6 +595,7 @@ int main(void)
 		cmocka_unit_test(test_epochs_missed_while_stopped_end_once),
 		cmocka_unit_test(test_parameters_are_checked_with_reasons),
 		cmocka_unit_test(test_driver_programs_and_drains_the_model),
+		cmocka_unit_test(test_driver_takes_what_a_non_tee_only_model_advertises),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -777,6 +777,108 @@ static void test_chmu_hardware_source_maps_the_bar_it_discovers(void **state)
 	free(img);
 }
 
+/* ---- issue 42: entries past the memdev's capacity ---- */
+
+static uint64_t img_bad;
+static unsigned int img_warnings;
+
+static void img_count_bad(struct hb_host *h, uint64_t n)
+{
+	img_bad += n;
+}
+
+static void img_logf(struct hb_host *h, int prio, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(hw_log, sizeof(hw_log), fmt, ap);
+	va_end(ap);
+	img_warnings += prio == HB_LOG_WARNING && strstr(hw_log, "past the memdev's capacity");
+}
+
+/*
+ * A register image (tests/data/chmu-img/beyond-capacity.bin) whose hotlist
+ * holds four real entries and the same four garbled: with the memdev's
+ * capacity the source submits the four, drops the others as bad input of
+ * their own (not the range's out_of_range) and says why once, however
+ * many drains bring more.
+ */
+static void test_chmu_source_counts_entries_past_the_capacity_apart(void **state)
+{
+	struct hb_host_ops host = { .abi_major = HB_DEVICE_ABI_MAJOR,
+				    .abi_minor = HB_DEVICE_ABI_MINOR,
+				    .size = sizeof(host),
+				    .log = img_logf,
+				    .submit = hw_submit,
+				    .count_bad = img_count_bad };
+	const struct hb_device_ops *ops = &hb_source_chmu_test;
+	char root[] = "/tmp/hb-test-img-XXXXXX", path[512], dump[512], sysroot[300];
+	const char *prm[] = { dump,   sysroot,       "dpa_ranges=0x0+0x20000000", "unit=4096",
+			      "ds=1", "threshold=1", "capacity=0x20000000",       NULL };
+	struct hb_dev_info info = { .size = sizeof(info),
+				    .name = "cxl0",
+				    .memdev = "mem0",
+				    .pci_bdf = "0000:0d:00.0",
+				    .params = prm };
+	uint8_t *img = calloc(1, 1u << 20);
+	const uint16_t head0 = 0;
+	size_t len;
+	void *priv;
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/chmu-img/beyond-capacity.bin", getenv("HB_TEST_DATA"));
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	len = fread(img, 1, 1u << 20, f);
+	fclose(f);
+	assert_int_equal(len, 0x10 + 0x78 + 16 * 8);
+	assert_non_null(mkdtemp(root));
+	snprintf(path, sizeof(path), "mkdir -p %s/sys/bus/pci/devices/0000:0d:00.0", root);
+	assert_int_equal(system(path), 0);
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/0000:0d:00.0/resource2", root);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0x10000, SEEK_SET), 0);
+	assert_int_equal(fwrite(img, 1, 1u << 20, f), 1u << 20);
+	fclose(f);
+	snprintf(dump, sizeof(dump), "pci_dump=%s/pci/qemu72-cxl-type3-chmu.lspci",
+		 getenv("HB_TEST_DATA"));
+	snprintf(sysroot, sizeof(sysroot), "sysfs_root=%s", root);
+
+	hw_ngot = 0;
+	img_bad = 0;
+	img_warnings = 0;
+	if (ops->open(&host, NULL, &info, &priv) != 0)
+		fail_msg("open: %s", hw_log);
+	assert_int_equal(ops->poll(priv), 0);
+	assert_int_equal(hw_ngot, 4);
+	for (size_t i = 0; i < 4; i++) {
+		assert_int_equal(hw_got[i].addr, (i + 1) * 4096);
+		assert_int_equal(hw_got[i].count, 0x101 + i);
+	}
+	assert_int_equal(img_bad, 4);
+	assert_int_equal(img_warnings, 1);
+	if (!strstr(hw_log, "4 hotlist entries name a DPA past the memdev's capacity (0x20000000") ||
+	    !strstr(hw_log, "width other than 8 bytes"))
+		fail_msg("%s", hw_log);
+	/* the device brings them again (HEAD back to 0): counted, not said again */
+	f = fopen(path, "r+");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0x10000 + 0x10 + 0x68, SEEK_SET), 0);
+	assert_int_equal(fwrite(&head0, 2, 1, f), 1);
+	fclose(f);
+	assert_int_equal(ops->poll(priv), 0);
+	assert_int_equal(hw_ngot, 8);
+	assert_int_equal(img_bad, 8);
+	assert_int_equal(img_warnings, 1);
+	ops->close(priv);
+	snprintf(path, sizeof(path), "rm -rf %s", root);
+	assert_int_equal(system(path), 0);
+	free(img);
+}
+
 /*
  * The daemon's "chmu" takes no test hooks: pci_dump= and sysfs_root= are
  * refused by name before anything is read; only hb_source_chmu_test (test
@@ -833,6 +935,7 @@ int main(void)
 		cmocka_unit_test(test_chmu_hostile_device_is_refused_not_trusted),
 		cmocka_unit_test(test_chmu_zipf_top_units_recalled),
 		cmocka_unit_test(test_chmu_hardware_source_maps_the_bar_it_discovers),
+		cmocka_unit_test(test_chmu_source_counts_entries_past_the_capacity_apart),
 		cmocka_unit_test(test_chmu_daemon_source_refuses_the_test_hooks),
 	};
 

@@ -102,6 +102,48 @@ static void test_hmu_aux_decodes_the_documented_example(void **state)
 	assert_int_equal(st.entries, 8);
 }
 
+/*
+ * Issue 42: entries whose DPA lies past the memdev (garbled: two 4-byte
+ * halves put back wrongly) are dropped and counted apart from the
+ * programmed range's out_of_range; without a capacity they became records.
+ */
+static void test_hmu_aux_entries_past_the_capacity_are_counted_apart(void **state)
+{
+	struct hb_hmu_aux_decoder d = dec4k;
+	struct hb_hmu_aux_stats st = { 0 };
+	struct hb_err err = { 0 };
+	struct sink s = { 0 };
+	uint8_t buf[4096];
+	size_t len = load("swapped-halves.bin", buf, sizeof(buf));
+
+	(void)state;
+	d.capacity = 512 * MIB;
+	assert_int_equal(decode(&d, buf, len, &s, &st, NULL, &err), 0);
+	assert_int_equal(s.n, 4);
+	for (size_t i = 0; i < 4; i++)
+		assert_int_equal(s.r[i].addr, i * 4096);
+	assert_int_equal(st.entries, 4);
+	assert_int_equal(st.beyond_capacity, 4);
+	assert_int_equal(st.out_of_range, 0);
+	/* a programmed range below the capacity: its misses stay out_of_range */
+	memset(&st, 0, sizeof(st));
+	s.n = 0;
+	d.dpa_start = 256 * MIB;
+	d.dpa_len = 256 * MIB;
+	assert_int_equal(decode(&d, buf, len, &s, &st, NULL, &err), 0);
+	assert_int_equal(s.n, 0);
+	assert_int_equal(st.out_of_range, 4);
+	assert_int_equal(st.beyond_capacity, 4);
+	/* no capacity known: only a DPA past 2^64 is impossible */
+	memset(&st, 0, sizeof(st));
+	s.n = 0;
+	d = dec4k;
+	assert_int_equal(decode(&d, buf, len, &s, &st, NULL, &err), 0);
+	assert_int_equal(s.n, 8);
+	assert_true(s.r[4].addr >= (1ULL << 44));
+	assert_int_equal(st.beyond_capacity, 0);
+}
+
 static void test_hmu_aux_counter_width_is_per_chunk(void **state)
 {
 	struct hb_hmu_aux_stats st = { 0 };
@@ -181,7 +223,7 @@ static void test_hmu_aux_bounds_built_here(void **state)
 	len = 0;
 	put_chunk(buf, &len, (16u << 16) | 1, HB_HMU_AUX_MAGIC << 32, e, 1);
 	assert_int_equal(decode(&d, buf, len, &s, &st, NULL, &err), -EBADMSG);
-	/* a unit whose DPA would overflow 64 bits, and one outside the range: dropped */
+	/* units whose DPA would overflow 64 bits: beyond any device, counted apart */
 	s.n = 0;
 	memset(&st, 0, sizeof(st));
 	len = 0;
@@ -193,7 +235,8 @@ static void test_hmu_aux_bounds_built_here(void **state)
 	assert_int_equal(s.n, 1); /* e[1] = 3: unit 1, count 1 */
 	assert_int_equal(s.r[0].addr, 4096);
 	assert_int_equal(s.r[0].count, 1);
-	assert_int_equal(st.out_of_range, 2);
+	assert_int_equal(st.out_of_range, 0);
+	assert_int_equal(st.beyond_capacity, 2);
 	/* a consumer that refuses stops the decoding with its error */
 	s.fail = -EIO;
 	assert_int_equal(decode(&d, buf, len, &s, &st, NULL, &err), -EIO);
@@ -481,6 +524,132 @@ static void test_hmu_encodes_the_event_from_the_fake_tree(void **state)
 	assert_int_equal(c[0], 1 | (6ULL << 2)); /* always-on: no epoch */
 }
 
+/* issue 42: the AUX decoder bounds entries by the memdev: capacity=, else its sysfs sizes */
+static void test_hmu_capacity_from_the_parameter_or_the_memdev(void **state)
+{
+	const char *none[] = { NULL }, *given[] = { "capacity=0x40000000", NULL },
+		   *bad[] = { "capacity=1000", NULL };
+	struct hb_dev_info info = { .size = sizeof(info), .name = "h", .params = none };
+	uint64_t c[HB_HMU_CONFIG_WORDS], pages;
+	struct hb_hmu_aux_decoder d;
+	struct hb_err err = { 0 };
+	struct hb_hmu_pmu pmu;
+
+	(void)state;
+	/* mem0's ram/size + pmem/size in the tree: 256 MiB each */
+	assert_int_equal(hb_hmu_source_prepare(rfc_root(), &info, &pmu, c, &d, &pages, &err), 0);
+	assert_int_equal(d.capacity, 512 * MIB);
+	info.params = given;
+	assert_int_equal(hb_hmu_source_prepare(rfc_root(), &info, &pmu, c, &d, &pages, &err), 0);
+	assert_int_equal(d.capacity, 1024 * MIB);
+	/* a memdev sysfs does not list: unknown, entries bounded by 2^64 only */
+	info.params = none;
+	info.memdev = "mem7";
+	assert_int_equal(hb_hmu_source_prepare(rfc_root(), &info, &pmu, c, &d, &pages, &err), 0);
+	assert_int_equal(d.capacity, 0);
+	info.params = bad;
+	assert_int_equal(hb_source_cxl_hmu_check(&info, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "capacity=1000"));
+}
+
+/* a PMU that takes only the request types and factors of its masks */
+struct fake_pmu {
+	const struct hb_hmu_pmu *pmu;
+	unsigned int access_mask; /* bit code - 1 */
+	uint32_t ds_mask;         /* bit log2 factor */
+	int other;                /* 0, or what every open returns */
+	unsigned int opens, probes;
+};
+
+static int fake_open(void *ud, const uint64_t config[HB_HMU_CONFIG_WORDS], bool probe)
+{
+	struct fake_pmu *f = ud;
+	const struct hb_hmu_field *a = hb_hmu_pmu_field(f->pmu, "access_type");
+	const struct hb_hmu_field *ds = hb_hmu_pmu_field(f->pmu, "downsampling_factor");
+	uint64_t av = (config[a->word] & a->mask) >> __builtin_ctzll(a->mask);
+	uint64_t dv = (config[ds->word] & ds->mask) >> __builtin_ctzll(ds->mask);
+
+	f->opens++;
+	f->probes += probe;
+	if (f->other)
+		return f->other;
+	if (av < 1 || av > 6 || !((f->access_mask >> (av - 1)) & 1) || dv > 15 ||
+	    !((f->ds_mask >> dv) & 1))
+		return -EINVAL;
+	return probe ? 0 : 77;
+}
+
+static int negotiate(const char *const *params, struct fake_pmu *f, struct hb_hmu_request *q,
+		     struct hb_err *err)
+{
+	struct hb_dev_info info = { .size = sizeof(info), .name = "h", .params = params };
+	uint64_t c[HB_HMU_CONFIG_WORDS], pages;
+	static struct hb_hmu_pmu pmu;
+	struct hb_hmu_aux_decoder d;
+	struct hb_hmu_request want;
+
+	memset(err, 0, sizeof(*err));
+	assert_int_equal(hb_hmu_source_prepare(rfc_root(), &info, &pmu, c, &d, &pages, err), 0);
+	assert_int_equal(hb_hmu_request_from_params(&info, &want, &pages, err), 0);
+	f->pmu = &pmu;
+	f->opens = f->probes = 0;
+	return hb_hmu_negotiate(&pmu, &want, c, fake_open, f, q, err);
+}
+
+/*
+ * Issue 42: a device that tracks only non-TEE requests (codes 1-3, the RFC's
+ * QEMU model) and down-samples only by 32 refuses hotbridge's defaults
+ * (access 6, ds 1) with EINVAL: unsaid, the source takes what the PMU does;
+ * said, it is refused naming what the device takes.
+ */
+static void test_hmu_negotiates_access_and_ds_the_device_takes(void **state)
+{
+	struct fake_pmu rfc = { .access_mask = 0x7, .ds_mask = 1u << 5 };
+	struct fake_pmu ours = { .access_mask = 0x3f, .ds_mask = 0x3f };
+	struct hb_hmu_request q;
+	struct hb_err err;
+
+	(void)state;
+	/* nothing said: rw is refused, nontee-rw taken; ds 1..16 refused, 32 taken */
+	assert_int_equal(negotiate((const char *[]){ NULL }, &rfc, &q, &err), 77);
+	assert_int_equal(q.access_type, 3);
+	assert_int_equal(q.ds_shift, 5);
+	assert_int_equal(rfc.probes, 0);
+	/* a device that takes the defaults opens at the first try */
+	assert_int_equal(negotiate((const char *[]){ NULL }, &ours, &q, &err), 77);
+	assert_int_equal(q.access_type, 6);
+	assert_int_equal(q.ds_shift, 0);
+	assert_int_equal(ours.opens, 1);
+	/* said: kept, the other negotiated */
+	assert_int_equal(negotiate((const char *[]){ "access=nontee-r", NULL }, &rfc, &q, &err), 77);
+	assert_int_equal(q.access_type, 1);
+	assert_int_equal(q.ds_shift, 5);
+	assert_int_equal(negotiate((const char *[]){ "access=2", "ds=32", NULL }, &rfc, &q, &err),
+			 77);
+	assert_int_equal(q.access_type, 2);
+	/* said and refused: named, with what the device takes */
+	assert_int_equal(negotiate((const char *[]){ "access=rw", NULL }, &rfc, &q, &err), -EINVAL);
+	if (!strstr(err.msg, "access=rw (code 6)") ||
+	    !strstr(err.msg, "takes nontee-r (1), nontee-w (2), nontee-rw (3)"))
+		fail_msg("%s", err.msg);
+	assert_int_equal(negotiate((const char *[]){ "ds=1", NULL }, &rfc, &q, &err), -EINVAL);
+	if (!strstr(err.msg, "ds=1:") || !strstr(err.msg, "takes 32"))
+		fail_msg("%s", err.msg);
+	/* nothing helps: another parameter is refused; every try was a probe or an open */
+	rfc.ds_mask = 0;
+	assert_int_equal(negotiate((const char *[]){ NULL }, &rfc, &q, &err), -EINVAL);
+	if (!strstr(err.msg, "whatever the request type and down-sampling factor"))
+		fail_msg("%s", err.msg);
+	/* 6 x 16 opens, then 6 x 16 probes per request type and 16 x 6 per factor */
+	assert_int_equal(rfc.opens, 96 + 96 + 96);
+	assert_int_equal(rfc.probes, 96 + 96);
+	/* another error (busy, not permitted) is the caller's to name, at once */
+	rfc.other = -EBUSY;
+	assert_int_equal(negotiate((const char *[]){ NULL }, &rfc, &q, &err), -EBUSY);
+	assert_int_equal(rfc.opens, 1);
+	assert_string_equal(err.msg, "");
+}
+
 static void expect_prepare(const char *root, const char *const *params, int code, const char *needle)
 {
 	struct hb_dev_info info = { .size = sizeof(info), .name = "h", .params = params };
@@ -514,6 +683,9 @@ static void test_hmu_bad_parameters_are_named(void **state)
 	expect_prepare(rfc_root(), (const char *[]){ "threshold=0", NULL }, -EINVAL, "threshold=0");
 	expect_prepare(rfc_root(), (const char *[]){ "mode=sometimes", NULL }, -EINVAL, "mode=");
 	expect_prepare(rfc_root(), (const char *[]){ "access=x", NULL }, -EINVAL, "access=x");
+	expect_prepare(rfc_root(), (const char *[]){ "access=7", NULL }, -EINVAL,
+		       "one of nontee-r, nontee-w, nontee-rw");
+	expect_prepare(rfc_root(), (const char *[]){ "capacity=0", NULL }, -EINVAL, "capacity=0");
 	expect_prepare(rfc_root(), (const char *[]){ "aux_pages=3", NULL }, -EINVAL, "aux_pages=3");
 	expect_prepare(rfc_root(), (const char *[]){ "colour=red", NULL }, -EINVAL, "colour");
 	expect_prepare(rfc_root(), (const char *[]){ "pmu=cpu", NULL }, -EINVAL, "not a cxl_hmu_");
@@ -671,6 +843,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hmu_aux_decodes_the_documented_example),
 		cmocka_unit_test(test_hmu_aux_counter_width_is_per_chunk),
+		cmocka_unit_test(test_hmu_aux_entries_past_the_capacity_are_counted_apart),
 		cmocka_unit_test(test_hmu_aux_hostile_buffers_are_refused),
 		cmocka_unit_test(test_hmu_aux_bounds_built_here),
 		cmocka_unit_test(test_hmu_ring_unwraps_the_aux_area),
@@ -681,6 +854,8 @@ int main(void)
 		cmocka_unit_test(test_hmu_config_follows_split_fields),
 		cmocka_unit_test(test_hmu_encodes_the_event_from_the_fake_tree),
 		cmocka_unit_test(test_hmu_bad_parameters_are_named),
+		cmocka_unit_test(test_hmu_capacity_from_the_parameter_or_the_memdev),
+		cmocka_unit_test(test_hmu_negotiates_access_and_ds_the_device_takes),
 		cmocka_unit_test(test_hmu_trees_that_do_not_serve),
 		cmocka_unit_test(test_hmu_is_a_builtin_source),
 		cmocka_unit_test(test_hmu_open_here_says_why_not),
