@@ -83,6 +83,7 @@ epoch_ms = 1000
 threshold = 32
 CONF
 	echo "hb-vm-chmu: $name at $bdf, $size bytes of pmem"
+	bdf0=${bdf0:-$bdf}
 done
 # no vendor plugins: an empty directory (one that does not exist is an error)
 mkdir -p /tmp/no-plugins
@@ -108,7 +109,13 @@ if [ "$access" = 0x7 ] && [ "$mover" = hotbridge ]; then
 	fi
 	echo "hb-vm-chmu: access=rw refused on the non-TEE-only device, naming codes 1-3 ($(( $(date +%s) - t0 )) s)"
 fi
-/hb/hb-vmchmu "$node" "$pages" "$hot" "$phase" "$bound" /tmp/chmu &
+# with hotbridge reading a CHMU, 8 cache-resident pages too (set C, 2
+# lines each): busier than A and B, but never missing the host cache in front of
+# the CHMU, so never hot to the device; DAMON sees CPU accesses, not the
+# device's, and would move them
+resident=8
+[ "$mover" = hotbridge ] || resident=0
+/hb/hb-vmchmu "$node" "$pages" "$hot" "$phase" "$bound" /tmp/chmu $resident &
 work=$!
 while [ ! -e /tmp/chmu/ready ]; do
 	kill -0 $work 2>/dev/null || { wait $work; exit 31; }
@@ -233,4 +240,11 @@ wait $work
 wrc=$?
 grep -E "cycle|error|warn" /share/daemon.log | tail -5
 [ $drc -eq 0 ] || { echo "hb-vm-chmu: the daemon exited with status $drc"; exit 33; }
+# the register source is gone: the CHMU's interrupt while MSI-X is disabled
+# must stay pending (QEMU's model, review-2026-12 Q5)
+if [ "$kind" = chmu ] && [ -n "${bdf0:-}" ]; then
+	/hb/hb-vmchmu msix "$bdf0" "$node"
+	mrc=$?
+	[ $wrc -ne 0 ] || [ $mrc -eq 0 ] || wrc=35
+fi
 exit $wrc

@@ -116,7 +116,11 @@ elif [ "$mode" = chmu ] || [ "$mode" = chmu-perf ]; then
 	# HB_E2E_CHMU_DS: its down-sampling factors (0x20: 32 only, as QEMU's
 	# upstream model): the source, told no ds=, must take 32
 	[ -z "${HB_E2E_CHMU_DS:-}" ] || guest+=(--chmu-ds "$HB_E2E_CHMU_DS")
-	"${guest[@]}" --chmu 1 --timeout 900 --extra "$here/hb-vm-chmu.sh" --state "$out" \
+	# a host cache of 512 KiB in front of the CHMU (8192 lines): hot sets A and
+	# B (1 MiB each) miss it, set C (16 lines) lives in it (hb-vm-chmu.sh).
+	# HB_CHMU_LLC=SIZE another; empty: QEMU's own default (or a QEMU without one)
+	llc=${HB_CHMU_LLC-512K}
+	"${guest[@]}" --chmu 1 ${llc:+--chmu-llc "$llc"} --timeout 900 --extra "$here/hb-vm-chmu.sh" --state "$out" \
 		hb-vm-chmu.sh "$ways" "$pages" 256 20 "$bound" "$backend" "$mover" "$kind" \
 		"${HB_HMU_AUX_PAGES:-16}" "$access" "${HB_E2E_CHMU_DS:-}" >"$out/guest.log" 2>&1
 	rc=$?
@@ -132,7 +136,9 @@ elif [ "$mode" = hmu-edges ]; then
 	for phase in main unbind; do
 		# a device with two CHMU instances (main: hot-unplug on the
 		# second's CPU; unbind: one instance's PMU goes at once)
-		"${guest[@]}" --chmu 2 --timeout 900 --extra "$here/hb-vm-hmu-edges.sh" --extra "$ko" \
+		# no host cache in front of the CHMU: every access counts, as
+		# these edges were written for
+		"${guest[@]}" --chmu 2 --chmu-llc 0 --timeout 900 --extra "$here/hb-vm-hmu-edges.sh" --extra "$ko" \
 			--state "$out/$phase" hb-vm-hmu-edges.sh "$phase" \
 			>"$out/guest-$phase.log" 2>&1 || rc=$?
 		sed "s/^/[$phase] /" "$out/guest-$phase.log" >>"$out/guest.log"

@@ -3,7 +3,7 @@
 # run one of them; the guest's exit status becomes ours.
 #
 #   run.sh [--tap] [--base 6.12|6.1|7.3] [--kernel mpp|stock|debug] [--kernel-root DIR] [--node-mem MiB] [--timeout s] \
-#          [--nodes 2|3] [--node2-mem MiB] [--cxl N [--chmu M] | --cxl-test modulo|xor] [--host-bin NAME]... [--extra FILE]... [--module NAME]... [--state DIR] \
+#          [--nodes 2|3] [--node2-mem MiB] [--cxl N [--chmu M [--chmu-llc SIZE]] | --cxl-test modulo|xor] [--host-bin NAME]... [--extra FILE]... [--module NAME]... [--state DIR] \
 #          --bindir DIR PROGRAM [ARG...]
 #
 # --base: which kernel/build base to boot (default: kernel/build's, 6.12;
@@ -53,6 +53,9 @@
 # non-TEE-only device, as the upstream RFC's QEMU model. Skips (77) on a
 # QEMU without the property. --chmu-ds HEX: its down-sampling factors
 # (`chmu-ds-factors`, bit n factor 2^n; default 0x3f): 0x20 is 32 only.
+# --chmu-llc SIZE: the host cache in front of the CHMU model
+# (`chmu-llc-size=SIZE`, QEMU's size syntax: 32K; 0 for none, every access
+# counted); default QEMU's, 32 MiB (tests/qemu/README.md).
 #
 # --cxl-test modulo|xor: no emulated CXL hardware; instead the kernel's own
 # mock topology, cxl_test (tools/testing/cxl, built by `kernel/build --base
@@ -79,7 +82,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 kernel=mpp base= node_mem=1024 timeout=600 bindir= tap=0 cxl=0
-host_bins=() extras=() state= cxl_test= nodes=2 node2_mem= chmu=0 vmem=0 more_mods= kernel_root=
+host_bins=() extras=() state= cxl_test= nodes=2 node2_mem= chmu=0 chmu_llc= vmem=0 more_mods= kernel_root=
 chmu_access= chmu_ds=
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -89,6 +92,7 @@ while [ $# -gt 0 ]; do
 	--chmu) chmu=$2; shift 2 ;;
 	--chmu-access) chmu_access=$2; shift 2 ;;
 	--chmu-ds) chmu_ds=$2; shift 2 ;;
+	--chmu-llc) chmu_llc=$2; shift 2 ;;
 	--vmem) vmem=$2; shift 2 ;;
 	--host-bin) host_bins+=("$2"); shift 2 ;;
 	--extra) extras+=("$2"); shift 2 ;;
@@ -314,7 +318,7 @@ cxl_args=()
 if [ "$cxl" -gt 0 ]; then
 	machine=(-M q35,cxl=on)
 	chmu_prop=
-	[ "$chmu" -eq 0 ] || chmu_prop=",chmu-instances=$chmu"
+	[ "$chmu" -eq 0 ] || chmu_prop=",chmu-instances=$chmu${chmu_llc:+,chmu-llc-size=$chmu_llc}"
 	[ "$chmu" -eq 0 ] || [ -z "$chmu_access" ] || chmu_prop="$chmu_prop,chmu-access-types=$chmu_access"
 	[ "$chmu" -eq 0 ] || [ -z "$chmu_ds" ] || chmu_prop="$chmu_prop,chmu-ds-factors=$chmu_ds"
 	cxl_args=(-device pxb-cxl,bus_nr=12,bus=pcie.0,id=cxl.1

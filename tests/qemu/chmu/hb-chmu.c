@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "hb-chmu.h"
+#include "hb-llc.h"
 
 #define FIELD(v, hi, lo) (((v) >> (lo)) & ((2ULL << ((hi) - (lo))) - 1))
 #define SET(hi, lo, x) (((uint64_t)(x) & ((2ULL << ((hi) - (lo))) - 1)) << (lo))
@@ -71,8 +72,9 @@ struct inst {
 	uint64_t threshold, epoch_ns, epoch_end;
 	uint64_t nunits;
 	uint32_t *count;
-	uint32_t *touched; /* units whose count left 0 this epoch */
+	uint32_t *touched; /* units whose count left 0 this epoch (epoch mode) */
 	uint64_t ntouched;
+	uint32_t *heap; /* the epoch end's selection: hotlist_size - 1 units */
 	uint64_t ds_acc, rng;
 	struct hb_qchmu_counts n;
 };
@@ -82,6 +84,9 @@ struct hb_qchmu {
 	uint64_t bitmap_words, hotlist_off, inst_len;
 	uint64_t max_count;
 	bool irq;
+	struct hb_qllc *llc;
+	uint64_t served[2]; /* requests the device received: reads, writes */
+	uint64_t now_ns;    /* hb_qchmu_cpu_access()'s, for its requests */
 	struct inst inst[HB_QCHMU_MAX_INSTANCES];
 };
 
@@ -96,6 +101,9 @@ void hb_qchmu_params_default(struct hb_qchmu_params *p, uint64_t capacity)
 		.access_types = 0x3f,                /* codes 1-6: non-TEE and all, R/W/RW */
 		.counter_width = 16,
 		.seed = 0x9e3779b97f4a7c15ULL,
+		.llc_size = HB_QCHMU_LLC_SIZE,
+		.llc_ways = HB_QCHMU_LLC_WAYS,
+		.counter_budget = HB_QCHMU_COUNTER_BUDGET,
 	};
 }
 
@@ -125,7 +133,7 @@ const char *hb_qchmu_check(const struct hb_qchmu_params *p)
 	if (R_BITMAP + bitmap_words(p->capacity) * 8 + (uint64_t)p->hotlist_size * 8 > 0xffff)
 		return "an instance (range bitmap and hotlist) does not fit the 16-bit INSTANCE_LENGTH: "
 		       "make chmu-hotlist-size smaller";
-	return NULL;
+	return hb_qllc_check(p->llc_size, p->llc_ways);
 }
 
 int hb_qchmu_new(const struct hb_qchmu_params *p, struct hb_qchmu **ret)
@@ -147,7 +155,8 @@ int hb_qchmu_new(const struct hb_qchmu_params *p, struct hb_qchmu **ret)
 
 		in->bitmap = calloc(c->bitmap_words, 8);
 		in->ring = calloc(p->hotlist_size, 8);
-		if (!in->bitmap || !in->ring) {
+		in->heap = calloc(p->hotlist_size, sizeof(*in->heap));
+		if (!in->bitmap || !in->ring || !in->heap) {
 			hb_qchmu_free(c);
 			return -ENOMEM;
 		}
@@ -155,6 +164,10 @@ int hb_qchmu_new(const struct hb_qchmu_params *p, struct hb_qchmu **ret)
 		in->rng = p->seed + i * 0x9e3779b97f4a7c15ULL;
 		if (!in->rng)
 			in->rng = 1;
+	}
+	if (p->llc_size && hb_qllc_new(p->llc_size, p->llc_ways, &c->llc) < 0) {
+		hb_qchmu_free(c);
+		return -ENOMEM;
 	}
 	*ret = c;
 	return 0;
@@ -177,7 +190,9 @@ void hb_qchmu_free(struct hb_qchmu *c)
 		counters_free(&c->inst[i]);
 		free(c->inst[i].bitmap);
 		free(c->inst[i].ring);
+		free(c->inst[i].heap);
 	}
+	hb_qllc_free(c->llc);
 	free(c);
 }
 
@@ -274,18 +289,24 @@ static void raise_irq(struct hb_qchmu *c, struct inst *in)
 	in->n.irqs++;
 }
 
+/* n entries lost to a full ring */
+static void drop(struct hb_qchmu *c, struct inst *in, uint64_t n)
+{
+	in->n.dropped += n;
+	if (n && !(in->status & STATUS_OVERFLOW)) {
+		in->status |= STATUS_OVERFLOW;
+		if (in->conf0 & CONF0_INT_OVERFLOW)
+			raise_irq(c, in);
+	}
+}
+
 static void push(struct hb_qchmu *c, struct inst *in, uint64_t unit, uint64_t count)
 {
 	uint16_t next = (uint16_t)((in->tail + 1) % c->p.hotlist_size);
 	uint64_t fill = FIELD(in->conf2, 15, 0);
 
 	if (next == in->head) {
-		in->n.dropped++;
-		if (!(in->status & STATUS_OVERFLOW)) {
-			in->status |= STATUS_OVERFLOW;
-			if (in->conf0 & CONF0_INT_OVERFLOW)
-				raise_irq(c, in);
-		}
+		drop(c, in, 1);
 		return;
 	}
 	if (count > c->max_count)
@@ -300,6 +321,28 @@ static void push(struct hb_qchmu *c, struct inst *in, uint64_t unit, uint64_t co
 	}
 }
 
+/* the host memory an instance's counters take */
+static uint64_t counter_bytes(const struct inst *in)
+{
+	return in->nunits * sizeof(*in->count) * (in->touched ? 2 : 1);
+}
+
+/*
+ * Whether nunits more counters (and their touched list, in epoch mode) fit
+ * the device's budget beside the other enabled instances': a guest's
+ * ENABLE must not make the host allocate without bound (8 instances of a
+ * 64 GiB device at 256-byte units would be 16 GiB).
+ */
+static bool within_budget(const struct hb_qchmu *c, uint64_t nunits, uint64_t mode)
+{
+	uint64_t used = 0, want = nunits * sizeof(uint32_t) * (mode == MODE_EPOCH ? 2 : 1);
+
+	for (unsigned int i = 0; i < c->p.instances; i++)
+		if (c->inst[i].enabled)
+			used += counter_bytes(&c->inst[i]);
+	return used <= c->p.counter_budget && want <= c->p.counter_budget - used;
+}
+
 /* CONF0.ENABLE 0 -> 1: take the configuration, or stay disabled */
 static void enable(struct hb_qchmu *c, struct inst *in, uint64_t now_ns)
 {
@@ -309,6 +352,7 @@ static void enable(struct hb_qchmu *c, struct inst *in, uint64_t now_ns)
 	uint64_t epoch = epoch_scale_ns(scale) * val, thr = FIELD(in->conf0, 63, 32);
 	uint64_t min = epoch_scale_ns(MIN_EPOCH_SCALE) * MIN_EPOCH_VAL;
 	uint64_t max = epoch_scale_ns(MAX_EPOCH_SCALE) * MAX_EPOCH_VAL;
+	uint64_t units;
 
 	if (shift < 8 || shift > 39 || !((c->p.unit_sizes >> (shift - 8)) & 1))
 		return;
@@ -320,12 +364,14 @@ static void enable(struct hb_qchmu *c, struct inst *in, uint64_t now_ns)
 	if (mode == MODE_EPOCH ? (epoch < min || epoch > max) : mode != MODE_ALWAYS_ON)
 		return;
 	counters_free(in);
-	in->nunits = (c->p.capacity + (1ULL << shift) - 1) >> shift;
-	if (in->nunits > UINT32_MAX)
-		return;
+	units = (c->p.capacity + (1ULL << shift) - 1) >> shift;
+	if (units > UINT32_MAX || !within_budget(c, units, mode))
+		return; /* refused: STATUS.ENABLED stays 0 */
+	in->nunits = units;
 	in->count = calloc(in->nunits, sizeof(*in->count));
-	in->touched = calloc(in->nunits, sizeof(*in->touched));
-	if (!in->count || !in->touched) {
+	/* always-on pushes as it counts: no list of touched units */
+	in->touched = mode == MODE_EPOCH ? calloc(in->nunits, sizeof(*in->touched)) : NULL;
+	if (!in->count || (mode == MODE_EPOCH && !in->touched)) {
 		counters_free(in);
 		return;
 	}
@@ -351,6 +397,11 @@ static void disable(struct inst *in)
 
 static void clear_counts(struct inst *in)
 {
+	if (in->mode == MODE_ALWAYS_ON) {
+		/* no touched list in this mode: RESET is rare, a pass is fine */
+		memset(in->count, 0, in->nunits * sizeof(*in->count));
+		return;
+	}
 	for (uint64_t i = 0; i < in->ntouched; i++)
 		in->count[in->touched[i]] = 0;
 	in->ntouched = 0;
@@ -446,6 +497,7 @@ void hb_qchmu_access(struct hb_qchmu *c, uint64_t dpa, unsigned int size, bool w
 	(void)size;
 	if (dpa >= c->p.capacity)
 		return;
+	c->served[write]++;
 	for (unsigned int i = 0; i < c->p.instances; i++) {
 		struct inst *in = &c->inst[i];
 		uint64_t u;
@@ -475,46 +527,99 @@ void hb_qchmu_access(struct hb_qchmu *c, uint64_t dpa, unsigned int size, bool w
 	}
 }
 
-/* hottest first, then by unit: when the hotlist fills, the hottest got in */
-static int by_heat(const void *a, const void *b, void *arg)
+static void cpu_request(void *opaque, uint64_t dpa, bool write)
 {
-	const uint32_t *count = arg;
-	uint32_t ua = *(const uint32_t *)a, ub = *(const uint32_t *)b;
+	struct hb_qchmu *c = opaque;
 
-	if (count[ua] != count[ub])
-		return count[ua] > count[ub] ? -1 : 1;
-	return ua < ub ? -1 : ua > ub;
+	hb_qchmu_access(c, dpa, (unsigned int)HB_QLLC_LINE, write, c->now_ns);
 }
 
-static void sort_units(uint32_t *u, uint64_t n, const uint32_t *count)
+void hb_qchmu_cpu_access(struct hb_qchmu *c, uint64_t dpa, unsigned int size, bool write,
+			 uint64_t now_ns)
 {
-	/* a shell sort: qsort() has no context argument, and qsort_r is not C99 */
-	for (uint64_t gap = n / 2; gap > 0; gap /= 2)
-		for (uint64_t i = gap; i < n; i++) {
-			uint32_t x = u[i];
-			uint64_t j = i;
-
-			for (; j >= gap && by_heat(&u[j - gap], &x, (void *)count) > 0; j -= gap)
-				u[j] = u[j - gap];
-			u[j] = x;
-		}
+	if (!c->llc) {
+		hb_qchmu_access(c, dpa, size, write, now_ns);
+		return;
+	}
+	c->now_ns = now_ns;
+	hb_qllc_access(c->llc, dpa, size, write, cpu_request, c);
 }
 
+bool hb_qchmu_counting(const struct hb_qchmu *c)
+{
+	for (unsigned int i = 0; i < c->p.instances; i++)
+		if (c->inst[i].enabled)
+			return true;
+	return false;
+}
+
+/* hottest first, then by unit: when the hotlist fills, the hottest get in */
+static bool hotter(const uint32_t *count, uint32_t a, uint32_t b)
+{
+	return count[a] != count[b] ? count[a] > count[b] : a < b;
+}
+
+/* heap[0..n) with the least hot unit at the root */
+static void sift_down(uint32_t *heap, uint64_t n, uint64_t i, const uint32_t *count)
+{
+	for (;;) {
+		uint64_t l = 2 * i + 1, m = i;
+		uint32_t t;
+
+		if (l < n && hotter(count, heap[m], heap[l]))
+			m = l;
+		if (l + 1 < n && hotter(count, heap[m], heap[l + 1]))
+			m = l + 1;
+		if (m == i)
+			return;
+		t = heap[i];
+		heap[i] = heap[m];
+		heap[m] = t;
+		i = m;
+	}
+}
+
+/*
+ * The epoch's end: the k hottest units at or above the threshold, k being
+ * the free slots of the ring, are selected with a heap of k (the least hot
+ * at its root), in one pass over the units touched this epoch: O(n log k)
+ * under the BQL, not a sort of every hot unit. The rest would not fit:
+ * they are dropped, as pushing them one by one would have.
+ */
 static void end_epoch(struct hb_qchmu *c, struct inst *in)
 {
-	uint64_t hot = 0;
+	uint64_t k = c->p.hotlist_size - 1 - used(c, in), n = 0, hot = 0;
+	uint32_t *heap = in->heap;
 
-	/* the units at or above the threshold, moved to the front of touched[] */
-	for (uint64_t i = 0; i < in->ntouched; i++)
-		if (in->count[in->touched[i]] >= in->threshold) {
-			uint32_t t = in->touched[hot];
+	for (uint64_t i = 0; i < in->ntouched; i++) {
+		uint32_t u = in->touched[i];
 
-			in->touched[hot++] = in->touched[i];
-			in->touched[i] = t;
+		if (in->count[u] < in->threshold)
+			continue;
+		hot++;
+		if (n < k) {
+			/* sift up */
+			uint64_t j = n++;
+
+			for (; j && hotter(in->count, heap[(j - 1) / 2], u); j = (j - 1) / 2)
+				heap[j] = heap[(j - 1) / 2];
+			heap[j] = u;
+		} else if (k && hotter(in->count, u, heap[0])) {
+			heap[0] = u;
+			sift_down(heap, n, 0, in->count);
 		}
-	sort_units(in->touched, hot, in->count);
-	for (uint64_t i = 0; i < hot; i++)
-		push(c, in, in->touched[i], in->count[in->touched[i]]);
+	}
+	/* heap sort in place: the least hot goes last, the hottest first */
+	for (uint64_t m = n; m > 1; m--) {
+		uint32_t t = heap[0];
+
+		heap[0] = heap[m - 1];
+		heap[m - 1] = t;
+		sift_down(heap, m - 1, 0, in->count);
+	}
+	for (uint64_t i = 0; i < n; i++)
+		push(c, in, heap[i], in->count[heap[i]]);
+	drop(c, in, hot - n);
 	clear_counts(in);
 	in->n.epochs++;
 }
@@ -570,4 +675,10 @@ void hb_qchmu_reset(struct hb_qchmu *c)
 void hb_qchmu_counts(const struct hb_qchmu *c, unsigned int instance, struct hb_qchmu_counts *ret)
 {
 	*ret = instance < c->p.instances ? c->inst[instance].n : (struct hb_qchmu_counts){ 0 };
+}
+
+void hb_qchmu_served(const struct hb_qchmu *c, uint64_t *reads, uint64_t *writes)
+{
+	*reads = c->served[0];
+	*writes = c->served[1];
 }
