@@ -3,7 +3,7 @@
 # run one of them; the guest's exit status becomes ours.
 #
 #   run.sh [--tap] [--base 6.12|6.1|7.3] [--kernel mpp|stock|debug] [--kernel-root DIR] [--node-mem MiB] [--timeout s] \
-#          [--nodes 2|3] [--node2-mem MiB] [--cxl N [--chmu M] | --cxl-test modulo|xor] [--host-bin NAME]... [--extra FILE]... [--module NAME]... [--state DIR] \
+#          [--nodes 2|3] [--node2-mem MiB] [--cxl N [--chmu M [--chmu-opts P]] | --cxl-test modulo|xor] [--host-bin NAME]... [--extra FILE]... [--module NAME]... [--state DIR] \
 #          --bindir DIR PROGRAM [ARG...]
 #
 # --base: which kernel/build base to boot (default: kernel/build's, 6.12;
@@ -48,6 +48,8 @@
 # --chmu M: each cxl-type3 device carries our CHMU model with M instances
 # (tests/qemu/patches/0002, `chmu-instances=M`): counting the guest's real
 # accesses by DPA. Only tests/qemu/build's QEMU has it; skips (77) otherwise.
+# --chmu-opts P: more cxl-type3 properties for it, comma-separated (the
+# patch's test options: chmu-op-us=N, chmu-msi-vector=N, chmu-no-fill-irq=N).
 #
 # --cxl-test modulo|xor: no emulated CXL hardware; instead the kernel's own
 # mock topology, cxl_test (tools/testing/cxl, built by `kernel/build --base
@@ -73,7 +75,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-kernel=mpp base= node_mem=1024 timeout=600 bindir= tap=0 cxl=0
+kernel=mpp base= node_mem=1024 timeout=600 bindir= tap=0 cxl=0 chmu_opts=
 host_bins=() extras=() state= cxl_test= nodes=2 node2_mem= chmu=0 vmem=0 more_mods= kernel_root=
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -81,6 +83,7 @@ while [ $# -gt 0 ]; do
 	--cxl) cxl=$2; shift 2 ;;
 	--cxl-test) cxl_test=$2; shift 2 ;;
 	--chmu) chmu=$2; shift 2 ;;
+	--chmu-opts) chmu_opts=$2; shift 2 ;;
 	--vmem) vmem=$2; shift 2 ;;
 	--host-bin) host_bins+=("$2"); shift 2 ;;
 	--extra) extras+=("$2"); shift 2 ;;
@@ -302,7 +305,7 @@ cxl_args=()
 if [ "$cxl" -gt 0 ]; then
 	machine=(-M q35,cxl=on)
 	chmu_prop=
-	[ "$chmu" -eq 0 ] || chmu_prop=",chmu-instances=$chmu"
+	[ "$chmu" -eq 0 ] || chmu_prop=",chmu-instances=$chmu${chmu_opts:+,$chmu_opts}"
 	cxl_args=(-device pxb-cxl,bus_nr=12,bus=pcie.0,id=cxl.1
 		-device cxl-rp,port=0,bus=cxl.1,id=rp0,chassis=0,slot=2
 		-device cxl-rp,port=1,bus=cxl.1,id=rp1,chassis=0,slot=3)

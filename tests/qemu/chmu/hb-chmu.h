@@ -29,6 +29,9 @@ struct hb_qchmu_params {
 	unsigned int counter_width; /* bits of count in a hotlist entry, 1..32 */
 	unsigned int msi_n;         /* the MSI/MSI-X vector, 0..15 */
 	uint64_t seed;              /* randomized down-sampling's generator */
+	/* test options (0: none) */
+	uint64_t op_ns;      /* enable, disable and reset take this long */
+	uint8_t no_fill_irq; /* bit n: instance n lacks the fill-threshold interrupt */
 };
 
 /* Counts an instance keeps, for tests and for QEMU's trace output. */

@@ -499,6 +499,51 @@ static void test_driver_programs_and_drains_the_model(void **state)
 	hb_qchmu_free(c);
 }
 
+#define ST_OP(v) (((v) >> 16) & 0xffff)
+
+/* the test options: operations that take time, an instance without the fill interrupt */
+static void test_operations_take_time_and_fill_irq_can_be_absent(void **state)
+{
+	struct hb_qchmu_params p;
+	struct hb_qchmu *c = NULL;
+	uint64_t c1 = conf1(12, 0, 0, 3, 1);
+
+	(void)state;
+	hb_qchmu_params_default(&p, 512 * MIB);
+	p.instances = 2;
+	p.msi_n = 7;
+	p.op_ns = 2 * MS;
+	p.no_fill_irq = 2;
+	assert_null(hb_qchmu_check(&p));
+	assert_int_equal(hb_qchmu_new(&p, &c), 0);
+	assert_true(rd(c, 0, CAP0) & (1ULL << 5));
+	assert_false(rd(c, 1, CAP0) & (1ULL << 5));
+	for (uint64_t off = rd(c, 1, CAP2); off < rd(c, 1, CAP3); off += 8)
+		wr(c, 1, off, ~0ULL, 0);
+	wr(c, 1, CONF1, c1, 0);
+	wr(c, 1, CONF0, conf0(6, 1) | C0_RESET, 0);
+	assert_int_equal(ST_OP(rd(c, 1, STATUS)), 3);
+	/* writes during the reset are dropped */
+	wr(c, 1, CONF1, conf1(13, 0, 0, 3, 1), MS);
+	wr(c, 1, CONF0, conf0(6, 1) | C0_ENABLE, MS);
+	assert_int_equal(rd(c, 1, CONF1), c1);
+	hb_qchmu_advance(c, 2 * MS);
+	assert_int_equal(rd(c, 1, STATUS) & (ST_ENABLED | 0xffff0000ULL), 0);
+	/* enable: in progress, then enabled; no fill interrupt to turn on */
+	wr(c, 1, CONF0, conf0(6, 1) | C0_ENABLE | C0_INT_FILL | C0_INT_OVERFLOW, 2 * MS);
+	assert_int_equal(ST_OP(rd(c, 1, STATUS)), 1);
+	assert_false(rd(c, 1, STATUS) & ST_ENABLED);
+	assert_int_equal(rd(c, 1, CONF0) & (C0_INT_FILL | C0_INT_OVERFLOW), C0_INT_OVERFLOW);
+	hb_qchmu_advance(c, 4 * MS);
+	assert_int_equal(rd(c, 1, STATUS) & (ST_ENABLED | 0xffff0000ULL), ST_ENABLED);
+	/* disable: still enabled while in progress */
+	wr(c, 1, CONF0, conf0(6, 1), 4 * MS);
+	assert_int_equal(rd(c, 1, STATUS) & (ST_ENABLED | 0xffff0000ULL), ST_ENABLED | 2ULL << 16);
+	hb_qchmu_advance(c, 6 * MS);
+	assert_int_equal(rd(c, 1, STATUS) & (ST_ENABLED | 0xffff0000ULL), 0);
+	hb_qchmu_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -517,6 +562,7 @@ int main(void)
 		cmocka_unit_test(test_epochs_missed_while_stopped_end_once),
 		cmocka_unit_test(test_parameters_are_checked_with_reasons),
 		cmocka_unit_test(test_driver_programs_and_drains_the_model),
+		cmocka_unit_test(test_operations_take_time_and_fill_irq_can_be_absent),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
