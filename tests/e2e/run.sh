@@ -125,7 +125,9 @@ elif [ "$mode" = hmu-edges ]; then
 	for phase in main unbind; do
 		# a device with two CHMU instances (main: hot-unplug on the
 		# second's CPU; unbind: one instance's PMU goes at once)
-		"${guest[@]}" --chmu 2 --timeout 900 --extra "$here/hb-vm-hmu-edges.sh" --extra "$ko" \
+		opts=
+		"${guest[@]}" --chmu 2 --chmu-opts "$opts" --timeout 900 \
+			--extra "$here/hb-vm-hmu-edges.sh" --extra "$ko" \
 			--state "$out/$phase" hb-vm-hmu-edges.sh "$phase" \
 			>"$out/guest-$phase.log" 2>&1 || rc=$?
 		sed "s/^/[$phase] /" "$out/guest-$phase.log" >>"$out/guest.log"

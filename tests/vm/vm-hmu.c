@@ -25,7 +25,9 @@
  *   hb-vmhmu open PMU           can the PMU be opened now (after a reader
  *                               was killed: the instance was released)
  *   hb-vmhmu hold PMU SECONDS   holds an event open, then reports what the
- *                               fd said (the memdev goes away meanwhile)
+ *                               fd said (the memdev goes away meanwhile):
+ *                               poll() must say POLLHUP (review K5)
+ *   hb-vmhmu gone PMU           the PMU of a removed instance refuses (ENODEV)
  *   hb-vmhmu touch NODE PAGES SECONDS   keeps PAGES pages on NODE busy
  */
 #include <errno.h>
@@ -519,7 +521,8 @@ int main(int argc, char **argv)
 	}
 	if (argc < 3) {
 		fprintf(stderr,
-			"usage: hb-vmhmu abi|refuse|data|small|hotplug|open|hold PMU [...]\n");
+			"usage: hb-vmhmu abi|refuse|data|small|hotplug|open|gone|"
+			"hold PMU [...]\n");
 		return 2;
 	}
 	pmu = argv[2];
@@ -533,6 +536,14 @@ int main(int argc, char **argv)
 		return t_small(atoi(argv[3]));
 	if (!strcmp(argv[1], "hotplug") && argc == 5)
 		return t_hotplug(atoi(argv[3]), atoi(argv[4]));
+	if (!strcmp(argv[1], "gone")) {
+		int fd = open_good(1), e = errno;
+
+		tap_ok(fd < 0 && e == ENODEV, "%s refuses: %s", pmu, fd < 0 ? strerror(e) : "opened");
+		if (fd >= 0)
+			close(fd);
+		return tap_done();
+	}
 	if (!strcmp(argv[1], "open")) {
 		int fd = open_good(1);
 
@@ -543,7 +554,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "hold") && argc == 4) {
 		struct drained d = { 0 };
-		double t0 = vm_now();
+		double t0 = vm_now(), hup = -1;
 		struct mapped m;
 		int fd = open_good(1), r = fd < 0 ? -errno : map_event(&m, fd, 4, true);
 
@@ -557,13 +568,25 @@ int main(int argc, char **argv)
 		while (vm_now() - t0 < atof(argv[3])) {
 			struct pollfd p = { .fd = fd, .events = POLLIN };
 
-			if (poll(&p, 1, 200) > 0)
+			if (hup >= 0) {
+				usleep(200000); /* hung up: poll() would return at once */
+				continue;
+			}
+			if (poll(&p, 1, 200) > 0) {
 				drain(&m, &d);
+				if (p.revents & POLLHUP) {
+					hup = vm_now() - t0;
+					printf("hb-vmhmu: %s hung up after %.1f s\n", pmu, hup);
+					fflush(stdout);
+				}
+			}
 		}
 		drain(&m, &d);
 		tap_diag("held %s %.0f s: %llu chunks, %llu entries, %llu bad", pmu, vm_now() - t0,
 			 (unsigned long long)d.chunks, (unsigned long long)d.entries,
 			 (unsigned long long)d.bad);
+		tap_ok(hup >= 0, "the reader of the removed instance was told: poll() said POLLHUP%s",
+		       hup >= 0 ? "" : " never");
 		tap_ok(!d.bad, "the held event's buffers stayed valid");
 		unmap_event(&m);
 		return tap_done();
