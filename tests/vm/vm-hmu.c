@@ -17,6 +17,10 @@
  *   hb-vmhmu small PMU NODE     a one-page AUX area and more hot units per
  *                               epoch than it holds: the loss counted in
  *                               lost_entries and flagged PARTIAL
+ *   hb-vmhmu stall PMU NODE     a one-page AUX area its reader leaves full for
+ *                               2 s: the record that filled it TRUNCATED, the
+ *                               loss flagged PARTIAL once the reader made room
+ *                               and enabled the event again (review K4)
  *   hb-vmhmu hotplug PMU NODE IRQ   an event delivering; its CPU (the PMU's
  *                               cpumask) taken offline: the cpumask and
  *                               interrupt IRQ's affinity moved to another CPU,
@@ -130,7 +134,7 @@ static void unmap_event(struct mapped *m)
 }
 
 struct drained {
-	uint64_t chunks, entries, bad, partial, aux_records;
+	uint64_t chunks, entries, bad, partial, truncated, aux_records;
 	uint64_t min_unit, max_unit;
 };
 
@@ -183,10 +187,14 @@ static void drain(struct mapped *m, struct drained *d)
 			d->aux_records++;
 			if (body[2] & PERF_AUX_FLAG_PARTIAL)
 				d->partial++;
+			if (body[2] & PERF_AUX_FLAG_TRUNCATED)
+				d->truncated++;
 		}
 		dt += h.size;
 	}
 	__atomic_store_n(&meta->data_tail, dh, __ATOMIC_RELEASE);
+	/* a full area disabled the event (the core's rule): room again, on again */
+	ioctl(m->fd, PERF_EVENT_IOC_ENABLE, 0);
 }
 
 /* touches npages pages of base for seconds, polling fd and draining */
@@ -436,7 +444,7 @@ static int t_data(int node, const char *bar)
 static int t_small(int node)
 {
 	size_t npages = 2048;
-	uint64_t lost0 = pmu_u64("lost_entries");
+	uint64_t lost0 = pmu_u64("lost_entries"), ovf0 = pmu_u64("overflows");
 	struct drained d = { 0 };
 	unsigned int wakeups = 0;
 	struct mapped m;
@@ -446,14 +454,58 @@ static int t_small(int node)
 		return tap_done();
 	ioctl(m.fd, PERF_EVENT_IOC_ENABLE, 0);
 	touch_and_drain(base, npages, 3.0, &m, &d, &wakeups);
-	tap_ok(d.partial > 0 && pmu_u64("lost_entries") > lost0 && !d.bad,
+	tap_ok(d.partial > 0 && pmu_u64("lost_entries") + pmu_u64("overflows") > lost0 + ovf0 &&
+		       !d.bad,
 	       "%zu busy pages a 100 ms epoch, 4 KiB of AUX: %llu entries delivered in %llu "
 	       "chunks, %llu PARTIAL records, lost_entries %llu, overflows %llu",
 	       npages, (unsigned long long)d.entries, (unsigned long long)d.chunks,
 	       (unsigned long long)d.partial, (unsigned long long)(pmu_u64("lost_entries") - lost0),
-	       (unsigned long long)pmu_u64("overflows"));
+	       (unsigned long long)(pmu_u64("overflows") - ovf0));
 	tap_ok(d.entries > 0, "the event kept delivering after a loss (%llu entries)",
 	       (unsigned long long)d.entries);
+	unmap_event(&m);
+	return tap_done();
+}
+
+/*
+ * Review K4: the reader leaves its one-page AUX area full for 2 s. The
+ * record that filled it says TRUNCATED; the entries that came meanwhile
+ * wait in the device, and any the driver had to drop (lost_entries) are
+ * flagged PARTIAL in a record after them, once the reader made room.
+ */
+static int t_stall(int node)
+{
+	size_t npages = 64;
+	uint64_t lost0 = pmu_u64("lost_entries"), lost1;
+	struct drained stalled = { 0 }, after = { 0 };
+	unsigned int wakeups = 0;
+	struct mapped m;
+	uint8_t *base;
+
+	if (busy_event(node, npages, 1, 1, "a one-page", &base, &m))
+		return tap_done();
+	ioctl(m.fd, PERF_EVENT_IOC_ENABLE, 0);
+	touch_and_drain(base, npages, 2.0, NULL, NULL, NULL);
+	drain(&m, &stalled);
+	lost1 = pmu_u64("lost_entries");
+	touch_and_drain(base, npages, 2.0, &m, &after, &wakeups);
+	tap_diag("stalled 2 s: %llu chunks, %llu entries, %llu truncated, %llu partial; then %llu "
+		 "chunks, %llu entries, %llu partial; lost_entries +%llu, +%llu",
+		 (unsigned long long)stalled.chunks, (unsigned long long)stalled.entries,
+		 (unsigned long long)stalled.truncated, (unsigned long long)stalled.partial,
+		 (unsigned long long)after.chunks, (unsigned long long)after.entries,
+		 (unsigned long long)after.partial, (unsigned long long)(lost1 - lost0),
+		 (unsigned long long)(pmu_u64("lost_entries") - lost1));
+	tap_ok(stalled.chunks > 0 && !stalled.bad && stalled.truncated > 0,
+	       "the record that filled the area says TRUNCATED (%llu of %llu records)",
+	       (unsigned long long)stalled.truncated, (unsigned long long)stalled.aux_records);
+	tap_ok(lost1 == lost0 || after.partial > 0,
+	       "no entry lost silently while the area was full: lost_entries +%llu, %llu PARTIAL "
+	       "records once the reader made room",
+	       (unsigned long long)(lost1 - lost0), (unsigned long long)after.partial);
+	tap_ok(after.chunks >= 2 && !after.bad,
+	       "delivering again after the reader made room: %llu chunks, %llu entries",
+	       (unsigned long long)after.chunks, (unsigned long long)after.entries);
 	unmap_event(&m);
 	return tap_done();
 }
@@ -521,7 +573,7 @@ int main(int argc, char **argv)
 	}
 	if (argc < 3) {
 		fprintf(stderr,
-			"usage: hb-vmhmu abi|refuse|data|small|hotplug|open|gone|"
+			"usage: hb-vmhmu abi|refuse|data|small|stall|hotplug|open|gone|"
 			"hold PMU [...]\n");
 		return 2;
 	}
@@ -536,6 +588,8 @@ int main(int argc, char **argv)
 		return t_small(atoi(argv[3]));
 	if (!strcmp(argv[1], "hotplug") && argc == 5)
 		return t_hotplug(atoi(argv[3]), atoi(argv[4]));
+	if (!strcmp(argv[1], "stall") && argc == 4)
+		return t_stall(atoi(argv[3]));
 	if (!strcmp(argv[1], "gone")) {
 		int fd = open_good(1), e = errno;
 
