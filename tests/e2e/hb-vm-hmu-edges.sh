@@ -16,7 +16,7 @@
 #                               lets go of the device (the memdev goes
 #                               away: its reader hung up), then the device
 #                               bound again while that event is still open
-
+# The model's enable, disable and reset take 1 ms (run.sh: chmu-op-us).
 # The guest's init fails the run on any BUG, WARNING or Oops in dmesg.
 phase=${1:-main}
 n=0
@@ -179,6 +179,9 @@ daemon_stop
 grep -iE "claim" /tmp/w/regs.log | head -2 | sed 's/^/# regs: /'
 okif "the register source saw the driver claim the block and let go" \
 	grep -q "claimed by cxl_hmu" /tmp/w/regs.log
+# review K3: it waited out the model's 1 ms enable (STATUS op in progress)
+okif "the register source enabled the instance through its 1 ms enable" \
+	not grep -qE "did not enable|programming failed" /tmp/w/regs.log
 pmu=$(first_pmu)
 # 2. the driver first: the register source refuses at open, naming it
 daemon_conf regs2 chmu "pci = $bdf" "dpa_ranges = 0+$size"

@@ -124,8 +124,9 @@ elif [ "$mode" = hmu-edges ]; then
 	: >"$out/guest.log"
 	for phase in main unbind; do
 		# a device with two CHMU instances (main: hot-unplug on the
-		# second's CPU; unbind: one instance's PMU goes at once)
-		opts=
+		# second's CPU; unbind: one instance's PMU goes at once) whose
+		# enable, disable and reset take 1 ms (review K3)
+		opts=chmu-op-us=1000
 		"${guest[@]}" --chmu 2 --chmu-opts "$opts" --timeout 900 \
 			--extra "$here/hb-vm-hmu-edges.sh" --extra "$ko" \
 			--state "$out/$phase" hb-vm-hmu-edges.sh "$phase" \

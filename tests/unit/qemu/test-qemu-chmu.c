@@ -544,6 +544,52 @@ static void test_operations_take_time_and_fill_irq_can_be_absent(void **state)
 	hb_qchmu_free(c);
 }
 
+/* each STATUS read is 1 ms later: operations complete while the driver polls */
+static int slow_read(void *priv, uint64_t off, unsigned int width, uint64_t *val)
+{
+	win_now += MS;
+	hb_qchmu_advance(priv, win_now);
+	*val = hb_qchmu_read(priv, off, width);
+	return 0;
+}
+
+/* review K3: devices/chmu waits out each enable, disable and reset */
+static void test_driver_waits_out_operations_in_progress(void **state)
+{
+	struct hb_qchmu_params p;
+	struct hb_qchmu *c = NULL;
+	struct hb_regwin w = { slow_read, win_write, NULL, 0 };
+	static const struct hb_chmu_range r = { 0, 512 * MIB };
+	struct hb_chmu_config cfg = {
+		.unit_size = 4096,
+		.epoch_ns = 100 * MS,
+		.threshold = 8,
+		.ds_factor = 1,
+		.mode = HB_CHMU_MODE_EPOCH,
+		.ranges = &r,
+		.nranges = 1,
+	};
+	struct hb_chmu *drv = NULL;
+	struct hb_err err = { 0 };
+
+	(void)state;
+	hb_qchmu_params_default(&p, 512 * MIB);
+	p.msi_n = 7;
+	p.op_ns = 5 * MS;
+	assert_int_equal(hb_qchmu_new(&p, &c), 0);
+	w.priv = c;
+	w.size = hb_qchmu_size(c);
+	win_now = 0;
+	assert_int_equal(hb_chmu_open(&w, 0, "mem0", &drv, &err), 0);
+	assert_int_equal(hb_chmu_configure(drv, &cfg, &err), 0);
+	assert_true(rd(c, 0, STATUS) & ST_ENABLED);
+	assert_int_equal(hb_chmu_disable(drv, &err), 0);
+	assert_false(rd(c, 0, STATUS) & (ST_ENABLED | 0xffff0000ULL));
+	hb_chmu_free(drv);
+	hb_qchmu_free(c);
+	win_now = 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -563,6 +609,7 @@ int main(void)
 		cmocka_unit_test(test_parameters_are_checked_with_reasons),
 		cmocka_unit_test(test_driver_programs_and_drains_the_model),
 		cmocka_unit_test(test_operations_take_time_and_fill_irq_can_be_absent),
+		cmocka_unit_test(test_driver_waits_out_operations_in_progress),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
