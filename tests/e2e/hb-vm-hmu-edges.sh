@@ -16,7 +16,8 @@
 #                               lets go of the device (the memdev goes
 #                               away: its reader hung up), then the device
 #                               bound again while that event is still open
-# The model's enable, disable and reset take 1 ms (run.sh: chmu-op-us).
+# The model's enable, disable and reset take 1 ms (run.sh: chmu-op-us); in
+# main its interrupt is the mailbox's vector (shared with cxl_pci).
 # The guest's init fails the run on any BUG, WARNING or Oops in dmesg.
 phase=${1:-main}
 n=0
@@ -183,6 +184,13 @@ okif "the register source saw the driver claim the block and let go" \
 okif "the register source enabled the instance through its 1 ms enable" \
 	not grep -qE "did not enable|programming failed" /tmp/w/regs.log
 pmu=$(first_pmu)
+# review K2: both instances' interrupt is cxl_pci's mailbox vector
+irq=$(irq_of "$pmu")
+line=$(grep "^ *$irq:" /proc/interrupts | tr -s ' ')
+echo "# interrupt: $line"
+dmesg | grep -E "Flags mismatch|cxl_hmu.*(interrupt|request)" | head -3 | sed 's/^/# /'
+okif "$pmu and ${pmu%.*}.1 share interrupt $irq with cxl_pci's mailbox" \
+	sh -c "echo '$line' | grep -q '${pmu%.*}.1' && echo '$line' | grep -qE ' $bdf(,|$)'"
 # 2. the driver first: the register source refuses at open, naming it
 daemon_conf regs2 chmu "pci = $bdf" "dpa_ranges = 0+$size"
 daemon_start regs2

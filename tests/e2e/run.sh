@@ -125,8 +125,11 @@ elif [ "$mode" = hmu-edges ]; then
 	for phase in main unbind; do
 		# a device with two CHMU instances (main: hot-unplug on the
 		# second's CPU; unbind: one instance's PMU goes at once) whose
-		# enable, disable and reset take 1 ms (review K3)
+		# enable, disable and reset take 1 ms (review K3); main: the
+		# CHMU on the mailbox's MSI-X vector, 7, shared with cxl_pci
+		# (K2)
 		opts=chmu-op-us=1000
+		[ "$phase" = main ] && opts="$opts,chmu-msi-vector=7"
 		"${guest[@]}" --chmu 2 --chmu-opts "$opts" --timeout 900 \
 			--extra "$here/hb-vm-hmu-edges.sh" --extra "$ko" \
 			--state "$out/$phase" hb-vm-hmu-edges.sh "$phase" \
