@@ -17,7 +17,8 @@
 #                               away: its reader hung up), then the device
 #                               bound again while that event is still open
 # The model's enable, disable and reset take 1 ms (run.sh: chmu-op-us); in
-# main its interrupt is the mailbox's vector (shared with cxl_pci).
+# main its interrupt is the mailbox's vector (shared with cxl_pci) and
+# instance 1 has no fill interrupt.
 # The guest's init fails the run on any BUG, WARNING or Oops in dmesg.
 phase=${1:-main}
 n=0
@@ -219,6 +220,8 @@ pmu1=${pmu%.*}.1
 irq1=$(irq_of "$pmu1")
 cpu1=$(cat $pmu_dir/"$pmu1"/cpumask)
 okif "$pmu1 lives on CPU $cpu1, not $pmu's CPU $cpu" [ "$cpu1" != "$cpu" ]
+# review K6: instance 1 has no fill interrupt here
+tap hb-vmhmu nofill "$pmu1" "$node"
 okif "interrupt $irq1 of $pmu1 sent to CPU $cpu1" write_to "$cpu1" /proc/irq/"$irq1"/smp_affinity_list
 tap hb-vmhmu hotplug "$pmu1" "$node" "$irq1"
 dmesg | grep -E "smpboot|CPU $cpu1 " | tail -2 | sed 's/^/# /'

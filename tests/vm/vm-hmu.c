@@ -21,6 +21,8 @@
  *                               2 s: the record that filled it TRUNCATED, the
  *                               loss flagged PARTIAL once the reader made room
  *                               and enabled the event again (review K4)
+ *   hb-vmhmu nofill PMU NODE    an instance without the fill interrupt still
+ *                               delivers every epoch (polled; review K6)
  *   hb-vmhmu hotplug PMU NODE IRQ   an event delivering; its CPU (the PMU's
  *                               cpumask) taken offline: the cpumask and
  *                               interrupt IRQ's affinity moved to another CPU,
@@ -510,6 +512,29 @@ static int t_stall(int node)
 	return tap_done();
 }
 
+/* Review K6: an instance without the fill interrupt (the model's chmu-no-fill-irq) */
+static int t_nofill(int node)
+{
+	struct drained d = { 0 };
+	unsigned int wakeups = 0;
+	uint64_t ovf0 = pmu_u64("overflows");
+	struct mapped m;
+	uint8_t *base;
+
+	if (busy_event(node, 64, 8, 16, "a 16-page", &base, &m))
+		return tap_done();
+	ioctl(m.fd, PERF_EVENT_IOC_ENABLE, 0);
+	touch_and_drain(base, 64, 3.0, &m, &d, &wakeups);
+	/* 100 ms epochs: about 30; an overflow-driven drain (1024 entries, 64 an epoch) 1-2 */
+	tap_ok(d.chunks >= 10 && !d.bad && pmu_u64("overflows") == ovf0,
+	       "%s, no fill interrupt: %llu chunks, %llu entries in 3 s of 100 ms epochs, "
+	       "%llu overflows",
+	       pmu, (unsigned long long)d.chunks, (unsigned long long)d.entries,
+	       (unsigned long long)(pmu_u64("overflows") - ovf0));
+	unmap_event(&m);
+	return tap_done();
+}
+
 /* CPU hot-unplug of the CPU the event lives on */
 static int t_hotplug(int node, int irq)
 {
@@ -573,7 +598,7 @@ int main(int argc, char **argv)
 	}
 	if (argc < 3) {
 		fprintf(stderr,
-			"usage: hb-vmhmu abi|refuse|data|small|stall|hotplug|open|gone|"
+			"usage: hb-vmhmu abi|refuse|data|small|stall|nofill|hotplug|open|gone|"
 			"hold PMU [...]\n");
 		return 2;
 	}
@@ -590,6 +615,8 @@ int main(int argc, char **argv)
 		return t_hotplug(atoi(argv[3]), atoi(argv[4]));
 	if (!strcmp(argv[1], "stall") && argc == 4)
 		return t_stall(atoi(argv[3]));
+	if (!strcmp(argv[1], "nofill") && argc == 4)
+		return t_nofill(atoi(argv[3]));
 	if (!strcmp(argv[1], "gone")) {
 		int fd = open_good(1), e = errno;
 
