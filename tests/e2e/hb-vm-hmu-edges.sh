@@ -211,6 +211,7 @@ tap hb-vmhmu data "$pmu" "$node" "$bar"
 okif "interrupt $irq of $pmu sent to CPU $((1 - cpu)), not the event's" write_to "$((1 - cpu))" /proc/irq/"$irq"/smp_affinity_list
 tap hb-vmhmu small "$pmu" "$node"
 tap hb-vmhmu stall "$pmu" "$node"
+tap hb-vmhmu alwayson "$pmu" "$node" "$irq"
 grep "$pmu" /proc/interrupts | sed 's/^/# /'
 
 # 3b. CPU hot-unplug under an open event: instance 1, whose CPU is not the
