@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "chmu.h"
 #include "regs.h"
@@ -29,6 +30,40 @@ static int rd(const struct hb_chmu *c, uint64_t rel, unsigned int width, uint64_
 static int wr(const struct hb_chmu *c, uint64_t rel, unsigned int width, uint64_t v)
 {
 	return c->w.write(c->w.priv, c->base + rel, width, v);
+}
+
+/* how long an enable, disable or reset may take (the RFC driver's bound) */
+#define OP_TIMEOUT_NS 100000000LL
+#define OP_POLL_NS 10000L
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/*
+ * Waits out the enable, disable or reset STATUS[31:16] says is in
+ * progress (review K3): a device may take time over each, and the next
+ * write must wait for it. 0, -ETIMEDOUT, or the read's error; *st is the
+ * last STATUS read.
+ */
+static int op_wait(const struct hb_chmu *c, uint64_t *st)
+{
+	const struct timespec pause = { .tv_nsec = OP_POLL_NS };
+	long long t0 = now_ns();
+	int r;
+
+	for (;;) {
+		r = rd(c, CHMU_STATUS, 8, st);
+		if (r < 0 || !STATUS_OP(*st))
+			return r < 0 ? r : 0;
+		if (now_ns() - t0 > OP_TIMEOUT_NS)
+			return -ETIMEDOUT;
+		nanosleep(&pause, NULL);
+	}
 }
 
 void hb_chmu_format_sizes(uint32_t bitmap, unsigned int base_shift, char *buf, size_t size)
@@ -176,11 +211,13 @@ static int encode_epoch(uint64_t ns, unsigned int *scale, unsigned int *val)
 
 int hb_chmu_disable(struct hb_chmu *c, struct hb_err *err)
 {
-	uint64_t conf0;
+	uint64_t conf0, st;
 	int r = rd(c, CHMU_CONF0, 8, &conf0);
 
 	if (r >= 0)
 		r = wr(c, CHMU_CONF0, 8, conf0 & ~CONF0_ENABLE);
+	if (r >= 0)
+		r = op_wait(c, &st);
 	if (r < 0)
 		return hb_err_set(err, r, "CHMU: cannot disable: %s", strerror(-r));
 	return 0;
@@ -314,9 +351,9 @@ int hb_chmu_configure(struct hb_chmu *c, const struct hb_chmu_config *cfg, struc
 				  cfg->threshold, (unsigned int)STATUS_COUNTER_WIDTH(st),
 				  (unsigned long long)((1ULL << STATUS_COUNTER_WIDTH(st)) - 1),
 				  (unsigned long long)cfg->unit_size);
-	if ((r = wr(c, CHMU_CONF0, 8, conf0 | CONF0_RESET)) < 0 || (r = wr(c, CHMU_HEAD, 2, 0)) < 0 ||
-	    (r = wr(c, CHMU_CONF0, 8, conf0 | CONF0_ENABLE)) < 0 ||
-	    (r = rd(c, CHMU_STATUS, 8, &st)) < 0)
+	if ((r = wr(c, CHMU_CONF0, 8, conf0 | CONF0_RESET)) < 0 || (r = op_wait(c, &st)) < 0 ||
+	    (r = wr(c, CHMU_HEAD, 2, 0)) < 0 ||
+	    (r = wr(c, CHMU_CONF0, 8, conf0 | CONF0_ENABLE)) < 0 || (r = op_wait(c, &st)) < 0)
 		return hb_err_set(err, r, "CHMU: programming failed: %s", strerror(-r));
 	if (!(st & STATUS_ENABLED))
 		return hb_err_set(err, -EIO,

@@ -303,8 +303,16 @@ static void on_readable(void *priv, int fd, uint32_t revents)
 			    "(the PMU's lost_entries and overflows count them)",
 			    s->name, (unsigned long long)(s->rst.partial - partial),
 			    (unsigned long long)s->rst.partial);
+	/*
+	 * A full AUX area makes the kernel disable the event (the record that
+	 * filled it says TRUNCATED, counted above): the drain made room, so
+	 * enable it again. A no-op while the event runs (review K4).
+	 */
+	if (!(revents & HB_FD_HUP) && ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
+		s->ops->log(s->host, HB_LOG_WARNING, "%s: enabling the event again: %s", s->name,
+			    strerror(errno));
 	if (revents & HB_FD_HUP) {
-		/* the event is gone (its PMU unregistered): stop, or the loop would spin */
+		/* the event is gone (its instance removed): stop, or the loop would spin */
 		s->ops->log(s->host, HB_LOG_ERR,
 			    "%s: the perf event hung up (its PMU went away); "
 			    "the source stops",

@@ -3,7 +3,7 @@
 # run one of them; the guest's exit status becomes ours.
 #
 #   run.sh [--tap] [--base 6.12|6.1|7.3] [--kernel mpp|stock|debug] [--kernel-root DIR] [--node-mem MiB] [--timeout s] \
-#          [--nodes 2|3] [--node2-mem MiB] [--cxl N [--chmu M [--chmu-llc SIZE]] | --cxl-test modulo|xor] [--host-bin NAME]... [--extra FILE]... [--module NAME]... [--state DIR] \
+#          [--nodes 2|3] [--node2-mem MiB] [--cxl N [--chmu M [--chmu-llc SIZE] [--chmu-access HEX] [--chmu-ds HEX] [--chmu-opts P]] | --cxl-test modulo|xor] [--host-bin NAME]... [--extra FILE]... [--module NAME]... [--state DIR] \
 #          --bindir DIR PROGRAM [ARG...]
 #
 # --base: which kernel/build base to boot (default: kernel/build's, 6.12;
@@ -56,6 +56,8 @@
 # --chmu-llc SIZE: the host cache in front of the CHMU model
 # (`chmu-llc-size=SIZE`, QEMU's size syntax: 32K; 0 for none, every access
 # counted); default QEMU's, 32 MiB (tests/qemu/README.md).
+# --chmu-opts P: more cxl-type3 properties for it, comma-separated (the
+# patch's test options: chmu-op-us=N, chmu-msi-vector=N, chmu-no-fill-irq=N).
 #
 # --cxl-test modulo|xor: no emulated CXL hardware; instead the kernel's own
 # mock topology, cxl_test (tools/testing/cxl, built by `kernel/build --base
@@ -81,7 +83,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-kernel=mpp base= node_mem=1024 timeout=600 bindir= tap=0 cxl=0
+kernel=mpp base= node_mem=1024 timeout=600 bindir= tap=0 cxl=0 chmu_opts=
 host_bins=() extras=() state= cxl_test= nodes=2 node2_mem= chmu=0 chmu_llc= vmem=0 more_mods= kernel_root=
 chmu_access= chmu_ds=
 while [ $# -gt 0 ]; do
@@ -93,6 +95,7 @@ while [ $# -gt 0 ]; do
 	--chmu-access) chmu_access=$2; shift 2 ;;
 	--chmu-ds) chmu_ds=$2; shift 2 ;;
 	--chmu-llc) chmu_llc=$2; shift 2 ;;
+	--chmu-opts) chmu_opts=$2; shift 2 ;;
 	--vmem) vmem=$2; shift 2 ;;
 	--host-bin) host_bins+=("$2"); shift 2 ;;
 	--extra) extras+=("$2"); shift 2 ;;
@@ -321,6 +324,7 @@ if [ "$cxl" -gt 0 ]; then
 	[ "$chmu" -eq 0 ] || chmu_prop=",chmu-instances=$chmu${chmu_llc:+,chmu-llc-size=$chmu_llc}"
 	[ "$chmu" -eq 0 ] || [ -z "$chmu_access" ] || chmu_prop="$chmu_prop,chmu-access-types=$chmu_access"
 	[ "$chmu" -eq 0 ] || [ -z "$chmu_ds" ] || chmu_prop="$chmu_prop,chmu-ds-factors=$chmu_ds"
+	[ "$chmu" -eq 0 ] || [ -z "$chmu_opts" ] || chmu_prop="$chmu_prop,$chmu_opts"
 	cxl_args=(-device pxb-cxl,bus_nr=12,bus=pcie.0,id=cxl.1
 		-device cxl-rp,port=0,bus=cxl.1,id=rp0,chassis=0,slot=2
 		-device cxl-rp,port=1,bus=cxl.1,id=rp1,chassis=0,slot=3)

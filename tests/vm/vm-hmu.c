@@ -17,6 +17,15 @@
  *   hb-vmhmu small PMU NODE     a one-page AUX area and more hot units per
  *                               epoch than it holds: the loss counted in
  *                               lost_entries and flagged PARTIAL
+ *   hb-vmhmu stall PMU NODE     a one-page AUX area its reader leaves full for
+ *                               2 s: the record that filled it TRUNCATED, the
+ *                               loss flagged PARTIAL once the reader made room
+ *                               and enabled the event again (review K4)
+ *   hb-vmhmu nofill PMU NODE    an instance without the fill interrupt still
+ *                               delivers every epoch (polled; review K6)
+ *   hb-vmhmu alwayson PMU NODE IRQ  always-on, threshold 1: the entries
+ *                               arrive in chunks of at most 256, each drain
+ *                               bounded (review K7)
  *   hb-vmhmu hotplug PMU NODE IRQ   an event delivering; its CPU (the PMU's
  *                               cpumask) taken offline: the cpumask and
  *                               interrupt IRQ's affinity moved to another CPU,
@@ -25,7 +34,9 @@
  *   hb-vmhmu open PMU           can the PMU be opened now (after a reader
  *                               was killed: the instance was released)
  *   hb-vmhmu hold PMU SECONDS   holds an event open, then reports what the
- *                               fd said (the memdev goes away meanwhile)
+ *                               fd said (the memdev goes away meanwhile):
+ *                               poll() must say POLLHUP (review K5)
+ *   hb-vmhmu gone PMU           the PMU of a removed instance refuses (ENODEV)
  *   hb-vmhmu touch NODE PAGES SECONDS   keeps PAGES pages on NODE busy
  */
 #include <errno.h>
@@ -128,8 +139,9 @@ static void unmap_event(struct mapped *m)
 }
 
 struct drained {
-	uint64_t chunks, entries, bad, partial, aux_records;
+	uint64_t chunks, entries, bad, partial, truncated, aux_records;
 	uint64_t min_unit, max_unit;
+	uint64_t max_chunk; /* entries in the largest chunk */
 };
 
 /* what the kernel published since the last call */
@@ -164,6 +176,8 @@ static void drain(struct mapped *m, struct drained *d)
 			d->entries++;
 		}
 		d->chunks++;
+		if (n > d->max_chunk)
+			d->max_chunk = n;
 		tail += 16 + n * 8;
 	}
 	__atomic_store_n(&meta->aux_tail, head, __ATOMIC_RELEASE);
@@ -181,10 +195,14 @@ static void drain(struct mapped *m, struct drained *d)
 			d->aux_records++;
 			if (body[2] & PERF_AUX_FLAG_PARTIAL)
 				d->partial++;
+			if (body[2] & PERF_AUX_FLAG_TRUNCATED)
+				d->truncated++;
 		}
 		dt += h.size;
 	}
 	__atomic_store_n(&meta->data_tail, dh, __ATOMIC_RELEASE);
+	/* a full area disabled the event (the core's rule): room again, on again */
+	ioctl(m->fd, PERF_EVENT_IOC_ENABLE, 0);
 }
 
 /* touches npages pages of base for seconds, polling fd and draining */
@@ -434,7 +452,7 @@ static int t_data(int node, const char *bar)
 static int t_small(int node)
 {
 	size_t npages = 2048;
-	uint64_t lost0 = pmu_u64("lost_entries");
+	uint64_t lost0 = pmu_u64("lost_entries"), ovf0 = pmu_u64("overflows");
 	struct drained d = { 0 };
 	unsigned int wakeups = 0;
 	struct mapped m;
@@ -444,14 +462,148 @@ static int t_small(int node)
 		return tap_done();
 	ioctl(m.fd, PERF_EVENT_IOC_ENABLE, 0);
 	touch_and_drain(base, npages, 3.0, &m, &d, &wakeups);
-	tap_ok(d.partial > 0 && pmu_u64("lost_entries") > lost0 && !d.bad,
+	tap_ok(d.partial > 0 && pmu_u64("lost_entries") + pmu_u64("overflows") > lost0 + ovf0 &&
+		       !d.bad,
 	       "%zu busy pages a 100 ms epoch, 4 KiB of AUX: %llu entries delivered in %llu "
 	       "chunks, %llu PARTIAL records, lost_entries %llu, overflows %llu",
 	       npages, (unsigned long long)d.entries, (unsigned long long)d.chunks,
 	       (unsigned long long)d.partial, (unsigned long long)(pmu_u64("lost_entries") - lost0),
-	       (unsigned long long)pmu_u64("overflows"));
+	       (unsigned long long)(pmu_u64("overflows") - ovf0));
 	tap_ok(d.entries > 0, "the event kept delivering after a loss (%llu entries)",
 	       (unsigned long long)d.entries);
+	unmap_event(&m);
+	return tap_done();
+}
+
+/*
+ * Review K4: the reader leaves its one-page AUX area full for 2 s. The
+ * record that filled it says TRUNCATED; the entries that came meanwhile
+ * wait in the device, and any the driver had to drop (lost_entries) are
+ * flagged PARTIAL in a record after them, once the reader made room.
+ */
+static int t_stall(int node)
+{
+	size_t npages = 64;
+	uint64_t lost0 = pmu_u64("lost_entries"), lost1;
+	struct drained stalled = { 0 }, after = { 0 };
+	unsigned int wakeups = 0;
+	struct mapped m;
+	uint8_t *base;
+
+	if (busy_event(node, npages, 1, 1, "a one-page", &base, &m))
+		return tap_done();
+	ioctl(m.fd, PERF_EVENT_IOC_ENABLE, 0);
+	touch_and_drain(base, npages, 2.0, NULL, NULL, NULL);
+	drain(&m, &stalled);
+	lost1 = pmu_u64("lost_entries");
+	touch_and_drain(base, npages, 2.0, &m, &after, &wakeups);
+	tap_diag("stalled 2 s: %llu chunks, %llu entries, %llu truncated, %llu partial; then %llu "
+		 "chunks, %llu entries, %llu partial; lost_entries +%llu, +%llu",
+		 (unsigned long long)stalled.chunks, (unsigned long long)stalled.entries,
+		 (unsigned long long)stalled.truncated, (unsigned long long)stalled.partial,
+		 (unsigned long long)after.chunks, (unsigned long long)after.entries,
+		 (unsigned long long)after.partial, (unsigned long long)(lost1 - lost0),
+		 (unsigned long long)(pmu_u64("lost_entries") - lost1));
+	tap_ok(stalled.chunks > 0 && !stalled.bad && stalled.truncated > 0,
+	       "the record that filled the area says TRUNCATED (%llu of %llu records)",
+	       (unsigned long long)stalled.truncated, (unsigned long long)stalled.aux_records);
+	tap_ok(lost1 == lost0 || after.partial > 0,
+	       "no entry lost silently while the area was full: lost_entries +%llu, %llu PARTIAL "
+	       "records once the reader made room",
+	       (unsigned long long)(lost1 - lost0), (unsigned long long)after.partial);
+	tap_ok(after.chunks >= 2 && !after.bad,
+	       "delivering again after the reader made room: %llu chunks, %llu entries",
+	       (unsigned long long)after.chunks, (unsigned long long)after.entries);
+	unmap_event(&m);
+	return tap_done();
+}
+
+/* Review K6: an instance without the fill interrupt (the model's chmu-no-fill-irq) */
+static int t_nofill(int node)
+{
+	struct drained d = { 0 };
+	unsigned int wakeups = 0;
+	uint64_t ovf0 = pmu_u64("overflows");
+	struct mapped m;
+	uint8_t *base;
+
+	if (busy_event(node, 64, 8, 16, "a 16-page", &base, &m))
+		return tap_done();
+	ioctl(m.fd, PERF_EVENT_IOC_ENABLE, 0);
+	touch_and_drain(base, 64, 3.0, &m, &d, &wakeups);
+	/* 100 ms epochs: about 30; an overflow-driven drain (1024 entries, 64 an epoch) 1-2 */
+	tap_ok(d.chunks >= 10 && !d.bad && pmu_u64("overflows") == ovf0,
+	       "%s, no fill interrupt: %llu chunks, %llu entries in 3 s of 100 ms epochs, "
+	       "%llu overflows",
+	       pmu, (unsigned long long)d.chunks, (unsigned long long)d.entries,
+	       (unsigned long long)(pmu_u64("overflows") - ovf0));
+	unmap_event(&m);
+	return tap_done();
+}
+
+static uint64_t irq_count(int irq)
+{
+	char line[512];
+	uint64_t sum = 0;
+	FILE *f = fopen("/proc/interrupts", "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		char *p = line, *end;
+
+		if (strtol(p, &end, 10) != irq || *end != ':')
+			continue;
+		p = end + 1;
+		for (;;) {
+			unsigned long long v = strtoull(p, &end, 10);
+
+			if (end == p)
+				break;
+			sum += v;
+			p = end;
+		}
+	}
+	if (f)
+		fclose(f);
+	return sum;
+}
+
+/*
+ * Review K7: always-on with threshold 1 pushes an entry per access. No
+ * drain reads more than 256 entries with interrupts off (a chunk each);
+ * the interrupts are reported (the model coalesces them under TCG either
+ * way, so they prove nothing here).
+ */
+static int t_alwayson(int node, int irq)
+{
+	size_t npages = 64, pg = (size_t)vm_page_size();
+	struct drained d = { 0 };
+	unsigned int wakeups = 0;
+	uint64_t irqs;
+	struct mapped m;
+	uint8_t *base;
+	int fd, r;
+
+	base = vm_map_on_node(npages * pg, node, -1, false);
+	if (!base) {
+		tap_ok(false, "map %zu pages on node %d", npages, node);
+		return tap_done();
+	}
+	memset(base, 1, npages * pg);
+	fd = perf_open(CFG(1, 6, 0, 0, 0, 0), CFG1(1, 12), 0, -1, (int)pmu_u64("cpumask"), 0);
+	r = fd < 0 ? -errno : map_event(&m, fd, 64, true);
+	tap_ok(r == 0, "an always-on event, threshold 1 (%s)", r ? strerror(-r) : "ok");
+	if (r)
+		return tap_done();
+	irqs = irq_count(irq);
+	ioctl(m.fd, PERF_EVENT_IOC_ENABLE, 0);
+	touch_and_drain(base, npages, 2.0, &m, &d, &wakeups);
+	ioctl(m.fd, PERF_EVENT_IOC_DISABLE, 0);
+	drain(&m, &d);
+	irqs = irq_count(irq) - irqs;
+	tap_ok(d.entries >= 1000 && !d.bad && d.max_chunk <= 256,
+	       "%llu entries in %llu chunks of at most %llu entries (256 allowed), %llu interrupts",
+	       (unsigned long long)d.entries, (unsigned long long)d.chunks,
+	       (unsigned long long)d.max_chunk, (unsigned long long)irqs);
 	unmap_event(&m);
 	return tap_done();
 }
@@ -519,7 +671,8 @@ int main(int argc, char **argv)
 	}
 	if (argc < 3) {
 		fprintf(stderr,
-			"usage: hb-vmhmu abi|refuse|data|small|hotplug|open|hold PMU [...]\n");
+			"usage: hb-vmhmu abi|refuse|data|small|stall|nofill|alwayson|hotplug|open|gone|"
+			"hold PMU [...]\n");
 		return 2;
 	}
 	pmu = argv[2];
@@ -533,6 +686,20 @@ int main(int argc, char **argv)
 		return t_small(atoi(argv[3]));
 	if (!strcmp(argv[1], "hotplug") && argc == 5)
 		return t_hotplug(atoi(argv[3]), atoi(argv[4]));
+	if (!strcmp(argv[1], "stall") && argc == 4)
+		return t_stall(atoi(argv[3]));
+	if (!strcmp(argv[1], "nofill") && argc == 4)
+		return t_nofill(atoi(argv[3]));
+	if (!strcmp(argv[1], "alwayson") && argc == 5)
+		return t_alwayson(atoi(argv[3]), atoi(argv[4]));
+	if (!strcmp(argv[1], "gone")) {
+		int fd = open_good(1), e = errno;
+
+		tap_ok(fd < 0 && e == ENODEV, "%s refuses: %s", pmu, fd < 0 ? strerror(e) : "opened");
+		if (fd >= 0)
+			close(fd);
+		return tap_done();
+	}
 	if (!strcmp(argv[1], "open")) {
 		int fd = open_good(1);
 
@@ -543,7 +710,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "hold") && argc == 4) {
 		struct drained d = { 0 };
-		double t0 = vm_now();
+		double t0 = vm_now(), hup = -1;
 		struct mapped m;
 		int fd = open_good(1), r = fd < 0 ? -errno : map_event(&m, fd, 4, true);
 
@@ -557,13 +724,25 @@ int main(int argc, char **argv)
 		while (vm_now() - t0 < atof(argv[3])) {
 			struct pollfd p = { .fd = fd, .events = POLLIN };
 
-			if (poll(&p, 1, 200) > 0)
+			if (hup >= 0) {
+				usleep(200000); /* hung up: poll() would return at once */
+				continue;
+			}
+			if (poll(&p, 1, 200) > 0) {
 				drain(&m, &d);
+				if (p.revents & POLLHUP) {
+					hup = vm_now() - t0;
+					printf("hb-vmhmu: %s hung up after %.1f s\n", pmu, hup);
+					fflush(stdout);
+				}
+			}
 		}
 		drain(&m, &d);
 		tap_diag("held %s %.0f s: %llu chunks, %llu entries, %llu bad", pmu, vm_now() - t0,
 			 (unsigned long long)d.chunks, (unsigned long long)d.entries,
 			 (unsigned long long)d.bad);
+		tap_ok(hup >= 0, "the reader of the removed instance was told: poll() said POLLHUP%s",
+		       hup >= 0 ? "" : " never");
 		tap_ok(!d.bad, "the held event's buffers stayed valid");
 		unmap_event(&m);
 		return tap_done();

@@ -48,6 +48,10 @@
 	(0xffULL | CONF0_RANDOMIZE | CONF0_INT_OVERFLOW | CONF0_INT_FILL | CONF0_ENABLE | \
 	 SET(63, 32, 0xffffffffULL))
 #define STATUS_ENABLED (1ULL << 0)
+#define STATUS_OP_MASK SET(31, 16, 0xffff)
+#define OP_ENABLE 1
+#define OP_DISABLE 2
+#define OP_RESET 3
 #define STATUS_OVERFLOW (1ULL << 40)
 #define STATUS_LEVEL (1ULL << 41)
 
@@ -77,6 +81,9 @@ struct inst {
 	uint32_t *heap; /* the epoch end's selection: hotlist_size - 1 units */
 	uint64_t ds_acc, rng;
 	struct hb_qchmu_counts n;
+	/* an operation in progress (params.op_ns): OP_* until op_end */
+	unsigned int op;
+	uint64_t op_end;
 };
 
 struct hb_qchmu {
@@ -223,6 +230,59 @@ static uint64_t cap1(const struct hb_qchmu *c)
 	       SET(49, 49, 1) | SET(50, 50, 1) | SET(51, 51, 1);
 }
 
+/* CAP0 of one instance: without the fill interrupt where params say so */
+static uint64_t inst_cap0(const struct hb_qchmu *c, const struct inst *in)
+{
+	if ((c->p.no_fill_irq >> (in - c->inst)) & 1)
+		return cap0(c) & ~SET(5, 5, 1);
+	return cap0(c);
+}
+
+/*
+ * Operations that take time (params.op_ns): while one is in progress,
+ * STATUS[31:16] names it, ENABLED shows the state before it, and writes
+ * to CONF0-2 and the range bitmap are dropped (the spec has software wait).
+ */
+static bool op_busy(const struct inst *in)
+{
+	return in->op != 0;
+}
+
+static uint64_t status_view(const struct inst *in)
+{
+	uint64_t s = in->status & ~STATUS_OP_MASK;
+
+	if (!in->op)
+		return s;
+	s = (s & ~STATUS_ENABLED) | (in->op == OP_DISABLE ? STATUS_ENABLED : 0);
+	if (in->op == OP_RESET)
+		s |= in->status & STATUS_ENABLED;
+	return s | SET(31, 16, in->op);
+}
+
+static void op_begin(const struct hb_qchmu *c, struct inst *in, bool was_enabled, uint64_t val,
+		     uint64_t now_ns)
+{
+	if (!c->p.op_ns)
+		return;
+	if (val & CONF0_RESET)
+		in->op = OP_RESET;
+	else if (!was_enabled && in->enabled)
+		in->op = OP_ENABLE;
+	else if (was_enabled && !in->enabled)
+		in->op = OP_DISABLE;
+	else
+		return;
+	in->op_end = now_ns + c->p.op_ns;
+}
+
+static void ops_finish(struct hb_qchmu *c, uint64_t now_ns)
+{
+	for (unsigned int i = 0; i < c->p.instances; i++)
+		if (c->inst[i].op && now_ns >= c->inst[i].op_end)
+			c->inst[i].op = 0;
+}
+
 /* the instance at off and off's offset in it, or NULL */
 static struct inst *inst_at(struct hb_qchmu *c, uint64_t off, uint64_t *rel)
 {
@@ -246,14 +306,14 @@ static uint16_t used(const struct hb_qchmu *c, const struct inst *in)
 static uint64_t inst_qword(const struct hb_qchmu *c, const struct inst *in, uint64_t rel)
 {
 	switch (rel) {
-	case R_CAP0: return cap0(c);
+	case R_CAP0: return inst_cap0(c, in);
 	case R_CAP1: return cap1(c);
 	case R_CAP2: return R_BITMAP;
 	case R_CAP3: return c->hotlist_off;
 	case R_CONF0: return in->conf0;
 	case R_CONF1: return in->conf1;
 	case R_CONF2: return in->conf2;
-	case R_STATUS: return in->status;
+	case R_STATUS: return status_view(in);
 	case R_HEADTAIL: return (uint64_t)in->head | (uint64_t)in->tail << 16;
 	}
 	if (rel >= R_BITMAP && rel < c->hotlist_off)
@@ -439,8 +499,20 @@ void hb_qchmu_write(struct hb_qchmu *c, uint64_t off, uint64_t val, unsigned int
 	val <<= shift;
 	if (!in)
 		return; /* the common capability is read-only */
+	ops_finish(c, now_ns);
+	if (op_busy(in) && (rel == R_CONF0 || rel == R_CONF1 || rel == R_CONF2 ||
+			    (rel >= R_BITMAP && rel < c->hotlist_off)))
+		return;
 	switch (rel) {
-	case R_CONF0: write_conf0(c, in, val, mask, now_ns); return;
+	case R_CONF0: {
+		bool was = in->enabled;
+
+		/* no fill interrupt to enable where CAP0 offers none */
+		write_conf0(c, in, val,
+			    mask & ~(inst_cap0(c, in) & SET(5, 5, 1) ? 0 : CONF0_INT_FILL), now_ns);
+		op_begin(c, in, was, val & mask, now_ns);
+		return;
+	}
 	case R_CONF1:
 	case R_CONF2:
 		if (in->enabled)
@@ -626,6 +698,7 @@ static void end_epoch(struct hb_qchmu *c, struct inst *in)
 
 uint64_t hb_qchmu_advance(struct hb_qchmu *c, uint64_t now_ns)
 {
+	ops_finish(c, now_ns);
 	for (unsigned int i = 0; i < c->p.instances; i++) {
 		struct inst *in = &c->inst[i];
 
@@ -668,6 +741,7 @@ void hb_qchmu_reset(struct hb_qchmu *c)
 		memset(in->bitmap, 0, c->bitmap_words * 8);
 		memset(in->ring, 0, (size_t)c->p.hotlist_size * 8);
 		memset(&in->n, 0, sizeof(in->n));
+		in->op = 0;
 	}
 	c->irq = false;
 }

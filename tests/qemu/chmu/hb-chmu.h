@@ -44,6 +44,9 @@ struct hb_qchmu_params {
 	uint64_t llc_size;          /* the host cache in front (hb-llc.h); 0: none */
 	unsigned int llc_ways;      /* its associativity */
 	uint64_t counter_budget;    /* bytes of counters all enabled instances may take */
+	/* test options (0: none) */
+	uint64_t op_ns;      /* enable, disable and reset take this long */
+	uint8_t no_fill_irq; /* bit n: instance n lacks the fill-threshold interrupt */
 };
 
 /* Counts an instance keeps, for tests and for QEMU's trace output. */

@@ -731,6 +731,97 @@ static void test_driver_programs_and_drains_the_model(void **state)
 	hb_qchmu_free(c);
 }
 
+#define ST_OP(v) (((v) >> 16) & 0xffff)
+
+/* the test options: operations that take time, an instance without the fill interrupt */
+static void test_operations_take_time_and_fill_irq_can_be_absent(void **state)
+{
+	struct hb_qchmu_params p;
+	struct hb_qchmu *c = NULL;
+	uint64_t c1 = conf1(12, 0, 0, 3, 1);
+
+	(void)state;
+	hb_qchmu_params_default(&p, 512 * MIB);
+	p.instances = 2;
+	p.msi_n = 7;
+	p.op_ns = 2 * MS;
+	p.no_fill_irq = 2;
+	assert_null(hb_qchmu_check(&p));
+	assert_int_equal(hb_qchmu_new(&p, &c), 0);
+	assert_true(rd(c, 0, CAP0) & (1ULL << 5));
+	assert_false(rd(c, 1, CAP0) & (1ULL << 5));
+	for (uint64_t off = rd(c, 1, CAP2); off < rd(c, 1, CAP3); off += 8)
+		wr(c, 1, off, ~0ULL, 0);
+	wr(c, 1, CONF1, c1, 0);
+	wr(c, 1, CONF0, conf0(6, 1) | C0_RESET, 0);
+	assert_int_equal(ST_OP(rd(c, 1, STATUS)), 3);
+	/* writes during the reset are dropped */
+	wr(c, 1, CONF1, conf1(13, 0, 0, 3, 1), MS);
+	wr(c, 1, CONF0, conf0(6, 1) | C0_ENABLE, MS);
+	assert_int_equal(rd(c, 1, CONF1), c1);
+	hb_qchmu_advance(c, 2 * MS);
+	assert_int_equal(rd(c, 1, STATUS) & (ST_ENABLED | 0xffff0000ULL), 0);
+	/* enable: in progress, then enabled; no fill interrupt to turn on */
+	wr(c, 1, CONF0, conf0(6, 1) | C0_ENABLE | C0_INT_FILL | C0_INT_OVERFLOW, 2 * MS);
+	assert_int_equal(ST_OP(rd(c, 1, STATUS)), 1);
+	assert_false(rd(c, 1, STATUS) & ST_ENABLED);
+	assert_int_equal(rd(c, 1, CONF0) & (C0_INT_FILL | C0_INT_OVERFLOW), C0_INT_OVERFLOW);
+	hb_qchmu_advance(c, 4 * MS);
+	assert_int_equal(rd(c, 1, STATUS) & (ST_ENABLED | 0xffff0000ULL), ST_ENABLED);
+	/* disable: still enabled while in progress */
+	wr(c, 1, CONF0, conf0(6, 1), 4 * MS);
+	assert_int_equal(rd(c, 1, STATUS) & (ST_ENABLED | 0xffff0000ULL), ST_ENABLED | 2ULL << 16);
+	hb_qchmu_advance(c, 6 * MS);
+	assert_int_equal(rd(c, 1, STATUS) & (ST_ENABLED | 0xffff0000ULL), 0);
+	hb_qchmu_free(c);
+}
+
+/* each STATUS read is 1 ms later: operations complete while the driver polls */
+static int slow_read(void *priv, uint64_t off, unsigned int width, uint64_t *val)
+{
+	win_now += MS;
+	hb_qchmu_advance(priv, win_now);
+	*val = hb_qchmu_read(priv, off, width);
+	return 0;
+}
+
+/* review K3: devices/chmu waits out each enable, disable and reset */
+static void test_driver_waits_out_operations_in_progress(void **state)
+{
+	struct hb_qchmu_params p;
+	struct hb_qchmu *c = NULL;
+	struct hb_regwin w = { slow_read, win_write, NULL, 0 };
+	static const struct hb_chmu_range r = { 0, 512 * MIB };
+	struct hb_chmu_config cfg = {
+		.unit_size = 4096,
+		.epoch_ns = 100 * MS,
+		.threshold = 8,
+		.ds_factor = 1,
+		.mode = HB_CHMU_MODE_EPOCH,
+		.ranges = &r,
+		.nranges = 1,
+	};
+	struct hb_chmu *drv = NULL;
+	struct hb_err err = { 0 };
+
+	(void)state;
+	hb_qchmu_params_default(&p, 512 * MIB);
+	p.msi_n = 7;
+	p.op_ns = 5 * MS;
+	assert_int_equal(hb_qchmu_new(&p, &c), 0);
+	w.priv = c;
+	w.size = hb_qchmu_size(c);
+	win_now = 0;
+	assert_int_equal(hb_chmu_open(&w, 0, "mem0", &drv, &err), 0);
+	assert_int_equal(hb_chmu_configure(drv, &cfg, &err), 0);
+	assert_true(rd(c, 0, STATUS) & ST_ENABLED);
+	assert_int_equal(hb_chmu_disable(drv, &err), 0);
+	assert_false(rd(c, 0, STATUS) & (ST_ENABLED | 0xffff0000ULL));
+	hb_chmu_free(drv);
+	hb_qchmu_free(c);
+	win_now = 0;
+}
+
 /*
  * Issue 42: the model as the upstream RFC's (chmu-access-types=0x7: non-TEE
  * requests only; chmu-ds-factors=0x20: 32 only). The model refuses to
@@ -824,6 +915,8 @@ int main(void)
 		cmocka_unit_test(test_enable_past_the_counter_budget_is_refused),
 		cmocka_unit_test(test_driver_programs_and_drains_the_model),
 		cmocka_unit_test(test_driver_takes_what_a_non_tee_only_model_advertises),
+		cmocka_unit_test(test_operations_take_time_and_fill_irq_can_be_absent),
+		cmocka_unit_test(test_driver_waits_out_operations_in_progress),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
