@@ -239,7 +239,7 @@ static int msix(const char *bdf, int node)
 	volatile uint64_t *conf0, *conf1, *conf2, *status;
 	uint8_t cfg[256];
 	char path[256];
-	unsigned int cap = 0, vec;
+	unsigned int cap = 0, vec, types, code;
 	uint32_t pba_reg;
 	uint16_t ctl, off_ctl;
 	uint64_t bm, hl, st;
@@ -270,6 +270,12 @@ static int msix(const char *bdf, int node)
 	conf2 = (volatile uint64_t *)(in + 0x50);
 	status = (volatile uint64_t *)(in + 0x60);
 	vec = (unsigned int)(*(volatile uint64_t *)in & 0xf);
+	/*
+	 * a request code CAP0 [13:8] advertises (bit n: code n + 1): all reads
+	 * and writes (6), else non-TEE ones (3) on a non-TEE-only device
+	 */
+	types = (unsigned int)(*(volatile uint64_t *)in >> 8) & 0x3f;
+	code = types & 0x20 ? 6 : types & 0x4 ? 3 : (unsigned int)__builtin_ctz(types | 0x40) + 1;
 	pba = map_bar(bdf, (int)(pba_reg & 7), pba_reg & ~7u, 4096);
 	if (!pba) {
 		tap_ok(false, "the Pending Bit Array (BAR %u + %#x) mapped", pba_reg & 7,
@@ -291,8 +297,8 @@ static int msix(const char *bdf, int node)
 	*conf1 = 12 | 1ULL << 40;
 	*conf2 = 1;
 	*status = 3ULL << 40;
-	*conf0 = 6 | 1ULL << 10 | 1ULL << 32 | 1ULL << 17;
-	*conf0 = 6 | 1ULL << 10 | 1ULL << 32 | 1ULL << 16;
+	*conf0 = code | 1ULL << 10 | 1ULL << 32 | 1ULL << 17;
+	*conf0 = code | 1ULL << 10 | 1ULL << 32 | 1ULL << 16;
 	/* the PBA takes 4- and 8-byte reads only */
 	before = (((const volatile uint32_t *)pba)[vec / 32] >> (vec % 32)) & 1;
 	/*
@@ -313,8 +319,9 @@ static int msix(const char *bdf, int node)
 	(void)!pwrite(fd, &ctl, 2, cap + 2);
 	*conf0 = 0;
 	close(fd);
-	tap_diag("MSI-X at %#x, control %#x, vector %u; STATUS %#llx; pending bit %d before, %d after",
-		 cap, ctl, vec, (unsigned long long)st, before, after);
+	tap_diag("MSI-X at %#x, control %#x, vector %u; request code %u (CAP0 offers %#x); "
+		 "STATUS %#llx; pending bit %d before, %d after",
+		 cap, ctl, vec, code, types, (unsigned long long)st, before, after);
 	tap_ok(page && (st & 1ULL << 41) && !before && after,
 	       "an interrupt raised while MSI-X is disabled is pending: STATUS fill %d, vector %u's "
 	       "PBA bit %d -> %d",
