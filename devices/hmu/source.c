@@ -81,6 +81,7 @@ int hb_hmu_request_from_params(const struct hb_dev_info *info, struct hb_hmu_req
 	uint64_t unit, epoch_ms, thr, ds, capacity;
 	int r;
 
+	*q = (struct hb_hmu_request){ 0 }; /* a field no parameter names is 0: no DPA range */
 	if ((r = hb_dev_params_check(info, hb_source_cxl_hmu_params, err)) < 0 ||
 	    (r = hb_dev_param_u64(info, "unit", 4096, &unit, err)) < 0 ||
 	    (r = hb_dev_param_u64(info, "epoch_ms", 100, &epoch_ms, err)) < 0 ||

@@ -127,7 +127,9 @@ def read_for(secs):
             except OSError:
                 return
 def stats():
-    r = subprocess.run(cmd[:1] + ["stats", "--socket", sock], capture_output=True, text=True)
+    # the hotbridge binary itself, not a checker the test runs top under
+    r = subprocess.run([cmd[cmd.index("top") - 1], "stats", "--socket", sock],
+                       capture_output=True, text=True)
     return json.loads(r.stdout)["stats"]
 def frames():
     return [f for f in buf.split(b"\x1b[H")[1:] if b"RECENT DECISIONS" in f]
