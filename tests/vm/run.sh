@@ -200,7 +200,17 @@ modulo|xor)
 esac
 
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# Under --tap, meson shows only the failing TAP line and stderr: on a
+# failure, the guest's comments (the figures a check saw) go to stderr too.
+on_exit() {
+	local rc=$?
+	if [ $rc -ne 0 ] && [ $tap -eq 1 ] && [ -s "$work/console.log" ]; then
+		echo "run.sh: exit $rc; the guest's last comments and failures:" >&2
+		grep -E '^(#|not ok)' "$work/console.log" | tail -n 80 >&2
+	fi
+	rm -rf "$work"
+}
+trap on_exit EXIT
 mkdir -p "$work/root/bin" "$work/root/hb" "$work/root/proc" "$work/root/sys" \
 	"$work/root/dev" "$work/share"
 files=$work
@@ -356,7 +366,7 @@ timeout "$timeout" "$qemu" "${qemu_fw[@]}" -accel "$accel" -cpu "$cpu" "${machin
 	-append "console=ttyS0 quiet rdinit=/init panic=-1 no_timer_check transparent_hugepage=madvise$extra_append hb.run=$run" \
 	-virtfs local,path="$(readlink -f "$work/share")",mount_tag=hbshare,security_model=none,id=hbshare \
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04 "${cxl_args[@]}" \
-	-nographic -no-reboot -nodefaults -serial stdio </dev/null | console
+	-nographic -no-reboot -nodefaults -serial stdio </dev/null | console | tee "$work/console.log"
 status=${PIPESTATUS[0]}
 set -e
 say "run.sh: ${kernel_root:+the package kernel $image, }$kernel $base kernel, $accel, $(( $(date +%s) - start )) s, qemu status $status"

