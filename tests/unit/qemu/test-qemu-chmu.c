@@ -595,6 +595,8 @@ static void test_epoch_end_takes_the_hottest_that_fit(void **state)
  * fit, lowest units first among equals. Its CPU time is printed, not bound:
  * speed belongs in benchmarks (0.12-0.15 s here, where the sort of every hot
  * unit the model had took 4.5 s; a checker runs it many times slower).
+ * The bench chmu-epoch (tests/bench/chmu-epoch.c) sets it against a sort
+ * of every hot unit in the same run.
  */
 static void test_epoch_end_of_4m_hot_units_keeps_the_ones_that_fit(void **state)
 {
