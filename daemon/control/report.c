@@ -485,15 +485,30 @@ json_object *hb_daemon_status_json(struct hb_daemon *d)
 	return o;
 }
 
-/* what h counts (records, cycles), its median, p99 and maximum in us */
+/*
+ * what h counts (records, cycles), its median, p99 and maximum in us, and
+ * its histogram: [[largest ns, count], ...] for the buckets not empty, so
+ * a client takes two and has the quantiles of the span between them
+ */
 static json_object *latency_json(const char *what, const struct hb_latency_hist *h)
 {
-	json_object *o = json_object_new_object();
+	json_object *o = json_object_new_object(), *b = json_object_new_array();
 
 	json_object_object_add(o, what, hb_daemon_json_u64(h->count));
 	json_object_object_add(o, "p50", hb_daemon_json_u64(hb_latency_quantile(h, 0.50) / 1000));
 	json_object_object_add(o, "p99", hb_daemon_json_u64(hb_latency_quantile(h, 0.99) / 1000));
 	json_object_object_add(o, "max", hb_daemon_json_u64(h->max_ns / 1000));
+	for (size_t i = 0; i < HB_LATENCY_BUCKETS; i++) {
+		json_object *pair;
+
+		if (!h->bucket[i])
+			continue;
+		pair = json_object_new_array_ext(2);
+		json_object_array_add(pair, hb_daemon_json_u64(hb_latency_bucket_top(i)));
+		json_object_array_add(pair, hb_daemon_json_u64(h->bucket[i]));
+		json_object_array_add(b, pair);
+	}
+	json_object_object_add(o, "buckets", b);
 	return o;
 }
 

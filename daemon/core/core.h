@@ -433,6 +433,8 @@ struct hb_latency {
 void hb_latency_hist_add(struct hb_latency_hist *h, uint64_t v_ns);
 void hb_latency_note(struct hb_latency *l, uint64_t made_ns, uint64_t n, uint64_t now_ns);
 void hb_latency_decide(struct hb_latency *l, uint64_t now_ns);
+/* the largest value (ns) that falls in bucket b (< HB_LATENCY_BUCKETS) */
+uint64_t hb_latency_bucket_top(size_t b);
 /* the q-quantile (0 < q <= 1) in ns; 0 when empty */
 uint64_t hb_latency_quantile(const struct hb_latency_hist *h, double q);
 

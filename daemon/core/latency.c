@@ -12,8 +12,7 @@ static size_t bucket_of(uint64_t v)
 	return (size_t)(e - 3u) * 16u + ((v >> (e - 4u)) & 15u);
 }
 
-/* the largest value that falls in bucket b */
-static uint64_t bucket_top(size_t b)
+uint64_t hb_latency_bucket_top(size_t b)
 {
 	unsigned int e;
 
@@ -82,7 +81,8 @@ uint64_t hb_latency_quantile(const struct hb_latency_hist *h, double q)
 	for (size_t b = 0; b < HB_LATENCY_BUCKETS; b++) {
 		seen += h->bucket[b];
 		if (seen >= want)
-			return bucket_top(b) < h->max_ns ? bucket_top(b) : h->max_ns;
+			return hb_latency_bucket_top(b) < h->max_ns ? hb_latency_bucket_top(b) :
+								      h->max_ns;
 	}
 	return h->max_ns;
 }

@@ -167,6 +167,16 @@ check("stats", (s["records"], s["translated"], s["records_dropped"], s["bad_inpu
 check("stats records = translated + records_dropped", s["records"], s["translated"] + s["records_dropped"])
 check("stats dropped by reason", {k: v for k, v in s["dropped"].items() if v},
       {"unknown_memdev": 1, "unmapped": 1})
+# the histogram holds every record; its p99 is the one stats gives
+lt = s["latency_us"]["record_to_table"]
+check("record_to_table buckets summed", sum(n for _, n in lt["buckets"]), lt["records"])
+check("record_to_table buckets ascending", [b for b, _ in lt["buckets"]], sorted({b for b, _ in lt["buckets"]}))
+seen, p99 = 0, None
+for top, n in lt["buckets"]:
+    seen += n
+    if p99 is None and seen >= int(0.99 * lt["records"] + 0.5):
+        p99 = min(top // 1000, lt["max"])
+check("record_to_table p99 from its buckets", p99, lt["p99"])
 src = {x["name"]: x for x in json.load(open(f"{t}/add-sources.json"))["sources"]}
 check("sources", {k: (v["records"], v["bad_input"]) for k, v in src.items()},
       {"fifo": (252, 1), 'so"ck': (10, 1)})
