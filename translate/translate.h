@@ -30,7 +30,7 @@
 #define HB_MAX_WAYS 16
 #define HB_MAX_XORMAPS 4
 
-/* Distinct errors of a lookup (documented in translate/README.md). */
+/* Distinct errors of a lookup (documented in translate/docs/topology.md). */
 #define HB_E_NOMEMDEV (-ENODEV) /* memdev name not in the topology   */
 /* HB_E_NOMEMDEV in words, the same from every command: takes the name */
 #define HB_MEMDEV_UNKNOWN_FMT "memdev '%s' is not in the topology"

@@ -28,6 +28,7 @@ void hb_demo_heatmap_cycle(struct hb_demo_heatmap *m, struct hb_daemon *d,
 		return;
 	if (!m->h.heat) {
 		m->rc = hb_heatmap_spaces_from(&m->h, heat, false);
+		m->h.shades = HB_DEMO_HEATMAP_SHADES;
 		if (!m->rc)
 			m->rc = hb_heatmap_init(&m->h, (size_t)ncols, HB_DEMO_HEATMAP_ROWS);
 	}

@@ -3,7 +3,9 @@
  * `hotbridge demo --heatmap FILE`: the demo's hotness by memdev DPA, a
  * column a cycle (several a column past HB_DEMO_HEATMAP_COLS cycles), from
  * the daemon's heat reply (its hottest pages) after each cycle, and its
- * promotions and demotions from the dry-run migrator's records.
+ * promotions and demotions from the dry-run migrator's records. Coarse
+ * rows and merged cells keep the file small (contrib/demo-heatmap.svg, the
+ * README's picture: at most 200 KB, tests/integration/heatmap.sh).
  */
 #ifndef HB_DEMO_HEATMAP_H
 #define HB_DEMO_HEATMAP_H
@@ -14,7 +16,8 @@
 
 #define HB_DEMO_HEATMAP_COLS 300
 #define HB_DEMO_HEATMAP_PAGES 8192 /* the hottest pages a cycle */
-#define HB_DEMO_HEATMAP_ROWS 32    /* 16 MiB of DPA a row */
+#define HB_DEMO_HEATMAP_ROWS 16    /* 32 MiB of DPA a row */
+#define HB_DEMO_HEATMAP_SHADES 16  /* colour steps; like cells merged (heatmap.h) */
 
 struct hb_daemon;
 struct hb_topology;

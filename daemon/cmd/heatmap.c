@@ -12,6 +12,7 @@
 #define LEFT 120.0
 #define TOP 48.0
 #define GAP 28.0
+#define TICK_SHADES 4
 
 int hb_heatmap_init(struct hb_heatmap *h, size_t ncols, size_t rows)
 {
@@ -102,12 +103,73 @@ static void colour(double t, char *buf, size_t size)
 		 (unsigned int)(stop[i][2] + (stop[i + 1][2] - stop[i][2]) * f));
 }
 
+/* a cell's place on the colour scale, in shades steps when set */
+static double shade(const struct hb_heatmap *h, double heat, double min, double max)
+{
+	double t = max > min ? (log1p(heat) - log1p(min)) / (log1p(max) - log1p(min)) : 1;
+	unsigned int l;
+
+	if (h->shades < 2)
+		return t;
+	l = (unsigned int)(t * h->shades);
+	return (double)(l < h->shades ? l : h->shades - 1) / (h->shades - 1);
+}
+
+/* a tick's opacity for cnt moves, in TICK_SHADES steps when shades is set */
+static double opacity(const struct hb_heatmap *h, uint32_t cnt, uint32_t most)
+{
+	unsigned int l;
+
+	if (!h->shades)
+		return 0.2 + 0.8 * cnt / most;
+	l = (unsigned int)((double)cnt / most * TICK_SHADES);
+	return 0.2 + 0.8 * (double)((l < TICK_SHADES ? l : TICK_SHADES - 1) + 1) / TICK_SHADES;
+}
+
+/* the cells run() and alike() look at: heats, or move counts when heat is NULL */
+struct values {
+	const double *heat;
+	const uint32_t *moves;
+	double min, max;
+	uint32_t most;
+};
+
+/* whether cells i and j are drawn alike: both present, one colour or opacity */
+static bool alike(const struct hb_heatmap *h, const struct values *v, size_t i, size_t j)
+{
+	if (v->heat)
+		return v->heat[j] > 0 &&
+		       shade(h, v->heat[j], v->min, v->max) == shade(h, v->heat[i], v->min, v->max);
+	return v->moves[j] && opacity(h, v->moves[j], v->most) == opacity(h, v->moves[i], v->most);
+}
+
+/*
+ * How many rows the cell i (row r) draws: 0 when it is empty or, with
+ * shades, continues the cell above it; else 1, or with shades, 1 and the
+ * cells below it in its column that are drawn alike.
+ */
+static size_t run(const struct hb_heatmap *h, const struct values *v, size_t i, size_t r)
+{
+	size_t k = 1;
+
+	if (v->heat ? !(v->heat[i] > 0) : !v->moves[i])
+		return 0;
+	if (!h->shades)
+		return 1;
+	if (r > 0 && alike(h, v, i, i - h->ncols))
+		return 0;
+	while (r + k < h->rows && alike(h, v, i, i + k * h->ncols))
+		k++;
+	return k;
+}
+
 int hb_heatmap_svg(const struct hb_heatmap *h, FILE *f)
 {
 	double row_h = BAND_H / (double)h->rows, width = LEFT + CELL_W * (double)h->ncols + 40;
 	double height = TOP + (BAND_H + GAP) * (double)h->nspace + 40, max = 0, min = 0;
 	uint32_t most = 1; /* the most moves a cell, for the ticks' opacity */
 	size_t n = h->nspace * h->rows * h->ncols;
+	struct values heat;
 	char fill[16];
 
 	for (size_t i = 0; i < n; i++) {
@@ -133,6 +195,7 @@ int hb_heatmap_svg(const struct hb_heatmap *h, FILE *f)
 		"from %.3g (dark) to %.3g (light); columns %g s each, oldest left; green tick: "
 		"promoted, cyan tick: demoted</text>\n",
 		LEFT, min, max, h->col_s);
+	heat = (struct values){ .heat = h->heat, .min = min, .max = max };
 	for (size_t s = 0; s < h->nspace; s++) {
 		double y0 = TOP + (BAND_H + GAP) * (double)s;
 
@@ -153,26 +216,36 @@ int hb_heatmap_svg(const struct hb_heatmap *h, FILE *f)
 			for (size_t c = 0; c < h->ncols; c++) {
 				size_t i = (s * h->rows + r) * h->ncols + c;
 				double x = LEFT + CELL_W * (double)c;
-				unsigned long long lo = row_lo(h, s, r), hi = row_lo(h, s, r + 1);
+				unsigned long long lo = row_lo(h, s, r);
+				size_t k = run(h, &heat, i, r);
 
-				if (h->heat[i] > 0) {
-					colour(max > min ? (log1p(h->heat[i]) - log1p(min)) /
-								   (log1p(max) - log1p(min)) :
-							   1,
-					       fill, sizeof(fill));
+				if (k) {
+					double sum = 0;
+
+					for (size_t j = 0; j < k; j++)
+						sum += h->heat[i + j * h->ncols];
+					colour(shade(h, h->heat[i], min, max), fill, sizeof(fill));
 					fprintf(f,
 						"<rect class=\"cell\" x=\"%g\" y=\"%g\" width=\"%g\" "
 						"height=\"%g\" fill=\"%s\" data-space=\"%s\" "
 						"data-col=\"%zu\" data-lo=\"0x%llx\" data-hi=\"0x%llx\" "
 						"data-heat=\"%.4g\"/>\n",
-						x, y, CELL_W, row_h, fill, h->space[s].name, c, lo,
-						hi, h->heat[i]);
+						x, y, CELL_W, row_h * (double)k, fill,
+						h->space[s].name, c, lo,
+						(unsigned long long)row_lo(h, s, r + k), sum);
 				}
-				for (int k = 0; k < 2; k++) {
-					uint32_t cnt = (k ? h->demote : h->promote)[i];
+				for (int m = 0; m < 2; m++) {
+					const uint32_t *moves = m ? h->demote : h->promote;
+					struct values mv = { .moves = moves, .most = most };
+					double th;
+					uint32_t cnt = 0;
 
-					if (!cnt)
+					k = run(h, &mv, i, r);
+					if (!k)
 						continue;
+					for (size_t j = 0; j < k; j++)
+						cnt += moves[i + j * h->ncols];
+					th = row_h * (double)k;
 					/*
 					 * a tick at the cell's left (promote) or right
 					 * (demote) edge, the more opaque the more moves
@@ -182,10 +255,10 @@ int hb_heatmap_svg(const struct hb_heatmap *h, FILE *f)
 						"height=\"%g\" fill=\"%s\" fill-opacity=\"%.2f\" "
 						"data-space=\"%s\" data-col=\"%zu\" data-lo=\"0x%llx\" "
 						"data-hi=\"0x%llx\" data-count=\"%u\"/>\n",
-						k ? "demote" : "promote", k ? x + CELL_W - 2 : x, y,
-						row_h < 2 ? 2 : row_h, k ? "#00e5ff" : "#39ff14",
-						0.2 + 0.8 * cnt / most, h->space[s].name, c, lo, hi,
-						cnt);
+						m ? "demote" : "promote", m ? x + CELL_W - 2 : x, y,
+						th < 2 ? 2 : th, m ? "#00e5ff" : "#39ff14",
+						opacity(h, moves[i], most), h->space[s].name, c, lo,
+						(unsigned long long)row_lo(h, s, r + k), cnt);
 				}
 			}
 		}

@@ -9,6 +9,11 @@
  * data-lo, data-hi (its addresses, hex, hi exclusive) and data-heat; each
  * mark a <rect class="promote"|"demote"> with data-space, data-col,
  * data-lo, data-hi and data-count, so that a test or a script can read it back.
+ *
+ * With shades set, colours take that many steps and ticks 4 opacities, and
+ * cells (ticks) of one column that touch and share a colour (a class and an
+ * opacity) are drawn as one: data-lo and data-hi span them all, data-heat
+ * (data-count) is their sum. It keeps a long run's file small.
  */
 #ifndef HB_HEATMAP_H
 #define HB_HEATMAP_H
@@ -31,6 +36,8 @@ struct hb_heatmap {
 	const char *axis;   /* "DPA" or "HPA offset" */
 	double col_s;       /* seconds a column stands for */
 	size_t ncols, rows; /* rows per space */
+	/* 0: every cell its own colour; else 2..256 steps, cells merged */
+	unsigned int shades;
 	struct hb_heatmap_space space[HB_HEATMAP_SPACES];
 	size_t nspace;
 	/* cells: nspace * rows * ncols heats; marks: as many counts each */

@@ -84,7 +84,7 @@ int hb_source_memdev(const struct hb_topology *t, const struct hb_source_config 
  * as unmapped), written into added; a larger capacity= is refused
  * (-EINVAL naming it). A memdev not in t keeps the source's default.
  * The device CHMU sources (chmu, cxl-hmu) get it the same way: they drop
- * and count hotlist entries past it (garbled entries, devices/README.md).
+ * and count hotlist entries past it (garbled entries, devices/docs/sources.md).
  */
 int hb_source_open_params(const struct hb_topology *t, const struct hb_source_config *s,
 			  const char *memdev, const char **params, char *added, size_t added_size,

@@ -94,8 +94,8 @@ int hb_heat_new(size_t max_entries, double decay, unsigned int page_shift,
 	}
 	/*
 	 * Fault it in now: otherwise the first sweep after the first record
-	 * does, all at once, with the loop blocked (daemon/README.md,
-	 * "Measured", has the figure).
+	 * does, all at once, with the loop blocked (tests/README.md,
+	 * "The daemon, measured", has the figure).
 	 */
 	hb_fault_in(t->e, cap * sizeof(*t->e));
 	t->cap = cap;

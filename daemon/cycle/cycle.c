@@ -47,7 +47,7 @@ static bool line_idle(const struct hb_daemon *d)
 }
 
 /*
- * The cycle line (daemon/README.md, "One cycle"): its promotion's figures,
+ * The cycle line (daemon/docs/cycle.md, "One cycle"): its promotion's figures,
  * d->scratch.line. The first cycle has one, then only those that did
  * something; idle ones are summed up in one line every 10 minutes.
  */
@@ -82,7 +82,7 @@ static void cycle_line(struct hb_daemon *d)
 	 * records taken since the previous line, whether a poll in this cycle or
 	 * an fd callback between cycles submitted them; dropped: those of all
 	 * records that ended with none of their pages in the table; bad input
-	 * is not records (daemon/README.md, "One cycle")
+	 * is not records (daemon/docs/cycle.md, "One cycle")
 	 */
 	if (!d->env.quiet)
 		hb_dlog(d, LOG_INFO,

@@ -22,7 +22,7 @@
  * PMU's ("cxl_hmu_mem0.0.0" is memdev mem0).
  *
  * Run against our own driver of that ABI (kernel/patches/6.12/0005) in
- * the e2e-chmu-perf-6.12 guests (devices/README.md).
+ * the e2e-chmu-perf-6.12 guests (devices/docs/hmu.md).
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -15,7 +15,7 @@
  *           marking them idle, then reading their bits back, per frame
  *           (skipped, and said, on a kernel without it).
  *
- * The model (daemon/README.md, "Demotion at scale"): one full pass over a
+ * The model (tests/README.md, "Demotion's cost, by node size"): one full pass over a
  * node of F frames, Fm of them movable (the measured share), costs
  *     C = F x census + Fm x idle
  * of CPU time. At 1 % of one CPU it takes C / 0.01; done in 10 minutes it

@@ -110,7 +110,7 @@ def check(state):
            "%s batch(es) in %s commit(s)"
            % (applied, applied // 4096, inferred, stats.get("damon measured pages_over_watermark"),
               stats.get("damon batches"), stats.get("damon commits")))
-    # it moved them holding only its migrator's capabilities (daemon/README.md):
+    # it moved them holding only its migrator's capabilities (daemon/docs/operation.md):
     # damon needs none (uid 0 for DAMON sysfs, kpageflags and zoneinfo)
     log = open(os.path.join(share, "run.log")).read().splitlines()
     caps = [l.split("capabilities now: ", 1)[1].strip() for l in log if "capabilities now: " in l]

@@ -5,9 +5,9 @@
 # and pages promoted, not a bare "cycle". The default run (30 cycles, a
 # DRAM too small for the moving hot set) demotes, and its table scores the
 # pages on DRAM against the current hot set, at the end and over 10 cycles:
-# precision and recall at the end at least 0.9 (issue 16). daemon/README.md's
-# "Measured" row for the demo gives this run's figures (it runs on
-# simulated time: the same on any machine).
+# precision and recall at the end at least 0.9 (issue 16). The
+# `hotbridge demo` row of tests/README.md's "The daemon, measured" gives
+# this run's figures (it runs on simulated time: the same on any machine).
 #   demo.sh HOTBRIDGE
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -122,13 +122,13 @@ else
 		{ sed 's/^/# /' "$tmp/60.out"; bad "headline precision $p30 at 30 cycles, $p60 at 60: want both >= 0.85, within 0.05"; }
 	ok "headline precision $p30 at 30 cycles, $p60 at 60: each promotion against its cycle's hot set"
 fi
-# the figures daemon/README.md gives for `hotbridge demo` are this run's
-readme=$(dirname "$0")/../../daemon/README.md
-row=$(grep '^| `hotbridge demo`' "$readme") || bad "daemon/README.md has no Measured row for hotbridge demo"
+# the figures tests/README.md gives for `hotbridge demo` are this run's
+readme=$(dirname "$0")/../README.md
+row=$(grep '^| `hotbridge demo`' "$readme") || bad "tests/README.md has no measured row for hotbridge demo"
 want=("$room_mb MiB of DRAM above the watermark" "$promoted promoted, $demoted demoted"
       "precision $p, recall $r at the end")
 for w in "${want[@]}"; do
-	[[ "$row" == *"$w"* ]] || { echo "# $row"; bad "daemon/README.md's hotbridge demo row lacks '$w' (re-measure with hotbridge demo)"; }
+	[[ "$row" == *"$w"* ]] || { echo "# $row"; bad "tests/README.md's hotbridge demo row lacks '$w' (re-measure with hotbridge demo)"; }
 done
-ok "daemon/README.md's hotbridge demo row has this run's figures: ${want[*]}"
+ok "tests/README.md's hotbridge demo row has this run's figures: ${want[*]}"
 hb_reports_ok

@@ -13,7 +13,10 @@
 #     all, all in mem1's row of 0x4000000, and nothing else is;
 #  3. the demo with a fixed seed: an SVG (well-formed XML) with a column a
 #     cycle for mem0 and mem1, and as many promotion marks as the demo's
-#     summary counts pages promoted.
+#     summary counts pages promoted;
+#  4. the README's picture: `hotbridge demo --seed 1 --heatmap FILE` as the
+#     README draws contrib/demo-heatmap.svg is at most 200 KB (its rows
+#     coarse, like cells merged), and so is the file committed.
 #   heatmap.sh HOTBRIDGE
 set -euo pipefail
 [ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP needs root (the control socket serves root only)"; exit 0; }
@@ -124,5 +127,16 @@ else
 	sed 's/^/# /' "$tmp/demo.check"
 	bad "demo --heatmap (above)"
 fi
+
+# 4. the README's picture, drawn as the README says
+"${hb[@]}" demo --seed 1 --heatmap "$tmp/readme.svg" >/dev/null 2>"$tmp/readme.err" ||
+	{ sed 's/^/# /' "$tmp/readme.err"; bad "demo --seed 1 --heatmap exited $?"; }
+size=$(stat -c %s "$tmp/readme.svg")
+[ "$size" -le 200000 ] && ok "demo --seed 1 --heatmap: $size bytes, at most 200000" ||
+	bad "demo --seed 1 --heatmap: $size bytes, over 200000 (the README shows it)"
+svg=$(dirname "$0")/../../contrib/demo-heatmap.svg
+size=$(stat -c %s "$svg")
+[ "$size" -le 200000 ] && ok "contrib/demo-heatmap.svg: $size bytes, at most 200000" ||
+	bad "contrib/demo-heatmap.svg: $size bytes, over 200000 (redraw it as the README says)"
 hb_reports_ok
 echo "1..$n"

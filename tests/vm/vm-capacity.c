@@ -65,7 +65,7 @@
  * epoch (QEMU's CHMU: 1024 entries). All 12 288 hot pages in the first
  * round made one burst that the daemon, sharing the guest's one TCG CPU,
  * took 0.1-0.5 s to ingest, and that burst was the scenario's record p99
- * (daemon/README.md, "Demotion's cost, by node size").
+ * (tests/README.md, "Demotion's cost, by node size").
  */
 #define FEED_MAX 1024
 

@@ -399,7 +399,7 @@ out:
  * Issue 42: pages their owner keeps bound to node 1 (mbind MPOL_BIND,
  * kept). DAMON works on physical ranges and no DAMOS filter knows a memory
  * policy, so the damon backend moves them like any other page: what
- * kernel/README.md ("Memory policies") says of it, checked here.
+ * kernel/docs/migrators.md ("Memory policies") says of it, checked here.
  */
 static void check_bound(void)
 {
