@@ -62,6 +62,13 @@ int hb_chmu_check_params(const char *who, const struct hb_chmu_params *p, struct
 					  (unsigned long long)a->start, (unsigned long long)a->len,
 					  !a->len ? "is empty" :
 						    "runs past the end of the address space (2^64)");
+		if (p->capacity && a->start + a->len > p->capacity)
+			return hb_err_set(err, -EINVAL,
+					  "%s: DPA range 0x%llx+0x%llx runs past the memdev's "
+					  "capacity (0x%llx bytes): the CHMU counts nothing there",
+					  who, (unsigned long long)a->start,
+					  (unsigned long long)a->len,
+					  (unsigned long long)p->capacity);
 		for (size_t k = 0; k < i; k++) {
 			const struct hb_chmu_range *b = &p->ranges[k];
 

@@ -98,7 +98,8 @@ int hb_hmu_request_from_params(const struct hb_dev_info *info, struct hb_hmu_req
 				     .ds = ds ? ds : 3,
 				     .threshold = thr,
 				     .epoch_ms = epoch_ms,
-				     .epoch = !mode || !strcmp(mode, "epoch") };
+				     .epoch = !mode || !strcmp(mode, "epoch"),
+				     .capacity = capacity };
 	if (!unit || !ds)
 		return hb_err_set(err, -EINVAL, "cxl-hmu: %s=0: a power of two",
 				  !unit ? "unit" : "ds");
