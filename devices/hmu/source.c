@@ -121,6 +121,7 @@ int hb_hmu_request_from_params(const struct hb_dev_info *info, struct hb_hmu_req
 	q->epoch_ns = epoch_ms * 1000000;
 	q->threshold = (uint32_t)thr;
 	if (range) {
+		const char *bad = NULL;
 		char buf[64];
 		char *plus;
 
@@ -128,9 +129,18 @@ int hb_hmu_request_from_params(const struct hb_dev_info *info, struct hb_hmu_req
 		plus = strchr(buf, '+');
 		if (plus)
 			*plus = '\0';
-		if (!plus || hb_parse_u64(buf, &q->dpa_start) < 0 ||
-		    hb_parse_u64(plus + 1, &q->dpa_len) < 0 || !q->dpa_len)
+		if (!plus)
 			return hb_err_set(err, -EINVAL, "cxl-hmu: dpa_range=%s: not <start>+<len>",
+					  range);
+		if ((r = hb_parse_u64(buf, &q->dpa_start)) < 0)
+			bad = buf;
+		else if ((r = hb_parse_u64(plus + 1, &q->dpa_len)) < 0)
+			bad = plus + 1;
+		if (bad)
+			return hb_err_set(err, -EINVAL, "cxl-hmu: dpa_range=%s: %s %s", range, bad,
+					  hb_parse_u64_why(bad, r));
+		if (!q->dpa_len)
+			return hb_err_set(err, -EINVAL, "cxl-hmu: dpa_range=%s: an empty range",
 					  range);
 		if (q->dpa_start % (256ULL << 20) || q->dpa_len % (256ULL << 20))
 			return hb_err_set(err, -EINVAL,

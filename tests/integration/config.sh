@@ -136,6 +136,7 @@ params-hmu dpa_range 0x1000+0x10000000 cxl-hmu: dpa_range=0x1000+0x10000000: not
 params-hmu aux_pages 3 cxl-hmu: aux_pages=3
 params-hmu access 0 cxl-hmu: access=0: one of nontee-r, nontee-w, nontee-rw
 params-hmu capacity 1073741824 capacity=1073741824 is larger than memdev mem0
+params-hmu dpa_range 0+512M cxl-hmu: dpa_range=0+512M: 512M is not a number
 params-hmu pmu cxl_hmu_mem1.0.0 cxl-hmu: PMU cxl_hmu_mem1.0.0 is mem1's CHMU, but the source's memdev is mem0
 params-replay from banana replay: from=banana
 params-events instance .. cxl-events: instance=.. is not a directory name

@@ -962,6 +962,28 @@ static void test_chmu_ranges_past_the_capacity_are_refused(void **state)
 	}
 }
 
+/* trial42 #4: access= takes the code as every integer parameter is written */
+static void test_chmu_access_code_in_decimal_or_hex(void **state)
+{
+	static const struct {
+		const char *s;
+		int r;
+		unsigned int code;
+	} cases[] = { { "rw", 0, 6 },        { "nontee-r", 0, 1 }, { "6", 0, 6 },
+		      { "0x6", 0, 6 },       { "0X3", 0, 3 },      { "06", -EINVAL, 0 },
+		      { "0x7", -EINVAL, 0 }, { "0", -EINVAL, 0 },  { "tee-rw", -EINVAL, 0 } };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct hb_err err = { 0 };
+		unsigned int code = 99;
+		int r = hb_chmu_parse_access("chmu", cases[i].s, &code, &err);
+
+		if (r != cases[i].r || code != cases[i].code)
+			fail_msg("access=%s: %d, code %u (%s)", cases[i].s, r, code, err.msg);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -983,6 +1005,7 @@ int main(void)
 		cmocka_unit_test(test_chmu_source_counts_entries_past_the_capacity_apart),
 		cmocka_unit_test(test_chmu_daemon_source_refuses_the_test_hooks),
 		cmocka_unit_test(test_chmu_ranges_past_the_capacity_are_refused),
+		cmocka_unit_test(test_chmu_access_code_in_decimal_or_hex),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
