@@ -73,10 +73,13 @@ struct source {
 	uint64_t overflows; /* the device dropped hotness (ABI 1.3: a CHMU hotlist overflow) */
 	bool disabled;
 	bool pushed_back; /* told the backlog is full (ABI 1.4): poll it once it has room */
+	/* fds watched and timers armed: an fd-only source with neither is stopped */
+	unsigned int nwatch, ntimer;
 };
 
 struct watch {
 	struct hb_daemon *d;
+	struct source *src; /* whose watch it is */
 	int fd;
 	struct event *ev;
 	void (*cb)(void *priv, int fd, uint32_t revents);

@@ -90,7 +90,7 @@ static const struct hb_conf_key keys[] = {
 	K("demote", "step_ms", T_U64, demote_step_ms, "20", 1, 60000, NULL,
 	  "live hosts: the time a cycle spends at most on the frame census, in windows of up to 4 MiB a node (the next cycle goes on where it stopped); the census and the idle rounds' answers go 5 ms of the event loop's turn at a time, the idle checks on a thread of their own"),
 	K("migrate", "backend", T_ENUM, backend, "auto", 0, 0, "auto|phys|damon|pagemap|dryrun",
-	  "auto = phys when the kernel proves it has move_phys_pages, else damon (DAMON paddr with migrate_hot, 6.11+), else pagemap. Owners' memory policies (mbind, set_mempolicy): phys honours them on a kernel whose call checks them, pagemap always (numa_maps), damon never (override_mempolicy)"),
+	  "auto = phys when the kernel proves it has move_phys_pages, else damon (DAMON paddr with migrate_hot, 6.11+), else pagemap. Owners' memory policies: phys honours a mapping's mbind (or shared) policy on a kernel whose call checks it, never a task's set_mempolicy; pagemap both (numa_maps); damon neither (override_mempolicy)"),
 	K("migrate", "syscall_nr", T_I64, syscall_nr, "0", 0, 4095, NULL,
 	  "move_phys_pages number; 0 = the kernel's /sys/kernel/mm/move_phys_pages/syscall_nr. A number is called only when that file names it: without the file, or with another number there, phys is unavailable"),
 	K("migrate", "rescan_ms", T_U64, rescan_ms, "1000", 0, 3600000, NULL,
@@ -102,11 +102,12 @@ static const struct hb_conf_key keys[] = {
 	  "(without it, by the mark hotbridge writes into its scheme: watermarks/interval_us); "
 	  "checked as metrics_textfile is"),
 	K("migrate", "override_mempolicy", T_BOOL, override_mempolicy, "false", 0, 0, NULL,
-	  "move a page even when the memory policy (mbind, set_mempolicy) of every process "
-	  "mapping it keeps it off the target node; off: such pages are refused (status EXDEV, "
-	  "counted as \"policy\") by phys (move_phys_pages flag 0x100, on a kernel whose call "
-	  "checks policies) and pagemap (the owner's /proc/PID/numa_maps); damon cannot tell and "
-	  "moves them either way; read at start (a reload says a restart is needed)"),
+	  "move a page even when the memory policy of every process mapping it keeps it off "
+	  "the target node; off: such pages are refused (status EXDEV, counted as \"policy\") "
+	  "by phys (move_phys_pages flag 0x100, on a kernel whose call checks policies: a "
+	  "mapping's mbind or shared policy, not a task's set_mempolicy) and pagemap (the "
+	  "owner's /proc/PID/numa_maps: mbind and set_mempolicy); damon cannot tell and moves "
+	  "them either way; read at start (a reload says a restart is needed)"),
 	K("topology", "snapshot", T_STR, topology, "", 0, 0, NULL,
 	  "a saved `cxl list` JSON file; empty = live through libcxl"),
 	K("topology", "cedt", T_STR, cedt, "", 0, 0, NULL,

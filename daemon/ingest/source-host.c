@@ -52,15 +52,36 @@ static uint32_t fd_hup(evutil_socket_t fd)
 	return poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLRDHUP)) ? HB_FD_HUP : 0;
 }
 
+/*
+ * A source without a poll that watches no fd and has no timer armed any
+ * more (the cxl-hmu source once its perf event hung up, a plugin that
+ * closed its fd at end-of-file) can never report again: say so once and
+ * count it disabled, so that sources, status and the metrics do not call
+ * it healthy (trial42 #5).
+ */
+static void check_stopped(struct hb_daemon *d, struct source *s)
+{
+	if (!s || s->disabled || (s->ops->caps & HB_DEV_CAP_POLL) || s->nwatch || s->ntimer)
+		return;
+	s->disabled = true;
+	hb_dlog(d, LOG_ERR,
+		"source %s: it watches no fd and has no poll or timer left: stopped, it reports "
+		"nothing until hotbridge restarts; disabled",
+		s->name);
+}
+
 static void on_fd(evutil_socket_t fd, short what, void *arg)
 {
 	struct watch *w = arg;
+	struct source *s = w->src; /* the callback may unwatch: w is then free for reuse */
+	struct hb_daemon *d = w->d;
 
-	hb_daemon_turn_begin(w->d);
+	hb_daemon_turn_begin(d);
 	w->cb(w->priv, (int)fd,
 	      ((what & EV_READ) ? HB_FD_READ : 0) | ((what & EV_WRITE) ? HB_FD_WRITE : 0) |
 		      fd_hup(fd));
-	hb_daemon_turn_end(w->d);
+	check_stopped(d, s);
+	hb_daemon_turn_end(d);
 }
 
 static int host_watch(struct hb_host *h, int fd, uint32_t events,
@@ -74,6 +95,7 @@ static int host_watch(struct hb_host *h, int fd, uint32_t events,
 		if (w->ev)
 			continue;
 		w->d = d;
+		w->src = h->src;
 		w->fd = fd;
 		w->cb = cb;
 		w->priv = priv;
@@ -87,6 +109,8 @@ static int host_watch(struct hb_host *h, int fd, uint32_t events,
 			w->ev = NULL;
 			return -ENOMEM;
 		}
+		if (w->src)
+			w->src->nwatch++;
 		return 0;
 	}
 	return -EMFILE;
@@ -100,6 +124,8 @@ static int host_unwatch(struct hb_host *h, int fd)
 		if (w->ev && w->fd == fd) {
 			event_free(w->ev);
 			w->ev = NULL;
+			if (w->src && w->src->nwatch)
+				w->src->nwatch--;
 			return 0;
 		}
 	}
@@ -108,6 +134,7 @@ static int host_unwatch(struct hb_host *h, int fd)
 
 struct timer_arg {
 	struct hb_daemon *d;
+	struct source *src;
 	struct event *ev;
 	void (*cb)(void *priv);
 	void *priv;
@@ -119,8 +146,11 @@ static void on_timer_once(evutil_socket_t fd, short what, void *arg)
 	struct hb_daemon *d = t->d;
 
 	event_free(t->ev);
+	if (t->src && t->src->ntimer)
+		t->src->ntimer--;
 	hb_daemon_turn_begin(d);
 	t->cb(t->priv);
+	check_stopped(d, t->src);
 	hb_daemon_turn_end(d);
 	free(t);
 }
@@ -134,6 +164,7 @@ static int host_timer(struct hb_host *h, uint64_t after_ns, void (*cb)(void *pri
 	if (!t)
 		return -ENOMEM;
 	t->d = h->d;
+	t->src = h->src;
 	t->cb = cb;
 	t->priv = priv;
 	t->ev = evtimer_new(h->d->base, on_timer_once, t);
@@ -143,6 +174,8 @@ static int host_timer(struct hb_host *h, uint64_t after_ns, void (*cb)(void *pri
 		free(t);
 		return -ENOMEM;
 	}
+	if (t->src)
+		t->src->ntimer++;
 	return 0;
 }
 
@@ -289,6 +322,8 @@ int hb_daemon_open_sources(struct hb_daemon *d)
 		const struct hb_source_config *sc = &d->cfg.sources[i];
 		struct source *s = &d->src[d->nsrc];
 		const char *origin;
+
+		s->nwatch = s->ntimer = 0; /* the slot of a source whose open failed is reused */
 
 		s->ops = find_source(d, sc->type, &origin);
 		if (!s->ops && refusal_of(lr, sc->type)) {

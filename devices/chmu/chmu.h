@@ -155,13 +155,15 @@ struct hb_chmu_params {
 	bool epoch;
 	const struct hb_chmu_range *ranges;
 	size_t nranges;
+	uint64_t capacity; /* the memdev's bytes (capacity=); 0: unknown */
 };
 
 /*
  * What every CHMU refuses whatever its capabilities, -EINVAL naming the
  * key (who: "chmu", "cxl-hmu"): unit a power of two 256..2^39, ds a power
  * of two up to 32768, threshold 1..2^32-1, an epoch the CONF1 fields
- * express, DPA ranges neither empty, past 2^64 nor overlapping.
+ * express, DPA ranges neither empty, past 2^64, past the memdev's capacity
+ * (when known: the device counts nothing there) nor overlapping.
  */
 int hb_chmu_check_params(const char *who, const struct hb_chmu_params *p, struct hb_err *err);
 

@@ -62,6 +62,13 @@ int hb_chmu_check_params(const char *who, const struct hb_chmu_params *p, struct
 					  (unsigned long long)a->start, (unsigned long long)a->len,
 					  !a->len ? "is empty" :
 						    "runs past the end of the address space (2^64)");
+		if (p->capacity && a->start + a->len > p->capacity)
+			return hb_err_set(err, -EINVAL,
+					  "%s: DPA range 0x%llx+0x%llx runs past the memdev's "
+					  "capacity (0x%llx bytes): the CHMU counts nothing there",
+					  who, (unsigned long long)a->start,
+					  (unsigned long long)a->len,
+					  (unsigned long long)p->capacity);
 		for (size_t k = 0; k < i; k++) {
 			const struct hb_chmu_range *b = &p->ranges[k];
 
@@ -85,14 +92,21 @@ const char *hb_chmu_access_name(unsigned int code)
 
 int hb_chmu_parse_access(const char *who, const char *s, unsigned int *ret, struct hb_err *err)
 {
+	uint64_t code;
+
 	*ret = 0;
 	if (!s)
 		return 0;
 	for (unsigned int c = 1; c <= 6; c++)
-		if (!strcmp(s, access_names[c - 1]) || (s[0] == '0' + (int)c && !s[1])) {
+		if (!strcmp(s, access_names[c - 1])) {
 			*ret = c;
 			return 0;
 		}
+	/* the code as every integer parameter is written: decimal or 0x hex (trial42 #4) */
+	if (hb_dev_param_parse_u64(s, &code) == 0 && code >= 1 && code <= 6) {
+		*ret = (unsigned int)code;
+		return 0;
+	}
 	return hb_err_set(err, -EINVAL,
 			  "%s: access=%s: one of nontee-r, nontee-w, nontee-rw (non-TEE requests: "
 			  "codes 1-3), r, w, rw (all requests: 4-6), or the code 1..6",

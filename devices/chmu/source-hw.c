@@ -158,6 +158,7 @@ static int chmu_params(const struct hb_dev_info *info, struct hb_chmu_range *ran
 	p.epoch = !mode || !strcmp(mode, "epoch");
 	p.ranges = ranges ? ranges : scratch;
 	p.nranges = nr ? *nr : n;
+	p.capacity = ret_capacity ? *ret_capacity : capacity;
 	return hb_chmu_check_params("chmu", &p, err);
 }
 

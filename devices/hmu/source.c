@@ -18,8 +18,9 @@
  * aux_pages (16), capacity (the memdev's bytes; the daemon fills it from
  * the topology, else the memdev's sysfs ram/ and pmem/ sizes: entries past
  * it are dropped and counted as bad input).
- * Records are named by the instance's memdev or, without one, by the
- * PMU's ("cxl_hmu_mem0.0.0" is memdev mem0).
+ * Records are named by the PMU's memdev ("cxl_hmu_mem0.0.0" is memdev
+ * mem0); a source memdev (memdev =, or pci ='s) that is another is
+ * refused. Only a PMU whose name names no memdev takes the source's.
  *
  * Run against our own driver of that ABI (kernel/patches/6.12/0005) in
  * the e2e-chmu-perf-6.12 guests (devices/docs/hmu.md).
@@ -97,7 +98,8 @@ int hb_hmu_request_from_params(const struct hb_dev_info *info, struct hb_hmu_req
 				     .ds = ds ? ds : 3,
 				     .threshold = thr,
 				     .epoch_ms = epoch_ms,
-				     .epoch = !mode || !strcmp(mode, "epoch") };
+				     .epoch = !mode || !strcmp(mode, "epoch"),
+				     .capacity = capacity };
 	if (!unit || !ds)
 		return hb_err_set(err, -EINVAL, "cxl-hmu: %s=0: a power of two",
 				  !unit ? "unit" : "ds");
@@ -119,6 +121,7 @@ int hb_hmu_request_from_params(const struct hb_dev_info *info, struct hb_hmu_req
 	q->epoch_ns = epoch_ms * 1000000;
 	q->threshold = (uint32_t)thr;
 	if (range) {
+		const char *bad = NULL;
 		char buf[64];
 		char *plus;
 
@@ -126,9 +129,18 @@ int hb_hmu_request_from_params(const struct hb_dev_info *info, struct hb_hmu_req
 		plus = strchr(buf, '+');
 		if (plus)
 			*plus = '\0';
-		if (!plus || hb_parse_u64(buf, &q->dpa_start) < 0 ||
-		    hb_parse_u64(plus + 1, &q->dpa_len) < 0 || !q->dpa_len)
+		if (!plus)
 			return hb_err_set(err, -EINVAL, "cxl-hmu: dpa_range=%s: not <start>+<len>",
+					  range);
+		if ((r = hb_parse_u64(buf, &q->dpa_start)) < 0)
+			bad = buf;
+		else if ((r = hb_parse_u64(plus + 1, &q->dpa_len)) < 0)
+			bad = plus + 1;
+		if (bad)
+			return hb_err_set(err, -EINVAL, "cxl-hmu: dpa_range=%s: %s %s", range, bad,
+					  hb_parse_u64_why(bad, r));
+		if (!q->dpa_len)
+			return hb_err_set(err, -EINVAL, "cxl-hmu: dpa_range=%s: an empty range",
 					  range);
 		if (q->dpa_start % (256ULL << 20) || q->dpa_len % (256ULL << 20))
 			return hb_err_set(err, -EINVAL,
@@ -143,15 +155,6 @@ int hb_hmu_request_from_params(const struct hb_dev_info *info, struct hb_hmu_req
 	return 0;
 }
 
-/* the start-up check (registry.c): the parameters as open reads them */
-int hb_source_cxl_hmu_check(const struct hb_dev_info *info, struct hb_err *err)
-{
-	struct hb_hmu_request q = { 0 };
-	uint64_t pages;
-
-	return hb_hmu_request_from_params(info, &q, &pages, err);
-}
-
 /* memX of cxl_hmu_memX.Y.Z; "" when the name has another form */
 static void memdev_of_pmu(const char *pmu, char *out, size_t size)
 {
@@ -159,12 +162,43 @@ static void memdev_of_pmu(const char *pmu, char *out, size_t size)
 	size_t n = 3;
 
 	out[0] = '\0';
-	if (strncmp(p, "mem", 3))
+	if (strncmp(pmu, HB_HMU_PMU_PREFIX, strlen(HB_HMU_PMU_PREFIX)) || strncmp(p, "mem", 3))
 		return;
 	while (p[n] >= '0' && p[n] <= '9')
 		n++;
 	if (n > 3 && n < size && (p[n] == '.' || !p[n]))
 		snprintf(out, size, "%.*s", (int)n, p);
+}
+
+/*
+ * The source's memdev (memdev =, or the one of pci =) must be the PMU's
+ * own: the records are submitted under it, and another memdev's DPA is
+ * another host page.
+ */
+static int check_memdev(const struct hb_dev_info *info, const char *pmu, struct hb_err *err)
+{
+	char own[32];
+
+	memdev_of_pmu(pmu, own, sizeof(own));
+	if (!info->memdev || !own[0] || !strcmp(own, info->memdev))
+		return 0;
+	return hb_err_set(err, -EINVAL,
+			  "cxl-hmu: PMU %s is %s's CHMU, but the source's memdev is %s (memdev = "
+			  "or pci =): its records would name the wrong memdev",
+			  pmu, own, info->memdev);
+}
+
+/* the start-up check (registry.c): the parameters as open reads them */
+int hb_source_cxl_hmu_check(const struct hb_dev_info *info, struct hb_err *err)
+{
+	struct hb_hmu_request q = { 0 };
+	const char *pmu = hb_dev_param(info, "pmu");
+	uint64_t pages;
+	int r;
+
+	if ((r = hb_hmu_request_from_params(info, &q, &pages, err)) < 0)
+		return r;
+	return pmu ? check_memdev(info, pmu, err) : 0;
 }
 
 /* the memdev's ram and pmem sizes in sysfs (the DPA space); 0 when unknown */
@@ -228,6 +262,7 @@ int hb_hmu_source_prepare(const char *root, const struct hb_dev_info *info,
 		return hb_err_set(err, -EINVAL, "cxl-hmu: pmu=%s is not a %s* PMU", name,
 				  HB_HMU_PMU_PREFIX);
 	if ((r = hb_hmu_pmu_load(root, name ? name : first, ret_pmu, err)) < 0 ||
+	    (r = check_memdev(info, ret_pmu->name, err)) < 0 ||
 	    (r = hb_hmu_request_encode(ret_pmu, &q, config, err)) < 0)
 		return r;
 	*ret_dec = (struct hb_hmu_aux_decoder){ .granule_shift = q.granule_shift,

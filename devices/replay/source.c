@@ -697,7 +697,15 @@ static int start_file(struct replay *s, const struct hb_dev_info *info, const st
 				    s->path, (long long)off, (long long)st->st_size);
 		}
 		break;
-	default: off = end_of(s->fd, st->st_size); break;
+	default:
+		off = end_of(s->fd, st->st_size);
+		/* trial42 #3: run --once over a file written before read nothing, and said nothing */
+		if (off)
+			s->ops->log(s->host, HB_LOG_NOTICE,
+				    "%s: reading from its end (from = end, the default): the %lld "
+				    "bytes already there are skipped (from = start reads them)",
+				    s->path, (long long)off);
+		break;
 	}
 	if (off && lseek(s->fd, off, SEEK_SET) < 0)
 		return -errno;

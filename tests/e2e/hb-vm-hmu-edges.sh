@@ -121,6 +121,9 @@ if [ "$phase" = unbind ]; then
 	pmu1=${pmu%.*}.1
 	okif "a second instance, a second PMU: $pmu1" [ -d $pmu_dir/"$pmu1" ]
 	tap hb-vmhmu open "$pmu1"
+	# trial42 #5: the daemon on the other instance when the device goes
+	daemon_conf gone cxl-hmu "pmu = $pmu1" "epoch_ms = 100" "threshold = 1"
+	daemon_start gone
 	okif "cxl_pci unbound from $bdf with $pmu's event open" write_to "$bdf" /sys/bus/pci/drivers/cxl_pci/unbind
 	okif "the memdev is gone" [ ! -e /sys/bus/cxl/devices/mem0 ]
 	okif "the driver stopped the instance: $(dmesg | grep -o "$pmu: memdev removed.*" | head -1)" \
@@ -129,6 +132,12 @@ if [ "$phase" = unbind ]; then
 	okif "the PMU stays while its event is open" [ -d $pmu_dir/$pmu ]
 	okif "the other instance's PMU stays too, dead" [ -d $pmu_dir/"$pmu1" ]
 	tap hb-vmhmu gone "$pmu1"
+	i=0
+	until grep -q "stopped, it reports nothing" /tmp/w/gone.log || [ $i -ge 50 ]; do sleep 0.2; i=$((i + 1)); done
+	hotbridge sources --socket /tmp/w/gone.sock 2>&1 | tr -d ' \n' >/tmp/w/gone.sources
+	okif "the daemon's source on $pmu1 hung up and is reported disabled: $(grep -o '"disabled":[a-z]*' /tmp/w/gone.sources)" \
+		grep -q '"disabled":true' /tmp/w/gone.sources
+	daemon_stop
 	# review K5: the reader hears of it
 	i=0
 	until grep -q "hung up" /tmp/w/hold.out || [ $i -ge 25 ]; do sleep 0.2; i=$((i + 1)); done
@@ -160,6 +169,20 @@ sh /hb/hb-vm-e2e.sh region 1 >/tmp/w/region.log 2>&1 || { cat /tmp/w/region.log;
 node=$(cat /sys/bus/dax/devices/dax0.0/target_node)
 size=$(cat /sys/bus/cxl/devices/mem0/pmem/size)
 echo "0" >/proc/sys/kernel/numa_balancing
+
+# 0. configurations that would read the wrong memory, refused up front
+# (trial42): a cxl-hmu source whose memdev is not its PMU's, and a chmu
+# DPA range past the memdev's end (the device would count nothing there)
+refused() { # NAME NEEDLE
+	hotbridge check-config -q --config /hbconf/$1.conf >/tmp/w/$1.out 2>&1
+	rc=$?
+	okif "check-config refuses $1 (status $rc): $(head -c 160 /tmp/w/$1.out)" \
+		sh -c "[ $rc -eq 1 ] && grep -q \"$2\" /tmp/w/$1.out"
+}
+daemon_conf mismatch cxl-hmu "pmu = cxl_hmu_mem0.0.0" "memdev = mem9"
+refused mismatch "is mem0's CHMU, but the source's memdev is mem9"
+daemon_conf past chmu "pci = $bdf" "dpa_ranges = $size+0x10000000"
+refused past "runs past the memdev's capacity"
 
 # 1. the register source first, then the driver claims the block
 daemon_conf regs chmu "pci = $bdf" "dpa_ranges = 0+$size" "epoch_ms = 100" "threshold = 1"

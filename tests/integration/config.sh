@@ -126,6 +126,8 @@ params-chmu access tee-rw chmu: access=tee-rw: one of nontee-r, nontee-w, nontee
 params-chmu access 7 chmu: access=7: one of nontee-r
 params-chmu capacity 1000 chmu: capacity=1000: the memdev's bytes, a multiple of 256 MiB
 params-chmu dpa_ranges 0+0x1000, chmu: dpa_ranges=0+0x1000,: an empty element
+params-chmu dpa_ranges 0x40000000+0x10000000 chmu: DPA range 0x40000000+0x10000000 runs past the memdev's capacity (0x20000000 bytes)
+params-hmu dpa_range 0x20000000+0x10000000 cxl-hmu: DPA range 0x20000000+0x10000000 runs past the memdev's capacity (0x20000000 bytes)
 params-hmu unit 4095 cxl-hmu: unit=4095: a power of two from 256
 params-hmu ds 3 cxl-hmu: ds=3: a power of two
 params-hmu threshold 0 cxl-hmu: threshold=0
@@ -134,6 +136,8 @@ params-hmu dpa_range 0x1000+0x10000000 cxl-hmu: dpa_range=0x1000+0x10000000: not
 params-hmu aux_pages 3 cxl-hmu: aux_pages=3
 params-hmu access 0 cxl-hmu: access=0: one of nontee-r, nontee-w, nontee-rw
 params-hmu capacity 1073741824 capacity=1073741824 is larger than memdev mem0
+params-hmu dpa_range 0+512M cxl-hmu: dpa_range=0+512M: 512M is not a number
+params-hmu pmu cxl_hmu_mem1.0.0 cxl-hmu: PMU cxl_hmu_mem1.0.0 is mem1's CHMU, but the source's memdev is mem0
 params-replay from banana replay: from=banana
 params-events instance .. cxl-events: instance=.. is not a directory name
 TABLE

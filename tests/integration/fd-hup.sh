@@ -49,6 +49,12 @@ wait_until 10 grep -q "hup-probe open: revents" "$tmp/log" || true
 
 # 4. while the daemon is stopped: connect, queue ~2 MiB of records, close
 wait_until 10 "${hb[@]}" status --socket "$tmp/ctl.sock" >/dev/null
+# (trial42 #5) a source with no poll that watches no fd any more is stopped:
+# sources says so (disabled), not only the log
+disabled() { "${hb[@]}" sources --socket "$tmp/ctl.sock" | python3 -c '
+import json, sys
+print(" ".join("%s=%s" % (s["name"], str(s["disabled"]).lower()) for s in json.load(sys.stdin)["sources"]))'; }
+stopped=$(disabled)
 nrec=60000
 kill -STOP "$pid"
 python3 - "$tmp/feed.sock" "$nrec" <<'PY'
@@ -83,6 +89,13 @@ grep -q "hup-probe open: revents READ read 1" "$tmp/log" &&
 	ok "open: the writer still there: READ without HUP" || bad "open: no plain READ callback"
 grep -q "hup-probe open: revents.*HUP" "$tmp/log" &&
 	bad "open: HUP although the writer is open" || ok "open: no HUP"
+[ "$stopped" = "pipe=true socket=true open=false feed=false" ] &&
+	ok "sources: the probes that closed their only fd are disabled, the others not ($stopped)" ||
+	bad "sources: $stopped, want pipe=true socket=true open=false feed=false"
+for kind in pipe socket; do
+	grep -q "source $kind: it watches no fd and has no poll or timer left: stopped" "$tmp/log" &&
+		ok "$kind: the log says the source stopped" || bad "$kind: no log line saying it stopped"
+done
 [ "$got" = "$nrec" ] && ok "replay socket: all $nrec records of a client that closed with 2 MiB queued" ||
 	bad "replay socket: $got of $nrec records: data dropped at the hang-up"
 hb_reports_ok

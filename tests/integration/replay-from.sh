@@ -82,6 +82,9 @@ start
 wait_until 10 records_are 0 3 3 && sleep 0.5 && records_are 0 3 3 &&
 	ok "restarted: from = saved reads the 3 lines written while it was down, not the 5 before; from = end none" ||
 	{ sed 's/^/# /' "$tmp/log"; bad "$(got), want end 0, start 3, saved 3"; }
+grep -q "end.txt: reading from its end (from = end, the default): the [0-9]* bytes already there are skipped" "$tmp/log" &&
+	ok "from = end says what it skipped: $(grep -m1 -o "end.txt: reading from its end.*" "$tmp/log")" ||
+	bad "from = end: no notice of the bytes skipped"
 grep -q "saved.txt: going on at byte [0-9]* of [0-9]*, where the last run stopped" "$tmp/log" &&
 	ok "logged: $(grep -m1 -o "saved.txt: going on.*" "$tmp/log")" || bad "no 'going on at byte' line"
 stop

@@ -917,6 +917,73 @@ static void test_chmu_daemon_source_refuses_the_test_hooks(void **state)
 	assert_null(hb_builtin_test_params("replay"));
 }
 
+/*
+ * trial42: a DPA range past the memdev's capacity (known from capacity=,
+ * which the daemon fills from the topology) is a range the device counts
+ * nothing in: the source would run and never report. Refused by the
+ * start-up check, for chmu's dpa_ranges as for cxl-hmu's dpa_range.
+ */
+static void test_chmu_ranges_past_the_capacity_are_refused(void **state)
+{
+	static const struct {
+		const char *type, *range;
+		int want;
+	} cases[] = {
+		{ "chmu", "dpa_ranges=0x40000000+0x10000000", -EINVAL }, /* all past 512 MiB */
+		{ "chmu", "dpa_ranges=0x0+0x10000000,0x10000000+0x20000000", -EINVAL }, /* its end */
+		{ "chmu", "dpa_ranges=0x0+0x20000000", 0 }, /* all of it */
+		{ "cxl-hmu", "dpa_range=0x40000000+0x10000000", -EINVAL },
+		{ "cxl-hmu", "dpa_range=0x10000000+0x10000000", 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		for (int known = 0; known < 2; known++) {
+			const char *prm[] = { cases[i].range, known ? "capacity=0x20000000" : NULL,
+					      NULL };
+			struct hb_dev_info info = { .size = sizeof(info),
+						    .name = "c",
+						    .memdev = "mem0",
+						    .pci_bdf = "0000:0d:00.0",
+						    .params = prm };
+			struct hb_err err = { 0 };
+			int r = !strcmp(cases[i].type, "chmu") ?
+					hb_source_chmu_check(&info, &err) :
+					hb_builtin_check("cxl-hmu", &info, &err);
+
+			/* unknown capacity: nothing to hold the range against */
+			if (r != (known ? cases[i].want : 0))
+				fail_msg("%s %s, capacity %s: %d (%s)", cases[i].type,
+					 cases[i].range, known ? "known" : "unknown", r, err.msg);
+			if (r &&
+			    !strstr(err.msg, "runs past the memdev's capacity (0x20000000 bytes)"))
+				fail_msg("%s", err.msg);
+		}
+	}
+}
+
+/* trial42 #4: access= takes the code as every integer parameter is written */
+static void test_chmu_access_code_in_decimal_or_hex(void **state)
+{
+	static const struct {
+		const char *s;
+		int r;
+		unsigned int code;
+	} cases[] = { { "rw", 0, 6 },        { "nontee-r", 0, 1 }, { "6", 0, 6 },
+		      { "0x6", 0, 6 },       { "0X3", 0, 3 },      { "06", -EINVAL, 0 },
+		      { "0x7", -EINVAL, 0 }, { "0", -EINVAL, 0 },  { "tee-rw", -EINVAL, 0 } };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct hb_err err = { 0 };
+		unsigned int code = 99;
+		int r = hb_chmu_parse_access("chmu", cases[i].s, &code, &err);
+
+		if (r != cases[i].r || code != cases[i].code)
+			fail_msg("access=%s: %d, code %u (%s)", cases[i].s, r, code, err.msg);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -937,6 +1004,8 @@ int main(void)
 		cmocka_unit_test(test_chmu_hardware_source_maps_the_bar_it_discovers),
 		cmocka_unit_test(test_chmu_source_counts_entries_past_the_capacity_apart),
 		cmocka_unit_test(test_chmu_daemon_source_refuses_the_test_hooks),
+		cmocka_unit_test(test_chmu_ranges_past_the_capacity_are_refused),
+		cmocka_unit_test(test_chmu_access_code_in_decimal_or_hex),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

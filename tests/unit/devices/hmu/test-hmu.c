@@ -509,13 +509,13 @@ static void test_hmu_encodes_the_event_from_the_fake_tree(void **state)
 	assert_int_equal(pages, 16);
 
 	info.params = p2;
-	info.memdev = "mem7";
+	info.memdev = "mem0"; /* the PMU's own: taken */
 	assert_int_equal(hb_hmu_source_prepare(rfc_root(), &info, &pmu, c, &d, &pages, &err), 0);
 	/* access 5, 1.5 s = scale 4 (100 ms) x 15, ds log2 32 = 5 at 27-34 */
 	assert_int_equal(c[0], (5ULL << 2) | (4ULL << 10) | (15ULL << 14) | (5ULL << 27));
 	assert_int_equal(c[1], 1024 | (13ULL << 32));
 	assert_int_equal(c[2], 1 | (2ULL << 32)); /* 256 MiB units */
-	assert_string_equal(d.memdev, "mem7");
+	assert_string_equal(d.memdev, "mem0");
 	assert_int_equal(d.dpa_start, 256 * MIB);
 	assert_int_equal(d.dpa_len, 512 * MIB);
 
@@ -542,11 +542,6 @@ static void test_hmu_capacity_from_the_parameter_or_the_memdev(void **state)
 	info.params = given;
 	assert_int_equal(hb_hmu_source_prepare(rfc_root(), &info, &pmu, c, &d, &pages, &err), 0);
 	assert_int_equal(d.capacity, 1024 * MIB);
-	/* a memdev sysfs does not list: unknown, entries bounded by 2^64 only */
-	info.params = none;
-	info.memdev = "mem7";
-	assert_int_equal(hb_hmu_source_prepare(rfc_root(), &info, &pmu, c, &d, &pages, &err), 0);
-	assert_int_equal(d.capacity, 0);
 	info.params = bad;
 	assert_int_equal(hb_source_cxl_hmu_check(&info, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "capacity=1000"));
@@ -762,6 +757,8 @@ static void test_hmu_trees_that_do_not_serve(void **state)
 	assert_int_equal(pmu.type, 17);
 	assert_int_equal(c[0], (6ULL << 40) | (4ULL << 10) | (1ULL << 14));
 	assert_string_equal(d.memdev, "mem3");
+	/* a memdev sysfs does not list: unknown, entries bounded by 2^64 only */
+	assert_int_equal(d.capacity, 0);
 
 	/* a second PMU: which one must be said; this one lacks fields and narrows another */
 	mkpmu(root, "cxl_hmu_mem4.0.0", "18", narrow);
@@ -781,6 +778,48 @@ static void test_hmu_trees_that_do_not_serve(void **state)
 		       "cxl_hmu_mem6.0.0/type: not a number");
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
 	assert_int_equal(system(cmd), 0);
+}
+
+/*
+ * trial42 #1: the records are submitted under the source's memdev, so a
+ * memdev = (or pci ='s memdev) other than the PMU's would promote one
+ * device's hot DPAs on another. Refused by the start-up check and by open,
+ * with pmu= given or the only PMU taken.
+ */
+static void test_hmu_refuses_another_memdev_than_the_pmus(void **state)
+{
+	const char *named[] = { "pmu=cxl_hmu_mem0.0.0", NULL }, *none[] = { NULL };
+	struct hb_dev_info info = { .size = sizeof(info), .name = "h", .memdev = "mem1" };
+	uint64_t c[HB_HMU_CONFIG_WORDS], pages;
+	struct hb_hmu_aux_decoder d;
+	struct hb_err err = { 0 };
+	struct hb_hmu_pmu pmu;
+
+	(void)state;
+	info.params = named;
+	assert_int_equal(hb_source_cxl_hmu_check(&info, &err), -EINVAL);
+	if (!strstr(err.msg, "PMU cxl_hmu_mem0.0.0 is mem0's CHMU, but the source's memdev is mem1"))
+		fail_msg("%s", err.msg);
+	err = (struct hb_err){ 0 };
+	assert_int_equal(hb_hmu_source_prepare(rfc_root(), &info, &pmu, c, &d, &pages, &err),
+			 -EINVAL);
+	assert_non_null(strstr(err.msg, "wrong memdev"));
+	/* no pmu=: the check cannot know the PMU; open takes the only one and refuses */
+	info.params = none;
+	err = (struct hb_err){ 0 };
+	assert_int_equal(hb_source_cxl_hmu_check(&info, &err), 0);
+	assert_int_equal(hb_hmu_source_prepare(rfc_root(), &info, &pmu, c, &d, &pages, &err),
+			 -EINVAL);
+	assert_non_null(strstr(err.msg, "is mem0's CHMU"));
+	/* the PMU's own memdev, or none said: taken */
+	info.memdev = "mem0";
+	assert_int_equal(hb_source_cxl_hmu_check(&info, &err), 0);
+	assert_int_equal(hb_hmu_source_prepare(rfc_root(), &info, &pmu, c, &d, &pages, &err), 0);
+	assert_string_equal(d.memdev, "mem0");
+	info.memdev = NULL;
+	info.params = named;
+	assert_int_equal(hb_hmu_source_prepare(rfc_root(), &info, &pmu, c, &d, &pages, &err), 0);
+	assert_string_equal(d.memdev, "mem0");
 }
 
 static void test_hmu_is_a_builtin_source(void **state)
@@ -855,6 +894,7 @@ int main(void)
 		cmocka_unit_test(test_hmu_encodes_the_event_from_the_fake_tree),
 		cmocka_unit_test(test_hmu_bad_parameters_are_named),
 		cmocka_unit_test(test_hmu_capacity_from_the_parameter_or_the_memdev),
+		cmocka_unit_test(test_hmu_refuses_another_memdev_than_the_pmus),
 		cmocka_unit_test(test_hmu_negotiates_access_and_ds_the_device_takes),
 		cmocka_unit_test(test_hmu_trees_that_do_not_serve),
 		cmocka_unit_test(test_hmu_is_a_builtin_source),
