@@ -73,6 +73,7 @@ struct source {
 	uint64_t overflows; /* the device dropped hotness (ABI 1.3: a CHMU hotlist overflow) */
 	bool disabled;
 	bool pushed_back; /* told the backlog is full (ABI 1.4): poll it once it has room */
+	bool isolated;    /* a plugin run in hotbridge-plugin-host: priv is its proxy */
 };
 
 struct watch {

@@ -459,6 +459,37 @@ json_object *hb_daemon_reload_json(const struct hb_daemon *d)
 	return o;
 }
 
+/* an isolated source's host: state, pid, restarts, its last failure, bad and dropped records */
+static json_object *plugin_host_json(const struct source *s)
+{
+	json_object *o = json_object_new_object();
+	struct hb_proxy_state ps;
+
+	hb_plugin_proxy_state(s->priv, &ps);
+	json_object_object_add(o, "source", json_object_new_string(s->name));
+	json_object_object_add(o, "state", json_object_new_string(ps.state));
+	json_object_object_add(o, "problem", json_object_new_string(ps.problem));
+	json_object_object_add(o, "pid", json_object_new_int(ps.pid));
+	json_object_object_add(o, "restarts", hb_daemon_json_u64(ps.restarts));
+	json_object_object_add(o, "failures", hb_daemon_json_u64(ps.failures));
+	json_object_object_add(o, "last_failure", json_object_new_string(ps.last_failure));
+	json_object_object_add(o, "retry_in_s", hb_daemon_json_u64(ps.backoff_s));
+	json_object_object_add(o, "bad_records", hb_daemon_json_u64(ps.bad_records));
+	json_object_object_add(o, "dropped", hb_daemon_json_u64(ps.dropped));
+	return o;
+}
+
+/* the sources run in hotbridge-plugin-host, each with what went wrong */
+static json_object *plugin_hosts_json(const struct hb_daemon *d)
+{
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < d->nsrc; i++)
+		if (d->src[i].isolated)
+			json_object_array_add(a, plugin_host_json(&d->src[i]));
+	return a;
+}
+
 json_object *hb_daemon_status_json(struct hb_daemon *d)
 {
 	json_object *o = json_object_new_object();
@@ -474,6 +505,7 @@ json_object *hb_daemon_status_json(struct hb_daemon *d)
 	json_object_object_add(o, "dry_run", json_object_new_boolean(d->cfg.dry_run));
 	json_object_object_add(o, "restart_needed", key_list(d->restart_needed));
 	json_object_object_add(o, "sources", hb_daemon_json_u64(d->nsrc));
+	json_object_object_add(o, "plugin_hosts", plugin_hosts_json(d));
 	json_object_object_add(o, "table_pages", hb_daemon_json_u64(hb_heat_len(d->heat)));
 	json_object_object_add(o, "table_bytes", hb_daemon_json_u64(hb_heat_bytes(d->heat)));
 	json_object_object_add(o, "source_nodes", nodes_json(d->source_mask));
@@ -661,6 +693,9 @@ json_object *hb_daemon_sources_json(struct hb_daemon *d)
 		json_object_object_add(o, "consecutive_errors", hb_daemon_json_u64(d->src[i].errors));
 		json_object_object_add(o, "overflows", hb_daemon_json_u64(d->src[i].overflows));
 		json_object_object_add(o, "disabled", json_object_new_boolean(d->src[i].disabled));
+		json_object_object_add(o, "isolated", json_object_new_boolean(d->src[i].isolated));
+		if (d->src[i].isolated)
+			json_object_object_add(o, "host", plugin_host_json(&d->src[i]));
 		json_object_array_add(a, o);
 	}
 	return a;
