@@ -11,10 +11,11 @@
  * as in the daemon: hb_plugin_open()), opens the instance, and then is the
  * plugin's host: its own small loop (poll(2) over the plugin's fds, its
  * timers and the channel) implements struct hb_host_ops and forwards
- * records, events, logs and counters in batches. Back-pressure: once the
- * channel would block, what the plugin submits waits in the host (up to
- * HB_HOST_BACKLOG_HEADROOM records, then dropped and counted), backlog_full
- * says 1, and the plugin's fds and poll wait until the channel drains.
+ * records, events, logs and counters in batches. Back-pressure: what the
+ * channel does not take (the daemon stops reading while its backlog is
+ * full) waits in the host; at QUEUE_FULL records backlog_full() says 1 and
+ * the plugin's fds and poll wait until the channel drains; past
+ * HB_HOST_BACKLOG_HEADROOM more, records are dropped and counted.
  * EOF on the channel ends it: the plugin is closed and the host exits 0.
  */
 #define _GNU_SOURCE
@@ -38,6 +39,12 @@
 #define MAX_TIMERS 64
 #define MAX_PARAMS 64
 #define MEM_CHECK_NS (100ULL * 1000 * 1000)
+/*
+ * Records waiting in the host at which backlog_full() says 1: the host's
+ * own backlog (8 MiB), so a poll that submits a burst is not cut to what
+ * one socket buffer holds; HB_HOST_BACKLOG_HEADROOM more are still taken.
+ */
+#define QUEUE_FULL 131072u
 
 struct pending {
 	struct pending *next;
@@ -271,7 +278,7 @@ static int host_submit(struct hb_host *h, const struct hb_hot_record *r, size_t 
 	size_t lost = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		if (h->pending_records + h->nbatch >= HB_HOST_BACKLOG_HEADROOM) {
+		if (h->pending_records + h->nbatch >= QUEUE_FULL + HB_HOST_BACKLOG_HEADROOM) {
 			lost++;
 			continue;
 		}
@@ -307,10 +314,10 @@ static void host_count_overflow(struct hb_host *h, uint64_t n)
 	send_count(h, HB_CHAN_OVERFLOW, n);
 }
 
-/* the channel would block: the daemon is not reading (its backlog is full) */
+/* the daemon is not reading (its backlog is full), and the host's own is full too */
 static int host_backlog_full(struct hb_host *h)
 {
-	return h->head != NULL;
+	return h->pending_records + h->nbatch >= QUEUE_FULL;
 }
 
 static const struct hb_host_ops host_ops = {
@@ -374,7 +381,7 @@ static void on_request(struct hb_host *h)
 	case HB_CHAN_POLL:
 		r = 0;
 		/* as in the daemon: no polling round while a backlog waits */
-		if (!h->head && (h->plugin.ops->caps & HB_DEV_CAP_POLL)) {
+		if (!host_backlog_full(h) && (h->plugin.ops->caps & HB_DEV_CAP_POLL)) {
 			r = h->plugin.ops->poll(h->priv);
 			after_plugin(h, r);
 		}
@@ -425,7 +432,7 @@ static void loop(struct hb_host *h)
 
 		pfd[0] = (struct pollfd){ .fd = h->chan,
 					  .events = (short)(POLLIN | (h->head ? POLLOUT : 0)) };
-		for (int i = 0; i < MAX_WATCHES && !h->head; i++) {
+		for (int i = 0; i < MAX_WATCHES && !host_backlog_full(h); i++) {
 			if (!h->w[i].cb)
 				continue;
 			pfd[n] = (struct pollfd){
