@@ -95,7 +95,7 @@ static bool executable(const char *p)
 
 int hb_plugin_host_path(char *ret, size_t size)
 {
-	const char *env = getenv("HB_PLUGIN_HOST");
+	const char *env = secure_getenv("HB_PLUGIN_HOST");
 	char exe[PATH_MAX], *slash;
 	ssize_t n;
 

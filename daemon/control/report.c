@@ -81,6 +81,26 @@ static uint64_t src_overflows(const struct source *s)
 	return s->overflows;
 }
 
+/* an isolated source's host (hb_plugin_proxy_state()): failures, and whether it runs */
+static uint64_t src_host_failures(const struct source *s)
+{
+	struct hb_proxy_state ps;
+
+	if (!s->isolated)
+		return 0;
+	hb_plugin_proxy_state(s->priv, &ps);
+	return ps.failures;
+}
+static uint64_t src_host_up(const struct source *s)
+{
+	struct hb_proxy_state ps;
+
+	if (!s->isolated)
+		return 1; /* it runs in the daemon */
+	hb_plugin_proxy_state(s->priv, &ps);
+	return !strcmp(ps.state, "running");
+}
+
 /* the per-source series, labelled {source,type}: one table, one loop */
 static void source_metrics(FILE *f, const struct hb_daemon *d)
 {
@@ -102,6 +122,13 @@ static void source_metrics(FILE *f, const struct hb_daemon *d)
 		{ "source_overflows_total", "counter",
 		  "Times each source's device dropped hotness it could not hold (a CHMU hotlist overflow).",
 		  src_overflows },
+		{ "source_host_failures_total", "counter",
+		  "Times the hotbridge-plugin-host of each plugin source ended: crashed, hung, at its "
+		  "memory limit, refused at a restart (status plugin_hosts says how; 0 in the daemon).",
+		  src_host_failures },
+		{ "source_host_up", "gauge",
+		  "1 while each source runs: its hotbridge-plugin-host is up (always 1 in the daemon).",
+		  src_host_up },
 	};
 
 	for (size_t k = 0; k < HB_ARRAY_SIZE(m); k++) {

@@ -11,7 +11,7 @@
 #   garbage0    submit records the host cannot use
 # and `hotbridge status` names each case (plugin_hosts: last_failure and
 # problem), while cxl0's records keep coming and the daemon keeps running.
-# Then: the host's confinement (own process group, rlimits, no new
+# Then: the metrics, the host's confinement (own process group, rlimits, no new
 # privileges, seccomp), the back-off between restarts, no host left after
 # the daemon stopped, and isolate = no (the plugin in the daemon).
 #   plugin-host.sh HOTBRIDGE PLUGIN_BUILD_DIR
@@ -123,6 +123,14 @@ if [ "$hp" -gt 0 ] && [ -r "/proc/$hp/status" ]; then
 else
 	bad "garbage0's host pid '$hp'"
 fi
+
+# metrics: each plugin source's host failures and whether it is up
+ask metrics >"$tmp/metrics" || true
+grep -q '^hotbridge_source_host_failures_total{source="crashload0",type="crashload"} [1-9]' "$tmp/metrics" &&
+	grep -q '^hotbridge_source_host_up{source="garbage0",type="garbage"} 1$' "$tmp/metrics" &&
+	grep -q '^hotbridge_source_host_up{source="cxl0",type="emul-chmu"} 1$' "$tmp/metrics" &&
+	ok "metrics: source_host_failures_total and source_host_up per source" ||
+	{ grep source_host "$tmp/metrics" | sed 's/^/# /'; bad "no source_host_* series"; }
 
 hosts=$(pgrep -P "$pid" || true)
 kill "$pid"
