@@ -21,12 +21,13 @@ setup_opts=(-Dwerror=true -Dtests=enabled)
 
 pkgs=(meson ninja-build pkg-config gcc make libcxl-dev uuid-dev libpci-dev libnuma-dev
       libevent-dev libsystemd-dev libcmocka-dev libjson-c-dev libinih-dev libcap-ng-dev zlib1g-dev
-      libtraceevent-dev libtracefs-dev)
+      libtraceevent-dev libtracefs-dev libseccomp-dev)
 # the vm suite's guest: QEMU, a static busybox, cpio for the initramfs
 vm_pkgs=(qemu-system-x86 busybox-static cpio file ndctl daxctl kmod xz-utils jq)
 # the contrib test renders the man pages; unit-seccomp runs the daemon under the
-# unit's SystemCallFilter= (systemd-analyze expands it, libseccomp loads it)
-test_pkgs=(man-db systemd libseccomp-dev)
+# unit's SystemCallFilter= (systemd-analyze expands it, libseccomp, in pkgs for the
+# plugin host, loads it)
+test_pkgs=(man-db systemd)
 
 install_deps() {
 	local missing=()

@@ -30,6 +30,7 @@ struct hb_plugin {
 	char name[HB_PLUGIN_NAME_MAX];   /* from the file name, before any dlopen */
 	void *handle;                    /* dlopen handle; NULL until opened */
 	const struct hb_device_ops *ops; /* NULL until opened */
+	struct hb_device_ops proxy;      /* hb_plugin_proxy_ops()'s storage */
 };
 
 struct hb_plugin_set {
@@ -170,6 +171,70 @@ int hb_source_replay_input(const struct hb_dev_info *info, char *ret, size_t siz
  * (for `hotbridge list`); -ENOSYS for a source that cannot tell before open
  */
 int hb_builtin_available(const char *name, char *why, size_t size);
+
+/* ---- vendor plugins out of process (plugin-proxy.c, host/) ---- */
+
+/* parameters a plugin instance may have when run out of process */
+#define HB_PROXY_MAX_PARAMS 64
+/* what loading and opening may take beyond hang_ms before it counts as a hang */
+#define HB_PROXY_LOAD_GRACE_MS 2000u
+/* defaults of [daemon] plugin_memory_limit and plugin_hang_ms */
+#define HB_PROXY_MEM_LIMIT_DEFAULT (512ull << 20)
+#define HB_PROXY_HANG_MS_DEFAULT 3000u
+
+struct hb_proxy_limits {
+	uint64_t mem_limit; /* the host's RLIMIT_AS, bytes; 0: none */
+	uint32_t hang_ms;   /* an unanswered request this old: the host hangs */
+};
+
+/*
+ * The ops of plugin p run out of process (stored in p->proxy): named like
+ * p, polled each cycle; open them with hb_plugin_proxy_open() only (their
+ * open op says -ENOTSUP). p must outlive the sources using them.
+ */
+const struct hb_device_ops *hb_plugin_proxy_ops(struct hb_plugin *p);
+/* whether ops are hb_plugin_proxy_ops()'s (the source's priv is a proxy) */
+bool hb_plugin_proxy_is(const struct hb_device_ops *ops);
+/*
+ * Starts hotbridge-plugin-host for instance info of plugin p (only p's
+ * path and name are used: p need not be loaded here) and waits until it
+ * opened the instance. -errno with err when the plugin refused (its load
+ * checks or its open failed: a retry would fail the same) or the host
+ * cannot be started; 0 when it runs, and 0 as well when it crashed or hung
+ * on the way: the proxy then starts it again with a back-off, and
+ * hb_plugin_proxy_state() names what happened. Uses host's watch_fd,
+ * unwatch_fd, log, submit, and the 1.1+ ops it has.
+ */
+int hb_plugin_proxy_open(const struct hb_plugin *p, const struct hb_proxy_limits *lim,
+			 const struct hb_host_ops *host, struct hb_host *h,
+			 const struct hb_dev_info *info, void **ret_priv, struct hb_err *err);
+
+struct hb_proxy_state {
+	const char *state;             /* "running", "starting", "waiting to restart" (static) */
+	int pid;                       /* the host's, 0 when none */
+	uint64_t restarts;             /* hosts that came up after a failure */
+	uint64_t failures;             /* hosts that ended: crashed, hung, killed, refused */
+	uint64_t records, bad_records; /* received; of those unusable (bad space, length, count) */
+	uint64_t dropped;              /* submitted past a full channel, dropped in the host */
+	uint64_t backoff_s;            /* waiting: the back-off being waited */
+	char last_failure[HB_ERR_MSG_MAX]; /* "killed by SIGSEGV", "failed at open: ...", "" */
+	/*
+	 * what is wrong now, in words: the last failure while the host is
+	 * not running; running: "bad records: N of M", "records dropped past
+	 * a full backlog: N", "restarted after: <last failure>"; "" when
+	 * nothing is
+	 */
+	char problem[HB_ERR_MSG_MAX + 32];
+};
+
+void hb_plugin_proxy_state(const void *priv, struct hb_proxy_state *ret);
+
+/*
+ * Where hotbridge-plugin-host is: $HB_PLUGIN_HOST, else next to the running
+ * binary (a build tree), else where it is installed relative to it, else
+ * the configured libexec directory. 0, or -ENOENT (ret says the last tried).
+ */
+int hb_plugin_host_path(char *ret, size_t size);
 
 /* ---- what `hotbridge list` shows of this host's CXL devices (inventory.c) ---- */
 

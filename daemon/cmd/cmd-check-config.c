@@ -74,9 +74,12 @@ static void warn(void *ud, const char *msg)
 /*
  * The plugins the sources name, inspected in a child as `run` loads them
  * (no plugin code runs here): one `run` would refuse becomes a refusal.
+ * One that crashes or hangs while loading is refused only when a source
+ * runs it in the daemon (isolate = no): run keeps the sources that run it
+ * in hotbridge-plugin-host, restarting their host (a warning here).
  */
 static void inspect_plugins(const struct hb_config *c, const struct hb_plugin_set *set,
-			    struct refusals *rf)
+			    struct refusals *rf, bool quiet)
 {
 	for (size_t i = 0; i < set->n; i++) {
 		struct hb_plugin_desc desc;
@@ -85,8 +88,23 @@ static void inspect_plugins(const struct hb_config *c, const struct hb_plugin_se
 
 		for (size_t k = 0; k < c->nsources && !used; k++)
 			used = !strcmp(c->sources[k].type, set->v[i].name);
-		if (used && hb_plugin_inspect(&set->v[i], PLUGIN_INSPECT_MS, &desc, &why) < 0)
-			note_refusal(rf, set->v[i].path, why.msg);
+		if (!used || hb_plugin_inspect(&set->v[i], PLUGIN_INSPECT_MS, &desc, &why) == 0)
+			continue;
+		if ((why.code == -ECHILD || why.code == -ETIMEDOUT) &&
+		    !hb_config_plugin_in_process(c, set->v[i].name)) {
+			char msg[HB_ERR_MSG_MAX + 160];
+			size_t len = strlen(why.msg);
+
+			if (len > 10 && !strcmp(why.msg + len - 10, "; refusing"))
+				why.msg[len - 10] = '\0';
+			snprintf(msg, sizeof(msg),
+				 "%s; run starts its sources anyway, each in a hotbridge-plugin-host "
+				 "started again with a back-off (status names the failure)",
+				 why.msg);
+			warn(&quiet, msg);
+			continue;
+		}
+		note_refusal(rf, set->v[i].path, why.msg);
 	}
 }
 
@@ -171,7 +189,7 @@ static int check_host(const struct hb_config *c, const char *path, bool quiet, s
 		snprintf(msg, sizeof(msg), "plugins: %s, ignoring", why.msg);
 		warn(&quiet, msg);
 	}
-	inspect_plugins(c, &scanned, &rf);
+	inspect_plugins(c, &scanned, &rf, quiet);
 	f.refused = rf.v;
 	f.nrefused = rf.n;
 	r = hb_config_check(c, &f, err);

@@ -178,6 +178,34 @@ int hb_source_open_params(const struct hb_topology *t, const struct hb_source_co
 	return 0;
 }
 
+int hb_source_isolate(const char *const *params)
+{
+	int v = 1;
+
+	for (size_t i = 0; params[i]; i++) {
+		const char *p = params[i];
+
+		if (strncmp(p, "isolate=", 8))
+			continue;
+		if (!strcmp(p + 8, "no") || !strcmp(p + 8, "false") || !strcmp(p + 8, "0"))
+			v = 0;
+		else if (!strcmp(p + 8, "yes") || !strcmp(p + 8, "true") || !strcmp(p + 8, "1"))
+			v = 1;
+		else
+			v = -EINVAL;
+	}
+	return v;
+}
+
+bool hb_config_plugin_in_process(const struct hb_config *c, const char *type)
+{
+	for (size_t i = 0; i < c->nsources; i++)
+		if (!strcmp(c->sources[i].type, type) &&
+		    hb_source_isolate((const char *const *)c->sources[i].params) == 0)
+			return true;
+	return false;
+}
+
 static bool plugin_named(const struct hb_plugin_set *set, const char *name)
 {
 	for (size_t i = 0; set && i < set->n; i++)
@@ -213,6 +241,9 @@ static int check_source(const struct hb_config *c, const struct hb_source_config
 				  "built-in nor a plugin in %s)",
 				  s->where, s->name, s->type,
 				  c->plugin_dir[0] ? c->plugin_dir : "(no plugin_dir)");
+	if (!hb_builtin_find(s->type) && hb_source_isolate((const char *const *)s->params) < 0)
+		return hb_err_set(err, -EINVAL, "%s: [source %s]: isolate: want yes or no",
+				  s->where, s->name);
 	/* a plugin's parameters are its own business: checked when it opens */
 	for (size_t k = 0; allowed && k < s->nparams; k++) {
 		const char *eq = strchr(s->params[k], '=');

@@ -131,6 +131,15 @@ void hb_config_remove_temporaries(const struct hb_config *c, void (*said)(const 
 /* 0, or the first problem (-errno) with err naming the key or [source] */
 int hb_config_check(const struct hb_config *c, const struct hb_config_facts *f, struct hb_err *err);
 /*
+ * A plugin source's isolate = yes|no (also true|false, 1|0): 1 (the
+ * default: the plugin runs in hotbridge-plugin-host), 0 (in the daemon),
+ * or -EINVAL for another value. The daemon's key, not the plugin's: run
+ * takes it out of the parameters the plugin sees.
+ */
+int hb_source_isolate(const char *const *params);
+/* whether a source of plugin type `type` has isolate = no */
+bool hb_config_plugin_in_process(const struct hb_config *c, const char *type);
+/*
  * The token bucket's depth in MB: burst_mb, or (0) one interval_ms of
  * rate_mbps, at least one second's
  */

@@ -38,6 +38,11 @@ static const struct hb_conf_key keys[] = {
 	  "stderr (under systemd, the journal with SOURCE=, MEMDEV=, HPA= fields) or syslog(3)"),
 	K("daemon", "plugin_dir", T_STR, plugin_dir, HB_PLUGINDIR, 0, 0, NULL,
 	  "vendor source plugins (root-owned, not group/world-writable)"),
+	K("daemon", "plugin_memory_limit", T_U64, plugin_memory_limit, "536870912", 0, 1ULL << 44,
+	  NULL,
+	  "address space (RLIMIT_AS, bytes) of each hotbridge-plugin-host, the process a vendor plugin runs in: at 90 % of it the host stops and is started again, named \"memory limit\" in status; 0 = no limit"),
+	K("daemon", "plugin_hang_ms", T_U64, plugin_hang_ms, "3000", 100, 600000, NULL,
+	  "a plugin host that does not answer the daemon for this long (a plugin looping in poll or a callback) is killed and started again, named \"hung\" in status; loading and opening get 2000 ms more"),
 	K("daemon", "control_socket", T_STR, control_socket, "/run/hotbridge/control", 0, 0, NULL,
 	  "UNIX socket for hotbridge status/stats/explain (mode 0600, root only), and "
 	  "<control_socket>.lock beside it, which keeps a second daemon out: an absolute path, in a "
@@ -457,7 +462,14 @@ void hb_config_write_man(FILE *f)
 	      "\\fBtype\\fR (a built\\-in: chmu, emul\\-chmu, replay, cxl\\-events, cxl\\-hmu; "
 	      "or a plugin's name), \\fBmemdev\\fR, "
 	      "\\fBpci\\fR; every other key is passed to the source as a parameter "
-	      "(see \\fBhotbridge list\\fR and the sources' documentation). Section and key "
+	      "(see \\fBhotbridge list\\fR and the sources' documentation), except "
+	      "\\fBisolate\\fR: a vendor plugin's source runs in a process of its own, "
+	      "\\fBhotbridge\\-plugin\\-host\\fR (confined: rlimits, no capabilities but "
+	      "file and register access, no new privileges, a seccomp filter), restarted "
+	      "with a back\\-off of 1 s doubling to 60 s when it crashes, hangs or reaches "
+	      "\\fBplugin_memory_limit\\fR, each failure named in \\fBhotbridge status\\fR; "
+	      "\\fBisolate = no\\fR runs it in the daemon instead (for debugging: a crash "
+	      "there takes the daemon down). Built\\-in sources always run in the daemon. Section and key "
 	      "names are case\\-sensitive, lowercase as written here (\\fBType\\fR is an unknown "
 	      "key); a \\fB[source \\fINAME\\fB]\\fR section without keys, or a section not "
 	      "named here, is an error. A line may be up to 65536 characters long. The start\\-up checks "

@@ -52,6 +52,8 @@ struct hb_config {
 	char metrics_textfile[256];
 	char pause_state[256];
 	uint64_t backlog; /* records waiting for ingestion at which sources stop reading */
+	uint64_t plugin_memory_limit; /* a plugin host's RLIMIT_AS, bytes; 0: none */
+	uint64_t plugin_hang_ms;      /* an unanswered plugin host this long is killed */
 	/* [table] */
 	uint64_t max_entries;
 	uint64_t history_size; /* decision history ring, entries */

@@ -81,6 +81,26 @@ static uint64_t src_overflows(const struct source *s)
 	return s->overflows;
 }
 
+/* an isolated source's host (hb_plugin_proxy_state()): failures, and whether it runs */
+static uint64_t src_host_failures(const struct source *s)
+{
+	struct hb_proxy_state ps;
+
+	if (!s->isolated)
+		return 0;
+	hb_plugin_proxy_state(s->priv, &ps);
+	return ps.failures;
+}
+static uint64_t src_host_up(const struct source *s)
+{
+	struct hb_proxy_state ps;
+
+	if (!s->isolated)
+		return 1; /* it runs in the daemon */
+	hb_plugin_proxy_state(s->priv, &ps);
+	return !strcmp(ps.state, "running");
+}
+
 /* the per-source series, labelled {source,type}: one table, one loop */
 static void source_metrics(FILE *f, const struct hb_daemon *d)
 {
@@ -103,6 +123,13 @@ static void source_metrics(FILE *f, const struct hb_daemon *d)
 		{ "source_overflows_total", "counter",
 		  "Times each source's device dropped hotness it could not hold (a CHMU hotlist overflow).",
 		  src_overflows },
+		{ "source_host_failures_total", "counter",
+		  "Times the hotbridge-plugin-host of each plugin source ended: crashed, hung, at its "
+		  "memory limit, refused at a restart (status plugin_hosts says how; 0 in the daemon).",
+		  src_host_failures },
+		{ "source_host_up", "gauge",
+		  "1 while each source runs: its hotbridge-plugin-host is up (always 1 in the daemon).",
+		  src_host_up },
 	};
 
 	for (size_t k = 0; k < HB_ARRAY_SIZE(m); k++) {
@@ -460,6 +487,37 @@ json_object *hb_daemon_reload_json(const struct hb_daemon *d)
 	return o;
 }
 
+/* an isolated source's host: state, pid, restarts, its last failure, bad and dropped records */
+static json_object *plugin_host_json(const struct source *s)
+{
+	json_object *o = json_object_new_object();
+	struct hb_proxy_state ps;
+
+	hb_plugin_proxy_state(s->priv, &ps);
+	json_object_object_add(o, "source", json_object_new_string(s->name));
+	json_object_object_add(o, "state", json_object_new_string(ps.state));
+	json_object_object_add(o, "problem", json_object_new_string(ps.problem));
+	json_object_object_add(o, "pid", json_object_new_int(ps.pid));
+	json_object_object_add(o, "restarts", hb_daemon_json_u64(ps.restarts));
+	json_object_object_add(o, "failures", hb_daemon_json_u64(ps.failures));
+	json_object_object_add(o, "last_failure", json_object_new_string(ps.last_failure));
+	json_object_object_add(o, "retry_in_s", hb_daemon_json_u64(ps.backoff_s));
+	json_object_object_add(o, "bad_records", hb_daemon_json_u64(ps.bad_records));
+	json_object_object_add(o, "dropped", hb_daemon_json_u64(ps.dropped));
+	return o;
+}
+
+/* the sources run in hotbridge-plugin-host, each with what went wrong */
+static json_object *plugin_hosts_json(const struct hb_daemon *d)
+{
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < d->nsrc; i++)
+		if (d->src[i].isolated)
+			json_object_array_add(a, plugin_host_json(&d->src[i]));
+	return a;
+}
+
 json_object *hb_daemon_status_json(struct hb_daemon *d)
 {
 	json_object *o = json_object_new_object();
@@ -475,6 +533,7 @@ json_object *hb_daemon_status_json(struct hb_daemon *d)
 	json_object_object_add(o, "dry_run", json_object_new_boolean(d->cfg.dry_run));
 	json_object_object_add(o, "restart_needed", key_list(d->restart_needed));
 	json_object_object_add(o, "sources", hb_daemon_json_u64(d->nsrc));
+	json_object_object_add(o, "plugin_hosts", plugin_hosts_json(d));
 	json_object_object_add(o, "table_pages", hb_daemon_json_u64(hb_heat_len(d->heat)));
 	json_object_object_add(o, "table_bytes", hb_daemon_json_u64(hb_heat_bytes(d->heat)));
 	json_object_object_add(o, "source_nodes", nodes_json(d->source_mask));
@@ -677,6 +736,9 @@ json_object *hb_daemon_sources_json(struct hb_daemon *d)
 		json_object_object_add(o, "consecutive_errors", hb_daemon_json_u64(d->src[i].errors));
 		json_object_object_add(o, "overflows", hb_daemon_json_u64(d->src[i].overflows));
 		json_object_object_add(o, "disabled", json_object_new_boolean(d->src[i].disabled));
+		json_object_object_add(o, "isolated", json_object_new_boolean(d->src[i].isolated));
+		if (d->src[i].isolated)
+			json_object_object_add(o, "host", plugin_host_json(&d->src[i]));
 		json_object_array_add(a, o);
 	}
 	return a;

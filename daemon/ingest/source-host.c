@@ -248,21 +248,41 @@ static const struct hb_host_ops host_ops = {
 	.backlog_full = host_backlog_full,
 };
 
-static const struct hb_device_ops *find_source(struct hb_daemon *d, const char *type,
-					       const char **origin)
+/*
+ * The source of type `type`: a built-in, or a plugin's ops: its proxy's
+ * (run out of process) when isolated, else the ops loaded here (NULL when
+ * it was not loaded in process).
+ */
+static const struct hb_device_ops *find_source(struct hb_daemon *d, const char *type, bool isolated,
+					       struct hb_plugin **ret_plugin, const char **origin)
 {
 	const struct hb_device_ops *ops = hb_builtin_find(type);
 
 	*origin = "built-in";
+	*ret_plugin = NULL;
 	if (ops)
 		return ops;
 	for (size_t i = 0; i < d->plugins.n; i++) {
-		if (!strcmp(d->plugins.v[i].ops->name, type)) {
-			*origin = d->plugins.v[i].path;
-			return d->plugins.v[i].ops;
-		}
+		struct hb_plugin *p = &d->plugins.v[i];
+
+		if (strcmp(p->name, type))
+			continue;
+		*origin = p->path;
+		*ret_plugin = p;
+		return isolated ? hb_plugin_proxy_ops(p) : p->ops;
 	}
 	return NULL;
+}
+
+/* isolate= is the daemon's, not the plugin's parameter: taken out of params */
+static void take_isolate(const char **params)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; params[i]; i++)
+		if (strncmp(params[i], "isolate=", 8))
+			params[k++] = params[i];
+	params[k] = NULL;
 }
 
 struct load_refusals {
@@ -306,26 +326,51 @@ int hb_daemon_open_sources(struct hb_daemon *d)
 		free(lr);
 		return -ENOMEM;
 	}
-	/* only the plugins a source names are loaded: no other plugin's code
-	 * runs; those are tried in a child first, so one that crashes while
-	 * loading is refused instead of killing the daemon */
+	/* only the plugins a source names are looked at: no other plugin's code
+	 * runs. A plugin runs out of process (hotbridge-plugin-host) unless a
+	 * source says isolate = no: only then is it loaded here, tried in a
+	 * child first, so one that crashes while loading is refused instead of
+	 * killing the daemon */
 	for (size_t i = 0; i < d->cfg.nsources; i++)
 		if (!hb_builtin_find(d->cfg.sources[i].type))
 			want[nwant++] = d->cfg.sources[i].type;
 	want[nwant] = NULL;
 	if (nwant && d->cfg.plugin_dir[0] &&
-	    hb_plugins_load(d->cfg.plugin_dir, 0, want, PLUGIN_INSPECT_MS, &d->plugins,
-			    plugin_refused, lr, &err) < 0 &&
+	    hb_plugins_scan(d->cfg.plugin_dir, 0, &d->plugins, plugin_refused, lr, &err) < 0 &&
 	    err.code != -ENOENT)
 		hb_dlog(d, LOG_WARNING, "plugins: %s, ignoring", err.msg);
+	for (size_t i = 0; i < d->plugins.n; i++) {
+		struct hb_plugin *p = &d->plugins.v[i];
+		struct hb_plugin_desc desc;
+		struct hb_err why = { 0 };
+		bool want_it = false;
+
+		for (size_t k = 0; k < nwant && !want_it; k++)
+			want_it = !strcmp(want[k], p->name);
+		if (!want_it || !hb_config_plugin_in_process(&d->cfg, p->name))
+			continue;
+		if (hb_plugin_inspect(p, PLUGIN_INSPECT_MS, &desc, &why) < 0 ||
+		    hb_plugin_open(p, &why) < 0)
+			plugin_refused(lr, p->path, why.msg);
+	}
 	for (size_t i = 0; i < d->cfg.nsources; i++) {
 		const struct hb_source_config *sc = &d->cfg.sources[i];
 		struct source *s = &d->src[d->nsrc];
+		struct hb_plugin *plugin;
 		const char *origin;
+		int isolate = 1;
 
-		s->nwatch = s->ntimer = 0; /* the slot of a source whose open failed is reused */
-
-		s->ops = find_source(d, sc->type, &origin);
+		*s = (struct source){ 0 };
+		if (!hb_builtin_find(sc->type)) {
+			isolate = hb_source_isolate((const char *const *)sc->params);
+			if (isolate < 0) {
+				hb_dlog(d, LOG_ERR,
+					"%s: [source %s]: isolate: want yes or no, skipping it",
+					sc->where, sc->name);
+				continue;
+			}
+		}
+		s->ops = find_source(d, sc->type, isolate, &plugin, &origin);
 		if (!s->ops && refusal_of(lr, sc->type)) {
 			hb_dlog(d, LOG_ERR,
 				"%s: [source %s]: plugin %s was refused (%s), skipping it",
@@ -367,12 +412,27 @@ int hb_daemon_open_sources(struct hb_daemon *d)
 						.pci_bdf = s->pci[0] ? s->pci : NULL,
 						.params = s->params };
 		s->host = (struct hb_host){ .d = d, .src = s };
-		if (hb_source_open(s->ops, s->origin, &host_ops, &s->host, &s->info, &s->priv,
-				   &err) < 0) {
+		if (plugin) {
+			take_isolate(s->params);
+			s->isolated = isolate;
+		}
+		if (s->isolated) {
+			struct hb_proxy_limits lim = { .mem_limit = d->cfg.plugin_memory_limit,
+						       .hang_ms = (uint32_t)d->cfg.plugin_hang_ms };
+
+			if (hb_plugin_proxy_open(plugin, &lim, &host_ops, &s->host, &s->info,
+						 &s->priv, &err) < 0) {
+				hb_dlog(d, LOG_ERR, "%s: source %s: %s; going on without it",
+					sc->where, s->name, err.msg);
+				continue;
+			}
+		} else if (hb_source_open(s->ops, s->origin, &host_ops, &s->host, &s->info,
+					  &s->priv, &err) < 0) {
 			hb_dlog(d, LOG_ERR, "%s: %s; going on without it", sc->where, err.msg);
 			continue;
 		}
-		hb_dlog(d, LOG_INFO, "source %s: %s (%s) open", s->name, s->ops->name, s->origin);
+		hb_dlog(d, LOG_INFO, "source %s: %s (%s) open%s", s->name, s->ops->name, s->origin,
+			s->isolated ? " in hotbridge-plugin-host" : "");
 		d->nsrc++;
 	}
 	free(lr);

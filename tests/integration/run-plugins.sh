@@ -8,8 +8,11 @@
 #     opened, and the crashing plugins still are not;
 #  3. a source whose type two plugin files claim gets neither: the refusal
 #     names both files, and run goes on with its other sources;
-#  4. a source whose plugin crashes while loading: the plugin is tried in a
-#     child first, so it is refused with the signal and run goes on.
+#  4. a source whose plugin crashes while loading, run out of process (the
+#     default): the source stays, its host's crash at load is named and the
+#     host started again; check-config warns;
+#  5. the same with isolate = no: the plugin is tried in a child first, so
+#     it is refused with the signal and run goes on.
 #   run-plugins.sh HOTBRIDGE PLUGIN_BUILD_DIR
 set -euo pipefail
 plugins=$2
@@ -97,6 +100,8 @@ grep -q "\[source t\]: plugin twin was refused (source name 'twin' is also claim
 	bad "a twin was used"
 [ ! -e "$tmp/ctor-ran" ] && ok "no crashing plugin was loaded" || bad "a crashing plugin was loaded"
 
+# 4. the same sources run their plugins out of process (the default): kept,
+#    each host's crash at load named, and check-config only warns
 conf crashy "[source c]
 type = crashy
 memdev = mem0
@@ -105,6 +110,34 @@ type = crashentry
 memdev = mem0"
 rc=0; once crashy || rc=$?
 [ "$rc" -eq 0 ] && ok "sources of crashing plugins: run --once exits 0" || bad "status $rc"
+grep -q "source c: plugin host (pid [0-9]*) failed at load: killed by SIGSEGV; starting it again in 1 s" \
+	"$tmp/crashy.err" &&
+	grep -q "source e: plugin host (pid [0-9]*) failed at load: killed by SIGSEGV; starting it again in 1 s" \
+		"$tmp/crashy.err" &&
+	ok "out of process: both hosts die at load (constructor, entry point), named, restarted" ||
+	bad "no crash at load named"
+grep -q "10-crashy.so refused" "$tmp/crashy.err" && bad "out of process, the plugin is still refused" ||
+	ok "out of process: the plugin is not refused (its source stays)"
+rc=0
+"${hb[@]}" check-config --config "$tmp/crashy.conf" >/dev/null 2>"$tmp/crashy.check" || rc=$?
+sed 's/^/# check-config: /' "$tmp/crashy.check"
+[ "$rc" -eq 0 ] && grep -q "warning: $tmp/plugins/10-crashy.so: crashed (SIGSEGV) while loading; run starts its sources anyway" \
+	"$tmp/crashy.check" && ok "check-config: exits 0, warning that crashy crashes while loading" ||
+	bad "check-config on a crashing plugin run out of process: status $rc"
+r=$(records crashy)
+[ -n "$r" ] && [ "$r" -gt 0 ] && ok "the built-in source goes on: $r records" || bad "no records: '$r'"
+
+# 5. in the daemon (isolate = no) they are tried in a child first, and refused
+conf crashy "[source c]
+type = crashy
+memdev = mem0
+isolate = no
+[source e]
+type = crashentry
+memdev = mem0
+isolate = no"
+rc=0; once crashy || rc=$?
+[ "$rc" -eq 0 ] && ok "isolate = no: sources of crashing plugins: run --once exits 0" || bad "status $rc"
 grep -q "plugin $tmp/plugins/10-crashy.so refused: .*crashed (SIGSEGV)" "$tmp/crashy.err" &&
 	grep -q "plugin $tmp/plugins/15-crashentry.so refused: .*crashed (SIGSEGV)" "$tmp/crashy.err" &&
 	ok "both refused: crashed (SIGSEGV) (constructor, entry point)" || bad "no crash refusals"

@@ -1,0 +1,156 @@
+#!/bin/bash
+# Vendor plugins out of process: each runs in a hotbridge-plugin-host of
+# its own, so a plugin that misbehaves costs its own source only. One daemon
+# on the emulated host serves an emul-chmu source (cxl0) next to six plugins
+# (tests/integration/plugins/wild.c) that
+#   crashload0  die of SIGSEGV in a constructor (at load)
+#   crashopen0  die of SIGSEGV in open()
+#   crashpoll0  deliver a record, then die of SIGSEGV in their 3rd poll()
+#   loop0       never return from poll()
+#   leak0       allocate 64 MiB more each poll(), never freed
+#   garbage0    submit records the host cannot use
+# and `hotbridge status` names each case (plugin_hosts: last_failure and
+# problem), while cxl0's records keep coming and the daemon keeps running.
+# Then: the metrics, the host's confinement (own process group, rlimits, no new
+# privileges, seccomp), the back-off between restarts, no host left after
+# the daemon stopped, and isolate = no (the plugin in the daemon).
+#   plugin-host.sh HOTBRIDGE PLUGIN_BUILD_DIR
+set -euo pipefail
+plugins=$2
+[ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP the plugin directory and config must be root-owned: run as root"; exit 0; }
+command -v python3 >/dev/null || { echo "1..0 # SKIP no python3"; exit 0; }
+. "$(dirname "$0")/lib.sh"
+pid=
+cleanup() {
+	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+wild=(crashload crashopen crashpoll loop leak garbage)
+mkdir -m 0755 "$tmp/plugins"
+for v in "${wild[@]}"; do cp "$plugins/libwild-$v.so" "$tmp/plugins/$v.so"; done
+cp "$plugins/libhb-sample.so" "$tmp/plugins/sample.so"
+chmod 0755 "$tmp"/plugins/*.so
+
+{
+	printf '[source cxl0]\ntype = emul-chmu\nmemdev = mem0\ncapacity = 536870912\n'
+	for v in "${wild[@]}"; do printf '[source %s0]\ntype = %s\nmemdev = mem0\n' "$v" "$v"; done
+} | hb_emulated_conf "$tmp/wild.conf" "dry_run = true" "plugin_dir = $tmp/plugins" \
+	"plugin_memory_limit = 268435456" "plugin_hang_ms = 1000"
+
+"${hb[@]}" run --config "$tmp/wild.conf" >"$tmp/wild.out" 2>"$tmp/wild.err" &
+pid=$!
+ask() { "${hb[@]}" "$1" --socket "$tmp/ctl.sock" 2>/dev/null; }
+# host FIELD SOURCE: a field of SOURCE's entry in status's plugin_hosts
+host() {
+	ask status | python3 -c '
+import json, sys
+for h in json.load(sys.stdin)["status"]["plugin_hosts"]:
+    if h["source"] == sys.argv[2]:
+        print(h[sys.argv[1]])' "$1" "$2"
+}
+records() {
+	ask sources | python3 -c '
+import json, sys
+for s in json.load(sys.stdin)["sources"]:
+    if s["name"] == sys.argv[1]:
+        print(s["records"])' "$1"
+}
+has() { host "$1" "$2" | grep -q -- "$3"; }
+ge() { [ "$(host "$1" "$2")" -ge "$3" ]; }
+
+wait_until 20 test -S "$tmp/ctl.sock" || { sed 's/^/# /' "$tmp/wild.err"; bad "no control socket"; }
+[ "$(ask status | python3 -c 'import json,sys; print(json.load(sys.stdin)["status"]["sources"])')" = 7 ] &&
+	ok "all 7 sources open: a plugin that crashes at load or open is no reason to refuse it" ||
+	bad "not 7 sources: $(ask status)"
+
+check() { # SOURCE FIELD PATTERN WHAT
+	if wait_until 30 has "$2" "$1" "$3"; then
+		ok "$4: status names it ($2: $(host "$2" "$1"))"
+	else
+		sed 's/^/# /' "$tmp/wild.err" | tail -20
+		bad "$4: status does not say '$3' ($2: '$(host "$2" "$1")')"
+	fi
+}
+check crashload0 last_failure "^failed at load: killed by SIGSEGV" "a plugin that segfaults at load"
+check crashopen0 last_failure "^failed at open: killed by SIGSEGV" "a plugin that segfaults in open"
+check crashpoll0 last_failure "^killed by SIGSEGV" "a plugin that segfaults mid-stream"
+check loop0 last_failure "^hung (no answer in 1000 ms)" "a plugin that loops forever in poll"
+check leak0 last_failure "^memory limit" "a plugin that allocates without bound"
+check garbage0 problem "^bad records: [1-9][0-9]* of [1-9]" "a plugin that submits garbage records"
+[ "$(host state garbage0)" = running ] && ok "garbage records cost no restart: garbage0 runs" ||
+	bad "garbage0 is $(host state garbage0)"
+[ "$(records crashpoll0)" -gt 0 ] && ok "crashpoll0 delivered $(records crashpoll0) records before it crashed" ||
+	bad "crashpoll0 delivered nothing"
+
+# the other source keeps serving, the daemon runs
+r1=$(records cxl0)
+sleep 1
+r2=$(records cxl0)
+[ "$r2" -gt "$r1" ] && ok "cxl0 keeps delivering next to them ($r1, then $r2 records)" ||
+	bad "cxl0 stalled at $r1 records"
+kill -0 "$pid" && ok "the daemon is running" || bad "the daemon died"
+
+# back-off: crashload0 dies at once each time, so its waits double
+if wait_until 30 ge failures crashload0 3; then
+	grep -q "source crashload0: .*starting it again in 1 s" "$tmp/wild.err" &&
+		grep -q "source crashload0: .*starting it again in 2 s" "$tmp/wild.err" &&
+		grep -q "source crashload0: .*starting it again in 4 s" "$tmp/wild.err" &&
+		ok "restarts back off: 1 s, 2 s, 4 s" || bad "no 1, 2, 4 s back-off in the log"
+else
+	bad "crashload0 failed $(host failures crashload0) times, not 3"
+fi
+ge restarts crashpoll0 1 && ok "crashpoll0's host came up again ($(host restarts crashpoll0) restarts)" ||
+	bad "crashpoll0 was never restarted"
+
+# the host's confinement
+hp=$(host pid garbage0)
+if [ "$hp" -gt 0 ] && [ -r "/proc/$hp/status" ]; then
+	[ "$(ps -o pgid= -p "$hp" | tr -d ' ')" = "$hp" ] && ok "the host leads a process group of its own" ||
+		bad "host $hp is in process group $(ps -o pgid= -p "$hp")"
+	grep -q "^NoNewPrivs:[[:space:]]*1" "/proc/$hp/status" && ok "the host has no_new_privs" ||
+		bad "no NoNewPrivs in /proc/$hp/status"
+	grep -q "^Seccomp:[[:space:]]*2" "/proc/$hp/status" && ok "the host runs under a seccomp filter" ||
+		bad "no seccomp filter on the host"
+	grep -q "^Max address space *268435456 *268435456" "/proc/$hp/limits" &&
+		ok "RLIMIT_AS is plugin_memory_limit" || bad "RLIMIT_AS: $(grep 'address space' "/proc/$hp/limits")"
+	grep -q "^Max core file size *0 *0" "/proc/$hp/limits" && ok "no core files" || bad "core files allowed"
+	grep -q "^Max open files *256 *256" "/proc/$hp/limits" && ok "256 fds at most" || bad "RLIMIT_NOFILE"
+	ce=$(sed -n 's/^CapEff:[[:space:]]*//p' "/proc/$hp/status")
+	[ $((16#$ce & ~((1 << 1) | (1 << 2) | (1 << 17)))) -eq 0 ] &&
+		ok "capabilities: at most file and register access (CapEff $ce)" || bad "CapEff $ce"
+else
+	bad "garbage0's host pid '$hp'"
+fi
+
+# metrics: each plugin source's host failures and whether it is up
+ask metrics >"$tmp/metrics" || true
+grep -q '^hotbridge_source_host_failures_total{source="crashload0",type="crashload"} [1-9]' "$tmp/metrics" &&
+	grep -q '^hotbridge_source_host_up{source="garbage0",type="garbage"} 1$' "$tmp/metrics" &&
+	grep -q '^hotbridge_source_host_up{source="cxl0",type="emul-chmu"} 1$' "$tmp/metrics" &&
+	ok "metrics: source_host_failures_total and source_host_up per source" ||
+	{ grep source_host "$tmp/metrics" | sed 's/^/# /'; bad "no source_host_* series"; }
+
+hosts=$(pgrep -P "$pid" || true)
+kill "$pid"
+wait "$pid" || true
+pid=
+left=0
+for h in $hosts; do kill -0 "$h" 2>/dev/null && left=1; done
+[ -n "$hosts" ] && [ "$left" -eq 0 ] && ok "no plugin host is left after the daemon stopped" ||
+	bad "hosts '$hosts' (some left: $left)"
+
+# isolate = no: the plugin runs in the daemon, as before
+printf '[source cxl0]\ntype = emul-chmu\nmemdev = mem0\ncapacity = 536870912\n[source s]\ntype = sample\nmemdev = mem0\nisolate = no\n' |
+	hb_emulated_conf "$tmp/inproc.conf" "dry_run = true" "plugin_dir = $tmp/plugins"
+rc=0
+"${hb[@]}" run --once --config "$tmp/inproc.conf" >"$tmp/inproc.out" 2>"$tmp/inproc.err" || rc=$?
+if [ "$rc" -eq 0 ] && grep -q "source s: sample ($tmp/plugins/sample.so) open$" "$tmp/inproc.err"; then
+	ok "isolate = no: the sample plugin opens in the daemon"
+else
+	sed 's/^/# /' "$tmp/inproc.err"
+	bad "isolate = no: exit $rc"
+fi
+hb_reports_ok
+echo "1..$n"
