@@ -75,7 +75,7 @@ struct source {
 	bool pushed_back; /* told the backlog is full (ABI 1.4): poll it once it has room */
 	/* fds watched and timers armed: an fd-only source with neither is stopped */
 	unsigned int nwatch, ntimer;
-	bool isolated;    /* a plugin run in hotbridge-plugin-host: priv is its proxy */
+	bool isolated; /* a plugin run in hotbridge-plugin-host: priv is its proxy */
 };
 
 struct watch {

@@ -73,6 +73,7 @@ struct hb_host {
 	struct pending *head, *tail; /* what the channel did not take yet */
 	uint64_t pending_records, dropped;
 	bool eof;
+	bool said_stopped;
 };
 
 /* the host is single-threaded: the crash handler's view of it */
@@ -358,6 +359,29 @@ static void after_plugin(struct hb_host *h, int rc)
 	}
 }
 
+/*
+ * A plugin without a poll that watches no fd and has no timer armed can
+ * never report again: as the daemon does for a source in process, it is
+ * stopped, said once, and each poll the daemon asks for fails, so the
+ * daemon counts the source disabled after its failed polls in a row.
+ */
+static bool stopped(struct hb_host *h)
+{
+	if (h->plugin.ops->caps & HB_DEV_CAP_POLL)
+		return false;
+	for (int i = 0; i < MAX_WATCHES; i++)
+		if (h->w[i].cb)
+			return false;
+	for (int i = 0; i < MAX_TIMERS; i++)
+		if (h->t[i].cb)
+			return false;
+	if (!h->said_stopped)
+		host_log(h, HB_LOG_WARNING,
+			 "it watches no fd and has no poll or timer left: stopped");
+	h->said_stopped = true;
+	return true;
+}
+
 static void on_request(struct hb_host *h)
 {
 	unsigned char buf[sizeof(struct hb_chan_hdr) + 64];
@@ -379,7 +403,7 @@ static void on_request(struct hb_host *h)
 	memcpy(&hdr, buf, sizeof(hdr));
 	switch (hdr.type) {
 	case HB_CHAN_POLL:
-		r = 0;
+		r = stopped(h) ? -ENODEV : 0;
 		/* as in the daemon: no polling round while a backlog waits */
 		if (!host_backlog_full(h) && (h->plugin.ops->caps & HB_DEV_CAP_POLL)) {
 			r = h->plugin.ops->poll(h->priv);
