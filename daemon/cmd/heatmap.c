@@ -12,6 +12,12 @@
 #define LEFT 120.0
 #define TOP 48.0
 #define GAP 28.0
+/*
+ * An em's share a character of sans-serif takes at most on average (DejaVu
+ * Sans, the widest common default, averages about 0.55 em over text like
+ * ours): the title (14 px) and the legend (11 px) are measured with it.
+ */
+#define CHAR_EM 0.62
 
 int hb_heatmap_init(struct hb_heatmap *h, size_t ncols, size_t rows)
 {
@@ -28,7 +34,8 @@ int hb_heatmap_init(struct hb_heatmap *h, size_t ncols, size_t rows)
 	h->heat = calloc(n, sizeof(*h->heat));
 	h->promote = calloc(n, sizeof(*h->promote));
 	h->demote = calloc(n, sizeof(*h->demote));
-	if (!h->heat || !h->promote || !h->demote) {
+	h->samples = calloc(ncols, sizeof(*h->samples));
+	if (!h->heat || !h->promote || !h->demote || !h->samples) {
 		hb_heatmap_done(h);
 		return -ENOMEM;
 	}
@@ -40,8 +47,15 @@ void hb_heatmap_done(struct hb_heatmap *h)
 	free(h->heat);
 	free(h->promote);
 	free(h->demote);
+	free(h->samples);
 	h->heat = NULL;
-	h->promote = h->demote = NULL;
+	h->promote = h->demote = h->samples = NULL;
+}
+
+void hb_heatmap_sample(struct hb_heatmap *h, size_t col)
+{
+	if (col < h->ncols)
+		h->samples[col]++;
 }
 
 int hb_heatmap_space(const struct hb_heatmap *h, const char *name)
@@ -102,22 +116,64 @@ static void colour(double t, char *buf, size_t size)
 		 (unsigned int)(stop[i][2] + (stop[i + 1][2] - stop[i][2]) * f));
 }
 
+/* cell i's heat: its sum over the samples of its column, averaged */
+static double cell_heat(const struct hb_heatmap *h, size_t i)
+{
+	uint32_t k = h->samples[i % h->ncols];
+
+	return k > 1 ? h->heat[i] / k : h->heat[i];
+}
+
+/* text's width in px at font size px, at most (CHAR_EM an average character) */
+static double text_w(const char *text, double px)
+{
+	size_t chars = 0;
+
+	for (const unsigned char *c = (const unsigned char *)text; *c; c++)
+		chars += (*c & 0xc0) != 0x80; /* UTF-8: count characters, not bytes */
+	return (double)chars * px * CHAR_EM;
+}
+
 int hb_heatmap_svg(const struct hb_heatmap *h, FILE *f)
 {
+	const char *title = h->title ? h->title : "hotbridge heatmap";
 	double row_h = BAND_H / (double)h->rows, width = LEFT + CELL_W * (double)h->ncols + 40;
 	double height = TOP + (BAND_H + GAP) * (double)h->nspace + 40, max = 0, min = 0;
 	uint32_t most = 1; /* the most moves a cell, for the ticks' opacity */
 	size_t n = h->nspace * h->rows * h->ncols;
-	char fill[16];
+	char fill[16], legend[512];
+	bool uneven = false; /* columns of unlike numbers of samples */
 
 	for (size_t i = 0; i < n; i++) {
-		if (h->heat[i] > max)
-			max = h->heat[i];
-		if (h->heat[i] > 0 && (!min || h->heat[i] < min))
-			min = h->heat[i];
+		double v = cell_heat(h, i);
+
+		if (v > max)
+			max = v;
+		if (v > 0 && (!min || v < min))
+			min = v;
 		most = h->promote[i] > most ? h->promote[i] : most;
 		most = h->demote[i] > most ? h->demote[i] : most;
 	}
+	for (size_t c = 1; c < h->ncols; c++)
+		uneven |= h->samples[c] != h->samples[0];
+	if (max > 0)
+		snprintf(legend, sizeof(legend),
+			 "heat summed per cell (a column's samples averaged), log scale from %.3g "
+			 "(dark) to %.3g (light); columns %g s %s, oldest left; green tick: "
+			 "promoted, cyan tick: demoted%s%s",
+			 min, max, h->col_s, uneven ? "on average" : "each", h->note ? "; " : "",
+			 h->note ? h->note : "");
+	else
+		snprintf(legend, sizeof(legend),
+			 "no heat: no page of the hotness table in these samples; columns %g s %s, "
+			 "oldest left; green tick: promoted, cyan tick: demoted%s%s",
+			 h->col_s, uneven ? "on average" : "each", h->note ? "; " : "",
+			 h->note ? h->note : "");
+	/* wide enough for the title and the legend, which start at LEFT */
+	if (width < LEFT + text_w(title, 14) + 20)
+		width = LEFT + text_w(title, 14) + 20;
+	if (width < LEFT + text_w(legend, 11) + 20)
+		width = LEFT + text_w(legend, 11) + 20;
 	fprintf(f,
 		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
@@ -126,13 +182,12 @@ int hb_heatmap_svg(const struct hb_heatmap *h, FILE *f)
 		width, height, width, height, h->ncols, h->rows, h->col_s, max);
 	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n");
 	fprintf(f, "<text x=\"%.0f\" y=\"20\" font-size=\"14\">", LEFT);
-	for (const char *c = h->title ? h->title : "hotbridge heatmap"; *c; c++)
+	for (const char *c = title; *c; c++)
 		fputs(*c == '<' ? "&lt;" : *c == '&' ? "&amp;" : (char[2]){ *c, 0 }, f);
-	fprintf(f,
-		"</text>\n<text x=\"%.0f\" y=\"36\" fill=\"#555\">heat summed per cell, log scale "
-		"from %.3g (dark) to %.3g (light); columns %g s each, oldest left; green tick: "
-		"promoted, cyan tick: demoted</text>\n",
-		LEFT, min, max, h->col_s);
+	fprintf(f, "</text>\n<text x=\"%.0f\" y=\"36\" fill=\"#555\">", LEFT);
+	for (const char *c = legend; *c; c++)
+		fputs(*c == '<' ? "&lt;" : *c == '&' ? "&amp;" : (char[2]){ *c, 0 }, f);
+	fputs("</text>\n", f);
 	for (size_t s = 0; s < h->nspace; s++) {
 		double y0 = TOP + (BAND_H + GAP) * (double)s;
 
@@ -152,11 +207,11 @@ int hb_heatmap_svg(const struct hb_heatmap *h, FILE *f)
 
 			for (size_t c = 0; c < h->ncols; c++) {
 				size_t i = (s * h->rows + r) * h->ncols + c;
-				double x = LEFT + CELL_W * (double)c;
+				double x = LEFT + CELL_W * (double)c, v = cell_heat(h, i);
 				unsigned long long lo = row_lo(h, s, r), hi = row_lo(h, s, r + 1);
 
-				if (h->heat[i] > 0) {
-					colour(max > min ? (log1p(h->heat[i]) - log1p(min)) /
+				if (v > 0) {
+					colour(max > min ? (log1p(v) - log1p(min)) /
 								   (log1p(max) - log1p(min)) :
 							   1,
 					       fill, sizeof(fill));
@@ -166,7 +221,7 @@ int hb_heatmap_svg(const struct hb_heatmap *h, FILE *f)
 						"data-col=\"%zu\" data-lo=\"0x%llx\" data-hi=\"0x%llx\" "
 						"data-heat=\"%.4g\"/>\n",
 						x, y, CELL_W, row_h, fill, h->space[s].name, c, lo,
-						hi, h->heat[i]);
+						hi, v);
 				}
 				for (int k = 0; k < 2; k++) {
 					uint32_t cnt = (k ? h->demote : h->promote)[i];
