@@ -310,6 +310,51 @@ static void decisions(FILE *f, const struct sample *s)
 	}
 }
 
+/* a counter_line() of a zero total and no rate ("0.0" or "-") */
+static bool zero_counter(const char *line, size_t len)
+{
+	char zero[2][32];
+
+	snprintf(zero[0], sizeof(zero[0]), " %14llu %10s", 0ULL, "0.0");
+	snprintf(zero[1], sizeof(zero[1]), " %14llu %10s", 0ULL, "-");
+	return len == 24 + strlen(zero[0]) && line[0] == ' ' && line[2] != ' ' &&
+	       (!memcmp(line + 24, zero[0], len - 24) || !memcmp(line + 24, zero[1], len - 24));
+}
+
+static size_t lines_of(const char *text)
+{
+	size_t n = 0;
+
+	for (const char *c = text; *c; c++)
+		n += *c == '\n';
+	return n;
+}
+
+/*
+ * A frame taller than the terminal, made shorter in place: no blank
+ * lines, no counter that is zero with no rate, no "nothing held back"
+ * (nor its heading), so that on 24 rows the hottest pages show
+ */
+static void compact(char *text)
+{
+	char *out = text, *line = text, *nl;
+
+	for (; *line && (nl = strchr(line, '\n')); line = nl + 1) {
+		size_t len = (size_t)(nl - line);
+		const char *next = nl + 1;
+		bool held_head = !strncmp(line, "HELD BY", 7);
+
+		if (!len || zero_counter(line, len) || strstr(line, "(nothing held back so far)"))
+			continue;
+		/* a heading whose lines all went: the next kept line is no line of it */
+		if (held_head && (!strncmp(next, "  (nothing held back", 20) || next[0] != ' '))
+			continue;
+		memmove(out, line, len + 1);
+		out += len + 1;
+	}
+	*out = '\0';
+}
+
 /* the frame as text, lines cut at cols (0: not cut) */
 static void draw(const struct top *t, const struct sample *s, const struct sample *p)
 {
@@ -342,6 +387,8 @@ static void draw(const struct top *t, const struct sample *s, const struct sampl
 		cols = ws.ws_col;
 		rows = ws.ws_row;
 	}
+	if (rows && lines_of(text) > rows)
+		compact(text);
 	fputs("\033[H", stdout);
 	for (char *line = text, *nl; *line && (!rows || row < rows); line = nl + 1, row++) {
 		size_t l;

@@ -19,7 +19,9 @@
 #  6. the daemon restarted between two frames: the frame after shows no
 #     rate ("-"), not one against the old daemon's counters (0.0);
 #  7. a record past mem1's end (dropped in part): `partly dropped 1`, and
-#     its reason under "dropped in whole or part", not under "dropped 0".
+#     its reason under "dropped in whole or part", not under "dropped 0";
+#  8. on an 80x24 terminal the frame, too tall for it, drops its blank
+#     lines and zero counters: the hottest pages show (they were cut off).
 #   top.sh HOTBRIDGE
 set -euo pipefail
 [ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP needs root (the control socket serves root only)"; exit 0; }
@@ -115,10 +117,11 @@ fi
 
 # 2. and 3. in a pseudo-terminal: SCRIPT is what the test does to the view
 cat >"$tmp/view.py" <<'PY'
-import fcntl, json, os, pty, re, select, signal, subprocess, sys, termios, time
+import fcntl, json, os, pty, re, select, signal, struct, subprocess, sys, termios, time
 out, how, sock, feedsock, cmd = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
 master, slave = pty.openpty()
-fcntl.ioctl(slave, termios.TIOCSWINSZ, b"\x32\x00\xa0\x00\x00\x00\x00\x00")  # 50 rows, 160 cols
+rows, cols = int(os.environ.get("VIEW_ROWS", 50)), int(os.environ.get("VIEW_COLS", 160))
+fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
 before = termios.tcgetattr(slave)
 def ctty():
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
@@ -171,6 +174,12 @@ elif how == "ctrl-c":
 elif how == "kill":
     os.kill(int(os.environ["DAEMON_PID"]), signal.SIGKILL)
     report["killed_at"] = time.time()
+elif how == "look":
+    last = re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]", b"", buf.split(b"\x1b[H")[-1]).decode(errors="replace")
+    report["last_frame_lines"] = len(last.rstrip("\n").split("\n"))
+    report["hottest_rows"] = len(re.findall(r"^ +[0-9.]+ +\d+ +0x[0-9a-f]+ +mem\d:0x", last, re.M))
+    report["hottest_heading"] = "HOTTEST PAGES" in last
+    os.write(master, b"q")
 elif how == "ctrl-z":
     at = len(buf)
     os.write(master, b"\x1a")
@@ -298,5 +307,19 @@ grep -Eq '^  dropped +0 ' "$tmp/part.out" && grep -Eq '^  partly dropped +1 ' "$
 	grep -A1 -E '^  dropped in whole or part, by reason:$' "$tmp/part.out" | grep -Eq '^ +unmapped +1 ' &&
 	ok "a record dropped in part: $(grep -E '^  (dropped|partly dropped) ' "$tmp/part.out" | tr -s ' ' | paste -sd ';')" ||
 	{ sed -n '/^RECORDS/,/^$/p' "$tmp/part.out" | sed 's/^/# /'; bad "a record dropped in part is not shown as such"; }
+
+# 8. an 80x24 terminal, with ten warm pages (under threshold 8) in the table
+warm=$(for i in 0 1 2 3 4 5 6 7 8 9; do printf 'mem0 dpa=0x%x len=4096 count=2
+' $((0x3000000 + i * 0x1000)); done)
+feed "$warm"$'
+' 16 ||
+	bad "the daemon did not count the ten warm pages"
+r=$(VIEW_ROWS=24 VIEW_COLS=80 python3 "$tmp/view.py" "$tmp/pty-small.out" look "$tmp/ctl.sock" "$tmp/feed.sock" "${hb[@]}" top --socket "$tmp/ctl.sock")
+echo "# $r"
+python3 -c '
+import json, sys
+r = json.loads(sys.argv[1])
+sys.exit(0 if r["rc"] == 0 and r["hottest_heading"] and r["hottest_rows"] >= 4 and r["last_frame_lines"] <= 24 else 1)' "$r" &&
+	ok "80x24: the hottest pages show on the screen" || bad "80x24: $r"
 hb_reports_ok
 echo "1..$n"
