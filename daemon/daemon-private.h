@@ -93,7 +93,8 @@ struct hb_daemon {
 	struct event_base *base;
 	struct event *timer, *sig[4]; /* signals.h's handled ones */
 	struct event *watchdog;       /* systemd's WatchdogSec= (notify.h) */
-	struct {                      /* the last STATUS= sent with the pings */
+	struct event *status_ev;      /* STATUS= every 10 s under systemd (notify.h) */
+	struct {                      /* the last STATUS= sent */
 		uint64_t ns, records, promoted, demoted, rate_limit, watermark;
 	} status_sent;
 	struct hb_heat_table *heat;

@@ -169,6 +169,8 @@ struct hb_daemon *hb_daemon_free(struct hb_daemon *d)
 		event_free(d->timer);
 	if (d->watchdog)
 		event_free(d->watchdog);
+	if (d->status_ev)
+		event_free(d->status_ev);
 	for (size_t i = 0; i < HB_ARRAY_SIZE(d->sig); i++)
 		if (d->sig[i])
 			event_free(d->sig[i]);
@@ -239,7 +241,7 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 #define STATUS_EVERY_NS (10 * 1000000000ULL)
 
 /*
- * Every 10 s with the pings: STATUS= says what the loop does, per second
+ * Every 10 s from its own timer: STATUS= says what the loop does, per second
  * since the last one (systemctl status shows it): records in, pages
  * promoted and demoted, and promotions held by the rate limit and the
  * watermark.
@@ -253,8 +255,6 @@ static void send_status(struct hb_daemon *d)
 		 rl = s->decisions[HB_REASON_RATE_LIMIT], wm = s->decisions[HB_REASON_WATERMARK];
 	double sec = (double)dt / 1e9;
 
-	if (d->status_sent.ns && dt < STATUS_EVERY_NS)
-		return;
 	if (d->status_sent.ns)
 		(void)hb_notify("STATUS=%s%zu source(s): %.0f records/s, %.1f pages/s promoted, "
 				"%.1f demoted; held: rate limit %.1f/s, watermark %.1f/s",
@@ -275,16 +275,32 @@ static void send_status(struct hb_daemon *d)
 static void on_watchdog(evutil_socket_t fd, short what, void *arg)
 {
 	(void)hb_notify("WATCHDOG=1");
+}
+
+static void on_status(evutil_socket_t fd, short what, void *arg)
+{
 	send_status(arg);
 }
 
-/* systemd's WatchdogSec=: pinged from the loop, so a stuck loop is seen */
+/*
+ * systemd's WatchdogSec=: pinged from the loop, so a stuck loop is seen;
+ * and, under any service manager, STATUS= every 10 s on a timer of its
+ * own (with the pings it came every 30 s under the unit's WatchdogSec=60s,
+ * and never without a watchdog)
+ */
 static int watch_dog(struct hb_daemon *d)
 {
 	uint64_t us = hb_notify_watchdog_period_us();
 	struct timeval tv = { .tv_sec = (time_t)(us / 1000000),
 			      .tv_usec = (suseconds_t)(us % 1000000) };
+	struct timeval every = { .tv_sec = (time_t)(STATUS_EVERY_NS / 1000000000ULL) };
 
+	if (hb_notify_enabled()) {
+		d->status_ev = event_new(d->base, -1, EV_PERSIST, on_status, d);
+		if (!d->status_ev || event_add(d->status_ev, &every) < 0)
+			return -ENOMEM;
+		send_status(d); /* the baseline the first rates are taken from */
+	}
 	if (!us)
 		return 0;
 	d->watchdog = event_new(d->base, -1, EV_PERSIST, on_watchdog, d);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <systemd/sd-daemon.h>
 #include <time.h>
 
@@ -21,6 +22,13 @@ int hb_notify(const char *fmt, ...)
 		return -EINVAL;
 	r = sd_notify(0, msg); /* 0: no $NOTIFY_SOCKET; > 0: sent */
 	return r < 0 ? r : 0;
+}
+
+bool hb_notify_enabled(void)
+{
+	const char *e = getenv("NOTIFY_SOCKET");
+
+	return e && *e;
 }
 
 int hb_notify_reloading(void)

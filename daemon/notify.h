@@ -5,18 +5,22 @@
  * READY=1 with a STATUS= line once its loop runs, RELOADING=1 (with
  * MONOTONIC_USEC=, which systemd 253 and later want) and READY=1 around a
  * reload, STOPPING=1 at SIGTERM/SIGINT, and WATCHDOG=1 from its loop
- * every half $WATCHDOG_USEC when the unit has WatchdogSec= (with a STATUS=
- * of what it is doing every 10 s). Without $NOTIFY_SOCKET each is nothing.
+ * every half $WATCHDOG_USEC when the unit has WatchdogSec=; every 10 s a
+ * STATUS= of what it is doing, watchdog or not (the unit's 60 s watchdog
+ * pings only every 30 s). Without $NOTIFY_SOCKET each is nothing.
  */
 #ifndef HB_NOTIFY_H
 #define HB_NOTIFY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "util/macro.h"
 
 /* one datagram, printf-style; 0, or -errno (nobody listens: ignored by callers) */
 int hb_notify(const char *fmt, ...) HB_PRINTF(1, 2);
+/* whether there is a $NOTIFY_SOCKET to tell (a service manager listens) */
+bool hb_notify_enabled(void);
 /* RELOADING=1 with MONOTONIC_USEC= of now */
 int hb_notify_reloading(void);
 /*

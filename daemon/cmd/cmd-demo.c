@@ -26,6 +26,7 @@
 #include "builtin.h"
 #include "daemon.h"
 #include "demo-heatmap.h"
+#include "out-file.h"
 #include "demo-score.h"
 #include "devices.h"
 #include "platform/emulated-host.h"
@@ -42,7 +43,8 @@ struct demo {
 	const struct hb_topology *topology;
 	struct hb_demo_score score;
 	int score_rc;
-	const char *heatmap; /* --heatmap FILE, or NULL */
+	const char *heatmap;       /* --heatmap FILE, or NULL */
+	struct hb_out_file hm_out; /* opened before the run */
 	struct hb_demo_heatmap hm;
 };
 
@@ -251,6 +253,11 @@ int hb_cmd_demo(int argc, char **argv)
 	dm.hm.cycles = dm.cycles;
 	if (optind != argc)
 		return hb_cmd_fail(2, "hotbridge demo", "unexpected argument '%s'", argv[optind]);
+	/* a path that cannot be written is said now, not after the run */
+	if (dm.heatmap && (o = hb_out_file_open(&dm.hm_out, dm.heatmap)) < 0) {
+		errno = -o;
+		return hb_cmd_fail(1, "hotbridge demo", "--heatmap %s: %m", dm.heatmap);
+	}
 	hb_config_defaults(&cfg);
 	cfg.interval_ms = 100;
 	cfg.dry_run = true;
@@ -322,10 +329,17 @@ int hb_cmd_demo(int argc, char **argv)
 		dm.score_rc = hb_demo_score_finish(&dm.score);
 	if (isatty(2))
 		fprintf(stderr, "\n");
-	if (dm.heatmap && (o = hb_demo_heatmap_write(&dm.hm, dm.heatmap, seed)) < 0) {
-		errno = -o;
-		hb_cmd_fail(1, "hotbridge demo", "--heatmap %s: %m", dm.heatmap);
-		goto out;
+	if (dm.heatmap) {
+		FILE *hf = hb_out_file_begin(&dm.hm_out);
+
+		o = hf ? hb_demo_heatmap_write(&dm.hm, hf, seed) : -errno;
+		if (!o)
+			o = hb_out_file_close(&dm.hm_out, true);
+		if (o < 0) {
+			errno = -o;
+			hb_cmd_fail(1, "hotbridge demo", "--heatmap %s: %m", dm.heatmap);
+			goto out;
+		}
 	}
 	s = hb_daemon_stats(dm.d);
 	nrec = hb_migrator_dryrun_records(hb_daemon_migrator(dm.d), &rec);
@@ -417,6 +431,7 @@ int hb_cmd_demo(int argc, char **argv)
 				    s->decisions[HB_REASON_PROMOTED_RECENTLY]));
 	rc = 0;
 out:
+	hb_out_file_close(&dm.hm_out, rc == 0);
 	hb_demo_heatmap_done(&dm.hm);
 	free(hot);
 	free(promoted);

@@ -2,8 +2,11 @@
 /*
  * hotbridge heatmap: hotness over time by address, as SVG. Asks the
  * running daemon for its hottest pages (heat) --samples times, --delay
- * seconds apart, then for its latest decisions (history) to mark the
- * promotions and demotions of those seconds; draws heatmap.h's picture.
+ * seconds apart, and after each sample for its latest decisions (history):
+ * the promotions and demotions recorded since the sample before are marked
+ * in that sample's column. A reply holds at most HB_HISTORY_REPLY_MAX
+ * entries: when more were recorded between two samples, the SVG says how
+ * many decisions it could not see. Draws heatmap.h's picture.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -21,6 +24,7 @@
 #include "control/history-json.h"
 #include "heatmap.h"
 #include "opt.h"
+#include "out-file.h"
 #include "util/util.h"
 #include "view.h"
 
@@ -52,44 +56,62 @@ static uint64_t region_offset(const struct hb_heatmap *h, json_object *heat, uin
 }
 
 /*
- * Each promote or demote entry of history into the column of the sample
- * that followed it: sample k was taken at first_ms + k * delay, the reply
- * at now_ms; entries before the first column's second are left out.
+ * The promote and demote entries among the newest `fresh` of a history
+ * reply into column col (all of them when fresh is larger than the reply).
  */
-static size_t mark_history(struct hb_heatmap *h, const struct opts *o, json_object *heat,
-			   json_object *history, uint64_t first_ms, uint64_t now_ms)
+static void mark_entries(struct hb_heatmap *h, const struct opts *o, json_object *heat,
+			 json_object *history, size_t fresh, size_t col)
 {
 	json_object *a = hb_view_get(history, "entries");
 	size_t n = a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
-	double delay_ms = o->delay_s * 1000.0;
-	size_t marked = 0;
 
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && i < fresh; i++) {
 		json_object *e = json_object_array_get_idx(a, i);
 		const char *dec = hb_view_str(e, "decision", "");
-		double at = (double)now_ms - hb_view_num(e, "age_s") * 1000, k;
 		uint64_t offset;
 		int space;
 
 		if (strcmp(dec, "promote") && strcmp(dec, "demote"))
 			continue;
-		k = (at - (double)first_ms) / delay_ms;
-		if (k < -1)
-			continue;
-		k = k < 0 ? 0 : k + 0.999999;
 		if (o->by_hpa) {
 			offset = region_offset(h, heat, hb_view_u64(e, "page"), &space);
 		} else {
 			space = hb_heatmap_space(h, hb_view_str(e, "memdev", ""));
 			offset = hb_view_u64(e, "dpa");
 		}
-		if (space < 0)
-			continue;
-		hb_heatmap_mark(h, space, (size_t)k >= h->ncols ? h->ncols - 1 : (size_t)k, offset,
-				!strcmp(dec, "demote"));
-		marked++;
+		if (space >= 0)
+			hb_heatmap_mark(h, space, col, offset, !strcmp(dec, "demote"));
 	}
-	return marked;
+}
+
+/*
+ * The decisions recorded since the last call (its reply's "recorded"
+ * count, the daemon's running total) into column col; the first call (or
+ * the first after the daemon restarted, its total gone back) takes those
+ * of the last --delay. Adds to *missed the decisions recorded that the
+ * reply had no room for.
+ */
+static void mark_history(struct hb_heatmap *h, const struct opts *o, json_object *heat,
+			 json_object *history, size_t col, uint64_t *last_recorded, bool *have_last,
+			 uint64_t *missed)
+{
+	json_object *a = hb_view_get(history, "entries");
+	size_t n = a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
+	uint64_t recorded = hb_view_u64(history, "recorded"), fresh = 0;
+
+	if (*have_last && recorded >= *last_recorded) {
+		fresh = recorded - *last_recorded;
+		if (fresh > n)
+			*missed += fresh - n;
+	} else {
+		/* no count to go by: the entries of the last --delay */
+		for (; fresh < n; fresh++)
+			if (hb_view_num(json_object_array_get_idx(a, fresh), "age_s") > o->delay_s)
+				break;
+	}
+	mark_entries(h, o, heat, history, (size_t)fresh, col);
+	*last_recorded = recorded;
+	*have_last = true;
 }
 
 static void usage(FILE *f, const char *sock)
@@ -187,16 +209,24 @@ int hb_cmd_heatmap(int argc, char **argv)
 {
 	struct hb_heatmap h = { 0 };
 	json_object *reply = NULL, *first = NULL, *hist = NULL;
-	uint64_t first_ms = 0;
+	uint64_t last_recorded = 0, missed = 0;
+	bool have_last = false;
+	struct hb_out_file out = { 0 };
 	struct opts o;
-	char req[64], title[160];
+	char req[64], hreq[64], title[160], note[160];
 	FILE *f = stdout;
 	int r;
 
 	r = parse(argc, argv, &o);
 	if (r)
 		return r == 1 ? 0 : r;
+	/* a path that cannot be written is said now, not after the samples */
+	if (o.out && (r = hb_out_file_open(&out, o.out)) < 0) {
+		errno = -r;
+		return hb_cmd_fail(1, argv[0], "%s: %m", o.out);
+	}
 	snprintf(req, sizeof(req), "{\"command\":\"heat\",\"last\":%d}", HB_HISTORY_REPLY_MAX);
+	snprintf(hreq, sizeof(hreq), "{\"command\":\"history\",\"last\":%d}", HB_HISTORY_REPLY_MAX);
 	for (size_t k = 0; k < o.samples; k++) {
 		if (k) {
 			struct timespec ts = { o.delay_s, 0 };
@@ -209,7 +239,6 @@ int hb_cmd_heatmap(int argc, char **argv)
 			goto out;
 		if (!k) {
 			first = reply;
-			first_ms = hb_now_ms();
 			if (hb_heatmap_spaces_from(&h, reply_part(first, "heat"), o.by_hpa) < 0) {
 				r = hb_cmd_fail(1, argv[0], "the daemon names no %s to draw",
 						o.by_hpa ? "region" : "memdev");
@@ -224,29 +253,45 @@ int hb_cmd_heatmap(int argc, char **argv)
 		if (reply != first)
 			json_object_put(reply);
 		reply = NULL;
+		/* the moves since the sample before, into this sample's column */
+		r = hb_control_ask("heatmap", o.sock, hreq, o.timeout_s, stderr, &hist);
+		if (r)
+			goto out;
+		mark_history(&h, &o, reply_part(first, "heat"), reply_part(hist, "history"), k,
+			     &last_recorded, &have_last, &missed);
+		json_object_put(hist);
+		hist = NULL;
 	}
-	snprintf(req, sizeof(req), "{\"command\":\"history\",\"last\":%d}", HB_HISTORY_REPLY_MAX);
-	r = hb_control_ask("heatmap", o.sock, req, o.timeout_s, stderr, &hist);
-	if (r)
-		goto out;
-	mark_history(&h, &o, reply_part(first, "heat"), reply_part(hist, "history"), first_ms,
-		     hb_now_ms());
 	snprintf(title, sizeof(title), "hotbridge heatmap: the %d hottest pages by %s, %zu samples",
 		 HB_HISTORY_REPLY_MAX, o.by_hpa ? "region HPA" : "memdev DPA", o.samples);
 	h.title = title;
 	h.col_s = o.delay_s;
-	if (o.out && !(f = fopen(o.out, "we"))) {
+	if (missed) {
+		/* more decisions between two samples than a history reply holds */
+		snprintf(note, sizeof(note),
+			 "ticks missing: %llu decisions fell between samples beyond the %d a "
+			 "reply holds (a shorter --delay sees more)",
+			 (unsigned long long)missed, HB_HISTORY_REPLY_MAX);
+		h.note = note;
+	}
+	if (o.out && !(f = hb_out_file_begin(&out))) {
 		r = hb_cmd_fail(1, argv[0], "%s: %m", o.out);
 		goto out;
 	}
 	r = hb_heatmap_svg(&h, f);
-	if ((f != stdout ? fclose(f) : fflush(f)) != 0 && !r)
+	if (o.out) {
+		int c = hb_out_file_close(&out, r == 0);
+
+		r = r ? r : c;
+	} else if (fflush(f) != 0 && !r) {
 		r = -errno;
+	}
 	if (r < 0) {
 		errno = -r;
 		r = hb_cmd_fail(1, argv[0], "writing %s: %m", o.out ? o.out : "standard output");
 	}
 out:
+	hb_out_file_close(&out, r == 0);
 	json_object_put(first);
 	json_object_put(hist);
 	hb_heatmap_done(&h);

@@ -50,11 +50,17 @@ struct top {
 	size_t err_len;
 };
 
-static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t stop_signal, tstp_signal;
 
 static void on_signal(int sig)
 {
 	stop_signal = sig;
+}
+
+/* Ctrl-Z: the screen is left and the terminal restored before the stop (wait_key) */
+static void on_tstp(int sig)
+{
+	tstp_signal = sig;
 }
 
 static void sample_done(struct sample *s)
@@ -78,7 +84,8 @@ static int ask(struct top *t, const char *req, json_object **ret)
 	f = open_memstream(&t->err, &t->err_len);
 	if (!f)
 		return 1;
-	r = hb_control_ask("top", t->sock, req, t->timeout_s, f, ret);
+	/* a signal to leave abandons the request: Ctrl-C never waits for --timeout */
+	r = hb_control_ask_until("top", t->sock, req, t->timeout_s, &stop_signal, f, ret);
 	fclose(f);
 	return r;
 }
@@ -121,6 +128,11 @@ static void counter_line(FILE *f, const char *label, const struct sample *now,
 	char r[32];
 
 	rate(r, sizeof(r), now, prev, o_now, o_prev, path);
+	/* a label longer than its column (a long source name): whole, on a line of its own */
+	if (strlen(label) > 22) {
+		fprintf(f, "  %s\n", label);
+		label = "";
+	}
 	fprintf(f, "  %-22s %14llu %10s\n", label, (unsigned long long)hb_view_u64(o_now, path), r);
 }
 
@@ -178,12 +190,13 @@ static void records(FILE *f, const struct sample *s, const struct sample *p)
 		    *pst = p ? hb_view_get(p->stats, "stats") : NULL;
 	size_t n = a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
 	json_object *drops = hb_view_get(st, "dropped");
+	size_t reasons = 0;
 	char path[96];
 
 	fprintf(f, "\nRECORDS                         TOTAL        /S\n");
 	for (size_t i = 0; i < n; i++) {
 		json_object *o = json_object_array_get_idx(a, i), *po = NULL;
-		char label[40];
+		char label[80];
 
 		/* the same source in the previous sample, by name */
 		for (size_t k = 0; pa && k < json_object_array_length(pa); k++) {
@@ -198,6 +211,9 @@ static void records(FILE *f, const struct sample *s, const struct sample *p)
 	counter_line(f, "all sources", s, p, st, pst, "records");
 	counter_line(f, "bad input", s, p, st, pst, "bad_input");
 	counter_line(f, "dropped", s, p, st, pst, "records_dropped");
+	/* a record dropped in part (pages past a memdev's end) counts under its reason too */
+	if (hb_view_u64(st, "partial"))
+		counter_line(f, "partly dropped", s, p, st, pst, "partial");
 	if (!drops)
 		return;
 	json_object_object_foreach(drops, key, val)
@@ -206,7 +222,9 @@ static void records(FILE *f, const struct sample *s, const struct sample *p)
 
 		if (!json_object_get_int64(val))
 			continue;
-		snprintf(label, sizeof(label), "  dropped %s", key);
+		if (!reasons++)
+			fprintf(f, "  dropped in whole or part, by reason:\n");
+		snprintf(label, sizeof(label), "    %s", key);
 		snprintf(path, sizeof(path), "dropped.%s", key);
 		counter_line(f, label, s, p, st, pst, path);
 	}
@@ -292,6 +310,51 @@ static void decisions(FILE *f, const struct sample *s)
 	}
 }
 
+/* a counter_line() of a zero total and no rate ("0.0" or "-") */
+static bool zero_counter(const char *line, size_t len)
+{
+	char zero[2][32];
+
+	snprintf(zero[0], sizeof(zero[0]), " %14llu %10s", 0ULL, "0.0");
+	snprintf(zero[1], sizeof(zero[1]), " %14llu %10s", 0ULL, "-");
+	return len == 24 + strlen(zero[0]) && line[0] == ' ' && line[2] != ' ' &&
+	       (!memcmp(line + 24, zero[0], len - 24) || !memcmp(line + 24, zero[1], len - 24));
+}
+
+static size_t lines_of(const char *text)
+{
+	size_t n = 0;
+
+	for (const char *c = text; *c; c++)
+		n += *c == '\n';
+	return n;
+}
+
+/*
+ * A frame taller than the terminal, made shorter in place: no blank
+ * lines, no counter that is zero with no rate, no "nothing held back"
+ * (nor its heading), so that on 24 rows the hottest pages show
+ */
+static void compact(char *text)
+{
+	char *out = text, *line = text, *nl;
+
+	for (; *line && (nl = strchr(line, '\n')); line = nl + 1) {
+		size_t len = (size_t)(nl - line);
+		const char *next = nl + 1;
+		bool held_head = !strncmp(line, "HELD BY", 7);
+
+		if (!len || zero_counter(line, len) || strstr(line, "(nothing held back so far)"))
+			continue;
+		/* a heading whose lines all went: the next kept line is no line of it */
+		if (held_head && (!strncmp(next, "  (nothing held back", 20) || next[0] != ' '))
+			continue;
+		memmove(out, line, len + 1);
+		out += len + 1;
+	}
+	*out = '\0';
+}
+
 /* the frame as text, lines cut at cols (0: not cut) */
 static void draw(const struct top *t, const struct sample *s, const struct sample *p)
 {
@@ -324,6 +387,8 @@ static void draw(const struct top *t, const struct sample *s, const struct sampl
 		cols = ws.ws_col;
 		rows = ws.ws_row;
 	}
+	if (rows && lines_of(text) > rows)
+		compact(text);
 	fputs("\033[H", stdout);
 	for (char *line = text, *nl; *line && (!rows || row < rows); line = nl + 1, row++) {
 		size_t l;
@@ -375,8 +440,27 @@ static void screen_leave(struct top *t)
 	}
 }
 
-/* until delay_ms passed: true to go on, false on q or a signal */
-static bool wait_key(const struct top *t)
+/*
+ * Ctrl-Z on the screen: leave it and restore the terminal, stop as the
+ * default action would, and when continued (fg) take the screen again.
+ */
+static void suspend(struct top *t)
+{
+	struct sigaction dfl = { .sa_handler = SIG_DFL }, tstp = { .sa_handler = on_tstp };
+
+	tstp_signal = 0;
+	screen_leave(t);
+	sigemptyset(&dfl.sa_mask);
+	sigemptyset(&tstp.sa_mask);
+	sigaction(SIGTSTP, &dfl, NULL);
+	(void)raise(SIGTSTP);
+	/* continued */
+	sigaction(SIGTSTP, &tstp, NULL);
+	screen_enter(t);
+}
+
+/* until delay_ms passed (or a Ctrl-Z came back): true to go on, false on q or a signal */
+static bool wait_key(struct top *t)
 {
 	int64_t end = (int64_t)hb_now_ms() + t->delay_ms;
 
@@ -388,6 +472,10 @@ static bool wait_key(const struct top *t)
 
 		if (stop_signal)
 			return false;
+		if (tstp_signal && t->screen) {
+			suspend(t);
+			return true; /* a fresh frame on the new screen */
+		}
 		if (left <= 0)
 			return true;
 		if (!t->termios_saved) {
@@ -480,12 +568,20 @@ int hb_cmd_top(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	if (t.tty && !t.once) {
+		struct sigaction tstp = { .sa_handler = on_tstp };
+
+		sigemptyset(&tstp.sa_mask);
+		sigaction(SIGTSTP, &tstp, NULL);
+	}
 	/* the first sample: a daemon not there is said before the screen changes */
 	r = take_sample(&t, &cur);
 	if (r) {
-		fputs(t.err ? t.err : "hotbridge top: out of memory\n", stderr);
+		/* Ctrl-C while the daemon was slow to answer: a user's leave, not an error */
+		if (!stop_signal)
+			fputs(t.err ? t.err : "hotbridge top: out of memory\n", stderr);
 		free(t.err);
-		return r;
+		return stop_signal ? 0 : r;
 	}
 	if (t.tty && !t.once)
 		screen_enter(&t);
@@ -502,8 +598,19 @@ int hb_cmd_top(int argc, char **argv)
 		prev = cur;
 		cur = (struct sample){ 0 };
 		r = take_sample(&t, &cur);
-		if (r)
+		if (r && stop_signal)
+			r = 0; /* left mid-request: as at q */
+		if (r || stop_signal)
 			break;
+		/*
+		 * a daemon restarted since the last frame (its uptime grew by less
+		 * than the time between the frames, 1 s of slack for the requests):
+		 * its counters began again, so no rate against the old daemon's
+		 */
+		if (hb_view_num(cur.status, "status.uptime_s") + 1.0 <
+		    hb_view_num(prev.status, "status.uptime_s") +
+			    (double)(cur.at_ms - prev.at_ms) / 1000)
+			sample_done(&prev);
 	}
 	screen_leave(&t);
 	if (r) {

@@ -50,28 +50,34 @@ void hb_demo_heatmap_cycle(struct hb_demo_heatmap *m, struct hb_daemon *d,
 	m->moves_seen = n;
 }
 
-int hb_demo_heatmap_write(struct hb_demo_heatmap *m, const char *path, uint64_t seed)
+int hb_demo_heatmap_write(struct hb_demo_heatmap *m, FILE *f, uint64_t seed)
 {
-	char title[160];
-	FILE *f;
+	char title[192], per[64];
+	uint64_t lo, hi;
 	int r;
 
 	if (m->rc)
 		return m->rc;
 	if (!m->h.heat)
 		return -ENODATA;
+	/* cycles per column: lo, or lo + 1 for some when ncols does not divide cycles */
+	lo = m->cycles / m->h.ncols;
+	hi = (m->cycles + m->h.ncols - 1) / m->h.ncols;
+	if (lo == hi)
+		snprintf(per, sizeof(per), "%llu cycle%s", (unsigned long long)lo,
+			 lo == 1 ? "" : "s");
+	else
+		snprintf(per, sizeof(per), "%llu or %llu cycles", (unsigned long long)lo,
+			 (unsigned long long)hi);
 	snprintf(title, sizeof(title),
 		 "hotbridge demo --seed %llu --cycles %llu: hotness by memdev DPA, a column per "
-		 "%llu cycle(s) of 100 ms",
-		 (unsigned long long)seed, (unsigned long long)m->cycles,
-		 (unsigned long long)((m->cycles + m->h.ncols - 1) / m->h.ncols));
+		 "%s of 100 ms%s",
+		 (unsigned long long)seed, (unsigned long long)m->cycles, per,
+		 lo == hi ? "" : ", averaged");
 	m->h.title = title;
 	m->h.col_s = 0.1 * (double)m->cycles / (double)m->h.ncols;
-	f = fopen(path, "we");
-	if (!f)
-		return -errno;
 	r = hb_heatmap_svg(&m->h, f);
-	if (fclose(f) != 0 && !r)
+	if (fflush(f) != 0 && !r)
 		r = -errno;
 	m->h.title = NULL;
 	return r;

@@ -11,6 +11,7 @@
 #define HB_DEMO_HEATMAP_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "heatmap.h"
 
@@ -32,8 +33,8 @@ struct hb_demo_heatmap {
 /* after cycle (1-based) of cycles: the heat and the moves of that cycle */
 void hb_demo_heatmap_cycle(struct hb_demo_heatmap *m, struct hb_daemon *d,
 			   const struct hb_topology *t, uint64_t cycle, int cxl_node);
-/* the SVG to path; -errno (a failure during the run, or the write) */
-int hb_demo_heatmap_write(struct hb_demo_heatmap *m, const char *path, uint64_t seed);
+/* the SVG to f (from its start); -errno (a failure during the run, or the write) */
+int hb_demo_heatmap_write(struct hb_demo_heatmap *m, FILE *f, uint64_t seed);
 void hb_demo_heatmap_done(struct hb_demo_heatmap *m);
 
 #endif

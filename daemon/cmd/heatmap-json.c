@@ -34,6 +34,7 @@ void hb_heatmap_add_from(struct hb_heatmap *h, json_object *heat, bool by_hpa, s
 	json_object *a = hb_view_get(heat, "pages");
 	size_t n = a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
 
+	hb_heatmap_sample(h, col);
 	for (size_t i = 0; i < n; i++) {
 		json_object *o = json_object_array_get_idx(a, i);
 		const char *space = hb_view_str(o, by_hpa ? "region" : "memdev", NULL);

@@ -12,6 +12,12 @@
 #define LEFT 120.0
 #define TOP 48.0
 #define GAP 28.0
+/*
+ * An em's share a character of sans-serif takes at most on average (DejaVu
+ * Sans, the widest common default, averages about 0.55 em over text like
+ * ours): the title (14 px) and the legend (11 px) are measured with it.
+ */
+#define CHAR_EM 0.62
 #define TICK_SHADES 4
 
 int hb_heatmap_init(struct hb_heatmap *h, size_t ncols, size_t rows)
@@ -29,7 +35,8 @@ int hb_heatmap_init(struct hb_heatmap *h, size_t ncols, size_t rows)
 	h->heat = calloc(n, sizeof(*h->heat));
 	h->promote = calloc(n, sizeof(*h->promote));
 	h->demote = calloc(n, sizeof(*h->demote));
-	if (!h->heat || !h->promote || !h->demote) {
+	h->samples = calloc(ncols, sizeof(*h->samples));
+	if (!h->heat || !h->promote || !h->demote || !h->samples) {
 		hb_heatmap_done(h);
 		return -ENOMEM;
 	}
@@ -41,8 +48,15 @@ void hb_heatmap_done(struct hb_heatmap *h)
 	free(h->heat);
 	free(h->promote);
 	free(h->demote);
+	free(h->samples);
 	h->heat = NULL;
-	h->promote = h->demote = NULL;
+	h->promote = h->demote = h->samples = NULL;
+}
+
+void hb_heatmap_sample(struct hb_heatmap *h, size_t col)
+{
+	if (col < h->ncols)
+		h->samples[col]++;
 }
 
 int hb_heatmap_space(const struct hb_heatmap *h, const char *name)
@@ -103,6 +117,14 @@ static void colour(double t, char *buf, size_t size)
 		 (unsigned int)(stop[i][2] + (stop[i + 1][2] - stop[i][2]) * f));
 }
 
+/* cell i's heat: its sum over the samples of its column, averaged */
+static double cell_heat(const struct hb_heatmap *h, size_t i)
+{
+	uint32_t k = h->samples[i % h->ncols];
+
+	return k > 1 ? h->heat[i] / k : h->heat[i];
+}
+
 /* a cell's place on the colour scale, in shades steps when set */
 static double shade(const struct hb_heatmap *h, double heat, double min, double max)
 {
@@ -126,9 +148,8 @@ static double opacity(const struct hb_heatmap *h, uint32_t cnt, uint32_t most)
 	return 0.2 + 0.8 * (double)((l < TICK_SHADES ? l : TICK_SHADES - 1) + 1) / TICK_SHADES;
 }
 
-/* the cells run() and alike() look at: heats, or move counts when heat is NULL */
+/* the cells run() and alike() look at: heats (moves NULL), or move counts */
 struct values {
-	const double *heat;
 	const uint32_t *moves;
 	double min, max;
 	uint32_t most;
@@ -137,9 +158,9 @@ struct values {
 /* whether cells i and j are drawn alike: both present, one colour or opacity */
 static bool alike(const struct hb_heatmap *h, const struct values *v, size_t i, size_t j)
 {
-	if (v->heat)
-		return v->heat[j] > 0 &&
-		       shade(h, v->heat[j], v->min, v->max) == shade(h, v->heat[i], v->min, v->max);
+	if (!v->moves)
+		return cell_heat(h, j) > 0 && shade(h, cell_heat(h, j), v->min, v->max) ==
+						      shade(h, cell_heat(h, i), v->min, v->max);
 	return v->moves[j] && opacity(h, v->moves[j], v->most) == opacity(h, v->moves[i], v->most);
 }
 
@@ -152,7 +173,7 @@ static size_t run(const struct hb_heatmap *h, const struct values *v, size_t i, 
 {
 	size_t k = 1;
 
-	if (v->heat ? !(v->heat[i] > 0) : !v->moves[i])
+	if (!v->moves ? !(cell_heat(h, i) > 0) : !v->moves[i])
 		return 0;
 	if (!h->shades)
 		return 1;
@@ -163,23 +184,57 @@ static size_t run(const struct hb_heatmap *h, const struct values *v, size_t i, 
 	return k;
 }
 
+/* text's width in px at font size px, at most (CHAR_EM an average character) */
+static double text_w(const char *text, double px)
+{
+	size_t chars = 0;
+
+	for (const unsigned char *c = (const unsigned char *)text; *c; c++)
+		chars += (*c & 0xc0) != 0x80; /* UTF-8: count characters, not bytes */
+	return (double)chars * px * CHAR_EM;
+}
+
 int hb_heatmap_svg(const struct hb_heatmap *h, FILE *f)
 {
+	const char *title = h->title ? h->title : "hotbridge heatmap";
 	double row_h = BAND_H / (double)h->rows, width = LEFT + CELL_W * (double)h->ncols + 40;
 	double height = TOP + (BAND_H + GAP) * (double)h->nspace + 40, max = 0, min = 0;
 	uint32_t most = 1; /* the most moves a cell, for the ticks' opacity */
 	size_t n = h->nspace * h->rows * h->ncols;
+	char fill[16], legend[512];
+	bool uneven = false; /* columns of unlike numbers of samples */
 	struct values heat;
-	char fill[16];
 
 	for (size_t i = 0; i < n; i++) {
-		if (h->heat[i] > max)
-			max = h->heat[i];
-		if (h->heat[i] > 0 && (!min || h->heat[i] < min))
-			min = h->heat[i];
+		double v = cell_heat(h, i);
+
+		if (v > max)
+			max = v;
+		if (v > 0 && (!min || v < min))
+			min = v;
 		most = h->promote[i] > most ? h->promote[i] : most;
 		most = h->demote[i] > most ? h->demote[i] : most;
 	}
+	for (size_t c = 1; c < h->ncols; c++)
+		uneven |= h->samples[c] != h->samples[0];
+	if (max > 0)
+		snprintf(legend, sizeof(legend),
+			 "heat summed per cell (a column's samples averaged), log scale from %.3g "
+			 "(dark) to %.3g (light); columns %g s %s, oldest left; green tick: "
+			 "promoted, cyan tick: demoted%s%s",
+			 min, max, h->col_s, uneven ? "on average" : "each", h->note ? "; " : "",
+			 h->note ? h->note : "");
+	else
+		snprintf(legend, sizeof(legend),
+			 "no heat: no page of the hotness table in these samples; columns %g s %s, "
+			 "oldest left; green tick: promoted, cyan tick: demoted%s%s",
+			 h->col_s, uneven ? "on average" : "each", h->note ? "; " : "",
+			 h->note ? h->note : "");
+	/* wide enough for the title and the legend, which start at LEFT */
+	if (width < LEFT + text_w(title, 14) + 20)
+		width = LEFT + text_w(title, 14) + 20;
+	if (width < LEFT + text_w(legend, 11) + 20)
+		width = LEFT + text_w(legend, 11) + 20;
 	fprintf(f,
 		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
@@ -188,14 +243,13 @@ int hb_heatmap_svg(const struct hb_heatmap *h, FILE *f)
 		width, height, width, height, h->ncols, h->rows, h->col_s, max);
 	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n");
 	fprintf(f, "<text x=\"%.0f\" y=\"20\" font-size=\"14\">", LEFT);
-	for (const char *c = h->title ? h->title : "hotbridge heatmap"; *c; c++)
+	for (const char *c = title; *c; c++)
 		fputs(*c == '<' ? "&lt;" : *c == '&' ? "&amp;" : (char[2]){ *c, 0 }, f);
-	fprintf(f,
-		"</text>\n<text x=\"%.0f\" y=\"36\" fill=\"#555\">heat summed per cell, log scale "
-		"from %.3g (dark) to %.3g (light); columns %g s each, oldest left; green tick: "
-		"promoted, cyan tick: demoted</text>\n",
-		LEFT, min, max, h->col_s);
-	heat = (struct values){ .heat = h->heat, .min = min, .max = max };
+	fprintf(f, "</text>\n<text x=\"%.0f\" y=\"36\" fill=\"#555\">", LEFT);
+	for (const char *c = legend; *c; c++)
+		fputs(*c == '<' ? "&lt;" : *c == '&' ? "&amp;" : (char[2]){ *c, 0 }, f);
+	fputs("</text>\n", f);
+	heat = (struct values){ .min = min, .max = max };
 	for (size_t s = 0; s < h->nspace; s++) {
 		double y0 = TOP + (BAND_H + GAP) * (double)s;
 
@@ -222,9 +276,11 @@ int hb_heatmap_svg(const struct hb_heatmap *h, FILE *f)
 				if (k) {
 					double sum = 0;
 
+					/* merged cells: their heats summed, as scripts add them */
 					for (size_t j = 0; j < k; j++)
-						sum += h->heat[i + j * h->ncols];
-					colour(shade(h, h->heat[i], min, max), fill, sizeof(fill));
+						sum += cell_heat(h, i + j * h->ncols);
+					colour(shade(h, cell_heat(h, i), min, max), fill,
+					       sizeof(fill));
 					fprintf(f,
 						"<rect class=\"cell\" x=\"%g\" y=\"%g\" width=\"%g\" "
 						"height=\"%g\" fill=\"%s\" data-space=\"%s\" "

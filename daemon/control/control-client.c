@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,14 +22,22 @@
 #include "util/macro.h"
 #include "util/util.h"
 
-/* Waits for events on fd until deadline: >0 ready, 0 timed out, -errno. */
-static int wait_fd(int fd, short events, int64_t deadline)
+/* *stop, set by the caller's signal handler: the request is abandoned (NULL: never) */
+static bool stopped(const volatile sig_atomic_t *stop)
+{
+	return stop && *stop;
+}
+
+/* Waits for events on fd until deadline: >0 ready, 0 timed out, -ECANCELED (stop), -errno. */
+static int wait_fd(int fd, short events, int64_t deadline, const volatile sig_atomic_t *stop)
 {
 	for (;;) {
 		struct pollfd p = { .fd = fd, .events = events };
 		int64_t left = deadline - (int64_t)hb_now_ms();
 		int r;
 
+		if (stopped(stop))
+			return -ECANCELED;
 		if (left <= 0)
 			return 0;
 		r = poll(&p, 1, left > INT32_MAX ? INT32_MAX : (int)left);
@@ -96,11 +106,14 @@ static const char *stopped_or_busy(pid_t pid)
 	return "it is busy or hung";
 }
 
-static int connect_until(int fd, const struct sockaddr_un *sa, int64_t deadline)
+static int connect_until(int fd, const struct sockaddr_un *sa, int64_t deadline,
+			 const volatile sig_atomic_t *stop)
 {
 	for (;;) {
 		if (connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0)
 			return 0;
+		if (stopped(stop))
+			return -ECANCELED;
 		if (errno == EINTR)
 			continue;
 		if (errno != EAGAIN)
@@ -112,7 +125,8 @@ static int connect_until(int fd, const struct sockaddr_un *sa, int64_t deadline)
 	}
 }
 
-static int send_until(int fd, const char *data, size_t len, int64_t deadline)
+static int send_until(int fd, const char *data, size_t len, int64_t deadline,
+		      const volatile sig_atomic_t *stop)
 {
 	while (len) {
 		ssize_t n = send(fd, data, len, MSG_NOSIGNAL);
@@ -127,7 +141,7 @@ static int send_until(int fd, const char *data, size_t len, int64_t deadline)
 			continue;
 		if (errno != EAGAIN)
 			return -errno;
-		r = wait_fd(fd, POLLOUT, deadline);
+		r = wait_fd(fd, POLLOUT, deadline, stop);
 		if (r <= 0)
 			return r < 0 ? r : -ETIMEDOUT;
 	}
@@ -135,7 +149,8 @@ static int send_until(int fd, const char *data, size_t len, int64_t deadline)
 }
 
 /* Reads one reply line into buf (NUL-terminated): its length, -ETIMEDOUT, -errno. */
-static ssize_t recv_until(int fd, char *buf, size_t size, int64_t deadline)
+static ssize_t recv_until(int fd, char *buf, size_t size, int64_t deadline,
+			  const volatile sig_atomic_t *stop)
 {
 	size_t len = 0;
 
@@ -155,7 +170,7 @@ static ssize_t recv_until(int fd, char *buf, size_t size, int64_t deadline)
 			continue;
 		if (errno != EAGAIN)
 			return -errno;
-		r = wait_fd(fd, POLLIN, deadline);
+		r = wait_fd(fd, POLLIN, deadline, stop);
 		if (r <= 0)
 			return r < 0 ? r : -ETIMEDOUT;
 	}
@@ -191,6 +206,13 @@ static int restart_needed(const char *cmd, json_object *o)
 int hb_control_ask(const char *cmd, const char *path, const char *request, unsigned int timeout_s,
 		   FILE *errf, struct json_object **ret)
 {
+	return hb_control_ask_until(cmd, path, request, timeout_s, NULL, errf, ret);
+}
+
+int hb_control_ask_until(const char *cmd, const char *path, const char *request,
+			 unsigned int timeout_s, const volatile sig_atomic_t *stop, FILE *errf,
+			 struct json_object **ret)
+{
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	_hb_cleanup_close_ int fd = -1;
 	_hb_cleanup_free_ char *buf = NULL;
@@ -212,7 +234,9 @@ int hb_control_ask(const char *cmd, const char *path, const char *request, unsig
 		fprintf(errf, "hotbridge %s: %s\n", cmd, strerror(buf ? errno : ENOMEM));
 		return 1;
 	}
-	r = connect_until(fd, &sa, deadline);
+	r = connect_until(fd, &sa, deadline, stop);
+	if (r == -ECANCELED)
+		return 1; /* the caller was told to stop: nothing to say */
 	if (r < 0 && stat(path, &st) == 0 && !S_ISSOCK(st.st_mode)) {
 		/* connect(2) says ECONNREFUSED for a file or a directory too */
 		fprintf(errf,
@@ -234,9 +258,11 @@ int hb_control_ask(const char *cmd, const char *path, const char *request, unsig
 		return 1;
 	}
 	/* one request, then our end of the stream: the daemon answers at the newline or EOF */
-	r = send_until(fd, request, strlen(request), deadline);
+	r = send_until(fd, request, strlen(request), deadline, stop);
 	if (r == 0)
-		r = send_until(fd, "\n", 1, deadline);
+		r = send_until(fd, "\n", 1, deadline, stop);
+	if (r == -ECANCELED)
+		return 1;
 	if (r == 0 && shutdown(fd, SHUT_WR) < 0)
 		r = -errno;
 	if (r < 0 && r != -EPIPE && r != -ECONNRESET) {
@@ -244,7 +270,9 @@ int hb_control_ask(const char *cmd, const char *path, const char *request, unsig
 			r == -ETIMEDOUT ? "timed out" : strerror(-r));
 		return 1;
 	}
-	len = recv_until(fd, buf, 1 << 16, deadline);
+	len = recv_until(fd, buf, 1 << 16, deadline, stop);
+	if (len == -ECANCELED)
+		return 1;
 	if (len == -ETIMEDOUT && (holder = lock_holder(path)) > 0) {
 		fprintf(errf,
 			"hotbridge %s: the daemon at %s (pid %d) accepted the connection but did "

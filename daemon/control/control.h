@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
 
 #define HB_CONTROL_LINE_MAX 4096
@@ -112,5 +113,13 @@ int hb_control_client(const char *cmd, const char *path, const char *request, un
  */
 int hb_control_ask(const char *cmd, const char *path, const char *request, unsigned int timeout_s,
 		   FILE *errf, struct json_object **ret);
+/*
+ * hb_control_ask(), abandoned (exit status 1, nothing said) as soon as
+ * *stop is set: by a signal handler installed without SA_RESTART, so that
+ * a wait in the request is interrupted (hotbridge top's Ctrl-C).
+ */
+int hb_control_ask_until(const char *cmd, const char *path, const char *request,
+			 unsigned int timeout_s, const volatile sig_atomic_t *stop, FILE *errf,
+			 struct json_object **ret);
 
 #endif

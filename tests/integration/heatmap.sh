@@ -17,6 +17,13 @@
 #  4. the README's picture: `hotbridge demo --seed 1 --heatmap FILE` as the
 #     README draws contrib/demo-heatmap.svg is at most 200 KB (its rows
 #     coarse, like cells merged), and so is the file committed.
+#  5. promotions all along the heatmap's seconds, more than one history
+#     reply holds (200): 60 new hot pages every half second for 3 s (360):
+#     every promotion `stats` counts in those seconds is marked, once;
+#  6. an output path that cannot be written is said before any work: heatmap
+#     names it rather than a missing daemon, demo --cycles 100000 (hours)
+#     names it at once; a failed run leaves a file that was there as it was
+#     and removes one it created.
 #   heatmap.sh HOTBRIDGE
 set -euo pipefail
 [ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP needs root (the control socket serves root only)"; exit 0; }
@@ -138,5 +145,65 @@ svg=$(dirname "$0")/../../contrib/demo-heatmap.svg
 size=$(stat -c %s "$svg")
 [ "$size" -le 200000 ] && ok "contrib/demo-heatmap.svg: $size bytes, at most 200000" ||
 	bad "contrib/demo-heatmap.svg: $size bytes, over 200000 (redraw it as the README says)"
+# 5. 360 promotions over 3 s, while the heatmap samples for 4 s
+promotes() {
+	"${hb[@]}" stats --socket "$tmp/ctl.sock" |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["stats"]["decisions"]["promote"])'
+}
+p0=$(promotes)
+python3 - "$tmp/feed.sock" <<'PY' &
+import socket, sys, time
+for b in range(6):
+    s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+    s.sendall("".join("mem1 dpa=0x%x len=4096 count=200\n" % (0x8000000 + (b * 60 + i) * 0x1000)
+                      for i in range(60)).encode())
+    s.close()
+    time.sleep(0.5)
+PY
+fpid=$!
+"${hb[@]}" heatmap --socket "$tmp/ctl.sock" --samples 5 --delay 1 -o "$tmp/many.svg" 2>"$tmp/many.err" ||
+	{ sed 's/^/# /' "$tmp/many.err"; bad "heatmap exited $?"; }
+wait "$fpid" || bad "the feed of 360 hot pages failed"
+fpid=
+p1=$(promotes)
+if python3 - "$tmp/many.svg" $((p1 - p0)) >"$tmp/many.check" 2>&1 <<'PY'
+import sys, xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+root = ET.parse(sys.argv[1]).getroot()
+marks = [r for r in root.iter(ns + "rect") if r.get("class") == "promote"]
+n = sum(int(m.get("data-count")) for m in marks)
+cols = sorted({int(m.get("data-col")) for m in marks})
+print("%d promotions marked in columns %s, stats counted %s in those seconds" % (n, cols, sys.argv[2]))
+sys.exit(0 if n == int(sys.argv[2]) >= 360 and len(cols) >= 3 else 1)
+PY
+then
+	ok "every promotion of the heatmap's seconds is marked: $(cat "$tmp/many.check")"
+else
+	sed 's/^/# /' "$tmp/many.check"
+	bad "promotions missing from the heatmap (above)"
+fi
+
+# 6. output paths refused before the work
+if "${hb[@]}" heatmap --socket "$tmp/none.sock" -o "$tmp/no/such/dir.svg" 2>"$tmp/out.err"; then
+	bad "heatmap -o into a missing directory exited 0"
+fi
+grep -q "$tmp/no/such/dir.svg: No such file or directory" "$tmp/out.err" &&
+	! grep -q "cannot reach the daemon" "$tmp/out.err" &&
+	ok "heatmap -o: an unwritable path is said first: $(head -1 "$tmp/out.err")" ||
+	{ sed 's/^/# /' "$tmp/out.err"; bad "heatmap -o: the unwritable path was not said first"; }
+start=$(date +%s)
+if timeout 60 "${hb[@]}" demo --cycles 100000 --heatmap "$tmp/no/such/demo.svg" >/dev/null 2>"$tmp/demo-out.err"; then
+	bad "demo --heatmap into a missing directory exited 0"
+fi
+took=$(($(date +%s) - start))
+[ "$took" -lt 30 ] && grep -q -- "--heatmap $tmp/no/such/demo.svg: No such file or directory" "$tmp/demo-out.err" &&
+	ok "demo --heatmap: an unwritable path is said in $took s, before the 100000 cycles" ||
+	{ sed 's/^/# /' "$tmp/demo-out.err"; bad "demo --heatmap: the unwritable path said after $took s"; }
+echo keep >"$tmp/keep.svg"
+"${hb[@]}" heatmap --socket "$tmp/none.sock" -o "$tmp/keep.svg" 2>/dev/null && bad "heatmap without a daemon exited 0"
+"${hb[@]}" heatmap --socket "$tmp/none.sock" -o "$tmp/new.svg" 2>/dev/null && bad "heatmap without a daemon exited 0"
+[ "$(cat "$tmp/keep.svg")" = keep ] && [ ! -e "$tmp/new.svg" ] &&
+	ok "a failed heatmap keeps the file that was there and leaves none it created" ||
+	bad "a failed heatmap changed $tmp/keep.svg or left $tmp/new.svg"
 hb_reports_ok
 echo "1..$n"

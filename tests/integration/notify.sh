@@ -5,11 +5,13 @@
 #  1. READY=1 with a STATUS= line once the loop runs;
 #  2. WATCHDOG=1 from the loop, again and again (every 300 ms), none while
 #     the loop is stopped (SIGSTOP), again after SIGCONT; a STATUS= with
-#     rates every 10 s;
+#     rates every 10 s (a timer of its own);
 #  3. RELOADING=1 with MONOTONIC_USEC=, then READY=1 with STATUS=, around
 #     a reload by SIGHUP and by `hotbridge reload`, a refused one too;
 #  4. STOPPING=1 at SIGTERM, then exit 0;
-#  5. WATCHDOG_PID naming another process: no WATCHDOG=1 (it is not ours).
+#  5. WATCHDOG_PID naming another process: no WATCHDOG=1 (it is not ours),
+#     and still a STATUS= with rates within 10 s: it does not wait for
+#     pings (the unit's WatchdogSec=60s pings every 30 s).
 #   notify.sh HOTBRIDGE
 set -euo pipefail
 [ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP needs root (the control socket serves root only)"; exit 0; }
@@ -72,9 +74,9 @@ sleep 2
 kill -CONT "$pid"
 wait_until 10 more "$tmp/n.log" "^WATCHDOG=1$" $((w + 2)) &&
 	ok "SIGCONT: the pings come again" || bad "no WATCHDOG=1 after SIGCONT"
-# 2c. STATUS= every 10 s with the pings: what the loop does, per second
+# 2c. STATUS= every 10 s: what the loop does, per second
 wait_until 20 more "$tmp/n.log" "^STATUS=1 source(s): [0-9]* records/s, [0-9.]* pages/s promoted, [0-9.]* demoted; held: rate limit [0-9.]*/s, watermark [0-9.]*/s$" 1 &&
-	ok "STATUS= with the pings: $(grep -m1 "^STATUS=1 source" "$tmp/n.log")" ||
+	ok "STATUS= every 10 s: $(grep -m1 "^STATUS=1 source" "$tmp/n.log")" ||
 	{ sed 's/^/# /' "$tmp/n.log" | grep -v WATCHDOG; bad "no periodic STATUS= with rates"; }
 
 # 3. reloads: SIGHUP, the control socket, a refused one
@@ -125,6 +127,10 @@ pid=$!
 wait_until 10 more "$tmp/n2.log" "^READY=1" 1 || bad "second daemon: no READY=1"
 c=$(cycles)
 wait_until 10 past $((c + 5)) || bad "second daemon: no cycles"
+# no pings here: the STATUS= with rates comes on its own 10 s timer
+wait_until 15 more "$tmp/n2.log" "^STATUS=1 source(s): [0-9]* records/s, " 1 &&
+	ok "no watchdog pings, still a STATUS= with rates: $(grep -m1 "^STATUS=1 source" "$tmp/n2.log")" ||
+	{ sed 's/^/# /' "$tmp/n2.log"; bad "no STATUS= with rates without the watchdog's pings"; }
 kill -TERM "$pid"
 wait "$pid" || true
 pid=

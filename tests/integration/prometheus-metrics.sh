@@ -161,7 +161,8 @@ PY
 done
 # contrib/grafana/hotbridge.json: every panel's query names only metrics,
 # label values and labels (by, legends) the daemon exports, and the JSON has
-# what Grafana's dashboard schema requires
+# what Grafana's dashboard schema requires; a stat panel of state series
+# (`== 1`) shows their names, not their value 1
 if python3 - "$tmp/metrics.txt" "$src/contrib/grafana/hotbridge.json" >"$tmp/grafana.out" 2>&1 <<'PY'
 import json, re, sys
 scrape, path = sys.argv[1], sys.argv[2]
@@ -201,6 +202,14 @@ for p in d.get("panels", []):
     check_ds(where, p.get("datasource"))
     if not p.get("targets"):
         bad.append("%s: no targets" % where)
+    # a stat of series kept only where they are 1 (a state's name in a label):
+    # its value says nothing, its name everything. Grafana's textMode "auto"
+    # shows a single series' value alone: the name must be asked for
+    if (p.get("type") == "stat" and p.get("targets") and
+            all(re.search(r"==\s*1\s*$", tg.get("expr", "")) for tg in p["targets"]) and
+            p.get("options", {}).get("textMode") != "name"):
+        bad.append('%s: a stat of "== 1" series shows "1", not the label: textMode %s, want name' %
+                   (where, p.get("options", {}).get("textMode")))
     for tg in p.get("targets", []):
         expr = tg.get("expr")
         if not isinstance(expr, str) or not tg.get("refId"):

@@ -10,7 +10,18 @@
 #     refresh of `stats` saying it; q leaves (exit 0) with the screen and
 #     the terminal's modes (echo, canonical) as they were; so does Ctrl-C;
 #  3. the daemon killed mid-view: top leaves within a few seconds, exit 1,
-#     the terminal restored, saying it lost the daemon at the socket.
+#     the terminal restored, saying it lost the daemon at the socket;
+#  4. Ctrl-Z (SIGTSTP) leaves the alternate screen and shows the cursor
+#     before the stop, and takes the screen again after it (here the stop
+#     itself is discarded: top's process group has no shell); q then leaves;
+#  5. SIGINT while a request waits on a socket that never answers: top
+#     leaves at once, exit 0, nothing said (not after --timeout 30, exit 1);
+#  6. the daemon restarted between two frames: the frame after shows no
+#     rate ("-"), not one against the old daemon's counters (0.0);
+#  7. a record past mem1's end (dropped in part): `partly dropped 1`, and
+#     its reason under "dropped in whole or part", not under "dropped 0";
+#  8. on an 80x24 terminal the frame, too tall for it, drops its blank
+#     lines and zero counters: the hottest pages show (they were cut off).
 #   top.sh HOTBRIDGE
 set -euo pipefail
 [ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP needs root (the control socket serves root only)"; exit 0; }
@@ -106,10 +117,11 @@ fi
 
 # 2. and 3. in a pseudo-terminal: SCRIPT is what the test does to the view
 cat >"$tmp/view.py" <<'PY'
-import fcntl, json, os, pty, re, select, signal, subprocess, sys, termios, time
+import fcntl, json, os, pty, re, select, signal, struct, subprocess, sys, termios, time
 out, how, sock, feedsock, cmd = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
 master, slave = pty.openpty()
-fcntl.ioctl(slave, termios.TIOCSWINSZ, b"\x32\x00\xa0\x00\x00\x00\x00\x00")  # 50 rows, 160 cols
+rows, cols = int(os.environ.get("VIEW_ROWS", 50)), int(os.environ.get("VIEW_COLS", 160))
+fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
 before = termios.tcgetattr(slave)
 def ctty():
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
@@ -162,6 +174,22 @@ elif how == "ctrl-c":
 elif how == "kill":
     os.kill(int(os.environ["DAEMON_PID"]), signal.SIGKILL)
     report["killed_at"] = time.time()
+elif how == "look":
+    last = re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]", b"", buf.split(b"\x1b[H")[-1]).decode(errors="replace")
+    report["last_frame_lines"] = len(last.rstrip("\n").split("\n"))
+    report["hottest_rows"] = len(re.findall(r"^ +[0-9.]+ +\d+ +0x[0-9a-f]+ +mem\d:0x", last, re.M))
+    report["hottest_heading"] = "HOTTEST PAGES" in last
+    os.write(master, b"q")
+elif how == "ctrl-z":
+    at = len(buf)
+    os.write(master, b"\x1a")
+    read_for(2.5)
+    after = buf[at:]
+    out_at = after.find(b"\x1b[?1049l")
+    report["suspend_left_screen"] = out_at >= 0 and b"\x1b[?25h" in after[:out_at + 16]
+    report["suspend_took_screen_again"] = out_at >= 0 and b"\x1b[?1049h" in after[out_at:]
+    report["frames_after_suspend"] = len([f for f in after[out_at:].split(b"\x1b[H")[1:] if b"RECENT DECISIONS" in f]) if out_at >= 0 else 0
+    os.write(master, b"q")
 t0 = time.time()
 while p.poll() is None and time.time() - t0 < 20:
     read_for(0.2)
@@ -215,5 +243,83 @@ sys.exit(0 if ok else 1)' "$r" "$tmp/ctl.sock" &&
 	ok "the daemon killed mid-view: exit 1 within 5 s, the terminal restored, the loss said" ||
 	bad "top and a daemon that went away: $r"
 
+# 4. Ctrl-Z (a new daemon: the last was killed)
+"${hb[@]}" run --dry-run --config "$tmp/hb.conf" 2>>"$tmp/run.err" &
+pid=$!
+wait_until 10 "${hb[@]}" status --socket "$tmp/ctl.sock" >/dev/null || bad "the daemon did not start again"
+r=$(python3 "$tmp/view.py" "$tmp/pty-tstp.out" ctrl-z "$tmp/ctl.sock" "$tmp/feed.sock" "${hb[@]}" top --socket "$tmp/ctl.sock")
+echo "# $r"
+python3 -c '
+import json, sys
+r = json.loads(sys.argv[1])
+ok = (r["rc"] == 0 and r["suspend_left_screen"] and r["suspend_took_screen_again"]
+      and r["frames_after_suspend"] >= 1 and r["termios_restored"] and r["alt_screen_out_last"])
+sys.exit(0 if ok else 1)' "$r" &&
+	ok "Ctrl-Z leaves the screen, cursor shown, and takes it again after; q then exits 0" ||
+	bad "top and Ctrl-Z: $r"
+
+# 5. SIGINT while a request waits: a socket that accepts and never answers
+python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(4)
+c, _ = s.accept(); time.sleep(60)' "$tmp/mute.sock" &
+mpid=$!
+wait_until 5 test -S "$tmp/mute.sock" || bad "no mute socket"
+"${hb[@]}" top --socket "$tmp/mute.sock" --timeout 30 >"$tmp/mute.out" 2>"$tmp/mute.err" &
+tpid=$!
+sleep 1
+kill -INT "$tpid"
+t0=$(date +%s)
+rc=0
+wait_until 10 sh -c '! kill -0 "$0" 2>/dev/null' "$tpid" || true
+wait "$tpid" || rc=$?
+took=$(($(date +%s) - t0))
+kill "$mpid" 2>/dev/null || true
+wait "$mpid" 2>/dev/null || true
+[ "$rc" -eq 0 ] && [ "$took" -le 3 ] && [ ! -s "$tmp/mute.err" ] &&
+	ok "SIGINT while the daemon does not answer: top leaves in $took s, exit 0, nothing said" ||
+	{ sed 's/^/# /' "$tmp/mute.err"; bad "SIGINT during a request: exit $rc after $took s"; }
+
+# 6. the daemon restarted between two frames
+"${hb[@]}" top --socket "$tmp/ctl.sock" --delay 5 >"$tmp/restart.out" 2>"$tmp/restart.err" &
+tpid=$!
+wait_until 10 grep -q "RECENT DECISIONS" "$tmp/restart.out" || bad "no first frame"
+kill -TERM "$pid"
+wait "$pid" 2>/dev/null || true
+"${hb[@]}" run --dry-run --config "$tmp/hb.conf" 2>>"$tmp/run.err" &
+pid=$!
+wait_until 10 "${hb[@]}" status --socket "$tmp/ctl.sock" >/dev/null || bad "the daemon did not restart"
+feed "$batch1" 5 || bad "the restarted daemon did not count the batch"
+wait_until 10 sh -c '[ "$(grep -c "RECENT DECISIONS" "$0")" -ge 2 ]' "$tmp/restart.out" ||
+	{ sed 's/^/# /' "$tmp/restart.err"; bad "no frame after the restart"; }
+kill -TERM "$tpid"
+wait "$tpid" 2>/dev/null || true
+second=$(awk '/^hotbridge top:/ {k++} k == 2' "$tmp/restart.out")
+echo "$second" | grep -Eq '^  all sources +5 +-$' &&
+	ok "after a restart: $(echo "$second" | grep -E '^  all sources') (no rate against the old daemon)" ||
+	{ echo "$second" | sed 's/^/# /'; bad "the frame after a restart has a rate against the old daemon"; }
+
+# 7. a record dropped in part
+feed 'mem1 dpa=0x1ffff000 len=0x2000 count=50
+' 6 || bad "the daemon did not count the straddling record"
+"${hb[@]}" top --once --socket "$tmp/ctl.sock" >"$tmp/part.out" 2>&1 || bad "top --once exited $?"
+grep -Eq '^  dropped +0 ' "$tmp/part.out" && grep -Eq '^  partly dropped +1 ' "$tmp/part.out" &&
+	grep -A1 -E '^  dropped in whole or part, by reason:$' "$tmp/part.out" | grep -Eq '^ +unmapped +1 ' &&
+	ok "a record dropped in part: $(grep -E '^  (dropped|partly dropped) ' "$tmp/part.out" | tr -s ' ' | paste -sd ';')" ||
+	{ sed -n '/^RECORDS/,/^$/p' "$tmp/part.out" | sed 's/^/# /'; bad "a record dropped in part is not shown as such"; }
+
+# 8. an 80x24 terminal, with ten warm pages (under threshold 8) in the table
+warm=$(for i in 0 1 2 3 4 5 6 7 8 9; do printf 'mem0 dpa=0x%x len=4096 count=2
+' $((0x3000000 + i * 0x1000)); done)
+feed "$warm"$'
+' 16 ||
+	bad "the daemon did not count the ten warm pages"
+r=$(VIEW_ROWS=24 VIEW_COLS=80 python3 "$tmp/view.py" "$tmp/pty-small.out" look "$tmp/ctl.sock" "$tmp/feed.sock" "${hb[@]}" top --socket "$tmp/ctl.sock")
+echo "# $r"
+python3 -c '
+import json, sys
+r = json.loads(sys.argv[1])
+sys.exit(0 if r["rc"] == 0 and r["hottest_heading"] and r["hottest_rows"] >= 4 and r["last_frame_lines"] <= 24 else 1)' "$r" &&
+	ok "80x24: the hottest pages show on the screen" || bad "80x24: $r"
 hb_reports_ok
 echo "1..$n"
