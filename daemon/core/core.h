@@ -126,6 +126,9 @@ enum hb_reason {
 	HB_REASON_DEMOTE_RATE_LIMIT, /* its node's demotion bucket is empty */
 	HB_REASON_CXL_FLOOR,         /* the CXL node would fall below its floor */
 	HB_REASON_NO_CXL_NODE,       /* the configured CXL node is not a source node */
+	/* tenants (tenant.c): the page's cgroup */
+	HB_REASON_TENANT_DENIED, /* tenant.deny/allow/no_cgroup refuse it, or its owner is unknown */
+	HB_REASON_TENANT_BUDGET, /* its cgroup's tenant.budget_mb is reached */
 	_HB_REASON_MAX,
 };
 
