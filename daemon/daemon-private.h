@@ -162,6 +162,20 @@ void hb_daemon_tenants_free(struct hb_daemon *d);
 void hb_daemon_tenants_filter(struct hb_daemon *d, size_t n);
 /* the batch's page i reached DRAM: counted to its budget */
 void hb_daemon_tenants_moved(struct hb_daemon *d, size_t i);
+/*
+ * explain: buf gets the page's cgroup and the rule that applies, and a
+ * promotion dec becomes the rules' refusal; false (nothing) without rules
+ */
+bool hb_daemon_tenants_explain(struct hb_daemon *d, struct hb_decision *dec, char *buf, size_t size);
+/* a demotion's n decisions: the budget of each page to demote, read before it moves */
+void hb_daemon_tenants_demote_owners(struct hb_daemon *d, size_t n);
+/* the demotion batch's page i left DRAM: counted off its budget */
+void hb_daemon_tenants_demoted(struct hb_daemon *d, size_t i);
+/* status's "tenants" (nothing without rules) */
+struct json_object;
+void hb_daemon_tenants_status(const struct hb_daemon *d, struct json_object *o);
+/* the per-budget gauges (nothing without budgets): labels bounded by the configuration */
+void hb_daemon_tenants_metrics(const struct hb_daemon *d, FILE *f);
 
 /* demote-step.c */
 int hb_daemon_demote_new(struct hb_daemon *d, struct hb_err *err);

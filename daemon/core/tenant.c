@@ -34,8 +34,8 @@ static const char *pattern_why(const char *p)
 	if (strstr(p, "/./") || strstr(p, "/../") || !strcmp(p + strlen(p) - 2, "/.") ||
 	    (strlen(p) >= 3 && !strcmp(p + strlen(p) - 3, "/..")))
 		return "has a '.' or '..' component";
-	if (strpbrk(p, "\\?[]"))
-		return "has \\, ? or [ ]: only * is a pattern here";
+	if (strpbrk(p, "\\?[]\""))
+		return "has \\, \", ? or [ ]: only * is a pattern here";
 	if (strpbrk(p, " \t="))
 		return "has a blank or '='";
 	return NULL;

@@ -6,6 +6,7 @@
  * budgets as the batch is folded.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
@@ -13,6 +14,8 @@
 #include "conf/conf-check.h"
 #include "cycle/tenants.h"
 #include "daemon-private.h"
+
+#include <json-c/json.h>
 
 int hb_daemon_tenants_apply(struct hb_daemon *d, const struct hb_config *c, struct hb_err *err)
 {
@@ -78,4 +81,87 @@ void hb_daemon_tenants_moved(struct hb_daemon *d, size_t i)
 {
 	if (d->tenants && hb_tenants_rules(d->tenants)->active)
 		hb_tenants_moved(d->tenants, d->tenant_budget[i]);
+}
+
+void hb_daemon_tenants_status(const struct hb_daemon *d, json_object *o)
+{
+	const struct hb_tenant_rules *r;
+	const struct hb_tenants_stats *st;
+	json_object *t, *a;
+
+	if (!d->tenants || !(r = hb_tenants_rules(d->tenants))->active)
+		return;
+	st = hb_tenants_stats(d->tenants);
+	t = json_object_new_object();
+	a = json_object_new_array();
+	for (size_t i = 0; i < r->nbudget; i++) {
+		json_object *b = json_object_new_object();
+		uint64_t have = hb_tenants_promoted(d->tenants, (int)i);
+		uint64_t limit = hb_tenant_budget_pages(r, (int)i, d->pcfg.page_size);
+
+		json_object_object_add(b, "cgroup", json_object_new_string(r->budget[i].pattern));
+		json_object_object_add(b, "budget_mb", hb_daemon_json_u64(r->budget[i].budget_mib));
+		json_object_object_add(b, "budget_pages", hb_daemon_json_u64(limit));
+		json_object_object_add(b, "promoted_pages", hb_daemon_json_u64(have));
+		json_object_object_add(b, "at_budget", json_object_new_boolean(have >= limit));
+		json_object_array_add(a, b);
+	}
+	json_object_object_add(t, "budgets", a);
+	json_object_object_add(t, "refused_denied", hb_daemon_json_u64(st->denied));
+	json_object_object_add(t, "refused_at_budget", hb_daemon_json_u64(st->at_budget));
+	json_object_object_add(t, "refused_owner_unknown", hb_daemon_json_u64(st->owner_unknown));
+	json_object_object_add(o, "tenants", t);
+}
+
+/* a pattern as a label value: patterns hold no '\\', '"' nor newline (tenant.c refuses them) */
+void hb_daemon_tenants_metrics(const struct hb_daemon *d, FILE *f)
+{
+	const struct hb_tenant_rules *r;
+
+	if (!d->tenants || !(r = hb_tenants_rules(d->tenants))->active || !r->nbudget)
+		return;
+	fputs("# HELP hotbridge_tenant_promoted_pages Pages on DRAM by hotbridge's promotion, by "
+	      "tenant.budget_mb pattern.\n# TYPE hotbridge_tenant_promoted_pages gauge\n",
+	      f);
+	for (size_t i = 0; i < r->nbudget; i++)
+		fprintf(f, "hotbridge_tenant_promoted_pages{tenant=\"%s\"} %llu\n",
+			r->budget[i].pattern,
+			(unsigned long long)hb_tenants_promoted(d->tenants, (int)i));
+	fputs("# HELP hotbridge_tenant_budget_pages tenant.budget_mb in pages, by pattern.\n"
+	      "# TYPE hotbridge_tenant_budget_pages gauge\n",
+	      f);
+	for (size_t i = 0; i < r->nbudget; i++)
+		fprintf(f, "hotbridge_tenant_budget_pages{tenant=\"%s\"} %llu\n",
+			r->budget[i].pattern,
+			(unsigned long long)hb_tenant_budget_pages(r, (int)i, d->pcfg.page_size));
+}
+
+bool hb_daemon_tenants_explain(struct hb_daemon *d, struct hb_decision *dec, char *buf, size_t size)
+{
+	if (!d->tenants || !hb_tenants_rules(d->tenants)->active)
+		return false;
+	hb_tenants_describe(d->tenants, dec->hpa, hb_now_ns(), buf, size);
+	if (dec->reason == HB_REASON_PROMOTE)
+		dec->reason = hb_tenants_reason(d->tenants, dec->hpa, hb_now_ns());
+	return true;
+}
+
+void hb_daemon_tenants_demote_owners(struct hb_daemon *d, size_t n)
+{
+	struct hb_cycle_scratch *s = &d->scratch;
+	size_t np = 0;
+
+	if (!d->tenants || !hb_tenants_rules(d->tenants)->active)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (s->dec[i].reason == HB_REASON_DEMOTE)
+			d->tenant_budget[np++] =
+				(int8_t)hb_tenants_budget_of_page(d->tenants, s->dec[i].hpa,
+								  hb_now_ns());
+}
+
+void hb_daemon_tenants_demoted(struct hb_daemon *d, size_t i)
+{
+	if (d->tenants && hb_tenants_rules(d->tenants)->active)
+		hb_tenants_demoted(d->tenants, d->tenant_budget[i]);
 }

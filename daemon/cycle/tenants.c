@@ -117,6 +117,21 @@ size_t hb_tenants_filter(struct hb_tenants *t, struct hb_decision *dec, size_t n
 	return refused;
 }
 
+int hb_tenants_budget_of_page(struct hb_tenants *t, uint64_t hpa, uint64_t now_ns)
+{
+	const char *path = NULL;
+
+	if (!t->rules.nbudget || owner(t, hpa, now_ns, &path) < 0)
+		return -1;
+	return hb_tenant_budget_of(&t->rules, path);
+}
+
+void hb_tenants_demoted(struct hb_tenants *t, int budget)
+{
+	if (budget >= 0 && (size_t)budget < t->rules.nbudget && t->promoted[budget])
+		t->promoted[budget]--;
+}
+
 void hb_tenants_moved(struct hb_tenants *t, int budget)
 {
 	if (budget >= 0 && (size_t)budget < t->rules.nbudget)
@@ -126,6 +141,20 @@ void hb_tenants_moved(struct hb_tenants *t, int budget)
 uint64_t hb_tenants_promoted(const struct hb_tenants *t, int budget)
 {
 	return t->promoted[budget];
+}
+
+enum hb_reason hb_tenants_reason(struct hb_tenants *t, uint64_t hpa, uint64_t now_ns)
+{
+	struct hb_tenant_rule rule;
+	const char *path = NULL;
+
+	if (owner(t, hpa, now_ns, &path) < 0)
+		return HB_REASON_TENANT_DENIED;
+	switch (hb_tenant_evaluate(&t->rules, path, t->promoted, t->page_size, &rule)) {
+	case HB_TENANT_ALLOWED: return HB_REASON_PROMOTE;
+	case HB_TENANT_AT_BUDGET: return HB_REASON_TENANT_BUDGET;
+	default: return HB_REASON_TENANT_DENIED;
+	}
 }
 
 int hb_tenants_describe(struct hb_tenants *t, uint64_t hpa, uint64_t now_ns, char *buf, size_t size)

@@ -43,8 +43,17 @@ size_t hb_tenants_filter(struct hb_tenants *t, struct hb_decision *dec, size_t n
 			 int8_t *ret_budget, struct hb_policy_spent *spent, uint64_t now_ns);
 /* a page counted to budget b (>= 0) reached DRAM */
 void hb_tenants_moved(struct hb_tenants *t, int budget);
+/*
+ * the budget a page's cgroup counts to now (-1: none, or its owner cannot
+ * be read), for a demotion: read before the page moves off its frame
+ */
+int hb_tenants_budget_of_page(struct hb_tenants *t, uint64_t hpa, uint64_t now_ns);
+/* a page of budget b left DRAM: counted off (never below 0) */
+void hb_tenants_demoted(struct hb_tenants *t, int budget);
 /* pages counted to budget b */
 uint64_t hb_tenants_promoted(const struct hb_tenants *t, int budget);
+/* what the rules say of hpa's page now (HB_REASON_PROMOTE: allowed), counting nothing */
+enum hb_reason hb_tenants_reason(struct hb_tenants *t, uint64_t hpa, uint64_t now_ns);
 /* explain: the page's cgroup, the verdict and the rule, as the rules see it now */
 int hb_tenants_describe(struct hb_tenants *t, uint64_t hpa, uint64_t now_ns, char *buf, size_t size);
 const struct hb_tenants_stats *hb_tenants_stats(const struct hb_tenants *t);

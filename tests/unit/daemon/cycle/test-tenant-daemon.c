@@ -26,6 +26,8 @@
 #include "cycle/tenants.h"
 #include "platform/emulated-host.h"
 
+#include <json-c/json.h>
+
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 
 #define REGION_PAGES (1ULL << 18) /* region0: 1 GiB of 4 KiB pages */
@@ -115,8 +117,61 @@ static int daemon_of(struct hb_emulated_host *host, struct hb_config *cfg, const
 	struct hb_daemon_env env = { .quiet = true, .keep_capabilities = true };
 
 	env.owners_root = owners;
+	env.coldness = hb_emulated_coldness(host);
 	assert_int_equal(hb_emulated_platform_new(host, &env.platform, err), 0);
 	return hb_daemon_new(cfg, &env, ret, err);
+}
+
+/* status's tenants and the metrics show /web's pages against its 1 MiB budget */
+static void check_reports(struct hb_daemon *d, const char *promoted, bool at_budget)
+{
+	json_object *o = hb_daemon_status_json(d), *t, *b, *v;
+	char *text = NULL, want[128];
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_true(json_object_object_get_ex(o, "tenants", &t));
+	assert_true(json_object_object_get_ex(t, "budgets", &b));
+	assert_int_equal(json_object_array_length(b), 1);
+	b = json_object_array_get_idx(b, 0);
+	assert_true(json_object_object_get_ex(b, "cgroup", &v));
+	assert_string_equal(json_object_get_string(v), "/web");
+	assert_true(json_object_object_get_ex(b, "promoted_pages", &v));
+	assert_string_equal(json_object_get_string(v), promoted);
+	assert_true(json_object_object_get_ex(b, "at_budget", &v));
+	assert_int_equal(json_object_get_boolean(v), at_budget);
+	json_object_put(o);
+	assert_non_null(f);
+	hb_daemon_metrics(d, f);
+	fclose(f);
+	snprintf(want, sizeof(want), "\nhotbridge_tenant_promoted_pages{tenant=\"/web\"} %s\n",
+		 promoted);
+	if (!strstr(text, want))
+		fail_msg("no '%s' in the metrics", want);
+	assert_non_null(strstr(text, "\nhotbridge_tenant_budget_pages{tenant=\"/web\"} 256\n"));
+	free(text);
+}
+
+/* explain of the newest page refused for reason r: its decision and its tenant line */
+static void check_explain(struct hb_daemon *d, enum hb_reason r, const char *tenant)
+{
+	const struct hb_history_entry *e[4096];
+	size_t n = hb_history_find(d->history, false, 0, 4096, e, 4096);
+	struct hb_err err = { 0 };
+	json_object *o, *v;
+	size_t i;
+
+	for (i = 0; i < n && e[i]->reason != r; i++)
+		;
+	assert_true(i < n);
+	/* its heat has decayed since: any heat is enough now, so the policy alone would promote */
+	d->pcfg.threshold = 1e-9;
+	assert_int_equal(hb_daemon_explain(d, e[i]->hpa, &o, &err), 0);
+	assert_true(json_object_object_get_ex(o, "tenant", &v));
+	assert_string_equal(json_object_get_string(v), tenant);
+	assert_true(json_object_object_get_ex(o, "decision", &v));
+	assert_string_equal(json_object_get_string(v), hb_reason_to_string(r));
+	json_object_put(o);
 }
 
 /*
@@ -143,6 +198,10 @@ static void test_tenant_daemon_denies_and_holds_at_budget(void **state)
 	assert_true(s->decisions[HB_REASON_TENANT_DENIED] > 0);
 	assert_true(s->decisions[HB_REASON_TENANT_BUDGET] > 0);
 	assert_int_equal(hb_tenants_stats(d->tenants)->owner_unknown, 0);
+	check_reports(d, "256", true);
+	check_explain(d, HB_REASON_TENANT_DENIED, "cgroup /batch: denied by tenant.deny /batch");
+	check_explain(d, HB_REASON_TENANT_BUDGET,
+		      "cgroup /web: tenant.budget_mb /web=1 held (256 pages promoted of 256)");
 	/* the budget raised to 2 MiB */
 	snprintf(cfg.tenant_budget_mb, sizeof(cfg.tenant_budget_mb), "/web=2");
 	assert_int_equal(hb_daemon_tenants_apply(d, &cfg, &err), 0);

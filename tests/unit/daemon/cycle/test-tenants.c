@@ -169,6 +169,28 @@ static void test_tenants_moved_pages_count_across_cycles(void **state)
 	hb_tenants_free(t);
 }
 
+/* a demoted page is counted off the budget of its cgroup, never below 0 */
+static void test_tenants_demoted_page_leaves_its_budget(void **state)
+{
+	struct hb_tenants *t = open_rules("", "", "/batch=1,/web=1", "allow");
+
+	(void)state;
+	assert_int_equal(hb_tenants_budget_of_page(t, 12 * PAGE, 0), 1);          /* /web/child */
+	assert_int_equal(hb_tenants_budget_of_page(t, 8 * PAGE, 0), 0);           /* /batch/job */
+	assert_int_equal(hb_tenants_budget_of_page(t, 10 * PAGE, 0), -1);         /* no cgroup */
+	assert_int_equal(hb_tenants_budget_of_page(t, (NPFN + 1) * PAGE, 0), -1); /* unknown */
+	hb_tenants_moved(t, 1);
+	hb_tenants_moved(t, 1);
+	hb_tenants_demoted(t, hb_tenants_budget_of_page(t, 12 * PAGE, 0));
+	assert_int_equal(hb_tenants_promoted(t, 1), 1);
+	hb_tenants_demoted(t, 1);
+	hb_tenants_demoted(t, 1);
+	assert_int_equal(hb_tenants_promoted(t, 1), 0);
+	hb_tenants_demoted(t, -1);
+	assert_int_equal(hb_tenants_promoted(t, 0), 0);
+	hb_tenants_free(t);
+}
+
 /* a page whose owner cannot be read (past kpagecgroup's end) is not promoted */
 static void test_tenants_unknown_owner_is_not_promoted(void **state)
 {
@@ -213,6 +235,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_tenants_filter_denies_and_holds_at_budget),
 		T(test_tenants_moved_pages_count_across_cycles),
+		T(test_tenants_demoted_page_leaves_its_budget),
 		T(test_tenants_unknown_owner_is_not_promoted),
 		T(test_tenants_refused_without_v2_or_kpagecgroup),
 	};
