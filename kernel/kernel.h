@@ -651,6 +651,9 @@ int hb_cgroup_map_rescan(struct hb_cgroup_map *m, uint64_t now_ns, struct hb_err
  * one was due), -errno when the rescan failed.
  */
 int hb_cgroup_map_path(struct hb_cgroup_map *m, uint64_t ino, uint64_t now_ns, const char **ret_path);
+/* the cgroups of the last scan for which match(pattern, path) is true */
+size_t hb_cgroup_map_count(const struct hb_cgroup_map *m,
+			   bool (*match)(const char *pattern, const char *path), const char *pattern);
 const struct hb_cgroup_map_stats *hb_cgroup_map_stats(const struct hb_cgroup_map *m);
 
 #endif

@@ -17,6 +17,27 @@
 
 #include <json-c/json.h>
 
+/* a pattern that covers no cgroup yet (a container not started) is said, not refused */
+static void say_absent(struct hb_daemon *d, const char *key, const struct hb_tenant_pattern *p,
+		       size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!hb_tenants_cgroups(d->tenants, p[i].pattern, hb_now_ns()))
+			hb_dlog(d, LOG_NOTICE,
+				"tenant.%s %s: no such cgroup (yet): the rule applies once one "
+				"appears",
+				key, p[i].pattern);
+}
+
+static void say_rules(struct hb_daemon *d)
+{
+	const struct hb_tenant_rules *r = hb_tenants_rules(d->tenants);
+
+	say_absent(d, "allow", r->allow, r->nallow);
+	say_absent(d, "deny", r->deny, r->ndeny);
+	say_absent(d, "budget_mb", r->budget, r->nbudget);
+}
+
 int hb_daemon_tenants_apply(struct hb_daemon *d, const struct hb_config *c, struct hb_err *err)
 {
 	struct hb_tenant_rules *rules = malloc(sizeof(*rules));
@@ -30,6 +51,7 @@ int hb_daemon_tenants_apply(struct hb_daemon *d, const struct hb_config *c, stru
 		goto out;
 	if (d->tenants) {
 		hb_tenants_set_rules(d->tenants, rules);
+		say_rules(d);
 		goto out;
 	}
 	if (!rules->active)
@@ -50,6 +72,7 @@ int hb_daemon_tenants_apply(struct hb_daemon *d, const struct hb_config *c, stru
 		goto out;
 	}
 	d->tenants = t;
+	say_rules(d);
 out:
 	free(rules);
 	return r;
@@ -104,6 +127,11 @@ void hb_daemon_tenants_status(const struct hb_daemon *d, json_object *o)
 		json_object_object_add(b, "budget_pages", hb_daemon_json_u64(limit));
 		json_object_object_add(b, "promoted_pages", hb_daemon_json_u64(have));
 		json_object_object_add(b, "at_budget", json_object_new_boolean(have >= limit));
+		/* 0: a cgroup not there (yet), as of the last scan of the hierarchy */
+		json_object_object_add(b, "cgroups",
+				       hb_daemon_json_u64(hb_tenants_cgroups(d->tenants,
+									     r->budget[i].pattern,
+									     hb_now_ns())));
 		json_object_array_add(a, b);
 	}
 	json_object_object_add(t, "budgets", a);

@@ -170,6 +170,13 @@ int hb_tenants_describe(struct hb_tenants *t, uint64_t hpa, uint64_t now_ns, cha
 	return hb_tenant_describe(&t->rules, path, v, &rule, t->promoted, t->page_size, buf, size);
 }
 
+size_t hb_tenants_cgroups(struct hb_tenants *t, const char *pattern, uint64_t now_ns)
+{
+	if (!hb_cgroup_map_stats(t->map)->rescans)
+		(void)hb_cgroup_map_rescan(t->map, now_ns, NULL);
+	return hb_cgroup_map_count(t->map, hb_tenant_match, pattern);
+}
+
 const struct hb_tenants_stats *hb_tenants_stats(const struct hb_tenants *t)
 {
 	return &t->stats;

@@ -56,6 +56,8 @@ uint64_t hb_tenants_promoted(const struct hb_tenants *t, int budget);
 enum hb_reason hb_tenants_reason(struct hb_tenants *t, uint64_t hpa, uint64_t now_ns);
 /* explain: the page's cgroup, the verdict and the rule, as the rules see it now */
 int hb_tenants_describe(struct hb_tenants *t, uint64_t hpa, uint64_t now_ns, char *buf, size_t size);
+/* the cgroups pattern covers as of the map's last scan (made now if there was none) */
+size_t hb_tenants_cgroups(struct hb_tenants *t, const char *pattern, uint64_t now_ns);
 const struct hb_tenants_stats *hb_tenants_stats(const struct hb_tenants *t);
 
 #endif

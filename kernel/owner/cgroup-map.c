@@ -208,6 +208,16 @@ int hb_cgroup_map_path(struct hb_cgroup_map *m, uint64_t ino, uint64_t now_ns, c
 	return 0;
 }
 
+size_t hb_cgroup_map_count(const struct hb_cgroup_map *m,
+			   bool (*match)(const char *pattern, const char *path), const char *pattern)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->n; i++)
+		n += match(pattern, m->e[i].path);
+	return n;
+}
+
 const struct hb_cgroup_map_stats *hb_cgroup_map_stats(const struct hb_cgroup_map *m)
 {
 	return &m->stats;

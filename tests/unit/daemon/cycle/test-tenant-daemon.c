@@ -138,6 +138,8 @@ static void check_reports(struct hb_daemon *d, const char *promoted, bool at_bud
 	assert_string_equal(json_object_get_string(v), "/web");
 	assert_true(json_object_object_get_ex(b, "promoted_pages", &v));
 	assert_string_equal(json_object_get_string(v), promoted);
+	assert_true(json_object_object_get_ex(b, "cgroups", &v));
+	assert_int_equal(json_object_get_int(v), 1);
 	assert_true(json_object_object_get_ex(b, "at_budget", &v));
 	assert_int_equal(json_object_get_boolean(v), at_budget);
 	json_object_put(o);

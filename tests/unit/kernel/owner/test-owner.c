@@ -126,6 +126,24 @@ static void test_owner_window_names_each_pfn(void **state)
 	assert_int_equal(hb_cgroup_map_stats(m)->rescans, 1);
 }
 
+static bool under_process_api(const char *pattern, const char *path)
+{
+	return !strncmp(path, pattern, strlen(pattern));
+}
+
+/* the map's cgroups counted by a caller's match: the fixture's four containers and their parent */
+static void test_owner_map_counts_matching(void **state)
+{
+	_hb_cleanup_(hb_cgroup_map_freep) struct hb_cgroup_map *m = NULL;
+
+	(void)state;
+	assert_int_equal(hb_cgroup_map_new(root, 64, &m, NULL), 0);
+	assert_int_equal(hb_cgroup_map_count(m, under_process_api, "/process_api"), 0); /* unread */
+	assert_int_equal(hb_cgroup_map_rescan(m, 0, NULL), 0);
+	assert_int_equal(hb_cgroup_map_count(m, under_process_api, "/process_api"), 5);
+	assert_int_equal(hb_cgroup_map_count(m, under_process_api, "/nothing"), 0);
+}
+
 /* the root cgroup is "/" */
 static void test_owner_root_is_slash(void **state)
 {
@@ -244,6 +262,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_owner_window_names_each_pfn),
 		T(test_owner_root_is_slash),
+		T(test_owner_map_counts_matching),
 		T(test_owner_miss_rescans_at_most_once_a_second),
 		T(test_owner_removed_cgroup_is_not_found),
 		T(test_owner_map_is_bounded),
