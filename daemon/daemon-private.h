@@ -112,6 +112,8 @@ struct hb_daemon {
 	uint64_t source_mask;                 /* from config or topology */
 	uint64_t backoff_until[HB_MAX_NODES]; /* ENOMEM on a target: rest it */
 	struct hb_demotion dm;                /* the demotion step's (cycle/cycle.h) */
+	struct hb_tenants *tenants;           /* [tenant] rules (cycle/tenants.h); NULL: none */
+	int8_t *tenant_budget;                /* a promotion batch's pages' budgets (-1: none) */
 	struct hb_cycle_scratch scratch;      /* a batch's arrays (cycle/cycle.h) */
 	struct hb_daemon_stats st;
 	/* st.in at the last cycle line: the line counts what came since, by any way */
@@ -156,6 +158,29 @@ static inline uint64_t hb_daemon_clock(const struct hb_daemon *d)
 
 /* the intake (media-events.c, source-host.c, intake.c): ingest/intake.h */
 /* the cycle (cycle/nodes.c, cycle/move.c): cycle/cycle.h */
+
+/* tenant-step.c */
+/* c's [tenant] rules: opened (start, or a reload that first gives some) or replaced */
+int hb_daemon_tenants_apply(struct hb_daemon *d, const struct hb_config *c, struct hb_err *err);
+void hb_daemon_tenants_free(struct hb_daemon *d);
+/* a promotion's n decisions (scratch) checked against the rules, before charging */
+void hb_daemon_tenants_filter(struct hb_daemon *d, size_t n);
+/* the batch's page i reached DRAM: counted to its budget */
+void hb_daemon_tenants_moved(struct hb_daemon *d, size_t i);
+/*
+ * explain: buf gets the page's cgroup and the rule that applies, and a
+ * promotion dec becomes the rules' refusal; false (nothing) without rules
+ */
+bool hb_daemon_tenants_explain(struct hb_daemon *d, struct hb_decision *dec, char *buf, size_t size);
+/* a demotion's n decisions: the budget of each page to demote, read before it moves */
+void hb_daemon_tenants_demote_owners(struct hb_daemon *d, size_t n);
+/* the demotion batch's page i left DRAM: counted off its budget */
+void hb_daemon_tenants_demoted(struct hb_daemon *d, size_t i);
+/* status's "tenants" (nothing without rules) */
+struct json_object;
+void hb_daemon_tenants_status(const struct hb_daemon *d, struct json_object *o);
+/* the per-budget gauges (nothing without budgets): labels bounded by the configuration */
+void hb_daemon_tenants_metrics(const struct hb_daemon *d, FILE *f);
 
 /* demote-step.c */
 int hb_daemon_demote_new(struct hb_daemon *d, struct hb_err *err);

@@ -129,7 +129,8 @@ int hb_daemon_new(const struct hb_config *cfg, struct hb_daemon_env *env, struct
 	if ((r = hb_daemon_intake_new(d, err)) < 0)
 		goto fail;
 	hb_daemon_refresh_nodes(d);
-	if ((r = hb_daemon_check_config(d, &d->cfg, err)) < 0)
+	if ((r = hb_daemon_check_config(d, &d->cfg, err)) < 0 ||
+	    (r = hb_daemon_tenants_apply(d, &d->cfg, err)) < 0)
 		goto fail;
 	if ((!d->mig && (r = open_migrator(d, err)) < 0) ||
 	    (r = hb_daemon_demote_check_mover(d, err)) < 0)
@@ -181,6 +182,7 @@ struct hb_daemon *hb_daemon_free(struct hb_daemon *d)
 	 */
 	hb_daemon_batch_wait(d); /* a demotion's decision reads the placed pages */
 	hb_daemon_demote_free(d);
+	hb_daemon_tenants_free(d);
 	hb_cycle_scratch_done(&d->scratch);
 	if (d->base)
 		event_base_free(d->base);

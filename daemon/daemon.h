@@ -96,6 +96,12 @@ struct hb_daemon_env {
 	 * tests name a fixture tree (borrowed).
 	 */
 	const char *conflicts_root;
+	/*
+	 * Where the owners of pages are read for [tenant] rules (/proc/kpagecgroup,
+	 * /sys/fs/cgroup): NULL = this host's, refused on an emulated platform
+	 * (its pages belong to no process here); tests name a fixture tree (borrowed).
+	 */
+	const char *owners_root;
 	/* called after each cycle of hb_daemon_run(); stop after stop_cycles (0 = never) */
 	void (*after_cycle)(void *ud, struct hb_daemon *d);
 	void *ud;

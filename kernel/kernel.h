@@ -593,4 +593,67 @@ long hb_damon_monitor_regions(struct hb_damon_monitor *m, const struct hb_damon_
 void hb_damon_monitor_idle(const struct hb_damon_region *regions, size_t nr, uint64_t page_size,
 			   uint64_t span_us, size_t n, const uint64_t *pfn, uint8_t *idle);
 
+/* ---- page owners (owner/: kpagecgroup.c, cgroup-map.c) ---- */
+
+/*
+ * The memory cgroup a page frame is charged to, read below a root prefix:
+ *  - /proc/kpagecgroup: one u64 a PFN, the inode number of the cgroup of
+ *    the page's memcg (fs/proc/page.c; mode 0400, root), 0 for a page
+ *    charged to none (free, kernel, slab). For a memcg that is offline (its
+ *    cgroup removed while pages are still charged to it) the kernel gives
+ *    its nearest online ancestor (page_cgroup_ino(), mm/memcontrol.c).
+ *    Absent on a kernel without CONFIG_MEMCG (or !CONFIG_PROC_PAGE_MONITOR).
+ *  - /sys/fs/cgroup: the cgroup v2 hierarchy, whose directories' inode
+ *    numbers those are. A host without /sys/fs/cgroup/cgroup.controllers
+ *    (cgroup v1, or hybrid with v2 elsewhere) is refused: its kpagecgroup
+ *    inodes are the v1 memory hierarchy's.
+ */
+struct hb_kpagecgroup;
+
+/* Opens root/proc/kpagecgroup: -ENOENT (no CONFIG_MEMCG), -EACCES, ... with err set. */
+int hb_kpagecgroup_open(const char *root, struct hb_kpagecgroup **ret, struct hb_err *err);
+struct hb_kpagecgroup *hb_kpagecgroup_free(struct hb_kpagecgroup *k);
+HB_DEFINE_CLEANUP(struct hb_kpagecgroup *, hb_kpagecgroup_free)
+/* ret_ino[i] = the cgroup inode of PFN pfn + i, i < n (0: none). 0 or -errno. */
+int hb_kpagecgroup_read(struct hb_kpagecgroup *k, uint64_t pfn, size_t n, uint64_t *ret_ino,
+			struct hb_err *err);
+
+/*
+ * buf = root/sys/fs/cgroup when it is a cgroup v2 mount (it has
+ * cgroup.controllers); -EOPNOTSUPP (a cgroup v1 or hybrid host) otherwise.
+ */
+int hb_cgroup_v2_mount(const char *root, char *buf, size_t size, struct hb_err *err);
+
+/* a miss rescans the hierarchy at most this often */
+#define HB_CGROUP_RESCAN_NS 1000000000ULL
+
+struct hb_cgroup_map_stats {
+	uint64_t entries; /* cgroups known */
+	uint64_t dropped; /* cgroups the last scan left out: beyond max (or too long a path) */
+	uint64_t rescans; /* scans of the hierarchy */
+	uint64_t misses;  /* inodes not in the map when asked */
+};
+
+/*
+ * The cgroup v2 hierarchy's directories by inode: at most max, read on the
+ * first miss and again on a miss at least HB_CGROUP_RESCAN_NS after the
+ * last scan. -EOPNOTSUPP as hb_cgroup_v2_mount().
+ */
+struct hb_cgroup_map;
+int hb_cgroup_map_new(const char *root, size_t max, struct hb_cgroup_map **ret, struct hb_err *err);
+struct hb_cgroup_map *hb_cgroup_map_free(struct hb_cgroup_map *m);
+HB_DEFINE_CLEANUP(struct hb_cgroup_map *, hb_cgroup_map_free)
+/* reads the hierarchy now; on error the map is as it was */
+int hb_cgroup_map_rescan(struct hb_cgroup_map *m, uint64_t now_ns, struct hb_err *err);
+/*
+ * *ret_path = the cgroup of inode ino, "/" (the root) or "/a/b" (valid until
+ * the map's next call); -ENOENT when no cgroup has it (after a rescan, when
+ * one was due), -errno when the rescan failed.
+ */
+int hb_cgroup_map_path(struct hb_cgroup_map *m, uint64_t ino, uint64_t now_ns, const char **ret_path);
+/* the cgroups of the last scan for which match(pattern, path) is true */
+size_t hb_cgroup_map_count(const struct hb_cgroup_map *m,
+			   bool (*match)(const char *pattern, const char *path), const char *pattern);
+const struct hb_cgroup_map_stats *hb_cgroup_map_stats(const struct hb_cgroup_map *m);
+
 #endif

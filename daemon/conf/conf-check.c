@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -98,6 +99,14 @@ static int source_nodes(const struct hb_config *c, uint64_t *ret_mask, struct hb
 	}
 	*ret_mask = mask;
 	return 0;
+}
+
+int hb_config_tenant_rules(const struct hb_config *c, struct hb_tenant_rules *ret, struct hb_err *err)
+{
+	return hb_config_err_where(c, err,
+				   hb_tenant_rules_parse(c->tenant_allow, c->tenant_deny,
+							 c->tenant_budget_mb, c->tenant_no_cgroup,
+							 ret, err));
 }
 
 int hb_config_source_nodes(const struct hb_config *c, uint64_t *ret_mask, struct hb_err *err)
@@ -537,6 +546,17 @@ static int config_check(const struct hb_config *c, const struct hb_config_facts 
 	r = hb_config_source_nodes(c, &mask, err);
 	if (r < 0)
 		return r;
+	{
+		struct hb_tenant_rules *tr = malloc(sizeof(*tr));
+
+		if (!tr)
+			return hb_err_set(err, -ENOMEM, "out of memory");
+		r = hb_tenant_rules_parse(c->tenant_allow, c->tenant_deny, c->tenant_budget_mb,
+					  c->tenant_no_cgroup, tr, err);
+		free(tr);
+		if (r < 0)
+			return r;
+	}
 	/* the one source-node rule (source-nodes.h), as for the topology's nodes */
 	if (mask && f->nodes) {
 		struct hb_source_facts sf = { .nodes = f->nodes,

@@ -153,4 +153,8 @@ double hb_config_burst_mb(const struct hb_config *c);
  */
 void hb_config_warn_limits(const struct hb_config *c, const struct hb_config_facts *f);
 
+/* the [tenant] keys parsed (core.h "tenants"); an error names the key, its value and where */
+int hb_config_tenant_rules(const struct hb_config *c, struct hb_tenant_rules *ret,
+			   struct hb_err *err);
+
 #endif

@@ -113,6 +113,14 @@ static const struct hb_conf_key keys[] = {
 	  "mapping's mbind or shared policy, not a task's set_mempolicy) and pagemap (the "
 	  "owner's /proc/PID/numa_maps: mbind and set_mempolicy); damon cannot tell and moves "
 	  "them either way; read at start (a reload says a restart is needed)"),
+	K("tenant", "allow", T_STR, tenant_allow, "", 0, 0, NULL,
+	  "cgroup v2 paths whose pages may be promoted, comma-separated, e.g. /k8s/web,/db-*: a path covers its descendants (pages are charged to leaf cgroups); '*' is fnmatch(3) with FNM_PATHNAME (within one component, never '/'); empty = every cgroup not denied. Needs a cgroup v2 host (/sys/fs/cgroup/cgroup.controllers) and /proc/kpagecgroup (CONFIG_MEMCG), else run refuses any tenant rule"),
+	K("tenant", "deny", T_STR, tenant_deny, "", 0, 0, NULL,
+	  "cgroup v2 paths whose pages are never promoted, as allow; deny wins over allow"),
+	K("tenant", "budget_mb", T_STR, tenant_budget_mb, "", 0, 0, NULL,
+	  "DRAM budgets for pages hotbridge promoted, PATTERN=MIB comma-separated, e.g. /k8s/batch=512: a page counts to the first pattern matching its cgroup (the cgroups one pattern matches share its budget); a promotion that would pass it is refused (tenant_at_budget); a budget already passed (after a reload lowered it) refuses new promotions until demotions bring its count under it (its pages are not demoted first)"),
+	K("tenant", "no_cgroup", T_ENUM, tenant_no_cgroup, "allow", 0, 0, "allow|deny",
+	  "pages charged to no memory cgroup (kpagecgroup inode 0: kernel memory, page cache charged to none): allow promotes them under the other rules, deny never"),
 	K("topology", "snapshot", T_STR, topology, "", 0, 0, NULL,
 	  "a saved `cxl list` JSON file; empty = live through libcxl"),
 	K("topology", "cedt", T_STR, cedt, "", 0, 0, NULL,

@@ -85,6 +85,11 @@ struct hb_config {
 	bool damon_takeover;     /* damon: replace other DAMON sysfs users */
 	char damon_state[256];   /* damon: the kdamond we set up, for restarts */
 	bool override_mempolicy; /* move pages whose owners' memory policy forbids the target */
+	/* [tenant] (core.h "tenants") */
+	char tenant_allow[1024];     /* cgroup v2 path patterns whose pages may be promoted */
+	char tenant_deny[1024];      /* ... may not */
+	char tenant_budget_mb[1024]; /* PATTERN=MIB,...: DRAM promoted per budget */
+	char tenant_no_cgroup[8];    /* allow | deny: pages of no cgroup */
 	/* [topology] */
 	char topology[256]; /* "" = live (libcxl) */
 	char cedt[256];

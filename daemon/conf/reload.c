@@ -86,7 +86,8 @@ static const char *const live_keys[] = {
 	"policy.target_node",  "demote.room_mb",   "demote.rate_pages",
 	"demote.cxl_floor_mb", "demote.cxl_node",  "demote.cold_cycles",
 	"demote.scan_mb",      "demote.step_ms",   "demote.idle_cpu_pct",
-	"demote.track_mb",
+	"demote.track_mb",     "tenant.allow",     "tenant.deny",
+	"tenant.budget_mb",    "tenant.no_cgroup",
 };
 
 struct reload_diff {
@@ -140,7 +141,8 @@ static int reload(struct hb_daemon *d, struct hb_err *err)
 	if (d->env.dry_run_forced)
 		next->dry_run = true;
 	r = hb_daemon_check_config(d, next, err);
-	if (r < 0 || (r = hb_daemon_demote_check(d, next, err)) < 0)
+	if (r < 0 || (r = hb_daemon_demote_check(d, next, err)) < 0 ||
+	    (r = hb_daemon_tenants_apply(d, next, err)) < 0)
 		goto out;
 	hb_config_diff(&d->cfg, next, on_changed, &rd);
 	d->pcfg.threshold = next->threshold;
@@ -166,6 +168,10 @@ static int reload(struct hb_daemon *d, struct hb_err *err)
 	d->cfg.demote_step_ms = next->demote_step_ms;
 	d->cfg.demote_idle_cpu_pct = next->demote_idle_cpu_pct;
 	d->cfg.demote_track_mb = next->demote_track_mb;
+	memcpy(d->cfg.tenant_allow, next->tenant_allow, sizeof(d->cfg.tenant_allow));
+	memcpy(d->cfg.tenant_deny, next->tenant_deny, sizeof(d->cfg.tenant_deny));
+	memcpy(d->cfg.tenant_budget_mb, next->tenant_budget_mb, sizeof(d->cfg.tenant_budget_mb));
+	memcpy(d->cfg.tenant_no_cgroup, next->tenant_no_cgroup, sizeof(d->cfg.tenant_no_cgroup));
 	hb_daemon_demote_config(d);
 	d->cfg.interval_ms = next->interval_ms;
 	memcpy(d->cfg.log_level, next->log_level, sizeof(d->cfg.log_level));

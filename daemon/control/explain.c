@@ -217,7 +217,8 @@ int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, stru
 	json_object *o, *h;
 	struct hb_err where = { 0 };
 	struct hb_xlat x;
-	char why[HB_ERR_MSG_MAX];
+	char why[HB_ERR_MSG_MAX], tenant[HB_ERR_MSG_MAX];
+	bool has_tenant;
 	double tokens;
 	int node, outside;
 
@@ -246,7 +247,10 @@ int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, stru
 			c.source = last->source;
 	}
 	hb_policy_evaluate(d->policy, &d->pcfg, d->nodes, d->dist, &c, NULL, now, &dec);
+	has_tenant = hb_daemon_tenants_explain(d, &dec, tenant, sizeof(tenant));
 	explain_reason(d, &dec, now, why, sizeof(why));
+	if (dec.reason == HB_REASON_TENANT_DENIED || dec.reason == HB_REASON_TENANT_BUDGET)
+		snprintf(why, sizeof(why), "%s", tenant);
 	names = source_names(d, buf);
 	h = hb_history_find_json(d->history, true, hpa, d->pcfg.page_size, 8, hb_wall_ns(), &names);
 	if (!h)
@@ -263,6 +267,8 @@ int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, stru
 						       d->nodes[c.node].is_source));
 	json_object_object_add(o, "target", dec.target >= 0 ? json_object_new_int(dec.target) : NULL);
 	json_object_object_add(o, "paused", json_object_new_boolean(d->paused));
+	if (has_tenant)
+		json_object_object_add(o, "tenant", json_object_new_string(tenant));
 	q = hb_daemon_quarantined(d, hpa);
 	if (outside) {
 		/* a DRAM page we placed: never promoted, maybe demoted (below) */

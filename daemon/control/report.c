@@ -354,6 +354,7 @@ void hb_daemon_metrics(const struct hb_daemon *d, FILE *f)
 	fputs("\"} 1\n", f);
 #undef METRIC
 	run_metrics(d, f);
+	hb_daemon_tenants_metrics(d, f);
 	if (hb_daemon_damon_stats(d, &ds) == 0)
 		hb_damon_stats_metrics(&ds, f);
 }
@@ -541,6 +542,7 @@ json_object *hb_daemon_status_json(struct hb_daemon *d)
 	json_object_object_add(o, "history_entries", hb_daemon_json_u64(hb_history_len(d->history)));
 	json_object_object_add(o, "history_bytes", hb_daemon_json_u64(hb_history_bytes(d->history)));
 	json_object_object_add(o, "conflicts", hb_daemon_conflicts_json(d));
+	hb_daemon_tenants_status(d, o);
 	hb_daemon_status_why(d, o);
 	return o;
 }

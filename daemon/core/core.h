@@ -126,6 +126,9 @@ enum hb_reason {
 	HB_REASON_DEMOTE_RATE_LIMIT, /* its node's demotion bucket is empty */
 	HB_REASON_CXL_FLOOR,         /* the CXL node would fall below its floor */
 	HB_REASON_NO_CXL_NODE,       /* the configured CXL node is not a source node */
+	/* tenants (tenant.c): the page's cgroup */
+	HB_REASON_TENANT_DENIED, /* tenant.deny/allow/no_cgroup refuse it, or its owner is unknown */
+	HB_REASON_TENANT_BUDGET, /* its cgroup's tenant.budget_mb is reached */
 	_HB_REASON_MAX,
 };
 
@@ -352,6 +355,77 @@ size_t hb_demote_select(const struct hb_demoter *dm, const struct hb_demote_conf
 /* ... and what they spent charged to the nodes' buckets */
 void hb_demoter_charge(struct hb_demoter *dm, const struct hb_demote_config *cfg,
 		       const struct hb_demote_spent *spent, uint64_t now_ns);
+
+/* ---- tenants (tenant.c) ---- */
+
+#define HB_TENANT_MAX 32          /* patterns in each of allow, deny, budget_mb */
+#define HB_TENANT_PATTERN_MAX 128 /* bytes of a pattern, its NUL included */
+
+struct hb_tenant_pattern {
+	char pattern[HB_TENANT_PATTERN_MAX]; /* "/a/b*": cgroup v2 path, '*' patterns */
+	uint64_t budget_mib;                 /* budget_mb only */
+};
+
+/*
+ * tenant.allow, tenant.deny, tenant.budget_mb and tenant.no_cgroup parsed.
+ * A pattern matches a cgroup path ("/" the root, "/a/b") or any ancestor
+ * of it, with fnmatch(3) and FNM_PATHNAME: '*' matches within one path
+ * component, never a '/'. ("/k8s" covers "/k8s/pod1/ctr"; "/k8s/pod-*"
+ * covers "/k8s/pod-1" and below, not "/k8s/pod-1x/.." of another level.)
+ */
+struct hb_tenant_rules {
+	struct hb_tenant_pattern allow[HB_TENANT_MAX], deny[HB_TENANT_MAX], budget[HB_TENANT_MAX];
+	size_t nallow, ndeny, nbudget;
+	bool no_cgroup_deny; /* pages of no cgroup (kpagecgroup inode 0) are refused */
+	bool active;         /* any rule given: pages' owners must be read */
+};
+
+/*
+ * The four keys' values checked and parsed (comma-separated lists, blanks
+ * around items allowed; budget_mb items are PATTERN=MIB). -EINVAL with err
+ * naming the key and the value otherwise.
+ */
+int hb_tenant_rules_parse(const char *allow, const char *deny, const char *budgets,
+			  const char *no_cgroup, struct hb_tenant_rules *ret, struct hb_err *err);
+/* pattern matches path or one of its ancestors (above) */
+bool hb_tenant_match(const char *pattern, const char *path);
+
+enum hb_tenant_verdict {
+	HB_TENANT_ALLOWED,
+	HB_TENANT_DENIED,           /* a tenant.deny pattern matches (deny wins over allow) */
+	HB_TENANT_NOT_ALLOWED,      /* tenant.allow is given and none matches */
+	HB_TENANT_NO_CGROUP_DENIED, /* a page of no cgroup, tenant.no_cgroup=deny */
+	HB_TENANT_AT_BUDGET,        /* its budget's pages promoted have reached the budget */
+	_HB_TENANT_VERDICT_MAX,
+};
+const char *hb_tenant_verdict_to_string(enum hb_tenant_verdict v);
+
+/* which pattern of each list decided (index, or -1) */
+struct hb_tenant_rule {
+	int allow, deny, budget;
+};
+
+/*
+ * The verdict for a page of cgroup path (NULL: of no cgroup) now that
+ * promoted[b] pages (of page_size) are on DRAM by our doing for each
+ * budget b. A path's budget is the first budget_mb pattern that matches
+ * it: every cgroup it matches shares that budget. ret->budget is the
+ * budget a promotion is counted to.
+ */
+enum hb_tenant_verdict hb_tenant_evaluate(const struct hb_tenant_rules *r, const char *path,
+					  const uint64_t *promoted, uint64_t page_size,
+					  struct hb_tenant_rule *ret);
+/* one line for explain and the log: the cgroup, the verdict and the rule */
+int hb_tenant_describe(const struct hb_tenant_rules *r, const char *path, enum hb_tenant_verdict v,
+		       const struct hb_tenant_rule *rule, const uint64_t *promoted,
+		       uint64_t page_size, char *buf, size_t size);
+/* path's budget (the first budget_mb pattern matching it), or -1 */
+int hb_tenant_budget_of(const struct hb_tenant_rules *r, const char *path);
+/* budget b in pages of page_size */
+uint64_t hb_tenant_budget_pages(const struct hb_tenant_rules *r, int budget, uint64_t page_size);
+/* pages of budget b to demote to bring promoted back within it (0: within) */
+uint64_t hb_tenant_over(const struct hb_tenant_rules *r, int budget, uint64_t promoted,
+			uint64_t page_size);
 
 /* ---- history ---- */
 

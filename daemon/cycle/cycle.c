@@ -129,6 +129,7 @@ static void promote_decided(struct hb_daemon *d)
 	struct hb_cycle_scratch *s = &d->scratch;
 	size_t n = s->pd.n;
 
+	hb_daemon_tenants_filter(d, n); /* before charging: refusals spend nothing */
 	hb_policy_charge(d->policy, &s->pd.cfg, &s->pd.spent, s->t0);
 	if (!d->paused)
 		hb_latency_decide(&d->lat, hb_now_ns());
@@ -203,6 +204,8 @@ static bool promote_fold(struct hb_daemon *d, uint64_t until)
 		c = hb_migrate_classify(s->status[i], s->tnode[i], s->snode[i]);
 		if (c == HB_MIGRATE_MOVED)
 			hb_daemon_demote_placed(d, s->hpa[i], s->snode[i], s->tnode[i], t0);
+		if (c == HB_MIGRATE_MOVED)
+			hb_daemon_tenants_moved(d, i);
 		if (c == HB_MIGRATE_BACKOFF)
 			d->backoff_until[s->tnode[i]] = t0 + 10 * d->cfg.interval_ms * 1000000ULL;
 		if (c != HB_MIGRATE_RETRY)

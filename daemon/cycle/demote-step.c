@@ -599,6 +599,7 @@ size_t hb_daemon_demote_decided(struct hb_daemon *d)
 	for (size_t i = 0; i < n; i++)
 		if (d->scratch.dec[i].reason == HB_REASON_DEMOTE)
 			hb_ingest_moving_onto(d->intake.ingest, d->scratch.dec[i].target, true);
+	hb_daemon_tenants_demote_owners(d, n);
 	return n;
 }
 
@@ -629,9 +630,11 @@ bool hb_daemon_demote_fold(struct hb_daemon *d, uint64_t until)
 		case HB_MIGRATE_MOVED:
 		case HB_MIGRATE_ALREADY:
 			/* the records' clock, not the rule clock: the stale rule compares with it */
-			if (c == HB_MIGRATE_MOVED)
+			if (c == HB_MIGRATE_MOVED) {
 				hb_ingest_moved_onto(d->intake.ingest, d->scratch.tnode[i],
 						     d->scratch.done_ns);
+				hb_daemon_tenants_demoted(d, i);
+			}
 			hb_placed_remove(d->dm.placed, d->scratch.hpa[i]);
 			hb_policy_hold_outcome(d->policy, &d->pcfg, d->scratch.hpa[i], t0,
 					       HB_HOLD_DEMOTED, d->scratch.status[i]);

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: MIT
+/* Tenant rules at work (tenants.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cycle/tenants.h"
+#include "util/macro.h"
+
+#define MAX_CGROUPS 65536 /* cgroups the inode map holds at most */
+
+struct hb_tenants {
+	struct hb_tenant_rules rules;
+	struct hb_kpagecgroup *kpc;
+	struct hb_cgroup_map *map;
+	uint64_t page_size;
+	uint64_t promoted[HB_TENANT_MAX];
+	struct hb_tenants_stats stats;
+};
+
+struct hb_tenants *hb_tenants_free(struct hb_tenants *t)
+{
+	if (!t)
+		return NULL;
+	hb_kpagecgroup_free(t->kpc);
+	hb_cgroup_map_free(t->map);
+	free(t);
+	return NULL;
+}
+
+HB_DEFINE_CLEANUP(struct hb_tenants *, hb_tenants_free)
+
+int hb_tenants_new(const char *root, const struct hb_tenant_rules *rules, uint64_t page_size,
+		   struct hb_tenants **ret, struct hb_err *err)
+{
+	_hb_cleanup_(hb_tenants_freep) struct hb_tenants *t = calloc(1, sizeof(*t));
+	int r;
+
+	if (!t)
+		return hb_err_set(err, -ENOMEM, "out of memory");
+	t->rules = *rules;
+	t->page_size = page_size;
+	if ((r = hb_cgroup_map_new(root, MAX_CGROUPS, &t->map, err)) < 0 ||
+	    (r = hb_kpagecgroup_open(root, &t->kpc, err)) < 0)
+		return r;
+	*ret = HB_TAKE_PTR(t);
+	return 0;
+}
+
+void hb_tenants_set_rules(struct hb_tenants *t, const struct hb_tenant_rules *rules)
+{
+	uint64_t kept[HB_TENANT_MAX] = { 0 };
+
+	for (size_t i = 0; i < rules->nbudget; i++)
+		for (size_t j = 0; j < t->rules.nbudget; j++)
+			if (!strcmp(rules->budget[i].pattern, t->rules.budget[j].pattern))
+				kept[i] = t->promoted[j];
+	memcpy(t->promoted, kept, sizeof(kept));
+	t->rules = *rules;
+}
+
+const struct hb_tenant_rules *hb_tenants_rules(const struct hb_tenants *t)
+{
+	return &t->rules;
+}
+
+/* hpa's cgroup into *ret_path (NULL: none); -errno when it cannot be told */
+static int owner(struct hb_tenants *t, uint64_t hpa, uint64_t now_ns, const char **ret_path)
+{
+	uint64_t ino;
+	int r;
+
+	if ((r = hb_kpagecgroup_read(t->kpc, hpa / t->page_size, 1, &ino, NULL)) < 0)
+		return r;
+	*ret_path = NULL;
+	return ino ? hb_cgroup_map_path(t->map, ino, now_ns, ret_path) : 0;
+}
+
+size_t hb_tenants_filter(struct hb_tenants *t, struct hb_decision *dec, size_t n,
+			 int8_t *ret_budget, struct hb_policy_spent *spent, uint64_t now_ns)
+{
+	uint64_t count[HB_TENANT_MAX];
+	size_t refused = 0;
+
+	memcpy(count, t->promoted, sizeof(count));
+	for (size_t i = 0; i < n; i++) {
+		struct hb_tenant_rule rule;
+		enum hb_tenant_verdict v;
+		const char *path = NULL;
+
+		ret_budget[i] = -1;
+		if (dec[i].reason != HB_REASON_PROMOTE)
+			continue;
+		if (owner(t, dec[i].hpa, now_ns, &path) < 0) {
+			t->stats.owner_unknown++;
+			dec[i].reason = HB_REASON_TENANT_DENIED;
+		} else if ((v = hb_tenant_evaluate(&t->rules, path, count, t->page_size, &rule)) ==
+			   HB_TENANT_ALLOWED) {
+			ret_budget[i] = (int8_t)rule.budget;
+			if (rule.budget >= 0)
+				count[rule.budget]++;
+			continue;
+		} else if (v == HB_TENANT_AT_BUDGET) {
+			t->stats.at_budget++;
+			dec[i].reason = HB_REASON_TENANT_BUDGET;
+		} else {
+			t->stats.denied++;
+			dec[i].reason = HB_REASON_TENANT_DENIED;
+		}
+		refused++;
+		if (spent) {
+			spent->promoted--;
+			spent->bytes[dec[i].target] -= t->page_size;
+		}
+	}
+	return refused;
+}
+
+int hb_tenants_budget_of_page(struct hb_tenants *t, uint64_t hpa, uint64_t now_ns)
+{
+	const char *path = NULL;
+
+	if (!t->rules.nbudget || owner(t, hpa, now_ns, &path) < 0)
+		return -1;
+	return hb_tenant_budget_of(&t->rules, path);
+}
+
+void hb_tenants_demoted(struct hb_tenants *t, int budget)
+{
+	if (budget >= 0 && (size_t)budget < t->rules.nbudget && t->promoted[budget])
+		t->promoted[budget]--;
+}
+
+void hb_tenants_moved(struct hb_tenants *t, int budget)
+{
+	if (budget >= 0 && (size_t)budget < t->rules.nbudget)
+		t->promoted[budget]++;
+}
+
+uint64_t hb_tenants_promoted(const struct hb_tenants *t, int budget)
+{
+	return t->promoted[budget];
+}
+
+enum hb_reason hb_tenants_reason(struct hb_tenants *t, uint64_t hpa, uint64_t now_ns)
+{
+	struct hb_tenant_rule rule;
+	const char *path = NULL;
+
+	if (owner(t, hpa, now_ns, &path) < 0)
+		return HB_REASON_TENANT_DENIED;
+	switch (hb_tenant_evaluate(&t->rules, path, t->promoted, t->page_size, &rule)) {
+	case HB_TENANT_ALLOWED: return HB_REASON_PROMOTE;
+	case HB_TENANT_AT_BUDGET: return HB_REASON_TENANT_BUDGET;
+	default: return HB_REASON_TENANT_DENIED;
+	}
+}
+
+int hb_tenants_describe(struct hb_tenants *t, uint64_t hpa, uint64_t now_ns, char *buf, size_t size)
+{
+	struct hb_tenant_rule rule;
+	enum hb_tenant_verdict v;
+	const char *path = NULL;
+	int r;
+
+	if ((r = owner(t, hpa, now_ns, &path)) < 0)
+		return snprintf(buf, size, "cgroup unknown (%s): not promoted", strerror(-r));
+	v = hb_tenant_evaluate(&t->rules, path, t->promoted, t->page_size, &rule);
+	return hb_tenant_describe(&t->rules, path, v, &rule, t->promoted, t->page_size, buf, size);
+}
+
+size_t hb_tenants_cgroups(struct hb_tenants *t, const char *pattern, uint64_t now_ns)
+{
+	if (!hb_cgroup_map_stats(t->map)->rescans)
+		(void)hb_cgroup_map_rescan(t->map, now_ns, NULL);
+	return hb_cgroup_map_count(t->map, hb_tenant_match, pattern);
+}
+
+const struct hb_tenants_stats *hb_tenants_stats(const struct hb_tenants *t)
+{
+	return &t->stats;
+}
