@@ -96,8 +96,8 @@ static size_t count_idle(const uint8_t *idle, size_t from, size_t to)
  * One check a second after the last: 1 when it passes, 0 when it does
  * not, -1 when the regions could not be read
  */
-static int check(struct hb_damon_monitor *mon, double *t_prev, const uint64_t *pfn,
-		 uint8_t *idle, const char *what, int k, size_t *cold_sum)
+static int check(struct hb_damon_monitor *mon, double *t_prev, const uint64_t *pfn, uint8_t *idle,
+		 const char *what, int k, size_t *cold_sum)
 {
 	const struct hb_damon_region *reg;
 	struct hb_err err = { 0 };
