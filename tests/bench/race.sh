@@ -26,8 +26,10 @@
 # migrations per hot page, cold pages moved (and of those, moved to DRAM),
 # NUMA hint faults, the workload's system seconds and page faults beyond
 # the baseline's, the movers' CPU seconds, and the reads the device served
-# during the workload as a fraction of the baseline's (the runs are as
-# long). HB_RACE_MOVERS: another list of movers (none first);
+# per access of the workload as a fraction of the baseline's (per access:
+# under TCG an access to DRAM is far faster than one to the CXL window, so
+# a run's access count depends on its mover and on the host's load).
+# HB_RACE_MOVERS: another list of movers (none first);
 # HB_RACE_KEEP=DIR keeps every guest's log and share there, and
 #   race.sh --table DIR [BASE]
 # prints the table again from such a directory.
@@ -61,8 +63,8 @@ def dev_reads(w, m):
     a, b = served.get((m, "race-go-" + w)), served.get((m, "race-done-" + w))
     return b - a if a is not None and b is not None and a >= 0 and b >= 0 else None
 print("# race on stock %s, TCG, rate limit %s MB/s; share: accesses served from DRAM; "
-      "vs oracle: share / the oracle's; CXL reads: the device's served reads during the "
-      "workload / the baseline's" % (base, rate))
+      "vs oracle: share / the oracle's; CXL reads: the device's served reads per access of "
+      "the workload / the baseline's" % (base, rate))
 hdr = ("workload", "mover", "share", "vs oracle", "to 90 %", "migr/hot", "cold moved (to DRAM)",
        "hint faults", "sys s (+base)", "faults (+base)", "mover CPU s", "CXL reads")
 print("| " + " | ".join(hdr) + " |")
@@ -85,8 +87,9 @@ for w in sorted({k[0] for k in rows}, key=lambda x: ["loop", "file", "zipf"].ind
             fd += " (%+d)" % (int(r["faults"]) - int(b["faults"]))
         dev = dev_reads(w, m)
         devs = "?"
-        if dev is not None and bdev:
-            devs = "%.3f" % (dev / float(bdev))
+        if dev is not None and bdev and b is not None:
+            per, bper = dev / float(r["accesses"]), bdev / float(b["accesses"])
+            devs = "%.3f" % (per / bper) if bper > 0 else "?"
         print("| %s | %s | %.3f | %s | %s | %.2f | %s/%s | %s | %s | %s | %.2f | %s |" % (
             w, m, share, "%.2f" % (share / orc) if orc > 0 else "?", t90,
             int(r["migr"]) / float(r["hot"]), r["cold_moved"], r["cold"] + " (" + r.get("cold_dram", "?") + ")", r["hint"], sysd, fd,
