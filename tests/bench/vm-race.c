@@ -173,23 +173,57 @@ static long node_high(int node)
 	return high;
 }
 
-/* holds a node's free memory down to keep pages above its high watermark; the room left */
+/*
+ * Holds a node's free memory at keep pages above its high watermark; the
+ * room left. The per-CPU free lists blur it: an allocation refills them from
+ * the node's free pages in batches, and since 6.7 they give pages back over
+ * the following seconds (their high mark decays). So it holds, waits a
+ * second, measures, and holds more or lets go of pages, until the room is
+ * within 32 pages of keep or six rounds have passed.
+ */
+#define HOLD_CHUNKS 4096
 static long hold(int node, long keep)
 {
+	static struct {
+		char *p;
+		size_t n;
+	} chunk[HOLD_CHUNKS];
+	static size_t nchunk;
+	size_t first = nchunk; /* this node's chunks */
 	long ps = (long)vm_page_size();
 
-	for (int i = 0; i < 100000; i++) {
+	for (int round = 0; round < 6; round++) {
 		long over = node_free(node) - node_high(node) - keep;
-		size_t n = over > 2048 ? 2048 : (size_t)over;
-		char *p;
 
-		if (over <= 0)
+		if (round && over >= -32 && over <= 32)
 			break;
-		p = vm_map_on_node(n * (size_t)ps, node, -1, false);
-		if (!p)
-			break;
-		for (size_t k = 0; k < n; k++)
-			p[k * (size_t)ps] = 1;
+		while (over > 0 && nchunk < HOLD_CHUNKS) {
+			size_t n = over > 2048 ? 2048 : (size_t)over;
+			char *p = vm_map_on_node(n * (size_t)ps, node, -1, false);
+
+			if (!p)
+				break;
+			for (size_t k = 0; k < n; k++)
+				p[k * (size_t)ps] = 1;
+			chunk[nchunk].p = p;
+			chunk[nchunk++].n = n;
+			over = node_free(node) - node_high(node) - keep;
+		}
+		/* too little: give back the last chunks' tails */
+		while (over < 0 && nchunk > first) {
+			size_t give = (size_t)-over, *n = &chunk[nchunk - 1].n;
+
+			if (give >= *n) {
+				munmap(chunk[nchunk - 1].p, *n * (size_t)ps);
+				over += (long)*n;
+				nchunk--;
+				continue;
+			}
+			munmap(chunk[nchunk - 1].p + (*n - give) * (size_t)ps, give * (size_t)ps);
+			*n -= give;
+			over = 0;
+		}
+		usleep(1000000);
 	}
 	return node_free(node) - node_high(node);
 }
