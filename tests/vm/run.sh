@@ -3,7 +3,7 @@
 # run one of them; the guest's exit status becomes ours.
 #
 #   run.sh [--tap] [--base 6.12|6.1|7.3] [--kernel mpp|stock|debug] [--kernel-root DIR] [--node-mem MiB] [--timeout s] \
-#          [--nodes 2|3] [--node2-mem MiB] [--cxl N [--chmu M [--chmu-llc SIZE] [--chmu-access HEX] [--chmu-ds HEX] [--chmu-opts P]] | --cxl-test modulo|xor] [--host-bin NAME]... [--extra FILE]... [--module NAME]... [--state DIR] \
+#          [--nodes 2|3] [--node2-mem MiB] [--cxl N [--chmu M [--chmu-llc SIZE] [--chmu-access HEX] [--chmu-ds HEX] [--chmu-opts P]] | --cxl-test modulo|xor] [--host-bin NAME]... [--extra FILE]... [--module NAME]... [--state DIR] [--qmp PATH] \
 #          --bindir DIR PROGRAM [ARG...]
 #
 # --base: which kernel/build base to boot (default: kernel/build's, 6.12;
@@ -22,6 +22,10 @@
 # --kernel-root DIR: boot DIR/boot/vmlinuz-REL with the modules of
 # DIR/lib/modules/REL instead: a linux-image package's files as dpkg-deb -x
 # lays them out (tests/integration/kernel-deb-boot.sh).
+#
+# --qmp PATH: a QMP monitor on the unix socket PATH (server, not waited
+# for): the host can read QOM properties while the guest runs, such as the
+# CHMU model's served counts (tests/bench/race.sh).
 #
 # --state DIR: keep the 9p share (DIR/share) and the CXL backing files
 # (DIR/cxl-memN) there, so a host-side oracle can work while the guest runs.
@@ -85,7 +89,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 kernel=mpp base= node_mem=1024 timeout=600 bindir= tap=0 cxl=0 chmu_opts=
 host_bins=() extras=() state= cxl_test= nodes=2 node2_mem= chmu=0 chmu_llc= vmem=0 more_mods= kernel_root=
-chmu_access= chmu_ds=
+chmu_access= chmu_ds= qmp=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--tap) tap=1; shift ;;
@@ -101,6 +105,7 @@ while [ $# -gt 0 ]; do
 	--extra) extras+=("$2"); shift 2 ;;
 	--module) more_mods="$more_mods $2"; shift 2 ;;
 	--state) state=$2; shift 2 ;;
+	--qmp) qmp=$2; shift 2 ;;
 	--kernel) kernel=$2; shift 2 ;;
 	--kernel-root) kernel_root=$2; shift 2 ;;
 	--base) base=$2; shift 2 ;;
@@ -365,7 +370,7 @@ timeout "$timeout" "$qemu" "${qemu_fw[@]}" -accel "$accel" -cpu "$cpu" "${machin
 	-kernel "$image" -initrd "$work/initramfs.cpio.gz" \
 	-append "console=ttyS0 quiet rdinit=/init panic=-1 no_timer_check transparent_hugepage=madvise$extra_append hb.run=$run" \
 	-virtfs local,path="$(readlink -f "$work/share")",mount_tag=hbshare,security_model=none,id=hbshare \
-	-device isa-debug-exit,iobase=0xf4,iosize=0x04 "${cxl_args[@]}" \
+	-device isa-debug-exit,iobase=0xf4,iosize=0x04 "${cxl_args[@]}" ${qmp:+-qmp "unix:$qmp,server=on,wait=off"} \
 	-nographic -no-reboot -nodefaults -serial stdio </dev/null | console | tee "$work/console.log"
 status=${PIPESTATUS[0]}
 set -e

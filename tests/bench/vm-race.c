@@ -1,0 +1,688 @@
+// SPDX-License-Identifier: MIT
+/*
+ * hb-vmrace WORKLOAD NODE SECONDS ROOM RATE_MBPS DIR: one workload of the
+ * race bench (tests/bench/race.sh, hb-vm-race.sh), in the guest, with
+ * whichever mover the script started beside it.
+ *
+ * WORKLOAD, all of it on NODE (the CXL node):
+ *   loop  4096 anonymous pages; hot set A (256 pages) read whole, 64
+ *         lines a page, for SECONDS / 2, then hot set B (256 others): the
+ *         closed loop's moving hot set (vm-chmu.c);
+ *   file  a 4096-page file on tmpfs (DIR/file) written while the task was
+ *         bound to NODE, so its page cache is there; 256 of its pages read
+ *         with pread(2) over and over (64 lines a page): no mapping is ever
+ *         touched, so no NUMA hint fault can fire;
+ *   zipf  65536 anonymous pages (256 MiB), one line read per access, the
+ *         page drawn from a Zipf distribution (s = 0.99) over a fixed
+ *         random order of the pages; its hot set: the 4096 most likely.
+ * The pages are filled, then their policy is MPOL_DEFAULT (so NUMA
+ * balancing may move them), and nothing is on DRAM. It writes DIR/ready and
+ * waits for DIR/go (the mover is running by then). Then it takes the
+ * DRAM nodes' free memory down to ROOM pages above node 0's high watermark
+ * (and none above node 1's and others'), holding it in anonymous memory it
+ * never touches again: DRAM has room for less than the footprint.
+ *
+ * It counts its own accesses per page in windows (0.25 s; 1 s for zipf)
+ * and at each window's start asks the kernel where every page is
+ * (move_pages(2) without nodes): an access counts as served from DRAM when
+ * its page was off NODE at its window's start. The oracle: knowing each
+ * window's counts in advance, it holds the window's busiest pages on DRAM,
+ * never more than ROOM (the room asked for), promoting at most RATE_MBPS (MB = 10^6 bytes, as
+ * hotbridge's rate_mbps) a second from a one-second bucket; demotion free.
+ * Its share is the same sum over its own placement.
+ *
+ * Printed at the end, one line "race: key=value ...": share (DRAM-served
+ * share of the accesses), oracle (the oracle's share), t90 (seconds from
+ * the (each) hot set's start to 90 % of it on DRAM, -1 never), migr
+ * (pgmigrate_success over the run) and hot (hot pages), cold_moved (pages
+ * never accessed during the run whose frame changed), cold_dram (those of
+ * them on DRAM at the end) and cold, hint
+ * (numa_hint_faults), promo (pgpromote_success), sys (the program's system
+ * seconds), faults (its minor + major faults), mover_cpu (CPU seconds of
+ * kdamond*, kswapd*, kcompactd*, kmigrate* and hotbridge over the run),
+ * room (pages measured free above node 0's high watermark once held: the
+ * kernel's per-CPU free lists make it a rough figure).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vm-lib.h"
+
+#define LINES 64
+#define FILE_PAGES 4096
+#define LOOP_PAGES 4096
+#define ZIPF_PAGES 65536
+#define HOT 256
+#define ZIPF_HOT 4096
+#define ZIPF_S 0.99
+#define MPOL_DEFAULT_ 0
+#define MAX_PROCS 4096
+
+enum kind { LOOP, FILEREAD, ZIPF };
+
+struct race {
+	enum kind kind;
+	int node;
+	size_t npages, nwin, nhot;
+	double win_s, secs;
+	char *base;
+	int fd;
+	uint64_t psz;
+	uint32_t *count; /* [window][page] */
+	size_t *hot;     /* loop: A then B; else the one hot set */
+	size_t *perm;    /* zipf: rank -> page */
+	double *cdf;     /* zipf: by rank */
+	uint64_t rng;
+	char *buf; /* file: one page */
+	volatile uint64_t sink;
+};
+
+struct proc_cpu {
+	int pid;
+	double s;
+};
+
+static void wait_for(const char *dir, const char *name)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	while (access(path, F_OK))
+		usleep(20000);
+}
+
+static void put(const char *dir, const char *name)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (f)
+		fclose(f);
+}
+
+static uint64_t vmstat(const char *name)
+{
+	char line[128];
+	uint64_t v = 0;
+	size_t len = strlen(name);
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, len) && line[len] == ' ') {
+			v = strtoull(line + len + 1, NULL, 10);
+			break;
+		}
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* a node's free pages (its meminfo's MemFree) */
+static long node_free(int node)
+{
+	char path[96], line[160];
+	long kb = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo", node);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, "MemFree:");
+
+		if (p) {
+			kb = strtol(p + 8, NULL, 10);
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	return kb < 0 ? -1 : kb / 4;
+}
+
+/* the sum of the high watermarks of a node's zones (pages) */
+static long node_high(int node)
+{
+	char line[160];
+	long high = 0;
+	int cur = -1;
+	FILE *f = fopen("/proc/zoneinfo", "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		long v;
+
+		if (sscanf(line, "Node %d,", &cur) == 1)
+			continue;
+		if (cur == node && sscanf(line, " high %ld", &v) == 1)
+			high += v;
+	}
+	if (f)
+		fclose(f);
+	return high;
+}
+
+/*
+ * Holds a node's free memory at keep pages above its high watermark; the
+ * room left. The per-CPU free lists blur it: an allocation refills them from
+ * the node's free pages in batches, and since 6.7 they give pages back over
+ * the following seconds (their high mark decays). So it holds, waits a
+ * second, measures, and holds more or lets go of pages, until the room is
+ * within 32 pages of keep or six rounds have passed.
+ */
+#define HOLD_CHUNKS 4096
+static long hold(int node, long keep)
+{
+	static struct {
+		char *p;
+		size_t n;
+	} chunk[HOLD_CHUNKS];
+	static size_t nchunk;
+	size_t first = nchunk; /* this node's chunks */
+	long ps = (long)vm_page_size();
+
+	for (int round = 0; round < 6; round++) {
+		long over = node_free(node) - node_high(node) - keep;
+
+		if (round && over >= -32 && over <= 32)
+			break;
+		while (over > 0 && nchunk < HOLD_CHUNKS) {
+			size_t n = over > 2048 ? 2048 : (size_t)over;
+			char *p = vm_map_on_node(n * (size_t)ps, node, -1, false);
+
+			if (!p)
+				break;
+			for (size_t k = 0; k < n; k++)
+				p[k * (size_t)ps] = 1;
+			chunk[nchunk].p = p;
+			chunk[nchunk++].n = n;
+			over = node_free(node) - node_high(node) - keep;
+		}
+		/* too little: give back the last chunks' tails */
+		while (over < 0 && nchunk > first) {
+			size_t give = (size_t)-over, *n = &chunk[nchunk - 1].n;
+
+			if (give >= *n) {
+				munmap(chunk[nchunk - 1].p, *n * (size_t)ps);
+				over += (long)*n;
+				nchunk--;
+				continue;
+			}
+			munmap(chunk[nchunk - 1].p + (*n - give) * (size_t)ps, give * (size_t)ps);
+			*n -= give;
+			over = 0;
+		}
+		usleep(1000000);
+	}
+	return node_free(node) - node_high(node);
+}
+
+/* CPU seconds of the movers' threads and processes, by pid */
+static bool mover_comm(const char *c)
+{
+	static const char *const names[] = { "kdamond", "kswapd", "kcompactd", "kmigrate",
+					     "hotbridge" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strncmp(c, names[i], strlen(names[i])))
+			return true;
+	return false;
+}
+
+static size_t mover_cpu(struct proc_cpu *pc, size_t max)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	size_t n = 0;
+
+	while (d && (e = readdir(d)) && n < max) {
+		char path[300], buf[512], *l, *r;
+		unsigned long ut, st;
+		FILE *f;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = 0;
+		fclose(f);
+		l = strchr(buf, '(');
+		r = strrchr(buf, ')');
+		if (!l || !r)
+			continue;
+		*r = 0;
+		if (!mover_comm(l + 1))
+			continue;
+		/* after ") ": state, then fields 4..13; utime and stime are 14 and 15 */
+		if (sscanf(r + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) !=
+		    2)
+			continue;
+		pc[n].pid = atoi(e->d_name);
+		pc[n++].s = (double)(ut + st) / 100.0;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static double mover_cpu_since(const struct proc_cpu *a, size_t na)
+{
+	static struct proc_cpu b[MAX_PROCS];
+	size_t nb = mover_cpu(b, MAX_PROCS);
+	double s = 0;
+
+	for (size_t i = 0; i < nb; i++) {
+		double before = 0;
+
+		for (size_t k = 0; k < na; k++)
+			if (a[k].pid == b[i].pid)
+				before = a[k].s;
+		s += b[i].s - before;
+	}
+	return s;
+}
+
+static uint64_t rnd(struct race *r)
+{
+	r->rng ^= r->rng >> 12;
+	r->rng ^= r->rng << 25;
+	r->rng ^= r->rng >> 27;
+	return r->rng * 0x2545F4914F6CDD1DULL;
+}
+
+static void read_page(struct race *r, size_t p, uint32_t *cnt)
+{
+	const volatile uint64_t *pg = (const volatile uint64_t *)(r->base + p * r->psz);
+	uint64_t sum = 0;
+
+	for (unsigned int l = 0; l < LINES; l++)
+		sum += pg[l * (r->psz / 8 / LINES)];
+	r->sink += sum;
+	cnt[p] += LINES;
+}
+
+/* accesses until the clock reaches until; t: seconds since the start */
+static void burst(struct race *r, double t0, double until, uint32_t *cnt)
+{
+	while (vm_now() < until) {
+		const size_t *set = r->hot;
+
+		switch (r->kind) {
+		case LOOP:
+			if (vm_now() - t0 >= r->secs / 2)
+				set = r->hot + HOT;
+			for (size_t i = 0; i < HOT; i++)
+				read_page(r, set[i], cnt);
+			break;
+		case FILEREAD:
+			for (size_t i = 0; i < HOT; i++) {
+				if (pread(r->fd, r->buf, r->psz, (off_t)(set[i] * r->psz)) !=
+				    (ssize_t)r->psz)
+					break;
+				r->sink += (uint64_t)r->buf[0];
+				cnt[set[i]] += LINES;
+			}
+			break;
+		case ZIPF:
+			for (int k = 0; k < 4096; k++) {
+				double u = (double)(rnd(r) >> 11) / 9007199254740992.0;
+				size_t lo = 0, hi = r->npages - 1, p;
+				unsigned int line = (unsigned int)(rnd(r) & (LINES - 1));
+
+				while (lo < hi) {
+					size_t mid = (lo + hi) / 2;
+
+					if (r->cdf[mid] > u)
+						hi = mid;
+					else
+						lo = mid + 1;
+				}
+				p = r->perm[lo];
+				r->sink += *(const volatile uint64_t *)(r->base + p * r->psz +
+									line * (r->psz / LINES));
+				cnt[p]++;
+			}
+			break;
+		}
+	}
+}
+
+static size_t on_dram(const struct race *r, const int *status, const size_t *set, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		k += status[set[i]] >= 0 && status[set[i]] != r->node;
+	return k;
+}
+
+static int cmp_desc(const void *a, const void *b, void *arg)
+{
+	const uint32_t *c = arg;
+	uint32_t x = c[*(const size_t *)a], y = c[*(const size_t *)b];
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* the clairvoyant oracle's DRAM-served accesses (see the top) */
+static double oracle(const struct race *r, size_t nwin, double room, double rate_pages_s)
+{
+	size_t *order = malloc(r->npages * sizeof(*order));
+	size_t *victim = malloc(r->npages * sizeof(*victim));
+	bool *placed = calloc(r->npages, sizeof(*placed));
+	bool *want = calloc(r->npages, sizeof(*want));
+	double tokens = rate_pages_s, served = 0;
+	size_t nplaced = 0, cap = room < 1 ? 0 : (size_t)room;
+
+	if (!order || !victim || !placed || !want)
+		return -1;
+	for (size_t w = 0; w < nwin; w++) {
+		const uint32_t *c = r->count + w * r->npages;
+		size_t n = 0, nv = 0, vi = 0;
+
+		tokens += rate_pages_s * r->win_s;
+		if (tokens > rate_pages_s)
+			tokens = rate_pages_s;
+		for (size_t p = 0; p < r->npages; p++)
+			if (c[p])
+				order[n++] = p;
+		qsort_r(order, n, sizeof(*order), cmp_desc, (void *)c);
+		if (n > cap)
+			n = cap;
+		memset(want, 0, r->npages * sizeof(*want));
+		for (size_t i = 0; i < n; i++)
+			want[order[i]] = true;
+		/* the placed pages it may demote, least busy in this window first */
+		for (size_t p = 0; p < r->npages; p++)
+			if (placed[p] && !want[p])
+				victim[nv++] = p;
+		qsort_r(victim, nv, sizeof(*victim), cmp_desc, (void *)c);
+		for (size_t i = 0; i < n && tokens >= 1; i++) {
+			size_t p = order[i];
+
+			if (placed[p])
+				continue;
+			if (nplaced >= cap) {
+				if (vi >= nv)
+					break;
+				placed[victim[nv - 1 - vi++]] = false;
+				nplaced--;
+			}
+			placed[p] = true;
+			nplaced++;
+			tokens -= 1;
+		}
+		for (size_t p = 0; p < r->npages; p++)
+			if (placed[p])
+				served += c[p];
+	}
+	free(order);
+	free(victim);
+	free(placed);
+	free(want);
+	return served;
+}
+
+static int setup(struct race *r, const char *dir)
+{
+	char path[512];
+
+	r->psz = vm_page_size();
+	r->rng = 0x9e3779b97f4a7c15ULL;
+	r->win_s = r->kind == ZIPF ? 1.0 : 0.25;
+	r->npages = r->kind == ZIPF ? ZIPF_PAGES : r->kind == LOOP ? LOOP_PAGES : FILE_PAGES;
+	r->nhot = r->kind == ZIPF ? ZIPF_HOT : r->kind == LOOP ? 2 * HOT : HOT;
+	r->hot = calloc(r->nhot, sizeof(*r->hot));
+	if (!r->hot)
+		return -ENOMEM;
+	if (r->kind == FILEREAD) {
+		int fd;
+
+		r->buf = malloc(r->psz);
+		snprintf(path, sizeof(path), "%s/file", dir);
+		if (!r->buf || vm_task_bind(r->node) < 0)
+			return -errno;
+		fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (fd < 0)
+			return -errno;
+		for (size_t i = 0; i < r->npages; i++) {
+			memset(r->buf, (int)(i & 0xff), r->psz);
+			if (write(fd, r->buf, r->psz) != (ssize_t)r->psz)
+				return -EIO;
+		}
+		if (vm_task_bind(-1) < 0)
+			return -errno;
+		r->fd = fd;
+		/* read back: the copies' dirty lines leave the host cache now (see below) */
+		for (size_t i = 0; i < r->npages; i++)
+			if (pread(fd, r->buf, r->psz, (off_t)(i * r->psz)) != (ssize_t)r->psz)
+				return -EIO;
+		/* for move_pages(2) and pagemap only: never read through */
+		r->base = mmap(NULL, r->npages * r->psz, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
+		if (r->base == MAP_FAILED)
+			return -errno;
+	} else {
+		r->base = vm_map_on_node(r->npages * r->psz, r->node, -1, false);
+		if (!r->base)
+			return -errno;
+		for (size_t i = 0; i < r->npages; i++)
+			memset(r->base + i * r->psz, (int)(i & 0xff), r->psz);
+		/*
+		 * read back, every line: the fill's last 512 KiB would otherwise sit
+		 * dirty in the host cache in front of the CHMU model and be written
+		 * back once the workload starts, 64 writes a page, after the mover
+		 * (and the CHMU's reset) has started: a device that counts writes
+		 * then sees those cold pages hot. Read lines stay clean.
+		 */
+		for (size_t i = 0; i < r->npages; i++)
+			for (unsigned int l = 0; l < LINES; l++)
+				r->sink += *(const volatile uint64_t *)(r->base + i * r->psz +
+									l * (r->psz / LINES));
+		/* the default policy: NUMA balancing may move them (a binding forbids it) */
+		if (syscall(SYS_mbind, r->base, r->npages * r->psz, MPOL_DEFAULT_, NULL, 0UL, 0) < 0)
+			return -errno;
+	}
+	if (r->kind == ZIPF) {
+		double h = 0;
+
+		r->perm = calloc(r->npages, sizeof(*r->perm));
+		r->cdf = calloc(r->npages, sizeof(*r->cdf));
+		if (!r->perm || !r->cdf)
+			return -ENOMEM;
+		for (size_t i = 0; i < r->npages; i++) {
+			h += pow((double)(i + 1), -ZIPF_S);
+			r->cdf[i] = h;
+			r->perm[i] = i;
+		}
+		for (size_t i = 0; i < r->npages; i++)
+			r->cdf[i] /= h;
+		r->cdf[r->npages - 1] = 1.01; /* every draw below it */
+		for (size_t i = r->npages - 1; i > 0; i--) {
+			size_t j = rnd(r) % (i + 1), t = r->perm[i];
+
+			r->perm[i] = r->perm[j];
+			r->perm[j] = t;
+		}
+		for (size_t i = 0; i < r->nhot; i++)
+			r->hot[i] = r->perm[i];
+	} else {
+		/* spread over the pages like the closed loop's A and B */
+		size_t stride = r->npages / HOT;
+
+		for (size_t i = 0; i < HOT; i++) {
+			r->hot[i] = i * stride + stride / 4 + i % 2;
+			if (r->kind == LOOP)
+				r->hot[HOT + i] = i * stride + (3 * stride) / 4 + i % 2;
+		}
+	}
+	r->nwin = (size_t)(r->secs / r->win_s) + 2;
+	r->count = calloc(r->nwin * r->npages, sizeof(*r->count));
+	return r->count ? 0 : -ENOMEM;
+}
+
+int main(int argc, char **argv)
+{
+	static struct proc_cpu cpu0[MAX_PROCS];
+	struct race r = { .fd = -1 };
+	struct rusage ru0, ru1;
+	double room_want, rate, t0, t90[2] = { -1, -1 }, served = 0, total = 0, room, orc;
+	uint64_t *pfn0, *pfn1, mig0, hint0, promo0;
+	size_t ncpu, w = 0, cold = 0, cold_moved = 0, cold_dram = 0;
+	void **addrs;
+	int *status, rc;
+	const char *dir;
+
+	if (argc != 7) {
+		fprintf(stderr, "usage: hb-vmrace loop|file|zipf NODE SECONDS ROOM RATE_MBPS DIR\n");
+		return 2;
+	}
+	r.kind = !strcmp(argv[1], "loop") ? LOOP : !strcmp(argv[1], "file") ? FILEREAD : ZIPF;
+	if (r.kind == ZIPF && strcmp(argv[1], "zipf")) {
+		fprintf(stderr, "hb-vmrace: unknown workload '%s'\n", argv[1]);
+		return 2;
+	}
+	r.node = atoi(argv[2]);
+	r.secs = atof(argv[3]);
+	room_want = atof(argv[4]);
+	rate = atof(argv[5]) * 1e6 / (double)vm_page_size();
+	dir = argv[6];
+	rc = setup(&r, dir);
+	addrs = calloc(r.npages, sizeof(*addrs));
+	status = calloc(r.npages, sizeof(*status));
+	pfn0 = calloc(r.npages, sizeof(*pfn0));
+	pfn1 = calloc(r.npages, sizeof(*pfn1));
+	if (rc < 0 || !addrs || !status || !pfn0 || !pfn1) {
+		fprintf(stderr, "hb-vmrace: set-up of %s on node %d: %s\n", argv[1], r.node,
+			strerror(rc < 0 ? -rc : ENOMEM));
+		return 1;
+	}
+	for (size_t i = 0; i < r.npages; i++)
+		addrs[i] = r.base + i * r.psz;
+	vm_drain_lru();
+	if (vm_nodes_of(0, r.npages, addrs, status) < 0 ||
+	    vm_pfn_range(getpid(), (uintptr_t)r.base, r.npages, pfn0) < 0) {
+		fprintf(stderr, "hb-vmrace: move_pages or pagemap: %s\n", strerror(errno));
+		return 1;
+	}
+	{
+		size_t there = 0;
+
+		for (size_t i = 0; i < r.npages; i++)
+			there += status[i] == r.node;
+		printf("hb-vmrace: %s: %zu pages, %zu on node %d at the start\n", argv[1], r.npages,
+		       there, r.node);
+		if (there * 100 < r.npages * 99) {
+			fprintf(stderr, "hb-vmrace: the workload is not on node %d\n", r.node);
+			return 1;
+		}
+	}
+	fflush(stdout);
+	put(dir, "ready");
+	wait_for(dir, "go");
+
+	/*
+	 * DRAM with room for less than the footprint: node 0 ROOM pages, the
+	 * others none; node 0 last (holding the others takes some of its pages)
+	 */
+	for (int k = 1; k <= 64; k++) {
+		int n = k % 64;
+		char p[64];
+
+		snprintf(p, sizeof(p), "/sys/devices/system/node/node%d", n);
+		if (n != r.node && access(p, F_OK) == 0) {
+			long left = hold(n, n == 0 ? (long)room_want : 0);
+
+			printf("hb-vmrace: node %d held to %ld pages above its high watermark\n", n,
+			       left);
+		}
+	}
+	room = (double)(node_free(0) - node_high(0));
+	fflush(stdout);
+
+	ncpu = mover_cpu(cpu0, MAX_PROCS);
+	mig0 = vmstat("pgmigrate_success");
+	hint0 = vmstat("numa_hint_faults");
+	promo0 = vmstat("pgpromote_success");
+	getrusage(RUSAGE_SELF, &ru0);
+	t0 = vm_now();
+	for (w = 0; w < r.nwin && vm_now() - t0 < r.secs; w++) {
+		uint32_t *cnt = r.count + w * r.npages;
+		double now = vm_now() - t0, end = t0 + (double)(w + 1) * r.win_s;
+		size_t a = 0;
+
+		(void)vm_nodes_of(0, r.npages, addrs, status);
+		if (r.kind == LOOP) {
+			int ph = now >= r.secs / 2;
+			double since = ph ? now - r.secs / 2 : now;
+
+			a = on_dram(&r, status, r.hot + ph * HOT, HOT);
+			if (t90[ph] < 0 && a * 10 >= HOT * 9)
+				t90[ph] = since;
+			/* the phase changes at a window's edge: the windows are 0.25 s */
+			if (!ph && end - t0 > r.secs / 2)
+				end = t0 + r.secs / 2;
+		} else {
+			a = on_dram(&r, status, r.hot, r.nhot);
+			if (t90[0] < 0 && a * 10 >= r.nhot * 9)
+				t90[0] = now;
+		}
+		if (w % (size_t)(2 / r.win_s) == 0)
+			printf("hb-vmrace: t=%5.1f s: %zu of the hot set on DRAM\n", now, a);
+		burst(&r, t0, end, cnt);
+		for (size_t p = 0; p < r.npages; p++) {
+			total += cnt[p];
+			if (status[p] >= 0 && status[p] != r.node)
+				served += cnt[p];
+		}
+	}
+	getrusage(RUSAGE_SELF, &ru1);
+	{
+		double cpu = mover_cpu_since(cpu0, ncpu);
+		uint64_t mig = vmstat("pgmigrate_success") - mig0;
+		uint64_t hint = vmstat("numa_hint_faults") - hint0;
+		uint64_t promo = vmstat("pgpromote_success") - promo0;
+		double sys = (double)(ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
+			     (double)(ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6;
+		long faults = (ru1.ru_minflt - ru0.ru_minflt) + (ru1.ru_majflt - ru0.ru_majflt);
+
+		(void)vm_pfn_range(getpid(), (uintptr_t)r.base, r.npages, pfn1);
+		(void)vm_nodes_of(0, r.npages, addrs, status);
+		for (size_t p = 0; p < r.npages; p++) {
+			uint64_t sum = 0;
+
+			for (size_t k = 0; k < w; k++)
+				sum += r.count[k * r.npages + p];
+			if (sum)
+				continue;
+			cold++;
+			cold_moved += pfn1[p] != pfn0[p];
+			cold_dram += status[p] >= 0 && status[p] != r.node;
+		}
+		orc = oracle(&r, w, room_want, rate);
+		printf("race: workload=%s share=%.4f oracle=%.4f t90=%.2f", argv[1],
+		       total > 0 ? served / total : 0, total > 0 ? orc / total : 0, t90[0]);
+		if (r.kind == LOOP)
+			printf(",%.2f", t90[1]);
+		printf(" migr=%llu hot=%zu cold_moved=%zu cold_dram=%zu cold=%zu hint=%llu promo=%llu sys=%.2f "
+		       "faults=%ld mover_cpu=%.2f room=%.0f accesses=%.0f secs=%.1f\n",
+		       (unsigned long long)mig, r.nhot, cold_moved, cold_dram, cold,
+		       (unsigned long long)hint, (unsigned long long)promo, sys, faults, cpu, room,
+		       total, vm_now() - t0);
+	}
+	fflush(stdout);
+	return 0;
+}
