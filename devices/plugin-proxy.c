@@ -99,6 +99,8 @@ int hb_plugin_host_path(char *ret, size_t size)
 	char exe[PATH_MAX], *slash;
 	ssize_t n;
 
+	if (!ret || !size)
+		return -EINVAL;
 	if (env && *env) {
 		snprintf(ret, size, "%s", env);
 		return executable(ret) ? 0 : -ENOENT;
