@@ -66,7 +66,7 @@ struct proxy {
 	char last_failure[HB_ERR_MSG_MAX];
 	uint64_t restarts, failures, records, bad_records, dropped;
 	bool dropped_logged, bad_logged;
-	unsigned char buf[HB_CHAN_MSG_MAX + 1];
+	_Alignas(8) unsigned char buf[HB_CHAN_MSG_MAX + 1]; /* records and events cast in place */
 };
 
 static const char *sig_name(int sig)
