@@ -89,22 +89,8 @@ while kill -0 "$feeder" 2>/dev/null; do
 	hwm=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
 	fds=$(ls "/proc/$pid/fd" | wc -l)
 	echo "$t $rss $fds" >>"$tmp/samples"
-	python3 - "$prev" "$tmp/s.$t" "$t" "$rss" "$hwm" "$fds" <<'PY'
-import json, sys
-a, b = (json.load(open(f))["stats"] for f in sys.argv[1:3])
-t, rss, hwm, fds = sys.argv[3:7]
-def window(x, y):
-    ha = dict((k, n) for k, n in x["latency_us"]["record_to_table"]["buckets"])
-    d = [(k, n - ha.get(k, 0)) for k, n in y["latency_us"]["record_to_table"]["buckets"]]
-    d = [(k, n) for k, n in d if n > 0]
-    total, seen = sum(n for _, n in d), 0
-    for k, n in d:
-        seen += n
-        if seen >= max(1, int(0.99 * total + 0.5)):
-            return k // 1000
-    return 0
-print(t, rss, hwm, fds, (b["records"] - a["records"]) // 60, window(a, b))
-PY
+	rec=$(python3 -c 'import json,sys; a,b=(json.load(open(f))["stats"]["records"] for f in sys.argv[1:]); print((b-a)//60)' "$prev" "$tmp/s.$t")
+	echo "$t $rss $hwm $fds $rec $(python3 "$here/latency_window.py" "$prev" "$tmp/s.$t" | cut -d' ' -f1)"
 	prev=$tmp/s.$t
 done
 wait "$feeder" || true
@@ -119,24 +105,16 @@ ctl sources >"$tmp/sources.json"
 ctl stats >"$tmp/s.end"
 cat "$tmp/feed.out"
 offered=$(sed -n 's/^soak-feed: \([0-9]*\) records.*/\1/p' "$tmp/feed.out")
-python3 - "$tmp" "$warm" "$span" "$secs" "$written" "$offered" <<'PY'
+python3 - "$tmp" "$warm" "$span" "$secs" "$written" "$offered" "$here" <<'PY'
 import json, os, sys
-d, warm, span, secs, written, offered = sys.argv[1], *map(int, sys.argv[2:])
+sys.path.insert(0, sys.argv[7])
+from latency_window import p99
+d, warm, span, secs, written, offered = sys.argv[1], *map(int, sys.argv[2:7])
 samples = [tuple(map(int, l.split())) for l in open(d + "/samples")]
 def at(t):  # the first minute's sample at or after t
     return next((s for s in samples if s[0] >= t), samples[-1])
 def snap(t):  # stats as read then (s.0: at the start)
     return json.load(open("%s/s.%d" % (d, at(t)[0] if t > 0 else 0)))["stats"]
-def p99(a, b):
-    ha = dict((k, n) for k, n in a["latency_us"]["record_to_table"]["buckets"])
-    dd = [(k, n - ha.get(k, 0)) for k, n in b["latency_us"]["record_to_table"]["buckets"]]
-    dd = [(k, n) for k, n in dd if n > 0]
-    total, seen = sum(n for _, n in dd), 0
-    for k, n in dd:
-        seen += n
-        if seen >= max(1, int(0.99 * total + 0.5)):
-            return k / 1000.0, total
-    return 0.0, 0
 end = samples[-1][0]
 w = at(warm)
 first, nf = p99(snap(warm), snap(warm + span))
