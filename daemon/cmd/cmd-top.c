@@ -50,11 +50,17 @@ struct top {
 	size_t err_len;
 };
 
-static volatile sig_atomic_t stop_signal, tstp_signal;
+static volatile sig_atomic_t stop_signal, tstp_signal, winch_signal;
 
 static void on_signal(int sig)
 {
 	stop_signal = sig;
+}
+
+/* the terminal resized: the frame drawn again at once (wait_key) */
+static void on_winch(int sig)
+{
+	winch_signal = sig;
 }
 
 /* Ctrl-Z: the screen is left and the terminal restored before the stop (wait_key) */
@@ -459,11 +465,15 @@ static void suspend(struct top *t)
 	screen_enter(t);
 }
 
-/* until delay_ms passed (or a Ctrl-Z came back): true to go on, false on q or a signal */
-static bool wait_key(struct top *t)
-{
-	int64_t end = (int64_t)hb_now_ms() + t->delay_ms;
+enum wait_end { WAIT_LEAVE, WAIT_NEXT, WAIT_RESIZED };
 
+/*
+ * until end (hb_now_ms) or a Ctrl-Z came back: WAIT_NEXT for the next
+ * sample, WAIT_RESIZED to draw the same frame on a resized terminal,
+ * WAIT_LEAVE on q or a signal
+ */
+static enum wait_end wait_key(struct top *t, int64_t end)
+{
 	for (;;) {
 		struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
 		int64_t left = end - (int64_t)hb_now_ms();
@@ -471,13 +481,17 @@ static bool wait_key(struct top *t)
 		ssize_t n;
 
 		if (stop_signal)
-			return false;
+			return WAIT_LEAVE;
 		if (tstp_signal && t->screen) {
 			suspend(t);
-			return true; /* a fresh frame on the new screen */
+			return WAIT_NEXT; /* a fresh frame on the new screen */
+		}
+		if (winch_signal) {
+			winch_signal = 0;
+			return WAIT_RESIZED;
 		}
 		if (left <= 0)
-			return true;
+			return WAIT_NEXT;
 		if (!t->termios_saved) {
 			/* no keys to read: sleep, woken by a signal */
 			struct timespec ts = { left / 1000, (left % 1000) * 1000000 };
@@ -490,12 +504,12 @@ static bool wait_key(struct top *t)
 		n = read(STDIN_FILENO, c, sizeof(c));
 		if (n <= 0) {
 			if (n == 0)
-				return true; /* a terminal read with VMIN 0: nothing */
+				return WAIT_NEXT; /* a terminal read with VMIN 0: nothing */
 			continue;
 		}
 		for (ssize_t i = 0; i < n; i++)
 			if (c[i] == 'q' || c[i] == 'Q')
-				return false;
+				return WAIT_LEAVE;
 	}
 }
 
@@ -526,6 +540,9 @@ int hb_cmd_top(int argc, char **argv)
 	struct hb_config defaults;
 	struct hb_getopt g = { 0 };
 	struct sigaction sa = { .sa_handler = on_signal };
+	const char *term;
+	enum wait_end w;
+	int64_t end;
 	uint64_t v;
 	int o, r;
 
@@ -563,16 +580,20 @@ int hb_cmd_top(int argc, char **argv)
 	}
 	if (optind != argc)
 		return hb_cmd_fail(2, argv[0], "unexpected argument '%s'", argv[optind]);
-	t.tty = isatty(STDOUT_FILENO) == 1;
+	/* a terminal that knows no escapes (TERM unset or dumb): plain frames, as to a pipe */
+	term = getenv("TERM");
+	t.tty = isatty(STDOUT_FILENO) == 1 && term && *term && strcmp(term, "dumb") != 0;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	if (t.tty && !t.once) {
-		struct sigaction tstp = { .sa_handler = on_tstp };
+		struct sigaction tstp = { .sa_handler = on_tstp }, winch = { .sa_handler = on_winch };
 
 		sigemptyset(&tstp.sa_mask);
 		sigaction(SIGTSTP, &tstp, NULL);
+		sigemptyset(&winch.sa_mask);
+		sigaction(SIGWINCH, &winch, NULL);
 	}
 	/* the first sample: a daemon not there is said before the screen changes */
 	r = take_sample(&t, &cur);
@@ -592,7 +613,10 @@ int hb_cmd_top(int argc, char **argv)
 			break;
 		if (!t.tty && !t.once)
 			fputs("\n", stdout);
-		if (!wait_key(&t))
+		end = (int64_t)hb_now_ms() + t.delay_ms;
+		while ((w = wait_key(&t, end)) == WAIT_RESIZED)
+			draw(&t, &cur, prev.stats ? &prev : NULL);
+		if (w == WAIT_LEAVE)
 			break;
 		sample_done(&prev);
 		prev = cur;

@@ -180,6 +180,17 @@ elif how == "look":
     report["hottest_rows"] = len(re.findall(r"^ +[0-9.]+ +\d+ +0x[0-9a-f]+ +mem\d:0x", last, re.M))
     report["hottest_heading"] = "HOTTEST PAGES" in last
     os.write(master, b"q")
+elif how == "resize":
+    # run with a long --delay: a frame now can only come from the resize
+    at = len(buf)
+    fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+    read_for(1.5)
+    after = [f for f in buf[at:].split(b"\x1b[H")[1:] if b"RECENT DECISIONS" in f]
+    report["frames_after_resize"] = len(after)
+    if after:
+        text = re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]", b"", after[-1]).decode(errors="replace")
+        report["resized_frame_lines"] = len(text.rstrip("\n").split("\n"))
+    os.write(master, b"q")
 elif how == "ctrl-z":
     at = len(buf)
     os.write(master, b"\x1a")
@@ -321,5 +332,25 @@ import json, sys
 r = json.loads(sys.argv[1])
 sys.exit(0 if r["rc"] == 0 and r["hottest_heading"] and r["hottest_rows"] >= 4 and r["last_frame_lines"] <= 24 else 1)' "$r" &&
 	ok "80x24: the hottest pages show on the screen" || bad "80x24: $r"
+
+# 9. the terminal resized: the frame drawn again at once, to the new size
+#    (not at the next --delay)
+r=$(python3 "$tmp/view.py" "$tmp/pty-winch.out" resize "$tmp/ctl.sock" "$tmp/feed.sock" "${hb[@]}" top --socket "$tmp/ctl.sock" --delay 20)
+echo "# $r"
+python3 -c '
+import json, sys
+r = json.loads(sys.argv[1])
+sys.exit(0 if r["rc"] == 0 and r["frames_after_resize"] >= 1 and r.get("resized_frame_lines", 99) <= 30 and r["termios_restored"] else 1)' "$r" &&
+	ok "a resize to 100x30 redraws within 1.5 s under --delay 20, in 30 lines" || bad "resize: $r"
+
+# 10. TERM=dumb: a terminal that knows no escapes gets plain frames, as a pipe does
+r=$(TERM=dumb python3 "$tmp/view.py" "$tmp/pty-dumb.out" ctrl-c "$tmp/ctl.sock" "$tmp/feed.sock" "${hb[@]}" top --socket "$tmp/ctl.sock")
+echo "# $r"
+python3 -c '
+import json, sys
+r = json.loads(sys.argv[1])
+buf = open(sys.argv[2], "rb").read()
+sys.exit(0 if r["rc"] == 0 and b"\x1b" not in buf and buf.count(b"RECENT DECISIONS") >= 2 and r["termios_restored"] else 1)' "$r" "$tmp/pty-dumb.out" &&
+	ok "TERM=dumb: frames with no escape byte, Ctrl-C leaves with 0" || bad "TERM=dumb: $r"
 hb_reports_ok
 echo "1..$n"
