@@ -125,7 +125,7 @@ static void usage(FILE *f, const char *sock)
 		"  -n, --samples N    columns: samples of the hottest pages (1 to 3600), default 10\n"
 		"  -d, --delay SEC    seconds between samples (1 to 60), default 1\n"
 		"  -r, --rows N       rows per memdev or region (8 to %d), default 64\n"
-		"  -o, --output FILE  the SVG, default standard output\n",
+		"  -o, --output FILE  the SVG, default (and -) standard output\n",
 		sock, HB_CONTROL_CLIENT_TIMEOUT_S, HB_HEATMAP_ROWS_MAX);
 }
 
@@ -189,7 +189,8 @@ static int parse(int argc, char **argv, struct opts *o)
 		case 'o':
 			if (!*optarg)
 				return hb_cmd_fail(2, argv[0], "--output: an empty path");
-			o->out = optarg;
+			/* "-": standard output, as the default */
+			o->out = strcmp(optarg, "-") ? optarg : NULL;
 			break;
 		case 'h': usage(stdout, defaults.control_socket); return 1;
 		default: usage(stderr, defaults.control_socket); return 2;
