@@ -3,8 +3,8 @@
 # loop runs. QEMU's QMP commands reach the host through the 9p share: the
 # guest writes /share/qmp/N.req (one command), tests/e2e/poison.py relay
 # sends it to QEMU's monitor and writes N.rep. Before A's phase starts:
-#  - cxl-inject-poison (64 bytes) on A's pages 12 and 13 (a 2-way region
-#    puts them on the two devices) and 70, then a poison list read of every
+#  - cxl-inject-poison (64 bytes) on the first pages of A from 12 on, one
+#    on each device of the 2-way region, and on page 70, then a poison list read of every
 #    memdev (trigger_poison_list: QEMU's injected poison reaches the kernel,
 #    and its cxl_poison trace events the daemon, only so);
 #  - cxl-inject-general-media-event (uncorrectable) on page 40 and
@@ -64,16 +64,29 @@ CONF
 
 poison_before_go() {
 	: >$P/pages
-	for pg in 12 13 70; do
+	# the first pages of A from 12 on, one on each memdev (a 2-way region
+	# spreads them, but the frames a kernel hands out need not alternate)
+	pg=12 seen=
+	while [ $pg -lt 64 ] && [ "$(echo $seen | wc -w)" -lt "$(ls -d /sys/bus/cxl/devices/mem* | wc -l)" ]; do
 		set -- $(page $pg)
-		qmp "{\"execute\":\"cxl-inject-poison\",\"arguments\":{\"path\":\"$4\",\"start\":$(($3 + 0x40)),\"length\":64}}" || return 1
-		echo "$pg $1 $2 $3 poison" >>$P/pages
+		case " $seen " in
+		*" $2 "*) ;;
+		*)
+			qmp "{\"execute\":\"cxl-inject-poison\",\"arguments\":{\"path\":\"$4\",\"start\":$(($3 + 0x40)),\"length\":64}}" || return 1
+			echo "$pg $1 $2 $3 poison" >>$P/pages
+			seen="$seen $2" ;;
+		esac
+		pg=$((pg + 1))
 	done
+	# page 70: poisoned, cleared once A runs
+	set -- $(page 70)
+	qmp "{\"execute\":\"cxl-inject-poison\",\"arguments\":{\"path\":\"$4\",\"start\":$(($3 + 0x40)),\"length\":64}}" || return 1
+	echo "70 $1 $2 $3 cleared" >>$P/pages
 	t0=$(date +%s)
 	for m in /sys/bus/cxl/devices/mem*; do
 		echo 1 >"$m/trigger_poison_list" || { echo "hb-vm-poison: no poison list read on ${m##*/}"; return 1; }
 	done
-	want=3
+	want=$(wc -l <$P/pages)
 	# the kernel takes the devices' event records (general media, DRAM)
 	# only with the CXL memory error control _OSC granted it: it asks for
 	# that only with CONFIG_MEMORY_FAILURE and PCIe port services on
@@ -84,9 +97,9 @@ poison_before_go() {
 		set -- $(page 41)
 		qmp "{\"execute\":\"cxl-inject-dram-event\",\"arguments\":{\"path\":\"$4\",\"log\":\"failure\",\"flags\":2,\"dpa\":$(($3 + 0xc0)),\"descriptor\":1,\"type\":0,\"transaction-type\":1}}" || return 1
 		echo "41 $1 $2 $3 dram" >>$P/pages
-		want=5
+		want=$((want + 2))
 	else
-		echo "no: $(dmesg | grep -m1 "_OSC: OS supports \[CXL") (our 6.12 has no CONFIG_MEMORY_FAILURE; 6.12 guests boot with pcie_ports=compat)" >$P/events-unsupported
+		echo "no: $(dmesg | grep -m1 "_OSC: OS supports \[CXL") (6.12 and 7.3 guests boot with pcie_ports=compat; our 6.12 has no CONFIG_MEMORY_FAILURE)" >$P/events-unsupported
 		echo "hb-vm-poison: general media and DRAM events not injected: the kernel does not take the devices' event records here"
 	fi
 	wait_stat quarantined_pages $want
