@@ -5,8 +5,10 @@
   poison.py relay DIR: relays the guest's QMP commands (DIR/share/qmp/N.req,
     one JSON command each, in order) to QEMU's monitor DIR/qmp.sock and
     writes each reply to DIR/share/qmp/N.rep, until DIR/guest.rc appears.
-  poison.py check DIR: TAP over what hb-vm-poison.sh left in DIR/share/poison:
-    explain, history, stats and metrics of the pages the faults hit.
+  poison.py check DIR [events]: TAP over what hb-vm-poison.sh left in DIR/share/poison:
+    explain, history, stats and metrics of the pages the faults hit; with
+    events, the general media and DRAM events must have been injected (the
+    kernel takes event records: run.sh --pcie-native on a stock kernel).
 """
 import json
 import os
@@ -63,7 +65,7 @@ def load(path):
     return x.get(x.get("command"), x) if isinstance(x, dict) else x
 
 
-def check(d):
+def check(d, events=None):
     p = d + "/share/poison"
     n, good = 0, True
 
@@ -83,6 +85,9 @@ def check(d):
     except OSError:
         unsupported = None
     want = 3 if unsupported else 5  # poison on each device, the cleared one, 2 events
+    if events:
+        ok(not unsupported, "the kernel takes the devices' event records (general media, DRAM)%s"
+           % (": " + unsupported if unsupported else ""))
     if unsupported:
         print("# general media and DRAM events: not injected, the kernel does not take the "
               "devices' event records: %s" % unsupported)
@@ -146,6 +151,6 @@ def check(d):
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "relay":
         sys.exit(relay(sys.argv[2]))
-    if len(sys.argv) == 3 and sys.argv[1] == "check":
-        sys.exit(check(sys.argv[2]))
-    sys.exit("usage: poison.py relay|check DIR")
+    if len(sys.argv) in (3, 4) and sys.argv[1] == "check":
+        sys.exit(check(*sys.argv[2:]))
+    sys.exit("usage: poison.py relay DIR | check DIR [events]")

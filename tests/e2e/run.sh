@@ -29,7 +29,9 @@
 # -dram-event, sent by the host (poison.py relay: the guest asks through
 # the share, the host has QEMU's QMP socket), and a poison cleared; the
 # loop's checks (chmu.py) and the faults' (poison.py check: explain,
-# history, stats, metrics), as one TAP stream.
+# history, stats, metrics), as one TAP stream. HB_E2E_PCIE_NATIVE=1: the
+# guest boots with PCIe port services (run.sh --pcie-native), and the
+# general media and DRAM events must reach the daemon too.
 # chmu-perf: the same loop through our kernel's CHMU perf driver (cxl_hmu,
 # kernel/patches/6.12/0005) and the `cxl-hmu` source instead of the
 # registers. HB_HMU_KO=FILE: a cxl_hmu.ko built out of tree against the
@@ -111,6 +113,7 @@ elif [ "$mode" = chmu ] || [ "$mode" = chmu-perf ] || [ "$mode" = chmu-poison ];
 	if [ "$mode" = chmu-poison ]; then
 		faults=poison
 		guest+=(--qmp "$out/qmp.sock" --extra "$here/hb-vm-poison.sh")
+		[ -z "${HB_E2E_PCIE_NATIVE:-}" ] || guest+=(--pcie-native)
 		python3 "$here/poison.py" relay "$out" >"$out/relay.log" 2>&1 &
 		relay=$!
 	fi
@@ -219,7 +222,7 @@ fi
 if [ "$mode" = chmu-poison ]; then
 	# both checks' TAP lines as one stream
 	{ python3 "$here/chmu.py" check "$out" "$backend" "$mover" "$kind"
-	  python3 "$here/poison.py" check "$out"; } |
+	  python3 "$here/poison.py" check "$out" ${HB_E2E_PCIE_NATIVE:+events}; } |
 		awk '/^(not )?ok [0-9]+ /{ n++; ok = ($1 == "ok"); sub(/^(not )?ok [0-9]+ - ?/, "");
 			print (ok ? "ok " : "not ok ") n " - " $0; next }
 		/^1\.\.[0-9]+$/{ next } { print } END { print "1.." n }' | tee "$out/tap" || true
