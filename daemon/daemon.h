@@ -26,7 +26,10 @@ struct hb_media_stats {
 	uint64_t overflow_events, overflow_records_lost;
 	uint64_t hpa_agree, hpa_mismatch; /* the device's HPA against ours */
 	uint64_t quarantined_pages;       /* poisoned or uncorrectable, kept out */
-	uint64_t quarantine_dropped;      /* candidates dropped for it */
+	uint64_t quarantine_dropped;      /* candidates set aside for it */
+	uint64_t quarantine_refused_late; /* decided to promote, quarantined since */
+	uint64_t poison_released;         /* pages let back by cleared poison */
+	uint64_t poison_clear_kept;       /* pages cleared poison did not let back */
 	uint64_t quarantine_untranslated; /* events on DPA we cannot translate */
 	uint64_t quarantine_full;         /* pages past the quarantine's size */
 };

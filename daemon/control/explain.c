@@ -276,7 +276,7 @@ int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, stru
 		json_object_object_add(o, "decision",
 				       json_object_new_string(HB_EXPLAIN_NOT_IN_A_REGION));
 	} else if (q) {
-		/* never a candidate: the cycle drops it before the policy sees it */
+		/* set aside before the policy sees it, refused as quarantined */
 		snprintf(why, sizeof(why),
 			 "quarantined: the device reported it %s%s%s; it is never "
 			 "promoted",

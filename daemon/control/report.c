@@ -701,7 +701,8 @@ json_object *hb_daemon_stats_json(struct hb_daemon *d)
 	MEDIA(media_events), MEDIA(poison_events), MEDIA(poison_cleared);
 	MEDIA(overflow_events), MEDIA(overflow_records_lost), MEDIA(hpa_agree), MEDIA(hpa_mismatch);
 	MEDIA(quarantined_pages), MEDIA(quarantine_dropped), MEDIA(quarantine_untranslated);
-	MEDIA(quarantine_full);
+	MEDIA(quarantine_full), MEDIA(quarantine_refused_late), MEDIA(poison_released);
+	MEDIA(poison_clear_kept);
 #undef MEDIA
 	json_object_object_add(o, "device_events", x);
 	x = json_object_new_object();

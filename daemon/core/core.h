@@ -129,6 +129,7 @@ enum hb_reason {
 	/* tenants (tenant.c): the page's cgroup */
 	HB_REASON_TENANT_DENIED, /* tenant.deny/allow/no_cgroup refuse it, or its owner is unknown */
 	HB_REASON_TENANT_BUDGET, /* its cgroup's tenant.budget_mb is reached */
+	HB_REASON_QUARANTINED,   /* poisoned or uncorrectable: never moved (media-events.c) */
 	_HB_REASON_MAX,
 };
 

@@ -50,6 +50,7 @@ static const char *const reason_names[_HB_REASON_MAX] = {
 	[HB_REASON_NO_CXL_NODE] = "no_cxl_node",
 	[HB_REASON_TENANT_DENIED] = "tenant_denied",
 	[HB_REASON_TENANT_BUDGET] = "tenant_at_budget",
+	[HB_REASON_QUARANTINED] = "quarantined",
 };
 
 HB_STRTAB_TO_STRING(hb_reason_to_string, enum hb_reason, reason_names, NULL)

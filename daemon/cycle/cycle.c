@@ -127,9 +127,12 @@ static void promote_job(struct hb_daemon *d)
 static void promote_decided(struct hb_daemon *d)
 {
 	struct hb_cycle_scratch *s = &d->scratch;
-	size_t n = s->pd.n;
+	size_t n;
 
-	hb_daemon_tenants_filter(d, n); /* before charging: refusals spend nothing */
+	/* before charging: refusals spend nothing */
+	n = hb_daemon_refuse_quarantined(d, s->dec, s->pd.n, s->cand + s->pd.n, s->pd.nq,
+					 &s->pd.spent);
+	hb_daemon_tenants_filter(d, n);
 	hb_policy_charge(d->policy, &s->pd.cfg, &s->pd.spent, s->t0);
 	if (!d->paused)
 		hb_latency_decide(&d->lat, hb_now_ns());
@@ -152,6 +155,7 @@ static void promote_start(struct hb_daemon *d, uint64_t t0)
 	/* gathered here (records go on changing the table); sorted and decided off the loop */
 	n = d->paused ? 0 : hb_heat_gather(d->heat, d->pcfg.threshold, s->cand, MAX_CANDIDATES);
 	s->pd.n = hb_daemon_drop_quarantined(d, s->cand, n); /* poisoned pages never move */
+	s->pd.nq = n - s->pd.n;
 	memcpy(s->pd.nodes, d->nodes, sizeof(s->pd.nodes));
 	memcpy(s->pd.dist, d->dist, sizeof(s->pd.dist));
 	s->pd.cfg = d->pcfg;

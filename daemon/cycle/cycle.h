@@ -109,7 +109,7 @@ struct hb_cycle_scratch {
 		struct hb_numa_node nodes[HB_MAX_NODES];
 		uint8_t dist[HB_MAX_NODES][HB_MAX_NODES];
 		struct hb_policy_config cfg;
-		size_t n;
+		size_t n, nq; /* candidates for the policy; quarantined ones after them */
 		struct hb_policy_spent spent;
 		uint64_t gather_ns, took_ns;
 	} pd;

@@ -52,12 +52,17 @@ struct hb_intake {
 	struct source *submitting;
 };
 
-/* a page kept out of promotion, and why (HB_QUARANTINE_* bits) */
+/*
+ * a page kept out of promotion, and why (HB_QUARANTINE_* bits; 0: released,
+ * its poison cleared, and kept only to remember that: a page poisoned again
+ * after a clear is never released again), and its clears
+ */
 #define HB_QUARANTINE_POISON 1u
 #define HB_QUARANTINE_UNCORRECTABLE 2u
 struct hb_quarantined {
 	uint64_t page;
 	uint32_t why;
+	uint32_t cleared;
 };
 
 /* media-events.c's state: the quarantined pages, the mismatch log's rate */
@@ -69,9 +74,22 @@ struct hb_media_state {
 
 /* media-events.c */
 int hb_daemon_media_event(struct hb_daemon *d, const struct hb_device_event *ev);
+/* hpa's page when it is kept out of promotion now (NULL: it is not) */
 const struct hb_quarantined *hb_daemon_quarantined(const struct hb_daemon *d, uint64_t hpa);
-/* c[0..n) less the quarantined pages (forgotten by the table too); the new n */
+/*
+ * c[0..n) with the quarantined pages moved to its end (forgotten by the
+ * table too, their order kept); the number of the others, before them
+ */
 size_t hb_daemon_drop_quarantined(struct hb_daemon *d, struct hb_candidate *c, size_t n);
+/*
+ * The promotion's decisions dec[0..n) refused for quarantine (those that
+ * became quarantined since they were gathered; what they spent given
+ * back), then the pages the gathering set aside, c[n..n + nq), as
+ * HB_REASON_QUARANTINED decisions after them; the new number of decisions
+ */
+size_t hb_daemon_refuse_quarantined(struct hb_daemon *d, struct hb_decision *dec, size_t n,
+				    const struct hb_candidate *c, size_t nq,
+				    struct hb_policy_spent *spent);
 void hb_daemon_media_free(struct hb_daemon *d);
 
 /* source-host.c */

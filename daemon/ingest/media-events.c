@@ -8,8 +8,13 @@
  *    never replaces ours;
  *  - poison, and media errors the device could not correct, quarantine the
  *    pages (by our translation): they leave the hotness table now and are
- *    dropped from every later cycle's candidates, so they are never
- *    promoted; `explain` names them;
+ *    set aside from every later cycle's candidates before the policy sees
+ *    them, refused as HB_REASON_QUARANTINED, so they are never promoted;
+ *    `explain` and `history` name them;
+ *  - cleared poison releases a page kept out for poison alone, once: the
+ *    clear wrote the line anew, so moving it no longer consumes poison. A
+ *    page with an uncorrectable media error, or poisoned again after a
+ *    clear, stays out (daemon/docs/cycle.md says why);
  *  - lost-event reports (overflow) are counted with the records lost.
  */
 #include <errno.h>
@@ -31,13 +36,21 @@ static int cmp_page(const void *a, const void *b)
 	return x->page < y->page ? -1 : x->page > y->page;
 }
 
-const struct hb_quarantined *hb_daemon_quarantined(const struct hb_daemon *d, uint64_t hpa)
+/* hpa's entry, kept out or released (NULL: none) */
+static struct hb_quarantined *entry(const struct hb_daemon *d, uint64_t hpa)
 {
 	struct hb_quarantined key = { .page = hpa & ~(d->pcfg.page_size - 1) };
 
 	if (!d->media.nquar)
 		return NULL;
 	return bsearch(&key, d->media.quar, d->media.nquar, sizeof(key), cmp_page);
+}
+
+const struct hb_quarantined *hb_daemon_quarantined(const struct hb_daemon *d, uint64_t hpa)
+{
+	const struct hb_quarantined *q = entry(d, hpa);
+
+	return q && q->why ? q : NULL;
 }
 
 static void quarantine(struct hb_daemon *d, uint64_t hpa, uint32_t why)
@@ -56,6 +69,8 @@ static void quarantine(struct hb_daemon *d, uint64_t hpa, uint32_t why)
 			hi = mid;
 	}
 	if (lo < m->nquar && m->quar[lo].page == page) {
+		if (!m->quar[lo].why) /* released, and poisoned again */
+			d->st.media.quarantined_pages++;
 		m->quar[lo].why |= why;
 		return;
 	}
@@ -162,6 +177,49 @@ static void quarantine_range(struct hb_daemon *d, const struct hb_device_event *
 	}
 }
 
+/*
+ * Cleared poison on memdev:[dpa, dpa + len): each page kept out for poison
+ * alone and never cleared before is released; the others stay out
+ */
+static void release_range(struct hb_daemon *d, const struct hb_device_event *ev)
+{
+	uint64_t first = ev->dpa & ~(PAGE - 1), end = ev->dpa + ev->len, hpa;
+	size_t released = 0, kept = 0;
+	struct hb_quarantined *q;
+
+	if (end < ev->dpa)
+		end = UINT64_MAX;
+	for (uint64_t dpa = first; dpa < end; dpa += PAGE) {
+		if (our_hpa(d, ev->memdev, dpa < ev->dpa ? ev->dpa : dpa, &hpa) == 0 &&
+		    (q = entry(d, hpa)) && (q->why & HB_QUARANTINE_POISON)) {
+			if (q->why & HB_QUARANTINE_UNCORRECTABLE || q->cleared) {
+				kept++;
+			} else {
+				q->why &= ~HB_QUARANTINE_POISON;
+				d->st.media.quarantined_pages--;
+				released++;
+			}
+			q->cleared++;
+		}
+		if (dpa > UINT64_MAX - PAGE)
+			break;
+	}
+	d->st.media.poison_released += released;
+	d->st.media.poison_clear_kept += kept;
+	if (released || kept) {
+		struct hb_log_fields f = { .memdev = ev->memdev,
+					   .hpa = HB_LOG_NO_ADDR,
+					   .dpa = ev->dpa };
+
+		hb_dlogf(d, LOG_NOTICE, &f,
+			 "%s:0x%llx+0x%llx: poison cleared: %zu pages may be promoted again, %zu "
+			 "stay quarantined (poisoned again after a clear, or an uncorrectable "
+			 "error)",
+			 ev->memdev, (unsigned long long)ev->dpa, (unsigned long long)ev->len,
+			 released, kept);
+	}
+}
+
 int hb_daemon_media_event(struct hb_daemon *d, const struct hb_device_event *ev)
 {
 	struct hb_media_stats *st = &d->st.media;
@@ -182,8 +240,8 @@ int hb_daemon_media_event(struct hb_daemon *d, const struct hb_device_event *ev)
 	}
 	cross_check(d, ev);
 	if (ev->kind == HB_EVENT_POISON && (ev->flags & HB_EVENT_F_CLEARED)) {
-		/* the page stays out: data lost once is not trusted again */
 		st->poison_cleared++;
+		release_range(d, ev);
 		return 0;
 	}
 	if (ev->kind == HB_EVENT_POISON)
@@ -195,19 +253,50 @@ int hb_daemon_media_event(struct hb_daemon *d, const struct hb_device_event *ev)
 
 size_t hb_daemon_drop_quarantined(struct hb_daemon *d, struct hb_candidate *c, size_t n)
 {
-	size_t kept = 0;
+	size_t i = 0;
 
 	if (!d->media.nquar)
 		return n;
-	for (size_t i = 0; i < n; i++) {
-		if (hb_daemon_quarantined(d, c[i].hpa)) {
-			hb_heat_forget(d->heat, c[i].hpa);
-			d->st.media.quarantine_dropped++;
+	while (i < n) {
+		struct hb_candidate t;
+
+		if (!hb_daemon_quarantined(d, c[i].hpa)) {
+			i++;
 			continue;
 		}
-		c[kept++] = c[i];
+		hb_heat_forget(d->heat, c[i].hpa);
+		d->st.media.quarantine_dropped++;
+		t = c[i];
+		c[i] = c[--n];
+		c[n] = t;
 	}
-	return kept;
+	return n;
+}
+
+size_t hb_daemon_refuse_quarantined(struct hb_daemon *d, struct hb_decision *dec, size_t n,
+				    const struct hb_candidate *c, size_t nq,
+				    struct hb_policy_spent *spent)
+{
+	for (size_t i = 0; i < n && d->media.nquar; i++) {
+		/* poisoned while the decision was being made, off the loop */
+		if (dec[i].reason != HB_REASON_PROMOTE || !hb_daemon_quarantined(d, dec[i].hpa))
+			continue;
+		dec[i].reason = HB_REASON_QUARANTINED;
+		hb_heat_forget(d->heat, dec[i].hpa);
+		d->st.media.quarantine_refused_late++;
+		if (spent) {
+			spent->promoted--;
+			spent->bytes[dec[i].target] -= d->pcfg.page_size;
+		}
+	}
+	for (size_t i = 0; i < nq; i++)
+		dec[n + i] = (struct hb_decision){ .hpa = c[i].hpa,
+						   .heat = c[i].heat,
+						   .src = c[i].node,
+						   .target = -1,
+						   .source = c[i].source,
+						   .reason = HB_REASON_QUARANTINED };
+	return n + nq;
 }
 
 void hb_daemon_media_free(struct hb_daemon *d)

@@ -6,7 +6,7 @@
 # source per memdev, found at its PCI function, must bring each hot set to
 # DRAM by itself. Leaves explain.json, stats.json, sources.json, status.json
 # and daemon.log in /share.
-#   hb-vm-chmu.sh WAYS PAGES HOT PHASE_S BOUND_S [BACKEND [MOVER [KIND [AUX_PAGES [ACCESS [DS]]]]]]
+#   hb-vm-chmu.sh WAYS PAGES HOT PHASE_S BOUND_S [BACKEND [MOVER [KIND [AUX_PAGES [ACCESS [DS [FAULTS]]]]]]]
 # MOVER hotbridge (default), or damon: no hotbridge at all, DAMON's own
 # promotion configured as the kernel's mtier sample and damo's tiering
 # recipe do (the head-to-head bench, tests/bench/tiering.sh).
@@ -21,8 +21,13 @@
 # (a cxl_hmu driver that refuses codes 1-3 itself makes this a skip).
 # DS: 0x20 when the device down-samples only by 32 (run.sh --chmu-ds):
 # the sources, told no ds=, must take 32.
+# FAULTS: poison: faults injected on pages of A, a cxl-events source reading
+# them (hb-vm-poison.sh, e2e-chmu-poison-6.12).
 ways=${1:-1} pages=${2:-4096} hot=${3:-256} phase=${4:-20} bound=${5:-10} backend=${6:-phys}
-mover=${7:-hotbridge} kind=${8:-chmu} aux_pages=${9:-16} access=${10:-} dsf=${11:-}
+mover=${7:-hotbridge} kind=${8:-chmu} aux_pages=${9:-16} access=${10:-} dsf=${11:-} faults=${12:-}
+# "-": none (the guest's command line loses empty arguments)
+[ "$access" != - ] || access=
+[ "$dsf" != - ] || dsf=
 case $kind in
 chmu|cxl-hmu) ;;
 *) echo "hb-vm-chmu: unknown source kind '$kind' (chmu or cxl-hmu)"; exit 2 ;;
@@ -85,6 +90,10 @@ CONF
 	echo "hb-vm-chmu: $name at $bdf, $size bytes of pmem"
 	bdf0=${bdf0:-$bdf}
 done
+if [ "$faults" = poison ]; then
+	. /hb/hb-vm-poison.sh
+	poison_conf
+fi
 # no vendor plugins: an empty directory (one that does not exist is an error)
 mkdir -p /tmp/no-plugins
 hotbridge list --plugin-dir /tmp/no-plugins >/share/list.json 2>/share/list.err ||
@@ -115,6 +124,8 @@ fi
 # device's, and would move them
 resident=8
 [ "$mover" = hotbridge ] || resident=0
+# the poison scenario's CHMU has no cache in front of it (tests/e2e/run.sh)
+[ "$faults" != poison ] || resident=0
 /hb/hb-vmchmu "$node" "$pages" "$hot" "$phase" "$bound" /tmp/chmu $resident &
 work=$!
 while [ ! -e /tmp/chmu/ready ]; do
@@ -218,7 +229,11 @@ if [ "$dsf" = 0x20 ] && ! grep -q "ds 32" /share/daemon.log; then
 	cat /share/daemon.log; kill $daemon $work; exit 35
 fi
 t_up=$(date +%s)
+if [ "$faults" = poison ]; then
+	poison_before_go || { kill $daemon $work; exit 36; }
+fi
 : >/tmp/chmu/go
+[ "$faults" != poison ] || poison_during_a &
 read -r hpa_a hpa_b </tmp/chmu/ready
 while [ ! -e /tmp/chmu/phase-b ]; do sleep 0.5; done
 hotbridge explain --socket /tmp/hb/ctl.sock "$hpa_a" >/share/explain.json 2>&1
@@ -227,6 +242,7 @@ echo "hb-vm-chmu: CPU: hotbridge $daemon $(cpu_s $daemon) s"
 hotbridge stats --socket /tmp/hb/ctl.sock >/share/stats.json 2>&1
 hotbridge sources --socket /tmp/hb/ctl.sock >/share/sources.json 2>&1
 hotbridge history --socket /tmp/hb/ctl.sock --last 200 >/share/history.json 2>&1
+[ "$faults" != poison ] || poison_after
 echo "hb-vm-chmu: sources read $(( $(date +%s) - t_up )) s after the daemon came up" | tee /share/elapsed
 hotbridge status --socket /tmp/hb/ctl.sock >/share/status.json 2>&1
 for p in /sys/bus/event_source/devices/cxl_hmu_*; do

@@ -15,6 +15,7 @@
 #   run.sh oracle modulo|xor - HOTBRIDGE BINDIR - mpp 6.12
 #   run.sh chmu WAYS PAGES HOTBRIDGE BINDIR BACKEND mpp|stock BASE [hotbridge|damon]
 #   run.sh chmu-perf WAYS PAGES HOTBRIDGE BINDIR BACKEND mpp|debug 6.12
+#   run.sh chmu-poison 2 PAGES HOTBRIDGE BINDIR BACKEND mpp 6.12
 #   run.sh hmu-edges 1 - HOTBRIDGE BINDIR - mpp|debug 6.12
 #   (debug: the lockdep kernel, `kernel/build --base 6.12 --debug`, and its
 #   own cxl_hmu; the suite lockdep)
@@ -23,6 +24,14 @@
 # a hot set busy on the CXL node and moves it once, `hotbridge run` with
 # `chmu` sources must bring each to DRAM (hb-vm-chmu.sh, hb-vmchmu); the
 # host checks explain and the CHMU's counts (chmu.py).
+# chmu-poison: the chmu loop, 2-way, with faults on pages of hot set A
+# (hb-vm-poison.sh): QEMU's cxl-inject-poison, -general-media-event and
+# -dram-event, sent by the host (poison.py relay: the guest asks through
+# the share, the host has QEMU's QMP socket), and a poison cleared; the
+# loop's checks (chmu.py) and the faults' (poison.py check: explain,
+# history, stats, metrics), as one TAP stream. HB_E2E_PCIE_NATIVE=1: the
+# guest boots with PCIe port services (run.sh --pcie-native), and the
+# general media and DRAM events must reach the daemon too.
 # chmu-perf: the same loop through our kernel's CHMU perf driver (cxl_hmu,
 # kernel/patches/6.12/0005) and the `cxl-hmu` source instead of the
 # registers. HB_HMU_KO=FILE: a cxl_hmu.ko built out of tree against the
@@ -96,10 +105,18 @@ if [ "$mode" = oracle ]; then
 	fi
 	wait $gpid
 	rc=$(cat "$out/guest.rc")
-elif [ "$mode" = chmu ] || [ "$mode" = chmu-perf ]; then
+elif [ "$mode" = chmu ] || [ "$mode" = chmu-perf ] || [ "$mode" = chmu-poison ]; then
 	# 20 s per hot set; the bound on 90 % coverage is chmu.py's to derive
 	eval "$(python3 "$here/chmu.py" bound "$backend")"
 	kind=chmu
+	faults=
+	if [ "$mode" = chmu-poison ]; then
+		faults=poison
+		guest+=(--qmp "$out/qmp.sock" --extra "$here/hb-vm-poison.sh")
+		[ -z "${HB_E2E_PCIE_NATIVE:-}" ] || guest+=(--pcie-native)
+		python3 "$here/poison.py" relay "$out" >"$out/relay.log" 2>&1 &
+		relay=$!
+	fi
 	if [ "$mode" = chmu-perf ]; then
 		kind=cxl-hmu
 		guest+=(--module cxl_hmu)
@@ -120,10 +137,19 @@ elif [ "$mode" = chmu ] || [ "$mode" = chmu-perf ]; then
 	# B (1 MiB each) miss it, set C (16 lines) lives in it (hb-vm-chmu.sh).
 	# HB_CHMU_LLC=SIZE another; empty: QEMU's own default (or a QEMU without one)
 	llc=${HB_CHMU_LLC-512K}
+	# chmu-poison: none, every access counted. Behind a cache, the few pages
+	# of A left on CXL once the rest is promoted (the quarantined ones and
+	# the one whose poison is cleared) fit in it and are never hot again
+	[ "$mode" != chmu-poison ] || llc=${HB_CHMU_LLC-0}
 	"${guest[@]}" --chmu 1 ${llc:+--chmu-llc "$llc"} --timeout 900 --extra "$here/hb-vm-chmu.sh" --state "$out" \
 		hb-vm-chmu.sh "$ways" "$pages" 256 20 "$bound" "$backend" "$mover" "$kind" \
-		"${HB_HMU_AUX_PAGES:-16}" "$access" "${HB_E2E_CHMU_DS:-}" >"$out/guest.log" 2>&1
+		"${HB_HMU_AUX_PAGES:-16}" "${access:--}" "${HB_E2E_CHMU_DS:--}" $faults >"$out/guest.log" 2>&1
 	rc=$?
+	if [ -n "$faults" ]; then
+		echo $rc >"$out/guest.rc"
+		wait $relay
+		sed 's/^/# /; s/^# # /# /' "$out/relay.log"
+	fi
 elif [ "$mode" = hmu-edges ]; then
 	ko=${HB_HMU_KO:-$(find "$basedir/$kernel-root" -name 'cxl_hmu.ko*' 2>/dev/null | head -1)}
 	[ -n "$ko" ] || skip "the $kernel $base kernel has no cxl_hmu module (rebuild it: $how; or HB_HMU_KO=cxl_hmu.ko)"
@@ -193,7 +219,17 @@ if [ "$mode" = hmu-edges ]; then
 	echo "# scenario hmu-edges on $kernel $base: $(( $(date +%s) - start )) s wall"
 	exit 0
 fi
-if [ "$mode" = chmu ] || [ "$mode" = chmu-perf ]; then
+if [ "$mode" = chmu-poison ]; then
+	# both checks' TAP lines as one stream
+	{ python3 "$here/chmu.py" check "$out" "$backend" "$mover" "$kind"
+	  python3 "$here/poison.py" check "$out" ${HB_E2E_PCIE_NATIVE:+events}; } |
+		awk '/^(not )?ok [0-9]+ /{ n++; ok = ($1 == "ok"); sub(/^(not )?ok [0-9]+ - ?/, "");
+			print (ok ? "ok " : "not ok ") n " - " $0; next }
+		/^1\.\.[0-9]+$/{ next } { print } END { print "1.." n }' | tee "$out/tap" || true
+	echo "# scenario $mode $ways-way on $kernel $base: $(( $(date +%s) - start )) s wall"
+	grep -q "^not ok" "$out/tap" && exit 1
+	exit 0
+elif [ "$mode" = chmu ] || [ "$mode" = chmu-perf ]; then
 	python3 "$here/chmu.py" check "$out" "$backend" "$mover" "$kind"
 	crc=$?
 	echo "# scenario $mode $ways-way on $kernel $base: $(( $(date +%s) - start )) s wall"

@@ -3,7 +3,7 @@
 # run one of them; the guest's exit status becomes ours.
 #
 #   run.sh [--tap] [--base 6.12|6.1|7.3] [--kernel mpp|stock|debug] [--kernel-root DIR] [--node-mem MiB] [--timeout s] \
-#          [--nodes 2|3] [--node2-mem MiB] [--cxl N [--chmu M [--chmu-llc SIZE] [--chmu-access HEX] [--chmu-ds HEX] [--chmu-opts P]] | --cxl-test modulo|xor] [--host-bin NAME]... [--extra FILE]... [--module NAME]... [--state DIR] [--qmp PATH] \
+#          [--nodes 2|3] [--node2-mem MiB] [--cxl N [--chmu M [--chmu-llc SIZE] [--chmu-access HEX] [--chmu-ds HEX] [--chmu-opts P]] | --cxl-test modulo|xor] [--host-bin NAME]... [--extra FILE]... [--module NAME]... [--state DIR] [--qmp PATH] [--pcie-native] \
 #          --bindir DIR PROGRAM [ARG...]
 #
 # --base: which kernel/build base to boot (default: kernel/build's, 6.12;
@@ -26,6 +26,13 @@
 # --qmp PATH: a QMP monitor on the unix socket PATH (server, not waited
 # for): the host can read QOM properties while the guest runs, such as the
 # CHMU model's served counts (tests/bench/race.sh).
+#
+# --pcie-native: a 6.12 or 7.3 guest without pcie_ports=compat: PCIe port
+# services on, so the kernel asks the platform (_OSC) for CXL memory error
+# reporting and, granted it (a kernel with CONFIG_MEMORY_FAILURE: Debian's,
+# not ours), takes the devices' event records (general media, DRAM) from
+# their interrupts. Works with QEMU 10 (e2e-chmu-poison-stock-7.3); the
+# compat default is for QEMU 7.2, whose event MSIs never arrive.
 #
 # --state DIR: keep the 9p share (DIR/share) and the CXL backing files
 # (DIR/cxl-memN) there, so a host-side oracle can work while the guest runs.
@@ -106,6 +113,7 @@ while [ $# -gt 0 ]; do
 	--module) more_mods="$more_mods $2"; shift 2 ;;
 	--state) state=$2; shift 2 ;;
 	--qmp) qmp=$2; shift 2 ;;
+	--pcie-native) pcie_native=1; shift ;;
 	--kernel) kernel=$2; shift 2 ;;
 	--kernel-root) kernel_root=$2; shift 2 ;;
 	--base) base=$2; shift 2 ;;
@@ -313,7 +321,8 @@ fi
 extra_append=
 if [ "$base" != 6.1 ]; then   # 6.12, and Debian 13's 7.3 the same way
 	cpu=$cpu,hypervisor=off
-	extra_append=" pcie_ports=compat memhp_default_state=offline"
+	extra_append=" memhp_default_state=offline"
+	[ -n "${pcie_native:-}" ] || extra_append=" pcie_ports=compat$extra_append"
 fi
 # Debian's 7.3 starts DAMON_STAT at boot (CONFIG_DAMON_STAT_ENABLED_DEFAULT),
 # whose kdamond is exclusive: no sysfs kdamond can start, so the damon

@@ -31,6 +31,14 @@
  *  - every page's bytes as filled.
  * Nothing it does writes to the pages after the fill: the CHMU sees reads.
  *
+ * With it, DIR/hot-a lists the HPA of every page of A, one a line (the
+ * poison scenario, hb-vm-chmu.sh's FAULTS, picks pages of it). When the
+ * script leaves DIR/kept and DIR/released (HPAs, one a line) before
+ * DIR/stopped, it checks too that each kept page is at the frame it was
+ * filled in (quarantined: never promoted) and that each released one left
+ * it (its poison cleared: promoted again, A being hot). A released page's
+ * bytes are not checked: clearing poison writes the line anew (zeros).
+ *
  * hb-vmchmu msix BDF NODE: an interrupt the CHMU raises while MSI-X is
  * disabled must stay pending. With the daemon gone, it programs the CHMU of
  * the device at BDF itself (instance 0: always-on, threshold 1, fill
@@ -329,6 +337,62 @@ static int msix(const char *bdf, int node)
 	return tap_done();
 }
 
+/*
+ * The pages DIR/name lists (HPAs) that are (moved) or are not (!moved) at
+ * another frame than at the fill; -1 when DIR/name is not there
+ */
+static int listed(const char *dir, const char *name, const uint64_t *pfn0, const uint64_t *pfn1,
+		  size_t *ret_n, bool moved)
+{
+	char path[512];
+	unsigned long long hpa;
+	size_t n = 0, wrong = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (!(f = fopen(path, "re")))
+		return -1;
+	while (fscanf(f, "%llx", &hpa) == 1) {
+		size_t i;
+
+		n++;
+		for (i = 0; i < npages && pfn0[i] * psz != hpa; i++)
+			;
+		if (i == npages || (pfn1[i] != pfn0[i]) != moved) {
+			tap_diag("%s: page %#llx (index %zd) %s", name, hpa,
+				 i == npages ? (ssize_t)-1 : (ssize_t)i,
+				 i == npages ? "not one of ours" :
+				 moved       ? "did not move" :
+					       "moved");
+			wrong++;
+		}
+	}
+	fclose(f);
+	*ret_n = n;
+	return (int)wrong;
+}
+
+/* the pages DIR/released lists whose bytes differ from the fill's */
+static size_t rewritten(const char *dir, const uint64_t *pfn0, const uint64_t *sum0)
+{
+	char path[512];
+	unsigned long long hpa;
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/released", dir);
+	if (!(f = fopen(path, "re")))
+		return 0;
+	while (fscanf(f, "%llx", &hpa) == 1)
+		for (size_t i = 0; i < npages; i++)
+			if (pfn0[i] * psz == hpa && vm_sum(base + i * psz) != sum0[i]) {
+				tap_diag("page %#llx rewritten by its poison's clear", hpa);
+				n++;
+			}
+	fclose(f);
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	size_t *in_set, stride;
@@ -408,6 +472,18 @@ int main(int argc, char **argv)
 		 cxl_node, (unsigned long long)pfn0[0], nhot, phase_s);
 	snprintf(text, sizeof(text), "%#llx %#llx\n", (unsigned long long)(pfn0[a.idx[0]] * psz),
 		 (unsigned long long)(pfn0[b.idx[0]] * psz));
+	{
+		size_t len = 0;
+		char *all = malloc(nhot * 20 + 1);
+
+		if (!all)
+			return 1;
+		for (size_t i = 0; i < nhot; i++)
+			len += (size_t)sprintf(all + len, "%#llx\n",
+					       (unsigned long long)(pfn0[a.idx[i]] * psz));
+		put(dir, "hot-a", all);
+		free(all);
+	}
 	put(dir, "ready", text);
 	wait_for(dir, "go");
 
@@ -450,6 +526,22 @@ int main(int argc, char **argv)
 		       "cache-resident set C: none of its %zu pages moved (%zu did), %zu reads a page a "
 		       "pass (A and B: %d) but never missing the host cache",
 		       nres, res_moved, nhot / 8 * RES_LINES, LINES_PER_PAGE);
+	{
+		size_t nk = 0, nr = 0;
+		int wk = listed(dir, "kept", pfn0, pfn1, &nk, false);
+		int wr = listed(dir, "released", pfn0, pfn1, &nr, true);
+
+		bad -= rewritten(dir, pfn0, sum0);
+
+		if (wk >= 0)
+			tap_ok(wk == 0 && nk > 0,
+			       "quarantined pages of A never promoted: %zu of %zu at their frame",
+			       nk - (size_t)wk, nk);
+		if (wr >= 0)
+			tap_ok(wr == 0 && nr > 0,
+			       "pages of A whose poison was cleared promoted again: %zu of %zu",
+			       nr - (size_t)wr, nr);
+	}
 	tap_ok(bad == 0, "every page's bytes intact (%zu of %zu differ); %zu hot pages changed frame",
 	       bad, npages, away);
 	return tap_done();
