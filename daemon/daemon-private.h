@@ -174,6 +174,12 @@ void hb_daemon_tenants_moved(struct hb_daemon *d, size_t i);
 bool hb_daemon_tenants_explain(struct hb_daemon *d, struct hb_decision *dec, char *buf, size_t size);
 /* a demotion's n decisions: the budget of each page to demote, read before it moves */
 void hb_daemon_tenants_demote_owners(struct hb_daemon *d, size_t n);
+/*
+ * before a demotion decision: each tenant's pages over its budget, and the
+ * budget of every placed page while one is (its owner read now), for
+ * hb_demote_select() to take those first
+ */
+void hb_daemon_tenants_mark_over(struct hb_daemon *d);
 /* the demotion batch's page i left DRAM: counted off its budget */
 void hb_daemon_tenants_demoted(struct hb_daemon *d, size_t i);
 /* status's "tenants" (nothing without rules) */

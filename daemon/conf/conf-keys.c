@@ -118,7 +118,7 @@ static const struct hb_conf_key keys[] = {
 	K("tenant", "deny", T_STR, tenant_deny, "", 0, 0, NULL,
 	  "cgroup v2 paths whose pages are never promoted, as allow; deny wins over allow"),
 	K("tenant", "budget_mb", T_STR, tenant_budget_mb, "", 0, 0, NULL,
-	  "DRAM budgets for pages hotbridge promoted, PATTERN=MIB comma-separated, e.g. /k8s/batch=512: a page counts to the first pattern matching its cgroup (the cgroups one pattern matches share its budget); a promotion that would pass it is refused (tenant_at_budget); a budget already passed (after a reload lowered it) refuses new promotions until demotions bring its count under it (its pages are not demoted first)"),
+	  "DRAM budgets for pages hotbridge promoted, PATTERN=MIB comma-separated, e.g. /k8s/batch=512: a page counts to the first pattern matching its cgroup (the cgroups one pattern matches share its budget); a promotion that would pass it is refused (tenant_at_budget); a budget already passed (after a reload lowered it) refuses new promotions until demotions bring its count under it: when a DRAM node needs room, demotion takes that budget's cold pages first, as many as it is over (not pages still hot, and no demotion without the need for room)"),
 	K("tenant", "no_cgroup", T_ENUM, tenant_no_cgroup, "allow", 0, 0, "allow|deny",
 	  "pages charged to no memory cgroup (kpagecgroup inode 0: kernel memory, page cache charged to none): allow promotes them under the other rules, deny never"),
 	K("topology", "snapshot", T_STR, topology, "", 0, 0, NULL,

@@ -174,6 +174,27 @@ bool hb_daemon_tenants_explain(struct hb_daemon *d, struct hb_decision *dec, cha
 	return true;
 }
 
+void hb_daemon_tenants_mark_over(struct hb_daemon *d)
+{
+	uint64_t over[HB_TENANT_MAX] = { 0 }, now = hb_now_ns();
+	const struct hb_tenant_rules *r;
+	struct hb_placed_page *e;
+	size_t cursor = 0;
+	bool any = false;
+
+	if (d->tenants && (r = hb_tenants_rules(d->tenants))->active)
+		for (size_t b = 0; b < r->nbudget; b++) {
+			over[b] = hb_tenant_over(r, (int)b, hb_tenants_promoted(d->tenants, (int)b),
+						 d->pcfg.page_size);
+			any |= over[b] != 0;
+		}
+	/* owners read only while some tenant is over: rare (a reload, drift) */
+	while (any && (e = hb_placed_next(d->dm.placed, &cursor)))
+		e->tenant = (int8_t)hb_tenants_budget_of_page(d->tenants,
+							      hb_placed_hpa(d->dm.placed, e), now);
+	hb_demoter_set_tenant_over(d->dm.demoter, over, any ? HB_TENANT_MAX : 0);
+}
+
 void hb_daemon_tenants_demote_owners(struct hb_daemon *d, size_t n)
 {
 	struct hb_cycle_scratch *s = &d->scratch;
