@@ -114,6 +114,7 @@ struct hb_daemon {
 	struct hb_demotion dm;                /* the demotion step's (cycle/cycle.h) */
 	struct hb_tenants *tenants;           /* [tenant] rules (cycle/tenants.h); NULL: none */
 	int8_t *tenant_budget;                /* a promotion batch's pages' budgets (-1: none) */
+	bool tenant_filter_off;               /* damon: the kernel has no DAMOS filters */
 	struct hb_cycle_scratch scratch;      /* a batch's arrays (cycle/cycle.h) */
 	struct hb_daemon_stats st;
 	/* st.in at the last cycle line: the line counts what came since, by any way */

@@ -116,7 +116,7 @@ static const struct hb_conf_key keys[] = {
 	K("tenant", "allow", T_STR, tenant_allow, "", 0, 0, NULL,
 	  "cgroup v2 paths whose pages may be promoted, comma-separated, e.g. /k8s/web,/db-*: a path covers its descendants (pages are charged to leaf cgroups); '*' is fnmatch(3) with FNM_PATHNAME (within one component, never '/'); empty = every cgroup not denied. Needs a cgroup v2 host (/sys/fs/cgroup/cgroup.controllers) and /proc/kpagecgroup (CONFIG_MEMCG), else run refuses any tenant rule"),
 	K("tenant", "deny", T_STR, tenant_deny, "", 0, 0, NULL,
-	  "cgroup v2 paths whose pages are never promoted, as allow; deny wins over allow"),
+	  "cgroup v2 paths whose pages are never promoted, as allow; deny wins over allow. With the damon backend the cgroups they cover also go to the kernel as DAMOS memcg filters, so DAMON never moves their pages even inside a committed range (kernel/docs/migrators.md)"),
 	K("tenant", "budget_mb", T_STR, tenant_budget_mb, "", 0, 0, NULL,
 	  "DRAM budgets for pages hotbridge promoted, PATTERN=MIB comma-separated, e.g. /k8s/batch=512: a page counts to the first pattern matching its cgroup (the cgroups one pattern matches share its budget); a promotion that would pass it is refused (tenant_at_budget); a budget already passed (after a reload lowered it) refuses new promotions until demotions bring its count under it: when a DRAM node needs room, demotion takes that budget's cold pages first, as many as it is over (not pages still hot, and no demotion without the need for room)"),
 	K("tenant", "no_cgroup", T_ENUM, tenant_no_cgroup, "allow", 0, 0, "allow|deny",
