@@ -5,12 +5,14 @@
 # charged to that group's memcg). The replay feed names every page of
 # both as hot, by HPA (the backends move what they are given, whatever its
 # accesses; hold keeps every 8th busy); `hotbridge run` promotes under
-#   allow = /ten-a, deny = /ten-b, budget_mb = /ten-a=1
+#   allow = /ten-a, deny = /ten-b, budget_mb = /ten-a=1, no_cgroup = deny
 # Checks, as TAP lines: /ten-a's mapping holds exactly the budget on node 0
 # (from /proc/PID/numa_maps, the kernel's own count) and no more after
 # further cycles; /ten-b has none there; `explain` of a refused page of
 # each names its cgroup and rule; the budget moves by a reload (SIGHUP)
-# to 2 MiB and /ten-a then holds exactly that.
+# to 2 MiB and /ten-a then holds exactly that. With damon: the rules sit
+# in the scheme's memcg filters, and /ten-b's span committed into the
+# daemon's kdamond stays on CXL.
 #   hb-vm-tenants.sh PAGES BACKEND
 pages=${1:-768} backend=${2:-phys}
 n=0 bad=0
