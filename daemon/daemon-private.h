@@ -114,6 +114,7 @@ struct hb_daemon {
 	struct hb_demotion dm;                /* the demotion step's (cycle/cycle.h) */
 	struct hb_tenants *tenants;           /* [tenant] rules (cycle/tenants.h); NULL: none */
 	int8_t *tenant_budget;                /* a promotion batch's pages' budgets (-1: none) */
+	bool tenant_filter_off;               /* damon: the kernel has no DAMOS filters */
 	struct hb_cycle_scratch scratch;      /* a batch's arrays (cycle/cycle.h) */
 	struct hb_daemon_stats st;
 	/* st.in at the last cycle line: the line counts what came since, by any way */
@@ -174,6 +175,12 @@ void hb_daemon_tenants_moved(struct hb_daemon *d, size_t i);
 bool hb_daemon_tenants_explain(struct hb_daemon *d, struct hb_decision *dec, char *buf, size_t size);
 /* a demotion's n decisions: the budget of each page to demote, read before it moves */
 void hb_daemon_tenants_demote_owners(struct hb_daemon *d, size_t n);
+/*
+ * before a demotion decision: each tenant's pages over its budget, and the
+ * budget of every placed page while one is (its owner read now), for
+ * hb_demote_select() to take those first
+ */
+void hb_daemon_tenants_mark_over(struct hb_daemon *d);
 /* the demotion batch's page i left DRAM: counted off its budget */
 void hb_daemon_tenants_demoted(struct hb_daemon *d, size_t i);
 /* status's "tenants" (nothing without rules) */

@@ -206,6 +206,22 @@ int hb_migrator_damon_stats(const struct hb_migrator *m, struct hb_damon_stats *
  * batch or close waits for it anyway. -EINVAL for another backend.
  */
 int hb_migrator_damon_flush(struct hb_migrator *m, struct hb_err *err);
+/*
+ * damon: DAMOS memcg filters on the scheme (6.3+), so that the kernel
+ * itself never moves a page of reject[0..n) (cgroup v2 paths as the
+ * kernel names them, "/a/b"; each an exact memcg, not its descendants)
+ * nor, with only, a page of any memcg but that one, even inside a
+ * committed range. Written to schemes/0/ops_filters (6.15+) or
+ * schemes/0/filters: type memcg, memcg_path, matching Y (reject) or N
+ * (only), allow N where the file is (6.14+); taken at the next commit
+ * (every batch commits). n = 0 and no only: no filters. Each path must
+ * name an existing cgroup (the kernel refuses a commit otherwise).
+ * -EOPNOTSUPP for another backend or a kernel without DAMOS filters,
+ * -E2BIG beyond HB_DAMON_FILTERS_MAX.
+ */
+#define HB_DAMON_FILTERS_MAX 32
+int hb_migrator_damon_memcg_filters(struct hb_migrator *m, const char *const *reject, size_t n,
+				    const char *only, struct hb_err *err);
 
 /* dryrun: what it was asked, oldest first. */
 struct hb_dryrun_record {
@@ -654,6 +670,9 @@ int hb_cgroup_map_path(struct hb_cgroup_map *m, uint64_t ino, uint64_t now_ns, c
 /* the cgroups of the last scan for which match(pattern, path) is true */
 size_t hb_cgroup_map_count(const struct hb_cgroup_map *m,
 			   bool (*match)(const char *pattern, const char *path), const char *pattern);
+/* the last scan's cgroups: i < hb_cgroup_map_len(), "/" or "/a/b" (valid until the next scan) */
+size_t hb_cgroup_map_len(const struct hb_cgroup_map *m);
+const char *hb_cgroup_map_path_at(const struct hb_cgroup_map *m, size_t i);
 const struct hb_cgroup_map_stats *hb_cgroup_map_stats(const struct hb_cgroup_map *m);
 
 #endif

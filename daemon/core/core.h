@@ -158,6 +158,8 @@ struct hb_placed_page {    /* 24 bytes */
 	int16_t src, node; /* came from (CXL), is on (DRAM) */
 	uint16_t idle;     /* coldness checks in a row that found it idle */
 	bool marked;       /* marked idle since it was placed */
+	int8_t tenant;     /* the tenant.budget_mb it counts to (-1: none), as the
+			      daemon last read it (hb_demoter_set_tenant_over) */
 };
 
 struct hb_placed;
@@ -353,6 +355,14 @@ size_t hb_demote_select(const struct hb_demoter *dm, const struct hb_demote_conf
 			const struct hb_numa_node *nodes, struct hb_placed *placed,
 			uint64_t node_mask, uint64_t now_ns, struct hb_decision *out, size_t max,
 			struct hb_demote_spent *ret_spent);
+/*
+ * Tenants over their budget (tenant.budget_mb lowered by a reload, or
+ * pages counted that are not there): over[b] pages of budget b to shed,
+ * b < n. hb_demote_select() then takes the cold pages whose tenant field
+ * is such a b first, coldest first, up to over[b] of each, before any
+ * other page. All zero (the default): the field is not read.
+ */
+void hb_demoter_set_tenant_over(struct hb_demoter *dm, const uint64_t *over, size_t n);
 /* ... and what they spent charged to the nodes' buckets */
 void hb_demoter_charge(struct hb_demoter *dm, const struct hb_demote_config *cfg,
 		       const struct hb_demote_spent *spent, uint64_t now_ns);

@@ -4,16 +4,30 @@
  * in as data. A DRAM node below its goal (the promotion watermark plus the
  * configured room) gives back its coldest placed pages, at most its bucket's
  * worth, to the CXL node, never below that node's floor, never a page
- * promoted less than the hysteresis time ago.
+ * promoted less than the hysteresis time ago. A tenant over its
+ * tenant.budget_mb gives back its cold pages first, as many as it is over.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core.h"
 
 struct hb_demoter {
 	struct hb_bucket bucket[HB_MAX_NODES]; /* pages, per DRAM node */
+	uint64_t tenant_over[HB_TENANT_MAX];   /* pages each budget is over by */
+	bool any_over;
 };
+
+void hb_demoter_set_tenant_over(struct hb_demoter *dm, const uint64_t *over, size_t n)
+{
+	memset(dm->tenant_over, 0, sizeof(dm->tenant_over));
+	dm->any_over = false;
+	for (size_t b = 0; b < n && b < HB_TENANT_MAX; b++) {
+		dm->tenant_over[b] = over[b];
+		dm->any_over |= over[b] != 0;
+	}
+}
 
 int hb_demoter_new(struct hb_demoter **ret, struct hb_err *err)
 {
@@ -84,14 +98,17 @@ enum hb_reason hb_demote_evaluate(const struct hb_demoter *dm, const struct hb_d
 
 struct cold {
 	struct hb_placed_page *e;
+	bool over; /* its tenant is over its budget: before every other page */
 };
 
-/* coldest first, then the longest placed, then by page (a total order) */
+/* over-budget tenants' first, then coldest, the longest placed, by page (a total order) */
 static int colder_first(const void *a, const void *b)
 {
-	const struct hb_placed_page *x = ((const struct cold *)a)->e,
-				    *y = ((const struct cold *)b)->e;
+	const struct cold *ca = a, *cb = b;
+	const struct hb_placed_page *x = ca->e, *y = cb->e;
 
+	if (ca->over != cb->over)
+		return ca->over ? -1 : 1;
 	if (x->idle != y->idle)
 		return x->idle > y->idle ? -1 : 1;
 	if (x->since_ns != y->since_ns)
@@ -131,13 +148,34 @@ static void heapify(struct cold *c, size_t n)
 }
 
 /* the coldest page, out of the heap of *n */
-static struct hb_placed_page *pop_coldest(struct cold *c, size_t *n)
+static struct cold pop_coldest(struct cold *c, size_t *n)
 {
-	struct hb_placed_page *e = c[0].e;
+	struct cold top = c[0];
 
 	c[0] = c[--*n];
 	sift_down(c, *n, 0);
-	return e;
+	return top;
+}
+
+/* x into the heap of *n (room for it: it was popped from there) */
+static void push(struct cold *c, size_t *n, struct cold x)
+{
+	size_t i = (*n)++;
+
+	c[i] = x;
+	while (i && colder_first(&c[i], &c[(i - 1) / 2]) < 0) {
+		struct cold t = c[i];
+
+		c[i] = c[(i - 1) / 2];
+		c[(i - 1) / 2] = t;
+		i = (i - 1) / 2;
+	}
+}
+
+static bool tenant_over(const struct hb_demoter *dm, const uint64_t *left,
+			const struct hb_placed_page *e)
+{
+	return dm->any_over && e->tenant >= 0 && e->tenant < HB_TENANT_MAX && left[e->tenant];
 }
 
 /* pages node is short of its goal, or 0 */
@@ -155,6 +193,7 @@ size_t hb_demote_select(const struct hb_demoter *dm, const struct hb_demote_conf
 {
 	struct hb_demote_spent spent = { 0 };
 	uint64_t want[HB_MAX_NODES] = { 0 }, covered[HB_MAX_NODES] = { 0 }, any = 0;
+	uint64_t left[HB_TENANT_MAX]; /* pages each tenant is still over by */
 	unsigned int cold_min = cfg->cold_cycles ? cfg->cold_cycles : 1;
 	struct hb_placed_page *e, *held[HB_MAX_NODES] = { 0 }, *warm[HB_MAX_NODES] = { 0 };
 	struct cold *c = NULL;
@@ -166,37 +205,48 @@ size_t hb_demote_select(const struct hb_demoter *dm, const struct hb_demote_conf
 		any |= want[t];
 		short_nodes += want[t] != 0;
 	}
+	memcpy(left, dm->tenant_over, sizeof(left));
 	*ret_spent = spent;
 	if (!any || !hb_placed_len(placed) || !(c = malloc(hb_placed_len(placed) * sizeof(*c))))
 		return 0;
 	while ((e = hb_placed_next(placed, &cursor))) {
-		struct cold h = { e };
+		struct cold h = { e, tenant_over(dm, left, e) }, plain = { e, false };
 
 		if (e->node < 0 || e->node >= HB_MAX_NODES || !want[e->node])
 			continue;
 		if (e->idle < cold_min) {
 			/* not cold (and past the hysteresis): only the coldest is kept */
 			if (now_ns >= e->since_ns + cfg->hysteresis_ns &&
-			    (!warm[e->node] || colder_first(&h, &(struct cold){ warm[e->node] }) < 0))
+			    (!warm[e->node] ||
+			     colder_first(&plain, &(struct cold){ warm[e->node], false }) < 0))
 				warm[e->node] = e;
 			continue;
 		}
 		if (now_ns >= e->since_ns + cfg->hysteresis_ns)
-			c[nc++].e = e;
-		else if (!held[e->node] || colder_first(&h, &(struct cold){ held[e->node] }) < 0)
+			c[nc++] = h;
+		else if (!held[e->node] ||
+			 colder_first(&plain, &(struct cold){ held[e->node], false }) < 0)
 			held[e->node] = e; /* within the hysteresis: only the coldest is kept */
 	}
 	heapify(c, nc);
 	/* until every short node is covered: the pages left would all be skipped */
 	while (nc && n < max && short_nodes) {
 		struct hb_decision *d = &out[n];
-		struct hb_placed_page *page = pop_coldest(c, &nc);
+		struct cold top = pop_coldest(c, &nc);
+		struct hb_placed_page *page = top.e;
 		int t = page->node;
 
 		if (covered[t] >= want[t])
 			continue;
+		if (top.over && !left[page->tenant]) {
+			/* its tenant is back within its budget: in line with the others */
+			push(c, &nc, (struct cold){ page, false });
+			continue;
+		}
 		switch (hb_demote_evaluate(dm, cfg, nodes, placed, page, &spent, now_ns, d)) {
 		case HB_REASON_DEMOTE:
+			if (top.over)
+				left[page->tenant]--;
 			spent.from[t]++;
 			spent.to[d->target]++;
 			spent.demoted++;

@@ -112,9 +112,11 @@ int hb_placed_add(struct hb_placed *p, uint64_t hpa, int src, int node, uint64_t
 		}
 		p->len++;
 	}
-	p->slot[s] = (struct hb_placed_page){
-		.key = key, .since_ns = now_ns, .src = (int16_t)src, .node = (int16_t)node
-	};
+	p->slot[s] = (struct hb_placed_page){ .key = key,
+					      .since_ns = now_ns,
+					      .src = (int16_t)src,
+					      .node = (int16_t)node,
+					      .tenant = -1 };
 	return 0;
 }
 

@@ -208,7 +208,13 @@ static bool promote_fold(struct hb_daemon *d, uint64_t until)
 		c = hb_migrate_classify(s->status[i], s->tnode[i], s->snode[i]);
 		if (c == HB_MIGRATE_MOVED)
 			hb_daemon_demote_placed(d, s->hpa[i], s->snode[i], s->tnode[i], t0);
-		if (c == HB_MIGRATE_MOVED)
+		/*
+		 * budgets count what may be on DRAM now: a page whose outcome
+		 * the backend could not tell (damon's -ENODATA: the batch did
+		 * not settle in time, and its bytes were applied all the same)
+		 * counts too, else a loaded host passes its tenants' budgets
+		 */
+		if (c == HB_MIGRATE_MOVED || s->status[i] == -ENODATA)
 			hb_daemon_tenants_moved(d, i);
 		if (c == HB_MIGRATE_BACKOFF)
 			d->backoff_until[s->tnode[i]] = t0 + 10 * d->cfg.interval_ms * 1000000ULL;

@@ -570,6 +570,7 @@ int hb_daemon_demote_prep(struct hb_daemon *d, uint64_t until)
 	d->dm.decision.cfg = d->dm.dcfg;
 	d->dm.decision.mask = mask;
 	d->dm.decision.n = 0;
+	hb_daemon_tenants_mark_over(d);
 	hb_daemon_job_start(d, HB_BATCH_DEMOTE_DECIDE, decide_job, st->t0);
 	return 1;
 }

@@ -85,6 +85,42 @@ void hb_daemon_tenants_free(struct hb_daemon *d)
 	d->tenant_budget = NULL;
 }
 
+/*
+ * damon: the rules DAMOS can say reach the kernel as memcg filters, so
+ * that DAMON never moves a denied tenant's page even inside a committed
+ * range; rewritten when the cgroups they name change (a container
+ * started or gone). Before the batch goes out: no command is in flight.
+ */
+static void kernel_filter(struct hb_daemon *d)
+{
+	const char *reject[HB_DAMON_FILTERS_MAX], *only;
+	struct hb_err err = { 0 };
+	size_t n, left_out;
+	bool changed;
+	int r;
+
+	if (!d->mig || hb_migrator_kind(d->mig) != HB_MIGRATOR_DAMON || d->tenant_filter_off)
+		return;
+	n = hb_tenants_kernel_filter(d->tenants, reject, HB_DAMON_FILTERS_MAX - 1, &only, &changed,
+				     &left_out, hb_now_ns());
+	if (!changed)
+		return;
+	if ((r = hb_migrator_damon_memcg_filters(d->mig, reject, n, only, &err)) < 0) {
+		/* the daemon's own check still refuses every page the rules do */
+		hb_dlog(d, LOG_WARNING,
+			"tenant: DAMOS memcg filters not set (%s): the daemon's check alone "
+			"keeps denied tenants' pages off DRAM",
+			err.msg);
+		d->tenant_filter_off = r == -EOPNOTSUPP;
+		return;
+	}
+	hb_dlog(d, LOG_NOTICE,
+		"tenant: DAMOS memcg filters: %zu denied cgroup(s)%s%s%s%s; budgets, "
+		"no_cgroup and allow lists of several cgroups are the daemon's check alone",
+		n, only ? ", only " : "", only ? only : "",
+		left_out ? ", left out (too many): " : "", left_out ? "some" : "");
+}
+
 void hb_daemon_tenants_filter(struct hb_daemon *d, size_t n)
 {
 	struct hb_cycle_scratch *s = &d->scratch;
@@ -93,6 +129,7 @@ void hb_daemon_tenants_filter(struct hb_daemon *d, size_t n)
 
 	if (!d->tenants || !hb_tenants_rules(d->tenants)->active)
 		return;
+	kernel_filter(d);
 	hb_tenants_filter(d->tenants, s->dec, n, b, &s->pd.spent, hb_now_ns());
 	/* by the batch's pages, as hb_daemon_move_start() lays them out */
 	for (size_t i = 0; i < n; i++)
@@ -172,6 +209,27 @@ bool hb_daemon_tenants_explain(struct hb_daemon *d, struct hb_decision *dec, cha
 	if (dec->reason == HB_REASON_PROMOTE)
 		dec->reason = hb_tenants_reason(d->tenants, dec->hpa, hb_now_ns());
 	return true;
+}
+
+void hb_daemon_tenants_mark_over(struct hb_daemon *d)
+{
+	uint64_t over[HB_TENANT_MAX] = { 0 }, now = hb_now_ns();
+	const struct hb_tenant_rules *r;
+	struct hb_placed_page *e;
+	size_t cursor = 0;
+	bool any = false;
+
+	if (d->tenants && (r = hb_tenants_rules(d->tenants))->active)
+		for (size_t b = 0; b < r->nbudget; b++) {
+			over[b] = hb_tenant_over(r, (int)b, hb_tenants_promoted(d->tenants, (int)b),
+						 d->pcfg.page_size);
+			any |= over[b] != 0;
+		}
+	/* owners read only while some tenant is over: rare (a reload, drift) */
+	while (any && (e = hb_placed_next(d->dm.placed, &cursor)))
+		e->tenant = (int8_t)hb_tenants_budget_of_page(d->tenants,
+							      hb_placed_hpa(d->dm.placed, e), now);
+	hb_demoter_set_tenant_over(d->dm.demoter, over, any ? HB_TENANT_MAX : 0);
 }
 
 void hb_daemon_tenants_demote_owners(struct hb_daemon *d, size_t n)

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: MIT
 /* Tenant rules at work (tenants.h). */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cycle/tenants.h"
 #include "util/macro.h"
 
-#define MAX_CGROUPS 65536 /* cgroups the inode map holds at most */
+#define MAX_CGROUPS 65536    /* cgroups the inode map holds at most */
+#define HB_TENANT_FILTERS 33 /* kernel filter paths: reject ones and the only one */
 
 struct hb_tenants {
 	struct hb_tenant_rules rules;
@@ -17,6 +20,12 @@ struct hb_tenants {
 	uint64_t page_size;
 	uint64_t promoted[HB_TENANT_MAX];
 	struct hb_tenants_stats stats;
+	/* hb_tenants_kernel_filter(): its paths, and the last result as one string */
+	char filter_paths[HB_TENANT_FILTERS][HB_TENANT_PATTERN_MAX * 4];
+	char filter_last[HB_TENANT_FILTERS * HB_TENANT_PATTERN_MAX * 4];
+	bool filter_once;
+	uint64_t filter_scan_ns;
+	char mount[PATH_MAX / 2]; /* root/sys/fs/cgroup */
 };
 
 struct hb_tenants *hb_tenants_free(struct hb_tenants *t)
@@ -41,7 +50,8 @@ int hb_tenants_new(const char *root, const struct hb_tenant_rules *rules, uint64
 		return hb_err_set(err, -ENOMEM, "out of memory");
 	t->rules = *rules;
 	t->page_size = page_size;
-	if ((r = hb_cgroup_map_new(root, MAX_CGROUPS, &t->map, err)) < 0 ||
+	if ((r = hb_cgroup_v2_mount(root, t->mount, sizeof(t->mount), err)) < 0 ||
+	    (r = hb_cgroup_map_new(root, MAX_CGROUPS, &t->map, err)) < 0 ||
 	    (r = hb_kpagecgroup_open(root, &t->kpc, err)) < 0)
 		return r;
 	*ret = HB_TAKE_PTR(t);
@@ -175,6 +185,71 @@ size_t hb_tenants_cgroups(struct hb_tenants *t, const char *pattern, uint64_t no
 	if (!hb_cgroup_map_stats(t->map)->rescans)
 		(void)hb_cgroup_map_rescan(t->map, now_ns, NULL);
 	return hb_cgroup_map_count(t->map, hb_tenant_match, pattern);
+}
+
+static bool has_memcg(const struct hb_tenants *t, const char *path)
+{
+	char p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s%s/memory.current", t->mount, path);
+	return access(p, F_OK) == 0;
+}
+
+size_t hb_tenants_kernel_filter(struct hb_tenants *t, const char **reject, size_t max,
+				const char **ret_only, bool *ret_changed, size_t *ret_left_out,
+				uint64_t now_ns)
+{
+	char now[sizeof(t->filter_last)] = "";
+	const char *only = NULL;
+	size_t n = 0, left_out = 0, allowed = 0, len = 0;
+
+	if (max > HB_TENANT_FILTERS - 1)
+		max = HB_TENANT_FILTERS - 1;
+	if (!t->filter_scan_ns || now_ns >= t->filter_scan_ns + HB_CGROUP_RESCAN_NS) {
+		(void)hb_cgroup_map_rescan(t->map, now_ns, NULL);
+		t->filter_scan_ns = now_ns;
+	}
+	for (size_t i = 0; i < hb_cgroup_map_len(t->map); i++) {
+		const char *path = hb_cgroup_map_path_at(t->map, i);
+		bool denied = false;
+
+		for (size_t k = 0; k < t->rules.ndeny && !denied; k++)
+			denied = hb_tenant_match(t->rules.deny[k].pattern, path);
+		/*
+		 * only cgroups with a memcg of their own (memory.current: the
+		 * parent enables +memory): the kernel refuses a commit whose
+		 * filter names one without, and their pages are charged above
+		 */
+		if (!has_memcg(t, path))
+			continue;
+		if (denied) {
+			if (n == max || strlen(path) >= sizeof(t->filter_paths[0])) {
+				left_out++;
+				continue;
+			}
+			memcpy(t->filter_paths[n], path, strlen(path) + 1);
+			reject[n] = t->filter_paths[n];
+			n++;
+		} else if (t->rules.nallow == 1 && t->rules.no_cgroup_deny &&
+			   hb_tenant_match(t->rules.allow[0].pattern, path) &&
+			   strlen(path) < sizeof(t->filter_paths[0])) {
+			if (!allowed++)
+				memcpy(t->filter_paths[HB_TENANT_FILTERS - 1], path,
+				       strlen(path) + 1);
+		}
+	}
+	if (allowed == 1)
+		only = t->filter_paths[HB_TENANT_FILTERS - 1];
+	for (size_t i = 0; i < n && len < sizeof(now); i++)
+		len += (size_t)snprintf(now + len, sizeof(now) - len, "-%s\n", reject[i]);
+	if (only && len < sizeof(now))
+		snprintf(now + len, sizeof(now) - len, "+%s\n", only);
+	*ret_changed = !t->filter_once || strcmp(now, t->filter_last);
+	memcpy(t->filter_last, now, sizeof(now));
+	t->filter_once = true;
+	*ret_only = only;
+	*ret_left_out = left_out;
+	return n;
 }
 
 const struct hb_tenants_stats *hb_tenants_stats(const struct hb_tenants *t)

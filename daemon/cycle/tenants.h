@@ -60,4 +60,19 @@ int hb_tenants_describe(struct hb_tenants *t, uint64_t hpa, uint64_t now_ns, cha
 size_t hb_tenants_cgroups(struct hb_tenants *t, const char *pattern, uint64_t now_ns);
 const struct hb_tenants_stats *hb_tenants_stats(const struct hb_tenants *t);
 
+/*
+ * What of the rules a DAMOS memcg filter can say (exact memcgs, as of a
+ * scan of the hierarchy at most a second old): reject[] every cgroup a
+ * tenant.deny pattern covers (at most max), *ret_only the one cgroup
+ * tenant.allow covers when it covers exactly one and tenant.no_cgroup is
+ * deny (such a filter refuses pages of no memcg too; else NULL). The rest
+ * (budgets, no_cgroup, an allow list of several cgroups, cgroups beyond
+ * max) only the daemon's own check enforces. Returns the number of
+ * reject paths; *ret_changed says whether the result differs from the
+ * last call's. The paths stay valid until the next call.
+ */
+size_t hb_tenants_kernel_filter(struct hb_tenants *t, const char **reject, size_t max,
+				const char **ret_only, bool *ret_changed, size_t *ret_left_out,
+				uint64_t now_ns);
+
 #endif

@@ -405,6 +405,55 @@ static bool present(const struct hb_damon_kd *d, const char *path)
 	return access(p, F_OK) == 0;
 }
 
+/*
+ * The scheme's filters: ops_filters (6.15+: the operations layer handles
+ * memcg filters) or filters (6.3+, both layers); NULL when neither is there
+ */
+static const char *filters_dir(const struct hb_damon_kd *d)
+{
+	if (present(d, SCHEME "/ops_filters"))
+		return SCHEME "/ops_filters";
+	return present(d, SCHEME "/filters") ? SCHEME "/filters" : NULL;
+}
+
+int hb_damon_kd_memcg_filters(struct hb_damon_kd *d, const char *const *reject, size_t n,
+			      const char *only, struct hb_err *err)
+{
+	const char *dir = filters_dir(d);
+	size_t nf = n + (only != NULL);
+	char path[512];
+	int r;
+
+	if (!dir)
+		return nf ? hb_err_set(err, -EOPNOTSUPP,
+				       "damon: this kernel's DAMOS has no filters (%s/filters, 6.3)",
+				       SCHEME) :
+			    0;
+	if (nf > HB_DAMON_FILTERS_MAX)
+		return hb_err_set(err, -E2BIG, "damon: %zu memcg filters, at most %d", nf,
+				  HB_DAMON_FILTERS_MAX);
+	if ((r = hb_damon_kd_join(d, err)) < 0 || (r = hb_damon_kd_owned(d, err)) < 0)
+		return r;
+	snprintf(path, sizeof(path), "%s/nr_filters", dir);
+	if ((r = wr_u64(d, path, nf, err)) < 0)
+		return r;
+	for (size_t i = 0; i < nf; i++) {
+		static const char *const files[] = { "type", "memcg_path", "matching", "allow" };
+		/* reject: pages that match are filtered out; only: pages that do not */
+		const char *values[] = { "memcg", i < n ? reject[i] : only, i < n ? "Y" : "N", "N" };
+
+		for (size_t f = 0; f < 4; f++) {
+			snprintf(path, sizeof(path), "%s/%zu/%s", dir, i, files[f]);
+			/* allow came with 6.14; before it every filter rejects */
+			if (f == 3 && !present(d, path))
+				continue;
+			if ((r = wr(d, path, values[f], err)) < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
 /* what damo's sysinfo reads: the files a feature added */
 static void probe_features(struct hb_damon_kd *d)
 {

@@ -695,6 +695,16 @@ int hb_migrator_damon_stats(const struct hb_migrator *m, struct hb_damon_stats *
 	return 0;
 }
 
+int hb_migrator_damon_memcg_filters(struct hb_migrator *m, const char *const *reject, size_t n,
+				    const char *only, struct hb_err *err)
+{
+	struct damon *d = m->priv;
+
+	if (m->kind != HB_MIGRATOR_DAMON || !d)
+		return hb_err_set(err, -EOPNOTSUPP, "memcg filters: only the damon backend has them");
+	return hb_damon_kd_memcg_filters(&d->kd, reject, n, only, err);
+}
+
 const struct hb_migrator_backend hb_migrator_damon = {
 	.name = "damon",
 	.open = damon_open,

@@ -191,6 +191,12 @@ int hb_damon_kd_post_wait(struct hb_damon_kd *d, int slot, struct hb_err *err);
 int hb_damon_kd_join(struct hb_damon_kd *d, struct hb_err *err);
 /* stats/<name> of scheme 0 as the files hold it now (no command) */
 int hb_damon_kd_stat(struct hb_damon_kd *d, const char *name, uint64_t *ret, struct hb_err *err);
+/*
+ * DAMOS memcg filters on scheme 0 (hb_migrator_damon_memcg_filters() says
+ * what they mean): nr_filters, then each filter's files
+ */
+int hb_damon_kd_memcg_filters(struct hb_damon_kd *d, const char *const *reject, size_t n,
+			      const char *only, struct hb_err *err);
 /* "quota_goals dests ..." or "none" */
 void hb_damon_features_describe(const struct hb_damon_features *f, char *buf, size_t size);
 

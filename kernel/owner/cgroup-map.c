@@ -218,6 +218,16 @@ size_t hb_cgroup_map_count(const struct hb_cgroup_map *m,
 	return n;
 }
 
+size_t hb_cgroup_map_len(const struct hb_cgroup_map *m)
+{
+	return m->n;
+}
+
+const char *hb_cgroup_map_path_at(const struct hb_cgroup_map *m, size_t i)
+{
+	return m->e[i].path;
+}
+
 const struct hb_cgroup_map_stats *hb_cgroup_map_stats(const struct hb_cgroup_map *m)
 {
 	return &m->stats;

@@ -17,6 +17,7 @@
 #   run.sh chmu-perf WAYS PAGES HOTBRIDGE BINDIR BACKEND mpp|debug 6.12
 #   run.sh chmu-poison 2 PAGES HOTBRIDGE BINDIR BACKEND mpp 6.12
 #   run.sh hmu-edges 1 - HOTBRIDGE BINDIR - mpp|debug 6.12
+#   run.sh tenants 1 PAGES HOTBRIDGE BINDIR BACKEND mpp|stock BASE
 #   (debug: the lockdep kernel, `kernel/build --base 6.12 --debug`, and its
 #   own cxl_hmu; the suite lockdep)
 # chmu: the closed loop with no feed. Each cxl-type3 carries our CHMU model
@@ -39,6 +40,9 @@
 # hmu-edges: the driver's edges in two guests (hb-vm-hmu-edges.sh main,
 # then unbind), the module copied in as /hb/cxl_hmu.ko and loaded when the
 # script wants it; their TAP lines renumbered as one stream.
+# tenants: [tenant] rules on two cgroups' hot pages on the CXL node, fed
+# by HPA from the guest (hb-vm-tenants.sh): a budget held, a deny kept, a
+# reload that moves the budget; the guest's TAP lines are the checks.
 # oracle: no QEMU CXL device; the kernel's own mock topology (cxl_test,
 # `kernel/build --base 6.12 --cxl-test`) with modulo or XOR windows: the
 # guest makes regions of every shape it offers with cxl-cli, injects poison
@@ -175,6 +179,10 @@ elif [ "$mode" = hmu-edges ]; then
 			>"$out/guest-$phase.log" 2>&1 || rc=$?
 		sed "s/^/[$phase] /" "$out/guest-$phase.log" >>"$out/guest.log"
 	done
+elif [ "$mode" = tenants ]; then
+	"${guest[@]}" --timeout 600 --extra "$here/hb-vm-tenants.sh" --state "$out" \
+		hb-vm-tenants.sh "$pages" "$backend" >"$out/guest.log" 2>&1
+	rc=$?
 elif [ "$mode" = reload ]; then
 	HB_VM_KEEP=$out "${guest[@]}" hb-vm-e2e.sh reload "$ways" >"$out/guest.log" 2>&1
 	rc=$?
@@ -200,6 +208,14 @@ set -e
 if grep -q "^1..0 # SKIP" "$out/guest.log"; then
 	grep "^1..0 # SKIP" "$out/guest.log"
 	exit 0
+fi
+if [ "$mode" = tenants ]; then
+	# the guest's TAP lines are the checks; its comments say the counts
+	grep -E "^(not )?ok [0-9]+ |^1\.\.|^# hb-vm-tenants" "$out/guest.log" | tee "$out/tap"
+	grep -q "^1\.\.[1-9]" "$out/tap" || { sed 's/^/# /' "$out/guest.log" | tail -40; fail "the guest gave no plan (status $rc); the end of its log is above"; }
+	echo "# scenario tenants $backend on $kernel $base: $(( $(date +%s) - start )) s wall"
+	[ "$rc" -eq 0 ] && ! grep -q "^not ok" "$out/tap"
+	exit $?
 fi
 sed 's/^/# /; s/^# # /# /' "$out/guest.log" | grep -E "hb-vm-e2e|hb-vm-oracle|hb-vmtest|run.sh|error|Error" || true
 if [ "$rc" -ne 0 ]; then

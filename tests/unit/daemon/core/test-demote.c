@@ -4,7 +4,8 @@
  * the shortfall it asks for, coldest pages first, the demotion bucket apart
  * from the promotion bucket (paired budgets), hysteresis both ways (no
  * demotion soon after a promotion, no promotion soon after a demotion), the
- * CXL floor, demotion only to the configured CXL node, and the placed-page
+ * CXL floor, demotion only to the configured CXL node, a tenant over its
+ * budget giving back its pages first, and the placed-page
  * table against a reference under random adds and removes.
  */
 #include <setjmp.h>
@@ -375,10 +376,57 @@ static void test_demote_placed_reserve_makes_room_ahead(void **state)
 	hb_placed_free(p);
 }
 
+/*
+ * A tenant over its budget gives back its own cold pages first: pages 0..19
+ * count to budget 0, 5 pages over; of node 0's 10-page shortfall, 5 are
+ * that tenant's coldest (19..15), the other 5 the coldest of the rest
+ * (39..35), not the 10 coldest overall (39..30)
+ */
+static void test_demote_over_budget_tenant_first(void **state)
+{
+	struct hb_demote_config c = dcfg();
+	struct hb_placed *p = placed_n(40);
+	struct hb_demoter *dm = demoter();
+	uint64_t over[2] = { 5, 0 };
+	struct hb_placed_page *e;
+	size_t n, cur = 0, mine = 0;
+
+	while ((e = hb_placed_next(p, &cur)))
+		e->tenant = e->idle < 20 ? 0 : 1;
+	hb_demoter_set_tenant_over(dm, over, 2);
+	n = hb_demote_decide(dm, &c, nodes, p, ~0ULL, 20 * SEC, out, MAXD);
+	assert_int_equal(count(n, HB_REASON_DEMOTE), 10);
+	for (size_t i = 0; i < n; i++) {
+		if (out[i].heat < 20) {
+			assert_true(out[i].heat >= 15);
+			mine++;
+		} else {
+			assert_true(out[i].heat >= 35);
+		}
+	}
+	assert_int_equal(mine, 5);
+	/* within budget again: the coldest overall */
+	over[0] = 0;
+	hb_demoter_set_tenant_over(dm, over, 2);
+	n = hb_demote_decide(dm, &c, nodes, p, ~0ULL, 20 * SEC, out, MAXD);
+	for (size_t i = 0; i < n; i++)
+		assert_true(out[i].heat >= 30);
+	/* over by more than the shortfall: all 10 are the tenant's */
+	over[0] = 50;
+	hb_demoter_set_tenant_over(dm, over, 2);
+	n = hb_demote_decide(dm, &c, nodes, p, ~0ULL, 20 * SEC, out, MAXD);
+	assert_int_equal(count(n, HB_REASON_DEMOTE), 10);
+	for (size_t i = 0; i < n; i++)
+		assert_true(out[i].heat >= 10 && out[i].heat < 20);
+	hb_placed_free(p);
+	hb_demoter_free(dm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_demote_goal_takes_the_shortfall_coldest_first, setup),
+		cmocka_unit_test_setup(test_demote_over_budget_tenant_first, setup),
 		cmocka_unit_test_setup(test_demote_placed_reserve_makes_room_ahead, setup),
 		cmocka_unit_test_setup(test_demote_budget_is_its_own_and_refills, setup),
 		cmocka_unit_test_setup(test_demote_hysteresis_after_promotion, setup),

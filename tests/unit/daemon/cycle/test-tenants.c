@@ -47,8 +47,10 @@ static int setup(void **state)
 	hb_fake_tree_new(root, sizeof(root), "test-tenants");
 	hb_fake_put(root, "/proc", NULL);
 	hb_fake_put(root, "/sys/fs/cgroup/cgroup.controllers", "memory\n");
-	hb_fake_put(root, "/sys/fs/cgroup/web/child", NULL);
-	hb_fake_put(root, "/sys/fs/cgroup/batch/job", NULL);
+	hb_fake_put(root, "/sys/fs/cgroup/web/child/memory.current", "0\n");
+	hb_fake_put(root, "/sys/fs/cgroup/web/memory.current", "0\n");
+	hb_fake_put(root, "/sys/fs/cgroup/batch/job/memory.current", "0\n");
+	hb_fake_put(root, "/sys/fs/cgroup/batch/memory.current", "0\n");
 	for (int i = 0; i < 8; i++)
 		ino[i] = ino_of("/web");
 	ino[8] = ino[9] = ino_of("/batch/job");
@@ -228,6 +230,60 @@ static void test_tenants_refused_without_v2_or_kpagecgroup(void **state)
 	assert_non_null(strstr(err.msg, "cgroup v1"));
 }
 
+/*
+ * What a DAMOS memcg filter can say (exact memcgs): a deny pattern becomes
+ * every cgroup it covers, descendants included; an allow list covering
+ * one cgroup becomes "only" that one, but only with no_cgroup=deny (the
+ * filter refuses pages of no memcg too); a cgroup appearing later changes
+ * the list, and an unchanged list says so
+ */
+static void test_tenants_kernel_filter_names_exact_cgroups(void **state)
+{
+	struct hb_tenants *t = open_rules("/batch/job", "/web", "", "deny");
+	const char *reject[8], *only = NULL;
+	bool changed = false;
+	size_t left_out = 9, n;
+
+	n = hb_tenants_kernel_filter(t, reject, 8, &only, &changed, &left_out, 1);
+	assert_int_equal(n, 2);
+	/* in the map's order */
+	assert_true((!strcmp(reject[0], "/web") && !strcmp(reject[1], "/web/child")) ||
+		    (!strcmp(reject[1], "/web") && !strcmp(reject[0], "/web/child")));
+	assert_non_null(only);
+	assert_string_equal(only, "/batch/job");
+	assert_true(changed);
+	assert_int_equal(left_out, 0);
+	n = hb_tenants_kernel_filter(t, reject, 8, &only, &changed, &left_out, 2);
+	assert_int_equal(n, 2);
+	assert_false(changed);
+	/* at most max: the rest left out, and said */
+	n = hb_tenants_kernel_filter(t, reject, 1, &only, &changed, &left_out, 3);
+	assert_int_equal(n, 1);
+	assert_int_equal(left_out, 1);
+	assert_true(changed);
+	/* a denied cgroup without a memcg of its own (no +memory above it): left out */
+	hb_fake_put(root, "/sys/fs/cgroup/web/nomem", NULL);
+	/* a denied cgroup made later: in the list after the next scan (1 s) */
+	hb_fake_put(root, "/sys/fs/cgroup/web/late/memory.current", "0\n");
+	n = hb_tenants_kernel_filter(t, reject, 8, &only, &changed, &left_out, 4);
+	assert_int_equal(n, 2);
+	n = hb_tenants_kernel_filter(t, reject, 8, &only, &changed, &left_out, 2000000000ULL);
+	assert_int_equal(n, 3);
+	assert_true(changed);
+	hb_tenants_free(t);
+	/* no_cgroup=allow: no "only" filter (it would refuse pages the rules allow) */
+	t = open_rules("/batch/job", "/web", "", "allow");
+	n = hb_tenants_kernel_filter(t, reject, 8, &only, &changed, &left_out, 1);
+	assert_null(only);
+	hb_tenants_free(t);
+	/* an allow pattern covering two cgroups: not expressible, no "only" */
+	t = open_rules("/web", "", "", "deny");
+	n = hb_tenants_kernel_filter(t, reject, 8, &only, &changed, &left_out, 1);
+	assert_int_equal(n, 0);
+	assert_null(only);
+	hb_tenants_free(t);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -238,6 +294,7 @@ int main(void)
 		T(test_tenants_demoted_page_leaves_its_budget),
 		T(test_tenants_unknown_owner_is_not_promoted),
 		T(test_tenants_refused_without_v2_or_kpagecgroup),
+		T(test_tenants_kernel_filter_names_exact_cgroups),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -413,10 +413,32 @@ static int model_write(const char *r, const char *path, const char *value)
 			snprintf(p, sizeof(p), "%s/%llu/end", dir, (unsigned long long)i);
 			put(p, "0\n");
 		}
+	} else if (ends_with(path, "filters/nr_filters")) {
+		/* filter directories as 6.12 makes them; allow with 6.14 (newer) */
+		for (uint64_t i = 0; i < 64; i++) {
+			snprintf(p, sizeof(p), "%s/%llu", dir, (unsigned long long)i);
+			rmd(p);
+		}
+		for (uint64_t i = 0; i < n; i++) {
+			static const char *const ff[] = { "type", "memcg_path", "matching", "allow" };
+
+			snprintf(p, sizeof(p), "%s/%llu", dir, (unsigned long long)i);
+			mkd(p);
+			for (size_t f = 0; f < (fk.newer ? 4 : 3); f++) {
+				snprintf(p, sizeof(p), "%s/%llu/%s", dir, (unsigned long long)i,
+					 ff[f]);
+				put(p, "\n");
+			}
+		}
 	} else if (ends_with(path, "/schemes/nr_schemes")) {
 		snprintf(p, sizeof(p), "%s/0", dir);
 		make_scheme(p);
 		if (fk.newer) {
+			/* 6.15's operations-layer filters */
+			snprintf(p, sizeof(p), "%s/0/ops_filters", dir);
+			mkd(p);
+			snprintf(p, sizeof(p), "%s/0/ops_filters/nr_filters", dir);
+			put(p, "0\n");
 			snprintf(p, sizeof(p), "%s/0/dests/nr_dests", dir);
 			*strrchr(p, '/') = 0;
 			mkd(p);
@@ -1453,6 +1475,55 @@ static void test_damon_probes_features_from_files_not_the_version(void **state)
 	hb_migrator_free(m);
 }
 
+/*
+ * tenant.deny as DAMOS memcg filters (issue 39): one filter a cgroup,
+ * matching Y (pages of it are filtered out), and the allowed leaf with
+ * matching N; in schemes/0/filters on 6.12, in ops_filters with allow N
+ * where the kernel has them (newer); none for another backend
+ */
+#define SCH KD "/0/contexts/0/schemes/0"
+static void test_damon_memcg_filters_reach_the_scheme(void **state)
+{
+	static const char *const reject[] = { "/ten-b", "/batch/job" };
+	struct hb_migrator_config cfg = config();
+	struct hb_err err = { 0 };
+	struct hb_migrator *m;
+	char b[64];
+
+	(void)state;
+	m = open_ok(&cfg);
+	assert_int_equal(hb_migrator_damon_memcg_filters(m, reject, 2, "/ten-a", &err), 0);
+	assert_int_equal(get_u64(SCH "/filters/nr_filters"), 3);
+	get(SCH "/filters/0/type", b, sizeof(b));
+	assert_string_equal(b, "memcg");
+	get(SCH "/filters/0/memcg_path", b, sizeof(b));
+	assert_string_equal(b, "/ten-b");
+	get(SCH "/filters/0/matching", b, sizeof(b));
+	assert_string_equal(b, "Y");
+	get(SCH "/filters/1/memcg_path", b, sizeof(b));
+	assert_string_equal(b, "/batch/job");
+	get(SCH "/filters/2/memcg_path", b, sizeof(b));
+	assert_string_equal(b, "/ten-a");
+	get(SCH "/filters/2/matching", b, sizeof(b));
+	assert_string_equal(b, "N");
+	/* none: no filters left */
+	assert_int_equal(hb_migrator_damon_memcg_filters(m, reject, 0, NULL, &err), 0);
+	assert_int_equal(get_u64(SCH "/filters/nr_filters"), 0);
+	hb_migrator_free(m);
+
+	fk.newer = true;
+	m = open_ok(&cfg);
+	if (hb_migrator_damon_memcg_filters(m, reject, 1, NULL, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_int_equal(get_u64(SCH "/filters/nr_filters"), 0);
+	assert_int_equal(get_u64(SCH "/ops_filters/nr_filters"), 1);
+	get(SCH "/ops_filters/0/memcg_path", b, sizeof(b));
+	assert_string_equal(b, "/ten-b");
+	get(SCH "/ops_filters/0/allow", b, sizeof(b));
+	assert_string_equal(b, "N");
+	hb_migrator_free(m);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -1484,6 +1555,7 @@ int main(void)
 		T(test_damon_reuses_region_directories_between_commits),
 		T(test_damon_commits_over_commit_max_ranges_in_several),
 		T(test_damon_probes_features_from_files_not_the_version),
+		T(test_damon_memcg_filters_reach_the_scheme),
 		T(test_damon_batch_returns_before_the_commands_writers),
 	};
 
