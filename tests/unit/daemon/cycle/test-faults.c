@@ -225,6 +225,53 @@ static void test_faults_topology_change_between_intake_and_decision(void **state
 	hb_daemon_free(d);
 }
 
+/*
+ * cxl disable-memdev --force or cxl_pci unbound under a region whose memory
+ * is online: the kernel resets the decoders and the region leaves the
+ * topology, but its memory blocks stay online on the CXL node (dax kmem
+ * cannot remove them). The pages taken in under region0 must leave the
+ * table all the same, and nothing of region0 is migrated until it is back.
+ */
+static void test_faults_region_gone_with_memory_online_moves_nothing(void **state)
+{
+	struct hb_emulated_host host = { .dram_free = 8ULL << 30 };
+	struct hb_config cfg;
+	struct hb_daemon *d = daemon_with_faults(&host, &cfg);
+	struct hb_err err = { 0 };
+	const struct hb_daemon_stats *s = hb_daemon_stats(d);
+	json_object *st;
+	uint64_t table;
+
+	pattern_on = 0;
+	calls = wrong_node = 0;
+	pages_asked = 0;
+	hb_daemon_pause(d, true); /* cycle 1: intake only */
+	assert_int_equal(hb_daemon_cycle(d), 0);
+	st = hb_daemon_status_json(d);
+	table = (uint64_t)json_object_get_int64(json_object_object_get(st, "table_pages"));
+	json_object_put(st);
+	assert_true(table > 100);
+
+	host.region_undecoded = true; /* cxl disable-memdev --force mem0 */
+	assert_int_equal(hb_daemon_rebuild_topology(d, &err), 0);
+	assert_int_equal(s->topology_pages_dropped, table);
+	hb_daemon_pause(d, false);
+	assert_int_equal(hb_daemon_cycle(d), 0);
+	assert_int_equal(pages_asked, 0);
+	assert_int_equal(moved(d), 0);
+
+	host.region_undecoded = false; /* back: enabled and the region committed again */
+	assert_int_equal(hb_daemon_rebuild_topology(d, &err), 0);
+	assert_int_equal(hb_daemon_cycle(d), 0);
+	assert_true(pages_asked > 0);
+	assert_int_equal(moved(d), pages_asked);
+	assert_int_equal(wrong_node, 0);
+	print_message("# %llu pages dropped with region0 undecoded (memory online), "
+		      "%llu promoted after it came back\n",
+		      (unsigned long long)table, (unsigned long long)moved(d));
+	hb_daemon_free(d);
+}
+
 /* Node 0 below its watermark: no promotion until it has room, then only down to it. */
 static void test_faults_target_below_watermark_promotes_nothing(void **state)
 {
@@ -396,6 +443,7 @@ int main(void)
 		cmocka_unit_test(test_faults_a_failed_call_is_counted_and_survived),
 		cmocka_unit_test(test_faults_a_failing_plugin_is_disabled_not_fatal),
 		cmocka_unit_test(test_faults_topology_change_between_intake_and_decision),
+		cmocka_unit_test(test_faults_region_gone_with_memory_online_moves_nothing),
 		cmocka_unit_test(test_faults_target_below_watermark_promotes_nothing),
 		cmocka_unit_test(test_faults_explain_and_history_tell_refused_from_moved),
 	};
