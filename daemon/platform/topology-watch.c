@@ -92,9 +92,14 @@ void hb_daemon_warn_refused(struct hb_daemon *d)
 }
 
 /* the committed regions' HPA ranges of a topology, before it is replaced */
+struct hpa_range {
+	uint64_t base, end; /* [base, end) */
+	char name[HB_NAME_MAX];
+};
+
 struct hpa_ranges {
 	size_t n;
-	uint64_t (*r)[2]; /* [base, end) */
+	struct hpa_range *r;
 };
 
 static int ranges_of(const struct hb_topology *t, struct hpa_ranges *ret)
@@ -107,11 +112,13 @@ static int ranges_of(const struct hb_topology *t, struct hpa_ranges *ret)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		const struct hb_region *rg = hb_topology_region(t, i);
+		struct hpa_range *x = &ret->r[ret->n];
 
 		if (!rg->committed || !rg->hpa_size)
 			continue;
-		ret->r[ret->n][0] = rg->hpa_base;
-		ret->r[ret->n][1] = rg->hpa_base + rg->hpa_size;
+		x->base = rg->hpa_base;
+		x->end = rg->hpa_base + rg->hpa_size;
+		snprintf(x->name, sizeof(x->name), "%s", rg->name);
 		ret->n++;
 	}
 	return 0;
@@ -120,9 +127,36 @@ static int ranges_of(const struct hb_topology *t, struct hpa_ranges *ret)
 static bool in_ranges(const struct hpa_ranges *rs, uint64_t hpa)
 {
 	for (size_t i = 0; i < rs->n; i++)
-		if (hpa >= rs->r[i][0] && hpa < rs->r[i][1])
+		if (hpa >= rs->r[i].base && hpa < rs->r[i].end)
 			return true;
 	return false;
+}
+
+static bool has_range(const struct hpa_ranges *rs, const struct hpa_range *x)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		if (rs->r[i].base == x->base && rs->r[i].end == x->end &&
+		    !strcmp(rs->r[i].name, x->name))
+			return true;
+	return false;
+}
+
+/* the log says which regions a rebuild took away and which it brought */
+static void log_region_changes(struct hb_daemon *d, const struct hpa_ranges *before,
+			       const struct hpa_ranges *after)
+{
+	for (size_t i = 0; i < before->n; i++)
+		if (!has_range(after, &before->r[i]))
+			hb_dlog(d, LOG_WARNING,
+				"region %s (HPA 0x%llx-0x%llx) left the topology: nothing of it is "
+				"promoted, its pages leave the hotness table",
+				before->r[i].name, (unsigned long long)before->r[i].base,
+				(unsigned long long)before->r[i].end - 1);
+	for (size_t i = 0; i < after->n; i++)
+		if (!has_range(before, &after->r[i]))
+			hb_dlog(d, LOG_NOTICE, "region %s (HPA 0x%llx-0x%llx) joined the topology",
+				after->r[i].name, (unsigned long long)after->r[i].base,
+				(unsigned long long)after->r[i].end - 1);
 }
 
 struct revalidate_ctx {
@@ -182,6 +216,7 @@ int hb_daemon_rebuild_topology(struct hb_daemon *d, struct hb_err *err)
 	r = ranges_of(t, &rc.after);
 	if (r < 0)
 		rc.before.n = 0;
+	log_region_changes(d, &rc.before, &rc.after);
 	gone = hb_heat_revalidate(d->heat, node_after_rebuild, &rc);
 	free(rc.before.r);
 	free(rc.after.r);

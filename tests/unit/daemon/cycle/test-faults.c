@@ -30,6 +30,7 @@
 
 static int calls, wrong_node, pattern_on = 1;
 static uint64_t next_hysteresis_ms; /* for the next daemon_with_watermark() */
+static const char *next_log_level;  /* its log level, when not the tests' "err" */
 static long whole_call;
 static uint64_t pages_asked;
 
@@ -80,6 +81,8 @@ static struct hb_daemon *daemon_with_watermark(struct hb_emulated_host *host, st
 	cfg->rate_mbps = 0;
 	cfg->hysteresis_ms = next_hysteresis_ms;
 	cfg->watermark_mb = watermark_mb;
+	if (next_log_level)
+		snprintf(cfg->log_level, sizeof(cfg->log_level), "%s", next_log_level);
 	assert_int_equal(hb_emulated_platform_new(host, &env.platform, &err), 0);
 	assert_int_equal(hb_migrator_new(HB_MIGRATOR_PHYS, &mc, &env.migrator, &err), 0);
 	assert_int_equal(hb_daemon_new(cfg, &env, &d, &err), 0);
@@ -225,6 +228,30 @@ static void test_faults_topology_change_between_intake_and_decision(void **state
 	hb_daemon_free(d);
 }
 
+/* the daemon's log (stderr) during one rebuild, into buf */
+static int rebuild_logged(struct hb_daemon *d, char *buf, size_t size)
+{
+	struct hb_err err = { 0 };
+	FILE *f = tmpfile();
+	int saved, r;
+	size_t n;
+
+	assert_non_null(f);
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	assert_true(dup2(fileno(f), STDERR_FILENO) >= 0);
+	r = hb_daemon_rebuild_topology(d, &err);
+	fflush(stderr);
+	assert_true(dup2(saved, STDERR_FILENO) >= 0);
+	close(saved);
+	rewind(f);
+	n = fread(buf, 1, size - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	fputs(buf, stderr);
+	return r;
+}
+
 /*
  * cxl disable-memdev --force or cxl_pci unbound under a region whose memory
  * is online: the kernel resets the decoders and the region leaves the
@@ -236,9 +263,14 @@ static void test_faults_region_gone_with_memory_online_moves_nothing(void **stat
 {
 	struct hb_emulated_host host = { .dram_free = 8ULL << 30 };
 	struct hb_config cfg;
-	struct hb_daemon *d = daemon_with_faults(&host, &cfg);
-	struct hb_err err = { 0 };
-	const struct hb_daemon_stats *s = hb_daemon_stats(d);
+	struct hb_daemon *d;
+	const struct hb_daemon_stats *s;
+	char log[4096];
+
+	next_log_level = "info"; /* the rebuild's lines */
+	d = daemon_with_faults(&host, &cfg);
+	next_log_level = NULL;
+	s = hb_daemon_stats(d);
 	json_object *st;
 	uint64_t table;
 
@@ -253,7 +285,9 @@ static void test_faults_region_gone_with_memory_online_moves_nothing(void **stat
 	assert_true(table > 100);
 
 	host.region_undecoded = true; /* cxl disable-memdev --force mem0 */
-	assert_int_equal(hb_daemon_rebuild_topology(d, &err), 0);
+	assert_int_equal(rebuild_logged(d, log, sizeof(log)), 0);
+	assert_non_null(strstr(log, "region region0 (HPA 0x390000000-0x3cfffffff) left the "
+				    "topology: nothing of it is promoted"));
 	assert_int_equal(s->topology_pages_dropped, table);
 	hb_daemon_pause(d, false);
 	assert_int_equal(hb_daemon_cycle(d), 0);
@@ -261,7 +295,9 @@ static void test_faults_region_gone_with_memory_online_moves_nothing(void **stat
 	assert_int_equal(moved(d), 0);
 
 	host.region_undecoded = false; /* back: enabled and the region committed again */
-	assert_int_equal(hb_daemon_rebuild_topology(d, &err), 0);
+	assert_int_equal(rebuild_logged(d, log, sizeof(log)), 0);
+	assert_non_null(strstr(log, "region region0 (HPA 0x390000000-0x3cfffffff) joined the "
+				    "topology"));
 	assert_int_equal(hb_daemon_cycle(d), 0);
 	assert_true(pages_asked > 0);
 	assert_int_equal(moved(d), pages_asked);
