@@ -156,7 +156,7 @@ elif [ "$mode" = hmu-edges ]; then
 elif [ "$mode" = teardown ]; then
 	# one device with the CHMU model behind the closed loops' 512 KiB host
 	# cache; every kind of teardown in this one boot (hb-vm-teardown.sh)
-	"${guest[@]}" --chmu 1 --chmu-llc "${HB_CHMU_LLC-512K}" --timeout 900 \
+	"${guest[@]}" --chmu 1 --chmu-llc "${HB_CHMU_LLC-512K}" --timeout 1500 \
 		--extra "$here/hb-vm-teardown.sh" --state "$out" hb-vm-teardown.sh "$pages" \
 		>"$out/guest.log" 2>&1
 	rc=$?
