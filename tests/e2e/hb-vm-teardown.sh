@@ -43,6 +43,7 @@ okif() { d=$1; shift; if "$@"; then ok 0 "$d"; else ok 1 "$d"; fi; }
 say() { echo "# $*"; echo "# $*" >>/share/tap; }
 sock=/tmp/hb/ctl.sock
 
+: >/share/tap
 sh /hb/hb-vm-e2e.sh region 1 >/share/setup.log 2>&1 || { cat /share/setup.log; exit 10; }
 mem=mem0
 bdf=$(basename "$(dirname "$(readlink -f /sys/bus/cxl/devices/$mem)")")
@@ -239,7 +240,6 @@ before_teardown() {
 }
 
 t_all=$(date +%s)
-: >/share/tap
 # --- offline: the memory blocks under a running workload; its phase A
 # shows that the loop promotes at all
 t0=$(date +%s)
