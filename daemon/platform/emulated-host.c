@@ -85,7 +85,7 @@ static int emu_reload(void *ud, struct hb_topology **ret_topology, struct hb_nod
 
 	h->reloads++;
 	*ret_map = NULL;
-	return emu_topology(!h->region_offline, ret_topology, err);
+	return emu_topology(!h->region_offline && !h->region_undecoded, ret_topology, err);
 }
 
 static int emu_node_of(void *ud, uint64_t hpa)

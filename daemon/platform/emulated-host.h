@@ -19,15 +19,18 @@ struct hb_emulated_host {
 	struct hb_daemon *d;                 /* set once created: promoted bytes debit node 0 */
 	struct hb_emulated_memdev memdev[2]; /* hb_emulated_host_attach()'s */
 	bool region_offline;                 /* region0 destroyed: its memory on no node */
-	unsigned int reloads;                /* topology rebuilds asked for */
-	uint64_t *mark[2]; /* coldness: each unit's access count when marked idle */
+	/* region0 gone from the topology (its memdev disabled, cxl_pci unbound)
+	 * while its memory stays online: the kernel leaves it so */
+	bool region_undecoded;
+	unsigned int reloads; /* topology rebuilds asked for */
+	uint64_t *mark[2];    /* coldness: each unit's access count when marked idle */
 };
 
 /* region0 = mem0 + mem1 (2-way x 4 KiB) */
 int hb_emulated_topology(struct hb_topology **ret, struct hb_err *err);
 /*
  * The emulated host as a platform (platform.h): its topology, node layout,
- * HPA -> node and rebuild (region0 unless region_offline); h is borrowed
+ * HPA -> node and rebuild (region0 unless region_offline or region_undecoded); h is borrowed
  * and must outlive it. No events of its own: a test sets them.
  */
 int hb_emulated_platform_new(struct hb_emulated_host *h, struct hb_platform **ret,

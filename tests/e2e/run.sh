@@ -18,6 +18,7 @@
 #   run.sh chmu-poison 2 PAGES HOTBRIDGE BINDIR BACKEND mpp 6.12
 #   run.sh hmu-edges 1 - HOTBRIDGE BINDIR - mpp|debug 6.12
 #   run.sh tenants 1 PAGES HOTBRIDGE BINDIR BACKEND mpp|stock BASE
+#   run.sh teardown 1 PAGES HOTBRIDGE BINDIR phys mpp 6.12
 #   (debug: the lockdep kernel, `kernel/build --base 6.12 --debug`, and its
 #   own cxl_hmu; the suite lockdep)
 # chmu: the closed loop with no feed. Each cxl-type3 carries our CHMU model
@@ -43,6 +44,9 @@
 # tenants: [tenant] rules on two cgroups' hot pages on the CXL node, fed
 # by HPA from the guest (hb-vm-tenants.sh): a budget held, a deny kept, a
 # reload that moves the budget; the guest's TAP lines are the checks.
+# teardown: the closed loop (chmu and replay sources, phys) while the
+# region's memory is offlined, the region destroyed, the memdev disabled
+# and cxl_pci unbound, each brought back, in one boot (hb-vm-teardown.sh).
 # oracle: no QEMU CXL device; the kernel's own mock topology (cxl_test,
 # `kernel/build --base 6.12 --cxl-test`) with modulo or XOR windows: the
 # guest makes regions of every shape it offers with cxl-cli, injects poison
@@ -183,6 +187,13 @@ elif [ "$mode" = tenants ]; then
 	"${guest[@]}" --timeout 600 --extra "$here/hb-vm-tenants.sh" --state "$out" \
 		hb-vm-tenants.sh "$pages" "$backend" >"$out/guest.log" 2>&1
 	rc=$?
+elif [ "$mode" = teardown ]; then
+	# one device with the CHMU model behind the closed loops' 512 KiB host
+	# cache; every kind of teardown in this one boot (hb-vm-teardown.sh)
+	"${guest[@]}" --chmu 1 --chmu-llc "${HB_CHMU_LLC-512K}" --timeout 1500 \
+		--extra "$here/hb-vm-teardown.sh" --state "$out" hb-vm-teardown.sh "$pages" \
+		>"$out/guest.log" 2>&1
+	rc=$?
 elif [ "$mode" = reload ]; then
 	HB_VM_KEEP=$out "${guest[@]}" hb-vm-e2e.sh reload "$ways" >"$out/guest.log" 2>&1
 	rc=$?
@@ -224,7 +235,7 @@ if [ "$rc" -ne 0 ]; then
 fi
 [ "$mode" != promote ] || [ "$frc" -eq 0 ] || fail "the host's feed of hot DPAs failed (see above)"
 [ "$mode" != oracle ] || [ "$frc" -eq 0 ] || fail "the host's CEDT for the XOR guest failed (see above)"
-if [ "$mode" = hmu-edges ]; then
+if [ "$mode" = hmu-edges ] || [ "$mode" = teardown ]; then
 	# the phases' TAP lines as one stream
 	awk '{ sub(/^\[[a-z]+\] /, "") }
 	/^(not )?ok [0-9]+ /{ n++; ok = ($1 == "ok"); sub(/^(not )?ok [0-9]+ - ?/, "");
@@ -232,7 +243,7 @@ if [ "$mode" = hmu-edges ]; then
 	/^# /{ print; next }
 	END { print "1.." n }' "$out/guest.log" | tee "$out/tap"
 	grep -q "^not ok" "$out/tap" && exit 1
-	echo "# scenario hmu-edges on $kernel $base: $(( $(date +%s) - start )) s wall"
+	echo "# scenario $mode on $kernel $base: $(( $(date +%s) - start )) s wall"
 	exit 0
 fi
 if [ "$mode" = chmu-poison ]; then

@@ -30,6 +30,7 @@
 
 static int calls, wrong_node, pattern_on = 1;
 static uint64_t next_hysteresis_ms; /* for the next daemon_with_watermark() */
+static const char *next_log_level;  /* its log level, when not the tests' "err" */
 static long whole_call;
 static uint64_t pages_asked;
 
@@ -80,6 +81,8 @@ static struct hb_daemon *daemon_with_watermark(struct hb_emulated_host *host, st
 	cfg->rate_mbps = 0;
 	cfg->hysteresis_ms = next_hysteresis_ms;
 	cfg->watermark_mb = watermark_mb;
+	if (next_log_level)
+		snprintf(cfg->log_level, sizeof(cfg->log_level), "%s", next_log_level);
 	assert_int_equal(hb_emulated_platform_new(host, &env.platform, &err), 0);
 	assert_int_equal(hb_migrator_new(HB_MIGRATOR_PHYS, &mc, &env.migrator, &err), 0);
 	assert_int_equal(hb_daemon_new(cfg, &env, &d, &err), 0);
@@ -222,6 +225,86 @@ static void test_faults_topology_change_between_intake_and_decision(void **state
 		      "%llu promoted after it came back\n",
 		      (unsigned long long)table, (unsigned long long)s->in.dropped[HB_DROP_UNMAPPED],
 		      (unsigned long long)moved(d));
+	hb_daemon_free(d);
+}
+
+/* the daemon's log (stderr) during one rebuild, into buf */
+static int rebuild_logged(struct hb_daemon *d, char *buf, size_t size)
+{
+	struct hb_err err = { 0 };
+	FILE *f = tmpfile();
+	int saved, r;
+	size_t n;
+
+	assert_non_null(f);
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	assert_true(dup2(fileno(f), STDERR_FILENO) >= 0);
+	r = hb_daemon_rebuild_topology(d, &err);
+	fflush(stderr);
+	assert_true(dup2(saved, STDERR_FILENO) >= 0);
+	close(saved);
+	rewind(f);
+	n = fread(buf, 1, size - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	fputs(buf, stderr);
+	return r;
+}
+
+/*
+ * cxl disable-memdev --force or cxl_pci unbound under a region whose memory
+ * is online: the kernel resets the decoders and the region leaves the
+ * topology, but its memory blocks stay online on the CXL node (dax kmem
+ * cannot remove them). The pages taken in under region0 must leave the
+ * table all the same, and nothing of region0 is migrated until it is back.
+ */
+static void test_faults_region_gone_with_memory_online_moves_nothing(void **state)
+{
+	struct hb_emulated_host host = { .dram_free = 8ULL << 30 };
+	struct hb_config cfg;
+	struct hb_daemon *d;
+	const struct hb_daemon_stats *s;
+	char log[4096];
+
+	next_log_level = "info"; /* the rebuild's lines */
+	d = daemon_with_faults(&host, &cfg);
+	next_log_level = NULL;
+	s = hb_daemon_stats(d);
+	json_object *st;
+	uint64_t table;
+
+	pattern_on = 0;
+	calls = wrong_node = 0;
+	pages_asked = 0;
+	hb_daemon_pause(d, true); /* cycle 1: intake only */
+	assert_int_equal(hb_daemon_cycle(d), 0);
+	st = hb_daemon_status_json(d);
+	table = (uint64_t)json_object_get_int64(json_object_object_get(st, "table_pages"));
+	json_object_put(st);
+	assert_true(table > 100);
+
+	host.region_undecoded = true; /* cxl disable-memdev --force mem0 */
+	assert_int_equal(rebuild_logged(d, log, sizeof(log)), 0);
+	assert_non_null(strstr(log, "region region0 (HPA 0x390000000-0x3cfffffff) left the "
+				    "topology: nothing of it is promoted"));
+	assert_int_equal(s->topology_pages_dropped, table);
+	hb_daemon_pause(d, false);
+	assert_int_equal(hb_daemon_cycle(d), 0);
+	assert_int_equal(pages_asked, 0);
+	assert_int_equal(moved(d), 0);
+
+	host.region_undecoded = false; /* back: enabled and the region committed again */
+	assert_int_equal(rebuild_logged(d, log, sizeof(log)), 0);
+	assert_non_null(strstr(log, "region region0 (HPA 0x390000000-0x3cfffffff) joined the "
+				    "topology"));
+	assert_int_equal(hb_daemon_cycle(d), 0);
+	assert_true(pages_asked > 0);
+	assert_int_equal(moved(d), pages_asked);
+	assert_int_equal(wrong_node, 0);
+	print_message("# %llu pages dropped with region0 undecoded (memory online), "
+		      "%llu promoted after it came back\n",
+		      (unsigned long long)table, (unsigned long long)moved(d));
 	hb_daemon_free(d);
 }
 
@@ -396,6 +479,7 @@ int main(void)
 		cmocka_unit_test(test_faults_a_failed_call_is_counted_and_survived),
 		cmocka_unit_test(test_faults_a_failing_plugin_is_disabled_not_fatal),
 		cmocka_unit_test(test_faults_topology_change_between_intake_and_decision),
+		cmocka_unit_test(test_faults_region_gone_with_memory_online_moves_nothing),
 		cmocka_unit_test(test_faults_target_below_watermark_promotes_nothing),
 		cmocka_unit_test(test_faults_explain_and_history_tell_refused_from_moved),
 	};
