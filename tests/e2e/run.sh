@@ -15,7 +15,8 @@
 #   run.sh oracle modulo|xor - HOTBRIDGE BINDIR - mpp 6.12
 #   run.sh chmu WAYS PAGES HOTBRIDGE BINDIR BACKEND mpp|stock BASE [hotbridge|damon|crash]
 #   (crash: the daemon SIGKILLed and restarted HB_E2E_KILLS times, default
-#   20, while the loop runs: hb-vm-crash.sh)
+#   20, while the loop runs: hb-vm-crash.sh; HB_E2E_TIMEOUT=SECONDS: the
+#   chmu guests' timeout, default 900, for a host too loaded for it)
 #   run.sh chmu-perf WAYS PAGES HOTBRIDGE BINDIR BACKEND mpp|debug 6.12
 #   run.sh hmu-edges 1 - HOTBRIDGE BINDIR - mpp|debug 6.12
 #   (debug: the lockdep kernel, `kernel/build --base 6.12 --debug`, and its
@@ -123,7 +124,7 @@ elif [ "$mode" = chmu ] || [ "$mode" = chmu-perf ]; then
 	# HB_CHMU_LLC=SIZE another; empty: QEMU's own default (or a QEMU without one)
 	llc=${HB_CHMU_LLC-512K}
 	[ "$mover" != crash ] || guest+=(--extra "$here/hb-vm-crash.sh")
-	"${guest[@]}" --chmu 1 ${llc:+--chmu-llc "$llc"} --timeout 900 --extra "$here/hb-vm-chmu.sh" --state "$out" \
+	"${guest[@]}" --chmu 1 ${llc:+--chmu-llc "$llc"} --timeout "${HB_E2E_TIMEOUT:-900}" --extra "$here/hb-vm-chmu.sh" --state "$out" \
 		hb-vm-chmu.sh "$ways" "$pages" 256 20 "$bound" "$backend" "$mover" "$kind" \
 		"${HB_HMU_AUX_PAGES:-16}" "$access" "${HB_E2E_CHMU_DS:-}" "${HB_E2E_KILLS:-20}" \
 		>"$out/guest.log" 2>&1
