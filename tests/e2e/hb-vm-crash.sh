@@ -69,7 +69,11 @@ start() { # K
 : >/share/daemon.log
 /hb/hb-vmcrash "$node" "$pages" "$hot" "$phase" "$bound" $W "$kills" &
 work=$!
-wait_file ready || { echo "hb-vm-crash: the workload did not get ready"; kill $work; exit 31; }
+# the fill and its pagemap read: as long as the workload lives (minutes on a loaded host)
+while [ ! -e $W/ready ]; do
+	kill -0 $work 2>/dev/null || { echo "hb-vm-crash: the workload did not get ready"; exit 31; }
+	sleep 0.2
+done
 : >$W/go
 t0=$(date +%s)
 decoy=0 early=0 late=0 noup=0
