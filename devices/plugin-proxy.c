@@ -63,6 +63,7 @@ struct proxy {
 	int poll_rc, refused_rc;
 	char refused[HB_ERR_MSG_MAX]; /* LOADED/OPENED's message when they failed */
 	char memory[160];             /* MEMORY's message */
+	char seccomp[64];             /* SECCOMP's: the call the filter trapped */
 	char last_failure[HB_ERR_MSG_MAX];
 	uint64_t restarts, failures, records, bad_records, dropped;
 	bool dropped_logged, bad_logged;
@@ -207,7 +208,7 @@ static int spawn(struct proxy *p)
 	p->phase = PH_LOAD;
 	p->started_ns = hb_now_ns();
 	p->ping_ns = p->poll_ns = 0;
-	p->refused[0] = p->memory[0] = '\0';
+	p->refused[0] = p->memory[0] = p->seccomp[0] = '\0';
 	p->refused_rc = 0;
 	return 0;
 }
@@ -248,6 +249,11 @@ static void stop(struct proxy *p, const char *why)
 		snprintf(reason, sizeof(reason), "%s", why);
 	else if (p->memory[0])
 		snprintf(reason, sizeof(reason), "memory limit (%s)", p->memory);
+	else if (p->seccomp[0])
+		snprintf(reason, sizeof(reason),
+			 "stopped by the seccomp allow-list: syscall %s, which a plugin host may not "
+			 "make",
+			 p->seccomp);
 	else if (WIFSIGNALED(st))
 		snprintf(reason, sizeof(reason), "killed by %s", sig_name(WTERMSIG(st)));
 	else if (WIFEXITED(st) && WEXITSTATUS(st) == HB_HOST_EXIT_REFUSED && p->refused[0])
@@ -366,6 +372,10 @@ static void take(struct proxy *p, const struct hb_chan_hdr *hdr, unsigned char *
 	case HB_CHAN_PONG: p->ping_ns = 0; break;
 	case HB_CHAN_MEMORY:
 		snprintf(p->memory, sizeof(p->memory), "%.*s", (int)hdr->len, (const char *)payload);
+		break;
+	case HB_CHAN_SECCOMP:
+		snprintf(p->seccomp, sizeof(p->seccomp), "%.*s (%d)",
+			 (int)(hdr->len < 32 ? hdr->len : 32), (const char *)payload, hdr->arg);
 		break;
 	default: break;
 	}

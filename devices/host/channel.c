@@ -54,6 +54,7 @@ int hb_chan_check(const void *msg, size_t n, const char **why)
 	case HB_CHAN_OPENED:
 	case HB_CHAN_LOG:
 	case HB_CHAN_MEMORY:
+	case HB_CHAN_SECCOMP:
 		if (h.len > HB_CHAN_TEXT_MAX) {
 			*why = "a text message longer than the channel allows";
 			return -EPROTO;

@@ -11,7 +11,9 @@
  * priority, the text), RECORDS (arg records of struct hb_hot_record), EVENT
  * (one struct hb_device_event), BAD, OVERFLOW and DROPPED (a uint64_t
  * count), POLLED (arg the plugin's poll() return), PONG, MEMORY (the host
- * is at its memory limit; the text says how far; it exits next).
+ * is at its memory limit; the text says how far; it exits next), SECCOMP
+ * (arg a syscall's number, the text its name: the host's seccomp filter
+ * trapped it; the host dies of SIGSYS next).
  * Daemon -> host: POLL (call the plugin's poll once), PING.
  */
 #ifndef HB_HOST_CHANNEL_H
@@ -37,6 +39,7 @@ enum hb_chan_type {
 	HB_CHAN_POLLED,
 	HB_CHAN_PONG,
 	HB_CHAN_MEMORY,
+	HB_CHAN_SECCOMP,
 	HB_CHAN_POLL = 32,
 	HB_CHAN_PING,
 };

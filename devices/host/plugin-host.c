@@ -106,11 +106,30 @@ static bool near_limit(uint64_t vm, uint64_t lim, bool failed)
 	return lim && vm >= (failed ? lim / 4 * 3 : lim / 10 * 9);
 }
 
-/* async-signal-safe: says "memory limit" before the crash, when that is why */
-static void on_crash(int sig)
-{
-	uint64_t vm = vm_bytes();
+/* si_code of a SIGSYS the seccomp filter raised (linux/signal.h; glibc lacks it) */
+#ifndef SYS_SECCOMP
+#define SYS_SECCOMP 1
+#endif
 
+/*
+ * async-signal-safe: says which call, when the seccomp filter trapped one
+ * (SIGSYS), or "memory limit" before the crash, when that is why
+ */
+static void on_crash(int sig, siginfo_t *si, void *uc)
+{
+	uint64_t vm;
+
+	(void)uc;
+	if (sig == SIGSYS && si && si->si_code == SYS_SECCOMP) {
+		const char *name = hb_host_syscall_name(si->si_syscall);
+
+		if (crash_chan >= 0)
+			(void)hb_chan_send(crash_chan, HB_CHAN_SECCOMP, si->si_syscall, name,
+					   (uint32_t)strlen(name), 1);
+		(void)raise(sig);
+		return;
+	}
+	vm = vm_bytes();
 	if (crash_chan >= 0 && near_limit(vm, crash_limit, true)) {
 		static const char msg[] = "crashed at its memory limit";
 
@@ -123,9 +142,10 @@ static void on_crash(int sig)
 static void crash_handlers(int chan, uint64_t limit)
 {
 	static char altstack[64 * 1024];
-	static const int sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE };
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE, SIGSYS };
 	stack_t ss = { .ss_sp = altstack, .ss_size = sizeof(altstack) };
-	struct sigaction sa = { .sa_handler = on_crash, .sa_flags = SA_RESETHAND | SA_ONSTACK };
+	struct sigaction sa = { .sa_sigaction = on_crash,
+				.sa_flags = SA_RESETHAND | SA_ONSTACK | SA_SIGINFO };
 
 	crash_chan = chan;
 	crash_limit = limit;

@@ -14,12 +14,18 @@
  * rlimits (address space mem_limit bytes, 0: none; no core files; 256
  * fds), every capability but file access (CAP_DAC_OVERRIDE,
  * CAP_DAC_READ_SEARCH) and register access (CAP_SYS_RAWIO) dropped, the
- * bounding set too, PR_SET_NO_NEW_PRIVS, then a seccomp filter that
- * refuses (EPERM) what a telemetry reader never needs: ptrace and the
- * process_vm_* calls, mount and namespaces, kexec, kernel modules, bpf,
- * keys, reboot, swap, the clocks, moving pages, and signals to any process
- * but the host itself. 0, or -errno with err saying which step failed.
+ * bounding set too, PR_SET_NO_NEW_PRIVS, then a seccomp filter that allows
+ * only what the host and a telemetry plugin need (memory, files and device
+ * files, poll and timers, the channel, time, threads, signals to the host
+ * itself: the list in sandbox.c, explained in devices/docs/plugins.md).
+ * Any other call traps: SIGSYS, whose handler the caller has installed
+ * before (a plugin cannot replace it) and which names the call
+ * (hb_host_syscall_name()) before the host dies of it. 0, or -errno with
+ * err saying which step failed.
  */
 int hb_host_sandbox(uint64_t mem_limit, struct hb_err *err);
+
+/* A syscall's name by number ("?" unknown), async-signal-safe once sandboxed. */
+const char *hb_host_syscall_name(long nr);
 
 #endif

@@ -103,7 +103,10 @@ int hb_damon_kd0_marked(const char *root, pid_t pid, char *why, size_t size)
  * f->nr_kdamonds read: whether kdamond 0 (alone, or with the coldness
  * monitor's: damon-monitor.h) is ours, running migrate_hot. With a state
  * file, the kdamond pid it names (a file from a release before the mark
- * names ours too); without one (a crash that also lost /run), the mark.
+ * names ours too); pid 0 there: a start or stop of ours was cut short (a
+ * crash between its first write and its last), so the kdamonds are ours in
+ * whatever state it left them (off, half set up, on under a pid the file
+ * never got); without one (a crash that also lost /run), the mark.
  */
 static void find_ours(const char *root, const char *state, struct hb_damon_found *f)
 {
@@ -114,7 +117,9 @@ static void find_ours(const char *root, const char *state, struct hb_damon_found
 		f->recorded_pid = -1;
 	if (f->nr_kdamonds != 1 && f->nr_kdamonds != 2)
 		return;
-	if (f->recorded_pid > 0) {
+	if (f->recorded_pid == 0) {
+		f->ours = true;
+	} else if (f->recorded_pid > 0) {
 		int64_t pid;
 		char v[32], action[32];
 
@@ -141,7 +146,7 @@ int hb_damon_state_read(const char *path, pid_t *ret_pid, uint64_t *ret_found)
 	r = hb_read_file(path, 256, &buf, &len);
 	if (r < 0)
 		return r;
-	if (sscanf(buf, "kdamond_pid=%lld\nfound_kdamonds=%llu", &pid, &found) != 2 || pid <= 0 ||
+	if (sscanf(buf, "kdamond_pid=%lld\nfound_kdamonds=%llu", &pid, &found) != 2 || pid < 0 ||
 	    pid > INT_MAX)
 		return -EINVAL;
 	*ret_pid = (pid_t)pid;

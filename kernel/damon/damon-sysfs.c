@@ -497,6 +497,9 @@ void hb_damon_kd_stop(struct hb_damon_kd *d)
 		d->on = false;
 		d->nr_kdamonds = 0;
 	}
+	/* a crash in the writes below leaves them ours (hb_damon_kd_start()) */
+	if (d->on || (!d->lost && d->nr_kdamonds))
+		(void)hb_damon_state_write(d->state_path, HB_DAMON_STATE_BUSY, d->nr_kdamonds);
 	if (d->on)
 		(void)hb_sys_damon_write(d->root, HB_DAMON_KD "/0/state", "off");
 	d->on = false;
@@ -620,6 +623,15 @@ int hb_damon_kd_start(struct hb_damon_kd *d, const struct hb_damon_found *found_
 	int r;
 
 	d->nid = -1;
+	/*
+	 * Before the first write: a crash from here until the pid is known
+	 * leaves kdamonds that no pid names (off, half set up, or on under a
+	 * new pid); this says they are ours, so the next start takes them over
+	 */
+	r = hb_damon_state_write(d->state_path, HB_DAMON_STATE_BUSY, found.nr_kdamonds);
+	if (r < 0)
+		return hb_err_set(err, r, "damon: writing the state file %s: %s", d->state_path,
+				  strerror(-r));
 	if (found.ours) {
 		/* ours (and its monitor's) from a run that did not close: off, then as found */
 		for (uint64_t k = 0; k < found.nr_kdamonds; k++) {

@@ -216,7 +216,8 @@ struct hb_damon_found {
 	uint64_t nr_kdamonds; /* kdamonds/nr_kdamonds as found */
 	bool ours;            /* kdamond 0 is marked ours (HB_DAMON_MARK), or is
 				 the one our state file names, running migrate_hot */
-	pid_t recorded_pid;   /* kdamond pid in the state file, -1 none */
+	pid_t recorded_pid;   /* kdamond pid in the state file, -1 none,
+				 0 a start or stop of ours cut short */
 };
 
 /*
@@ -236,7 +237,13 @@ int hb_damon_probe_found(const struct hb_migrator_config *cfg, struct hb_damon_f
  */
 int hb_damon_other_user(const char *root, const char *state, char *why, size_t size);
 
-/* The state file: what we set up ("kdamond_pid=N\nfound_kdamonds=K\n"). */
+/*
+ * The state file: what we set up ("kdamond_pid=N\nfound_kdamonds=K\n").
+ * N = 0 while a start or a stop writes DAMON sysfs (HB_DAMON_STATE_BUSY):
+ * a crash then leaves a file that says the kdamonds are ours however far
+ * the writes got.
+ */
+#define HB_DAMON_STATE_BUSY 0
 int hb_damon_state_write(const char *path, pid_t kdamond_pid, uint64_t found);
 int hb_damon_state_read(const char *path, pid_t *ret_pid, uint64_t *ret_found);
 void hb_damon_state_remove(const char *path);

@@ -6,7 +6,8 @@
   chmu.py check DIR BACKEND [MOVER [KIND]]
                               the guest's TAP (hb-vmchmu) plus list, explain and
                               the CHMU's counts (MOVER hotbridge), or the
-                              workload's alone (damon), as one TAP stream; KIND
+                              workload's alone (damon; crash, with the kill
+                              loop's checks), as one TAP stream; KIND
                               is the source that read the CHMU: chmu (its
                               registers, default) or cxl-hmu (the perf driver)
 
@@ -69,6 +70,7 @@ def check(d, backend, mover="hotbridge", kind="chmu"):
     tap = [l for l in log if re.match(r"(not )?ok \d+ ", l)]
     for l in log:
         if "coverage" in l or "time to 90" in l or "hb-vm-chmu:" in l or "migrated" in l \
+                or "hb-vm-crash:" in l or "kill phase" in l or "decoy" in l \
                 or "chmu" in l.lower() and "source" in l:
             print("# " + l.lstrip("# "))
     if not tap:
@@ -168,4 +170,4 @@ if __name__ == "__main__":
         sys.exit(0)
     if len(sys.argv) in (4, 5, 6) and sys.argv[1] == "check":
         sys.exit(check(*sys.argv[2:]))
-    sys.exit("usage: chmu.py bound BACKEND | check DIR BACKEND [hotbridge|damon [chmu|cxl-hmu]]")
+    sys.exit("usage: chmu.py bound BACKEND | check DIR BACKEND [hotbridge|damon|crash [chmu|cxl-hmu]]")

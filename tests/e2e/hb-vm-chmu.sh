@@ -6,10 +6,12 @@
 # source per memdev, found at its PCI function, must bring each hot set to
 # DRAM by itself. Leaves explain.json, stats.json, sources.json, status.json
 # and daemon.log in /share.
-#   hb-vm-chmu.sh WAYS PAGES HOT PHASE_S BOUND_S [BACKEND [MOVER [KIND [AUX_PAGES [ACCESS [DS [FAULTS]]]]]]]
+#   hb-vm-chmu.sh WAYS PAGES HOT PHASE_S BOUND_S [BACKEND [MOVER [KIND [AUX_PAGES [ACCESS [DS [FAULTS [KILLS]]]]]]]]
 # MOVER hotbridge (default), or damon: no hotbridge at all, DAMON's own
 # promotion configured as the kernel's mtier sample and damo's tiering
-# recipe do (the head-to-head bench, tests/bench/tiering.sh).
+# recipe do (the head-to-head bench, tests/bench/tiering.sh); or crash:
+# hotbridge killed with SIGKILL KILLS times (default 20) and restarted
+# while the loop runs (hb-vm-crash.sh, with its own workload).
 # KIND (hotbridge only): chmu (default), the register source, which maps
 # the block itself; or cxl-hmu, the same CHMU through the kernel's perf
 # driver (cxl_hmu, kernel/patches/6.12/0005): one PMU per memdev,
@@ -24,10 +26,11 @@
 # FAULTS: poison: faults injected on pages of A, a cxl-events source reading
 # them (hb-vm-poison.sh, e2e-chmu-poison-6.12).
 ways=${1:-1} pages=${2:-4096} hot=${3:-256} phase=${4:-20} bound=${5:-10} backend=${6:-phys}
-mover=${7:-hotbridge} kind=${8:-chmu} aux_pages=${9:-16} access=${10:-} dsf=${11:-} faults=${12:-}
+mover=${7:-hotbridge} kind=${8:-chmu} aux_pages=${9:-16} access=${10:-} dsf=${11:-} faults=${12:-} kills=${13:-20}
 # "-": none (the guest's command line loses empty arguments)
 [ "$access" != - ] || access=
 [ "$dsf" != - ] || dsf=
+[ "$faults" != - ] || faults=
 case $kind in
 chmu|cxl-hmu) ;;
 *) echo "hb-vm-chmu: unknown source kind '$kind' (chmu or cxl-hmu)"; exit 2 ;;
@@ -117,6 +120,9 @@ if [ "$access" = 0x7 ] && [ "$mover" = hotbridge ]; then
 		cat /share/tee.log; exit 35
 	fi
 	echo "hb-vm-chmu: access=rw refused on the non-TEE-only device, naming codes 1-3 ($(( $(date +%s) - t0 )) s)"
+fi
+if [ "$mover" = crash ]; then
+	exec sh /hb/hb-vm-crash.sh "$node" "$pages" "$hot" "$phase" "$bound" "$backend" "$kills"
 fi
 # with hotbridge reading a CHMU, 8 cache-resident pages too (set C, 2
 # lines each): busier than A and B, but never missing the host cache in front of

@@ -13,7 +13,10 @@
 #   run.sh promote WAYS PAGES HOTBRIDGE BINDIR BACKEND [KERNEL [BASE]]
 #   (KERNEL mpp | stock, BASE a kernel/build base: 6.1 | 6.12 | 7.3, stock only)
 #   run.sh oracle modulo|xor - HOTBRIDGE BINDIR - mpp 6.12
-#   run.sh chmu WAYS PAGES HOTBRIDGE BINDIR BACKEND mpp|stock BASE [hotbridge|damon]
+#   run.sh chmu WAYS PAGES HOTBRIDGE BINDIR BACKEND mpp|stock BASE [hotbridge|damon|crash]
+#   (crash: the daemon SIGKILLed and restarted HB_E2E_KILLS times, default
+#   20, while the loop runs: hb-vm-crash.sh; HB_E2E_TIMEOUT=SECONDS: the
+#   chmu guests' timeout, default 900, for a host too loaded for it)
 #   run.sh chmu-perf WAYS PAGES HOTBRIDGE BINDIR BACKEND mpp|debug 6.12
 #   run.sh chmu-poison 2 PAGES HOTBRIDGE BINDIR BACKEND mpp 6.12
 #   run.sh hmu-edges 1 - HOTBRIDGE BINDIR - mpp|debug 6.12
@@ -149,9 +152,11 @@ elif [ "$mode" = chmu ] || [ "$mode" = chmu-perf ] || [ "$mode" = chmu-poison ];
 	# of A left on CXL once the rest is promoted (the quarantined ones and
 	# the one whose poison is cleared) fit in it and are never hot again
 	[ "$mode" != chmu-poison ] || llc=${HB_CHMU_LLC-0}
-	"${guest[@]}" --chmu 1 ${llc:+--chmu-llc "$llc"} --timeout 900 --extra "$here/hb-vm-chmu.sh" --state "$out" \
+	[ "$mover" != crash ] || guest+=(--extra "$here/hb-vm-crash.sh")
+	"${guest[@]}" --chmu 1 ${llc:+--chmu-llc "$llc"} --timeout "${HB_E2E_TIMEOUT:-900}" --extra "$here/hb-vm-chmu.sh" --state "$out" \
 		hb-vm-chmu.sh "$ways" "$pages" 256 20 "$bound" "$backend" "$mover" "$kind" \
-		"${HB_HMU_AUX_PAGES:-16}" "${access:--}" "${HB_E2E_CHMU_DS:--}" $faults >"$out/guest.log" 2>&1
+		"${HB_HMU_AUX_PAGES:-16}" "${access:--}" "${HB_E2E_CHMU_DS:--}" "${faults:--}" \
+		"${HB_E2E_KILLS:-20}" >"$out/guest.log" 2>&1
 	rc=$?
 	if [ -n "$faults" ]; then
 		echo $rc >"$out/guest.rc"

@@ -9,6 +9,10 @@
 #   loop0       never return from poll()
 #   leak0       allocate 64 MiB more each poll(), never freed
 #   garbage0    submit records the host cannot use
+#   inet0       open an AF_INET socket mid-stream
+#   ptrace0     call ptrace in open()
+#   sigsys0     install a SIGSYS handler of its own in open()
+# (the last three: outside the host's seccomp allow-list)
 # and `hotbridge status` names each case (plugin_hosts: last_failure and
 # problem), while cxl0's records keep coming and the daemon keeps running.
 # Then: the metrics, the host's confinement (own process group, rlimits, no new
@@ -27,11 +31,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-wild=(crashload crashopen crashpoll loop leak garbage)
+wild=(crashload crashopen crashpoll loop leak garbage inet ptrace sigsys)
 # an AddressSanitizer build's host cannot take an address-space limit (its
 # shadow is terabytes): no memory limit there, so no plugin that leaks
 asan=0
-case ${HB_SANITIZE:-} in *address*) asan=1; wild=(crashload crashopen crashpoll loop garbage) ;; esac
+case ${HB_SANITIZE:-} in *address*) asan=1; wild=(crashload crashopen crashpoll loop garbage inet ptrace sigsys) ;; esac
 mkdir -m 0755 "$tmp/plugins"
 for v in "${wild[@]}"; do cp "$plugins/libwild-$v.so" "$tmp/plugins/$v.so"; done
 cp "$plugins/libhb-sample.so" "$tmp/plugins/sample.so"
@@ -87,6 +91,15 @@ if [ $asan -eq 0 ]; then
 else
 	ok "a plugin that allocates without bound # SKIP AddressSanitizer build: no memory limit"
 fi
+# the seccomp allow-list: the call is never made, the host dies of SIGSYS, status names the call
+check inet0 last_failure "^stopped by the seccomp allow-list: syscall socket (" \
+	"a plugin that opens an AF_INET socket mid-stream"
+check ptrace0 last_failure "^failed at open: stopped by the seccomp allow-list: syscall ptrace (" \
+	"a plugin that calls ptrace"
+check sigsys0 last_failure "^failed at open: stopped by the seccomp allow-list: syscall rt_sigaction (" \
+	"a plugin that would take the filter's SIGSYS"
+[ "$(records inet0)" -gt 0 ] && ok "inet0 delivered $(records inet0) records before it was stopped" ||
+	bad "inet0 delivered nothing"
 check garbage0 problem "^bad records: [1-9][0-9]* of [1-9]" "a plugin that submits garbage records"
 [ "$(host state garbage0)" = running ] && ok "garbage records cost no restart: garbage0 runs" ||
 	bad "garbage0 is $(host state garbage0)"

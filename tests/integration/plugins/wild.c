@@ -10,12 +10,20 @@
  *   WILD_GARBAGE    poll() submits 64 records the host cannot use
  *   WILD_FLOOD      poll() submits per_poll= good records (default 10000),
  *                   fewer once backlog_full() says 1 (the bench)
+ *   WILD_INET       poll() submits a good record, then opens an AF_INET
+ *                   socket at its 2nd call (outside the host's allow-list)
+ *   WILD_PTRACE     open() calls ptrace(PTRACE_TRACEME) (outside it too)
+ *   WILD_SIGSYS     open() installs a SIGSYS handler of its own (which
+ *                   would take the filter's trap from the host: refused)
  * Each good record is 4 KiB of its memdev= at DPA 0..64 MiB.
  */
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <hb-device.h>
 
@@ -56,6 +64,16 @@ static int wild_open(const struct hb_host_ops *ops, struct hb_host *h,
 #ifdef WILD_CRASHOPEN
 	die();
 #endif
+#ifdef WILD_PTRACE
+	(void)ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+#endif
+#ifdef WILD_SIGSYS
+	{
+		struct sigaction sa = { .sa_handler = SIG_IGN };
+
+		(void)sigaction(SIGSYS, &sa, NULL);
+	}
+#endif
 	if (!w)
 		return -ENOMEM;
 	w->ops = ops;
@@ -81,6 +99,16 @@ static int wild_poll(void *priv)
 	(void)w->ops->submit(w->h, &r, 1);
 	if (w->polls == 3)
 		die();
+	return 0;
+#elif defined(WILD_INET)
+	good(w, &r);
+	(void)w->ops->submit(w->h, &r, 1);
+	if (w->polls == 2) {
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+		if (fd >= 0)
+			close(fd);
+	}
 	return 0;
 #elif defined(WILD_LOOP)
 	for (volatile int spin = 1; spin;)

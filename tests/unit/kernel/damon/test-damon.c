@@ -19,11 +19,13 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "damon/damon-monitor.h"
+#include "damon/damon.h"
 #include "kernel.h"
 
 /* fixture paths are short; GCC cannot see that through the helpers */
@@ -75,6 +77,8 @@ static struct {
 	/* reads of kdamonds/0/pid that fail -EBUSY first (DAMON sysfs's trylock) */
 	unsigned int busy_pid_reads;
 	uint64_t on_ns;
+	/* the write at which the process dies (a SIGKILL's stand-in), 0 never */
+	unsigned int crash_at, writes;
 } fk;
 
 static uint64_t mono_ns(void)
@@ -287,6 +291,8 @@ int __wrap_hb_sys_damon_write(const char *r, const char *path, const char *value
 	bool cmd = !strcmp(value, "commit") || !strcmp(value, "update_schemes_stats");
 
 	pthread_mutex_lock(&lock);
+	if (fk.crash_at && ++fk.writes == fk.crash_at)
+		_exit(0);
 	if (strstr(path, "/regions/") && fk.commits_out)
 		fk.region_write_while_commit_out = true;
 	ret = model_write(r, path, value);
@@ -456,7 +462,14 @@ static int model_write(const char *r, const char *path, const char *value)
 		if (!strcmp(value, "on")) {
 			if (fk.start_fails)
 				return -EINVAL;
-			put(p, "4242\n");
+			/* a new kdamond thread: a new pid at each start */
+			char pid[32];
+			uint64_t started = get_u64("/started");
+
+			snprintf(pid, sizeof(pid), "%llu\n", (unsigned long long)(4242 + started));
+			put(p, pid);
+			snprintf(pid, sizeof(pid), "%llu\n", (unsigned long long)(started + 1));
+			put("/started", pid);
 			fk.on_ns = mono_ns();
 			if (do_commit(dir) < 0)
 				return -EINVAL;
@@ -1054,6 +1067,7 @@ static void test_damon_recognises_its_own_kdamond_after_a_crash(void **state)
 	struct hb_migrator_config cfg = config();
 	struct hb_migrator *crashed = open_ok(&cfg), *m;
 	struct hb_err err = { 0 };
+	char pid[32];
 
 	(void)state;
 	/* "crash": leave the migrator unclosed; the kdamond runs on */
@@ -1064,12 +1078,75 @@ static void test_damon_recognises_its_own_kdamond_after_a_crash(void **state)
 	hb_migrator_free(m);
 	/* someone else's kdamond with a stale state file of ours: refused */
 	m = open_ok(&cfg);
+	get(KD "/0/pid", pid, sizeof(pid));
 	put(KD "/0/pid", "99\n");
 	assert_int_equal(open_fails(&cfg, &err), -EBUSY);
-	put(KD "/0/pid", "4242\n");
+	snprintf(pid + strlen(pid), sizeof(pid) - strlen(pid), "\n");
+	put(KD "/0/pid", pid);
 	hb_migrator_free(m);
 	/* the crashed one's memory only now, after every check (a leak otherwise) */
 	hb_migrator_free(crashed);
+}
+
+/*
+ * A SIGKILL can land at any write of a start that takes over the kdamond a
+ * crashed run left on: between turning it off and writing the new pid into
+ * the state file, kdamond 0 is off, half set up, or on under a new pid
+ * while the file still names the old one. Each of those must be taken over
+ * by the next start, not refused as another DAMON user's (which leaves the
+ * half-made kdamond, or one running the dead run's last ranges, acting).
+ * The start dies (a child process) at each of its writes in turn.
+ */
+static void test_damon_takes_over_after_a_crash_at_any_write_of_its_start(void **state)
+{
+	struct hb_migrator_config cfg = config();
+	struct hb_migrator *before = open_ok(&cfg), *m;
+	unsigned int nwrites;
+	char st[16], pid[32], file[128];
+	pid_t recorded;
+	uint64_t found;
+
+	(void)state;
+	/* how many writes a start over a crashed run's kdamond takes */
+	fk.nlog = 0;
+	m = open_ok(&cfg);
+	nwrites = (unsigned int)fk.nlog;
+	hb_migrator_free(m);
+	hb_migrator_free(before);
+	assert_true(nwrites > 10);
+	for (unsigned int n = 1; n <= nwrites; n++) {
+		struct hb_err err = { 0 };
+		pid_t child;
+		int status;
+
+		before = open_ok(&cfg); /* the crashed run's kdamond, on */
+		child = fork();
+		assert_true(child >= 0);
+		if (child == 0) {
+			fk.crash_at = n;
+			fk.writes = 0;
+			(void)hb_migrator_new(HB_MIGRATOR_DAMON, &cfg, &m, &err);
+			_exit(3); /* the start got through every write: not a crash */
+		}
+		assert_int_equal(waitpid(child, &status, 0), child);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		/* the start after the crash: takes it over, whatever it left */
+		m = NULL;
+		if (hb_migrator_new(HB_MIGRATOR_DAMON, &cfg, &m, &err) < 0)
+			fail_msg("a start after a crash before write %u of %u (%s): %s", n, nwrites,
+				 fk.log[n - 1], err.msg);
+		get(KD "/0/state", st, sizeof(st));
+		assert_string_equal(st, "on");
+		assert_int_equal(get_u64(KD "/nr_kdamonds"), 1);
+		get(KD "/0/pid", pid, sizeof(pid));
+		snprintf(file, sizeof(file), "%s/run/hotbridge/damon-state", root);
+		assert_int_equal(hb_damon_state_read(file, &recorded, &found), 0);
+		assert_int_equal(recorded, atoi(pid));
+		hb_migrator_free(m);
+		get(KD "/0/state", st, sizeof(st));
+		assert_true(!exists(KD "/0") || strcmp(st, "on"));
+		hb_migrator_free(before); /* finds nothing of its own: writes nothing */
+	}
 }
 
 /*
@@ -1546,6 +1623,7 @@ int main(void)
 		T(test_damon_programs_nothing_beyond_the_watermark),
 		T(test_damon_recognises_its_own_kdamond_after_a_crash),
 		T(test_damon_without_state_file_stops_its_own_marked_kdamond),
+		T(test_damon_takes_over_after_a_crash_at_any_write_of_its_start),
 		T(test_damon_without_state_file_refuses_kdamonds_not_marked_ours),
 		T(test_damon_never_commits_into_or_stops_a_kdamond_changed_by_another),
 		T(test_damon_ownership_check_waits_out_a_busy_pid_file),
