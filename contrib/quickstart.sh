@@ -177,7 +177,7 @@ vm)
 	kernel/build --base 6.12 --stock --cxl-test
 	kernel/build --base 6.1 --stock
 	kernel/build --base 7.3 --stock
-	meson test -C build --suite vm --suite e2e --print-errorlogs
+	meson test -C build --suite vm --suite e2e --suite e2e-long --print-errorlogs
 	meson test -C build --suite bench vm-promote -v
 	;;
 *)
