@@ -175,7 +175,7 @@ while time.time() < deadline and not os.path.exists(st + "/guest.rc"):
 PY
 	poller=$!
 	"$here/../vm/run.sh" --cxl 1 --chmu 1 --chmu-llc 512K --base "$base" --kernel stock \
-		--node-mem 512 --timeout 1500 --host-bin cxl --host-bin ndctl --host-bin daxctl \
+		--node-mem 512 --timeout 2400 --host-bin cxl --host-bin ndctl --host-bin daxctl \
 		--host-bin "$hb" --extra "$here/../e2e/hb-vm-e2e.sh" --extra "$here/hb-vm-race.sh" \
 		--bindir "$bindir" --state "$st" --qmp "$st/qmp.sock" \
 		hb-vm-race.sh "$mover" "$rate" $workloads >"$st/guest.log" 2>&1
