@@ -181,8 +181,9 @@ const char *hb_chmu_access_name(unsigned int code);
 void hb_chmu_format_access(unsigned int bitmap, char *buf, size_t size);
 /*
  * The code a source takes when access= is not given, the first the
- * bitmap offers of rw, nontee-rw, r, nontee-r, w, nontee-w; -ENOTSUP
- * when it offers none of them.
+ * bitmap offers of r, nontee-r, rw, nontee-rw, w, nontee-w (reads first:
+ * writes are write-backs, at the cache's time; rules.c); -ENOTSUP when it
+ * offers none of them.
  */
 int hb_chmu_pick_access(unsigned int bitmap);
 /*

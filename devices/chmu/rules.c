@@ -126,10 +126,19 @@ void hb_chmu_format_access(unsigned int bitmap, char *buf, size_t size)
 		snprintf(buf, size, "none");
 }
 
+/*
+ * Reads first. Every load or store that misses the host's caches reaches
+ * the device as a read (a store's read for ownership too); a write is a
+ * dirty line written back when the cache evicts it, at a time of the
+ * cache's choosing: the fill of a buffer written once before the count
+ * began arrives as writes seconds later, 64 a page, and under rw made
+ * those cold pages hot (tests/e2e/README.md, the race). Writes are posted:
+ * the CPU does not wait for them, so it is the reads a promotion saves.
+ */
 int hb_chmu_pick_access(unsigned int bitmap)
 {
-	static const unsigned int pref[] = { CHMU_M2S_ALL_RW, CHMU_M2S_NONTEE_RW,
-					     CHMU_M2S_ALL_R,  CHMU_M2S_NONTEE_R,
+	static const unsigned int pref[] = { CHMU_M2S_ALL_R,  CHMU_M2S_NONTEE_R,
+					     CHMU_M2S_ALL_RW, CHMU_M2S_NONTEE_RW,
 					     CHMU_M2S_ALL_W,  CHMU_M2S_NONTEE_W };
 
 	for (size_t i = 0; i < sizeof(pref) / sizeof(pref[0]); i++)

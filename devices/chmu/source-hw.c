@@ -11,8 +11,8 @@
  * unit (bytes; the smallest the CHMU allows), epoch_ms (100), threshold (16),
  * ds (the smallest allowed factor), mode (epoch | always-on), instance (0),
  * access (the M2S request type: nontee-r, nontee-w, nontee-rw, r, w, rw or
- * the code 1..6; the first the device tracks of rw, nontee-rw, r, nontee-r,
- * w, nontee-w), capacity (the memdev's bytes; the daemon fills it from the
+ * the code 1..6; the first the device tracks of r, nontee-r, rw, nontee-rw,
+ * w, nontee-w: reads first, rules.c), capacity (the memdev's bytes; the daemon fills it from the
  * topology: entries past it are dropped and counted as bad input).
  *
  * Test hooks (a PCI config dump instead of the bus, a root instead of /) are

@@ -214,7 +214,7 @@ int hb_hmu_request_from_params(const struct hb_dev_info *info, struct hb_hmu_req
  * the ABI publishes the CHMU's capabilities, and both refuse at open
  * (EINVAL) a request type or down-sampling factor the device does not
  * offer: so what access= and ds= leave unsaid is asked for in turn (access
- * rw, nontee-rw, r, nontee-r, w, nontee-w; ds 1, 2, 4, ... 32768) and the
+ * r, nontee-r, rw, nontee-rw, w, nontee-w; ds 1, 2, 4, ... 32768) and the
  * first the PMU takes kept; config[] is left as opened and *ret_q says what
  * it asked for. When nothing opens with EINVAL, each request type and
  * factor is tried alone to name what the device takes: -EINVAL naming

@@ -19,8 +19,8 @@
 
 #define DS_SHIFTS 16 /* factors 1..32768, CAP1's 16-bit bitmap */
 
-/* rw, nontee-rw, r, nontee-r, w, nontee-w: hb_chmu_pick_access()'s order */
-static const unsigned int access_pref[] = { 6, 3, 4, 1, 5, 2 };
+/* r, nontee-r, rw, nontee-rw, w, nontee-w: hb_chmu_pick_access()'s order (reads first) */
+static const unsigned int access_pref[] = { 4, 1, 6, 3, 5, 2 };
 
 struct
 try {

@@ -13,7 +13,7 @@
  * (16), ds (down-sampling factor, a power of two; default the smallest the
  * PMU takes), mode (epoch | always-on), access (nontee-r | nontee-w |
  * nontee-rw | r | w | rw, or the code 1..6; default the first the PMU takes
- * of rw, nontee-rw, r, nontee-r, w, nontee-w: negotiate.c),
+ * of r, nontee-r, rw, nontee-rw, w, nontee-w: negotiate.c),
  * dpa_range=<start>+<len> (256 MiB aligned; default all the PMU tracks),
  * aux_pages (16), capacity (the memdev's bytes; the daemon fills it from
  * the topology, else the memdev's sysfs ram/ and pmem/ sizes: entries past

@@ -17,13 +17,20 @@
 #         others (half the time each);
 #   file  256 hot pages of a 4096-page tmpfs file read with read(2), its
 #         page cache on the CXL node;
-#   zipf  Zipf (s = 0.99) over 65536 pages (256 MiB), one line an access.
+#   zipf  Zipf (s = 0.99) over 65536 pages (256 MiB), one line an access;
+#   big   2048 hot pages of 4096 (every other one), read in turn: a hot set
+#         larger than DRAM's room, nothing may move back and forth;
+#   scan  256 hot pages read over and over beside one sequential pass over
+#         a cold array of 16384 pages (64 MiB) paced to end with the run:
+#         the scan must not displace the hot set.
 # The host reads the device's chmu-served-reads over QMP (tests/qemu/
 # README.md) when each workload starts and ends: the reads that still
 # reached CXL memory. Prints one table: for each workload, each mover's
 # DRAM-served share of the workload's accesses and that share as a
 # fraction of the oracle's (same room, RATE), time to 90 % of each hot set,
 # migrations per hot page, cold pages moved (and of those, moved to DRAM),
+# pages seen on DRAM and later back on the CXL node (of them hot pages),
+# hot pages not on DRAM at the end, scanned pages moved (on DRAM at the end),
 # NUMA hint faults, the workload's system seconds and page faults beyond
 # the baseline's, the movers' CPU seconds, and the reads the device served
 # per access of the workload as a fraction of the baseline's (per access:
@@ -66,11 +73,12 @@ print("# race on stock %s, TCG, rate limit %s MB/s; share: accesses served from 
       "vs oracle: share / the oracle's; CXL reads: the device's served reads per access of "
       "the workload / the baseline's" % (base, rate))
 hdr = ("workload", "mover", "share", "vs oracle", "to 90 %", "migr/hot", "cold moved (to DRAM)",
-       "hint faults", "sys s (+base)", "faults (+base)", "mover CPU s", "CXL reads")
+       "bounced (hot)", "hot off DRAM", "scan moved (DRAM)", "hint faults", "sys s (+base)",
+       "faults (+base)", "mover CPU s", "CXL reads")
 print("| " + " | ".join(hdr) + " |")
 print("|" + "---|" * len(hdr))
-for w in sorted({k[0] for k in rows}, key=lambda x: ["loop", "file", "zipf"].index(x)
-                if x in ("loop", "file", "zipf") else 9):
+order = ["loop", "file", "zipf", "big", "scan"]
+for w in sorted({k[0] for k in rows}, key=lambda x: order.index(x) if x in order else 9):
     b = rows.get((w, "none"))
     bdev = dev_reads(w, "none")
     for m in movers:
@@ -90,10 +98,12 @@ for w in sorted({k[0] for k in rows}, key=lambda x: ["loop", "file", "zipf"].ind
         if dev is not None and bdev and b is not None:
             per, bper = dev / float(r["accesses"]), bdev / float(b["accesses"])
             devs = "%.3f" % (per / bper) if bper > 0 else "?"
-        print("| %s | %s | %.3f | %s | %s | %.2f | %s/%s | %s | %s | %s | %.2f | %s |" % (
+        print("| %s | %s | %.3f | %s | %s | %.2f | %s/%s | %s (%s) | %s/%s | %s | %s | %s | %s | %.2f | %s |" % (
             w, m, share, "%.2f" % (share / orc) if orc > 0 else "?", t90,
-            int(r["migr"]) / float(r["hot"]), r["cold_moved"], r["cold"] + " (" + r.get("cold_dram", "?") + ")", r["hint"], sysd, fd,
-            float(r["mover_cpu"]), devs))
+            int(r["migr"]) / float(r["hot"]), r["cold_moved"], r["cold"] + " (" + r.get("cold_dram", "?") + ")",
+            r.get("bounced", "?"), r.get("hot_back", "?"), r.get("hot_off", "?"), r["hot"],
+            "%s (%s)" % (r["scan_moved"], r["scan_dram"]) if w == "scan" and "scan_moved" in r else "-",
+            r["hint"], sysd, fd, float(r["mover_cpu"]), devs))
 for w in sorted({k[0] for k in rows}):
     b = rows.get((w, "none"))
     if b is not None and (float(b["share"]) > 0.01 or int(b["migr"]) > 0):
@@ -108,7 +118,7 @@ if [ "${1:-}" = --table ]; then
 	exit 0
 fi
 hb=$1 bindir=$2 base=${3:-7.3}
-workloads=${HB_RACE_WORKLOADS:-loop:40:1024 file:30:1024 zipf:40:8192}
+workloads=${HB_RACE_WORKLOADS:-loop:40:1024 file:30:1024 zipf:40:8192 big:40:1024 scan:40:512}
 for t in cxl ndctl daxctl; do
 	command -v "$t" >/dev/null || { echo "SKIP: $t not installed"; exit 77; }
 done
@@ -165,7 +175,7 @@ while time.time() < deadline and not os.path.exists(st + "/guest.rc"):
 PY
 	poller=$!
 	"$here/../vm/run.sh" --cxl 1 --chmu 1 --chmu-llc 512K --base "$base" --kernel stock \
-		--node-mem 512 --timeout 1500 --host-bin cxl --host-bin ndctl --host-bin daxctl \
+		--node-mem 512 --timeout 2400 --host-bin cxl --host-bin ndctl --host-bin daxctl \
 		--host-bin "$hb" --extra "$here/../e2e/hb-vm-e2e.sh" --extra "$here/hb-vm-race.sh" \
 		--bindir "$bindir" --state "$st" --qmp "$st/qmp.sock" \
 		hb-vm-race.sh "$mover" "$rate" $workloads >"$st/guest.log" 2>&1

@@ -33,7 +33,14 @@
  * (TCG on a busy host drifts by tens of percent). Each time runs from the
  * call that decides (the migrator's move, or move_pages) until it returns
  * with the pages moved.
- * The table gives times, pages/s, each backend against move_pages and,
+ * Beside them, the physical limit: a plain memcpy() of N pages' bytes from
+ * node 1 to node 0 in the same guest (a buffer of at most MEMCPY_MAX pages on
+ * each node, faulted in untimed, copied over and over until N pages'
+ * bytes have been copied; its fastest of the REPS rounds), and each
+ * backend's pages/s as a fraction of memcpy's ("of memcpy"): what moving a
+ * page costs beyond copying it (the reverse map, unmapping, TLB flushes,
+ * the new mapping, the kernel's own bookkeeping).
+ * The table gives times, pages/s, each backend against move_pages and memcpy and,
  * over the configurations, time ratios for 4x the mapped memory and 4x
  * the processes, raw and over move_pages' own ratio. Under TCG only the
  * ratios mean anything.
@@ -44,6 +51,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "kernel.h"
 #include "vm-lib.h"
@@ -54,6 +62,7 @@
 #define CONFIGS_MAX 8
 #define SIZES_MAX 8
 #define PROCS_MAX 256
+#define MEMCPY_MAX 16384 /* pages of each memcpy buffer (64 MiB) */
 
 enum backend { B_MOVE_PAGES, B_PHYS, B_DAMON, B_COLD, B_WARM, _B_MAX };
 
@@ -353,6 +362,43 @@ out:
 }
 
 /*
+ * The fastest of reps memcpy() rounds of n pages' bytes from node SRC to
+ * node DST (seconds), or a negative errno. The buffers are bound to their
+ * nodes and faulted in before the clock starts.
+ */
+static double memcpy_time(size_t n, unsigned int reps)
+{
+	size_t ps = vm_page_size(), buf = n < MEMCPY_MAX ? n : MEMCPY_MAX;
+	char *src = vm_map_on_node(buf * ps, SRC, -1, false);
+	char *dst = vm_map_on_node(buf * ps, DST, -1, false);
+	double best = -ENOMEM;
+
+	if (src && dst) {
+		memset(src, 0x5a, buf * ps);
+		memset(dst, 0, buf * ps);
+		for (unsigned int k = 0; k < reps; k++) {
+			double t = vm_now();
+
+			for (size_t done = 0; done < n; done += buf) {
+				size_t now = n - done < buf ? n - done : buf;
+
+				memcpy(dst, src, now * ps);
+			}
+			t = vm_now() - t;
+			if (best < 0 || t < best)
+				best = t;
+		}
+		if (dst[ps * (buf - 1)] != 0x5a)
+			best = -EIO;
+	}
+	if (src)
+		munmap(src, buf * ps);
+	if (dst)
+		munmap(dst, buf * ps);
+	return best;
+}
+
+/*
  * All four backends for N pages in one configuration, reps times over the
  * same two sets (put back in between): each backend's fastest time, and
  * the fewest pages it moved in any round.
@@ -406,13 +452,16 @@ out:
 }
 
 static void print_table(const struct config *cf, size_t ncf, const size_t *sz, size_t nsz,
-			struct result (*res)[SIZES_MAX][_B_MAX])
+			struct result (*res)[SIZES_MAX][_B_MAX], double (*memcpy_s)[SIZES_MAX])
 {
-	printf("\n%-10s %6s  %-13s %9s %10s %8s %9s\n", "mapped", "N", "backend", "time s",
-	       "pages/s", "vs mp", "scan s");
+	printf("\n%-10s %6s  %-13s %9s %10s %8s %9s %10s\n", "mapped", "N", "backend", "time s",
+	       "pages/s", "vs mp", "scan s", "of memcpy");
 	for (size_t c = 0; c < ncf; c++) {
 		for (size_t i = 0; i < nsz; i++) {
-			double base = res[c][i][B_MOVE_PAGES].t;
+			double base = res[c][i][B_MOVE_PAGES].t, mc = memcpy_s[c][i];
+
+			printf("%-10s %6zu  %-13s %9.3f %10.0f %7.2fx %9s %10s\n", "-", sz[i],
+			       "memcpy", mc, (double)sz[i] / mc, mc / base, "-", "1.000");
 
 			for (int b = 0; b < _B_MAX; b++) {
 				const struct result *r = &res[c][i][b];
@@ -424,9 +473,9 @@ static void print_table(const struct config *cf, size_t ncf, const size_t *sz, s
 					continue;
 				if (b == B_COLD || b == B_WARM)
 					snprintf(scan, sizeof(scan), "%.3f", r->scan);
-				printf("%-10s %6zu  %-13s %9.3f %10.0f %7.2fx %9s\n", cfg, sz[i],
-				       backend_name[b], r->t, (double)sz[i] / r->t, r->t / base,
-				       scan);
+				printf("%-10s %6zu  %-13s %9.3f %10.0f %7.2fx %9s %10.3f\n", cfg,
+				       sz[i], backend_name[b], r->t, (double)sz[i] / r->t,
+				       r->t / base, scan, mc / r->t);
 			}
 		}
 	}
@@ -513,6 +562,7 @@ static int parse_size(const char *s, size_t *ret_n, unsigned int *ret_reps)
 int main(int argc, char **argv)
 {
 	static struct result res[CONFIGS_MAX][SIZES_MAX][_B_MAX];
+	static double memcpy_s[CONFIGS_MAX][SIZES_MAX];
 	struct config cf[CONFIGS_MAX];
 	size_t sz[SIZES_MAX], ncf = 0, nsz = 0;
 	unsigned int reps[SIZES_MAX];
@@ -552,6 +602,12 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < nsz; i++) {
 			if (measure(&p, sz[i], reps[i], res[c][i]) < 0)
 				return 1;
+			memcpy_s[c][i] = memcpy_time(sz[i], reps[i] < 3 ? 3 : reps[i]);
+			if (memcpy_s[c][i] < 0) {
+				fprintf(stderr, "hb-vmbench: memcpy of %zu pages: %s\n", sz[i],
+					strerror((int)-memcpy_s[c][i]));
+				return 1;
+			}
 			for (int b = 0; b < _B_MAX; b++) {
 				if (left_out(b))
 					continue;
@@ -565,13 +621,13 @@ int main(int argc, char **argv)
 			for (int b = 0; b < _B_MAX; b++)
 				if (!left_out(b))
 					printf(" %s %.3f s,", backend_name[b], res[c][i][b].t);
-			printf(" pagemap scan %.3f s, %" PRIu64 " PFNs\n", res[c][i][B_COLD].scan,
-			       res[c][i][B_COLD].indexed);
+			printf(" pagemap scan %.3f s, %" PRIu64 " PFNs, memcpy %.3f s\n",
+			       res[c][i][B_COLD].scan, res[c][i][B_COLD].indexed, memcpy_s[c][i]);
 			fflush(stdout);
 		}
 		pool_unmap(&p);
 	}
-	print_table(cf, ncf, sz, nsz, res);
+	print_table(cf, ncf, sz, nsz, res, memcpy_s);
 	print_growth(cf, ncf, sz, nsz, res, false);
 	print_growth(cf, ncf, sz, nsz, res, true);
 	return failed;

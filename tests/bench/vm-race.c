@@ -14,7 +14,14 @@
  *         touched, so no NUMA hint fault can fire;
  *   zipf  65536 anonymous pages (256 MiB), one line read per access, the
  *         page drawn from a Zipf distribution (s = 0.99) over a fixed
- *         random order of the pages; its hot set: the 4096 most likely.
+ *         random order of the pages; its hot set: the 4096 most likely;
+ *   big   4096 anonymous pages, 2048 of them (every other page) read whole
+ *         in turn for SECONDS: a hot set larger than DRAM's room (ROOM
+ *         below 2048), which nothing should move back and forth;
+ *   scan  256 hot pages read whole over and over beside one sequential
+ *         pass, page after page, over a cold array of 16384 others (64
+ *         MiB), paced to end with the run: the scan must not displace
+ *         the hot set, nor should its pages (each read once) be moved.
  * The pages are filled, then their policy is MPOL_DEFAULT (so NUMA
  * balancing may move them), and nothing is on DRAM. It writes DIR/ready and
  * waits for DIR/go (the mover is running by then). Then it takes the
@@ -33,10 +40,15 @@
  *
  * Printed at the end, one line "race: key=value ...": share (DRAM-served
  * share of the accesses), oracle (the oracle's share), t90 (seconds from
- * the (each) hot set's start to 90 % of it on DRAM, -1 never), migr
+ * the (each) hot set's start to 90 % of it on DRAM, for big 90 % of ROOM,
+ * -1 never), migr
  * (pgmigrate_success over the run) and hot (hot pages), cold_moved (pages
  * never accessed during the run whose frame changed), cold_dram (those of
- * them on DRAM at the end) and cold, hint
+ * them on DRAM at the end) and cold, bounced (pages seen on DRAM at one
+ * window's start and back on NODE at a later one), hot_back (hot pages among
+ * them), hot_off (hot pages not on DRAM at the end), scan_moved and
+ * scan_dram (scan: pages of the scanned array whose frame changed, and of
+ * them on DRAM at the end; 0 for the others), hint
  * (numa_hint_faults), promo (pgpromote_success), sys (the program's system
  * seconds), faults (its minor + major faults), mover_cpu (CPU seconds of
  * kdamond*, kswapd*, kcompactd*, kmigrate* and hotbridge over the run),
@@ -67,9 +79,12 @@
 #define ZIPF_HOT 4096
 #define ZIPF_S 0.99
 #define MPOL_DEFAULT_ 0
+#define BIG_PAGES 4096
+#define BIG_HOT 2048
+#define SCAN_PAGES 16384 /* the scanned array, after the hot set */
 #define MAX_PROCS 4096
 
-enum kind { LOOP, FILEREAD, ZIPF };
+enum kind { LOOP, FILEREAD, ZIPF, BIG, SCAN };
 
 struct race {
 	enum kind kind;
@@ -84,7 +99,8 @@ struct race {
 	size_t *perm;    /* zipf: rank -> page */
 	double *cdf;     /* zipf: by rank */
 	uint64_t rng;
-	char *buf; /* file: one page */
+	char *buf;   /* file: one page */
+	size_t next; /* scan: the pass's next page */
 	volatile uint64_t sink;
 };
 
@@ -337,6 +353,20 @@ static void burst(struct race *r, double t0, double until, uint32_t *cnt)
 				cnt[set[i]] += LINES;
 			}
 			break;
+		case BIG:
+			for (size_t i = 0; i < r->nhot; i++)
+				read_page(r, set[i], cnt);
+			break;
+		case SCAN: {
+			/* the pass's page now: page HOT + next, paced to end with the run */
+			size_t due = (size_t)((vm_now() - t0) / r->secs * SCAN_PAGES);
+
+			for (size_t i = 0; i < HOT; i++)
+				read_page(r, set[i], cnt);
+			for (; r->next < due && r->next < SCAN_PAGES; r->next++)
+				read_page(r, HOT + r->next, cnt);
+			break;
+		}
 		case ZIPF:
 			for (int k = 0; k < 4096; k++) {
 				double u = (double)(rnd(r) >> 11) / 9007199254740992.0;
@@ -375,7 +405,10 @@ static int cmp_desc(const void *a, const void *b, void *arg)
 	const uint32_t *c = arg;
 	uint32_t x = c[*(const size_t *)a], y = c[*(const size_t *)b];
 
-	return x < y ? 1 : x > y ? -1 : 0;
+	/* ties by page: the order is total, the oracle's choice the same each window */
+	if (x != y)
+		return x < y ? 1 : -1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
 }
 
 /* the clairvoyant oracle's DRAM-served accesses (see the top) */
@@ -444,8 +477,28 @@ static int setup(struct race *r, const char *dir)
 	r->psz = vm_page_size();
 	r->rng = 0x9e3779b97f4a7c15ULL;
 	r->win_s = r->kind == ZIPF ? 1.0 : 0.25;
-	r->npages = r->kind == ZIPF ? ZIPF_PAGES : r->kind == LOOP ? LOOP_PAGES : FILE_PAGES;
-	r->nhot = r->kind == ZIPF ? ZIPF_HOT : r->kind == LOOP ? 2 * HOT : HOT;
+	switch (r->kind) {
+	case ZIPF:
+		r->npages = ZIPF_PAGES;
+		r->nhot = ZIPF_HOT;
+		break;
+	case LOOP:
+		r->npages = LOOP_PAGES;
+		r->nhot = 2 * HOT;
+		break;
+	case FILEREAD:
+		r->npages = FILE_PAGES;
+		r->nhot = HOT;
+		break;
+	case BIG:
+		r->npages = BIG_PAGES;
+		r->nhot = BIG_HOT;
+		break;
+	case SCAN:
+		r->npages = HOT + SCAN_PAGES;
+		r->nhot = HOT;
+		break;
+	}
 	r->hot = calloc(r->nhot, sizeof(*r->hot));
 	if (!r->hot)
 		return -ENOMEM;
@@ -467,10 +520,6 @@ static int setup(struct race *r, const char *dir)
 		if (vm_task_bind(-1) < 0)
 			return -errno;
 		r->fd = fd;
-		/* read back: the copies' dirty lines leave the host cache now (see below) */
-		for (size_t i = 0; i < r->npages; i++)
-			if (pread(fd, r->buf, r->psz, (off_t)(i * r->psz)) != (ssize_t)r->psz)
-				return -EIO;
 		/* for move_pages(2) and pagemap only: never read through */
 		r->base = mmap(NULL, r->npages * r->psz, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
 		if (r->base == MAP_FAILED)
@@ -482,16 +531,12 @@ static int setup(struct race *r, const char *dir)
 		for (size_t i = 0; i < r->npages; i++)
 			memset(r->base + i * r->psz, (int)(i & 0xff), r->psz);
 		/*
-		 * read back, every line: the fill's last 512 KiB would otherwise sit
-		 * dirty in the host cache in front of the CHMU model and be written
-		 * back once the workload starts, 64 writes a page, after the mover
-		 * (and the CHMU's reset) has started: a device that counts writes
-		 * then sees those cold pages hot. Read lines stay clean.
+		 * not read back: the fill's last 512 KiB stays dirty in the host
+		 * cache in front of the CHMU model and is written back once the
+		 * workload runs, 64 writes a page, after the mover (and the
+		 * CHMU's reset) has started, as a real program's fresh buffer
+		 * would be. A mover must not take those cold pages for hot.
 		 */
-		for (size_t i = 0; i < r->npages; i++)
-			for (unsigned int l = 0; l < LINES; l++)
-				r->sink += *(const volatile uint64_t *)(r->base + i * r->psz +
-									l * (r->psz / LINES));
 		/* the default policy: NUMA balancing may move them (a binding forbids it) */
 		if (syscall(SYS_mbind, r->base, r->npages * r->psz, MPOL_DEFAULT_, NULL, 0UL, 0) < 0)
 			return -errno;
@@ -519,6 +564,12 @@ static int setup(struct race *r, const char *dir)
 		}
 		for (size_t i = 0; i < r->nhot; i++)
 			r->hot[i] = r->perm[i];
+	} else if (r->kind == BIG) {
+		for (size_t i = 0; i < r->nhot; i++)
+			r->hot[i] = 2 * i;
+	} else if (r->kind == SCAN) {
+		for (size_t i = 0; i < r->nhot; i++)
+			r->hot[i] = i;
 	} else {
 		/* spread over the pages like the closed loop's A and B */
 		size_t stride = r->npages / HOT;
@@ -542,18 +593,31 @@ int main(int argc, char **argv)
 	double room_want, rate, t0, t90[2] = { -1, -1 }, served = 0, total = 0, room, orc;
 	uint64_t *pfn0, *pfn1, mig0, hint0, promo0;
 	size_t ncpu, w = 0, cold = 0, cold_moved = 0, cold_dram = 0;
+	size_t bounced = 0, hot_back = 0, hot_off = 0, scan_moved = 0, scan_dram = 0;
+	bool *was_dram; /* seen on DRAM at a window's start */
+	uint32_t *back; /* times seen back on the CXL node after that */
 	void **addrs;
 	int *status, rc;
 	const char *dir;
 
 	if (argc != 7) {
-		fprintf(stderr, "usage: hb-vmrace loop|file|zipf NODE SECONDS ROOM RATE_MBPS DIR\n");
+		fprintf(stderr,
+			"usage: hb-vmrace loop|file|zipf|big|scan NODE SECONDS ROOM RATE_MBPS DIR\n");
 		return 2;
 	}
-	r.kind = !strcmp(argv[1], "loop") ? LOOP : !strcmp(argv[1], "file") ? FILEREAD : ZIPF;
-	if (r.kind == ZIPF && strcmp(argv[1], "zipf")) {
-		fprintf(stderr, "hb-vmrace: unknown workload '%s'\n", argv[1]);
-		return 2;
+	{
+		static const char *const kinds[] = {
+			[LOOP] = "loop", [FILEREAD] = "file", [ZIPF] = "zipf", [BIG] = "big", [SCAN] = "scan"
+		};
+		size_t k = 0;
+
+		while (k < sizeof(kinds) / sizeof(kinds[0]) && strcmp(argv[1], kinds[k]))
+			k++;
+		if (k == sizeof(kinds) / sizeof(kinds[0])) {
+			fprintf(stderr, "hb-vmrace: unknown workload '%s'\n", argv[1]);
+			return 2;
+		}
+		r.kind = (enum kind)k;
 	}
 	r.node = atoi(argv[2]);
 	r.secs = atof(argv[3]);
@@ -565,7 +629,9 @@ int main(int argc, char **argv)
 	status = calloc(r.npages, sizeof(*status));
 	pfn0 = calloc(r.npages, sizeof(*pfn0));
 	pfn1 = calloc(r.npages, sizeof(*pfn1));
-	if (rc < 0 || !addrs || !status || !pfn0 || !pfn1) {
+	was_dram = calloc(r.npages, sizeof(*was_dram));
+	back = calloc(r.npages, sizeof(*back));
+	if (rc < 0 || !addrs || !status || !pfn0 || !pfn1 || !was_dram || !back) {
 		fprintf(stderr, "hb-vmrace: set-up of %s on node %d: %s\n", argv[1], r.node,
 			strerror(rc < 0 ? -rc : ENOMEM));
 		return 1;
@@ -636,9 +702,21 @@ int main(int argc, char **argv)
 			if (!ph && end - t0 > r.secs / 2)
 				end = t0 + r.secs / 2;
 		} else {
+			/* big: the hot set does not fit, 90 % of the room is the goal */
+			double goal = r.kind == BIG && room_want < (double)r.nhot ? room_want :
+										    (double)r.nhot;
+
 			a = on_dram(&r, status, r.hot, r.nhot);
-			if (t90[0] < 0 && a * 10 >= r.nhot * 9)
+			if (t90[0] < 0 && (double)a * 10 >= goal * 9)
 				t90[0] = now;
+		}
+		for (size_t p = 0; p < r.npages; p++) {
+			bool dram = status[p] >= 0 && status[p] != r.node;
+
+			if (dram)
+				was_dram[p] = true;
+			else if (was_dram[p] && status[p] == r.node && !back[p]++)
+				bounced++;
 		}
 		if (w % (size_t)(2 / r.win_s) == 0)
 			printf("hb-vmrace: t=%5.1f s: %zu of the hot set on DRAM\n", now, a);
@@ -666,22 +744,33 @@ int main(int argc, char **argv)
 
 			for (size_t k = 0; k < w; k++)
 				sum += r.count[k * r.npages + p];
+			if (r.kind == SCAN && p >= HOT) {
+				scan_moved += pfn1[p] != pfn0[p];
+				scan_dram += status[p] >= 0 && status[p] != r.node;
+			}
 			if (sum)
 				continue;
 			cold++;
 			cold_moved += pfn1[p] != pfn0[p];
 			cold_dram += status[p] >= 0 && status[p] != r.node;
 		}
+		for (size_t i = 0; i < r.nhot; i++) {
+			size_t p = r.hot[i];
+
+			hot_back += back[p] > 0;
+			hot_off += !(status[p] >= 0 && status[p] != r.node);
+		}
 		orc = oracle(&r, w, room_want, rate);
 		printf("race: workload=%s share=%.4f oracle=%.4f t90=%.2f", argv[1],
 		       total > 0 ? served / total : 0, total > 0 ? orc / total : 0, t90[0]);
 		if (r.kind == LOOP)
 			printf(",%.2f", t90[1]);
-		printf(" migr=%llu hot=%zu cold_moved=%zu cold_dram=%zu cold=%zu hint=%llu promo=%llu sys=%.2f "
+		printf(" migr=%llu hot=%zu cold_moved=%zu cold_dram=%zu cold=%zu bounced=%zu hot_back=%zu "
+		       "hot_off=%zu scan_moved=%zu scan_dram=%zu hint=%llu promo=%llu sys=%.2f "
 		       "faults=%ld mover_cpu=%.2f room=%.0f accesses=%.0f secs=%.1f\n",
-		       (unsigned long long)mig, r.nhot, cold_moved, cold_dram, cold,
-		       (unsigned long long)hint, (unsigned long long)promo, sys, faults, cpu, room,
-		       total, vm_now() - t0);
+		       (unsigned long long)mig, r.nhot, cold_moved, cold_dram, cold, bounced,
+		       hot_back, hot_off, scan_moved, scan_dram, (unsigned long long)hint,
+		       (unsigned long long)promo, sys, faults, cpu, room, total, vm_now() - t0);
 	}
 	fflush(stdout);
 	return 0;

@@ -19,7 +19,7 @@
 # or, built out of tree, from /hb/cxl_hmu.ko. AUX_PAGES: the cxl-hmu
 # source's aux_pages. ACCESS: 0x7 when the device tracks only non-TEE
 # requests (run.sh --chmu-access; issue 42): the sources, told no access=,
-# must take nontee-rw (3), and access=rw must be refused naming codes 1-3
+# must take nontee-r (1) (reads first), and access=rw must be refused naming codes 1-3
 # (a cxl_hmu driver that refuses codes 1-3 itself makes this a skip).
 # DS: 0x20 when the device down-samples only by 32 (run.sh --chmu-ds):
 # the sources, told no ds=, must take 32.
@@ -226,8 +226,8 @@ if ! hotbridge stats --socket /tmp/hb/ctl.sock >/dev/null 2>&1; then
 	echo "hb-vm-chmu: the daemon did not come up"; cat /share/daemon.log; kill $work; exit 32
 fi
 grep -iE "chmu|hmu" /share/daemon.log | head -5
-if [ "$access" = 0x7 ] && ! grep -q "access nontee-rw (3)" /share/daemon.log; then
-	echo "hb-vm-chmu: the source did not take nontee-rw (3) on the non-TEE-only device"
+if [ "$access" = 0x7 ] && ! grep -q "access nontee-r (1)" /share/daemon.log; then
+	echo "hb-vm-chmu: the source did not take nontee-r (1) on the non-TEE-only device"
 	cat /share/daemon.log; kill $daemon $work; exit 35
 fi
 if [ "$dsf" = 0x20 ] && ! grep -q "ds 32" /share/daemon.log; then

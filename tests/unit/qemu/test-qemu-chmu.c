@@ -820,8 +820,8 @@ static void test_driver_waits_out_operations_in_progress(void **state)
 /*
  * Issue 42: the model as the upstream RFC's (chmu-access-types=0x7: non-TEE
  * requests only; chmu-ds-factors=0x20: 32 only). The model refuses to
- * enable with a code it does not advertise; the driver takes nontee-rw and
- * factor 32 when told nothing, and refuses rw naming what the device tracks.
+ * enable with a code it does not advertise; the driver takes nontee-r (reads
+ * first) and factor 32 when told nothing, and refuses rw naming what the device tracks.
  */
 static void test_driver_takes_what_a_non_tee_only_model_advertises(void **state)
 {
@@ -871,7 +871,7 @@ static void test_driver_takes_what_a_non_tee_only_model_advertises(void **state)
 	assert_non_null(strstr(err.msg, "allowed: 32"));
 	cfg.ds_factor = 32;
 	assert_int_equal(hb_chmu_configure(drv, &cfg, &err), 0);
-	assert_int_equal(rd(c, 0, CONF0) & 0xff, 3); /* nontee-rw */
+	assert_int_equal(rd(c, 0, CONF0) & 0xff, 1); /* nontee-r */
 	assert_true(rd(c, 0, STATUS) & ST_ENABLED);
 	/* it counts: 64 reads of one unit, one in 32 sampled */
 	for (unsigned int i = 0; i < 64; i++)
@@ -881,6 +881,64 @@ static void test_driver_takes_what_a_non_tee_only_model_advertises(void **state)
 	assert_int_equal(n, 1);
 	assert_int_equal(rec[0].addr, 0x3000);
 	assert_int_equal(rec[0].count, 2);
+	hb_chmu_free(drv);
+	hb_qchmu_free(c);
+}
+
+/*
+ * Issue 41: a buffer written before the CHMU was programmed sits dirty in
+ * the host cache; the workload's misses evict it once the count has begun,
+ * and each dirty line arrives as a write. Told no access=, the driver
+ * counts reads (rules.c): those cold pages are not reported, the pages the
+ * workload reads are. Under rw (the default before) each written page had
+ * 64 writes, past the threshold of 32, and was reported hot.
+ */
+static void test_driver_default_leaves_write_backs_of_an_earlier_fill_out(void **state)
+{
+	/* 64 KiB, 16 ways: 1024 lines, the fill's 8 pages take half */
+	struct hb_qchmu *c = dev_llc(512 * MIB, 64 * 1024, 16);
+	struct hb_regwin w = { win_read, win_write, c, 0 };
+	static const struct hb_chmu_range r = { 0, 512 * MIB };
+	struct hb_chmu_config cfg = {
+		.unit_size = 4096,
+		.epoch_ns = 100 * MS,
+		.threshold = 32,
+		.ds_factor = 1,
+		.mode = HB_CHMU_MODE_EPOCH,
+		.ranges = &r,
+		.nranges = 1,
+	};
+	const uint64_t fill = 16 * MIB, hot = 128 * MIB;
+	struct hb_hot_record rec[256];
+	struct hb_chmu *drv = NULL;
+	struct hb_err err = { 0 };
+	uint64_t rd0, wr0, rd1, wr1;
+	size_t n = 0;
+
+	(void)state;
+	/* the fill, before anything counts: 8 pages, every line stored to */
+	cpu_lines(c, fill, 8 * 64, true, MS);
+	hb_qchmu_served(c, &rd0, &wr0);
+	assert_int_equal(wr0, 0); /* all of it dirty in the cache */
+	w.size = hb_qchmu_size(c);
+	assert_int_equal(hb_chmu_open(&w, 0, "mem0", &drv, &err), 0);
+	assert_int_equal(hb_chmu_configure(drv, &cfg, &err), 0);
+	/* the workload: 64 pages read whole, twice; 4096 lines flush the cache */
+	cpu_lines(c, hot, 64 * 64, false, 10 * MS);
+	cpu_lines(c, hot, 64 * 64, false, 20 * MS);
+	hb_qchmu_served(c, &rd1, &wr1);
+	assert_int_equal(wr1 - wr0, 8 * 64); /* the fill came back as writes, in the epoch */
+	assert_int_equal(rd1 - rd0, 2 * 64 * 64);
+	hb_qchmu_advance(c, 100 * MS);
+	assert_int_equal(hb_chmu_drain(drv, rec, 256, &n, &err), 0);
+	assert_int_equal(n, 64);
+	for (size_t i = 0; i < n; i++) {
+		if (rec[i].addr < hot || rec[i].addr >= hot + 64 * 4096)
+			fail_msg("page 0x%llx reported hot (count %llu): not read in the epoch",
+				 (unsigned long long)rec[i].addr, (unsigned long long)rec[i].count);
+		assert_int_equal(rec[i].count, 128);
+	}
+	assert_int_equal(rd(c, 0, CONF0) & 0xff, 4); /* r: all reads */
 	hb_chmu_free(drv);
 	hb_qchmu_free(c);
 }
@@ -910,6 +968,7 @@ int main(void)
 		cmocka_unit_test(test_enable_past_the_counter_budget_is_refused),
 		cmocka_unit_test(test_driver_programs_and_drains_the_model),
 		cmocka_unit_test(test_driver_takes_what_a_non_tee_only_model_advertises),
+		cmocka_unit_test(test_driver_default_leaves_write_backs_of_an_earlier_fill_out),
 		cmocka_unit_test(test_operations_take_time_and_fill_irq_can_be_absent),
 		cmocka_unit_test(test_driver_waits_out_operations_in_progress),
 	};

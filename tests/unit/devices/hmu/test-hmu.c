@@ -605,14 +605,14 @@ static void test_hmu_negotiates_access_and_ds_the_device_takes(void **state)
 	struct hb_err err;
 
 	(void)state;
-	/* nothing said: rw is refused, nontee-rw taken; ds 1..16 refused, 32 taken */
+	/* nothing said: r is refused, nontee-r taken (reads first); ds 1..16 refused, 32 taken */
 	assert_int_equal(negotiate((const char *[]){ NULL }, &rfc, &q, &err), 77);
-	assert_int_equal(q.access_type, 3);
+	assert_int_equal(q.access_type, 1);
 	assert_int_equal(q.ds_shift, 5);
 	assert_int_equal(rfc.probes, 0);
 	/* a device that takes the defaults opens at the first try */
 	assert_int_equal(negotiate((const char *[]){ NULL }, &ours, &q, &err), 77);
-	assert_int_equal(q.access_type, 6);
+	assert_int_equal(q.access_type, 4);
 	assert_int_equal(q.ds_shift, 0);
 	assert_int_equal(ours.opens, 1);
 	/* said: kept, the other negotiated */
