@@ -57,15 +57,31 @@ int hb_cgroup_v2_mount(const char *root, char *buf, size_t size, struct hb_err *
 
 	if (snprintf(buf, size, "%s/sys/fs/cgroup", root ? root : "") >= (int)size)
 		return hb_err_set(err, -ENAMETOOLONG, "cgroups: root %s: too long", root);
+	char ctl[512], *save = NULL;
+	int r;
+
 	snprintf(p, sizeof(p), "%s/cgroup.controllers", buf);
-	if (access(p, F_OK) == 0)
-		return 0;
-	if (errno != ENOENT)
-		return hb_err_set(err, -errno, "cgroups: %s: %s", p, strerror(errno));
+	r = hb_read_text(NULL, p, ctl, sizeof(ctl));
+	if (r == -ENOENT)
+		return hb_err_set(err, -EOPNOTSUPP,
+				  "cgroups: %s has no cgroup.controllers: not a cgroup v2 (unified) "
+				  "hierarchy (a cgroup v1 or hybrid host)",
+				  buf);
+	if (r < 0)
+		return hb_err_set(err, r, "cgroups: %s: %s", p, strerror(-r));
+	/*
+	 * Without the memory controller on the v2 hierarchy, /proc/kpagecgroup
+	 * names a v1 memcg's inode (or 0 for every page, cgroup_disable=memory):
+	 * owners matched against this tree would be wrong, not merely unknown.
+	 */
+	for (char *w = strtok_r(ctl, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+		if (!strcmp(w, "memory"))
+			return 0;
 	return hb_err_set(err, -EOPNOTSUPP,
-			  "cgroups: %s has no cgroup.controllers: not a cgroup v2 (unified) "
-			  "hierarchy (a cgroup v1 or hybrid host)",
-			  buf);
+			  "cgroups: %s lists no memory controller (bound to cgroup v1, or "
+			  "cgroup_disable=memory): /proc/kpagecgroup would name no owner in this "
+			  "hierarchy",
+			  p);
 }
 
 struct walk {

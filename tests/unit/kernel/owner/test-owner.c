@@ -230,6 +230,31 @@ static void test_owner_v1_host_is_refused(void **state)
 	assert_non_null(strstr(err.msg, "cgroup v1"));
 }
 
+/*
+ * a cgroup v2 hierarchy without the memory controller (trial39b: v1 owns it,
+ * or cgroup_disable=memory): refused, since kpagecgroup's inodes would then
+ * belong to another hierarchy or be 0 for every page
+ */
+static void test_owner_v2_without_memory_controller_is_refused(void **state)
+{
+	struct hb_cgroup_map *m = NULL;
+	struct hb_err err = { 0 };
+
+	(void)state;
+	hb_fake_put(root, "/sys/fs/cgroup/cgroup.controllers", "cpuset cpu io pids\n");
+	assert_int_equal(hb_cgroup_map_new(root, 64, &m, &err), -EOPNOTSUPP);
+	assert_null(m);
+	assert_non_null(strstr(err.msg, "no memory controller"));
+	hb_fake_put(root, "/sys/fs/cgroup/cgroup.controllers", "");
+	assert_int_equal(hb_cgroup_map_new(root, 64, &m, &err), -EOPNOTSUPP);
+	/* "memory" as a word only */
+	hb_fake_put(root, "/sys/fs/cgroup/cgroup.controllers", "cpu memoryx\n");
+	assert_int_equal(hb_cgroup_map_new(root, 64, &m, &err), -EOPNOTSUPP);
+	hb_fake_put(root, "/sys/fs/cgroup/cgroup.controllers", "cpu memory pids\n");
+	assert_int_equal(hb_cgroup_map_new(root, 64, &m, &err), 0);
+	hb_cgroup_map_free(m);
+}
+
 /* no /proc/kpagecgroup: said to be a kernel without CONFIG_MEMCG */
 static void test_owner_no_kpagecgroup_says_memcg(void **state)
 {
@@ -267,6 +292,7 @@ int main(void)
 		T(test_owner_removed_cgroup_is_not_found),
 		T(test_owner_map_is_bounded),
 		T(test_owner_v1_host_is_refused),
+		T(test_owner_v2_without_memory_controller_is_refused),
 		T(test_owner_no_kpagecgroup_says_memcg),
 		T(test_owner_read_past_end_fails),
 	};
