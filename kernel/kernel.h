@@ -661,6 +661,8 @@ struct hb_cgroup_map *hb_cgroup_map_free(struct hb_cgroup_map *m);
 HB_DEFINE_CLEANUP(struct hb_cgroup_map *, hb_cgroup_map_free)
 /* reads the hierarchy now; on error the map is as it was */
 int hb_cgroup_map_rescan(struct hb_cgroup_map *m, uint64_t now_ns, struct hb_err *err);
+/* rescans when never scanned or the last scan is HB_CGROUP_RESCAN_NS old */
+int hb_cgroup_map_refresh(struct hb_cgroup_map *m, uint64_t now_ns, struct hb_err *err);
 /*
  * *ret_path = the cgroup of inode ino, "/" (the root) or "/a/b" (valid until
  * the map's next call); -ENOENT when no cgroup has it (after a rescan, when

@@ -182,8 +182,11 @@ int hb_tenants_describe(struct hb_tenants *t, uint64_t hpa, uint64_t now_ns, cha
 
 size_t hb_tenants_cgroups(struct hb_tenants *t, const char *pattern, uint64_t now_ns)
 {
-	if (!hb_cgroup_map_stats(t->map)->rescans)
-		(void)hb_cgroup_map_rescan(t->map, now_ns, NULL);
+	/*
+	 * at most once a second, not only on a page's miss: status and a
+	 * reload see a cgroup made or removed since (trial39b: 138 s stale)
+	 */
+	(void)hb_cgroup_map_refresh(t->map, now_ns, NULL);
 	return hb_cgroup_map_count(t->map, hb_tenant_match, pattern);
 }
 

@@ -183,6 +183,13 @@ int hb_cgroup_map_rescan(struct hb_cgroup_map *m, uint64_t now_ns, struct hb_err
 	return 0;
 }
 
+int hb_cgroup_map_refresh(struct hb_cgroup_map *m, uint64_t now_ns, struct hb_err *err)
+{
+	if (m->scanned && now_ns - m->last_scan_ns < HB_CGROUP_RESCAN_NS)
+		return 0;
+	return hb_cgroup_map_rescan(m, now_ns, err);
+}
+
 int hb_cgroup_map_new(const char *root, size_t max, struct hb_cgroup_map **ret, struct hb_err *err)
 {
 	_hb_cleanup_(hb_cgroup_map_freep) struct hb_cgroup_map *m = calloc(1, sizeof(*m));

@@ -284,6 +284,29 @@ static void test_tenants_kernel_filter_names_exact_cgroups(void **state)
 	hb_tenants_free(t);
 }
 
+/*
+ * a cgroup made, then removed, while the daemon runs: the count that status
+ * and a reload show follows within a second, with no page of it looked up
+ */
+static void test_tenants_cgroup_count_follows_the_tree(void **state)
+{
+	struct hb_tenants *t = open_rules("/new*", "", "", "allow");
+	char p[256];
+
+	(void)state;
+	assert_int_equal(hb_tenants_cgroups(t, "/new*", 1), 0);
+	hb_fake_put(root, "/sys/fs/cgroup/new1/memory.current", "0\n");
+	/* within the second: the last scan still stands */
+	assert_int_equal(hb_tenants_cgroups(t, "/new*", 1 + HB_CGROUP_RESCAN_NS / 2), 0);
+	assert_int_equal(hb_tenants_cgroups(t, "/new*", 2 + HB_CGROUP_RESCAN_NS), 1);
+	snprintf(p, sizeof(p), "%s/sys/fs/cgroup/new1/memory.current", root);
+	assert_int_equal(unlink(p), 0);
+	snprintf(p, sizeof(p), "%s/sys/fs/cgroup/new1", root);
+	assert_int_equal(rmdir(p), 0);
+	assert_int_equal(hb_tenants_cgroups(t, "/new*", 3 + 2 * HB_CGROUP_RESCAN_NS), 0);
+	hb_tenants_free(t);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -295,6 +318,7 @@ int main(void)
 		T(test_tenants_unknown_owner_is_not_promoted),
 		T(test_tenants_refused_without_v2_or_kpagecgroup),
 		T(test_tenants_kernel_filter_names_exact_cgroups),
+		T(test_tenants_cgroup_count_follows_the_tree),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
