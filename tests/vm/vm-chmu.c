@@ -436,19 +436,8 @@ int main(int argc, char **argv)
 			cxl_node, strerror(errno));
 		return 1;
 	}
-	vm_fill(base, npages, 0xc0ffee);
-	/* bound only to land there: a binding kept would forbid promotion (issue 42) */
-	if (vm_allow_all(base, npages * psz) < 0) {
-		fprintf(stderr, "hb-vmchmu: mbind(every node): %s\n", strerror(errno));
+	if (vm_settle("hb-vmchmu", base, npages, 0xc0ffee, sum0, pfn0) < 0)
 		return 1;
-	}
-	for (size_t i = 0; i < npages; i++)
-		sum0[i] = vm_sum(base + i * psz);
-	vm_drain_lru();
-	if (vm_pfn_range(getpid(), (uintptr_t)base, npages, pfn0) < 0) {
-		fprintf(stderr, "hb-vmchmu: no PFNs from pagemap (root?)\n");
-		return 1;
-	}
 	/*
 	 * A and B spread over the mapping, interleaved with each other and the
 	 * cold pages, odd and even pages alike: a fresh node hands out frames

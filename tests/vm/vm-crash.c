@@ -148,19 +148,8 @@ int main(int argc, char **argv)
 			cxl_node, strerror(errno));
 		return 1;
 	}
-	vm_fill(base, npages, 0xc4a5);
-	/* bound only to land there: a binding kept would forbid promotion */
-	if (vm_allow_all(base, npages * psz) < 0) {
-		fprintf(stderr, "hb-vmcrash: mbind(every node): %s\n", strerror(errno));
+	if (vm_settle("hb-vmcrash", base, npages, 0xc4a5, sum0, pfn0) < 0)
 		return 1;
-	}
-	for (size_t i = 0; i < npages; i++)
-		sum0[i] = vm_sum(base + i * psz);
-	vm_drain_lru();
-	if (vm_pfn_range(getpid(), (uintptr_t)base, npages, pfn0) < 0) {
-		fprintf(stderr, "hb-vmcrash: no PFNs from pagemap (root?)\n");
-		return 1;
-	}
 	/* A, B and the decoys interleaved, odd and even pages alike (hb-vmchmu) */
 	stride = npages / nhot;
 	for (size_t i = 0; i < nhot; i++) {

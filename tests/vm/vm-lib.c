@@ -235,6 +235,25 @@ uint64_t vm_sum(const void *page)
 	return h;
 }
 
+int vm_settle(const char *prog, void *base, size_t npages, uint64_t seed, uint64_t *sum, uint64_t *pfn)
+{
+	uint64_t ps = vm_page_size();
+
+	vm_fill(base, npages, seed);
+	if (vm_allow_all(base, npages * ps) < 0) {
+		fprintf(stderr, "%s: mbind(every node): %s\n", prog, strerror(errno));
+		return -1;
+	}
+	for (size_t i = 0; i < npages; i++)
+		sum[i] = vm_sum((char *)base + i * ps);
+	vm_drain_lru();
+	if (vm_pfn_range(getpid(), (uintptr_t)base, npages, pfn) < 0) {
+		fprintf(stderr, "%s: no PFNs from pagemap (root?)\n", prog);
+		return -1;
+	}
+	return 0;
+}
+
 uint64_t vm_find_pfn(int node, uint64_t set, uint64_t clear)
 {
 	char path[128], buf[64];

@@ -77,6 +77,15 @@ int vm_nodes_of(pid_t pid, size_t n, void **addrs, int *status);
 /* fill/checksum pages with a per-page tag */
 void vm_fill(void *base, size_t npages, uint64_t seed);
 uint64_t vm_sum(const void *page);
+/*
+ * the closed loops' starting pages (hb-vmchmu, hb-vmcrash): filled with
+ * seed's tags, the binding that placed them lifted (a binding kept would
+ * forbid promotion, issue 42), each page's checksum in sum, the LRU
+ * drained and each page's PFN in pfn; -1 with the reason on stderr as
+ * prog's
+ */
+int vm_settle(const char *prog, void *base, size_t npages, uint64_t seed, uint64_t *sum,
+	      uint64_t *pfn);
 
 /* first PFN on node with all of the given kpageflags bits set and none of
  * the clear bits; 0 if none found */
