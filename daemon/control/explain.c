@@ -115,6 +115,46 @@ static void explain_reason(const struct hb_daemon *d, const struct hb_decision *
 }
 
 /*
+ * A page below the threshold that was handed to the migrator before: what
+ * was last done with it, in place of "never promoted". A refused page's
+ * hold lapses after hysteresis_ms and it leaves the heat table, so its
+ * heat reads 0 again (trial42 #9); the history keeps the refusal.
+ */
+static void explain_last_acted(const struct hb_daemon *d, const struct hb_decision *dec, char *buf,
+			       size_t size)
+{
+	const struct hb_history_entry *e =
+		hb_history_last_acted(d->history, dec->hpa, d->pcfg.page_size);
+	uint64_t wall = hb_wall_ns();
+	double ago;
+	char now[96];
+	int err;
+
+	if (!e || e->result == HB_HISTORY_NO_RESULT)
+		return;
+	ago = wall > e->time_ns ? (double)(wall - e->time_ns) / 1e9 : 0;
+	if (dec->heat > 0)
+		snprintf(now, sizeof(now), "heat %g below threshold %g", dec->heat,
+			 d->pcfg.threshold);
+	else
+		snprintf(now, sizeof(now), "no access since (heat 0)");
+	if (e->result >= 0) {
+		snprintf(buf, size, "%s; last %s %.1f s ago, to node %d", now,
+			 e->reason == HB_REASON_DEMOTE ? "demoted" : "promoted", ago, e->result);
+		return;
+	}
+	err = -e->result;
+	snprintf(buf, size,
+		 "%s; last %s %.1f s ago at heat %g, to node %d: %s, %s%s; its hold "
+		 "(hysteresis_ms = %llu) has lapsed: tried again once over the threshold",
+		 now, e->reason == HB_REASON_DEMOTE ? "demotion" : "promotion", ago, e->heat,
+		 e->target, hb_errno_name(err),
+		 err == EXDEV ? hb_move_strerror(err) : "refused by the kernel",
+		 err == EXDEV ? "; migrate.override_mempolicy moves such pages" : "",
+		 (unsigned long long)(d->pcfg.hysteresis_ns / 1000000ULL));
+}
+
+/*
  * Is this address in a committed CXL region? The translation's own
  * refusals (translate says the same words): no region at all, a decoder
  * in none, a region not committed. 0 when it is, or for a case translate
@@ -249,6 +289,8 @@ int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, stru
 	hb_policy_evaluate(d->policy, &d->pcfg, d->nodes, d->dist, &c, NULL, now, &dec);
 	has_tenant = hb_daemon_tenants_explain(d, &dec, tenant, sizeof(tenant));
 	explain_reason(d, &dec, now, why, sizeof(why));
+	if (dec.reason == HB_REASON_BELOW_THRESHOLD)
+		explain_last_acted(d, &dec, why, sizeof(why));
 	if (dec.reason == HB_REASON_TENANT_DENIED || dec.reason == HB_REASON_TENANT_BUDGET)
 		snprintf(why, sizeof(why), "%s", tenant);
 	names = source_names(d, buf);

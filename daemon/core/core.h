@@ -478,6 +478,13 @@ size_t hb_history_bytes(const struct hb_history *h);
  */
 size_t hb_history_find(const struct hb_history *h, bool page_only, uint64_t hpa, uint64_t page_size,
 		       const struct hb_history_entry **out, size_t max);
+/*
+ * The newest promotion or demotion of the page holding hpa still held (the
+ * migrator's result with it), or NULL: what was last done with the page,
+ * however many refusals were recorded since.
+ */
+const struct hb_history_entry *hb_history_last_acted(const struct hb_history *h, uint64_t hpa,
+						     uint64_t page_size);
 
 /* ---- latency ---- */
 

@@ -125,3 +125,15 @@ size_t hb_history_find(const struct hb_history *h, bool page_only, uint64_t hpa,
 	}
 	return n;
 }
+
+const struct hb_history_entry *hb_history_last_acted(const struct hb_history *h, uint64_t hpa,
+						     uint64_t page_size)
+{
+	uint64_t page = hpa & ~(page_size - 1);
+	const struct hb_history_entry *e;
+
+	for (size_t i = 0; (e = ring_newest(&h->r[ACTED], i)); i++)
+		if ((e->hpa & ~(page_size - 1)) == page)
+			return e;
+	return NULL;
+}

@@ -256,9 +256,9 @@ int hb_hmu_available(const char *root, char *why, size_t size)
 			 n > 1 ? ", ..." : "");
 	else
 		snprintf(why, size,
-			 "no %s* PMU in /sys/bus/event_source/devices (this kernel "
-			 "has no CHMU perf driver; the only one, CONFIG_CXL_HMU, is an unmerged "
-			 "RFC)",
+			 "no %s* PMU in /sys/bus/event_source/devices (modprobe cxl_hmu: "
+			 "no device alias loads it; or this kernel has no CHMU perf driver: the "
+			 "only one, CONFIG_CXL_HMU, is an unmerged RFC)",
 			 HB_HMU_PMU_PREFIX);
 	return n > 0;
 }

@@ -37,6 +37,9 @@
  *                               fd said (the memdev goes away meanwhile):
  *                               poll() must say POLLHUP (review K5)
  *   hb-vmhmu gone PMU           the PMU of a removed instance refuses (ENODEV)
+ *   hb-vmhmu regs BAR           prints instance 0's CONF0 and STATUS, read
+ *                               through the PCI function's resource file BAR
+ *                               (not TAP: "conf0 0x.. status 0x.. enabled N")
  *   hb-vmhmu touch NODE PAGES SECONDS   keeps PAGES pages on NODE busy
  */
 #include <errno.h>
@@ -669,10 +672,23 @@ int main(int argc, char **argv)
 		touch_and_drain(b, n, argc > 4 ? atof(argv[4]) : 10.0, NULL, NULL, NULL);
 		return 0;
 	}
+	if (argc == 3 && !strcmp(argv[1], "regs")) {
+		struct regs rg;
+		int r = read_regs(argv[2], &rg);
+
+		if (r) {
+			fprintf(stderr, "hb-vmhmu: %s: %s\n", argv[2], strerror(-r));
+			return 1;
+		}
+		printf("conf0 %#llx status %#llx enabled %d\n", (unsigned long long)rg.conf0,
+		       (unsigned long long)rg.status,
+		       !!(rg.conf0 & (1ULL << 16)) && !!(rg.status & 1));
+		return 0;
+	}
 	if (argc < 3) {
 		fprintf(stderr,
 			"usage: hb-vmhmu abi|refuse|data|small|stall|nofill|alwayson|hotplug|open|gone|"
-			"hold PMU [...]\n");
+			"hold PMU [...] | regs BAR | touch NODE PAGES [SECONDS]\n");
 		return 2;
 	}
 	pmu = argv[2];

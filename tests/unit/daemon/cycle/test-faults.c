@@ -9,7 +9,8 @@
  * to a node other than the target. Also: the topology changes between the
  * records' intake and their decision; the target node is below its
  * watermark; a plugin's poll keeps failing; explain and history tell a page
- * the kernel refused (its errno) from one moved (hysteresis).
+ * the kernel refused (its errno) from one moved (hysteresis), and, once the
+ * hold lapses, still say what was last done with it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -472,6 +473,69 @@ static void test_faults_explain_and_history_tell_refused_from_moved(void **state
 	hb_daemon_free(d);
 }
 
+/*
+ * trial42 #9: once the hold of a refused page lapses, the page has left the
+ * heat table (heat 0) and its decision is below_threshold again. explain
+ * says what last happened to it (refused by the memory policy, when, the
+ * errno), not "never promoted"; and for a moved page, that it was promoted.
+ */
+static void test_faults_explain_after_the_hold_names_the_last_result(void **state)
+{
+	struct hb_emulated_host host = { .dram_free = 8ULL << 30 };
+	struct hb_err err = { 0 };
+	struct hb_config cfg;
+	struct hb_daemon *d;
+	json_object *h, *entries, *x;
+	uint64_t policy_page = 0, moved_page = 0;
+
+	next_hysteresis_ms = 1;
+	d = daemon_with_faults(&host, &cfg);
+	next_hysteresis_ms = 0;
+	pattern_on = 1;
+	assert_int_equal(hb_daemon_cycle(d), 0);
+	assert_int_equal(hb_daemon_history(d, false, 0, 200, &h, &err), 0);
+	assert_true(json_object_object_get_ex(h, "entries", &entries));
+	for (size_t i = 0; i < json_object_array_length(entries); i++) {
+		json_object *e = json_object_array_get_idx(entries, i), *res, *v;
+		uint64_t page = strtoull(field(e, "page"), NULL, 16);
+
+		if (strcmp(field(e, "decision"), "promote") ||
+		    !json_object_object_get_ex(e, "result", &res) || !res)
+			continue;
+		if (json_object_object_get_ex(res, "errno", &v)) {
+			if (!policy_page && !strcmp(json_object_get_string(v), "EXDEV"))
+				policy_page = page;
+		} else if (!moved_page) {
+			moved_page = page;
+		}
+	}
+	json_object_put(h);
+	assert_true(policy_page && moved_page);
+	usleep(20 * 1000); /* past hysteresis_ms = 1 */
+
+	assert_int_equal(hb_daemon_explain(d, policy_page, &x, &err), 0);
+	print_message("# %#llx: %s: %s\n", (unsigned long long)policy_page, field(x, "decision"),
+		      field(x, "reason"));
+	assert_string_equal(field(x, "decision"), "below_threshold");
+	assert_null(strstr(field(x, "reason"), "never promoted"));
+	assert_non_null(strstr(field(x, "reason"), "last promotion"));
+	assert_non_null(strstr(field(x, "reason"), "s ago"));
+	assert_non_null(strstr(field(x, "reason"), "EXDEV"));
+	assert_non_null(strstr(field(x, "reason"), "memory policy"));
+	assert_non_null(strstr(field(x, "reason"), "override_mempolicy"));
+	json_object_put(x);
+
+	assert_int_equal(hb_daemon_explain(d, moved_page, &x, &err), 0);
+	print_message("# %#llx: %s: %s\n", (unsigned long long)moved_page, field(x, "decision"),
+		      field(x, "reason"));
+	assert_string_equal(field(x, "decision"), "below_threshold");
+	assert_null(strstr(field(x, "reason"), "never promoted"));
+	assert_non_null(strstr(field(x, "reason"), "last promoted"));
+	assert_non_null(strstr(field(x, "reason"), "to node 0"));
+	json_object_put(x);
+	hb_daemon_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -482,6 +546,7 @@ int main(void)
 		cmocka_unit_test(test_faults_region_gone_with_memory_online_moves_nothing),
 		cmocka_unit_test(test_faults_target_below_watermark_promotes_nothing),
 		cmocka_unit_test(test_faults_explain_and_history_tell_refused_from_moved),
+		cmocka_unit_test(test_faults_explain_after_the_hold_names_the_last_result),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
