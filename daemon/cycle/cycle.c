@@ -123,11 +123,47 @@ static void promote_job(struct hb_daemon *d)
 	s->pd.took_ns = hb_now_ns() - s0;
 }
 
+/*
+ * A topology rebuild ran while the decision was out: it dropped from the
+ * table the pages of regions that left the topology (cxl disable-memdev
+ * --force or cxl_pci unbound under online memory: the blocks stay online,
+ * undecoded) and of nodes gone. The decision was made on the candidates
+ * gathered before it: those no longer in the table are not handed over,
+ * and spend nothing.
+ */
+static void refuse_dropped(struct hb_daemon *d, struct hb_decision *dec, size_t n,
+			   struct hb_policy_spent *spent)
+{
+	size_t late = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		int node;
+
+		if (dec[i].reason != HB_REASON_PROMOTE)
+			continue;
+		(void)hb_heat_get(d->heat, dec[i].hpa, &node);
+		if (node >= 0)
+			continue;
+		dec[i].reason = HB_REASON_NOT_SOURCE;
+		spent->promoted--;
+		spent->bytes[dec[i].target] -= d->pcfg.page_size;
+		late++;
+	}
+	if (late)
+		hb_dlog(d, LOG_NOTICE,
+			"the topology changed while a promotion was decided: %zu of its pages, "
+			"dropped by the rebuild, are not moved",
+			late);
+}
+
 /* the promotion decided: charged, counted, its batch handed over (out, or run at once) */
 static void promote_decided(struct hb_daemon *d)
 {
 	struct hb_cycle_scratch *s = &d->scratch;
 	size_t n;
+
+	if (d->st.topology_reloads != s->pd.reloads)
+		refuse_dropped(d, s->dec, s->pd.n, &s->pd.spent);
 
 	/* before charging: refusals spend nothing */
 	n = hb_daemon_refuse_quarantined(d, s->dec, s->pd.n, s->cand + s->pd.n, s->pd.nq,
@@ -159,6 +195,7 @@ static void promote_start(struct hb_daemon *d, uint64_t t0)
 	memcpy(s->pd.nodes, d->nodes, sizeof(s->pd.nodes));
 	memcpy(s->pd.dist, d->dist, sizeof(s->pd.dist));
 	s->pd.cfg = d->pcfg;
+	s->pd.reloads = d->st.topology_reloads;
 	s->pd.took_ns = 0;
 	s->pd.gather_ns = hb_now_ns() - s0;
 	if (s->pd.n) {

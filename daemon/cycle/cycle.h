@@ -112,6 +112,7 @@ struct hb_cycle_scratch {
 		size_t n, nq; /* candidates for the policy; quarantined ones after them */
 		struct hb_policy_spent spent;
 		uint64_t gather_ns, took_ns;
+		uint64_t reloads; /* topology rebuilds before the gather */
 	} pd;
 	struct {
 		size_t n, np;
