@@ -72,6 +72,7 @@ struct source {
 	uint64_t events;    /* media events taken (ABI 1.2) */
 	uint64_t overflows; /* the device dropped hotness (ABI 1.3: a CHMU hotlist overflow) */
 	bool disabled;
+	bool stopped;     /* disabled because it can never report again (not by failed polls) */
 	bool pushed_back; /* told the backlog is full (ABI 1.4): poll it once it has room */
 	/* fds watched and timers armed: an fd-only source with neither is stopped */
 	unsigned int nwatch, ntimer;

@@ -96,6 +96,8 @@ void hb_daemon_media_free(struct hb_daemon *d);
 int hb_daemon_open_sources(struct hb_daemon *d);
 void hb_daemon_poll_sources(struct hb_daemon *d);
 void hb_daemon_close_sources(struct hb_daemon *d);
+/* Stopped built-in sources opened again (their device back): after a topology rebuild. */
+void hb_daemon_reopen_stopped_sources(struct hb_daemon *d);
 
 /* intake.c */
 int hb_daemon_intake_new(struct hb_daemon *d, struct hb_err *err);

@@ -57,17 +57,30 @@ static uint32_t fd_hup(evutil_socket_t fd)
  * more (the cxl-hmu source once its perf event hung up, a plugin that
  * closed its fd at end-of-file) can never report again: say so once and
  * count it disabled, so that sources, status and the metrics do not call
- * it healthy (trial42 #5).
+ * it healthy (trial42 #5). A built-in one is closed now: a PMU that went
+ * away stays registered, its name taken, while an event of it is open, so
+ * the device's new PMU could not take the name when the device is back;
+ * hb_daemon_reopen_stopped_sources() opens it again.
  */
 static void check_stopped(struct hb_daemon *d, struct source *s)
 {
+	bool builtin;
+
 	if (!s || s->disabled || (s->ops->caps & HB_DEV_CAP_POLL) || s->nwatch || s->ntimer)
 		return;
+	builtin = !strcmp(s->origin, "built-in");
 	s->disabled = true;
+	s->stopped = builtin;
+	if (builtin) {
+		s->ops->close(s->priv);
+		s->priv = NULL;
+	}
 	hb_dlog(d, LOG_ERR,
 		"source %s: it watches no fd and has no poll or timer left: stopped, it reports "
-		"nothing until hotbridge restarts; disabled",
-		s->name);
+		"nothing until %s; disabled",
+		s->name,
+		builtin ? "its device is back (closed; a topology rebuild opens it again)" :
+			  "hotbridge restarts");
 }
 
 static void on_fd(evutil_socket_t fd, short what, void *arg)
@@ -443,7 +456,8 @@ int hb_daemon_open_sources(struct hb_daemon *d)
 void hb_daemon_close_sources(struct hb_daemon *d)
 {
 	for (size_t i = 0; i < d->nsrc; i++)
-		d->src[i].ops->close(d->src[i].priv);
+		if (d->src[i].priv) /* NULL: stopped and closed */
+			d->src[i].ops->close(d->src[i].priv);
 	for (int i = 0; i < MAX_WATCHES; i++)
 		if (d->watch[i].ev)
 			event_free(d->watch[i].ev);
@@ -519,6 +533,35 @@ static void on_resume(evutil_socket_t fd, short what, void *arg)
 			poll_one(d, s);
 		else
 			s->pushed_back = false;
+	}
+}
+
+/*
+ * After a topology rebuild: each built-in source that stopped and was
+ * closed (the cxl-hmu source once its PMU went away with cxl_pci unbound) is
+ * opened again as the config made it; a PMU back under the same name is
+ * taken up, one still gone leaves the source stopped until the next rebuild.
+ * A source disabled by failing polls, and a plugin, stay so.
+ */
+void hb_daemon_reopen_stopped_sources(struct hb_daemon *d)
+{
+	for (size_t i = 0; i < d->nsrc; i++) {
+		struct source *s = &d->src[i];
+		struct hb_err err = { 0 };
+		void *priv;
+
+		if (!s->stopped)
+			continue;
+		if (hb_source_open(s->ops, s->origin, &host_ops, &s->host, &s->info, &priv, &err) <
+		    0) {
+			hb_dlog(d, LOG_INFO, "source %s: still stopped: %s", s->name, err.msg);
+			continue;
+		}
+		s->priv = priv;
+		s->stopped = false;
+		s->disabled = false;
+		s->errors = 0;
+		hb_dlog(d, LOG_NOTICE, "source %s: open again after the topology change", s->name);
 	}
 }
 

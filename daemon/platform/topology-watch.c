@@ -228,6 +228,7 @@ int hb_daemon_rebuild_topology(struct hb_daemon *d, struct hb_err *err)
 		hb_topology_nr_regions(t), hb_topology_nr_memdevs(t),
 		hb_node_set_format(d->source_mask, set, sizeof(set)), hb_heat_len(d->heat), gone);
 	hb_daemon_warn_refused(d);
+	hb_daemon_reopen_stopped_sources(d);
 	return 0;
 }
 
