@@ -4,7 +4,8 @@
 # device and a `replay` source naming its DPAs, backend phys) while each kind
 # of teardown takes the region's memory away, then brings it back, in one
 # boot. TAP lines, numbered here.
-#   hb-vm-teardown.sh [PAGES [HOT [PHASE_S]]]
+#   hb-vm-teardown.sh [PAGES [HOT [PHASE_S [KINDS]]]]
+# KINDS: all (default) or some of the kinds below joined by +.
 # The load is hb-vmchmu (its two hot sets A and B, PHASE_S seconds each) on
 # node N: one run from the start, and one more from each return, which is
 # still running (promoting) when the next kind begins. The kinds, in order:
@@ -22,6 +23,14 @@
 #            destroyed (through sysfs when cxl-cli cannot), made again
 #   unbind   the same with cxl_pci unbound from the device's PCI function,
 #            then bound again
+#   hmu      a second daemon, a cxl-hmu source (cxl_hmu loaded by name)
+#            and replay: cxl_pci unbound (the driver stops the open event,
+#            the source stops) and bound again: the daemon opens the source
+#            again at a rebuild and promotes through it
+#   online   a third daemon, replay only, policy.source_nodes naming the
+#            node: 16384 of the region's pages in its table, then cxl
+#            disable-memdev --force with the memory online (the blocks stay
+#            online, undecoded); nothing brings it back
 # For each, while the memory is gone: replay records of the region's DPAs
 # are fed, and polling the daemon's history for 8 s, no page of the gone HPA
 # range is handed to the migrator at or after the teardown's moment; the
@@ -31,7 +40,12 @@
 # status.promotion is what it was. At the end the daemon stops cleanly.
 # TAP lines also go to /share/tap as they come; daemon.log, history-*,
 # status-* and sources-* stay in /share.
-pages=${1:-2048} hot=${2:-128} phase=${3:-8}
+pages=${1:-2048} hot=${2:-128} phase=${3:-8} kinds=${4:-all}
+# KINDS: all, or some of them joined by + (a kernel command line carries
+# the guest's arguments: no spaces)
+kinds=$(echo "$kinds" | tr + ' ')
+[ "$kinds" = all ] && kinds="offline region memdev unbind hmu online"
+want() { case " $kinds " in *" $1 "*) return 0 ;; esac; return 1; }
 n=0
 ok() {
 	n=$((n + 1))
@@ -49,6 +63,9 @@ mem=mem0
 bdf=$(basename "$(dirname "$(readlink -f /sys/bus/cxl/devices/$mem)")")
 size=$(cat /sys/bus/cxl/devices/$mem/pmem/size)
 echo 0 >/proc/sys/kernel/numa_balancing
+# the CHMU perf driver (run.sh --module: loaded at boot) claims the CHMU the
+# chmu source maps: out until kind hmu loads it again by name
+rmmod cxl_hmu 2>/dev/null
 # the region, its dax device and HPA range: whichever exists now
 region_now() {
 	region=$(cd /sys/bus/cxl/devices && ls -d region* 2>/dev/null | head -1)
@@ -127,8 +144,10 @@ w_finish() { # to its end: done, stopped, its checks
 	grep -E "^# (A|B)|coverage|^not ok" "$w/out" | tail -4 | sed 's/^#* */#   hb-vmchmu: /'
 }
 w_kill() {
+	[ -n "${work:-}" ] || return 0 # a bare wait would wait for the daemon
 	kill -KILL $work 2>/dev/null
 	wait $work 2>/dev/null
+	work=
 }
 # history entries as "TIME PAGE DECISION REST", newest 200: one line each
 history_lines() {
@@ -240,8 +259,10 @@ before_teardown() {
 }
 
 t_all=$(date +%s)
+promo_up=active
 # --- offline: the memory blocks under a running workload; its phase A
 # shows that the loop promotes at all
+if want offline; then
 t0=$(date +%s)
 w_start offline
 promotions_in_range 1970-01-01T00:00:00.000Z "$phase" /share/history-first.txt
@@ -264,8 +285,10 @@ ok $? "offline: daxctl online-memory $dax"
 since=$(now_iso)
 check_back offline "$since"
 say "offline: $(($(date +%s) - t0)) s"
+fi
 
 # --- region: disable-region + destroy-region, then made again
+if want region; then
 t0=$(date +%s)
 before_teardown
 region_down
@@ -277,8 +300,10 @@ ok $? "region: made again, $(ls /sys/bus/dax/devices | head -1) as system-ram"
 since=$(now_iso)
 check_back region "$since"
 say "region: $(($(date +%s) - t0)) s"
+fi
 
 # --- memdev: cxl disable-memdev --force under the region, then enabled
+if want memdev; then
 t0=$(date +%s)
 before_teardown
 daxctl offline-memory "$dax" >/dev/null 2>&1
@@ -295,8 +320,10 @@ ok $? "memdev: the region made again, $(ls /sys/bus/dax/devices | head -1) as sy
 since=$(now_iso)
 check_back memdev "$since"
 say "memdev: $(($(date +%s) - t0)) s"
+fi
 
 # --- unbind: cxl_pci lets go of the device, then takes it again
+if want unbind; then
 t0=$(date +%s)
 before_teardown
 daxctl offline-memory "$dax" >/dev/null 2>&1
@@ -318,11 +345,172 @@ since=$(now_iso)
 check_back unbind "$since"
 w_kill
 say "unbind: $(($(date +%s) - t0)) s"
+fi
 
+# --- hmu: the same CHMU through the kernel's perf driver (cxl_hmu, loaded
+# by name), a second daemon with a cxl-hmu source and replay; cxl_pci
+# unbound (the PMU goes) and bound again (a new PMU of the same name)
+dmesg_has() { dmesg | grep -q "$1"; }
+hmu_field() { # FIELD: of the cxl-hmu source in `hotbridge sources`
+	hotbridge sources --socket $sock 2>/dev/null | tr -d ' \n' | sed 's/},{/}\n{/g' |
+		grep '"name":"hmu-' | grep -o "\"$1\":[a-z0-9]*" | cut -d: -f2
+}
+if want hmu; then
+t0=$(date +%s)
+w_kill
+kill -TERM $daemon
+wait $daemon
+ok $? "hmu: the chmu daemon stops cleanly"
+pmu=cxl_hmu_$mem.0.0
+modprobe cxl_hmu >/tmp/td/modprobe.out 2>&1 ||
+	insmod "$(find /lib/modules -name 'cxl_hmu.ko*' | head -1)" >>/tmp/td/modprobe.out 2>&1
+i=0
+until [ -e /sys/bus/event_source/devices/$pmu ] || [ $i -ge 50 ]; do sleep 0.2; i=$((i + 1)); done
+okif "hmu: modprobe cxl_hmu, PMU $pmu $(tr '\n' ' ' </tmp/td/modprobe.out | cut -c1-80)" \
+	[ -e /sys/bus/event_source/devices/$pmu ]
+sed '/^\[source chmu-/,$d' /hbconf/hb.conf >/hbconf/hmu.conf
+cat >>/hbconf/hmu.conf <<CONF
+[source hmu-$mem]
+type = cxl-hmu
+pmu = $pmu
+dpa_range = 0+$size
+unit = 4096
+epoch_ms = 1000
+threshold = 32
+aux_pages = 16
+[source replay]
+type = replay
+path = /tmp/td/feed
+CONF
+: >/tmp/td/feed
+# from here the log is the second daemon's (the first's: daemon-chmu.log)
+mv /share/daemon.log /share/daemon-chmu.log
+hotbridge run --config /hbconf/hmu.conf 2>/share/daemon.log &
+daemon=$!
+i=0
+until hotbridge stats --socket $sock >/dev/null 2>&1 || [ $i -ge 300 ]; do
+	kill -0 $daemon 2>/dev/null || break
+	sleep 0.2; i=$((i + 1))
+done
+okif "hmu: the daemon is up: $(grep -m1 -o 'source hmu-.*' /share/daemon.log | cut -c1-100)" \
+	hotbridge stats --socket $sock
+since=$(now_iso)
+w_start hmu
+promotions_in_range "$since" $((2 * phase)) /share/history-hmu-first.txt
+promo_up=$(promotion)
+okif "hmu: the loop promotes through the cxl-hmu source: $moved pages moved ($hits handed over), $(hmu_field records) records, status.promotion $promo_up" \
+	[ "$moved" -gt 0 ]
+before_teardown
+daxctl offline-memory "$dax" >/dev/null 2>&1
+echo "$bdf" >/sys/bus/pci/drivers/cxl_pci/unbind
+rc=$?
+since=$(now_iso)
+ok $rc "hmu: cxl_pci unbound from $bdf"
+# the driver stops an open event and hangs up its reader; the PMU stays
+# registered, dead (an open is ENODEV), until the memdev is back
+okif "hmu: $mem is gone, cxl_hmu stopped the open event: $(dmesg | grep -o "$pmu: memdev removed.*" | tail -1 | cut -c1-80)" \
+	dmesg_has "$pmu: memdev removed with an event open"
+check_gone hmu "$since" "$rb" "$rl"
+okif "hmu: the log says the source stopped ($(grep -m1 -o 'source hmu-[^ ]*: it watches no fd.*' /share/daemon.log | cut -c1-90))" \
+	grep -q "hmu-$mem: the perf event hung up" /share/daemon.log
+d=$(hmu_field disabled)
+okif "hmu: sources says it: disabled $d" [ "$d" = true ]
+echo "$bdf" >/sys/bus/pci/drivers/cxl_pci/bind
+i=0
+until [ -e /sys/bus/cxl/devices/$mem/driver ] && ls -d /sys/bus/cxl/devices/endpoint*/decoder* >/dev/null 2>&1 ||
+	[ $i -ge 150 ]; do sleep 0.2; i=$((i + 1)); done
+okif "hmu: bound again, $mem back with its endpoint decoders" [ -e /sys/bus/cxl/devices/$mem/driver ]
+i=0
+until [ -e /sys/bus/event_source/devices/$pmu ] || [ $i -ge 50 ]; do sleep 0.2; i=$((i + 1)); done
+okif "hmu: the PMU of the same name, $pmu, there to serve the memdev again" [ -e /sys/bus/event_source/devices/$pmu ]
+region_clear
+region_up
+ok $? "hmu: the region made again, $(ls /sys/bus/dax/devices | head -1) as system-ram"
+rec0=$(hmu_field records)
+since=$(now_iso)
+# nothing is fed to replay now: what moves came through the cxl-hmu source
+check_back hmu "$since"
+rec1=$(hmu_field records) d=$(hmu_field disabled)
+okif "hmu: the cxl-hmu source reads the new PMU: records $rec0 -> $rec1, disabled $d ($(grep -o 'source hmu-[^ ]*: open again.*' /share/daemon.log | tail -1))" \
+	[ "${rec1:-0}" -gt "${rec0:-0}" ] && [ "$d" = false ]
+say "hmu: $(($(date +%s) - t0)) s"
+fi
+
+# --- online: cxl disable-memdev --force with the region's memory online,
+# under the loop (the last kind: nothing brings the memory back). The
+# kernel resets the decoders but leaves the blocks online on the node,
+# undecoded. A third daemon, replay only, names the node in
+# policy.source_nodes (else the node stops being a source node with its
+# region, and nothing is promoted from it whatever the table holds): pages
+# it took in under the region must not be promoted once the rebuild saw
+# the region go
+stats_field() { hotbridge stats --socket $sock 2>/dev/null | tr -d ' \n' | grep -o "\"$1\":[0-9]*" | cut -d: -f2; }
+status_field() { hotbridge status --socket $sock 2>/dev/null | tr -d ' \n' | grep -o "\"$1\":[0-9]*" | cut -d: -f2; }
+if want online; then
+t0=$(date +%s)
+w_kill
+kill -TERM $daemon
+wait $daemon
+region_now
+sed '/^\[source chmu-/,$d' /hbconf/hb.conf |
+	awk -v n="$node" '{ print } /^\[policy\]$/ { print "source_nodes = " n }' >/hbconf/online.conf
+cat >>/hbconf/online.conf <<CONF
+[source replay]
+type = replay
+path = /tmp/td/feed
+CONF
+: >/tmp/td/feed
+mv /share/daemon.log /share/daemon-hmu.log
+hotbridge run --config /hbconf/online.conf 2>/share/daemon.log &
+daemon=$!
+i=0
+until hotbridge stats --socket $sock >/dev/null 2>&1 || [ $i -ge 300 ]; do
+	kill -0 $daemon 2>/dev/null || break
+	sleep 0.2; i=$((i + 1))
+done
+okif "online: a daemon with policy.source_nodes = $node (replay only) is up" hotbridge stats --socket $sock
+w_start online
+rb=$(rebuilds) rl=$(stats_reloads) dropped0=$(stats_field topology_pages_dropped)
+# 16384 pages (64 MiB) from the middle of the region (its first blocks
+# hold the namespace's own data, not online memory): at rate_mbps 4, 16 s
+# of promotions still to come when the memdev goes
+awk -v m=$mem -v o=$((size / 2)) 'BEGIN { for (i = 0; i < 16384; i++) printf "%s dpa=0x%x len=4096 count=100\n", m, o + i * 4096 }' >>/tmp/td/feed
+i=0
+until [ "$(status_field table_pages)" -gt 1000 ] 2>/dev/null || [ $i -ge 50 ]; do sleep 0.2; i=$((i + 1)); done
+table=$(status_field table_pages)
+okif "online: the table holds $table pages of the region when it goes" [ "${table:-0}" -gt 1000 ]
+cxl disable-memdev --force $mem >/tmp/td/online.out 2>&1
+rc=$?
+ok $rc "online: cxl disable-memdev --force $mem under the loop, its memory online on node $node: $(tr '\n' ' ' </tmp/td/online.out | cut -c1-80)"
+i=0
+until [ "$(stats_reloads)" -gt "$rl" ] || [ $i -ge 100 ]; do sleep 0.2; i=$((i + 1)); done
+since=$(now_iso)
+b0=$(stats_field promoted_bytes)
+okif "online: the memory stays online on node $node: $(grep -l online /sys/devices/system/node/node$node/memory*/state 2>/dev/null | wc -l) blocks, $(status_field table_pages) table pages after the rebuild" \
+	grep -q online /sys/devices/system/node/node$node/memory*/state
+promotions_in_range "$since" 8 /share/history-online-gone.txt
+b1=$(stats_field promoted_bytes)
+okif "online: no page of the gone range [$(printf '%#x-%#x' "$r_base" "$r_end")) handed to the migrator after the rebuild ($hits; $(wc -l </share/history-online-gone.txt.u) history entries read)" \
+	[ "$hits" -eq 0 ]
+# not a check: the fed pages are mostly not the workload's (no LRU page
+# there), so the kernel refuses them (ENOENT) whether handed over or not
+say "online: promoted_bytes $b0 -> $b1 in those 8 s"
+dropped1=$(stats_field topology_pages_dropped)
+okif "online: the rebuild dropped the region's table pages: topology_pages_dropped $dropped0 -> $dropped1" \
+	[ "${dropped1:-0}" -gt "${dropped0:-0}" ]
+okif "online: the log names the region that left ($(grep -o "region [^ ]* (HPA [^)]*) left the topology" /share/daemon.log | tail -1))" \
+	grep -q "left the topology: nothing of it is promoted" /share/daemon.log
+okif "online: the daemon still runs and answers" hotbridge stats --socket $sock
+hotbridge status --socket $sock >/share/status-online-gone.json 2>&1
+w_kill
+say "online: $(($(date +%s) - t0)) s"
+fi
+
+w_kill
 hotbridge status --socket $sock >/share/status-end.json 2>&1
 kill -TERM $daemon
 wait $daemon
 ok $? "the daemon stops cleanly"
-grep -E "topology|chmu-mem0|replay" /share/daemon.log | tail -20 | sed 's/^/# log: /'
+grep -E "topology|chmu-mem0|hmu-mem0|replay" /share/daemon.log | tail -20 | sed 's/^/# log: /'
 say "all kinds: $(($(date +%s) - t_all)) s"
 echo "1..$n"

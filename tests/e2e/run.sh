@@ -194,10 +194,14 @@ elif [ "$mode" = tenants ]; then
 	rc=$?
 elif [ "$mode" = teardown ]; then
 	# one device with the CHMU model behind the closed loops' 512 KiB host
-	# cache; every kind of teardown in this one boot (hb-vm-teardown.sh)
-	"${guest[@]}" --chmu 1 --chmu-llc "${HB_CHMU_LLC-512K}" --timeout 1500 \
-		--extra "$here/hb-vm-teardown.sh" --state "$out" hb-vm-teardown.sh "$pages" \
-		>"$out/guest.log" 2>&1
+	# cache; every kind of teardown in this one boot (hb-vm-teardown.sh),
+	# the last two with the CHMU perf driver (cxl_hmu) loaded by name.
+	# HB_TEARDOWN_KINDS=hmu+online: only those kinds (default all)
+	find "$basedir/$kernel-root" -name 'cxl_hmu.ko*' 2>/dev/null | grep -q . ||
+		skip "the $kernel $base kernel has no cxl_hmu module (rebuild it: $how)"
+	"${guest[@]}" --chmu 1 --chmu-llc "${HB_CHMU_LLC-512K}" --timeout 1500 --module cxl_hmu \
+		--extra "$here/hb-vm-teardown.sh" --state "$out" hb-vm-teardown.sh "$pages" 128 8 \
+		"${HB_TEARDOWN_KINDS:-all}" >"$out/guest.log" 2>&1
 	rc=$?
 elif [ "$mode" = reload ]; then
 	HB_VM_KEEP=$out "${guest[@]}" hb-vm-e2e.sh reload "$ways" >"$out/guest.log" 2>&1
