@@ -199,7 +199,7 @@ elif [ "$mode" = teardown ]; then
 	# HB_TEARDOWN_KINDS=hmu+online: only those kinds (default all)
 	find "$basedir/$kernel-root" -name 'cxl_hmu.ko*' 2>/dev/null | grep -q . ||
 		skip "the $kernel $base kernel has no cxl_hmu module (rebuild it: $how)"
-	"${guest[@]}" --chmu 1 --chmu-llc "${HB_CHMU_LLC-512K}" --timeout 1500 --module cxl_hmu \
+	"${guest[@]}" --chmu 1 --chmu-llc "${HB_CHMU_LLC-512K}" --timeout 1700 --module cxl_hmu \
 		--extra "$here/hb-vm-teardown.sh" --state "$out" hb-vm-teardown.sh "$pages" 128 8 \
 		"${HB_TEARDOWN_KINDS:-all}" >"$out/guest.log" 2>&1
 	rc=$?
