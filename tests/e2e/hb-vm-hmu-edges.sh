@@ -8,7 +8,7 @@
 #                               loaded by the memdev's modalias, as udev
 #                               would try; loaded by name, leaving the
 #                               running instance as it was); hb-vmhmu abi, refuse, data,
-#                               small; hotplug on instance 1, whose CPU can
+#                               defaults, small; hotplug on instance 1, whose CPU can
 #                               go offline; the daemon with a one-page AUX area,
 #                               killed with its event open, and under
 #                               `cxl disable-memdev`
@@ -16,7 +16,9 @@
 #                               daemon; an event held open while cxl_pci
 #                               lets go of the device (the memdev goes
 #                               away: its reader hung up), then the device
-#                               bound again while that event is still open
+#                               bound again while that event is still open;
+#                               unbind/rebind cycles, the PMUs gone with
+#                               their memdev once no event holds them
 # The model's enable, disable and reset take 1 ms (run.sh: chmu-op-us); in
 # main its interrupt is the mailbox's vector (shared with cxl_pci) and
 # instance 1 has no fill interrupt.
@@ -131,14 +133,18 @@ if [ "$phase" = unbind ]; then
 		dmesg_has "$pmu: memdev removed with an event open"
 	# review K1: no PMU is unregistered while perf may still use it
 	okif "the PMU stays while its event is open" [ -d $pmu_dir/$pmu ]
-	okif "the other instance's PMU stays too, dead" [ -d $pmu_dir/"$pmu1" ]
-	tap hb-vmhmu gone "$pmu1"
+	tap hb-vmhmu gone "$pmu"
 	i=0
 	until grep -q "stopped, it reports nothing" /tmp/w/gone.log || [ $i -ge 50 ]; do sleep 0.2; i=$((i + 1)); done
 	hotbridge sources --socket /tmp/w/gone.sock 2>&1 | tr -d ' \n' >/tmp/w/gone.sources
 	okif "the daemon's source on $pmu1 hung up and is reported disabled: $(grep -o '"disabled":[a-z]*' /tmp/w/gone.sources)" \
 		grep -q '"disabled":true' /tmp/w/gone.sources
 	daemon_stop
+	# review K10: the other instance goes with its memdev and its last event
+	i=0
+	while [ -d $pmu_dir/"$pmu1" ] && [ $i -lt 25 ]; do sleep 0.2; i=$((i + 1)); done
+	okif "$pmu1 unregistered once the daemon closed its event ($(cd $pmu_dir && echo cxl_hmu_*))" \
+		[ ! -d $pmu_dir/"$pmu1" ]
 	# review K5: the reader hears of it
 	i=0
 	until grep -q "hung up" /tmp/w/hold.out || [ $i -ge 25 ]; do sleep 0.2; i=$((i + 1)); done
@@ -158,6 +164,37 @@ if [ "$phase" = unbind ]; then
 	kill $hold
 	wait $hold
 	sed -n 's/^/# hold: /p' /tmp/w/hold.out
+	# review K10 (graveyard leak): unbind/rebind cycles, the first with an
+	# event held across the unbind; what the module holds after each
+	# unbind is its registered PMUs (each an instance, its PMU's sysfs
+	# device and per-CPU context), none once no event holds them
+	pmus() { ls -d $pmu_dir/cxl_hmu_* 2>/dev/null | wc -l; }
+	left=
+	for c in 1 2 3; do
+		if [ $c -eq 1 ]; then
+			hb-vmhmu hold "$pmu" 30 >/tmp/w/hold2.out 2>&1 &
+			hold=$!
+			until grep -q holding /tmp/w/hold2.out || ! kill -0 $hold 2>/dev/null; do sleep 0.2; done
+		fi
+		write_to "$bdf" /sys/bus/pci/drivers/cxl_pci/unbind
+		if [ $c -eq 1 ]; then
+			sleep 1
+			okif "cycle 1: $pmu stays while its event is open ($(pmus) PMUs)" [ -d $pmu_dir/$pmu ]
+			kill $hold
+			wait $hold
+		fi
+		i=0
+		while [ "$(pmus)" -gt 0 ] && [ $i -lt 25 ]; do sleep 0.2; i=$((i + 1)); done
+		left="$left $(pmus)"
+		echo "$bdf" >/sys/bus/pci/drivers/cxl_pci/bind
+		i=0
+		until [ "$(pmus)" -eq 2 ] || [ $i -ge 50 ]; do sleep 0.2; i=$((i + 1)); done
+	done
+	okif "3 unbind/rebind cycles: cxl_hmu PMUs left after each unbind:$left (want 0 0 0)" \
+		[ "$left" = " 0 0 0" ]
+	okif "bound again: $(cd $pmu_dir && echo cxl_hmu_*), module references $(cat /sys/module/cxl_hmu/refcnt)" \
+		[ "$(pmus)" -eq 2 ]
+	tap hb-vmhmu open "$pmu"
 	rmmod cxl_hmu
 	ok $? "rmmod cxl_hmu"
 	okif "the block released in /proc/iomem" not grep -q cxl_hmu /proc/iomem
@@ -240,6 +277,7 @@ tap hb-vmhmu abi "$pmu"
 tap hb-vmhmu refuse "$pmu"
 okif "interrupt $irq of $pmu sent to CPU $cpu, the event's" write_to "$cpu" /proc/irq/"$irq"/smp_affinity_list
 tap hb-vmhmu data "$pmu" "$node" "$bar"
+tap hb-vmhmu defaults "$pmu" "$bar"
 okif "interrupt $irq of $pmu sent to CPU $((1 - cpu)), not the event's" write_to "$((1 - cpu))" /proc/irq/"$irq"/smp_affinity_list
 tap hb-vmhmu small "$pmu" "$node"
 tap hb-vmhmu stall "$pmu" "$node"
