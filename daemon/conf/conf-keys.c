@@ -371,10 +371,17 @@ void hb_config_write(const struct hb_config *c, FILE *f)
 		if (strcmp(section, k->section))
 			fprintf(f, "%s[%s]\n", i ? "\n" : "", section = k->section);
 		{
-			char text[512];
+			/* as long as the help is: none is cut (budget_mb's passed 511) */
+			size_t size = strlen(k->help) + strlen(k->def) + sizeof(" (default )");
+			char *text = malloc(size);
 
-			snprintf(text, sizeof(text), "%s (default %s)", k->help, k->def);
-			comment(f, text);
+			if (text) {
+				snprintf(text, size, "%s (default %s)", k->help, k->def);
+				comment(f, text);
+			} else {
+				comment(f, k->help);
+			}
+			free(text);
 		}
 		fprintf(f, "%s = ", k->name);
 		switch (k->type) {
