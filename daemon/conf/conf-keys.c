@@ -114,7 +114,7 @@ static const struct hb_conf_key keys[] = {
 	  "owner's /proc/PID/numa_maps: mbind and set_mempolicy); damon cannot tell and moves "
 	  "them either way; read at start (a reload says a restart is needed)"),
 	K("tenant", "allow", T_STR, tenant_allow, "", 0, 0, NULL,
-	  "cgroup v2 paths whose pages may be promoted, comma-separated, e.g. /k8s/web,/db-*: a path covers its descendants (pages are charged to leaf cgroups); '*' is fnmatch(3) with FNM_PATHNAME (within one component, never '/'); empty = every cgroup not denied. Needs a cgroup v2 host (/sys/fs/cgroup/cgroup.controllers) and /proc/kpagecgroup (CONFIG_MEMCG), else run refuses any tenant rule"),
+	  "cgroup v2 paths whose pages may be promoted, comma-separated, e.g. /k8s/web,/db-*: a path covers its descendants (pages are charged to leaf cgroups); '*' is fnmatch(3) with FNM_PATHNAME (within one component, never '/'); empty = every cgroup not denied. A path may be as long as the value (1023 characters: a Kubernetes container's, about 190, fits), at most 32 of them. A drop-in or --set that gives the key replaces the whole list, as for any key: to add a path, give the list with it. Needs a cgroup v2 host (/sys/fs/cgroup/cgroup.controllers) and /proc/kpagecgroup (CONFIG_MEMCG), else run refuses any tenant rule"),
 	K("tenant", "deny", T_STR, tenant_deny, "", 0, 0, NULL,
 	  "cgroup v2 paths whose pages are never promoted, as allow; deny wins over allow. With the damon backend the cgroups they cover also go to the kernel as DAMOS memcg filters, so DAMON never moves their pages even inside a committed range (kernel/docs/migrators.md)"),
 	K("tenant", "budget_mb", T_STR, tenant_budget_mb, "", 0, 0, NULL,
@@ -509,7 +509,7 @@ void hb_config_write_man(FILE *f)
 			      "\\fB1\\fR|\\fB0\\fR; any case)",
 			      f);
 			break;
-		case T_STR: fputs("\\fIstring\\fR", f); break;
+		case T_STR: fprintf(f, "\\fIstring\\fR (up to %zu characters)", k->size - 1); break;
 		case T_ENUM: roff(f, k->choices); break;
 		}
 		fputs("\n", f);

@@ -369,8 +369,12 @@ void hb_demoter_charge(struct hb_demoter *dm, const struct hb_demote_config *cfg
 
 /* ---- tenants (tenant.c) ---- */
 
-#define HB_TENANT_MAX 32          /* patterns in each of allow, deny, budget_mb */
-#define HB_TENANT_PATTERN_MAX 128 /* bytes of a pattern, its NUL included */
+#define HB_TENANT_MAX 32 /* patterns in each of allow, deny, budget_mb */
+/*
+ * bytes of a pattern, its NUL included: as long as a value may be (1023
+ * characters), so that a Kubernetes container's path (about 191) fits
+ */
+#define HB_TENANT_PATTERN_MAX 1024
 
 struct hb_tenant_pattern {
 	char pattern[HB_TENANT_PATTERN_MAX]; /* "/a/b*": cgroup v2 path, '*' patterns */
