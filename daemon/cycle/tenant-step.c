@@ -56,12 +56,10 @@ int hb_daemon_tenants_apply(struct hb_daemon *d, const struct hb_config *c, stru
 	}
 	if (!rules->active)
 		goto out;
-	if (hb_platform_emulated(d->env.platform) && !d->env.owners_root) {
-		r = hb_err_set(err, -EOPNOTSUPP,
-			       "[tenant] rules: the emulated host's pages belong to no cgroup of "
-			       "this machine; tenant rules need a live host");
+	/* check-config says the same (cmd-check-config.c) */
+	if ((r = hb_tenants_host_check(d->env.owners_root, hb_platform_emulated(d->env.platform),
+				       err)) < 0)
 		goto out;
-	}
 	if (!d->tenant_budget && !(d->tenant_budget = malloc(MAX_CANDIDATES))) {
 		r = hb_err_set(err, -ENOMEM, "out of memory");
 		goto out;

@@ -42,6 +42,24 @@ struct hb_tenants *hb_tenants_free(struct hb_tenants *t)
 
 HB_DEFINE_CLEANUP(struct hb_tenants *, hb_tenants_free)
 
+int hb_tenants_host_check(const char *root, bool emulated, struct hb_err *err)
+{
+	struct hb_kpagecgroup *kpc = NULL;
+	struct hb_err why = { 0 };
+	char mount[PATH_MAX / 2];
+	int r;
+
+	if (emulated && !root)
+		return hb_err_set(err, -EOPNOTSUPP,
+				  "[tenant] rules: the emulated host's pages belong to no cgroup "
+				  "of this machine; tenant rules need a live host");
+	if ((r = hb_cgroup_v2_mount(root, mount, sizeof(mount), &why)) < 0 ||
+	    (r = hb_kpagecgroup_open(root, &kpc, &why)) < 0)
+		return hb_err_set(err, r, "[tenant] rules given, but %s", why.msg);
+	hb_kpagecgroup_free(kpc);
+	return 0;
+}
+
 int hb_tenants_new(const char *root, const struct hb_tenant_rules *rules, uint64_t page_size,
 		   struct hb_tenants **ret, struct hb_err *err)
 {

@@ -7,6 +7,7 @@
 #ifndef HB_CYCLE_TENANTS_H
 #define HB_CYCLE_TENANTS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "core.h"
@@ -25,6 +26,14 @@ struct hb_tenants;
  * -EOPNOTSUPP on a cgroup v1 host, -ENOENT without kpagecgroup, with err
  * saying which.
  */
+/*
+ * Whether [tenant] rules can be enforced on this host: run's start-up
+ * check, and check-config's (the same words). -EOPNOTSUPP on the emulated
+ * host (its pages belong to no cgroup here; root NULL) and on a cgroup v1
+ * host or one without the memory controller, -ENOENT without kpagecgroup,
+ * -EACCES when not root.
+ */
+int hb_tenants_host_check(const char *root, bool emulated, struct hb_err *err);
 int hb_tenants_new(const char *root, const struct hb_tenant_rules *rules, uint64_t page_size,
 		   struct hb_tenants **ret, struct hb_err *err);
 struct hb_tenants *hb_tenants_free(struct hb_tenants *t);

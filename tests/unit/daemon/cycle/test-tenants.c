@@ -231,6 +231,34 @@ static void test_tenants_refused_without_v2_or_kpagecgroup(void **state)
 }
 
 /*
+ * run's and check-config's one check of the host (trial39b: check-config
+ * passed rules run refused): the emulated host (no owners root), a
+ * kernel without kpagecgroup, a cgroup v1 host, each in run's words
+ */
+static void test_tenants_host_check_refuses_what_run_refuses(void **state)
+{
+	struct hb_err err = { 0 };
+	char p[256];
+
+	(void)state;
+	assert_int_equal(hb_tenants_host_check(root, false, &err), 0);
+	assert_int_equal(hb_tenants_host_check(root, true, &err), 0); /* a test's fake owners */
+	assert_int_equal(hb_tenants_host_check(NULL, true, &err), -EOPNOTSUPP);
+	assert_string_equal(err.msg, "[tenant] rules: the emulated host's pages belong to no "
+				     "cgroup of this machine; tenant rules need a live host");
+	snprintf(p, sizeof(p), "%s/proc/kpagecgroup", root);
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(hb_tenants_host_check(root, false, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "[tenant] rules given, but page owners: cannot open"));
+	assert_non_null(strstr(err.msg, "CONFIG_MEMCG"));
+	snprintf(p, sizeof(p), "%s/sys/fs/cgroup/cgroup.controllers", root);
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(hb_tenants_host_check(root, false, &err), -EOPNOTSUPP);
+	assert_non_null(strstr(err.msg, "[tenant] rules given, but cgroups: "));
+	assert_non_null(strstr(err.msg, "cgroup v1"));
+}
+
+/*
  * What a DAMOS memcg filter can say (exact memcgs): a deny pattern becomes
  * every cgroup it covers, descendants included; an allow list covering
  * one cgroup becomes "only" that one, but only with no_cgroup=deny (the
@@ -317,6 +345,7 @@ int main(void)
 		T(test_tenants_demoted_page_leaves_its_budget),
 		T(test_tenants_unknown_owner_is_not_promoted),
 		T(test_tenants_refused_without_v2_or_kpagecgroup),
+		T(test_tenants_host_check_refuses_what_run_refuses),
 		T(test_tenants_kernel_filter_names_exact_cgroups),
 		T(test_tenants_cgroup_count_follows_the_tree),
 	};
