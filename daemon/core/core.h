@@ -438,6 +438,16 @@ int hb_tenant_describe(const struct hb_tenant_rules *r, const char *path, enum h
 int hb_tenant_budget_of(const struct hb_tenant_rules *r, const char *path);
 /* budget b in pages of page_size */
 uint64_t hb_tenant_budget_pages(const struct hb_tenant_rules *r, int budget, uint64_t page_size);
+/*
+ * The earlier budget_mb pattern that matches every cgroup budget b's
+ * pattern matches (so b never counts a page), or -1: the earlier one
+ * matches b's pattern read as a path, its '*' a character of a name
+ * (which the earlier one's '*' matches as it matches any).
+ */
+int hb_tenant_budget_shadowed_by(const struct hb_tenant_rules *r, int budget);
+/* the warning for budget b shadowed by budget by: both patterns named */
+int hb_tenant_shadow_describe(const struct hb_tenant_rules *r, int budget, int by, char *buf,
+			      size_t size);
 /* pages of budget b to demote to bring promoted back within it (0: within) */
 uint64_t hb_tenant_over(const struct hb_tenant_rules *r, int budget, uint64_t promoted,
 			uint64_t page_size);

@@ -237,6 +237,25 @@ int hb_tenant_describe(const struct hb_tenant_rules *r, const char *path, enum h
 	}
 }
 
+int hb_tenant_budget_shadowed_by(const struct hb_tenant_rules *r, int budget)
+{
+	for (int j = 0; j < budget; j++)
+		if (hb_tenant_match(r->budget[j].pattern, r->budget[budget].pattern))
+			return j;
+	return -1;
+}
+
+int hb_tenant_shadow_describe(const struct hb_tenant_rules *r, int budget, int by, char *buf,
+			      size_t size)
+{
+	return snprintf(buf, size,
+			"tenant.budget_mb %s=%llu: every cgroup it matches counts to the earlier "
+			"%s=%llu, so it never counts a page (a cgroup's budget is the first "
+			"pattern matching it): put it first, or remove it",
+			r->budget[budget].pattern, (unsigned long long)r->budget[budget].budget_mib,
+			r->budget[by].pattern, (unsigned long long)r->budget[by].budget_mib);
+}
+
 uint64_t hb_tenant_over(const struct hb_tenant_rules *r, int budget, uint64_t promoted,
 			uint64_t page_size)
 {

@@ -210,6 +210,16 @@ size_t hb_tenants_cgroups(struct hb_tenants *t, const char *pattern, uint64_t no
 	return hb_cgroup_map_count(t->map, hb_tenant_match, pattern);
 }
 
+size_t hb_tenants_budget_cgroups(struct hb_tenants *t, int budget, uint64_t now_ns)
+{
+	size_t n = 0;
+
+	(void)hb_cgroup_map_refresh(t->map, now_ns, NULL);
+	for (size_t i = 0; i < hb_cgroup_map_len(t->map); i++)
+		n += hb_tenant_budget_of(&t->rules, hb_cgroup_map_path_at(t->map, i)) == budget;
+	return n;
+}
+
 static bool has_memcg(const struct hb_tenants *t, const char *path)
 {
 	char p[PATH_MAX];

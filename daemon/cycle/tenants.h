@@ -67,6 +67,12 @@ enum hb_reason hb_tenants_reason(struct hb_tenants *t, uint64_t hpa, uint64_t no
 int hb_tenants_describe(struct hb_tenants *t, uint64_t hpa, uint64_t now_ns, char *buf, size_t size);
 /* the cgroups pattern covers as of the map's last scan (made now if there was none) */
 size_t hb_tenants_cgroups(struct hb_tenants *t, const char *pattern, uint64_t now_ns);
+/*
+ * the cgroups that count to budget b (b's pattern is the first budget
+ * pattern matching them) as of the map's last scan (made now if older
+ * than a second)
+ */
+size_t hb_tenants_budget_cgroups(struct hb_tenants *t, int budget, uint64_t now_ns);
 const struct hb_tenants_stats *hb_tenants_stats(const struct hb_tenants *t);
 
 /*

@@ -841,6 +841,31 @@ static int check_warns(const struct hb_config *c, char *warned)
 }
 
 /*
+ * A tenant.budget_mb pattern an earlier one covers never counts a page:
+ * check-config warns, naming both (trial39b #5); an order that works is
+ * not warned of
+ */
+static void test_conf_check_warns_of_a_shadowed_budget(void **state)
+{
+	char warned[2048];
+	struct hb_config c;
+
+	(void)state;
+	hb_config_defaults(&c);
+	c.nsources = 1;
+	strcpy(c.sources[0].name, "a");
+	strcpy(c.sources[0].type, "cxl-events");
+	strcpy(c.tenant_budget_mb, "/k8s/batch=256,/k8s=1024");
+	assert_int_equal(check_warns(&c, warned), 0);
+	assert_null(strstr(warned, "tenant.budget_mb"));
+	strcpy(c.tenant_budget_mb, "/k8s=1024,/k8s/batch=256");
+	assert_int_equal(check_warns(&c, warned), 0);
+	assert_non_null(strstr(warned, "tenant.budget_mb /k8s/batch=256: every cgroup it matches "
+				       "counts to the earlier /k8s=1024"));
+	hb_config_done(&c);
+}
+
+/*
  * newuser r4 D7: rate_mbps bounds promotion; the defaults have no tighter
  * cap, and a top_k, a cycle's candidates or a burst_mb that caps it below
  * rate_mbps at interval_ms is warned about, with what lifts it
@@ -1085,6 +1110,7 @@ int main(void)
 		cmocka_unit_test(test_conf_check_warns_of_emulated_demotion_without_emul_chmu),
 		cmocka_unit_test(test_conf_override_mempolicy_is_a_checked_boolean),
 		cmocka_unit_test(test_conf_write_cuts_no_help),
+		cmocka_unit_test(test_conf_check_warns_of_a_shadowed_budget),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

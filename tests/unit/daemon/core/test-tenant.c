@@ -158,6 +158,36 @@ static void test_tenant_parse_refuses_naming_key_and_value(void **state)
 	refused("", "", "", "maybe", "tenant.no_cgroup=maybe: want allow or deny");
 }
 
+/*
+ * A budget pattern an earlier one covers is found, with the one that
+ * covers it (trial39b #5); a narrower earlier pattern or a sibling is not
+ */
+static void test_tenant_budget_shadowed_by_an_earlier_one(void **state)
+{
+	struct hb_tenant_rules r;
+	char msg[512];
+
+	(void)state;
+	r = rules("", "", "/k8s=4,/web=1,/k8s/batch=2", "allow");
+	assert_int_equal(hb_tenant_budget_shadowed_by(&r, 0), -1);
+	assert_int_equal(hb_tenant_budget_shadowed_by(&r, 1), -1);
+	assert_int_equal(hb_tenant_budget_shadowed_by(&r, 2), 0);
+	hb_tenant_shadow_describe(&r, 2, 0, msg, sizeof(msg));
+	assert_non_null(strstr(msg, "tenant.budget_mb /k8s/batch=2: every cgroup it matches "
+				    "counts to the earlier /k8s=4"));
+	r = rules("", "", "/batch-*=1,/batch-7=1,/batch-7*=1,/ab*=1,/a*=1", "allow");
+	assert_int_equal(hb_tenant_budget_shadowed_by(&r, 1), 0);
+	assert_int_equal(hb_tenant_budget_shadowed_by(&r, 2), 0);
+	assert_int_equal(hb_tenant_budget_shadowed_by(&r, 3), -1); /* /ab* is narrower */
+	assert_int_equal(hb_tenant_budget_shadowed_by(&r, 4), -1); /* /a*: /ax is its own */
+	r = rules("", "", "/a/*x=1,/a/*=1,/a/b/c=1,/=1", "allow");
+	assert_int_equal(hb_tenant_budget_shadowed_by(&r, 1), -1);
+	assert_int_equal(hb_tenant_budget_shadowed_by(&r, 2), 1); /* /a/'*' covers /a/b/c */
+	assert_int_equal(hb_tenant_budget_shadowed_by(&r, 3), -1);
+	r = rules("", "", "/=1,/web=1", "allow");
+	assert_int_equal(hb_tenant_budget_shadowed_by(&r, 1), 0);
+}
+
 #define K8S_POD                                                           \
 	"/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" \
 	"0f6d2c1e_9b7a_4c3d_8e2f_1a2b3c4d5e6f.slice"
@@ -231,6 +261,7 @@ int main(void)
 		cmocka_unit_test(test_tenant_parse_refuses_naming_key_and_value),
 		cmocka_unit_test(test_tenant_describe_names_rule),
 		cmocka_unit_test(test_tenant_takes_a_kubernetes_container_path),
+		cmocka_unit_test(test_tenant_budget_shadowed_by_an_earlier_one),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -313,6 +313,21 @@ static void test_tenants_kernel_filter_names_exact_cgroups(void **state)
 }
 
 /*
+ * status's cgroups of a budget: those whose first budget pattern it is;
+ * one an earlier pattern shadows has none (trial39b #5: counted)
+ */
+static void test_tenants_budget_cgroups_leave_out_a_shadowed_pattern(void **state)
+{
+	struct hb_tenants *t = open_rules("", "", "/web=1,/web/child=1,/batch=1", "allow");
+
+	(void)state;
+	assert_int_equal(hb_tenants_budget_cgroups(t, 0, 1), 2); /* /web, /web/child */
+	assert_int_equal(hb_tenants_budget_cgroups(t, 1, 1), 0);
+	assert_int_equal(hb_tenants_budget_cgroups(t, 2, 1), 2); /* /batch, /batch/job */
+	hb_tenants_free(t);
+}
+
+/*
  * a cgroup made, then removed, while the daemon runs: the count that status
  * and a reload show follows within a second, with no page of it looked up
  */
@@ -348,6 +363,7 @@ int main(void)
 		T(test_tenants_host_check_refuses_what_run_refuses),
 		T(test_tenants_kernel_filter_names_exact_cgroups),
 		T(test_tenants_cgroup_count_follows_the_tree),
+		T(test_tenants_budget_cgroups_leave_out_a_shadowed_pattern),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
