@@ -340,8 +340,10 @@ enum hb_reason hb_demote_evaluate(const struct hb_demoter *dm, const struct hb_d
  * until the node's shortfall is covered by demotions or refusals; pages
  * not needed get no decision. A node left short has the coldest of its
  * pages within the hysteresis and the coldest of those not cold yet say
- * why (one promoted_recently, one not_cold). The demotions are charged to
- * their nodes' buckets. Returns the number of decisions.
+ * why (one promoted_recently, one not_cold). Before all of them, and on
+ * any DRAM node in node_mask, the pages of tenants over their budget
+ * (hb_demoter_set_tenant_over()). The demotions are charged to their
+ * nodes' buckets. Returns the number of decisions.
  */
 size_t hb_demote_decide(struct hb_demoter *dm, const struct hb_demote_config *cfg,
 			const struct hb_numa_node *nodes, struct hb_placed *placed,
@@ -358,9 +360,11 @@ size_t hb_demote_select(const struct hb_demoter *dm, const struct hb_demote_conf
 /*
  * Tenants over their budget (tenant.budget_mb lowered by a reload, or
  * pages counted that are not there): over[b] pages of budget b to shed,
- * b < n. hb_demote_select() then takes the cold pages whose tenant field
- * is such a b first, coldest first, up to over[b] of each, before any
- * other page. All zero (the default): the field is not read.
+ * b < n. hb_demote_select() then takes the pages whose tenant field is
+ * such a b first, coldest first, up to over[b] of each, before any other
+ * page: whether or not their node needs room, cold or not (the budget is
+ * a limit), but past the hysteresis, within the node's bucket and above
+ * the CXL floor. All zero (the default): the field is not read.
  */
 void hb_demoter_set_tenant_over(struct hb_demoter *dm, const uint64_t *over, size_t n);
 /* ... and what they spent charged to the nodes' buckets */

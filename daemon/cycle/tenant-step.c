@@ -225,6 +225,19 @@ bool hb_daemon_tenants_explain(struct hb_daemon *d, struct hb_decision *dec, cha
 	return true;
 }
 
+bool hb_daemon_tenants_any_over(const struct hb_daemon *d)
+{
+	const struct hb_tenant_rules *r;
+
+	if (!d->tenants || !(r = hb_tenants_rules(d->tenants))->active)
+		return false;
+	for (size_t b = 0; b < r->nbudget; b++)
+		if (hb_tenant_over(r, (int)b, hb_tenants_promoted(d->tenants, (int)b),
+				   d->pcfg.page_size))
+			return true;
+	return false;
+}
+
 void hb_daemon_tenants_mark_over(struct hb_daemon *d)
 {
 	uint64_t over[HB_TENANT_MAX] = { 0 }, now = hb_now_ns();
