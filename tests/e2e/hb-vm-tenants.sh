@@ -211,7 +211,7 @@ if [ -n "$demote" ]; then
 			sed -n 's/.*"cgroup":"\/ten-a"[^}]*"promoted_pages":\([0-9]*\).*/\1/p'
 	}
 	i=0
-	until [ "$(promoted)" -le $budget1 ] 2>/dev/null || [ $i -ge 1500 ]; do sleep 0.2; i=$((i + 1)); done
+	until [ "$(promoted)" -le $budget1 ] 2>/dev/null || [ $i -ge 750 ]; do sleep 0.2; i=$((i + 1)); done
 	t3=$(($(date +%s) - t2))
 	settle 5
 	a2=$(on0 "$pid_a") b2=$(on0 "$pid_b") p2=$(promoted)
