@@ -210,8 +210,9 @@ if [ -n "$demote" ]; then
 		hotbridge status --socket /tmp/hb/ctl.sock | tr -d ' \n' |
 			sed -n 's/.*"cgroup":"\/ten-a"[^}]*"promoted_pages":\([0-9]*\).*/\1/p'
 	}
-	i=0
-	until [ "$(promoted)" -le $budget1 ] 2>/dev/null || [ $i -ge 750 ]; do sleep 0.2; i=$((i + 1)); done
+	until [ "$(promoted)" -le $budget1 ] 2>/dev/null || [ $(($(date +%s) - t2)) -ge 150 ]; do
+		sleep 0.2
+	done
 	t3=$(($(date +%s) - t2))
 	settle 5
 	a2=$(on0 "$pid_a") b2=$(on0 "$pid_b") p2=$(promoted)
