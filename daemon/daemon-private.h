@@ -182,6 +182,8 @@ void hb_daemon_tenants_demote_owners(struct hb_daemon *d, size_t n);
  * hb_demote_select() to take those first
  */
 void hb_daemon_tenants_mark_over(struct hb_daemon *d);
+/* whether a tenant holds more pages than its budget (a reload lowered it) */
+bool hb_daemon_tenants_any_over(const struct hb_daemon *d);
 /* the demotion batch's page i left DRAM: counted off its budget */
 void hb_daemon_tenants_demoted(struct hb_daemon *d, size_t i);
 /* status's "tenants" (nothing without rules) */

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include "config.h"
 #include "conf/conf-check.h"
 #include "conf/conf-keys.h"
+#include "cycle/tenants.h"
 #include "daemon.h"
 #include "devices.h"
 #include "platform/emulated-host.h"
@@ -109,6 +111,32 @@ static void inspect_plugins(const struct hb_config *c, const struct hb_plugin_se
 }
 
 /*
+ * run's check of the [tenant] rules against this host (tenant-step.c), in
+ * its words; only "needs root" is a warning here, as check-config may run
+ * as a user
+ */
+static int check_tenants(const struct hb_config *c, bool quiet, struct hb_err *err)
+{
+	struct hb_tenant_rules *rules = malloc(sizeof(*rules));
+	struct hb_err why = { 0 };
+	int r;
+
+	if (!rules)
+		return hb_err_set(err, -ENOMEM, "out of memory");
+	if ((r = hb_config_tenant_rules(c, rules, err)) == 0 && rules->active &&
+	    (r = hb_tenants_host_check(NULL, c->emulated, &why)) < 0) {
+		if ((r == -EACCES || r == -EPERM) && geteuid() != 0) {
+			warn(&quiet, why.msg);
+			r = 0;
+		} else {
+			hb_err_set(err, r, "%s", why.msg);
+		}
+	}
+	free(rules);
+	return r;
+}
+
+/*
  * The facts `run` checks against: NUMA nodes, the topology's CXL nodes,
  * the plugins' names. A live topology that cannot be read here (no CXL on
  * this machine) only skips the CXL-node check; a snapshot must load.
@@ -193,6 +221,8 @@ static int check_host(const struct hb_config *c, const char *path, bool quiet, s
 	f.refused = rf.v;
 	f.nrefused = rf.n;
 	r = hb_config_check(c, &f, err);
+	if (r == 0)
+		r = check_tenants(c, quiet, err);
 	/* a type unknown because the plugin directory itself was refused */
 	if (r == -ENOENT && why.code)
 		fprintf(stderr, "hotbridge check-config: plugins: %s\n", why.msg);

@@ -553,6 +553,16 @@ static int config_check(const struct hb_config *c, const struct hb_config_facts 
 			return hb_err_set(err, -ENOMEM, "out of memory");
 		r = hb_tenant_rules_parse(c->tenant_allow, c->tenant_deny, c->tenant_budget_mb,
 					  c->tenant_no_cgroup, tr, err);
+		/* run says it too (tenant-step.c), in these words */
+		for (size_t b = 0; r == 0 && f->warn && b < tr->nbudget; b++) {
+			int by = hb_tenant_budget_shadowed_by(tr, (int)b);
+			char msg[3 * HB_TENANT_PATTERN_MAX];
+
+			if (by < 0)
+				continue;
+			hb_tenant_shadow_describe(tr, (int)b, by, msg, sizeof(msg));
+			f->warn(f->warn_ud, msg);
+		}
 		free(tr);
 		if (r < 0)
 			return r;

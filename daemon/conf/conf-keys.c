@@ -114,11 +114,11 @@ static const struct hb_conf_key keys[] = {
 	  "owner's /proc/PID/numa_maps: mbind and set_mempolicy); damon cannot tell and moves "
 	  "them either way; read at start (a reload says a restart is needed)"),
 	K("tenant", "allow", T_STR, tenant_allow, "", 0, 0, NULL,
-	  "cgroup v2 paths whose pages may be promoted, comma-separated, e.g. /k8s/web,/db-*: a path covers its descendants (pages are charged to leaf cgroups); '*' is fnmatch(3) with FNM_PATHNAME (within one component, never '/'); empty = every cgroup not denied. Needs a cgroup v2 host (/sys/fs/cgroup/cgroup.controllers) and /proc/kpagecgroup (CONFIG_MEMCG), else run refuses any tenant rule"),
+	  "cgroup v2 paths whose pages may be promoted, comma-separated, e.g. /k8s/web,/db-*: a path covers its descendants (pages are charged to leaf cgroups); '*' is fnmatch(3) with FNM_PATHNAME (within one component, never '/'); empty = every cgroup not denied. A path may be as long as the value (1023 characters: a Kubernetes container's, about 190, fits), at most 32 of them. A drop-in or --set that gives the key replaces the whole list, as for any key: to add a path, give the list with it. Needs a cgroup v2 host (/sys/fs/cgroup/cgroup.controllers listing memory) and /proc/kpagecgroup (CONFIG_MEMCG), else run and check-config refuse any tenant rule; so does the emulated host (topology.emulated), whose pages belong to no cgroup of this machine"),
 	K("tenant", "deny", T_STR, tenant_deny, "", 0, 0, NULL,
 	  "cgroup v2 paths whose pages are never promoted, as allow; deny wins over allow. With the damon backend the cgroups they cover also go to the kernel as DAMOS memcg filters, so DAMON never moves their pages even inside a committed range (kernel/docs/migrators.md)"),
 	K("tenant", "budget_mb", T_STR, tenant_budget_mb, "", 0, 0, NULL,
-	  "DRAM budgets for pages hotbridge promoted, PATTERN=MIB comma-separated, e.g. /k8s/batch=512: a page counts to the first pattern matching its cgroup (the cgroups one pattern matches share its budget); a promotion that would pass it is refused (tenant_at_budget); a budget already passed (after a reload lowered it) refuses new promotions until demotions bring its count under it: when a DRAM node needs room, demotion takes that budget's cold pages first, as many as it is over (not pages still hot, and no demotion without the need for room)"),
+	  "DRAM budgets for pages hotbridge promoted, PATTERN=MIB comma-separated, e.g. /k8s/batch=512: a page counts to the first pattern matching its cgroup (the cgroups one pattern matches share its budget; a pattern an earlier one covers, as /k8s/batch after /k8s, never counts a page, and run and check-config warn of it); a promotion that would pass it is refused (tenant_at_budget); a budget already passed (after a reload lowered it) refuses new promotions, and with demote.enabled the tenant's pages go back to the CXL node, coldest first (hot ones too), as many as it is over, whether or not the DRAM node needs room, before any other page, at demote.rate_pages and never within hysteresis_ms of their promotion (on a live host: the cgroup's pages on DRAM, which the daemon cannot tell from those it promoted)"),
 	K("tenant", "no_cgroup", T_ENUM, tenant_no_cgroup, "allow", 0, 0, "allow|deny",
 	  "pages charged to no memory cgroup (kpagecgroup inode 0: kernel memory, page cache charged to none): allow promotes them under the other rules, deny never"),
 	K("topology", "snapshot", T_STR, topology, "", 0, 0, NULL,
@@ -371,10 +371,17 @@ void hb_config_write(const struct hb_config *c, FILE *f)
 		if (strcmp(section, k->section))
 			fprintf(f, "%s[%s]\n", i ? "\n" : "", section = k->section);
 		{
-			char text[512];
+			/* as long as the help is: none is cut (budget_mb's passed 511) */
+			size_t size = strlen(k->help) + strlen(k->def) + sizeof(" (default )");
+			char *text = malloc(size);
 
-			snprintf(text, sizeof(text), "%s (default %s)", k->help, k->def);
-			comment(f, text);
+			if (text) {
+				snprintf(text, size, "%s (default %s)", k->help, k->def);
+				comment(f, text);
+			} else {
+				comment(f, k->help);
+			}
+			free(text);
 		}
 		fprintf(f, "%s = ", k->name);
 		switch (k->type) {
@@ -502,7 +509,7 @@ void hb_config_write_man(FILE *f)
 			      "\\fB1\\fR|\\fB0\\fR; any case)",
 			      f);
 			break;
-		case T_STR: fputs("\\fIstring\\fR", f); break;
+		case T_STR: fprintf(f, "\\fIstring\\fR (up to %zu characters)", k->size - 1); break;
 		case T_ENUM: roff(f, k->choices); break;
 		}
 		fputs("\n", f);

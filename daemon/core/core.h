@@ -340,8 +340,10 @@ enum hb_reason hb_demote_evaluate(const struct hb_demoter *dm, const struct hb_d
  * until the node's shortfall is covered by demotions or refusals; pages
  * not needed get no decision. A node left short has the coldest of its
  * pages within the hysteresis and the coldest of those not cold yet say
- * why (one promoted_recently, one not_cold). The demotions are charged to
- * their nodes' buckets. Returns the number of decisions.
+ * why (one promoted_recently, one not_cold). Before all of them, and on
+ * any DRAM node in node_mask, the pages of tenants over their budget
+ * (hb_demoter_set_tenant_over()). The demotions are charged to their
+ * nodes' buckets. Returns the number of decisions.
  */
 size_t hb_demote_decide(struct hb_demoter *dm, const struct hb_demote_config *cfg,
 			const struct hb_numa_node *nodes, struct hb_placed *placed,
@@ -358,9 +360,11 @@ size_t hb_demote_select(const struct hb_demoter *dm, const struct hb_demote_conf
 /*
  * Tenants over their budget (tenant.budget_mb lowered by a reload, or
  * pages counted that are not there): over[b] pages of budget b to shed,
- * b < n. hb_demote_select() then takes the cold pages whose tenant field
- * is such a b first, coldest first, up to over[b] of each, before any
- * other page. All zero (the default): the field is not read.
+ * b < n. hb_demote_select() then takes the pages whose tenant field is
+ * such a b first, coldest first, up to over[b] of each, before any other
+ * page: whether or not their node needs room, cold or not (the budget is
+ * a limit), but past the hysteresis, within the node's bucket and above
+ * the CXL floor. All zero (the default): the field is not read.
  */
 void hb_demoter_set_tenant_over(struct hb_demoter *dm, const uint64_t *over, size_t n);
 /* ... and what they spent charged to the nodes' buckets */
@@ -369,8 +373,12 @@ void hb_demoter_charge(struct hb_demoter *dm, const struct hb_demote_config *cfg
 
 /* ---- tenants (tenant.c) ---- */
 
-#define HB_TENANT_MAX 32          /* patterns in each of allow, deny, budget_mb */
-#define HB_TENANT_PATTERN_MAX 128 /* bytes of a pattern, its NUL included */
+#define HB_TENANT_MAX 32 /* patterns in each of allow, deny, budget_mb */
+/*
+ * bytes of a pattern, its NUL included: as long as a value may be (1023
+ * characters), so that a Kubernetes container's path (about 191) fits
+ */
+#define HB_TENANT_PATTERN_MAX 1024
 
 struct hb_tenant_pattern {
 	char pattern[HB_TENANT_PATTERN_MAX]; /* "/a/b*": cgroup v2 path, '*' patterns */
@@ -434,6 +442,16 @@ int hb_tenant_describe(const struct hb_tenant_rules *r, const char *path, enum h
 int hb_tenant_budget_of(const struct hb_tenant_rules *r, const char *path);
 /* budget b in pages of page_size */
 uint64_t hb_tenant_budget_pages(const struct hb_tenant_rules *r, int budget, uint64_t page_size);
+/*
+ * The earlier budget_mb pattern that matches every cgroup budget b's
+ * pattern matches (so b never counts a page), or -1: the earlier one
+ * matches b's pattern read as a path, its '*' a character of a name
+ * (which the earlier one's '*' matches as it matches any).
+ */
+int hb_tenant_budget_shadowed_by(const struct hb_tenant_rules *r, int budget);
+/* the warning for budget b shadowed by budget by: both patterns named */
+int hb_tenant_shadow_describe(const struct hb_tenant_rules *r, int budget, int by, char *buf,
+			      size_t size);
 /* pages of budget b to demote to bring promoted back within it (0: within) */
 uint64_t hb_tenant_over(const struct hb_tenant_rules *r, int budget, uint64_t promoted,
 			uint64_t page_size);

@@ -5,7 +5,8 @@
  * configured room) gives back its coldest placed pages, at most its bucket's
  * worth, to the CXL node, never below that node's floor, never a page
  * promoted less than the hysteresis time ago. A tenant over its
- * tenant.budget_mb gives back its cold pages first, as many as it is over.
+ * tenant.budget_mb gives back its pages first, coldest first, as many as
+ * it is over, whether or not a node needs room.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -59,10 +60,14 @@ static uint64_t free_after(const struct hb_numa_node *n, uint64_t freed, uint64_
 	return f > used * page ? f - used * page : 0;
 }
 
-enum hb_reason hb_demote_evaluate(const struct hb_demoter *dm, const struct hb_demote_config *cfg,
-				  const struct hb_numa_node *nodes, const struct hb_placed *placed,
-				  const struct hb_placed_page *e, const struct hb_demote_spent *spent,
-				  uint64_t now_ns, struct hb_decision *ret)
+/*
+ * over: the page's tenant is over its budget, which is reason enough to
+ * demote it: neither a page still hot nor a node with room keeps it
+ */
+static enum hb_reason evaluate(const struct hb_demoter *dm, const struct hb_demote_config *cfg,
+			       const struct hb_numa_node *nodes, const struct hb_placed *placed,
+			       const struct hb_placed_page *e, const struct hb_demote_spent *spent,
+			       uint64_t now_ns, bool over, struct hb_decision *ret)
 {
 	static const struct hb_demote_spent nothing;
 	int src = e->node, dst = cfg->cxl_node >= 0 ? cfg->cxl_node : e->src;
@@ -82,10 +87,10 @@ enum hb_reason hb_demote_evaluate(const struct hb_demoter *dm, const struct hb_d
 	ret->target = dst;
 	if (now_ns < e->since_ns + cfg->hysteresis_ns)
 		return ret->reason = HB_REASON_PROMOTED_RECENTLY;
-	if (e->idle < (cfg->cold_cycles ? cfg->cold_cycles : 1))
+	if (!over && e->idle < (cfg->cold_cycles ? cfg->cold_cycles : 1))
 		return ret->reason = HB_REASON_NOT_COLD;
-	if (free_after(&nodes[src], spent->from[src], spent->to[src], cfg->page_size) >=
-	    cfg->goal_bytes)
+	if (!over && free_after(&nodes[src], spent->from[src], spent->to[src], cfg->page_size) >=
+			     cfg->goal_bytes)
 		return ret->reason = HB_REASON_DRAM_HAS_ROOM;
 	if (free_after(&nodes[dst], spent->from[dst], spent->to[dst], cfg->page_size) <
 	    cfg->cxl_floor_bytes + cfg->page_size)
@@ -94,6 +99,14 @@ enum hb_reason hb_demote_evaluate(const struct hb_demoter *dm, const struct hb_d
 	if (tokens >= 0 && tokens - (double)spent->from[src] < 1)
 		return ret->reason = HB_REASON_DEMOTE_RATE_LIMIT;
 	return ret->reason = HB_REASON_DEMOTE;
+}
+
+enum hb_reason hb_demote_evaluate(const struct hb_demoter *dm, const struct hb_demote_config *cfg,
+				  const struct hb_numa_node *nodes, const struct hb_placed *placed,
+				  const struct hb_placed_page *e, const struct hb_demote_spent *spent,
+				  uint64_t now_ns, struct hb_decision *ret)
+{
+	return evaluate(dm, cfg, nodes, placed, e, spent, now_ns, false, ret);
 }
 
 struct cold {
@@ -193,26 +206,43 @@ size_t hb_demote_select(const struct hb_demoter *dm, const struct hb_demote_conf
 {
 	struct hb_demote_spent spent = { 0 };
 	uint64_t want[HB_MAX_NODES] = { 0 }, covered[HB_MAX_NODES] = { 0 }, any = 0;
-	uint64_t left[HB_TENANT_MAX]; /* pages each tenant is still over by */
+	uint64_t left[HB_TENANT_MAX], over_left = 0; /* pages each tenant is still over by */
+	bool dram[HB_MAX_NODES] = { 0 }, blocked[HB_MAX_NODES] = { 0 };
 	unsigned int cold_min = cfg->cold_cycles ? cfg->cold_cycles : 1;
 	struct hb_placed_page *e, *held[HB_MAX_NODES] = { 0 }, *warm[HB_MAX_NODES] = { 0 };
 	struct cold *c = NULL;
 	size_t nc = 0, n = 0, cursor = 0, short_nodes = 0;
 
 	for (int t = 0; t < HB_MAX_NODES; t++) {
-		if ((node_mask >> t) & 1 && nodes[t].present && !nodes[t].is_source)
+		dram[t] = (node_mask >> t) & 1 && nodes[t].present && !nodes[t].is_source;
+		if (dram[t])
 			want[t] = shortfall(cfg, &nodes[t]);
 		any |= want[t];
 		short_nodes += want[t] != 0;
 	}
 	memcpy(left, dm->tenant_over, sizeof(left));
+	for (size_t b = 0; dm->any_over && b < HB_TENANT_MAX; b++)
+		over_left += left[b];
 	*ret_spent = spent;
-	if (!any || !hb_placed_len(placed) || !(c = malloc(hb_placed_len(placed) * sizeof(*c))))
+	if ((!any && !over_left) || !hb_placed_len(placed) ||
+	    !(c = malloc(hb_placed_len(placed) * sizeof(*c))))
 		return 0;
 	while ((e = hb_placed_next(placed, &cursor))) {
 		struct cold h = { e, tenant_over(dm, left, e) }, plain = { e, false };
 
-		if (e->node < 0 || e->node >= HB_MAX_NODES || !want[e->node])
+		if (e->node < 0 || e->node >= HB_MAX_NODES || !dram[e->node])
+			continue;
+		/*
+		 * a tenant over its budget gives back its pages whether or
+		 * not the node needs room, cold or not (coldest first), past
+		 * the hysteresis and within the node's bucket
+		 */
+		if (h.over) {
+			if (now_ns >= e->since_ns + cfg->hysteresis_ns)
+				c[nc++] = h;
+			continue;
+		}
+		if (!want[e->node])
 			continue;
 		if (e->idle < cold_min) {
 			/* not cold (and past the hysteresis): only the coldest is kept */
@@ -230,27 +260,33 @@ size_t hb_demote_select(const struct hb_demoter *dm, const struct hb_demote_conf
 	}
 	heapify(c, nc);
 	/* until every short node is covered: the pages left would all be skipped */
-	while (nc && n < max && short_nodes) {
+	while (nc && n < max && (short_nodes || over_left)) {
 		struct hb_decision *d = &out[n];
 		struct cold top = pop_coldest(c, &nc);
 		struct hb_placed_page *page = top.e;
 		int t = page->node;
 
-		if (covered[t] >= want[t])
+		if (blocked[t])
 			continue;
 		if (top.over && !left[page->tenant]) {
-			/* its tenant is back within its budget: in line with the others */
-			push(c, &nc, (struct cold){ page, false });
+			/* its tenant is back within its budget: in line with the others, if cold */
+			if (want[t] && page->idle >= cold_min)
+				push(c, &nc, (struct cold){ page, false });
 			continue;
 		}
-		switch (hb_demote_evaluate(dm, cfg, nodes, placed, page, &spent, now_ns, d)) {
+		if (!top.over && covered[t] >= want[t])
+			continue;
+		switch (evaluate(dm, cfg, nodes, placed, page, &spent, now_ns, top.over, d)) {
 		case HB_REASON_DEMOTE:
-			if (top.over)
+			if (top.over) {
 				left[page->tenant]--;
+				over_left--;
+			}
 			spent.from[t]++;
 			spent.to[d->target]++;
 			spent.demoted++;
-			short_nodes -= ++covered[t] == want[t];
+			if (covered[t] < want[t])
+				short_nodes -= ++covered[t] == want[t];
 			break;
 		case HB_REASON_DEMOTE_RATE_LIMIT:
 		case HB_REASON_CXL_FLOOR:
@@ -261,8 +297,10 @@ size_t hb_demote_select(const struct hb_demoter *dm, const struct hb_demote_conf
 			 * change within a cycle): one decision for the rest of
 			 * the node's shortfall, not thousands alike
 			 */
+			if (covered[t] < want[t])
+				short_nodes--;
 			covered[t] = want[t];
-			short_nodes--;
+			blocked[t] = true;
 			break;
 		default: break;
 		}

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,22 +23,28 @@ static const char *const verdict_names[_HB_TENANT_VERDICT_MAX] = {
 
 HB_STRTAB_TO_STRING(hb_tenant_verdict_to_string, enum hb_tenant_verdict, verdict_names, NULL)
 
-/* "/..." without an empty component, '.' or '..' component, nor anything fnmatch would escape */
+/*
+ * What keeps p from being a cgroup v2 path pattern: "/..." without an
+ * empty component, '.' or '..' component, nor anything fnmatch would
+ * escape (NULL: nothing)
+ */
 static const char *pattern_why(const char *p)
 {
+	size_t len = strlen(p);
+
 	if (p[0] != '/')
-		return "a cgroup path starts with '/'";
-	if (p[1] && p[strlen(p) - 1] == '/')
-		return "ends with '/'";
+		return "it must start with '/'";
+	if (p[1] && p[len - 1] == '/')
+		return "it must not end with '/'";
 	if (strstr(p, "//"))
-		return "has an empty component ('//')";
-	if (strstr(p, "/./") || strstr(p, "/../") || !strcmp(p + strlen(p) - 2, "/.") ||
-	    (strlen(p) >= 3 && !strcmp(p + strlen(p) - 3, "/..")))
-		return "has a '.' or '..' component";
+		return "it has an empty component ('//')";
+	if (strstr(p, "/./") || strstr(p, "/../") || (len >= 2 && !strcmp(p + len - 2, "/.")) ||
+	    (len >= 3 && !strcmp(p + len - 3, "/..")))
+		return "it has a '.' or '..' component";
 	if (strpbrk(p, "\\?[]\""))
-		return "has \\, \", ? or [ ]: only * is a pattern here";
+		return "it has \\, \", ? or [ ]: only * is a pattern here";
 	if (strpbrk(p, " \t="))
-		return "has a blank or '='";
+		return "it has a blank or '='";
 	return NULL;
 }
 
@@ -92,7 +99,8 @@ static int parse_list(const char *key, const char *list, struct hb_tenant_patter
 			return hb_err_set(err, -EINVAL, "%s=%s: '%s' is too long (at most %d)", key,
 					  list, item, HB_TENANT_PATTERN_MAX - 1);
 		if ((why = pattern_why(item)))
-			return hb_err_set(err, -EINVAL, "%s=%s: '%s' %s", key, list, item, why);
+			return hb_err_set(err, -EINVAL, "%s=%s: '%s' is not a cgroup path: %s", key,
+					  list, item, why);
 		memcpy(out[n].pattern, item, strlen(item) + 1); /* shorter: checked above */
 		n++;
 		s += strcspn(s, ",");
@@ -137,7 +145,7 @@ int hb_tenant_rules_parse(const char *allow, const char *deny, const char *budge
 
 bool hb_tenant_match(const char *pattern, const char *path)
 {
-	char prefix[HB_TENANT_PATTERN_MAX * 4];
+	char prefix[PATH_MAX];
 	size_t len = strlen(path);
 
 	if (len >= sizeof(prefix))
@@ -227,6 +235,25 @@ int hb_tenant_describe(const struct hb_tenant_rules *r, const char *path, enum h
 					r->allow[rule->allow].pattern);
 		return snprintf(buf, size, "cgroup %s: no tenant rule applies", cg);
 	}
+}
+
+int hb_tenant_budget_shadowed_by(const struct hb_tenant_rules *r, int budget)
+{
+	for (int j = 0; j < budget; j++)
+		if (hb_tenant_match(r->budget[j].pattern, r->budget[budget].pattern))
+			return j;
+	return -1;
+}
+
+int hb_tenant_shadow_describe(const struct hb_tenant_rules *r, int budget, int by, char *buf,
+			      size_t size)
+{
+	return snprintf(buf, size,
+			"tenant.budget_mb %s=%llu: every cgroup it matches counts to the earlier "
+			"%s=%llu, so it never counts a page (a cgroup's budget is the first "
+			"pattern matching it): put it first, or remove it",
+			r->budget[budget].pattern, (unsigned long long)r->budget[budget].budget_mib,
+			r->budget[by].pattern, (unsigned long long)r->budget[by].budget_mib);
 }
 
 uint64_t hb_tenant_over(const struct hb_tenant_rules *r, int budget, uint64_t promoted,

@@ -189,13 +189,15 @@ static int census_apply(struct hb_daemon *d, int t, const struct hb_census_windo
 /*
  * Live hosts: idle tracking costs the kernel an rmap walk per frame, so it
  * runs only while a promotion target is within demote.room_mb of its goal
- * (the idle counts are ready by the time it falls below).
+ * (the idle counts are ready by the time it falls below), or a tenant is
+ * over its budget.
  */
 static bool worth_tracking(const struct hb_daemon *d)
 {
 	uint64_t near = d->dm.dcfg.goal_bytes + (d->cfg.demote_room_mb << 20);
 
-	if (!d->env.coldness.ops->census)
+	/* a tenant over its budget gives back pages whatever the room */
+	if (!d->env.coldness.ops->census || hb_daemon_tenants_any_over(d))
 		return true;
 	for (int t = 0; t < HB_MAX_NODES; t++)
 		if (census_node(d, t) && d->nodes[t].free_bytes < near)

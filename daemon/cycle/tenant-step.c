@@ -36,6 +36,15 @@ static void say_rules(struct hb_daemon *d)
 	say_absent(d, "allow", r->allow, r->nallow);
 	say_absent(d, "deny", r->deny, r->ndeny);
 	say_absent(d, "budget_mb", r->budget, r->nbudget);
+	for (size_t b = 0; b < r->nbudget; b++) {
+		int by = hb_tenant_budget_shadowed_by(r, (int)b);
+		char msg[3 * HB_TENANT_PATTERN_MAX];
+
+		if (by < 0)
+			continue;
+		hb_tenant_shadow_describe(r, (int)b, by, msg, sizeof(msg));
+		hb_dlog(d, LOG_WARNING, "%s", msg);
+	}
 }
 
 int hb_daemon_tenants_apply(struct hb_daemon *d, const struct hb_config *c, struct hb_err *err)
@@ -56,12 +65,10 @@ int hb_daemon_tenants_apply(struct hb_daemon *d, const struct hb_config *c, stru
 	}
 	if (!rules->active)
 		goto out;
-	if (hb_platform_emulated(d->env.platform) && !d->env.owners_root) {
-		r = hb_err_set(err, -EOPNOTSUPP,
-			       "[tenant] rules: the emulated host's pages belong to no cgroup of "
-			       "this machine; tenant rules need a live host");
+	/* check-config says the same (cmd-check-config.c) */
+	if ((r = hb_tenants_host_check(d->env.owners_root, hb_platform_emulated(d->env.platform),
+				       err)) < 0)
 		goto out;
-	}
 	if (!d->tenant_budget && !(d->tenant_budget = malloc(MAX_CANDIDATES))) {
 		r = hb_err_set(err, -ENOMEM, "out of memory");
 		goto out;
@@ -158,17 +165,24 @@ void hb_daemon_tenants_status(const struct hb_daemon *d, json_object *o)
 		json_object *b = json_object_new_object();
 		uint64_t have = hb_tenants_promoted(d->tenants, (int)i);
 		uint64_t limit = hb_tenant_budget_pages(r, (int)i, d->pcfg.page_size);
+		int by;
 
 		json_object_object_add(b, "cgroup", json_object_new_string(r->budget[i].pattern));
 		json_object_object_add(b, "budget_mb", hb_daemon_json_u64(r->budget[i].budget_mib));
 		json_object_object_add(b, "budget_pages", hb_daemon_json_u64(limit));
 		json_object_object_add(b, "promoted_pages", hb_daemon_json_u64(have));
 		json_object_object_add(b, "at_budget", json_object_new_boolean(have >= limit));
-		/* 0: a cgroup not there (yet), as of the last scan of the hierarchy */
+		/*
+		 * the cgroups that count to it (its pattern is the first to
+		 * match them), as of the last scan of the hierarchy: 0 for a
+		 * cgroup not there (yet), or a pattern an earlier one shadows
+		 */
 		json_object_object_add(b, "cgroups",
-				       hb_daemon_json_u64(hb_tenants_cgroups(d->tenants,
-									     r->budget[i].pattern,
-									     hb_now_ns())));
+				       hb_daemon_json_u64(hb_tenants_budget_cgroups(d->tenants, (int)i,
+										    hb_now_ns())));
+		if ((by = hb_tenant_budget_shadowed_by(r, (int)i)) >= 0)
+			json_object_object_add(b, "shadowed_by",
+					       json_object_new_string(r->budget[by].pattern));
 		json_object_array_add(a, b);
 	}
 	json_object_object_add(t, "budgets", a);
@@ -209,6 +223,19 @@ bool hb_daemon_tenants_explain(struct hb_daemon *d, struct hb_decision *dec, cha
 	if (dec->reason == HB_REASON_PROMOTE)
 		dec->reason = hb_tenants_reason(d->tenants, dec->hpa, hb_now_ns());
 	return true;
+}
+
+bool hb_daemon_tenants_any_over(const struct hb_daemon *d)
+{
+	const struct hb_tenant_rules *r;
+
+	if (!d->tenants || !(r = hb_tenants_rules(d->tenants))->active)
+		return false;
+	for (size_t b = 0; b < r->nbudget; b++)
+		if (hb_tenant_over(r, (int)b, hb_tenants_promoted(d->tenants, (int)b),
+				   d->pcfg.page_size))
+			return true;
+	return false;
 }
 
 void hb_daemon_tenants_mark_over(struct hb_daemon *d)

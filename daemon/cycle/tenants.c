@@ -10,8 +10,9 @@
 #include "cycle/tenants.h"
 #include "util/macro.h"
 
-#define MAX_CGROUPS 65536    /* cgroups the inode map holds at most */
-#define HB_TENANT_FILTERS 33 /* kernel filter paths: reject ones and the only one */
+#define MAX_CGROUPS 65536          /* cgroups the inode map holds at most */
+#define HB_TENANT_FILTERS 33       /* kernel filter paths: reject ones and the only one */
+#define FILTER_PATH (PATH_MAX / 2) /* bytes of one, as the cgroup map's paths */
 
 struct hb_tenants {
 	struct hb_tenant_rules rules;
@@ -21,8 +22,9 @@ struct hb_tenants {
 	uint64_t promoted[HB_TENANT_MAX];
 	struct hb_tenants_stats stats;
 	/* hb_tenants_kernel_filter(): its paths, and the last result as one string */
-	char filter_paths[HB_TENANT_FILTERS][HB_TENANT_PATTERN_MAX * 4];
-	char filter_last[HB_TENANT_FILTERS * HB_TENANT_PATTERN_MAX * 4];
+	char filter_paths[HB_TENANT_FILTERS][FILTER_PATH];
+	char filter_last[HB_TENANT_FILTERS * FILTER_PATH],
+		filter_now[HB_TENANT_FILTERS * FILTER_PATH];
 	bool filter_once;
 	uint64_t filter_scan_ns;
 	char mount[PATH_MAX / 2]; /* root/sys/fs/cgroup */
@@ -39,6 +41,24 @@ struct hb_tenants *hb_tenants_free(struct hb_tenants *t)
 }
 
 HB_DEFINE_CLEANUP(struct hb_tenants *, hb_tenants_free)
+
+int hb_tenants_host_check(const char *root, bool emulated, struct hb_err *err)
+{
+	struct hb_kpagecgroup *kpc = NULL;
+	struct hb_err why = { 0 };
+	char mount[PATH_MAX / 2];
+	int r;
+
+	if (emulated && !root)
+		return hb_err_set(err, -EOPNOTSUPP,
+				  "[tenant] rules: the emulated host's pages belong to no cgroup "
+				  "of this machine; tenant rules need a live host");
+	if ((r = hb_cgroup_v2_mount(root, mount, sizeof(mount), &why)) < 0 ||
+	    (r = hb_kpagecgroup_open(root, &kpc, &why)) < 0)
+		return hb_err_set(err, r, "[tenant] rules given, but %s", why.msg);
+	hb_kpagecgroup_free(kpc);
+	return 0;
+}
 
 int hb_tenants_new(const char *root, const struct hb_tenant_rules *rules, uint64_t page_size,
 		   struct hb_tenants **ret, struct hb_err *err)
@@ -190,6 +210,16 @@ size_t hb_tenants_cgroups(struct hb_tenants *t, const char *pattern, uint64_t no
 	return hb_cgroup_map_count(t->map, hb_tenant_match, pattern);
 }
 
+size_t hb_tenants_budget_cgroups(struct hb_tenants *t, int budget, uint64_t now_ns)
+{
+	size_t n = 0;
+
+	(void)hb_cgroup_map_refresh(t->map, now_ns, NULL);
+	for (size_t i = 0; i < hb_cgroup_map_len(t->map); i++)
+		n += hb_tenant_budget_of(&t->rules, hb_cgroup_map_path_at(t->map, i)) == budget;
+	return n;
+}
+
 static bool has_memcg(const struct hb_tenants *t, const char *path)
 {
 	char p[PATH_MAX];
@@ -202,10 +232,11 @@ size_t hb_tenants_kernel_filter(struct hb_tenants *t, const char **reject, size_
 				const char **ret_only, bool *ret_changed, size_t *ret_left_out,
 				uint64_t now_ns)
 {
-	char now[sizeof(t->filter_last)] = "";
+	char *now = t->filter_now; /* not on the stack: 66 KiB */
 	const char *only = NULL;
 	size_t n = 0, left_out = 0, allowed = 0, len = 0;
 
+	now[0] = '\0';
 	if (max > HB_TENANT_FILTERS - 1)
 		max = HB_TENANT_FILTERS - 1;
 	if (!t->filter_scan_ns || now_ns >= t->filter_scan_ns + HB_CGROUP_RESCAN_NS) {
@@ -243,12 +274,12 @@ size_t hb_tenants_kernel_filter(struct hb_tenants *t, const char **reject, size_
 	}
 	if (allowed == 1)
 		only = t->filter_paths[HB_TENANT_FILTERS - 1];
-	for (size_t i = 0; i < n && len < sizeof(now); i++)
-		len += (size_t)snprintf(now + len, sizeof(now) - len, "-%s\n", reject[i]);
-	if (only && len < sizeof(now))
-		snprintf(now + len, sizeof(now) - len, "+%s\n", only);
+	for (size_t i = 0; i < n && len < sizeof(t->filter_now); i++)
+		len += (size_t)snprintf(now + len, sizeof(t->filter_now) - len, "-%s\n", reject[i]);
+	if (only && len < sizeof(t->filter_now))
+		snprintf(now + len, sizeof(t->filter_now) - len, "+%s\n", only);
 	*ret_changed = !t->filter_once || strcmp(now, t->filter_last);
-	memcpy(t->filter_last, now, sizeof(now));
+	memcpy(t->filter_last, now, sizeof(t->filter_last));
 	t->filter_once = true;
 	*ret_only = only;
 	*ret_left_out = left_out;

@@ -7,6 +7,7 @@
 #ifndef HB_CYCLE_TENANTS_H
 #define HB_CYCLE_TENANTS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "core.h"
@@ -25,6 +26,14 @@ struct hb_tenants;
  * -EOPNOTSUPP on a cgroup v1 host, -ENOENT without kpagecgroup, with err
  * saying which.
  */
+/*
+ * Whether [tenant] rules can be enforced on this host: run's start-up
+ * check, and check-config's (the same words). -EOPNOTSUPP on the emulated
+ * host (its pages belong to no cgroup here; root NULL) and on a cgroup v1
+ * host or one without the memory controller, -ENOENT without kpagecgroup,
+ * -EACCES when not root.
+ */
+int hb_tenants_host_check(const char *root, bool emulated, struct hb_err *err);
 int hb_tenants_new(const char *root, const struct hb_tenant_rules *rules, uint64_t page_size,
 		   struct hb_tenants **ret, struct hb_err *err);
 struct hb_tenants *hb_tenants_free(struct hb_tenants *t);
@@ -58,6 +67,12 @@ enum hb_reason hb_tenants_reason(struct hb_tenants *t, uint64_t hpa, uint64_t no
 int hb_tenants_describe(struct hb_tenants *t, uint64_t hpa, uint64_t now_ns, char *buf, size_t size);
 /* the cgroups pattern covers as of the map's last scan (made now if there was none) */
 size_t hb_tenants_cgroups(struct hb_tenants *t, const char *pattern, uint64_t now_ns);
+/*
+ * the cgroups that count to budget b (b's pattern is the first budget
+ * pattern matching them) as of the map's last scan (made now if older
+ * than a second)
+ */
+size_t hb_tenants_budget_cgroups(struct hb_tenants *t, int budget, uint64_t now_ns);
 const struct hb_tenants_stats *hb_tenants_stats(const struct hb_tenants *t);
 
 /*

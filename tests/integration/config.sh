@@ -175,6 +175,11 @@ refused cxl-node "policy.target_node=2: a CXL node (one promoted from), not DRAM
 base burst "[policy]
 burst_mb = 0.001"
 refused burst "policy.burst_mb=0.001: the token bucket (1000 bytes) is smaller than one page"
+# trial39b #3: [tenant] rules on the emulated host, refused by check-config
+# as by run (one check, cycle/tenants.c), in the same words
+base tenant-emulated "[tenant]
+allow = /web"
+refused tenant-emulated "[tenant] rules: the emulated host's pages belong to no cgroup of this machine; tenant rules need a live host"
 base emulated-live ""
 refused emulated-live "[topology] emulated = true: the emulated host's addresses" --set daemon.dry_run=false
 mkdir -m 0755 "$tmp/dir.conf"

@@ -410,6 +410,46 @@ static void test_conf_long_lines_load_and_round_trip(void **state)
 	rm_rf(dir);
 }
 
+/*
+ * check-config's output: each key's help comes whole, ending with its
+ * default (trial39b: tenant.budget_mb's was cut at 511 characters)
+ */
+static void test_conf_write_cuts_no_help(void **state)
+{
+	char *text = NULL, *line, *save = NULL, block[8192] = "";
+	size_t len = 0, keys = 0;
+	bool budget = false;
+	struct hb_config c;
+	FILE *m;
+
+	hb_config_defaults(&c);
+	m = open_memstream(&text, &len);
+	assert_non_null(m);
+	hb_config_write(&c, m);
+	assert_int_equal(fclose(m), 0);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "# ", 2)) {
+			if (strlen(block) + strlen(line) + 1 < sizeof(block))
+				strcat(strcat(block, " "), line + 2);
+			continue;
+		}
+		if (line[0] != '[' && strchr(line, '=')) {
+			if (!strstr(block, " (default ") || block[strlen(block) - 1] != ')')
+				fail_msg("%s: its help is cut: ...%s", line,
+					 block + (strlen(block) > 60 ? strlen(block) - 60 : 0));
+			keys++;
+			budget |= !strncmp(line, "budget_mb = ", 12);
+		}
+		block[0] = '\0';
+	}
+	if (keys < 40) /* 45 in December 2026 */
+		fail_msg("%zu keys only", keys);
+	assert_true(budget);
+	free(text);
+	hb_config_done(&c);
+	(void)state;
+}
+
 /* 256 drop-ins at most: one more is an error, not silently left out */
 static void test_conf_too_many_dropins_is_an_error(void **state)
 {
@@ -801,6 +841,31 @@ static int check_warns(const struct hb_config *c, char *warned)
 }
 
 /*
+ * A tenant.budget_mb pattern an earlier one covers never counts a page:
+ * check-config warns, naming both (trial39b #5); an order that works is
+ * not warned of
+ */
+static void test_conf_check_warns_of_a_shadowed_budget(void **state)
+{
+	char warned[2048];
+	struct hb_config c;
+
+	(void)state;
+	hb_config_defaults(&c);
+	c.nsources = 1;
+	strcpy(c.sources[0].name, "a");
+	strcpy(c.sources[0].type, "cxl-events");
+	strcpy(c.tenant_budget_mb, "/k8s/batch=256,/k8s=1024");
+	assert_int_equal(check_warns(&c, warned), 0);
+	assert_null(strstr(warned, "tenant.budget_mb"));
+	strcpy(c.tenant_budget_mb, "/k8s=1024,/k8s/batch=256");
+	assert_int_equal(check_warns(&c, warned), 0);
+	assert_non_null(strstr(warned, "tenant.budget_mb /k8s/batch=256: every cgroup it matches "
+				       "counts to the earlier /k8s=1024"));
+	hb_config_done(&c);
+}
+
+/*
  * newuser r4 D7: rate_mbps bounds promotion; the defaults have no tighter
  * cap, and a top_k, a cycle's candidates or a burst_mb that caps it below
  * rate_mbps at interval_ms is warned about, with what lifts it
@@ -1044,6 +1109,8 @@ int main(void)
 		cmocka_unit_test(test_conf_check_warns_of_a_cap_below_rate_mbps),
 		cmocka_unit_test(test_conf_check_warns_of_emulated_demotion_without_emul_chmu),
 		cmocka_unit_test(test_conf_override_mempolicy_is_a_checked_boolean),
+		cmocka_unit_test(test_conf_write_cuts_no_help),
+		cmocka_unit_test(test_conf_check_warns_of_a_shadowed_budget),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -411,13 +411,62 @@ static void test_demote_over_budget_tenant_first(void **state)
 	n = hb_demote_decide(dm, &c, nodes, p, ~0ULL, 20 * SEC, out, MAXD);
 	for (size_t i = 0; i < n; i++)
 		assert_true(out[i].heat >= 30);
-	/* over by more than the shortfall: all 10 are the tenant's */
+	/*
+	 * over by more than the shortfall: all 20 of the tenant's go, the two
+	 * not cold yet (idle 0 and 1) too, and they cover the shortfall
+	 */
 	over[0] = 50;
 	hb_demoter_set_tenant_over(dm, over, 2);
 	n = hb_demote_decide(dm, &c, nodes, p, ~0ULL, 20 * SEC, out, MAXD);
-	assert_int_equal(count(n, HB_REASON_DEMOTE), 10);
+	assert_int_equal(count(n, HB_REASON_DEMOTE), 20);
 	for (size_t i = 0; i < n; i++)
-		assert_true(out[i].heat >= 10 && out[i].heat < 20);
+		assert_true(out[i].heat < 20);
+	hb_placed_free(p);
+	hb_demoter_free(dm);
+}
+
+/*
+ * A tenant over its budget (a reload lowered it) gives back its pages
+ * though no node needs room (the issue: "restored by demotion first when
+ * a tenant is over its budget"): as many as it is over, coldest first,
+ * hot ones too; within the node's bucket, and never a page within the
+ * hysteresis. Before, nothing was demoted until a node ran short.
+ */
+static void test_demote_over_budget_tenant_without_need_for_room(void **state)
+{
+	struct hb_demote_config c = dcfg();
+	struct hb_placed *p = placed_n(40);
+	struct hb_demoter *dm = demoter();
+	uint64_t over[2] = { 5, 0 };
+	struct hb_placed_page *e;
+	size_t n, cur = 0;
+
+	(void)state;
+	nodes[0].free_bytes = 1ULL << 30; /* room to spare */
+	while ((e = hb_placed_next(p, &cur)))
+		e->tenant = e->idle < 20 ? 0 : 1;
+	n = hb_demote_decide(dm, &c, nodes, p, ~0ULL, 20 * SEC, out, MAXD);
+	assert_int_equal(count(n, HB_REASON_DEMOTE), 0);
+	hb_demoter_set_tenant_over(dm, over, 2);
+	n = hb_demote_decide(dm, &c, nodes, p, ~0ULL, 20 * SEC, out, MAXD);
+	assert_int_equal(n, 5);
+	assert_int_equal(count(n, HB_REASON_DEMOTE), 5);
+	for (size_t i = 0; i < n; i++)
+		assert_true(out[i].heat >= 15 && out[i].heat < 20);
+	/* hot pages too: over by all 20 */
+	over[0] = 20;
+	hb_demoter_set_tenant_over(dm, over, 2);
+	n = hb_demote_decide(dm, &c, nodes, p, ~0ULL, 20 * SEC, out, MAXD);
+	assert_int_equal(count(n, HB_REASON_DEMOTE), 20);
+	/* rate limited: the bucket's 3, then one refusal for the rest */
+	c.rate_pages = 3;
+	n = hb_demote_decide(dm, &c, nodes, p, ~0ULL, 20 * SEC, out, MAXD);
+	assert_int_equal(count(n, HB_REASON_DEMOTE), 3);
+	assert_int_equal(count(n, HB_REASON_DEMOTE_RATE_LIMIT), 1);
+	/* within the hysteresis (placed at 0, 10 s): nothing */
+	c.rate_pages = 0;
+	n = hb_demote_decide(dm, &c, nodes, p, ~0ULL, 5 * SEC, out, MAXD);
+	assert_int_equal(count(n, HB_REASON_DEMOTE), 0);
 	hb_placed_free(p);
 	hb_demoter_free(dm);
 }
@@ -427,6 +476,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_demote_goal_takes_the_shortfall_coldest_first, setup),
 		cmocka_unit_test_setup(test_demote_over_budget_tenant_first, setup),
+		cmocka_unit_test_setup(test_demote_over_budget_tenant_without_need_for_room, setup),
 		cmocka_unit_test_setup(test_demote_placed_reserve_makes_room_ahead, setup),
 		cmocka_unit_test_setup(test_demote_budget_is_its_own_and_refills, setup),
 		cmocka_unit_test_setup(test_demote_hysteresis_after_promotion, setup),

@@ -146,15 +146,88 @@ static void refused(const char *allow, const char *deny, const char *budgets, co
 static void test_tenant_parse_refuses_naming_key_and_value(void **state)
 {
 	(void)state;
-	refused("web", "", "", "allow", "tenant.allow=web: 'web' a cgroup path starts with '/'");
+	refused("web", "", "", "allow",
+		"tenant.allow=web: 'web' is not a cgroup path: it must start with '/'");
 	refused("", "/a,,/b", "", "allow", "tenant.deny=/a,,/b: an empty item");
-	refused("", "/a/", "", "allow", "'/a/' ends with '/'");
+	refused("", "/a/", "", "allow", "'/a/' is not a cgroup path: it must not end with '/'");
 	refused("", "/a/../b", "", "allow", "'.' or '..'");
 	refused("/a?", "", "", "allow", "only * is a pattern");
 	refused("", "", "/web", "allow", "tenant.budget_mb=/web: '/web' is not CGROUP=MIB");
 	refused("", "", "/web=lots", "allow", "'lots' is not a number of MiB");
 	refused("", "", "/web=1,/web=2", "allow", "'/web' is given twice");
 	refused("", "", "", "maybe", "tenant.no_cgroup=maybe: want allow or deny");
+}
+
+/*
+ * A budget pattern an earlier one covers is found, with the one that
+ * covers it (trial39b #5); a narrower earlier pattern or a sibling is not
+ */
+static void test_tenant_budget_shadowed_by_an_earlier_one(void **state)
+{
+	struct hb_tenant_rules r;
+	char msg[512];
+
+	(void)state;
+	r = rules("", "", "/k8s=4,/web=1,/k8s/batch=2", "allow");
+	assert_int_equal(hb_tenant_budget_shadowed_by(&r, 0), -1);
+	assert_int_equal(hb_tenant_budget_shadowed_by(&r, 1), -1);
+	assert_int_equal(hb_tenant_budget_shadowed_by(&r, 2), 0);
+	hb_tenant_shadow_describe(&r, 2, 0, msg, sizeof(msg));
+	assert_non_null(strstr(msg, "tenant.budget_mb /k8s/batch=2: every cgroup it matches "
+				    "counts to the earlier /k8s=4"));
+	r = rules("", "", "/batch-*=1,/batch-7=1,/batch-7*=1,/ab*=1,/a*=1", "allow");
+	assert_int_equal(hb_tenant_budget_shadowed_by(&r, 1), 0);
+	assert_int_equal(hb_tenant_budget_shadowed_by(&r, 2), 0);
+	assert_int_equal(hb_tenant_budget_shadowed_by(&r, 3), -1); /* /ab* is narrower */
+	assert_int_equal(hb_tenant_budget_shadowed_by(&r, 4), -1); /* /a*: /ax is its own */
+	r = rules("", "", "/a/*x=1,/a/*=1,/a/b/c=1,/=1", "allow");
+	assert_int_equal(hb_tenant_budget_shadowed_by(&r, 1), -1);
+	assert_int_equal(hb_tenant_budget_shadowed_by(&r, 2), 1); /* /a/'*' covers /a/b/c */
+	assert_int_equal(hb_tenant_budget_shadowed_by(&r, 3), -1);
+	r = rules("", "", "/=1,/web=1", "allow");
+	assert_int_equal(hb_tenant_budget_shadowed_by(&r, 1), 0);
+}
+
+#define K8S_POD                                                           \
+	"/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" \
+	"0f6d2c1e_9b7a_4c3d_8e2f_1a2b3c4d5e6f.slice"
+#define K8S_CTR                    \
+	K8S_POD "/cri-containerd-" \
+		"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope"
+
+/*
+ * A Kubernetes container's cgroup path (about 191 characters, trial39b:
+ * refused over 127) is a pattern in each key, and so is one as long as a
+ * value (1023 characters); 1024 is refused, naming the limit
+ */
+static void test_tenant_takes_a_kubernetes_container_path(void **state)
+{
+	char value[1100], path[1100];
+	struct hb_tenant_rules r;
+	struct hb_tenant_rule rule;
+	uint64_t promoted[HB_TENANT_MAX] = { 0 };
+	struct hb_err err = { 0 };
+
+	(void)state;
+	assert_true(strlen(K8S_CTR) > 180);
+	r = rules("", K8S_CTR, K8S_POD "/cri-containerd-*.scope=1", "allow");
+	assert_string_equal(r.deny[0].pattern, K8S_CTR);
+	assert_int_equal(hb_tenant_evaluate(&r, K8S_CTR, promoted, PAGE, &rule), HB_TENANT_DENIED);
+	r = rules(K8S_POD, "", K8S_POD "/cri-containerd-*.scope=1", "allow");
+	assert_int_equal(hb_tenant_evaluate(&r, K8S_CTR, promoted, PAGE, &rule), HB_TENANT_ALLOWED);
+	assert_int_equal(rule.budget, 0);
+	/* "/aaa...a": 1023 characters, then 1024 */
+	memset(path, 'a', sizeof(path));
+	path[0] = '/';
+	path[1023] = '\0';
+	r = rules(path, "", "", "allow");
+	assert_int_equal(strlen(r.allow[0].pattern), 1023);
+	assert_true(hb_tenant_match(path, path));
+	path[1023] = 'a';
+	path[1024] = '\0';
+	snprintf(value, sizeof(value), "%s", path);
+	assert_int_equal(hb_tenant_rules_parse(value, "", "", "allow", &r, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "is too long (at most 1023)"));
 }
 
 /* explain's line names the cgroup, the key and the pattern */
@@ -187,6 +260,8 @@ int main(void)
 		cmocka_unit_test(test_tenant_over_counts_the_excess),
 		cmocka_unit_test(test_tenant_parse_refuses_naming_key_and_value),
 		cmocka_unit_test(test_tenant_describe_names_rule),
+		cmocka_unit_test(test_tenant_takes_a_kubernetes_container_path),
+		cmocka_unit_test(test_tenant_budget_shadowed_by_an_earlier_one),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -215,6 +215,48 @@ static void test_tenant_daemon_denies_and_holds_at_budget(void **state)
 	hb_config_done(&cfg);
 }
 
+/*
+ * A reload that halves /web's budget (2 MiB to 1: 512 pages promoted, 256
+ * over) with demotion on and DRAM to spare: /web's pages go back to the
+ * CXL node until it holds its new budget, and no further (the issue:
+ * "restored by demotion first when a tenant is over its budget"; before,
+ * nothing was demoted until a node ran short of room).
+ */
+static void test_tenant_daemon_lowered_budget_demotes_down_to_it(void **state)
+{
+	struct hb_emulated_host host = { .dram_free = 8ULL << 30 };
+	struct hb_config cfg;
+	struct hb_daemon *d = NULL;
+	struct hb_err err = { 0 };
+	const struct hb_daemon_stats *s;
+
+	(void)state;
+	config_on(&cfg, "/batch", "/web=2");
+	cfg.demote_enabled = true;
+	cfg.demote_room_mb = 0; /* 8 GiB free: no node ever needs room */
+	cfg.demote_rate_pages = 0;
+	cfg.demote_cxl_floor_mb = 0; /* the emulated CXL node's free memory is small */
+	assert_int_equal(daemon_of(&host, &cfg, root, &d, &err), 0);
+	s = hb_daemon_stats(d);
+	hb_emulated_host_attach(&host, d);
+	assert_int_equal(hb_daemon_simulate(d, 20), 0);
+	assert_int_equal(hb_tenants_promoted(d->tenants, 0), 512);
+	assert_int_equal(s->demoted.by_class[HB_MIGRATE_MOVED], 0);
+	snprintf(cfg.tenant_budget_mb, sizeof(cfg.tenant_budget_mb), "/web=1");
+	assert_int_equal(hb_daemon_tenants_apply(d, &cfg, &err), 0);
+	assert_int_equal(hb_daemon_simulate(d, 20), 0);
+	assert_int_equal(s->demoted.by_class[HB_MIGRATE_MOVED], 256);
+	assert_int_equal(hb_tenants_promoted(d->tenants, 0), 256);
+	assert_int_equal(hb_placed_len(d->dm.placed), 256);
+	/* and held there: nothing more goes either way */
+	assert_int_equal(hb_daemon_simulate(d, 10), 0);
+	assert_int_equal(s->demoted.by_class[HB_MIGRATE_MOVED], 256);
+	assert_int_equal(hb_tenants_promoted(d->tenants, 0), 256);
+	hb_daemon_free(d);
+	hb_emulated_host_done(&host);
+	hb_config_done(&cfg);
+}
+
 /* the emulated host without an owners tree refuses tenant rules, saying why */
 static void test_tenant_daemon_emulated_host_refuses_rules(void **state)
 {
@@ -238,6 +280,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_tenant_daemon_denies_and_holds_at_budget),
 		T(test_tenant_daemon_emulated_host_refuses_rules),
+		T(test_tenant_daemon_lowered_budget_demotes_down_to_it),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

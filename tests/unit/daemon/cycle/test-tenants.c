@@ -231,6 +231,34 @@ static void test_tenants_refused_without_v2_or_kpagecgroup(void **state)
 }
 
 /*
+ * run's and check-config's one check of the host (trial39b: check-config
+ * passed rules run refused): the emulated host (no owners root), a
+ * kernel without kpagecgroup, a cgroup v1 host, each in run's words
+ */
+static void test_tenants_host_check_refuses_what_run_refuses(void **state)
+{
+	struct hb_err err = { 0 };
+	char p[256];
+
+	(void)state;
+	assert_int_equal(hb_tenants_host_check(root, false, &err), 0);
+	assert_int_equal(hb_tenants_host_check(root, true, &err), 0); /* a test's fake owners */
+	assert_int_equal(hb_tenants_host_check(NULL, true, &err), -EOPNOTSUPP);
+	assert_string_equal(err.msg, "[tenant] rules: the emulated host's pages belong to no "
+				     "cgroup of this machine; tenant rules need a live host");
+	snprintf(p, sizeof(p), "%s/proc/kpagecgroup", root);
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(hb_tenants_host_check(root, false, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "[tenant] rules given, but page owners: cannot open"));
+	assert_non_null(strstr(err.msg, "CONFIG_MEMCG"));
+	snprintf(p, sizeof(p), "%s/sys/fs/cgroup/cgroup.controllers", root);
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(hb_tenants_host_check(root, false, &err), -EOPNOTSUPP);
+	assert_non_null(strstr(err.msg, "[tenant] rules given, but cgroups: "));
+	assert_non_null(strstr(err.msg, "cgroup v1"));
+}
+
+/*
  * What a DAMOS memcg filter can say (exact memcgs): a deny pattern becomes
  * every cgroup it covers, descendants included; an allow list covering
  * one cgroup becomes "only" that one, but only with no_cgroup=deny (the
@@ -285,6 +313,21 @@ static void test_tenants_kernel_filter_names_exact_cgroups(void **state)
 }
 
 /*
+ * status's cgroups of a budget: those whose first budget pattern it is;
+ * one an earlier pattern shadows has none (trial39b #5: counted)
+ */
+static void test_tenants_budget_cgroups_leave_out_a_shadowed_pattern(void **state)
+{
+	struct hb_tenants *t = open_rules("", "", "/web=1,/web/child=1,/batch=1", "allow");
+
+	(void)state;
+	assert_int_equal(hb_tenants_budget_cgroups(t, 0, 1), 2); /* /web, /web/child */
+	assert_int_equal(hb_tenants_budget_cgroups(t, 1, 1), 0);
+	assert_int_equal(hb_tenants_budget_cgroups(t, 2, 1), 2); /* /batch, /batch/job */
+	hb_tenants_free(t);
+}
+
+/*
  * a cgroup made, then removed, while the daemon runs: the count that status
  * and a reload show follows within a second, with no page of it looked up
  */
@@ -317,8 +360,10 @@ int main(void)
 		T(test_tenants_demoted_page_leaves_its_budget),
 		T(test_tenants_unknown_owner_is_not_promoted),
 		T(test_tenants_refused_without_v2_or_kpagecgroup),
+		T(test_tenants_host_check_refuses_what_run_refuses),
 		T(test_tenants_kernel_filter_names_exact_cgroups),
 		T(test_tenants_cgroup_count_follows_the_tree),
+		T(test_tenants_budget_cgroups_leave_out_a_shadowed_pattern),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
