@@ -26,9 +26,11 @@ node=$(cat /sys/bus/dax/devices/dax0.0/target_node)
 nb=/proc/sys/kernel/numa_balancing
 echo 0 >$nb || exit 30
 # the room binds every mover the same way (hb-vmrace): ROOM pages above
-# where each stops promoting. NUMA balancing stops at node 0's high
-# watermark; hotbridge at its watermark_mb, set here to that high watermark
-# rounded up to a MiB, and hb-vmrace holds ROOM pages above it (FLOOR)
+# where each stops promoting. NUMA balancing stops at node 0's low
+# watermark (short of the high one, its tiering mode wakes kswapd and
+# promotes anyway, allocating without reclaim: down to the low one);
+# hotbridge at its watermark_mb, set here to node 0's high watermark rounded
+# up to a MiB, and hb-vmrace holds ROOM pages above it (FLOOR)
 high=$(awk '/^Node 0,/ { n = 1; next } /^Node / { n = 0 } n && $1 == "high" { s += $2 } END { print s + 0 }' /proc/zoneinfo)
 wm_mb=$(( (high * 4096 + 1048575) / 1048576 ))
 stop=

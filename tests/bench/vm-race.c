@@ -26,7 +26,7 @@
  * balancing may move them), and nothing is on DRAM. It writes DIR/ready and
  * waits for DIR/go (the mover is running by then). Then it takes the
  * DRAM nodes' free memory down to ROOM pages above node 0's FLOOR (and
- * none above node 1's and others' high watermarks), holding it in locked
+ * none above node 1's and others' low watermarks), holding it in locked
  * anonymous memory it never touches again, and keeps it there (below):
  * DRAM has room for less than the footprint.
  *
@@ -60,9 +60,11 @@
  * run because something else freed DRAM).
  *
  * The floor: node 0's free memory is held at ROOM pages above FLOOR (pages;
- * default and at least its high watermark, where NUMA balancing's
- * promotion stops; hotbridge's watermark_mb for hotbridge, which stops
- * there), the other DRAM nodes at their high watermarks. During the run,
+ * default and at least its low watermark, where NUMA balancing's
+ * promotion stops: in tiering mode a node short of its high watermark
+ * only wakes kswapd, and the allocation, without reclaim, takes pages down
+ * to the low one; hotbridge's watermark_mb for hotbridge, which stops
+ * there), the other DRAM nodes at their low watermarks. During the run,
  * at each window's start, memory a DRAM node gained beyond the workload's
  * pages placed there (kswapd reclaiming, which NUMA balancing's promotion
  * wakes) is taken by the filler (locked): every mover sees ROOM pages
@@ -181,25 +183,26 @@ static long node_free(int node)
 	return kb < 0 ? -1 : kb / 4;
 }
 
-/* the sum of the high watermarks of a node's zones (pages) */
-static long node_high(int node)
+/* the sum of one watermark ("low", "high") of a node's zones (pages) */
+static long node_wmark(int node, const char *which)
 {
-	char line[160];
-	long high = 0;
+	char line[160], fmt[32];
+	long sum = 0;
 	int cur = -1;
 	FILE *f = fopen("/proc/zoneinfo", "r");
 
+	snprintf(fmt, sizeof(fmt), " %s %%ld", which);
 	while (f && fgets(line, sizeof(line), f)) {
 		long v;
 
 		if (sscanf(line, "Node %d,", &cur) == 1)
 			continue;
-		if (cur == node && sscanf(line, " high %ld", &v) == 1)
-			high += v;
+		if (cur == node && sscanf(line, fmt, &v) == 1)
+			sum += v;
 	}
 	if (f)
 		fclose(f);
-	return high;
+	return sum;
 }
 
 /*
@@ -705,13 +708,14 @@ int main(int argc, char **argv)
 		if (n != r.node && access(p, F_OK) == 0) {
 			long left;
 
-			stop[n] = n == 0 && stop0 >= node_high(0) ? stop0 : node_high(n);
+			stop[n] = n == 0 && stop0 >= node_wmark(0, "low") ? stop0 :
+									    node_wmark(n, "low");
 			keep[n] = n == 0 ? (long)room_want : 0;
 			held[n] = true;
 			left = hold(n, stop[n], keep[n]);
-			printf("hb-vmrace: node %d held to %ld pages above %ld (its high watermark "
-			       "%ld)\n",
-			       n, left, stop[n], node_high(n));
+			printf("hb-vmrace: node %d held to %ld pages above %ld (its low watermark "
+			       "%ld, high %ld)\n",
+			       n, left, stop[n], node_wmark(n, "low"), node_wmark(n, "high"));
 		}
 	}
 	room = (double)(node_free(0) - stop[0]);
