@@ -108,6 +108,7 @@ int hb_daemon_new(const struct hb_config *cfg, struct hb_daemon_env *env, struct
 		.watermark_bytes = cfg->watermark_mb << 20,
 		.target_node = (int)cfg->target_node,
 		.page_size = ps > 0 ? (uint64_t)ps : 4096,
+		.min_epochs = (unsigned int)cfg->min_epochs,
 	};
 	d->base = event_base_new();
 	if (!d->base || hb_cycle_scratch_init(&d->scratch) < 0) {

@@ -64,6 +64,8 @@ static const struct hb_conf_key keys[] = {
 	  "promotions per cycle at most; 0 = no limit (rate_mbps and burst_mb bound promotion)"),
 	K("policy", "hysteresis_ms", T_U64, hysteresis_ms, "60000", 0, 86400000, NULL,
 	  "a page promoted or refused is not retried for this long"),
+	K("policy", "min_epochs", T_U64, min_epochs, "1", 1, 255, NULL,
+	  "cycles (interval_ms) a page must be reported hot in, each a distinct one, before it is promoted: a page a one-pass scan touched once is held (too_few_epochs in explain and history) until it is reported again; the count starts again once its heat decayed to nothing. 1 = the first report suffices. With a CHMU source whose epoch_ms is at least interval_ms, a cycle holds at most one of its epochs; a shorter epoch makes the rule stricter (two epochs a cycle apart)"),
 	K("policy", "rate_mbps", T_DOUBLE, rate_mbps, "256", 0, 1e6, NULL,
 	  "promotion rate limit per target node in MB/s; 0 = none"),
 	K("policy", "burst_mb", T_DOUBLE, burst_mb, "0", 0, 1e6, NULL,

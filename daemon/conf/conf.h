@@ -62,6 +62,7 @@ struct hb_config {
 	double threshold;
 	uint64_t top_k;
 	uint64_t hysteresis_ms;
+	uint64_t min_epochs;
 	double rate_mbps;
 	double burst_mb;
 	uint64_t watermark_mb;

@@ -87,7 +87,7 @@ static const char *const live_keys[] = {
 	"demote.cxl_floor_mb", "demote.cxl_node",  "demote.cold_cycles",
 	"demote.scan_mb",      "demote.step_ms",   "demote.idle_cpu_pct",
 	"demote.track_mb",     "tenant.allow",     "tenant.deny",
-	"tenant.budget_mb",    "tenant.no_cgroup",
+	"tenant.budget_mb",    "tenant.no_cgroup", "policy.min_epochs",
 };
 
 struct reload_diff {
@@ -152,6 +152,7 @@ static int reload(struct hb_daemon *d, struct hb_err *err)
 	d->pcfg.burst_mb = hb_config_burst_mb(next);
 	d->pcfg.watermark_bytes = next->watermark_mb << 20;
 	d->pcfg.target_node = (int)next->target_node;
+	d->pcfg.min_epochs = (unsigned int)next->min_epochs;
 	d->cfg.threshold = next->threshold;
 	d->cfg.top_k = next->top_k;
 	d->cfg.hysteresis_ms = next->hysteresis_ms;
@@ -159,6 +160,7 @@ static int reload(struct hb_daemon *d, struct hb_err *err)
 	d->cfg.burst_mb = next->burst_mb;
 	d->cfg.watermark_mb = next->watermark_mb;
 	d->cfg.target_node = next->target_node;
+	d->cfg.min_epochs = next->min_epochs;
 	d->cfg.demote_room_mb = next->demote_room_mb;
 	d->cfg.demote_rate_pages = next->demote_rate_pages;
 	d->cfg.demote_cxl_floor_mb = next->demote_cxl_floor_mb;

@@ -110,6 +110,14 @@ static void explain_reason(const struct hb_daemon *d, const struct hb_decision *
 		snprintf(buf, size, "promoted %.1f s ago: not demoted within hysteresis_ms = %llu",
 			 ago, (unsigned long long)(d->pcfg.hysteresis_ns / 1000000ULL));
 		break;
+	case HB_REASON_FEW_EPOCHS:
+		snprintf(buf, size,
+			 "heat %g >= threshold %g, but seen in %u of %u epochs (cycles of "
+			 "interval_ms = %llu): held until reported in %u distinct ones "
+			 "(policy.min_epochs)",
+			 dec->heat, d->pcfg.threshold, dec->epochs, d->pcfg.min_epochs,
+			 (unsigned long long)d->cfg.interval_ms, d->pcfg.min_epochs);
+		break;
 	default: snprintf(buf, size, "%s", hb_reason_to_string(dec->reason)); break;
 	}
 }
@@ -273,7 +281,8 @@ int hb_daemon_explain(struct hb_daemon *d, uint64_t hpa, json_object **ret, stru
 	}
 	c = (struct hb_candidate){ .hpa = hpa,
 				   .heat = hb_heat_get(d->heat, hpa, &node),
-				   .source = hb_heat_source(d->heat, hpa) };
+				   .source = hb_heat_source(d->heat, hpa),
+				   .epochs = hb_heat_epochs(d->heat, hpa) };
 	c.node = node >= 0 ? node : hb_daemon_node_of(d, hpa);
 	if (c.source < 0) {
 		/*

@@ -34,6 +34,9 @@ size_t hb_history_record(struct hb_history *h, const struct hb_history_cycle *c)
 			.reason = (uint8_t)d->reason,
 			.result = HB_HISTORY_NO_RESULT,
 			.source = (int16_t)(d->source >= 0 && d->source <= INT16_MAX ? d->source : -1),
+			.epochs = (uint8_t)(d->epochs < UINT8_MAX ? d->epochs : UINT8_MAX),
+			.min_epochs =
+				(uint8_t)(c->min_epochs < UINT8_MAX ? c->min_epochs : UINT8_MAX),
 		};
 		struct hb_xlat x;
 
@@ -128,6 +131,12 @@ json_object *hb_history_entry_json(const struct hb_history_entry *e, uint64_t no
 						      e->reason == HB_REASON_DEMOTE  ? "demote" :
 										       "skip"));
 	json_object_object_add(o, "reason", json_object_new_string(reason ? reason : "unknown"));
+	if (e->reason == HB_REASON_FEW_EPOCHS) {
+		char why[64];
+
+		snprintf(why, sizeof(why), "seen in %u of %u epochs", e->epochs, e->min_epochs);
+		json_object_object_add(o, "why", json_object_new_string(why));
+	}
 	json_object_object_add(o, "hotness_source",
 			       src_name ? json_object_new_string(src_name) : NULL);
 	json_object_object_add(o, "result", result_json(e->result));

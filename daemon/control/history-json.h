@@ -25,8 +25,9 @@ struct hb_history_cycle {
 	const struct hb_topology *topology; /* for memdev:DPA; NULL: not known */
 	const struct hb_decision *dec;      /* the cycle's decisions */
 	size_t n;
-	const int *status; /* the migrator's per-page results, one */
-	size_t np;         /* per HB_REASON_PROMOTE or _DEMOTE, in order */
+	const int *status;       /* the migrator's per-page results, one */
+	size_t np;               /* per HB_REASON_PROMOTE or _DEMOTE, in order */
+	unsigned int min_epochs; /* policy.min_epochs then (too_few_epochs says it) */
 };
 
 /*

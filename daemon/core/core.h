@@ -59,6 +59,12 @@ size_t hb_heat_add_from(struct hb_heat_table *t, uint64_t hpa, uint64_t len, dou
 			int src);
 /* the source that last added to hpa's page, or -1 (none named, or not in the table) */
 int hb_heat_source(const struct hb_heat_table *t, uint64_t hpa);
+/*
+ * The distinct cycles (hb_heat_tick()) in which hpa's page was added to,
+ * up to 255, since it entered the table or its heat last decayed to
+ * nothing; 0 when it is not in the table.
+ */
+unsigned int hb_heat_epochs(const struct hb_heat_table *t, uint64_t hpa);
 /* A hint: hpa's slot will be updated soon (batches overlap their cache misses). */
 void hb_heat_prefetch(const struct hb_heat_table *t, uint64_t hpa);
 void hb_heat_tick(struct hb_heat_table *t); /* one cycle passes */
@@ -76,8 +82,9 @@ const struct hb_heat_stats *hb_heat_stats(const struct hb_heat_table *t);
 struct hb_candidate {
 	uint64_t hpa; /* page address */
 	double heat;
-	int node;   /* where the page is now */
-	int source; /* the source that last reported it (daemon index), or -1 */
+	int node;            /* where the page is now */
+	int source;          /* the source that last reported it (daemon index), or -1 */
+	unsigned int epochs; /* the distinct cycles it was reported in (hb_heat_epochs()) */
 };
 
 /*
@@ -130,6 +137,7 @@ enum hb_reason {
 	HB_REASON_TENANT_DENIED, /* tenant.deny/allow/no_cgroup refuse it, or its owner is unknown */
 	HB_REASON_TENANT_BUDGET, /* its cgroup's tenant.budget_mb is reached */
 	HB_REASON_QUARANTINED,   /* poisoned or uncorrectable: never moved (media-events.c) */
+	HB_REASON_FEW_EPOCHS,    /* hot, but reported in fewer than min_epochs cycles */
 	_HB_REASON_MAX,
 };
 
@@ -197,6 +205,7 @@ struct hb_policy_config {
 	uint64_t watermark_bytes; /* stop promoting to a node with less free */
 	int target_node;          /* -1: the nearest node with CPUs */
 	uint64_t page_size;
+	unsigned int min_epochs; /* distinct cycles a page must be reported in; 0 or 1: one */
 };
 
 struct hb_policy;
@@ -216,7 +225,8 @@ struct hb_decision {
 	uint64_t hpa;
 	double heat;
 	int src, target;
-	int source; /* the hotness source behind a promotion (daemon index), or -1 */
+	int source;          /* the hotness source behind a promotion (daemon index), or -1 */
+	unsigned int epochs; /* the candidate's (FEW_EPOCHS: how many it was seen in) */
 	enum hb_reason reason;
 	/* a held page (HYSTERESIS, ON_TARGET, REFUSED): since when, what its
 	 * migration gave (the node reached, or -errno) */
@@ -469,10 +479,11 @@ struct hb_history_entry {
 	uint64_t dpa;     /* on memdev, when memdev[0] */
 	char memdev[16];  /* "" = not known */
 	double heat;
-	int16_t src, target; /* nodes; -1 none */
-	uint8_t reason;      /* enum hb_reason */
-	int16_t source;      /* the hotness source (daemon index); -1 none */
-	int32_t result;      /* the node reached, -errno, or HB_HISTORY_NO_RESULT */
+	int16_t src, target;        /* nodes; -1 none */
+	uint8_t reason;             /* enum hb_reason */
+	int16_t source;             /* the hotness source (daemon index); -1 none */
+	int32_t result;             /* the node reached, -errno, or HB_HISTORY_NO_RESULT */
+	uint8_t epochs, min_epochs; /* too_few_epochs: seen in epochs of min_epochs */
 };
 
 struct hb_history;

@@ -34,7 +34,9 @@ struct entry {
 	uint64_t key; /* page number + 1; 0 = empty */
 	float heat;
 	uint32_t cycle;
-	int32_t node;
+	int16_t node;
+	uint8_t epochs; /* distinct cycles it was added to in, up to 255 (hb_heat_epochs()) */
+	uint8_t spare;
 	int16_t src; /* the source that last added to it; -1: none named */
 	uint16_t listed; /* on the hot list: 0 no; else the epoch of the collect that last read it, or LISTED_NEW */
 };
@@ -230,9 +232,16 @@ static void add_page(struct hb_heat_table *t, uint64_t page, float count, int no
 		struct entry *e = &t->e[s];
 
 		if (e->key == key) {
+			uint32_t age = t->cycle - e->cycle;
+
+			/* a heat decayed to nothing starts the count of cycles again */
+			if (age >= POW_TABLE)
+				e->epochs = 0;
+			if ((age || !e->epochs) && e->epochs < UINT8_MAX)
+				e->epochs++;
 			e->heat = fminf(decayed(t, e) + count, HEAT_MAX);
 			e->cycle = t->cycle;
-			e->node = node;
+			e->node = (int16_t)node;
 			e->src = src;
 			t->st.updates++;
 			if (!e->listed && e->heat >= t->hot_min)
@@ -246,9 +255,12 @@ static void add_page(struct hb_heat_table *t, uint64_t page, float count, int no
 		for (s = slot(t, key); t->e[s].key; s = (s + 1) & (t->cap - 1))
 			;
 	}
-	t->e[s] = (struct entry){
-		.key = key, .heat = count, .cycle = t->cycle, .node = node, .src = src
-	};
+	t->e[s] = (struct entry){ .key = key,
+				  .heat = count,
+				  .cycle = t->cycle,
+				  .node = (int16_t)node,
+				  .epochs = 1,
+				  .src = src };
 	t->len++;
 	t->st.inserts++;
 	if (count >= t->hot_min)
@@ -284,6 +296,13 @@ int hb_heat_source(const struct hb_heat_table *t, uint64_t hpa)
 	const struct entry *e = find(t, (hpa >> t->shift) + 1);
 
 	return e ? e->src : -1;
+}
+
+unsigned int hb_heat_epochs(const struct hb_heat_table *t, uint64_t hpa)
+{
+	const struct entry *e = find(t, (hpa >> t->shift) + 1);
+
+	return e && t->cycle - e->cycle < POW_TABLE ? e->epochs : 0;
 }
 
 void hb_heat_tick(struct hb_heat_table *t)
@@ -330,7 +349,7 @@ size_t hb_heat_revalidate(struct hb_heat_table *t, int (*node_of)(void *ud, uint
 			removed++;
 			continue;
 		}
-		e->node = node;
+		e->node = (int16_t)node;
 		s++;
 	}
 	t->st.forgotten += removed;
@@ -454,7 +473,11 @@ size_t hb_heat_gather(struct hb_heat_table *t, double threshold, struct hb_candi
 		e->listed = t->epoch;
 		t->hot[kept++] = e->key;
 		c = (struct hb_candidate){
-			.hpa = (e->key - 1) << t->shift, .heat = h, .node = e->node, .source = e->src
+			.hpa = (e->key - 1) << t->shift,
+			.heat = h,
+			.node = e->node,
+			.source = e->src,
+			.epochs = e->epochs,
 		};
 		keep(out, &n, max, &c);
 	}
@@ -476,7 +499,11 @@ size_t hb_heat_hottest(const struct hb_heat_table *t, struct hb_candidate *out, 
 		if (!e->key || (h = decayed(t, e)) <= 0.0f)
 			continue;
 		c = (struct hb_candidate){
-			.hpa = (e->key - 1) << t->shift, .heat = h, .node = e->node, .source = e->src
+			.hpa = (e->key - 1) << t->shift,
+			.heat = h,
+			.node = e->node,
+			.source = e->src,
+			.epochs = e->epochs,
 		};
 		keep(out, &n, max, &c);
 	}

@@ -51,6 +51,7 @@ static const char *const reason_names[_HB_REASON_MAX] = {
 	[HB_REASON_TENANT_DENIED] = "tenant_denied",
 	[HB_REASON_TENANT_BUDGET] = "tenant_at_budget",
 	[HB_REASON_QUARANTINED] = "quarantined",
+	[HB_REASON_FEW_EPOCHS] = "too_few_epochs",
 };
 
 HB_STRTAB_TO_STRING(hb_reason_to_string, enum hb_reason, reason_names, NULL)
@@ -238,7 +239,12 @@ enum hb_reason hb_policy_evaluate(const struct hb_policy *p, const struct hb_pol
 	if (!spent)
 		spent = &nothing;
 	*d = (struct hb_decision){
-		.hpa = c->hpa, .heat = c->heat, .src = src, .target = -1, .source = c->source
+		.hpa = c->hpa,
+		.heat = c->heat,
+		.src = src,
+		.target = -1,
+		.source = c->source,
+		.epochs = c->epochs,
 	};
 	if (src < 0 || src >= HB_MAX_NODES || !nodes[src].is_source)
 		return d->reason = HB_REASON_NOT_SOURCE;
@@ -262,6 +268,9 @@ enum hb_reason hb_policy_evaluate(const struct hb_policy *p, const struct hb_pol
 	/* heat 0 is no access (a record with count 0): never promoted, whatever the threshold */
 	if (!(c->heat > 0) || c->heat < cfg->threshold)
 		return d->reason = HB_REASON_BELOW_THRESHOLD;
+	/* hot in one epoch only (a one-pass scan): not yet */
+	if (cfg->min_epochs > 1 && c->epochs < cfg->min_epochs)
+		return d->reason = HB_REASON_FEW_EPOCHS;
 	if (cfg->top_k && spent->promoted >= cfg->top_k)
 		return d->reason = HB_REASON_NOT_TOP_K;
 	if (nodes[d->target].free_bytes < spent->bytes[d->target] ||

@@ -210,6 +210,7 @@ void hb_daemon_record_step(struct hb_daemon *d, size_t n, size_t np)
 					      .dec = d->scratch.dec,
 					      .n = n,
 					      .status = d->scratch.status,
-					      .np = np });
+					      .np = np,
+					      .min_epochs = d->pcfg.min_epochs });
 	hb_latency_hist_add(&d->lat.history, hb_now_ns() - s0);
 }

@@ -9,7 +9,8 @@
 # numab-rl (the same with numa_balancing_promote_rate_limit_MBps =
 # RATE_MBPS); hotbridge (`hotbridge run`, one `chmu` source per memdev as
 # hb-vm-chmu.sh writes it, backend auto: damon on Debian's kernels,
-# rate_mbps = RATE_MBPS). The mover starts after the workload's fill (the
+# rate_mbps = RATE_MBPS, watermark_mb = node 0's high watermark, min_epochs
+# = 2). The mover starts after the workload's fill (the
 # daemon's programming resets the CHMU: the fill counts for nothing) and
 # stops after it. Each workload's "race:" line (hb-vmrace) is printed with
 # "mover=MOVER" added; the device's served counts are read by the host
@@ -24,7 +25,18 @@ sh /hb/hb-vm-e2e.sh region 1 || exit $?
 node=$(cat /sys/bus/dax/devices/dax0.0/target_node)
 nb=/proc/sys/kernel/numa_balancing
 echo 0 >$nb || exit 30
+# the room binds every mover the same way (hb-vmrace): ROOM pages above
+# where each stops promoting. NUMA balancing stops at node 0's low
+# watermark (short of the high one, its tiering mode wakes kswapd and
+# promotes anyway, allocating without reclaim: down to the low one);
+# hotbridge at its watermark_mb, set here to node 0's high watermark rounded
+# up to a MiB, and hb-vmrace holds ROOM pages above it (FLOOR)
+high=$(awk '/^Node 0,/ { n = 1; next } /^Node / { n = 0 } n && $1 == "high" { s += $2 } END { print s + 0 }' /proc/zoneinfo)
+wm_mb=$(( (high * 4096 + 1048575) / 1048576 ))
+stop=
 if [ "$mover" = hotbridge ]; then
+	stop=$((wm_mb * 256))
+	echo "hb-vm-race: node 0's high watermark $high pages; hotbridge's watermark_mb $wm_mb ($stop pages)"
 	mkdir -p /run /hbconf /tmp/no-plugins && chmod 0755 /hbconf
 	mkdir -p -m 0700 /tmp/hb
 	cat >/hbconf/hb.conf <<CONF
@@ -36,8 +48,9 @@ log_level = info
 [policy]
 threshold = 1
 rate_mbps = $rate
-watermark_mb = 0
+watermark_mb = $wm_mb
 top_k = 0
+min_epochs = 2
 [migrate]
 backend = auto
 CONF
@@ -92,7 +105,7 @@ for spec in "$@"; do
 	secs=${rest%%:*} room=${rest#*:}
 	d=/tmp/racefs/$w
 	mkdir -p $d
-	/hb/hb-vmrace "$w" "$node" "$secs" "$room" "$rate" $d >/tmp/race.out 2>&1 &
+	/hb/hb-vmrace "$w" "$node" "$secs" "$room" "$rate" $d $stop >/tmp/race.out 2>&1 &
 	work=$!
 	while [ ! -e $d/ready ]; do
 		kill -0 $work 2>/dev/null || break

@@ -35,7 +35,10 @@
 # the baseline's, the movers' CPU seconds, and the reads the device served
 # per access of the workload as a fraction of the baseline's (per access:
 # under TCG an access to DRAM is far faster than one to the CXL window, so
-# a run's access count depends on its mover and on the host's load).
+# a run's access count depends on its mover and on the host's load), and
+# the most of the workload's pages seen on DRAM against the room (every
+# mover is held to it: hb-vmrace's floor and filler, hotbridge's
+# watermark_mb; a row over it is marked OVER and listed below the table).
 # HB_RACE_MOVERS: another list of movers (none first);
 # HB_RACE_KEEP=DIR keeps every guest's log and share there, and
 #   race.sh --table DIR [BASE]
@@ -74,7 +77,7 @@ print("# race on stock %s, TCG, rate limit %s MB/s; share: accesses served from 
       "the workload / the baseline's" % (base, rate))
 hdr = ("workload", "mover", "share", "vs oracle", "to 90 %", "migr/hot", "cold moved (to DRAM)",
        "bounced (hot)", "hot off DRAM", "scan moved (DRAM)", "hint faults", "sys s (+base)",
-       "faults (+base)", "mover CPU s", "CXL reads")
+       "faults (+base)", "mover CPU s", "CXL reads", "most placed / room")
 print("| " + " | ".join(hdr) + " |")
 print("|" + "---|" * len(hdr))
 order = ["loop", "file", "zipf", "big", "scan"]
@@ -98,19 +101,28 @@ for w in sorted({k[0] for k in rows}, key=lambda x: order.index(x) if x in order
         if dev is not None and bdev and b is not None:
             per, bper = dev / float(r["accesses"]), bdev / float(b["accesses"])
             devs = "%.3f" % (per / bper) if bper > 0 else "?"
-        print("| %s | %s | %.3f | %s | %s | %.2f | %s/%s | %s (%s) | %s/%s | %s | %s | %s | %s | %.2f | %s |" % (
+        placed = "%s / %s%s" % (r.get("placed_max", "?"), r.get("room_want", "?"),
+                                " OVER" if "placed_max" in r and
+                                int(r["placed_max"]) > float(r["room_want"]) else "")
+        print("| %s | %s | %.3f | %s | %s | %.2f | %s/%s | %s (%s) | %s/%s | %s | %s | %s | %s | %.2f | %s | %s |" % (
             w, m, share, "%.2f" % (share / orc) if orc > 0 else "?", t90,
             int(r["migr"]) / float(r["hot"]), r["cold_moved"], r["cold"] + " (" + r.get("cold_dram", "?") + ")",
             r.get("bounced", "?"), r.get("hot_back", "?"), r.get("hot_off", "?"), r["hot"],
             "%s (%s)" % (r["scan_moved"], r["scan_dram"]) if w == "scan" and "scan_moved" in r else "-",
-            r["hint"], sysd, fd, float(r["mover_cpu"]), devs))
+            r["hint"], sysd, fd, float(r["mover_cpu"]), devs, placed))
 for w in sorted({k[0] for k in rows}):
     b = rows.get((w, "none"))
     if b is not None and (float(b["share"]) > 0.01 or int(b["migr"]) > 0):
         print("# %s: the baseline moved pages (share %s, %s migrations): the start was not "
               "the same for every mover" % (w, b["share"], b["migr"]))
-print("# room (pages above node 0's high watermark) per run: " + ", ".join(
+print("# room (pages above each mover's stop on node 0 once held) per run: " + ", ".join(
     "%s/%s %s" % (k[0], k[1], v["room"]) for k, v in sorted(rows.items())))
+print("# filler pages taken during the run (DRAM freed by others, kswapd) per run: " + ", ".join(
+    "%s/%s %s" % (k[0], k[1], v.get("regrabbed", "?")) for k, v in sorted(rows.items())))
+over = ["%s/%s %s > %s" % (k[0], k[1], v["placed_max"], v["room_want"])
+        for k, v in sorted(rows.items())
+        if "placed_max" in v and int(v["placed_max"]) > float(v["room_want"])]
+print("# placed more than the room: " + (", ".join(over) if over else "none"))
 PY
 }
 if [ "${1:-}" = --table ]; then

@@ -25,9 +25,10 @@
  * The pages are filled, then their policy is MPOL_DEFAULT (so NUMA
  * balancing may move them), and nothing is on DRAM. It writes DIR/ready and
  * waits for DIR/go (the mover is running by then). Then it takes the
- * DRAM nodes' free memory down to ROOM pages above node 0's high watermark
- * (and none above node 1's and others'), holding it in anonymous memory it
- * never touches again: DRAM has room for less than the footprint.
+ * DRAM nodes' free memory down to ROOM pages above node 0's FLOOR (and
+ * none above node 1's and others' low watermarks), holding it in locked
+ * anonymous memory it never touches again, and keeps it there (below):
+ * DRAM has room for less than the footprint.
  *
  * It counts its own accesses per page in windows (0.25 s; 1 s for zipf)
  * and at each window's start asks the kernel where every page is
@@ -52,8 +53,22 @@
  * (numa_hint_faults), promo (pgpromote_success), sys (the program's system
  * seconds), faults (its minor + major faults), mover_cpu (CPU seconds of
  * kdamond*, kswapd*, kcompactd*, kmigrate* and hotbridge over the run),
- * room (pages measured free above node 0's high watermark once held: the
- * kernel's per-CPU free lists make it a rough figure).
+ * room (pages measured free above node 0's floor once held: the kernel's
+ * per-CPU free lists make it a rough figure), room_want (ROOM), placed_max
+ * (the most of the workload's pages seen off NODE at a window's start: at
+ * most ROOM when the room binds), regrabbed (filler pages taken during the
+ * run because something else freed DRAM).
+ *
+ * The floor: node 0's free memory is held at ROOM pages above FLOOR (pages;
+ * default and at least its low watermark, where NUMA balancing's
+ * promotion stops: in tiering mode a node short of its high watermark
+ * only wakes kswapd, and the allocation, without reclaim, takes pages down
+ * to the low one; hotbridge's watermark_mb for hotbridge, which stops
+ * there), the other DRAM nodes at their low watermarks. During the run,
+ * at each window's start, memory a DRAM node gained beyond the workload's
+ * pages placed there (kswapd reclaiming, which NUMA balancing's promotion
+ * wakes) is taken by the filler (locked): every mover sees ROOM pages
+ * above its own stop and no more.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -168,63 +183,81 @@ static long node_free(int node)
 	return kb < 0 ? -1 : kb / 4;
 }
 
-/* the sum of the high watermarks of a node's zones (pages) */
-static long node_high(int node)
+/* the sum of one watermark ("low", "high") of a node's zones (pages) */
+static long node_wmark(int node, const char *which)
 {
-	char line[160];
-	long high = 0;
+	char line[160], fmt[32];
+	long sum = 0;
 	int cur = -1;
 	FILE *f = fopen("/proc/zoneinfo", "r");
 
+	snprintf(fmt, sizeof(fmt), " %s %%ld", which);
 	while (f && fgets(line, sizeof(line), f)) {
 		long v;
 
 		if (sscanf(line, "Node %d,", &cur) == 1)
 			continue;
-		if (cur == node && sscanf(line, " high %ld", &v) == 1)
-			high += v;
+		if (cur == node && sscanf(line, fmt, &v) == 1)
+			sum += v;
 	}
 	if (f)
 		fclose(f);
-	return high;
+	return sum;
 }
 
 /*
- * Holds a node's free memory at keep pages above its high watermark; the
- * room left. The per-CPU free lists blur it: an allocation refills them from
- * the node's free pages in batches, and since 6.7 they give pages back over
- * the following seconds (their high mark decays). So it holds, waits a
+ * The filler: anonymous memory on a node, touched once and locked (so
+ * neither reclaim nor swap gives it back), never used again.
+ */
+#define HOLD_CHUNKS 4096
+static struct {
+	char *p;
+	size_t n;
+} chunk[HOLD_CHUNKS];
+static size_t nchunk;
+
+/* n more pages of filler on node; the pages taken */
+static long grab(int node, long n)
+{
+	long ps = (long)vm_page_size(), took = 0;
+
+	while (n > took && nchunk < HOLD_CHUNKS) {
+		size_t k = n - took > 2048 ? 2048 : (size_t)(n - took);
+		char *p = vm_map_on_node(k * (size_t)ps, node, -1, false);
+
+		if (!p)
+			break;
+		for (size_t i = 0; i < k; i++)
+			p[i * (size_t)ps] = 1;
+		(void)mlock(p, k * (size_t)ps);
+		chunk[nchunk].p = p;
+		chunk[nchunk++].n = k;
+		took += (long)k;
+	}
+	return took;
+}
+
+/*
+ * Holds a node's free memory at keep pages above base (its high
+ * watermark, or the watermark a mover stops at); the room left. The
+ * per-CPU free lists blur it: an allocation refills them from the node's
+ * free pages in batches, and since 6.7 they give pages back over the
+ * following seconds (their high mark decays). So it holds, waits a
  * second, measures, and holds more or lets go of pages, until the room is
  * within 32 pages of keep or six rounds have passed.
  */
-#define HOLD_CHUNKS 4096
-static long hold(int node, long keep)
+static long hold(int node, long base, long keep)
 {
-	static struct {
-		char *p;
-		size_t n;
-	} chunk[HOLD_CHUNKS];
-	static size_t nchunk;
 	size_t first = nchunk; /* this node's chunks */
 	long ps = (long)vm_page_size();
 
 	for (int round = 0; round < 6; round++) {
-		long over = node_free(node) - node_high(node) - keep;
+		long over = node_free(node) - base - keep;
 
 		if (round && over >= -32 && over <= 32)
 			break;
-		while (over > 0 && nchunk < HOLD_CHUNKS) {
-			size_t n = over > 2048 ? 2048 : (size_t)over;
-			char *p = vm_map_on_node(n * (size_t)ps, node, -1, false);
-
-			if (!p)
-				break;
-			for (size_t k = 0; k < n; k++)
-				p[k * (size_t)ps] = 1;
-			chunk[nchunk].p = p;
-			chunk[nchunk++].n = n;
-			over = node_free(node) - node_high(node) - keep;
-		}
+		if (over > 0)
+			over -= grab(node, over);
 		/* too little: give back the last chunks' tails */
 		while (over < 0 && nchunk > first) {
 			size_t give = (size_t)-over, *n = &chunk[nchunk - 1].n;
@@ -241,7 +274,7 @@ static long hold(int node, long keep)
 		}
 		usleep(1000000);
 	}
-	return node_free(node) - node_high(node);
+	return node_free(node) - base;
 }
 
 /* CPU seconds of the movers' threads and processes, by pid */
@@ -591,6 +624,8 @@ int main(int argc, char **argv)
 	struct race r = { .fd = -1 };
 	struct rusage ru0, ru1;
 	double room_want, rate, t0, t90[2] = { -1, -1 }, served = 0, total = 0, room, orc;
+	long stop0, stop[64], keep[64], placed_max = 0, regrabbed = 0;
+	bool held[64] = { false };
 	uint64_t *pfn0, *pfn1, mig0, hint0, promo0;
 	size_t ncpu, w = 0, cold = 0, cold_moved = 0, cold_dram = 0;
 	size_t bounced = 0, hot_back = 0, hot_off = 0, scan_moved = 0, scan_dram = 0;
@@ -600,9 +635,9 @@ int main(int argc, char **argv)
 	int *status, rc;
 	const char *dir;
 
-	if (argc != 7) {
-		fprintf(stderr,
-			"usage: hb-vmrace loop|file|zipf|big|scan NODE SECONDS ROOM RATE_MBPS DIR\n");
+	if (argc != 7 && argc != 8) {
+		fprintf(stderr, "usage: hb-vmrace loop|file|zipf|big|scan NODE SECONDS ROOM RATE_MBPS "
+				"DIR [FLOOR]\n");
 		return 2;
 	}
 	{
@@ -624,6 +659,7 @@ int main(int argc, char **argv)
 	room_want = atof(argv[4]);
 	rate = atof(argv[5]) * 1e6 / (double)vm_page_size();
 	dir = argv[6];
+	stop0 = argc == 8 ? atol(argv[7]) : -1;
 	rc = setup(&r, dir);
 	addrs = calloc(r.npages, sizeof(*addrs));
 	status = calloc(r.npages, sizeof(*status));
@@ -670,13 +706,19 @@ int main(int argc, char **argv)
 
 		snprintf(p, sizeof(p), "/sys/devices/system/node/node%d", n);
 		if (n != r.node && access(p, F_OK) == 0) {
-			long left = hold(n, n == 0 ? (long)room_want : 0);
+			long left;
 
-			printf("hb-vmrace: node %d held to %ld pages above its high watermark\n", n,
-			       left);
+			stop[n] = n == 0 && stop0 >= node_wmark(0, "low") ? stop0 :
+									    node_wmark(n, "low");
+			keep[n] = n == 0 ? (long)room_want : 0;
+			held[n] = true;
+			left = hold(n, stop[n], keep[n]);
+			printf("hb-vmrace: node %d held to %ld pages above %ld (its low watermark "
+			       "%ld, high %ld)\n",
+			       n, left, stop[n], node_wmark(n, "low"), node_wmark(n, "high"));
 		}
 	}
-	room = (double)(node_free(0) - node_high(0));
+	room = (double)(node_free(0) - stop[0]);
 	fflush(stdout);
 
 	ncpu = mover_cpu(cpu0, MAX_PROCS);
@@ -691,6 +733,31 @@ int main(int argc, char **argv)
 		size_t a = 0;
 
 		(void)vm_nodes_of(0, r.npages, addrs, status);
+		{
+			/*
+			 * The room binds every mover: whatever frees memory on a
+			 * DRAM node (kswapd's reclaim, which NUMA balancing's
+			 * promotion wakes) is taken by the filler, so that the
+			 * workload's pages there never pass the room
+			 */
+			long on[64] = { 0 }, placed = 0;
+
+			for (size_t p = 0; p < r.npages; p++)
+				if (status[p] >= 0 && status[p] < 64 && status[p] != r.node) {
+					on[status[p]]++;
+					placed++;
+				}
+			placed_max = placed > placed_max ? placed : placed_max;
+			for (int n = 0; n < 64; n++) {
+				long over;
+
+				if (!held[n])
+					continue;
+				over = node_free(n) - stop[n] - (keep[n] - on[n]);
+				if (over > 32)
+					regrabbed += grab(n, over);
+			}
+		}
 		if (r.kind == LOOP) {
 			int ph = now >= r.secs / 2;
 			double since = ph ? now - r.secs / 2 : now;
@@ -767,10 +834,12 @@ int main(int argc, char **argv)
 			printf(",%.2f", t90[1]);
 		printf(" migr=%llu hot=%zu cold_moved=%zu cold_dram=%zu cold=%zu bounced=%zu hot_back=%zu "
 		       "hot_off=%zu scan_moved=%zu scan_dram=%zu hint=%llu promo=%llu sys=%.2f "
-		       "faults=%ld mover_cpu=%.2f room=%.0f accesses=%.0f secs=%.1f\n",
+		       "faults=%ld mover_cpu=%.2f room=%.0f room_want=%.0f placed_max=%ld "
+		       "regrabbed=%ld accesses=%.0f secs=%.1f\n",
 		       (unsigned long long)mig, r.nhot, cold_moved, cold_dram, cold, bounced,
 		       hot_back, hot_off, scan_moved, scan_dram, (unsigned long long)hint,
-		       (unsigned long long)promo, sys, faults, cpu, room, total, vm_now() - t0);
+		       (unsigned long long)promo, sys, faults, cpu, room, room_want, placed_max,
+		       regrabbed, total, vm_now() - t0);
 	}
 	fflush(stdout);
 	return 0;

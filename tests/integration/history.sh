@@ -14,7 +14,9 @@
 #  4. a reload with another history_size names it as needing a restart;
 #  5. explain while paused says paused (what it would do once resumed
 #     apart), and an address in no committed CXL region, by HPA or by
-#     memdev:DPA, is answered "not_in_a_cxl_region" in translate's words.
+#     memdev:DPA, is answered "not_in_a_cxl_region" in translate's words;
+#  7. policy.min_epochs = 2 (by a reload): a page reported in one cycle is
+#     too_few_epochs, "seen in 1 of 2 epochs", in explain and history.
 #   history.sh HOTBRIDGE
 set -euo pipefail
 [ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP needs root (the control socket serves root only)"; exit 0; }
@@ -200,6 +202,28 @@ noisy=$(grep -ohE '"(uptime_s|last_cycle_ms|heat|threshold|age_s|rate_limit_toke
 [ -z "$noisy" ] && grep -q '"uptime_s": [0-9]' "$tmp/st.json" && grep -q '"heat": [0-9]' "$tmp/x1b.json" ||
 	bad "doubles with more than 3 decimals: $noisy"
 ok "status, explain and history print doubles with at most 3 decimals"
+
+# 7. policy.min_epochs = 2, applied by a reload: a page reported in one
+#    cycle only is held, "seen in 1 of 2 epochs" in explain and history;
+#    reported again in a later cycle it goes on to the next rule
+sed -i 's/^hysteresis_ms = 600000$/&\nmin_epochs = 2/' "$tmp/hb.conf"
+h reload >/dev/null || bad "reload with min_epochs = 2: exit $?"
+feed "hpa=0x390006000 len=0x1000 count=5000"
+few() { h history 0x390006000 >"$tmp/e6.json" && grep -q '"too_few_epochs"' "$tmp/e6.json"; }
+wait_until 10 few || { sed "s/^/# /" "$tmp/e6.json"; bad "no too_few_epochs decision within 10 s"; }
+check "$tmp/e6.json" 'e = r["entries"][0]
+assert e["decision"] == "skip" and e["reason"] == "too_few_epochs" and e["why"] == "seen in 1 of 2 epochs", e' &&
+	ok "history of a page reported in one cycle: skip, too_few_epochs, seen in 1 of 2 epochs" ||
+	{ sed "s/^/# /" "$tmp/e6.json"; bad "history of a one-epoch page"; }
+h explain 0x390006000 >"$tmp/x6.json"
+check "$tmp/x6.json" 'assert r["decision"] == "too_few_epochs" and "seen in 1 of 2 epochs" in r["reason"], r' &&
+	ok "explain of it: $(check "$tmp/x6.json" 'print(r["reason"])')" ||
+	{ sed "s/^/# /" "$tmp/x6.json"; bad "explain of a one-epoch page"; }
+sleep 0.5 # a later cycle (interval_ms 200)
+feed "hpa=0x390006000 len=0x1000 count=5000"
+two() { h explain 0x390006000 >"$tmp/x6b.json" && grep -q '"decision": "rate_limit"' "$tmp/x6b.json"; }
+wait_until 10 two && ok "reported in a second cycle: past the rule (rate_limit)" ||
+	{ sed "s/^/# /" "$tmp/x6b.json"; bad "a page seen in two cycles is still held"; }
 
 # 4. history_size needs a restart: a reload says so and keeps the ring
 sed -i 's/^history_size = 4096$/history_size = 32/' "$tmp/hb.conf"

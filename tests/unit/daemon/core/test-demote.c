@@ -150,7 +150,7 @@ static void test_demote_budget_is_its_own_and_refills(void **state)
 	/* and promotion's own bucket is untouched: 4 pages' worth promote */
 	assert_int_equal(hb_policy_new(64, &pol, &err), 0);
 	for (int i = 0; i < 8; i++)
-		hot[i] = (struct hb_candidate){ 0x400000000ULL + (uint64_t)i * PAGE, 50, 2, -1 };
+		hot[i] = (struct hb_candidate){ 0x400000000ULL + (uint64_t)i * PAGE, 50, 2, -1, 1 };
 	assert_int_equal(hb_policy_decide(pol, &pc, nodes, dist, hot, 8, 20 * SEC, pd), 4);
 	/* promotions spend nothing of the demotion bucket: half a second refills 2 */
 	n = hb_demote_decide(dm, &c, nodes, p, ~0ULL, 20 * SEC + SEC / 2, out, MAXD);
@@ -253,7 +253,7 @@ static void test_demote_hysteresis_before_repromotion(void **state)
 	struct hb_policy_config pc = {
 		.threshold = 1, .target_node = -1, .page_size = PAGE, .hysteresis_ns = 10 * SEC
 	};
-	struct hb_candidate cand = { 0x390000000ULL, 50, 2, -1 };
+	struct hb_candidate cand = { 0x390000000ULL, 50, 2, -1, 1 };
 	struct hb_err err = { 0 };
 	struct hb_decision d;
 

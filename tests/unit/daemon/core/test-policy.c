@@ -74,10 +74,10 @@ static void test_policy_each_rule_has_its_reason(void **state)
 	struct hb_policy *p = policy();
 	struct hb_policy_config c = cfg();
 	struct hb_candidate cand[] = {
-		{ 0x1000, 100, 2, -1 }, /* promote -> 0 */
-		{ 0x2000, 90, 0, -1 },  /* already on DRAM */
-		{ 0x3000, 5, 2, -1 },   /* below threshold */
-		{ 0x4000, 80, 3, -1 },  /* promote -> 1 (nearest) */
+		{ 0x1000, 100, 2, -1, 1 }, /* promote -> 0 */
+		{ 0x2000, 90, 0, -1, 1 },  /* already on DRAM */
+		{ 0x3000, 5, 2, -1, 1 },   /* below threshold */
+		{ 0x4000, 80, 3, -1, 1 },  /* promote -> 1 (nearest) */
 	};
 	struct hb_decision d[4];
 
@@ -105,8 +105,8 @@ static void test_policy_heat_zero_never_promotes_even_at_threshold_zero(void **s
 	struct hb_policy_config c = cfg();
 	struct hb_policy *p = policy();
 	struct hb_candidate cand[] = {
-		{ 0x1000, 0, 2, -1 },    /* reported with count 0 */
-		{ 0x2000, 0.25, 2, -1 }, /* any access at all */
+		{ 0x1000, 0, 2, -1, 1 },    /* reported with count 0 */
+		{ 0x2000, 0.25, 2, -1, 1 }, /* any access at all */
 	};
 	struct hb_decision d[2];
 
@@ -130,7 +130,7 @@ static void test_policy_top_k_and_watermark(void **state)
 	struct hb_decision d[10];
 
 	for (int i = 0; i < 10; i++)
-		cand[i] = (struct hb_candidate){ (uint64_t)(i + 1) * PAGE, 100 - i, 2, -1 };
+		cand[i] = (struct hb_candidate){ (uint64_t)(i + 1) * PAGE, 100 - i, 2, -1, 1 };
 	c.top_k = 3;
 	assert_int_equal(hb_policy_decide(p, &c, nodes, dist, cand, 10, 0, d), 3);
 	assert_int_equal(d[2].reason, HB_REASON_PROMOTE);
@@ -159,7 +159,8 @@ static void test_policy_rate_limit_is_a_token_bucket_per_node(void **state)
 	size_t n;
 
 	for (int i = 0; i < 64; i++)
-		cand[i] = (struct hb_candidate){ (uint64_t)(i + 1) * PAGE, 100, i < 32 ? 2 : 3, -1 };
+		cand[i] = (struct hb_candidate){ (uint64_t)(i + 1) * PAGE, 100, i < 32 ? 2 : 3, -1,
+						 1 };
 	/* 40.96 kB/s, 10 pages deep: 10 now per node, then 1 page per 100 ms */
 	c.rate_mbps = 10 * PAGE / 1e6;
 	c.burst_mb = 10 * PAGE / 1e6;
@@ -177,7 +178,7 @@ static void test_policy_hysteresis_table_is_bounded(void **state)
 {
 	struct hb_policy *p = policy();
 	struct hb_policy_config c = cfg();
-	struct hb_candidate one = { 0, 100, 2, -1 };
+	struct hb_candidate one = { 0, 100, 2, -1, 1 };
 	struct hb_decision d;
 
 	c.hysteresis_ns = 10 * MS;
@@ -202,7 +203,7 @@ static void test_policy_holds_expire_by_a_sweep_not_a_rebuild(void **state)
 {
 	struct hb_policy *p = policy();
 	struct hb_policy_config c = cfg();
-	struct hb_candidate one = { 0, 100, 2, -1 };
+	struct hb_candidate one = { 0, 100, 2, -1, 1 };
 	struct hb_decision d;
 	uint64_t expired, dropped;
 	size_t held;
@@ -253,7 +254,7 @@ static void test_policy_evaluate_charges_nothing(void **state)
 	double before;
 
 	for (int i = 0; i < 12; i++)
-		cand[i] = (struct hb_candidate){ (uint64_t)(i + 1) * PAGE, 100, 2, -1 };
+		cand[i] = (struct hb_candidate){ (uint64_t)(i + 1) * PAGE, 100, 2, -1, 1 };
 	/* 10 pages deep, 1 page per 100 ms */
 	c.rate_mbps = 10 * PAGE / 1e6;
 	c.burst_mb = 10 * PAGE / 1e6;
@@ -283,8 +284,8 @@ static void test_policy_held_pages_name_their_outcome(void **state)
 {
 	struct hb_policy *p = policy();
 	struct hb_policy_config c = cfg();
-	struct hb_candidate a = { 0x1000, 100, 2, -1 }, b = { 0x2000, 100, 2, -1 },
-			    r = { 0x3000, 100, 2, -1 };
+	struct hb_candidate a = { 0x1000, 100, 2, -1, 1 }, b = { 0x2000, 100, 2, -1, 1 },
+			    r = { 0x3000, 100, 2, -1, 1 };
 	struct hb_decision d;
 
 	c.hysteresis_ns = 1000 * MS;
@@ -310,6 +311,63 @@ static void test_policy_held_pages_name_their_outcome(void **state)
 	hb_policy_free(p);
 }
 
+/*
+ * policy.min_epochs (issue 41's scan): a page a one-pass scan reports once,
+ * however hot that once, is held as too_few_epochs cycle after cycle; a
+ * page reported in two cycles is promoted; reports within one cycle count
+ * once; a heat decayed to nothing starts the count again.
+ */
+static void test_policy_one_epoch_of_heat_is_not_promoted(void **state)
+{
+	struct hb_policy *p = policy();
+	struct hb_policy_config c = cfg();
+	struct hb_heat_table *t = NULL;
+	struct hb_err err = { 0 };
+	struct hb_candidate cand[4];
+	struct hb_decision d[4];
+	size_t n;
+
+	c.min_epochs = 2;
+	assert_int_equal(hb_heat_new(64, 0.8, 12, &t, &err), 0);
+	hb_heat_add(t, 0x1000, PAGE, 64, 2); /* scanned: 64 lines, once */
+	hb_heat_add(t, 0x2000, PAGE, 12, 2); /* hot: every cycle */
+	hb_heat_add(t, 0x2000, PAGE, 12, 2); /* the same cycle: still one */
+	/* three cycles: both still over the threshold (24 x 0.8^2 = 15.4), both held */
+	for (int cycle = 0; cycle < 3; cycle++) {
+		n = hb_heat_collect(t, c.threshold, cand, 4);
+		assert_int_equal(n, 2);
+		assert_int_equal(hb_policy_decide(p, &c, nodes, dist, cand, n, cycle * MS, d), 0);
+		for (size_t i = 0; i < n; i++) {
+			assert_int_equal(d[i].reason, HB_REASON_FEW_EPOCHS);
+			assert_int_equal(d[i].epochs, 1);
+		}
+		hb_heat_tick(t);
+	}
+	assert_int_equal(hb_heat_epochs(t, 0x1000), 1);
+	hb_heat_add(t, 0x2000, PAGE, 12, 2); /* a second cycle */
+	assert_int_equal(hb_heat_epochs(t, 0x2000), 2);
+	n = hb_heat_collect(t, c.threshold, cand, 4);
+	assert_int_equal(hb_policy_decide(p, &c, nodes, dist, cand, n, 10 * MS, d), 1);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(d[i].reason,
+				 d[i].hpa == 0x2000 ? HB_REASON_PROMOTE : HB_REASON_FEW_EPOCHS);
+	assert_string_equal(hb_reason_to_string(HB_REASON_FEW_EPOCHS), "too_few_epochs");
+	/* min_epochs 1 (or unset): the first report suffices */
+	c.min_epochs = 1;
+	assert_int_equal(hb_policy_evaluate(p, &c, nodes, dist,
+					    &(struct hb_candidate){ 0x3000, 64, 2, -1, 1 }, NULL,
+					    10 * MS, &d[0]),
+			 HB_REASON_PROMOTE);
+	/* 256 cycles later the heat is nothing: the count starts again */
+	for (int i = 0; i < 256; i++)
+		hb_heat_tick(t);
+	assert_int_equal(hb_heat_epochs(t, 0x2000), 0);
+	hb_heat_add(t, 0x2000, PAGE, 12, 2);
+	assert_int_equal(hb_heat_epochs(t, 0x2000), 1);
+	hb_heat_free(t);
+	hb_policy_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -323,6 +381,7 @@ int main(void)
 		cmocka_unit_test_setup(test_policy_holds_expire_by_a_sweep_not_a_rebuild, setup),
 		cmocka_unit_test_setup(test_policy_evaluate_charges_nothing, setup),
 		cmocka_unit_test_setup(test_policy_held_pages_name_their_outcome, setup),
+		cmocka_unit_test_setup(test_policy_one_epoch_of_heat_is_not_promoted, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
