@@ -43,7 +43,7 @@ extern char **environ;
 #define HEALTHY_NS (60ULL * 1000000000ULL)
 #define READ_BATCH 64 /* messages per callback: the loop serves the others too */
 
-enum state { ST_STARTING, ST_RUNNING, ST_WAITING };
+enum state { ST_STARTING, ST_RUNNING, ST_WAITING, ST_REFUSED };
 enum phase { PH_LOAD, PH_OPEN, PH_RUN };
 
 struct proxy {
@@ -60,6 +60,7 @@ struct proxy {
 	uint64_t started_ns, restart_at_ns, backoff_s;
 	uint64_t ping_ns, poll_ns; /* an unanswered PING / POLL went out then (0: none) */
 	bool polled;
+	bool opening; /* in hb_plugin_proxy_open(): a failure there is a failed open */
 	int poll_rc, refused_rc;
 	char refused[HB_ERR_MSG_MAX]; /* LOADED/OPENED's message when they failed */
 	char memory[160];             /* MEMORY's message */
@@ -129,7 +130,7 @@ int hb_plugin_host_path(char *ret, size_t size)
 
 static void on_chan(void *priv, int fd, uint32_t revents);
 
-static int spawn(struct proxy *p)
+static int spawn(struct proxy *p, struct hb_err *err)
 {
 	char limit[32];
 	const char *argv[16 + HB_PROXY_MAX_PARAMS];
@@ -138,16 +139,25 @@ static int spawn(struct proxy *p)
 	sigset_t none, all;
 	int sv[2], r, k = 0;
 
+	/*
+	 * every start, the first and each restart, passes every check of
+	 * start-up first: a file replaced since (writable, a symlink, another
+	 * owner) is never loaded
+	 */
+	r = hb_plugin_trust(p->path, p->type, p->lim.owner, err);
+	if (r < 0)
+		return r;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-		return -errno;
+		return hb_err_set(err, -errno, "socketpair: %s", strerror(errno));
 	if (sv[1] <= HB_CHAN_HOST_FD) { /* dup2 onto itself would keep CLOEXEC */
 		int hi = fcntl(sv[1], F_DUPFD_CLOEXEC, 10);
 
 		close(sv[1]);
 		sv[1] = hi;
 		if (hi < 0) {
+			r = -errno;
 			close(sv[0]);
-			return -errno;
+			return hb_err_set(err, r, "fcntl: %s", strerror(-r));
 		}
 	}
 	snprintf(limit, sizeof(limit), "%llu", (unsigned long long)p->lim.mem_limit);
@@ -191,7 +201,7 @@ static int spawn(struct proxy *p)
 	if (r) {
 		close(sv[0]);
 		p->pid = 0;
-		return -r;
+		return hb_err_set(err, -r, "cannot start %s: %s", p->host_path, strerror(r));
 	}
 	p->chan = sv[0];
 	(void)fcntl(p->chan, F_SETFL, O_NONBLOCK);
@@ -202,7 +212,7 @@ static int spawn(struct proxy *p)
 		close(p->chan);
 		p->chan = -1;
 		p->pid = 0;
-		return r;
+		return hb_err_set(err, r, "watching the channel: %s", strerror(-r));
 	}
 	p->state = ST_STARTING;
 	p->phase = PH_LOAD;
@@ -224,6 +234,8 @@ static void schedule(struct proxy *p, const char *what)
 		p->backoff_s = BACKOFF_MAX_S;
 	p->restart_at_ns = now + p->backoff_s * 1000000000ULL;
 	p->state = ST_WAITING;
+	if (p->opening)
+		return; /* hb_plugin_proxy_open() says it: the source is not opened */
 	p->ops->log(p->h, HB_LOG_WARNING, "plugin host %s; starting it again in %llu s", what,
 		    (unsigned long long)p->backoff_s);
 }
@@ -473,16 +485,30 @@ static void on_tick(void *priv, int fd, uint32_t revents)
 	while (read(fd, &exp, sizeof(exp)) < 0 && errno == EINTR)
 		;
 	switch (p->state) {
-	case ST_WAITING:
+	case ST_REFUSED: return;
+	case ST_WAITING: {
+		struct hb_err err = { 0 };
+		int r;
+
 		if (now < p->restart_at_ns)
 			return;
-		if (spawn(p) < 0) {
-			snprintf(p->last_failure, sizeof(p->last_failure),
-				 "failed at load: cannot start %s", p->host_path);
+		r = spawn(p, &err);
+		if (r == -EPERM || r == -ENOENT) {
+			/* the file no longer passes the checks: never loaded, never again */
+			snprintf(p->last_failure, sizeof(p->last_failure), "refused at restart: %.*s",
+				 (int)sizeof(p->last_failure) - 32, err.msg);
+			p->failures++;
+			p->state = ST_REFUSED;
+			p->ops->log(p->h, HB_LOG_ERR,
+				    "plugin host not started again: %s; source disabled", err.msg);
+		} else if (r < 0) {
+			snprintf(p->last_failure, sizeof(p->last_failure), "failed at load: %.*s",
+				 (int)sizeof(p->last_failure) - 32, err.msg);
 			p->failures++;
 			schedule(p, p->last_failure);
 		}
 		return;
+	}
 	case ST_STARTING:
 		if (now - p->started_ns > hang + HB_PROXY_LOAD_GRACE_MS * 1000000ULL) {
 			snprintf(what, sizeof(what), "hung (no answer in %llu ms)",
@@ -513,6 +539,8 @@ static int proxy_poll(void *priv)
 {
 	struct proxy *p = priv;
 
+	if (p->state == ST_REFUSED)
+		return -EPERM; /* its file was refused: the daemon disables the source */
 	if (p->state != ST_RUNNING || p->poll_ns)
 		return 0; /* a host that is not there, or still busy, fails nothing here */
 	if (hb_chan_send(p->chan, HB_CHAN_POLL, 0, NULL, 0, 1) < 0)
@@ -650,14 +678,13 @@ int hb_plugin_proxy_open(const struct hb_plugin *plugin, const struct hb_proxy_l
 		p->tfd = -1;
 		goto fail;
 	}
-	r = spawn(p);
-	if (r < 0) {
-		r = hb_err_set(err, r, "%s: cannot start %s: %s", plugin->path, p->host_path,
-			       strerror(-r));
+	p->opening = true;
+	r = spawn(p, err);
+	if (r < 0)
 		goto fail;
-	}
 	wait_for(p, is_open, (int)(lim->hang_ms + HB_PROXY_LOAD_GRACE_MS));
 	if (p->state == ST_RUNNING) {
+		p->opening = false;
 		*ret_priv = p;
 		return 0;
 	}
@@ -666,17 +693,20 @@ int hb_plugin_proxy_open(const struct hb_plugin *plugin, const struct hb_proxy_l
 		r = hb_err_set(err, p->refused_rc, "%s", p->refused);
 		goto fail;
 	}
-	/* it crashed or hangs: the source stays, the host is started again */
+	/*
+	 * it crashed or hangs before its first open: a failed open, as one
+	 * that returns an error (only a host that opened once is restarted)
+	 */
 	if (p->state == ST_STARTING) {
 		char what[128];
+		bool hung = p->chan >= 0 && !chan_has_data(p);
 
-		if (p->chan >= 0 && !chan_has_data(p))
+		if (hung)
 			snprintf(what, sizeof(what), "hung (no answer in %llu ms)",
 				 (unsigned long long)(lim->hang_ms + HB_PROXY_LOAD_GRACE_MS));
-		stop(p, p->chan >= 0 && !chan_has_data(p) ? what : NULL);
+		stop(p, hung ? what : NULL);
 	}
-	*ret_priv = p;
-	return 0;
+	r = hb_err_set(err, -EIO, "%s: plugin host %s", plugin->path, p->last_failure);
 fail:
 	proxy_close(p);
 	return r;
@@ -689,6 +719,7 @@ void hb_plugin_proxy_state(const void *priv, struct hb_proxy_state *ret)
 	*ret = (struct hb_proxy_state){
 		.state = p->state == ST_RUNNING  ? "running" :
 			 p->state == ST_STARTING ? "starting" :
+			 p->state == ST_REFUSED  ? "disabled" :
 						   "waiting to restart",
 		.pid = p->pid,
 		.restarts = p->restarts,

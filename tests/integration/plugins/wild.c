@@ -15,9 +15,13 @@
  *   WILD_PTRACE     open() calls ptrace(PTRACE_TRACEME) (outside it too)
  *   WILD_SIGSYS     open() installs a SIGSYS handler of its own (which
  *                   would take the filter's trap from the host: refused)
+ *   WILD_WRITE      open() tries to create the file write= names (a .so
+ *                   in plugin_dir: the host must not be able to), logs
+ *                   whether it could, and opens either way
  * Each good record is 4 KiB of its memdev= at DPA 0..64 MiB.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +78,17 @@ static int wild_open(const struct hb_host_ops *ops, struct hb_host *h,
 		(void)sigaction(SIGSYS, &sa, NULL);
 	}
 #endif
+#ifdef WILD_WRITE
+	{
+		const char *path = hb_dev_param(info, "write");
+		int fd = path ? open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0755) : -1;
+
+		ops->log(h, HB_LOG_NOTICE, "creating %s: %s", path ? path : "(no write=)",
+			 fd >= 0 ? "done" : strerror(errno));
+		if (fd >= 0)
+			close(fd);
+	}
+#endif
 	if (!w)
 		return -ENOMEM;
 	w->ops = ops;
@@ -125,6 +140,9 @@ static int wild_poll(void *priv)
 		good(w, &r);
 		return w->ops->submit(w->h, &r, 1);
 	}
+#elif defined(WILD_WRITE)
+	good(w, &r);
+	return w->ops->submit(w->h, &r, 1);
 #elif defined(WILD_GARBAGE)
 	for (int i = 0; i < 64; i++) {
 		memset(&r, 0xa5, sizeof(r));
