@@ -221,13 +221,14 @@ int hb_plugin_proxy_open(const struct hb_plugin *p, const struct hb_proxy_limits
 			 const struct hb_dev_info *info, void **ret_priv, struct hb_err *err);
 
 struct hb_proxy_state {
-	const char *state;             /* "running", "starting", "waiting to restart" (static) */
-	int pid;                       /* the host's, 0 when none */
-	uint64_t restarts;             /* hosts that came up after a failure */
-	uint64_t failures;             /* hosts that ended: crashed, hung, killed, refused */
+	const char *state; /* "running", "starting", "waiting to restart", "disabled" (static) */
+	int pid;           /* the host's, 0 when none */
+	uint64_t restarts; /* hosts that came up after a failure */
+	uint64_t failures; /* hosts that ended: crashed, hung, killed, refused */
 	uint64_t records, bad_records; /* received; of those unusable (bad space, length, count) */
 	uint64_t dropped;              /* submitted past a full channel, dropped in the host */
 	uint64_t backoff_s;            /* waiting: the back-off being waited */
+	uint64_t retry_in_s;           /* waiting: seconds left until the next start (rounded up) */
 	char last_failure[HB_ERR_MSG_MAX]; /* "killed by SIGSEGV", "failed at open: ...", "" */
 	/*
 	 * what is wrong now, in words: the last failure while the host is

@@ -41,7 +41,8 @@ extern char **environ;
 #define POLL_WAIT_MS 200 /* a poll waits this long for the host's answer */
 #define BACKOFF_MAX_S 60
 #define HEALTHY_NS (60ULL * 1000000000ULL)
-#define READ_BATCH 64 /* messages per callback: the loop serves the others too */
+#define READ_BATCH 64    /* messages per callback: the loop serves the others too */
+#define LOST_WAIT_MS 200 /* EOF on the channel: the host is reaped within this, or lost it */
 
 enum state { ST_STARTING, ST_RUNNING, ST_WAITING, ST_REFUSED };
 enum phase { PH_LOAD, PH_OPEN, PH_RUN };
@@ -60,6 +61,8 @@ struct proxy {
 	uint64_t started_ns, restart_at_ns, backoff_s;
 	uint64_t ping_ns, poll_ns; /* an unanswered PING / POLL went out then (0: none) */
 	bool polled;
+	bool late;    /* the last POLL's answer did not come within POLL_WAIT_MS */
+	int late_rc;  /* a late answer's rc, < 0: the next proxy_poll() says it */
 	bool opening; /* in hb_plugin_proxy_open(): a failure there is a failed open */
 	int poll_rc, refused_rc;
 	char refused[HB_ERR_MSG_MAX]; /* LOADED/OPENED's message when they failed */
@@ -218,6 +221,7 @@ static int spawn(struct proxy *p, struct hb_err *err)
 	p->phase = PH_LOAD;
 	p->started_ns = hb_now_ns();
 	p->ping_ns = p->poll_ns = 0;
+	p->late = false;
 	p->refused[0] = p->memory[0] = p->seccomp[0] = '\0';
 	p->refused_rc = 0;
 	return 0;
@@ -252,11 +256,32 @@ static void stop(struct proxy *p, const char *why)
 		close(p->chan);
 		p->chan = -1;
 	}
+	if (p->pid > 0 && !why) {
+		/*
+		 * EOF, no reason known: a host that is dying closed its end on
+		 * the way (reaped within a moment, its signal or status is the
+		 * reason); one still alive after LOST_WAIT_MS closed it itself
+		 * (a plugin that closed every fd): it lost its channel
+		 */
+		pid_t w = 0;
+
+		for (int i = 0; i < LOST_WAIT_MS / 5 && w == 0; i++) {
+			w = waitpid(p->pid, &st, WNOHANG);
+			if (w == 0)
+				(void)poll(NULL, 0, 5);
+		}
+		if (w == p->pid)
+			p->pid = -p->pid; /* reaped (it cannot fork: nothing left in its group) */
+		else
+			why = "lost its channel to the daemon (the plugin closed it); killed";
+	}
 	if (p->pid > 0) {
 		(void)kill(-p->pid, SIGKILL);
 		while (waitpid(p->pid, &st, 0) < 0 && errno == EINTR)
 			;
 	}
+	if (p->pid < 0)
+		p->pid = -p->pid;
 	if (why)
 		snprintf(reason, sizeof(reason), "%s", why);
 	else if (p->memory[0])
@@ -380,6 +405,9 @@ static void take(struct proxy *p, const struct hb_chan_hdr *hdr, unsigned char *
 		p->polled = true;
 		p->poll_rc = hdr->arg;
 		p->poll_ns = 0;
+		if (p->late && hdr->arg < 0)
+			p->late_rc = hdr->arg;
+		p->late = false;
 		break;
 	case HB_CHAN_PONG: p->ping_ns = 0; break;
 	case HB_CHAN_MEMORY:
@@ -538,9 +566,16 @@ static void on_tick(void *priv, int fd, uint32_t revents)
 static int proxy_poll(void *priv)
 {
 	struct proxy *p = priv;
+	int r;
 
 	if (p->state == ST_REFUSED)
 		return -EPERM; /* its file was refused: the daemon disables the source */
+	if (p->late_rc < 0) {
+		/* a poll that failed, answered after the daemon stopped waiting */
+		r = p->late_rc;
+		p->late_rc = 0;
+		return r;
+	}
 	if (p->state != ST_RUNNING || p->poll_ns)
 		return 0; /* a host that is not there, or still busy, fails nothing here */
 	if (hb_chan_send(p->chan, HB_CHAN_POLL, 0, NULL, 0, 1) < 0)
@@ -548,6 +583,7 @@ static int proxy_poll(void *priv)
 	p->poll_ns = hb_now_ns();
 	p->polled = false;
 	wait_for(p, is_polled, POLL_WAIT_MS);
+	p->late = !p->polled;
 	return p->polled ? p->poll_rc : 0;
 }
 
@@ -729,6 +765,13 @@ void hb_plugin_proxy_state(const void *priv, struct hb_proxy_state *ret)
 		.dropped = p->dropped,
 		.backoff_s = p->state == ST_WAITING ? p->backoff_s : 0,
 	};
+	if (p->state == ST_WAITING) {
+		uint64_t now = hb_now_ns();
+
+		ret->retry_in_s = p->restart_at_ns > now ?
+					  (p->restart_at_ns - now + 999999999ULL) / 1000000000ULL :
+					  0;
+	}
 	snprintf(ret->last_failure, sizeof(ret->last_failure), "%s", p->last_failure);
 	if (p->state != ST_RUNNING)
 		snprintf(ret->problem, sizeof(ret->problem), "%s", p->last_failure);

@@ -14,6 +14,8 @@
 #   sigsys0     install a SIGSYS handler of its own in open()
 # (the last three: outside the host's seccomp allow-list)
 #   write0      try to create a .so in plugin_dir in open()
+#   failpoll0   deliver a record and fail each poll (-EIO): disabled after 10
+#   closefds0   close every fd (the channel too) at its 2nd poll
 # A host that dies before its first open (crashload0, crashopen0, ptrace0,
 # sigsys0) is a failed open: the log names why and the daemon goes on
 # without the source. For the others `hotbridge status` names each case
@@ -37,11 +39,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-wild=(crashload crashopen crashpoll loop leak garbage inet ptrace sigsys write)
+wild=(crashload crashopen crashpoll loop leak garbage inet ptrace sigsys write failpoll closefds)
 # an AddressSanitizer build's host cannot take an address-space limit (its
 # shadow is terabytes): no memory limit there, so no plugin that leaks
 asan=0
-case ${HB_SANITIZE:-} in *address*) asan=1; wild=(crashload crashopen crashpoll loop garbage inet ptrace sigsys write) ;; esac
+case ${HB_SANITIZE:-} in *address*) asan=1; wild=(crashload crashopen crashpoll loop garbage inet ptrace sigsys write failpoll closefds) ;; esac
 mkdir -m 0755 "$tmp/plugins"
 for v in "${wild[@]}"; do cp "$plugins/libwild-$v.so" "$tmp/plugins/$v.so"; done
 cp "$plugins/libhb-sample.so" "$tmp/plugins/sample.so"
@@ -49,8 +51,12 @@ chmod 0755 "$tmp"/plugins/*.so
 
 {
 	printf '[source cxl0]\ntype = emul-chmu\nmemdev = mem0\ncapacity = 536870912\n'
-	for v in "${wild[@]}"; do printf '[source %s0]\ntype = %s\nmemdev = mem0\n' "$v" "$v"; done
-	printf 'write = %s/plugins/dropped.so\n' "$tmp"
+	for v in "${wild[@]}"; do
+		printf '[source %s0]\ntype = %s\nmemdev = mem0\n' "$v" "$v"
+		case $v in
+		write) printf 'write = %s/plugins/dropped.so\n' "$tmp" ;;
+		esac
+	done
 } | hb_emulated_conf "$tmp/wild.conf" "dry_run = true" "plugin_dir = $tmp/plugins" \
 	"plugin_memory_limit = 268435456" "plugin_hang_ms = 1000"
 
@@ -98,8 +104,8 @@ failed_open ptrace0 "failed at open: stopped by the seccomp allow-list: syscall 
 failed_open sigsys0 "failed at open: stopped by the seccomp allow-list: syscall rt_sigaction (" \
 	"a plugin that would take the filter's SIGSYS"
 
-check() { # SOURCE FIELD PATTERN WHAT
-	if wait_until 30 has "$2" "$1" "$3"; then
+check() { # SOURCE FIELD PATTERN WHAT [SECONDS]
+	if wait_until "${5:-30}" has "$2" "$1" "$3"; then
 		ok "$4: status names it ($2: $(host "$2" "$1"))"
 	else
 		sed 's/^/# /' "$tmp/wild.err" | tail -20
@@ -121,6 +127,27 @@ check inet0 last_failure "^stopped by the seccomp allow-list: syscall socket (" 
 check garbage0 problem "^bad records: [1-9][0-9]* of [1-9]" "a plugin that submits garbage records"
 [ "$(host state garbage0)" = running ] && ok "garbage records cost no restart: garbage0 runs" ||
 	bad "garbage0 is $(host state garbage0)"
+check closefds0 last_failure "^lost its channel to the daemon (the plugin closed it); killed" \
+	"a plugin that closes the host's channel"
+# a plugin the daemon disabled (its polls failed) while its host runs on
+check failpoll0 state "^disabled$" "a plugin whose polls fail"
+ask metrics >"$tmp/metrics" || true
+grep -q '^hotbridge_source_host_up{source="failpoll0",type="failpoll"} 0$' "$tmp/metrics" &&
+	grep -q '^hotbridge_source_host_dropped_total{source="garbage0",type="garbage"} 0$' "$tmp/metrics" &&
+	grep -q '^hotbridge_source_host_bad_records_total{source="garbage0",type="garbage"} [1-9]' "$tmp/metrics" &&
+	ok "metrics: failpoll0 not up, garbage0's bad records counted, dropped records a series" ||
+	{ grep 'source_host.*\(failpoll0\|garbage0\)' "$tmp/metrics" | sed 's/^/# /'; bad "failpoll0/garbage0 metrics"; }
+# retry_in_s counts down while a host waits (loop0 hangs each time: 1, 2, 4, 8 s)
+retry_ge() { [ "$(host state loop0)" = "waiting to restart" ] && [ "$(host retry_in_s loop0)" -ge "$1" ]; }
+if wait_until 60 retry_ge 3; then
+	r1=$(host retry_in_s loop0)
+	sleep 2
+	r2=$(host retry_in_s loop0)
+	[ "$(host state loop0)" = "waiting to restart" ] && [ "$r2" -lt "$r1" ] &&
+		ok "retry_in_s counts down ($r1 s, 2 s later $r2 s)" || bad "retry_in_s $r1, then $r2"
+else
+	bad "loop0 never waited 3 s or more to restart (retry_in_s $(host retry_in_s loop0))"
+fi
 [ "$(records crashpoll0)" -gt 0 ] && ok "crashpoll0 delivered $(records crashpoll0) records before it crashed" ||
 	bad "crashpoll0 delivered nothing"
 
@@ -189,9 +216,9 @@ mv "$tmp/plugins/crashpoll.so.new" "$tmp/plugins/crashpoll.so"
 ln -s "$plugins/libwild-inet.so" "$tmp/plugins/inet.so.new"
 mv -T "$tmp/plugins/inet.so.new" "$tmp/plugins/inet.so"
 check crashpoll0 last_failure "^refused at restart: .*crashpoll.so: group- or world-writable (mode 0666); refusing" \
-	"a plugin file made world-writable"
+	"a plugin file made world-writable" 75
 check inet0 last_failure "^refused at restart: .*inet.so: is a symlink; refusing to follow it" \
-	"a plugin file replaced by a symlink"
+	"a plugin file replaced by a symlink" 75
 [ "$(host state crashpoll0)" = disabled ] && [ "$(host pid crashpoll0)" = 0 ] &&
 	[ "$(host state inet0)" = disabled ] && [ "$(host pid inet0)" = 0 ] &&
 	ok "both sources disabled, no host started for them" ||
@@ -215,6 +242,22 @@ left=0
 for h in $hosts; do kill -0 "$h" 2>/dev/null && left=1; done
 [ -n "$hosts" ] && [ "$left" -eq 0 ] && ok "no plugin host is left after the daemon stopped" ||
 	bad "hosts '$hosts' (some left: $left)"
+grep -q "exiting after .* [1-9][0-9]* plugin host failures)$" "$tmp/wild.err" &&
+	ok "the exit summary counts host failures ($(grep -o "[0-9]* plugin host failures" "$tmp/wild.err"))" ||
+	{ grep "exiting after" "$tmp/wild.err" | sed 's/^/# /'; bad "no host failures in the exit summary"; }
+
+# a host that dies in open() with no other source: run --once exits 1, nothing "open"
+printf '[source o]\ntype = crashopen\nmemdev = mem0\n' |
+	hb_emulated_conf "$tmp/onlyopen.conf" "dry_run = true" "plugin_dir = $tmp/plugins"
+rc=0
+"${hb[@]}" run --once --config "$tmp/onlyopen.conf" >"$tmp/onlyopen.out" 2>"$tmp/onlyopen.err" || rc=$?
+if [ "$rc" -eq 1 ] && grep -q "no source opened: o" "$tmp/onlyopen.err" &&
+	! grep -q "source o: .* open in hotbridge-plugin-host" "$tmp/onlyopen.err"; then
+	ok "run --once with only a host that dies in open: exit 1, no source opened"
+else
+	sed 's/^/# /' "$tmp/onlyopen.err"
+	bad "run --once with only a host that dies in open: exit $rc"
+fi
 
 # isolate = no: the plugin runs in the daemon, as before
 printf '[source cxl0]\ntype = emul-chmu\nmemdev = mem0\ncapacity = 536870912\n[source s]\ntype = sample\nmemdev = mem0\nisolate = no\n' |

@@ -15,6 +15,12 @@
  *   WILD_PTRACE     open() calls ptrace(PTRACE_TRACEME) (outside it too)
  *   WILD_SIGSYS     open() installs a SIGSYS handler of its own (which
  *                   would take the filter's trap from the host: refused)
+ *   WILD_FLOOD with strict=1: returns what submit() says (-ENOBUFS past a
+ *                   full backlog), as the sample does
+ *   WILD_FAILPOLL   poll() submits a good record and fails (-EIO): the
+ *                   daemon disables the source after 10
+ *   WILD_CLOSEFDS   poll() closes every fd at its 2nd call (the channel
+ *                   too), then sleeps
  *   WILD_WRITE      open() tries to create the file write= names (a .so
  *                   in plugin_dir: the host must not be able to), logs
  *                   whether it could, and opens either way
@@ -27,6 +33,7 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <hb-device.h>
@@ -35,7 +42,7 @@ struct wild {
 	const struct hb_host_ops *ops;
 	struct hb_host *h;
 	char memdev[HB_MEMDEV_NAME_MAX];
-	uint64_t polls, per_poll, next;
+	uint64_t polls, per_poll, next, strict;
 };
 
 __attribute__((unused)) static void die(void)
@@ -94,7 +101,8 @@ static int wild_open(const struct hb_host_ops *ops, struct hb_host *h,
 	w->ops = ops;
 	w->h = h;
 	strncpy(w->memdev, info->memdev ? info->memdev : "mem0", sizeof(w->memdev) - 1);
-	if (hb_dev_param_get_u64(info, "per_poll", 10000, &w->per_poll) < 0) {
+	if (hb_dev_param_get_u64(info, "per_poll", 10000, &w->per_poll) < 0 ||
+	    hb_dev_param_get_u64(info, "strict", 0, &w->strict) < 0) {
 		free(w);
 		return -EINVAL;
 	}
@@ -140,6 +148,23 @@ static int wild_poll(void *priv)
 		good(w, &r);
 		return w->ops->submit(w->h, &r, 1);
 	}
+#elif defined(WILD_CLOSEFDS)
+	good(w, &r);
+	(void)w->ops->submit(w->h, &r, 1);
+	if (w->polls == 2) {
+		for (int fd = 3; fd < 256; fd++)
+			(void)close(fd);
+		for (;;) {
+			struct timespec ts = { 1, 0 };
+
+			(void)nanosleep(&ts, NULL);
+		}
+	}
+	return 0;
+#elif defined(WILD_FAILPOLL)
+	good(w, &r);
+	(void)w->ops->submit(w->h, &r, 1);
+	return -EIO;
 #elif defined(WILD_WRITE)
 	good(w, &r);
 	return w->ops->submit(w->h, &r, 1);
@@ -154,16 +179,18 @@ static int wild_poll(void *priv)
 	{
 		struct hb_hot_record batch[256];
 		uint64_t left = w->per_poll;
+		int rc = 0;
 
-		while (left && !w->ops->backlog_full(w->h)) {
+		while (left && (w->strict || !w->ops->backlog_full(w->h))) {
 			size_t n = left < 256 ? (size_t)left : 256;
 
 			for (size_t i = 0; i < n; i++)
 				good(w, &batch[i]);
-			(void)w->ops->submit(w->h, batch, n);
+			if (w->ops->submit(w->h, batch, n) < 0 && w->strict)
+				rc = -ENOBUFS;
 			left -= n;
 		}
-		return 0;
+		return rc;
 	}
 #endif
 }
