@@ -41,8 +41,10 @@ extern char **environ;
 #define POLL_WAIT_MS 200 /* a poll waits this long for the host's answer */
 #define BACKOFF_MAX_S 60
 #define HEALTHY_NS (60ULL * 1000000000ULL)
-#define READ_BATCH 64    /* messages per callback: the loop serves the others too */
-#define LOST_WAIT_MS 200 /* EOF on the channel: the host is reaped within this, or lost it */
+#define READ_BATCH 64      /* messages per callback: the loop serves the others too */
+#define LOG_LINES_PER_S 20 /* the plugin's log() and output lines, per source */
+#define OUT_LINE_MAX 512   /* a longer output line is cut there */
+#define LOST_WAIT_MS 200   /* EOF on the channel: the host is reaped within this, or lost it */
 
 enum state { ST_STARTING, ST_RUNNING, ST_WAITING, ST_REFUSED };
 enum phase { PH_LOAD, PH_OPEN, PH_RUN };
@@ -54,7 +56,7 @@ struct proxy {
 	char name[64], memdev[32], pci[32];
 	char **params;
 	struct hb_proxy_limits lim;
-	int chan, tfd;
+	int chan, tfd, out; /* out: the host's stdout and stderr, a pipe */
 	pid_t pid;
 	enum state state;
 	enum phase phase;
@@ -71,6 +73,10 @@ struct proxy {
 	char last_failure[HB_ERR_MSG_MAX];
 	uint64_t restarts, failures, records, bad_records, dropped;
 	bool dropped_logged, bad_logged;
+	uint64_t log_sec, suppressed; /* the second being counted; lines not logged */
+	uint32_t log_lines;           /* lines logged in log_sec */
+	size_t outlen;
+	char outbuf[OUT_LINE_MAX + 1];
 	_Alignas(8) unsigned char buf[HB_CHAN_MSG_MAX + 1]; /* records and events cast in place */
 };
 
@@ -129,6 +135,101 @@ int hb_plugin_host_path(char *ret, size_t size)
 	return executable(ret) ? 0 : -ENOENT;
 }
 
+/* ---- the plugin's lines: log() and its host's stdout/stderr ---- */
+
+/* says how many lines were suppressed, once their second is over */
+static void log_suppressed(struct proxy *p, uint64_t sec)
+{
+	if (sec == p->log_sec)
+		return;
+	if (p->suppressed)
+		p->ops->log(p->h, HB_LOG_WARNING,
+			    "%llu lines of the plugin suppressed (at most %d a second)",
+			    (unsigned long long)p->suppressed, LOG_LINES_PER_S);
+	p->suppressed = 0;
+	p->log_sec = sec;
+	p->log_lines = 0;
+}
+
+/* at most LOG_LINES_PER_S lines a second, the rest counted */
+static bool log_allowed(struct proxy *p)
+{
+	log_suppressed(p, hb_now_ns() / 1000000000ULL);
+	if (p->log_lines >= LOG_LINES_PER_S) {
+		p->suppressed++;
+		return false;
+	}
+	p->log_lines++;
+	return true;
+}
+
+static void out_line(struct proxy *p, const char *line, size_t len)
+{
+	if (log_allowed(p))
+		p->ops->log(p->h, HB_LOG_NOTICE, "plugin output: %.*s", (int)len, line);
+}
+
+/*
+ * The host's stdout and stderr: whole lines, each logged as the source's
+ * own (never bytes between the daemon's); a line longer than
+ * OUT_LINE_MAX is cut; at EOF the rest is a line too.
+ */
+static void read_out(struct proxy *p)
+{
+	for (int i = 0; i < 64 && p->out >= 0; i++) {
+		ssize_t n = read(p->out, p->outbuf + p->outlen, OUT_LINE_MAX - p->outlen);
+		char *nl;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (n <= 0) {
+			if (p->outlen)
+				out_line(p, p->outbuf, p->outlen);
+			p->outlen = 0;
+			(void)p->ops->unwatch_fd(p->h, p->out);
+			close(p->out);
+			p->out = -1;
+			return;
+		}
+		p->outlen += (size_t)n;
+		while ((nl = memchr(p->outbuf, '\n', p->outlen))) {
+			size_t len = (size_t)(nl - p->outbuf);
+
+			out_line(p, p->outbuf, len);
+			memmove(p->outbuf, nl + 1, p->outlen - len - 1);
+			p->outlen -= len + 1;
+		}
+		if (p->outlen == OUT_LINE_MAX) {
+			out_line(p, p->outbuf, p->outlen);
+			p->outlen = 0;
+		}
+	}
+}
+
+static void on_out(void *priv, int fd, uint32_t revents)
+{
+	(void)fd;
+	(void)revents;
+	read_out(priv);
+}
+
+static void close_out(struct proxy *p)
+{
+	if (p->out < 0)
+		return;
+	read_out(p); /* what a dead host wrote last */
+	if (p->out < 0)
+		return;
+	if (p->outlen)
+		out_line(p, p->outbuf, p->outlen);
+	p->outlen = 0;
+	(void)p->ops->unwatch_fd(p->h, p->out);
+	close(p->out);
+	p->out = -1;
+}
+
 /* ---- start and stop ---- */
 
 static void on_chan(void *priv, int fd, uint32_t revents);
@@ -140,7 +241,7 @@ static int spawn(struct proxy *p, struct hb_err *err)
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
 	sigset_t none, all;
-	int sv[2], r, k = 0;
+	int sv[2], op[2], r, k = 0;
 
 	/*
 	 * every start, the first and each restart, passes every check of
@@ -162,6 +263,12 @@ static int spawn(struct proxy *p, struct hb_err *err)
 			close(sv[0]);
 			return hb_err_set(err, r, "fcntl: %s", strerror(-r));
 		}
+	}
+	if (pipe2(op, O_CLOEXEC) < 0) {
+		r = -errno;
+		close(sv[0]);
+		close(sv[1]);
+		return hb_err_set(err, r, "pipe2: %s", strerror(-r));
 	}
 	snprintf(limit, sizeof(limit), "%llu", (unsigned long long)p->lim.mem_limit);
 	argv[k++] = p->host_path;
@@ -188,7 +295,9 @@ static int spawn(struct proxy *p, struct hb_err *err)
 
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, sv[1], HB_CHAN_HOST_FD);
-	posix_spawn_file_actions_adddup2(&fa, STDERR_FILENO, STDOUT_FILENO);
+	/* stdout and stderr: a pipe the daemon reads line by line */
+	posix_spawn_file_actions_adddup2(&fa, op[1], STDOUT_FILENO);
+	posix_spawn_file_actions_adddup2(&fa, op[1], STDERR_FILENO);
 	posix_spawnattr_init(&at);
 	sigemptyset(&none);
 	sigfillset(&all);
@@ -201,15 +310,27 @@ static int spawn(struct proxy *p, struct hb_err *err)
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
 	close(sv[1]);
+	close(op[1]);
 	if (r) {
+		close(op[0]);
 		close(sv[0]);
 		p->pid = 0;
 		return hb_err_set(err, -r, "cannot start %s: %s", p->host_path, strerror(r));
 	}
 	p->chan = sv[0];
 	(void)fcntl(p->chan, F_SETFL, O_NONBLOCK);
+	p->out = op[0];
+	p->outlen = 0;
+	(void)fcntl(p->out, F_SETFL, O_NONBLOCK);
 	r = p->ops->watch_fd(p->h, p->chan, HB_FD_READ, on_chan, p);
+	if (r == 0) {
+		r = p->ops->watch_fd(p->h, p->out, HB_FD_READ, on_out, p);
+		if (r < 0)
+			(void)p->ops->unwatch_fd(p->h, p->chan);
+	}
 	if (r < 0) {
+		close(p->out);
+		p->out = -1;
 		(void)kill(-p->pid, SIGKILL);
 		(void)waitpid(p->pid, NULL, 0);
 		close(p->chan);
@@ -282,6 +403,7 @@ static void stop(struct proxy *p, const char *why)
 	}
 	if (p->pid < 0)
 		p->pid = -p->pid;
+	close_out(p);
 	if (why)
 		snprintf(reason, sizeof(reason), "%s", why);
 	else if (p->memory[0])
@@ -371,6 +493,8 @@ static void take(struct proxy *p, const struct hb_chan_hdr *hdr, unsigned char *
 		}
 		break;
 	case HB_CHAN_LOG:
+		if (!log_allowed(p))
+			break;
 		p->ops->log(p->h,
 			    hdr->arg < HB_LOG_ERR ? HB_LOG_ERR :
 			    hdr->arg > 7          ? 7 :
@@ -512,6 +636,7 @@ static void on_tick(void *priv, int fd, uint32_t revents)
 	(void)revents;
 	while (read(fd, &exp, sizeof(exp)) < 0 && errno == EINTR)
 		;
+	log_suppressed(p, now / 1000000000ULL);
 	switch (p->state) {
 	case ST_REFUSED: return;
 	case ST_WAITING: {
@@ -621,6 +746,8 @@ static void proxy_close(void *priv)
 		while (waitpid(p->pid, NULL, 0) < 0 && errno == EINTR)
 			;
 	}
+	close_out(p);
+	log_suppressed(p, p->log_sec + 1);
 	free_params(p->params);
 	free(p);
 }
@@ -671,7 +798,7 @@ int hb_plugin_proxy_open(const struct hb_plugin *plugin, const struct hb_proxy_l
 	p->ops = ops;
 	p->h = h;
 	p->lim = *lim;
-	p->chan = p->tfd = -1;
+	p->chan = p->tfd = p->out = -1;
 	snprintf(p->path, sizeof(p->path), "%s", plugin->path);
 	snprintf(p->type, sizeof(p->type), "%s", plugin->name);
 	snprintf(p->name, sizeof(p->name), "%s", info->name ? info->name : "");

@@ -16,6 +16,7 @@
 #   write0      try to create a .so in plugin_dir in open()
 #   failpoll0   deliver a record and fail each poll (-EIO): disabled after 10
 #   closefds0   close every fd (the channel too) at its 2nd poll
+#   chatty0     log() 500 lines and print 500 to stdout each poll
 # A host that dies before its first open (crashload0, crashopen0, ptrace0,
 # sigsys0) is a failed open: the log names why and the daemon goes on
 # without the source. For the others `hotbridge status` names each case
@@ -39,11 +40,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-wild=(crashload crashopen crashpoll loop leak garbage inet ptrace sigsys write failpoll closefds)
+wild=(crashload crashopen crashpoll loop leak garbage inet ptrace sigsys write failpoll closefds chatty)
 # an AddressSanitizer build's host cannot take an address-space limit (its
 # shadow is terabytes): no memory limit there, so no plugin that leaks
 asan=0
-case ${HB_SANITIZE:-} in *address*) asan=1; wild=(crashload crashopen crashpoll loop garbage inet ptrace sigsys write failpoll closefds) ;; esac
+case ${HB_SANITIZE:-} in *address*) asan=1; wild=(crashload crashopen crashpoll loop garbage inet ptrace sigsys write failpoll closefds chatty) ;; esac
 mkdir -m 0755 "$tmp/plugins"
 for v in "${wild[@]}"; do cp "$plugins/libwild-$v.so" "$tmp/plugins/$v.so"; done
 cp "$plugins/libhb-sample.so" "$tmp/plugins/sample.so"
@@ -62,6 +63,7 @@ chmod 0755 "$tmp"/plugins/*.so
 
 "${hb[@]}" run --config "$tmp/wild.conf" >"$tmp/wild.out" 2>"$tmp/wild.err" &
 pid=$!
+started=$SECONDS
 ask() { "${hb[@]}" "$1" --socket "$tmp/ctl.sock" 2>/dev/null; }
 # host FIELD SOURCE: a field of SOURCE's entry in status's plugin_hosts
 host() {
@@ -234,10 +236,26 @@ grep -q '^hotbridge_source_host_failures_total{source="crashpoll0",type="crashpo
 	ok "metrics: source_host_failures_total and source_host_up per source" ||
 	{ grep source_host "$tmp/metrics" | sed 's/^/# /'; bad "no source_host_* series"; }
 
+# a chatty plugin: its output through a pipe, whole lines, at most 20 a second
+cp=$(host pid chatty0)
+[ "$cp" -gt 0 ] && [[ "$(readlink "/proc/$cp/fd/1")" == pipe:* ]] &&
+	[[ "$(readlink "/proc/$cp/fd/2")" == pipe:* ]] &&
+	ok "the host's stdout and stderr are a pipe ($(readlink "/proc/$cp/fd/1"))" ||
+	bad "chatty0's host $cp: fd 1 $(readlink "/proc/$cp/fd/1" || true)"
 hosts=$(pgrep -P "$pid" || true)
 kill "$pid"
 wait "$pid" || true
 pid=
+ran=$((SECONDS - started + 2))
+lines=$(grep -c "source chatty0: \(chatty log\|plugin output: chatty printf\)" "$tmp/wild.err" || true)
+torn=$(grep "chatty printf" "$tmp/wild.err" | grep -vc "source chatty0: plugin output: chatty printf [0-9]*$" || true)
+if grep -q "source chatty0: [1-9][0-9]* lines of the plugin suppressed (at most 20 a second)" "$tmp/wild.err" &&
+	[ "$lines" -gt 0 ] && [ "$lines" -le $((ran * 20)) ] && [ "$torn" -eq 0 ]; then
+	ok "chatty0: $lines lines in $ran s (at most 20 a second), the rest said suppressed, none torn"
+else
+	grep "chatty" "$tmp/wild.err" | tail -5 | sed 's/^/# /'
+	bad "chatty0: $lines lines in $ran s, $torn torn, suppressed: $(grep -c "source chatty0: .*suppressed" "$tmp/wild.err")"
+fi
 left=0
 for h in $hosts; do kill -0 "$h" 2>/dev/null && left=1; done
 [ -n "$hosts" ] && [ "$left" -eq 0 ] && ok "no plugin host is left after the daemon stopped" ||

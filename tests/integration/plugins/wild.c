@@ -21,6 +21,8 @@
  *                   daemon disables the source after 10
  *   WILD_CLOSEFDS   poll() closes every fd at its 2nd call (the channel
  *                   too), then sleeps
+ *   WILD_CHATTY     poll() calls log() 500 times and prints 500 lines
+ *                   to stdout (the daemon keeps 20 lines a second)
  *   WILD_WRITE      open() tries to create the file write= names (a .so
  *                   in plugin_dir: the host must not be able to), logs
  *                   whether it could, and opens either way
@@ -29,6 +31,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
@@ -165,6 +168,14 @@ static int wild_poll(void *priv)
 	good(w, &r);
 	(void)w->ops->submit(w->h, &r, 1);
 	return -EIO;
+#elif defined(WILD_CHATTY)
+	for (int i = 0; i < 500; i++) {
+		w->ops->log(w->h, HB_LOG_INFO, "chatty log %d", i);
+		printf("chatty printf %d\n", i);
+	}
+	fflush(stdout);
+	good(w, &r);
+	return w->ops->submit(w->h, &r, 1);
 #elif defined(WILD_WRITE)
 	good(w, &r);
 	return w->ops->submit(w->h, &r, 1);
