@@ -75,6 +75,16 @@ int hb_plugins_scan(const char *dir, uid_t owner, struct hb_plugin_set *set,
 int hb_plugin_open(struct hb_plugin *p, struct hb_err *err);
 
 /*
+ * Whether the plugin file path may still be loaded as source type name:
+ * hb_plugins_scan() of its directory again (every check of start-up: the
+ * directory, the file's owner, mode and type, its name, built-ins and
+ * duplicates) must keep it. 0, or -EPERM/-errno with err saying why (the
+ * scan's refusal of the file). A plugin host is started only after it
+ * passed, each time (plugin-proxy.c).
+ */
+int hb_plugin_trust(const char *path, const char *name, uid_t owner, struct hb_err *err);
+
+/*
  * hb_plugins_scan(), then hb_plugin_open() for each plugin whose NAME is in
  * want (NULL-terminated; NULL means every plugin, for tests): the daemon
  * loads only the plugins its sources name, so an unused plugin's code
@@ -185,6 +195,7 @@ int hb_builtin_available(const char *name, char *why, size_t size);
 struct hb_proxy_limits {
 	uint64_t mem_limit; /* the host's RLIMIT_AS, bytes; 0: none */
 	uint32_t hang_ms;   /* an unanswered request this old: the host hangs */
+	uid_t owner;        /* who must own the plugin file and its directory (root) */
 };
 
 /*
@@ -210,13 +221,14 @@ int hb_plugin_proxy_open(const struct hb_plugin *p, const struct hb_proxy_limits
 			 const struct hb_dev_info *info, void **ret_priv, struct hb_err *err);
 
 struct hb_proxy_state {
-	const char *state;             /* "running", "starting", "waiting to restart" (static) */
-	int pid;                       /* the host's, 0 when none */
-	uint64_t restarts;             /* hosts that came up after a failure */
-	uint64_t failures;             /* hosts that ended: crashed, hung, killed, refused */
+	const char *state; /* "running", "starting", "waiting to restart", "disabled" (static) */
+	int pid;           /* the host's, 0 when none */
+	uint64_t restarts; /* hosts that came up after a failure */
+	uint64_t failures; /* hosts that ended: crashed, hung, killed, refused */
 	uint64_t records, bad_records; /* received; of those unusable (bad space, length, count) */
 	uint64_t dropped;              /* submitted past a full channel, dropped in the host */
 	uint64_t backoff_s;            /* waiting: the back-off being waited */
+	uint64_t retry_in_s;           /* waiting: seconds left until the next start (rounded up) */
 	char last_failure[HB_ERR_MSG_MAX]; /* "killed by SIGSEGV", "failed at open: ...", "" */
 	/*
 	 * what is wrong now, in words: the last failure while the host is

@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,6 +193,47 @@ int hb_plugins_scan(const char *dir, uid_t owner, struct hb_plugin_set *set,
 	free(dup);
 	free_names(files, n);
 	return 0;
+}
+
+struct trust_refusal {
+	const char *path;
+	char *why;
+	size_t size;
+};
+
+static void trust_refused(void *ud, const char *path, const char *why)
+{
+	struct trust_refusal *t = ud;
+
+	if (!strcmp(path, t->path))
+		snprintf(t->why, t->size, "%s", why);
+}
+
+int hb_plugin_trust(const char *path, const char *name, uid_t owner, struct hb_err *err)
+{
+	struct hb_plugin_set set;
+	char dir[PATH_MAX], why[HB_ERR_MSG_MAX] = "";
+	struct trust_refusal t = { .path = path, .why = why, .size = sizeof(why) };
+	const char *slash = strrchr(path, '/');
+	bool found = false;
+	int r;
+
+	if (!slash || slash == path || (size_t)(slash - path) >= sizeof(dir))
+		return hb_err_set(err, -EINVAL, "%s: not a path in a plugin directory", path);
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	/* the very checks of start-up: the directory, every file, the names */
+	r = hb_plugins_scan(dir, owner, &set, trust_refused, &t, err);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < set.n && !found; i++)
+		found = !strcmp(set.v[i].path, path) && !strcmp(set.v[i].name, name);
+	hb_plugin_set_done(&set);
+	if (found)
+		return 0;
+	if (why[0])
+		return hb_err_set(err, -EPERM, "%s", why);
+	return hb_err_set(err, -ENOENT, "%s: no longer a plugin of source type '%s' in %s", path,
+			  name, dir);
 }
 
 static bool wanted(const char *name, const char *const *want)

@@ -41,9 +41,12 @@ extern char **environ;
 #define POLL_WAIT_MS 200 /* a poll waits this long for the host's answer */
 #define BACKOFF_MAX_S 60
 #define HEALTHY_NS (60ULL * 1000000000ULL)
-#define READ_BATCH 64 /* messages per callback: the loop serves the others too */
+#define READ_BATCH 64      /* messages per callback: the loop serves the others too */
+#define LOG_LINES_PER_S 20 /* the plugin's log() and output lines, per source */
+#define OUT_LINE_MAX 512   /* a longer output line is cut there */
+#define LOST_WAIT_MS 200   /* EOF on the channel: the host is reaped within this, or lost it */
 
-enum state { ST_STARTING, ST_RUNNING, ST_WAITING };
+enum state { ST_STARTING, ST_RUNNING, ST_WAITING, ST_REFUSED };
 enum phase { PH_LOAD, PH_OPEN, PH_RUN };
 
 struct proxy {
@@ -53,13 +56,16 @@ struct proxy {
 	char name[64], memdev[32], pci[32];
 	char **params;
 	struct hb_proxy_limits lim;
-	int chan, tfd;
+	int chan, tfd, out; /* out: the host's stdout and stderr, a pipe */
 	pid_t pid;
 	enum state state;
 	enum phase phase;
 	uint64_t started_ns, restart_at_ns, backoff_s;
 	uint64_t ping_ns, poll_ns; /* an unanswered PING / POLL went out then (0: none) */
 	bool polled;
+	bool late;    /* the last POLL's answer did not come within POLL_WAIT_MS */
+	int late_rc;  /* a late answer's rc, < 0: the next proxy_poll() says it */
+	bool opening; /* in hb_plugin_proxy_open(): a failure there is a failed open */
 	int poll_rc, refused_rc;
 	char refused[HB_ERR_MSG_MAX]; /* LOADED/OPENED's message when they failed */
 	char memory[160];             /* MEMORY's message */
@@ -67,6 +73,10 @@ struct proxy {
 	char last_failure[HB_ERR_MSG_MAX];
 	uint64_t restarts, failures, records, bad_records, dropped;
 	bool dropped_logged, bad_logged;
+	uint64_t log_sec, suppressed; /* the second being counted; lines not logged */
+	uint32_t log_lines;           /* lines logged in log_sec */
+	size_t outlen;
+	char outbuf[OUT_LINE_MAX + 1];
 	_Alignas(8) unsigned char buf[HB_CHAN_MSG_MAX + 1]; /* records and events cast in place */
 };
 
@@ -125,30 +135,140 @@ int hb_plugin_host_path(char *ret, size_t size)
 	return executable(ret) ? 0 : -ENOENT;
 }
 
+/* ---- the plugin's lines: log() and its host's stdout/stderr ---- */
+
+/* says how many lines were suppressed, once their second is over */
+static void log_suppressed(struct proxy *p, uint64_t sec)
+{
+	if (sec == p->log_sec)
+		return;
+	if (p->suppressed)
+		p->ops->log(p->h, HB_LOG_WARNING,
+			    "%llu lines of the plugin suppressed (at most %d a second)",
+			    (unsigned long long)p->suppressed, LOG_LINES_PER_S);
+	p->suppressed = 0;
+	p->log_sec = sec;
+	p->log_lines = 0;
+}
+
+/* at most LOG_LINES_PER_S lines a second, the rest counted */
+static bool log_allowed(struct proxy *p)
+{
+	log_suppressed(p, hb_now_ns() / 1000000000ULL);
+	if (p->log_lines >= LOG_LINES_PER_S) {
+		p->suppressed++;
+		return false;
+	}
+	p->log_lines++;
+	return true;
+}
+
+static void out_line(struct proxy *p, const char *line, size_t len)
+{
+	if (log_allowed(p))
+		p->ops->log(p->h, HB_LOG_NOTICE, "plugin output: %.*s", (int)len, line);
+}
+
+/*
+ * The host's stdout and stderr: whole lines, each logged as the source's
+ * own (never bytes between the daemon's); a line longer than
+ * OUT_LINE_MAX is cut; at EOF the rest is a line too.
+ */
+static void read_out(struct proxy *p)
+{
+	for (int i = 0; i < 64 && p->out >= 0; i++) {
+		ssize_t n = read(p->out, p->outbuf + p->outlen, OUT_LINE_MAX - p->outlen);
+		char *nl;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (n <= 0) {
+			if (p->outlen)
+				out_line(p, p->outbuf, p->outlen);
+			p->outlen = 0;
+			(void)p->ops->unwatch_fd(p->h, p->out);
+			close(p->out);
+			p->out = -1;
+			return;
+		}
+		p->outlen += (size_t)n;
+		while ((nl = memchr(p->outbuf, '\n', p->outlen))) {
+			size_t len = (size_t)(nl - p->outbuf);
+
+			out_line(p, p->outbuf, len);
+			memmove(p->outbuf, nl + 1, p->outlen - len - 1);
+			p->outlen -= len + 1;
+		}
+		if (p->outlen == OUT_LINE_MAX) {
+			out_line(p, p->outbuf, p->outlen);
+			p->outlen = 0;
+		}
+	}
+}
+
+static void on_out(void *priv, int fd, uint32_t revents)
+{
+	(void)fd;
+	(void)revents;
+	read_out(priv);
+}
+
+static void close_out(struct proxy *p)
+{
+	if (p->out < 0)
+		return;
+	read_out(p); /* what a dead host wrote last */
+	if (p->out < 0)
+		return;
+	if (p->outlen)
+		out_line(p, p->outbuf, p->outlen);
+	p->outlen = 0;
+	(void)p->ops->unwatch_fd(p->h, p->out);
+	close(p->out);
+	p->out = -1;
+}
+
 /* ---- start and stop ---- */
 
 static void on_chan(void *priv, int fd, uint32_t revents);
 
-static int spawn(struct proxy *p)
+static int spawn(struct proxy *p, struct hb_err *err)
 {
 	char limit[32];
 	const char *argv[16 + HB_PROXY_MAX_PARAMS];
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
 	sigset_t none, all;
-	int sv[2], r, k = 0;
+	int sv[2], op[2], r, k = 0;
 
+	/*
+	 * every start, the first and each restart, passes every check of
+	 * start-up first: a file replaced since (writable, a symlink, another
+	 * owner) is never loaded
+	 */
+	r = hb_plugin_trust(p->path, p->type, p->lim.owner, err);
+	if (r < 0)
+		return r;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-		return -errno;
+		return hb_err_set(err, -errno, "socketpair: %s", strerror(errno));
 	if (sv[1] <= HB_CHAN_HOST_FD) { /* dup2 onto itself would keep CLOEXEC */
 		int hi = fcntl(sv[1], F_DUPFD_CLOEXEC, 10);
 
 		close(sv[1]);
 		sv[1] = hi;
 		if (hi < 0) {
+			r = -errno;
 			close(sv[0]);
-			return -errno;
+			return hb_err_set(err, r, "fcntl: %s", strerror(-r));
 		}
+	}
+	if (pipe2(op, O_CLOEXEC) < 0) {
+		r = -errno;
+		close(sv[0]);
+		close(sv[1]);
+		return hb_err_set(err, r, "pipe2: %s", strerror(-r));
 	}
 	snprintf(limit, sizeof(limit), "%llu", (unsigned long long)p->lim.mem_limit);
 	argv[k++] = p->host_path;
@@ -175,7 +295,9 @@ static int spawn(struct proxy *p)
 
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, sv[1], HB_CHAN_HOST_FD);
-	posix_spawn_file_actions_adddup2(&fa, STDERR_FILENO, STDOUT_FILENO);
+	/* stdout and stderr: a pipe the daemon reads line by line */
+	posix_spawn_file_actions_adddup2(&fa, op[1], STDOUT_FILENO);
+	posix_spawn_file_actions_adddup2(&fa, op[1], STDERR_FILENO);
 	posix_spawnattr_init(&at);
 	sigemptyset(&none);
 	sigfillset(&all);
@@ -188,26 +310,39 @@ static int spawn(struct proxy *p)
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
 	close(sv[1]);
+	close(op[1]);
 	if (r) {
+		close(op[0]);
 		close(sv[0]);
 		p->pid = 0;
-		return -r;
+		return hb_err_set(err, -r, "cannot start %s: %s", p->host_path, strerror(r));
 	}
 	p->chan = sv[0];
 	(void)fcntl(p->chan, F_SETFL, O_NONBLOCK);
+	p->out = op[0];
+	p->outlen = 0;
+	(void)fcntl(p->out, F_SETFL, O_NONBLOCK);
 	r = p->ops->watch_fd(p->h, p->chan, HB_FD_READ, on_chan, p);
+	if (r == 0) {
+		r = p->ops->watch_fd(p->h, p->out, HB_FD_READ, on_out, p);
+		if (r < 0)
+			(void)p->ops->unwatch_fd(p->h, p->chan);
+	}
 	if (r < 0) {
+		close(p->out);
+		p->out = -1;
 		(void)kill(-p->pid, SIGKILL);
 		(void)waitpid(p->pid, NULL, 0);
 		close(p->chan);
 		p->chan = -1;
 		p->pid = 0;
-		return r;
+		return hb_err_set(err, r, "watching the channel: %s", strerror(-r));
 	}
 	p->state = ST_STARTING;
 	p->phase = PH_LOAD;
 	p->started_ns = hb_now_ns();
 	p->ping_ns = p->poll_ns = 0;
+	p->late = false;
 	p->refused[0] = p->memory[0] = p->seccomp[0] = '\0';
 	p->refused_rc = 0;
 	return 0;
@@ -224,6 +359,8 @@ static void schedule(struct proxy *p, const char *what)
 		p->backoff_s = BACKOFF_MAX_S;
 	p->restart_at_ns = now + p->backoff_s * 1000000000ULL;
 	p->state = ST_WAITING;
+	if (p->opening)
+		return; /* hb_plugin_proxy_open() says it: the source is not opened */
 	p->ops->log(p->h, HB_LOG_WARNING, "plugin host %s; starting it again in %llu s", what,
 		    (unsigned long long)p->backoff_s);
 }
@@ -240,11 +377,33 @@ static void stop(struct proxy *p, const char *why)
 		close(p->chan);
 		p->chan = -1;
 	}
+	if (p->pid > 0 && !why) {
+		/*
+		 * EOF, no reason known: a host that is dying closed its end on
+		 * the way (reaped within a moment, its signal or status is the
+		 * reason); one still alive after LOST_WAIT_MS closed it itself
+		 * (a plugin that closed every fd): it lost its channel
+		 */
+		pid_t w = 0;
+
+		for (int i = 0; i < LOST_WAIT_MS / 5 && w == 0; i++) {
+			w = waitpid(p->pid, &st, WNOHANG);
+			if (w == 0)
+				(void)poll(NULL, 0, 5);
+		}
+		if (w == p->pid)
+			p->pid = -p->pid; /* reaped (it cannot fork: nothing left in its group) */
+		else
+			why = "lost its channel to the daemon (the plugin closed it); killed";
+	}
 	if (p->pid > 0) {
 		(void)kill(-p->pid, SIGKILL);
 		while (waitpid(p->pid, &st, 0) < 0 && errno == EINTR)
 			;
 	}
+	if (p->pid < 0)
+		p->pid = -p->pid;
+	close_out(p);
 	if (why)
 		snprintf(reason, sizeof(reason), "%s", why);
 	else if (p->memory[0])
@@ -334,6 +493,8 @@ static void take(struct proxy *p, const struct hb_chan_hdr *hdr, unsigned char *
 		}
 		break;
 	case HB_CHAN_LOG:
+		if (!log_allowed(p))
+			break;
 		p->ops->log(p->h,
 			    hdr->arg < HB_LOG_ERR ? HB_LOG_ERR :
 			    hdr->arg > 7          ? 7 :
@@ -368,6 +529,9 @@ static void take(struct proxy *p, const struct hb_chan_hdr *hdr, unsigned char *
 		p->polled = true;
 		p->poll_rc = hdr->arg;
 		p->poll_ns = 0;
+		if (p->late && hdr->arg < 0)
+			p->late_rc = hdr->arg;
+		p->late = false;
 		break;
 	case HB_CHAN_PONG: p->ping_ns = 0; break;
 	case HB_CHAN_MEMORY:
@@ -472,17 +636,32 @@ static void on_tick(void *priv, int fd, uint32_t revents)
 	(void)revents;
 	while (read(fd, &exp, sizeof(exp)) < 0 && errno == EINTR)
 		;
+	log_suppressed(p, now / 1000000000ULL);
 	switch (p->state) {
-	case ST_WAITING:
+	case ST_REFUSED: return;
+	case ST_WAITING: {
+		struct hb_err err = { 0 };
+		int r;
+
 		if (now < p->restart_at_ns)
 			return;
-		if (spawn(p) < 0) {
-			snprintf(p->last_failure, sizeof(p->last_failure),
-				 "failed at load: cannot start %s", p->host_path);
+		r = spawn(p, &err);
+		if (r == -EPERM || r == -ENOENT) {
+			/* the file no longer passes the checks: never loaded, never again */
+			snprintf(p->last_failure, sizeof(p->last_failure), "refused at restart: %.*s",
+				 (int)sizeof(p->last_failure) - 32, err.msg);
+			p->failures++;
+			p->state = ST_REFUSED;
+			p->ops->log(p->h, HB_LOG_ERR,
+				    "plugin host not started again: %s; source disabled", err.msg);
+		} else if (r < 0) {
+			snprintf(p->last_failure, sizeof(p->last_failure), "failed at load: %.*s",
+				 (int)sizeof(p->last_failure) - 32, err.msg);
 			p->failures++;
 			schedule(p, p->last_failure);
 		}
 		return;
+	}
 	case ST_STARTING:
 		if (now - p->started_ns > hang + HB_PROXY_LOAD_GRACE_MS * 1000000ULL) {
 			snprintf(what, sizeof(what), "hung (no answer in %llu ms)",
@@ -512,7 +691,16 @@ static void on_tick(void *priv, int fd, uint32_t revents)
 static int proxy_poll(void *priv)
 {
 	struct proxy *p = priv;
+	int r;
 
+	if (p->state == ST_REFUSED)
+		return -EPERM; /* its file was refused: the daemon disables the source */
+	if (p->late_rc < 0) {
+		/* a poll that failed, answered after the daemon stopped waiting */
+		r = p->late_rc;
+		p->late_rc = 0;
+		return r;
+	}
 	if (p->state != ST_RUNNING || p->poll_ns)
 		return 0; /* a host that is not there, or still busy, fails nothing here */
 	if (hb_chan_send(p->chan, HB_CHAN_POLL, 0, NULL, 0, 1) < 0)
@@ -520,6 +708,7 @@ static int proxy_poll(void *priv)
 	p->poll_ns = hb_now_ns();
 	p->polled = false;
 	wait_for(p, is_polled, POLL_WAIT_MS);
+	p->late = !p->polled;
 	return p->polled ? p->poll_rc : 0;
 }
 
@@ -557,6 +746,8 @@ static void proxy_close(void *priv)
 		while (waitpid(p->pid, NULL, 0) < 0 && errno == EINTR)
 			;
 	}
+	close_out(p);
+	log_suppressed(p, p->log_sec + 1);
 	free_params(p->params);
 	free(p);
 }
@@ -607,7 +798,7 @@ int hb_plugin_proxy_open(const struct hb_plugin *plugin, const struct hb_proxy_l
 	p->ops = ops;
 	p->h = h;
 	p->lim = *lim;
-	p->chan = p->tfd = -1;
+	p->chan = p->tfd = p->out = -1;
 	snprintf(p->path, sizeof(p->path), "%s", plugin->path);
 	snprintf(p->type, sizeof(p->type), "%s", plugin->name);
 	snprintf(p->name, sizeof(p->name), "%s", info->name ? info->name : "");
@@ -650,14 +841,13 @@ int hb_plugin_proxy_open(const struct hb_plugin *plugin, const struct hb_proxy_l
 		p->tfd = -1;
 		goto fail;
 	}
-	r = spawn(p);
-	if (r < 0) {
-		r = hb_err_set(err, r, "%s: cannot start %s: %s", plugin->path, p->host_path,
-			       strerror(-r));
+	p->opening = true;
+	r = spawn(p, err);
+	if (r < 0)
 		goto fail;
-	}
 	wait_for(p, is_open, (int)(lim->hang_ms + HB_PROXY_LOAD_GRACE_MS));
 	if (p->state == ST_RUNNING) {
+		p->opening = false;
 		*ret_priv = p;
 		return 0;
 	}
@@ -666,17 +856,20 @@ int hb_plugin_proxy_open(const struct hb_plugin *plugin, const struct hb_proxy_l
 		r = hb_err_set(err, p->refused_rc, "%s", p->refused);
 		goto fail;
 	}
-	/* it crashed or hangs: the source stays, the host is started again */
+	/*
+	 * it crashed or hangs before its first open: a failed open, as one
+	 * that returns an error (only a host that opened once is restarted)
+	 */
 	if (p->state == ST_STARTING) {
 		char what[128];
+		bool hung = p->chan >= 0 && !chan_has_data(p);
 
-		if (p->chan >= 0 && !chan_has_data(p))
+		if (hung)
 			snprintf(what, sizeof(what), "hung (no answer in %llu ms)",
 				 (unsigned long long)(lim->hang_ms + HB_PROXY_LOAD_GRACE_MS));
-		stop(p, p->chan >= 0 && !chan_has_data(p) ? what : NULL);
+		stop(p, hung ? what : NULL);
 	}
-	*ret_priv = p;
-	return 0;
+	r = hb_err_set(err, -EIO, "%s: plugin host %s", plugin->path, p->last_failure);
 fail:
 	proxy_close(p);
 	return r;
@@ -689,6 +882,7 @@ void hb_plugin_proxy_state(const void *priv, struct hb_proxy_state *ret)
 	*ret = (struct hb_proxy_state){
 		.state = p->state == ST_RUNNING  ? "running" :
 			 p->state == ST_STARTING ? "starting" :
+			 p->state == ST_REFUSED  ? "disabled" :
 						   "waiting to restart",
 		.pid = p->pid,
 		.restarts = p->restarts,
@@ -698,6 +892,13 @@ void hb_plugin_proxy_state(const void *priv, struct hb_proxy_state *ret)
 		.dropped = p->dropped,
 		.backoff_s = p->state == ST_WAITING ? p->backoff_s : 0,
 	};
+	if (p->state == ST_WAITING) {
+		uint64_t now = hb_now_ns();
+
+		ret->retry_in_s = p->restart_at_ns > now ?
+					  (p->restart_at_ns - now + 999999999ULL) / 1000000000ULL :
+					  0;
+	}
 	snprintf(ret->last_failure, sizeof(ret->last_failure), "%s", p->last_failure);
 	if (p->state != ST_RUNNING)
 		snprintf(ret->problem, sizeof(ret->problem), "%s", p->last_failure);

@@ -100,8 +100,8 @@ static void inspect_plugins(const struct hb_config *c, const struct hb_plugin_se
 			if (len > 10 && !strcmp(why.msg + len - 10, "; refusing"))
 				why.msg[len - 10] = '\0';
 			snprintf(msg, sizeof(msg),
-				 "%s; run starts its sources anyway, each in a hotbridge-plugin-host "
-				 "started again with a back-off (status names the failure)",
+				 "%s; run tries its sources anyway, each in a hotbridge-plugin-host, "
+				 "and goes on without one whose host dies before it opened",
 				 why.msg);
 			warn(&quiet, msg);
 			continue;

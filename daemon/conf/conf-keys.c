@@ -40,7 +40,7 @@ static const struct hb_conf_key keys[] = {
 	  "vendor source plugins (root-owned, not group/world-writable)"),
 	K("daemon", "plugin_memory_limit", T_U64, plugin_memory_limit, "536870912", 0, 1ULL << 44,
 	  NULL,
-	  "address space (RLIMIT_AS, bytes) of each hotbridge-plugin-host, the process a vendor plugin runs in: at 90 % of it the host stops and is started again, named \"memory limit\" in status; 0 = no limit"),
+	  "address space (RLIMIT_AS, bytes) of each hotbridge-plugin-host, the process a vendor plugin runs in: the host stops when, after a call into the plugin, 90 % of it is in use, or when the plugin fails with ENOMEM or crashes with 75 % in use (a failed malloc usually comes first), and is started again, named \"memory limit\" in status; 0 = no limit"),
 	K("daemon", "plugin_hang_ms", T_U64, plugin_hang_ms, "3000", 100, 600000, NULL,
 	  "a plugin host that does not answer the daemon for this long (a plugin looping in poll or a callback) is killed and started again, named \"hung\" in status; loading and opening get 2000 ms more"),
 	K("daemon", "control_socket", T_STR, control_socket, "/run/hotbridge/control", 0, 0, NULL,

@@ -98,7 +98,25 @@ static uint64_t src_host_up(const struct source *s)
 	if (!s->isolated)
 		return 1; /* it runs in the daemon */
 	hb_plugin_proxy_state(s->priv, &ps);
-	return !strcmp(ps.state, "running");
+	return !s->disabled && !strcmp(ps.state, "running");
+}
+static uint64_t src_host_dropped(const struct source *s)
+{
+	struct hb_proxy_state ps;
+
+	if (!s->isolated)
+		return 0;
+	hb_plugin_proxy_state(s->priv, &ps);
+	return ps.dropped;
+}
+static uint64_t src_host_bad_records(const struct source *s)
+{
+	struct hb_proxy_state ps;
+
+	if (!s->isolated)
+		return 0;
+	hb_plugin_proxy_state(s->priv, &ps);
+	return ps.bad_records;
 }
 
 /* the per-source series, labelled {source,type}: one table, one loop */
@@ -128,8 +146,17 @@ static void source_metrics(FILE *f, const struct hb_daemon *d)
 		  "memory limit, refused at a restart (status plugin_hosts says how; 0 in the daemon).",
 		  src_host_failures },
 		{ "source_host_up", "gauge",
-		  "1 while each source runs: its hotbridge-plugin-host is up (always 1 in the daemon).",
+		  "1 while each source runs: its hotbridge-plugin-host is up and the source not "
+		  "disabled (1 in the daemon).",
 		  src_host_up },
+		{ "source_host_dropped_total", "counter",
+		  "Records each plugin source submitted past a full backlog, dropped in its "
+		  "hotbridge-plugin-host (0 in the daemon).",
+		  src_host_dropped },
+		{ "source_host_bad_records_total", "counter",
+		  "Records from each plugin source's host that the daemon cannot use (bad space, "
+		  "length or count), dropped (0 in the daemon).",
+		  src_host_bad_records },
 	};
 
 	for (size_t k = 0; k < HB_ARRAY_SIZE(m); k++) {
@@ -430,22 +457,25 @@ void hb_daemon_log_counters(const struct hb_daemon *d, const char *lead)
 {
 	const struct hb_daemon_stats *s = &d->st;
 	const uint64_t *c = s->migrated.by_class;
-	uint64_t not_moved;
+	uint64_t not_moved, host_failures = 0;
 
 	not_moved = c[HB_MIGRATE_RETRY] + c[HB_MIGRATE_BACKOFF] + c[HB_MIGRATE_DROP] +
 		    c[HB_MIGRATE_WRONG_NODE] + c[HB_MIGRATE_POLICY];
+	for (size_t i = 0; i < d->nsrc; i++)
+		host_failures += src_host_failures(&d->src[i]);
 	/* dropped: records none of whose pages entered the table, a subset of
 	   records; bad input never became records and is counted on its own */
 	hb_dlog(d, LOG_INFO,
 		"%s %.1f s and %llu cycles: %llu records (%llu dropped), "
 		"%llu bad input, %llu pages promoted%s, %llu failures (%llu pages not moved, "
-		"%llu source errors)",
+		"%llu source errors, %llu plugin host failures)",
 		lead, (double)(hb_now_ns() - d->started_ns) / 1e9, (unsigned long long)s->cycles,
 		(unsigned long long)s->in.records, (unsigned long long)s->in.dropped_records,
 		(unsigned long long)s->in.bad_input, (unsigned long long)c[HB_MIGRATE_MOVED],
 		d->cfg.dry_run ? " (dry run)" : "",
-		(unsigned long long)(not_moved + s->source_errors), (unsigned long long)not_moved,
-		(unsigned long long)s->source_errors);
+		(unsigned long long)(not_moved + s->source_errors + host_failures),
+		(unsigned long long)not_moved, (unsigned long long)s->source_errors,
+		(unsigned long long)host_failures);
 }
 
 void hb_daemon_log_exit_summary(const struct hb_daemon *d)
@@ -495,6 +525,12 @@ static json_object *plugin_host_json(const struct source *s)
 	struct hb_proxy_state ps;
 
 	hb_plugin_proxy_state(s->priv, &ps);
+	/* a source the daemon disabled (its polls failed) is disabled whatever its host does */
+	if (s->disabled && strcmp(ps.state, "disabled")) {
+		ps.state = "disabled";
+		snprintf(ps.problem, sizeof(ps.problem),
+			 "disabled: its polls failed %d times in a row", SOURCE_MAX_ERRORS);
+	}
 	json_object_object_add(o, "source", json_object_new_string(s->name));
 	json_object_object_add(o, "state", json_object_new_string(ps.state));
 	json_object_object_add(o, "problem", json_object_new_string(ps.problem));
@@ -502,7 +538,7 @@ static json_object *plugin_host_json(const struct source *s)
 	json_object_object_add(o, "restarts", hb_daemon_json_u64(ps.restarts));
 	json_object_object_add(o, "failures", hb_daemon_json_u64(ps.failures));
 	json_object_object_add(o, "last_failure", json_object_new_string(ps.last_failure));
-	json_object_object_add(o, "retry_in_s", hb_daemon_json_u64(ps.backoff_s));
+	json_object_object_add(o, "retry_in_s", hb_daemon_json_u64(ps.retry_in_s));
 	json_object_object_add(o, "bad_records", hb_daemon_json_u64(ps.bad_records));
 	json_object_object_add(o, "dropped", hb_daemon_json_u64(ps.dropped));
 	return o;

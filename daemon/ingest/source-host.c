@@ -431,7 +431,8 @@ int hb_daemon_open_sources(struct hb_daemon *d)
 		}
 		if (s->isolated) {
 			struct hb_proxy_limits lim = { .mem_limit = d->cfg.plugin_memory_limit,
-						       .hang_ms = (uint32_t)d->cfg.plugin_hang_ms };
+						       .hang_ms = (uint32_t)d->cfg.plugin_hang_ms,
+						       .owner = 0 };
 
 			if (hb_plugin_proxy_open(plugin, &lim, &host_ops, &s->host, &s->info,
 						 &s->priv, &err) < 0) {

@@ -578,7 +578,7 @@ static int host_main(int argc, char **argv)
 {
 	static struct hb_host h; /* large: not on the stack */
 	struct hb_dev_info info = { .size = sizeof(info) };
-	struct hb_err err = { 0 };
+	struct hb_err err = { 0 }, warn = { 0 };
 	struct args a = { 0 };
 	int r;
 
@@ -606,10 +606,12 @@ static int host_main(int argc, char **argv)
 #endif
 	h.mem_limit = a.mem_limit;
 	crash_handlers(h.chan, h.mem_limit);
-	if (hb_host_sandbox(a.mem_limit, &err) < 0) {
+	if (hb_host_sandbox(a.mem_limit, &warn, &err) < 0) {
 		answer(&h, HB_CHAN_LOADED, err.code, err.msg);
 		return HB_HOST_EXIT_REFUSED;
 	}
+	if (warn.msg[0])
+		host_log(&h, HB_LOG_WARNING, "%s: the plugin can write wherever uid 0 can", warn.msg);
 	snprintf(h.plugin.path, sizeof(h.plugin.path), "%s", a.plugin);
 	snprintf(h.plugin.name, sizeof(h.plugin.name), "%s", a.type);
 	r = hb_plugin_open(&h.plugin, &err);

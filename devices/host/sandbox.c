@@ -2,6 +2,8 @@
 /* The plugin host's confinement (sandbox.h). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/landlock.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -12,12 +14,21 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cap-ng.h>
 #include <seccomp.h>
 
 #include "host/sandbox.h"
+
+/* Landlock ABI 2 and 3 rights (linux/landlock.h), for older headers */
+#ifndef LANDLOCK_ACCESS_FS_REFER
+#define LANDLOCK_ACCESS_FS_REFER (1ULL << 13)
+#endif
+#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
+#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)
+#endif
 
 static int limit(int what, rlim_t v, const char *name, struct hb_err *err)
 {
@@ -31,23 +42,24 @@ static int limit(int what, rlim_t v, const char *name, struct hb_err *err)
 	return 0;
 }
 
+/*
+ * None, whatever the host was started with: a host started while the
+ * daemon is still root in full (start-up) gets every capability of the
+ * bounding set from execve, one restarted after the daemon dropped its own
+ * gets none; both end with none, so a plugin sees the same every start
+ * and never more than the daemon keeps (it keeps at most CAP_SYS_ADMIN,
+ * CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH, never for a plugin). The host stays
+ * uid 0: root-owned device and sysfs files open without a capability.
+ */
 static int drop_caps(struct hb_err *err)
 {
-	static const unsigned int keep[] = { CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_SYS_RAWIO };
-	bool have[sizeof(keep) / sizeof(keep[0])];
 	int r;
 
 	if (capng_get_caps_process() < 0)
 		return hb_err_set(err, -EPERM, "reading the capabilities failed");
 	if (capng_have_capabilities(CAPNG_SELECT_CAPS) == CAPNG_NONE)
-		return 0; /* nothing to drop: an unprivileged host (tests) */
-	/* only what the daemon still has can be kept (it drops its own after start-up) */
-	for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
-		have[i] = capng_have_capability(CAPNG_PERMITTED, keep[i]);
+		return 0; /* nothing to drop: an unprivileged host, or a restarted one */
 	capng_clear(CAPNG_SELECT_BOTH);
-	for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
-		if (have[i])
-			capng_update(CAPNG_ADD, CAPNG_EFFECTIVE | CAPNG_PERMITTED, keep[i]);
 	/* the bounding set needs CAP_SETPCAP, which a daemon past start-up no longer has */
 	r = capng_apply(CAPNG_SELECT_BOTH);
 	if (r < 0)
@@ -55,6 +67,56 @@ static int drop_caps(struct hb_err *err)
 	if (r < 0)
 		return hb_err_set(err, -EPERM, "dropping capabilities failed (capng_apply: %d)", r);
 	return 0;
+}
+
+/*
+ * Landlock: no file created, removed, renamed or opened for writing
+ * anywhere but below /dev and /sys (a device's registers, a sysfs knob),
+ * so a uid-0 host cannot drop a .so into plugin_dir, a unit into /etc or a
+ * file anywhere. Reading is not restricted. -EOPNOTSUPP when the kernel
+ * has no Landlock (the caller says so and goes on).
+ */
+static int fs_writes(struct hb_err *err)
+{
+	static const char *const writable[] = { "/dev", "/sys" };
+	struct landlock_ruleset_attr attr = {
+		.handled_access_fs = LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR |
+				     LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR |
+				     LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |
+				     LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |
+				     LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM,
+	};
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+	int rs, r = 0;
+
+	if (abi < 1)
+		return hb_err_set(err, -EOPNOTSUPP, "Landlock is not available (%s)",
+				  abi < 0 ? strerror(errno) : "ABI 0");
+	if (abi >= 2)
+		attr.handled_access_fs |= LANDLOCK_ACCESS_FS_REFER;
+	if (abi >= 3)
+		attr.handled_access_fs |= LANDLOCK_ACCESS_FS_TRUNCATE;
+	rs = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
+	if (rs < 0)
+		return hb_err_set(err, -errno, "landlock_create_ruleset: %s", strerror(errno));
+	for (size_t i = 0; i < sizeof(writable) / sizeof(writable[0]) && r == 0; i++) {
+		struct landlock_path_beneath_attr pb = {
+			.allowed_access = LANDLOCK_ACCESS_FS_WRITE_FILE |
+					  (abi >= 3 ? LANDLOCK_ACCESS_FS_TRUNCATE : 0),
+		};
+
+		pb.parent_fd = open(writable[i], O_PATH | O_CLOEXEC);
+		if (pb.parent_fd < 0)
+			continue; /* no /sys in a container: nothing there to write */
+		if (syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) < 0)
+			r = hb_err_set(err, -errno, "landlock_add_rule(%s): %s", writable[i],
+				       strerror(errno));
+		close(pb.parent_fd);
+	}
+	if (r == 0 && syscall(SYS_landlock_restrict_self, rs, 0) < 0)
+		r = hb_err_set(err, -errno, "landlock_restrict_self: %s", strerror(errno));
+	close(rs);
+	return r;
 }
 
 /*
@@ -236,7 +298,7 @@ static int filter(struct hb_err *err)
 	return r;
 }
 
-int hb_host_sandbox(uint64_t mem_limit, struct hb_err *err)
+int hb_host_sandbox(uint64_t mem_limit, struct hb_err *warn, struct hb_err *err)
 {
 	int r;
 
@@ -256,5 +318,12 @@ int hb_host_sandbox(uint64_t mem_limit, struct hb_err *err)
 		return hb_err_set(err, -errno, "PR_SET_NO_NEW_PRIVS: %s", strerror(errno));
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		return hb_err_set(err, -errno, "PR_SET_DUMPABLE: %s", strerror(errno));
+	r = fs_writes(err);
+	if (r == -EOPNOTSUPP) {
+		*warn = *err; /* an old kernel: said, not fatal */
+		*err = (struct hb_err){ 0 };
+	} else if (r < 0) {
+		return r;
+	}
 	return filter(err);
 }

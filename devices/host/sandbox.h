@@ -12,9 +12,10 @@
 
 /*
  * rlimits (address space mem_limit bytes, 0: none; no core files; 256
- * fds), every capability but file access (CAP_DAC_OVERRIDE,
- * CAP_DAC_READ_SEARCH) and register access (CAP_SYS_RAWIO) dropped, the
- * bounding set too, PR_SET_NO_NEW_PRIVS, then a seccomp filter that allows
+ * fds), every capability dropped (the bounding set too, when the host may),
+ * PR_SET_NO_NEW_PRIVS, Landlock (no file written, created or removed
+ * outside /dev and /sys; a kernel without Landlock: warn says so and the
+ * host goes on), then a seccomp filter that allows
  * only what the host and a telemetry plugin need (memory, files and device
  * files, poll and timers, the channel, time, threads, signals to the host
  * itself: the list in sandbox.c, explained in devices/docs/plugins.md).
@@ -23,7 +24,7 @@
  * (hb_host_syscall_name()) before the host dies of it. 0, or -errno with
  * err saying which step failed.
  */
-int hb_host_sandbox(uint64_t mem_limit, struct hb_err *err);
+int hb_host_sandbox(uint64_t mem_limit, struct hb_err *warn, struct hb_err *err);
 
 /* A syscall's name by number ("?" unknown), async-signal-safe once sandboxed. */
 const char *hb_host_syscall_name(long nr);

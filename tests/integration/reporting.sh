@@ -53,7 +53,7 @@ grep -q '^<6>' "$tmp/loop.err" && ! grep -v '^<[0-7]>' "$tmp/loop.err" | grep -q
 kill -TERM "$pid"
 wait "$pid" && ok "SIGTERM: exit status 0" || bad "exit status $?"
 pid=
-summary=$(grep -c '^<6>exiting after [0-9.]* s and [0-9]* cycles: [0-9]* records ([0-9]* dropped), [0-9]* bad input, [0-9]* pages promoted (dry run), [0-9]* failures ([0-9]* pages not moved, [0-9]* source errors)$' "$tmp/loop.err" || true)
+summary=$(grep -c '^<6>exiting after [0-9.]* s and [0-9]* cycles: [0-9]* records ([0-9]* dropped), [0-9]* bad input, [0-9]* pages promoted (dry run), [0-9]* failures ([0-9]* pages not moved, [0-9]* source errors, [0-9]* plugin host failures)$' "$tmp/loop.err" || true)
 [ "$summary" = 1 ] && ok "one summary line at exit, at info: $(grep '^<6>exiting' "$tmp/loop.err")" ||
 	{ tail -3 "$tmp/loop.err"; bad "exit summary lines: $summary"; }
 records=$(sed -n 's/^<6>exiting.*cycles: \([0-9]*\) records.*/\1/p' "$tmp/loop.err")

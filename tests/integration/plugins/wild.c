@@ -15,14 +15,28 @@
  *   WILD_PTRACE     open() calls ptrace(PTRACE_TRACEME) (outside it too)
  *   WILD_SIGSYS     open() installs a SIGSYS handler of its own (which
  *                   would take the filter's trap from the host: refused)
+ *   WILD_FLOOD with strict=1: returns what submit() says (-ENOBUFS past a
+ *                   full backlog), as the sample does
+ *   WILD_FAILPOLL   poll() submits a good record and fails (-EIO): the
+ *                   daemon disables the source after 10
+ *   WILD_CLOSEFDS   poll() closes every fd at its 2nd call (the channel
+ *                   too), then sleeps
+ *   WILD_CHATTY     poll() calls log() 500 times and prints 500 lines
+ *                   to stdout (the daemon keeps 20 lines a second)
+ *   WILD_WRITE      open() tries to create the file write= names (a .so
+ *                   in plugin_dir: the host must not be able to), logs
+ *                   whether it could, and opens either way
  * Each good record is 4 KiB of its memdev= at DPA 0..64 MiB.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <hb-device.h>
@@ -31,7 +45,7 @@ struct wild {
 	const struct hb_host_ops *ops;
 	struct hb_host *h;
 	char memdev[HB_MEMDEV_NAME_MAX];
-	uint64_t polls, per_poll, next;
+	uint64_t polls, per_poll, next, strict;
 };
 
 __attribute__((unused)) static void die(void)
@@ -74,12 +88,24 @@ static int wild_open(const struct hb_host_ops *ops, struct hb_host *h,
 		(void)sigaction(SIGSYS, &sa, NULL);
 	}
 #endif
+#ifdef WILD_WRITE
+	{
+		const char *path = hb_dev_param(info, "write");
+		int fd = path ? open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0755) : -1;
+
+		ops->log(h, HB_LOG_NOTICE, "creating %s: %s", path ? path : "(no write=)",
+			 fd >= 0 ? "done" : strerror(errno));
+		if (fd >= 0)
+			close(fd);
+	}
+#endif
 	if (!w)
 		return -ENOMEM;
 	w->ops = ops;
 	w->h = h;
 	strncpy(w->memdev, info->memdev ? info->memdev : "mem0", sizeof(w->memdev) - 1);
-	if (hb_dev_param_get_u64(info, "per_poll", 10000, &w->per_poll) < 0) {
+	if (hb_dev_param_get_u64(info, "per_poll", 10000, &w->per_poll) < 0 ||
+	    hb_dev_param_get_u64(info, "strict", 0, &w->strict) < 0) {
 		free(w);
 		return -EINVAL;
 	}
@@ -125,6 +151,34 @@ static int wild_poll(void *priv)
 		good(w, &r);
 		return w->ops->submit(w->h, &r, 1);
 	}
+#elif defined(WILD_CLOSEFDS)
+	good(w, &r);
+	(void)w->ops->submit(w->h, &r, 1);
+	if (w->polls == 2) {
+		for (int fd = 3; fd < 256; fd++)
+			(void)close(fd);
+		for (;;) {
+			struct timespec ts = { 1, 0 };
+
+			(void)nanosleep(&ts, NULL);
+		}
+	}
+	return 0;
+#elif defined(WILD_FAILPOLL)
+	good(w, &r);
+	(void)w->ops->submit(w->h, &r, 1);
+	return -EIO;
+#elif defined(WILD_CHATTY)
+	for (int i = 0; i < 500; i++) {
+		w->ops->log(w->h, HB_LOG_INFO, "chatty log %d", i);
+		printf("chatty printf %d\n", i);
+	}
+	fflush(stdout);
+	good(w, &r);
+	return w->ops->submit(w->h, &r, 1);
+#elif defined(WILD_WRITE)
+	good(w, &r);
+	return w->ops->submit(w->h, &r, 1);
 #elif defined(WILD_GARBAGE)
 	for (int i = 0; i < 64; i++) {
 		memset(&r, 0xa5, sizeof(r));
@@ -136,16 +190,18 @@ static int wild_poll(void *priv)
 	{
 		struct hb_hot_record batch[256];
 		uint64_t left = w->per_poll;
+		int rc = 0;
 
-		while (left && !w->ops->backlog_full(w->h)) {
+		while (left && (w->strict || !w->ops->backlog_full(w->h))) {
 			size_t n = left < 256 ? (size_t)left : 256;
 
 			for (size_t i = 0; i < n; i++)
 				good(w, &batch[i]);
-			(void)w->ops->submit(w->h, batch, n);
+			if (w->ops->submit(w->h, batch, n) < 0 && w->strict)
+				rc = -ENOBUFS;
 			left -= n;
 		}
-		return 0;
+		return rc;
 	}
 #endif
 }
