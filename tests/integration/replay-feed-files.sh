@@ -5,6 +5,9 @@
 #      whoever may write the directory) is not followed (logged once), so
 #      a root-only file's content never reaches the log; a feed in a
 #      directory others may write is warned about by check-config and run.
+#  D4. one daemon per state: a second daemon with its own control socket
+#      but the first one's pause_state, metrics textfile or replay state
+#      file exits 1 naming the holder's pid and the file; the first goes on.
 #  D5. a FIFO removed and made anew under the daemon is noticed at the next
 #      poll (logged) and read: a writer to the new one is not left blocked.
 #  D8. from = saved, the file rotated while the daemon was down: the old
@@ -88,6 +91,47 @@ if "${hb[@]}" run --once --config "$tmp/pub.conf" >/dev/null 2>"$tmp/once"; then
 fi
 ! grep -q SECRET "$tmp/once" && ok "so does run" || bad "run read the link's target"
 rm -rf "$tmp/pub"
+
+# ---- D4: one daemon per state file
+for i in 1 2; do line "$i"; done >"$tmp/saved.txt"
+hb_emulated_conf "$tmp/st.conf" "dry_run = true" "metrics_textfile = $tmp/hb.prom" <<CONF
+[policy]
+threshold = 1000000
+[source f]
+type = replay
+path = $tmp/saved.txt
+from = saved
+state = $tmp/saved.offset
+CONF
+start "$tmp/st.conf"
+first=$pid
+second() { # NAME --set...: a second daemon on its own control socket; its exit status
+	local name=$1 rc=0
+	shift
+	timeout $((10 * slow)) "${hb[@]}" run --config "$tmp/st.conf" \
+		--set "daemon.control_socket=$tmp/ctl-$name.sock" "$@" >/dev/null 2>"$tmp/$name.err" || rc=$?
+	return $rc
+}
+rc=0
+second pause || rc=$?
+[ "$rc" -eq 1 ] && grep -q "another hotbridge (pid $first) holds $tmp/paused.lock: it uses the same daemon.pause_state $tmp/paused" "$tmp/pause.err" &&
+	ok "a second daemon on the same pause_state exits 1 naming pid $first and the file" ||
+	{ sed 's/^/# /' "$tmp/pause.err"; bad "second daemon: exit $rc"; }
+rc=0
+second prom "--set=daemon.pause_state=$tmp/paused2" || rc=$?
+[ "$rc" -eq 1 ] && grep -q "(pid $first) holds $tmp/hb.prom.lock: it uses the same daemon.metrics_textfile" "$tmp/prom.err" &&
+	ok "so is one on the same metrics textfile" ||
+	{ sed 's/^/# /' "$tmp/prom.err"; bad "second daemon: exit $rc"; }
+rc=0
+second state "--set=daemon.pause_state=$tmp/paused2" "--set=daemon.metrics_textfile=$tmp/hb2.prom" || rc=$?
+[ "$rc" -eq 1 ] && grep -q "(pid $first) holds $tmp/saved.offset.lock: it uses the same \[source f\] state" "$tmp/state.err" &&
+	ok "so is one on the same replay state file" ||
+	{ sed 's/^/# /' "$tmp/state.err"; bad "second daemon: exit $rc"; }
+line 3 >>"$tmp/saved.txt"
+wait_until 10 records_are 1 0 && grep -q "hotbridge_up 1" "$tmp/hb.prom" &&
+	ok "the first goes on: reads its feed, its textfile says up" ||
+	{ sed 's/^/# /' "$tmp/log"; bad "first daemon: $(source_of f records) records"; }
+stop
 
 # ---- D5: a FIFO made anew
 mkfifo -m 0600 "$tmp/feed.fifo"
