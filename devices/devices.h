@@ -177,6 +177,20 @@ int hb_builtin_check(const char *name, const struct hb_dev_info *info, struct hb
  */
 int hb_source_replay_input(const struct hb_dev_info *info, char *ret, size_t size);
 /*
+ * D6: whether a replay path='s directory may be written by others than
+ * root and the daemon's user (owned by another uid, or group- or
+ * world-writable, the sticky bit included: after a rotation anyone could
+ * make the name anew). 1 with why in buf (check-config and run warn), 0
+ * when not (or no path=, or the directory cannot be looked at).
+ */
+int hb_source_replay_dir_unsafe(const struct hb_dev_info *info, char *buf, size_t size);
+/*
+ * The state file a replay source keeps its offset in (from = saved: state=
+ * or the default under /var/lib/hotbridge): 1 with its path in buf, 0 when
+ * it keeps none
+ */
+int hb_source_replay_state(const struct hb_dev_info *info, char *buf, size_t size);
+/*
  * whether built-in source `name` can run on this host: 1, or 0 with why
  * (for `hotbridge list`); -ENOSYS for a source that cannot tell before open
  */

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,6 +219,16 @@ static int check_host(const struct hb_config *c, const char *path, bool quiet, s
 		warn(&quiet, msg);
 	}
 	inspect_plugins(c, &scanned, &rf, quiet);
+	/* D6: a feed where another user may put a file of their choosing */
+	for (size_t i = 0; i < c->nsources; i++) {
+		struct hb_dev_info info;
+		char msg[PATH_MAX + 256];
+
+		hb_source_info(&c->sources[i], &info);
+		if (!strcmp(c->sources[i].type, "replay") &&
+		    hb_source_replay_dir_unsafe(&info, msg, sizeof(msg)) > 0)
+			warn(&quiet, msg);
+	}
 	f.refused = rf.v;
 	f.nrefused = rf.n;
 	r = hb_config_check(c, &f, err);

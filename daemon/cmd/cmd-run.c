@@ -15,6 +15,7 @@
 #include "conf/conf-check.h"
 #include "config.h"
 #include "daemon.h"
+#include "devices.h"
 #include "platform/emulated-host.h"
 #include "lock.h"
 #include "log.h"
@@ -47,6 +48,77 @@ static int take_lock(const char *control_socket, int *ret_fd)
 	else if (r < 0)
 		fprintf(stderr, "hotbridge run: %s\n", err.msg);
 	return r;
+}
+
+/*
+ * One daemon per state (D4): each file a daemon rewrites (pause_state, the
+ * metrics textfile, damon_state on a live host, each replay source's
+ * from = saved offset) is locked through FILE.lock as the control socket
+ * is, so a second daemon with another control socket but the same state
+ * is refused, naming the holder and the file.
+ */
+struct state_locks {
+	int fd[HB_MAX_SOURCES + 3];
+	size_t n;
+};
+
+static int lock_state_file(const char *file, const char *what, struct state_locks *l)
+{
+	struct hb_err err = { 0 };
+	char path[PATH_MAX];
+	pid_t holder = 0;
+	int r, fd = -1;
+
+	if (!file || !file[0] || l->n == HB_ARRAY_SIZE(l->fd))
+		return 0;
+	if (snprintf(path, sizeof(path), "%s.lock", file) >= (int)sizeof(path))
+		return hb_cmd_fail(-ENAMETOOLONG, "hotbridge run", "%s: path too long", file);
+	r = hb_pid_lock_take(path, &fd, &holder, &err);
+	if (r == -EWOULDBLOCK && holder > 0)
+		fprintf(stderr,
+			"hotbridge run: another hotbridge (pid %d) holds %s: it uses the same %s "
+			"%s (one daemon per state file)\n",
+			(int)holder, path, what, file);
+	else if (r == -EWOULDBLOCK)
+		fprintf(stderr,
+			"hotbridge run: another hotbridge holds %s: it uses the same %s %s (one "
+			"daemon per state file)\n",
+			path, what, file);
+	else if (r < 0)
+		fprintf(stderr, "hotbridge run: %s: %s\n", what, err.msg);
+	else
+		l->fd[l->n++] = fd;
+	return r;
+}
+
+static int lock_state(const struct hb_config *cfg, struct state_locks *l)
+{
+	int r;
+
+	if ((r = lock_state_file(cfg->pause_state, "daemon.pause_state", l)) < 0 ||
+	    (r = lock_state_file(cfg->metrics_textfile, "daemon.metrics_textfile", l)) < 0 ||
+	    (!cfg->emulated && (r = lock_state_file(cfg->damon_state, "migrate.damon_state", l)) < 0))
+		return r;
+	for (size_t i = 0; i < cfg->nsources; i++) {
+		const struct hb_source_config *s = &cfg->sources[i];
+		struct hb_dev_info info;
+		char state[PATH_MAX], what[96];
+
+		hb_source_info(s, &info);
+		if (strcmp(s->type, "replay") ||
+		    hb_source_replay_state(&info, state, sizeof(state)) <= 0)
+			continue;
+		snprintf(what, sizeof(what), "[source %s] state", s->name);
+		if ((r = lock_state_file(state, what, l)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+static void unlock_state(struct state_locks *l)
+{
+	while (l->n)
+		(void)hb_pid_lock_release(l->fd[--l->n]);
 }
 
 static void usage(FILE *f)
@@ -131,6 +203,7 @@ int hb_cmd_run(int argc, char **argv)
 	_hb_cleanup_(hb_live_coldness_freep) struct hb_live_coldness *cold = NULL;
 	_hb_cleanup_(hb_damon_coldness_freep) struct hb_damon_coldness *dcold = NULL;
 	struct hb_config cfg;
+	struct state_locks locks = { .n = 0 };
 	struct hb_err err = { 0 };
 	bool once = false, dry = false;
 	size_t nsets = 0;
@@ -191,7 +264,7 @@ int hb_cmd_run(int argc, char **argv)
 		hb_log_early(LOG_ERR, "hotbridge run", "%s", err.msg);
 		goto out;
 	}
-	if (!once && take_lock(cfg.control_socket, &lock) < 0)
+	if (!once && (take_lock(cfg.control_socket, &lock) < 0 || lock_state(&cfg, &locks) < 0))
 		goto out;
 	if (!once)
 		hb_config_remove_temporaries(&cfg, said_temporaries);
@@ -238,6 +311,7 @@ out:
 	/* its sockets are removed while the lock is still ours */
 	hb_daemon_free(d);
 	hb_emulated_host_done(&emu);
+	unlock_state(&locks);
 	lock = hb_pid_lock_release(lock);
 	hb_config_done(&cfg);
 	return rc;

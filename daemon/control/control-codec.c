@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The control socket's requests: names and the parser; pure (no I/O), fuzzed. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -107,6 +108,72 @@ static const char *parse_error(struct json_tokener *tok, const json_object *o, c
 	return e == json_tokener_success ? "not one JSON object" : NULL;
 }
 
+/*
+ * F2: a key given twice in one object (json-c keeps the last, silently:
+ * {"command":"status","command":"pause"} paused). 1 with why naming the
+ * key, else 0. Keys are compared as written (an escape spelling a key
+ * another way is not seen); objects nested deeper than the tokener's
+ * depth, or past KEYS_MAX keys, are not looked at (json-c refuses the
+ * former, a request has few keys).
+ */
+#define KEYS_MAX 32
+#define DEPTH_MAX 8
+static int duplicate_key(const char *s, size_t len, char *why, size_t why_size)
+{
+	struct {
+		bool object;
+		size_t n;
+		const char *k[KEYS_MAX];
+		size_t kl[KEYS_MAX];
+	} lv[DEPTH_MAX];
+	int depth = -1;
+	char prev = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+		size_t j;
+
+		if (c == ' ' || c == '\t' || c == '\r' || c == '\n')
+			continue;
+		if (c == '{' || c == '[') {
+			if (depth + 1 >= DEPTH_MAX)
+				return 0;
+			depth++;
+			lv[depth].object = c == '{';
+			lv[depth].n = 0;
+		} else if (c == '}' || c == ']') {
+			if (depth >= 0)
+				depth--;
+		} else if (c == '"') {
+			for (j = i + 1; j < len && s[j] != '"'; j++)
+				if (s[j] == '\\')
+					j++;
+			if (j >= len)
+				return 0;
+			if (depth >= 0 && lv[depth].object && (prev == '{' || prev == ',')) {
+				const char *k = s + i + 1;
+				size_t kl = j - i - 1;
+
+				for (size_t n = 0; n < lv[depth].n; n++) {
+					if (lv[depth].kl[n] == kl && !memcmp(lv[depth].k[n], k, kl)) {
+						snprintf(why, why_size,
+							 "key \"%.*s\" given twice (one value a key)",
+							 kl > 40 ? 40 : (int)kl, k);
+						return 1;
+					}
+				}
+				if (lv[depth].n < KEYS_MAX) {
+					lv[depth].k[lv[depth].n] = k;
+					lv[depth].kl[lv[depth].n++] = kl;
+				}
+			}
+			i = j;
+		}
+		prev = c;
+	}
+	return 0;
+}
+
 int hb_control_parse(const char *line, size_t len, struct hb_control_req *req, char *why,
 		     size_t why_size)
 {
@@ -154,6 +221,8 @@ int hb_control_parse(const char *line, size_t len, struct hb_control_req *req, c
 			goto out;
 		}
 	}
+	if (duplicate_key(line, len, why, why_size))
+		goto out;
 	if (!json_object_is_type(o, json_type_object) ||
 	    !json_object_object_get_ex(o, "command", &v) ||
 	    !json_object_is_type(v, json_type_string)) {

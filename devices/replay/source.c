@@ -78,6 +78,8 @@ struct replay {
 	char sock_group[64];          /* as given, for messages */
 	bool is_file, is_socket;
 	bool file_gone;       /* file: its path names nothing (logged once) */
+	bool link_seen;       /* file: its path is a symbolic link, not followed (logged once) */
+	int old_fd;           /* from=saved: the file rotated while down, read to its end first */
 	char state[PATH_MAX]; /* file, from=saved: where its offset is kept, or "" */
 	uint64_t saved[3];    /* what the state file holds: device, inode, offset */
 	bool save_failed;     /* a failed save was logged (again once one works) */
@@ -85,6 +87,8 @@ struct replay {
 	uint64_t bad_counted;
 	uint64_t polled_bytes; /* FIFO: bytes read by the previous poll */
 	uint64_t evicted;      /* socket: clients closed for a newcomer */
+	uint64_t reported;     /* D7: parser reports this cycle (the first logged) */
+	uint64_t bad_cycle;    /* D7: bad units counted this cycle */
 	struct client clients[MAX_CLIENTS];
 	uint8_t buf[READ_CHUNK];
 };
@@ -110,11 +114,33 @@ static bool pushed_back(const struct replay *s)
 	       s->ops->backlog_full(s->host) > 0;
 }
 
+/*
+ * D7: a parser's report of bad input. Each parser reports the first bad
+ * unit of a read and sums up the rest, but a socket has up to 64 parsers
+ * (and clients come and go) and a FIFO's writers make many short reads: one
+ * few reports a cycle are logged for the whole source, the others are
+ * summed up at the next poll (flush_muted()).
+ */
+#define REPORTS_PER_CYCLE 4
 static void report(void *ud, const char *msg)
 {
 	struct replay *s = ud;
 
-	s->ops->log(s->host, HB_LOG_WARNING, "%s", msg);
+	if (s->reported++ < REPORTS_PER_CYCLE)
+		s->ops->log(s->host, HB_LOG_WARNING, "%s", msg);
+}
+
+/* the cycle's reports beyond the first, as one line; a new cycle begins */
+static void flush_muted(struct replay *s)
+{
+	if (s->reported > REPORTS_PER_CYCLE)
+		s->ops->log(s->host, HB_LOG_WARNING,
+			    "%s: ... and %" PRIu64 " more bad-input reports this cycle, not logged "
+			    "(%" PRIu64 " bad lines, records or frames this cycle in all; bad_input "
+			    "counts each)",
+			    s->path, s->reported - REPORTS_PER_CYCLE, s->bad_cycle);
+	s->reported = 0;
+	s->bad_cycle = 0;
 }
 
 /* The units p threw away since the last call go to the host (ABI 1.1+). */
@@ -126,6 +152,7 @@ static void count_bad(struct replay *s, const struct hb_replay_parser *p, uint64
 		return;
 	if (s->ops->abi_minor >= 1 && HB_OPS_HAS(s->ops, count_bad) && s->ops->count_bad)
 		s->ops->count_bad(s->host, bad - *counted);
+	s->bad_cycle += bad - *counted;
 	*counted = bad;
 }
 
@@ -440,6 +467,14 @@ static void state_path(const struct hb_dev_info *info, char *buf, size_t size)
 			*c = '_';
 }
 
+int hb_source_replay_state(const struct hb_dev_info *info, char *buf, size_t size)
+{
+	if (!hb_dev_param(info, "path") || from_param(info) != FROM_SAVED)
+		return 0;
+	state_path(info, buf, size);
+	return 1;
+}
+
 /* from= and state= against path= (st: its stat) or socket= */
 static int check_from(const struct hb_dev_info *info, const char *path, const char *sock,
 		      const struct stat *st, struct hb_err *err)
@@ -550,8 +585,14 @@ int hb_source_replay_check(const struct hb_dev_info *info, struct hb_err *err)
 				  "and socket=");
 	if (path && !*path)
 		return hb_err_set(err, -EINVAL, "replay: path= is empty");
-	if (path && stat(path, &st) < 0)
+	if (path && lstat(path, &st) < 0)
 		return hb_err_set(err, -errno, "replay: path=%s: %s", path, strerror(errno));
+	/* D6: never followed, at start as at a rotation (O_NOFOLLOW) */
+	if (path && S_ISLNK(st.st_mode))
+		return hb_err_set(err, -ELOOP,
+				  "replay: path=%s is a symbolic link; refusing to follow it (name "
+				  "the file or FIFO itself)",
+				  path);
 	if (path && !S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
 		return hb_err_set(err, -EINVAL, "replay: path=%s is neither a file nor a FIFO", path);
 	if (path && access(path, R_OK) < 0)
@@ -656,6 +697,48 @@ static int read_saved(const char *path, uint64_t ret[3])
 	return 0;
 }
 
+/*
+ * D8: from=saved found another file under the path. The one it had read to
+ * saved[2] is looked for under the names a rotation gives it, PATH.1 and
+ * PATH.old (a regular file, not a link, of the saved device and inode):
+ * found, its tail is read from there first (the first poll), so lines
+ * appended while the daemon was down are not lost. Not found, what was
+ * appended after the saved offset is lost, and said so.
+ */
+static void find_rotated(struct replay *s, const uint64_t saved[3])
+{
+	static const char *const suffix[] = { ".1", ".old" };
+	char name[PATH_MAX];
+	struct stat st;
+
+	for (size_t i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
+		int fd;
+
+		snprintf(name, sizeof(name), "%s%s", s->path, suffix[i]);
+		fd = open(name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_dev != saved[0] ||
+		    (uint64_t)st.st_ino != saved[1] || (uint64_t)st.st_size < saved[2] ||
+		    lseek(fd, (off_t)saved[2], SEEK_SET) < 0) {
+			close(fd);
+			continue;
+		}
+		s->ops->log(s->host, HB_LOG_NOTICE,
+			    "%s: the file read at the last stop is %s now: reading its %llu unread "
+			    "bytes first",
+			    s->path, name, (unsigned long long)st.st_size - saved[2]);
+		s->old_fd = fd;
+		return;
+	}
+	s->ops->log(s->host, HB_LOG_WARNING,
+		    "%s: the file read at the last stop (device %llu, inode %llu) is neither %s.1 "
+		    "nor %s.old: what was appended to it after byte %llu while the daemon was down "
+		    "is left behind unread",
+		    s->path, (unsigned long long)saved[0], (unsigned long long)saved[1], s->path,
+		    s->path, (unsigned long long)saved[2]);
+}
+
 /* Where a followed file is first read from (from=); st is the open file's. */
 static int start_file(struct replay *s, const struct hb_dev_info *info, const struct stat *st)
 {
@@ -685,6 +768,7 @@ static int start_file(struct replay *s, const struct hb_dev_info *info, const st
 				    "%s is another file than at the last stop (rotated): reading it "
 				    "from its start",
 				    s->path);
+			find_rotated(s, saved);
 		} else if (saved[2] > (uint64_t)st->st_size) {
 			s->ops->log(s->host, HB_LOG_NOTICE,
 				    "%s shrank below the offset saved at the last stop (%llu > %lld "
@@ -739,6 +823,44 @@ int hb_source_replay_input(const struct hb_dev_info *info, char *ret, size_t siz
 	return 0;
 }
 
+int hb_source_replay_dir_unsafe(const struct hb_dev_info *info, char *buf, size_t size)
+{
+	const char *path = hb_dev_param(info, "path"), *slash;
+	char dir[PATH_MAX];
+	struct stat st;
+	mode_t m;
+
+	if (!path || !*path)
+		return 0;
+	slash = strrchr(path, '/');
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+	if (!dir[0])
+		snprintf(dir, sizeof(dir), "/");
+	if (stat(dir, &st) < 0)
+		return 0;
+	m = st.st_mode;
+	if (st.st_uid != 0 && st.st_uid != geteuid())
+		snprintf(buf, size, "owned by uid %u", (unsigned)st.st_uid);
+	else if (m & S_IWOTH)
+		snprintf(buf, size, "world-writable (mode %04o)", (unsigned)(m & 07777));
+	else if ((m & S_IWGRP) && st.st_gid != 0 && st.st_gid != getegid())
+		snprintf(buf, size, "writable by group %u (mode %04o)", (unsigned)st.st_gid,
+			 (unsigned)(m & 07777));
+	else
+		return 0;
+	{
+		char why[96];
+
+		snprintf(why, sizeof(why), "%s", buf);
+		snprintf(buf, size,
+			 "replay: path=%s: its directory %s is %s: another user may put a file or "
+			 "FIFO of their choosing at that name (after a rotation, or at once); keep "
+			 "feeds in a directory only root and the daemon's user may write",
+			 path, dir, why);
+	}
+	return 1;
+}
+
 static int replay_open(const struct hb_host_ops *ops, struct hb_host *h,
 		       const struct hb_dev_info *info, void **ret_priv)
 {
@@ -758,18 +880,25 @@ static int replay_open(const struct hb_host_ops *ops, struct hb_host *h,
 	s->ops = ops;
 	s->host = h;
 	s->fd = -1;
+	s->old_fd = -1;
 	s->sock.fd = -1;
 	for (int i = 0; i < MAX_CLIENTS; i++)
 		s->clients[i].fd = -1;
 	snprintf(s->name, sizeof(s->name), "%s", info->name ? info->name : "replay");
 	snprintf(s->path, sizeof(s->path), "%s", path ? path : sock);
+	{
+		char why[PATH_MAX + 256];
+
+		if (hb_source_replay_dir_unsafe(info, why, sizeof(why)) > 0)
+			ops->log(h, HB_LOG_WARNING, "%s", why);
+	}
 	if (sock) {
 		s->is_socket = true;
 		r = open_socket(s, info, sock, &err);
 		if (r < 0)
 			goto fail;
 	} else {
-		s->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		s->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
 		if (s->fd < 0 || fstat(s->fd, &st) < 0) {
 			r = hb_err_set(&err, -errno, "replay: path=%s: %s", path, strerror(errno));
 			goto fail;
@@ -782,7 +911,7 @@ static int replay_open(const struct hb_host_ops *ops, struct hb_host *h,
 		if (S_ISFIFO(st.st_mode)) {
 			/* O_RDWR: no EOF when the last writer closes */
 			close(s->fd);
-			s->fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+			s->fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
 			/* a deeper pipe: fewer wake-ups at millions of records/s
 			   (best effort: pipe-max-size may forbid it) */
 			if (s->fd >= 0)
@@ -813,6 +942,8 @@ fail:
 		hb_unix_listener_close(&s->sock);
 	else if (s->fd >= 0)
 		close(s->fd);
+	if (s->old_fd >= 0)
+		close(s->old_fd);
 	hb_replay_parser_free(s->parser);
 	free(s);
 	return r;
@@ -867,7 +998,7 @@ static int check_rotated(struct replay *s)
 	struct stat now, open_st;
 	int fd;
 
-	if (stat(s->path, &now) < 0) {
+	if (lstat(s->path, &now) < 0) {
 		if (errno != ENOENT)
 			return -errno;
 		if (!s->file_gone)
@@ -882,9 +1013,21 @@ static int check_rotated(struct replay *s)
 		return -errno;
 	if (now.st_dev == open_st.st_dev && now.st_ino == open_st.st_ino) {
 		s->file_gone = false; /* back under its name */
+		s->link_seen = false;
 		return 0;
 	}
-	fd = open(s->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	/* D6: the path made a link (by whoever may write its directory) is not followed */
+	fd = S_ISLNK(now.st_mode) ? -1 :
+				    open(s->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0 && (S_ISLNK(now.st_mode) || errno == ELOOP)) {
+		if (!s->link_seen)
+			s->ops->log(s->host, HB_LOG_WARNING,
+				    "%s is a symbolic link now: not following it (a feed is never "
+				    "read through a link); keeping the old file",
+				    s->path);
+		s->link_seen = true;
+		return 0;
+	}
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
 	if (fstat(fd, &now) < 0 || !S_ISREG(now.st_mode)) {
@@ -900,12 +1043,77 @@ static int check_rotated(struct replay *s)
 	close(s->fd);
 	s->fd = fd;
 	s->file_gone = false;
+	s->link_seen = false;
 	return new_parser(s);
+}
+
+/*
+ * D5: the FIFO's path names another node than the one open (removed and
+ * made anew under the daemon): what the old one still holds is read, then
+ * the new one is opened (O_NOFOLLOW, read-write as at start) and watched
+ * instead, logged once. A path naming nothing, a link or something else
+ * keeps the old FIFO (logged once) until a FIFO takes the name again.
+ */
+static int check_fifo_replaced(struct replay *s)
+{
+	struct stat now, open_st;
+	int fd, r;
+
+	if (fstat(s->fd, &open_st) < 0)
+		return -errno;
+	if (lstat(s->path, &now) == 0 && now.st_dev == open_st.st_dev &&
+	    now.st_ino == open_st.st_ino) {
+		s->file_gone = false;
+		return 0;
+	}
+	fd = lstat(s->path, &now) == 0 && S_ISFIFO(now.st_mode) ?
+		     open(s->path, O_RDWR | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW) :
+		     -1;
+	if (fd < 0 || fstat(fd, &now) < 0 || !S_ISFIFO(now.st_mode)) {
+		if (fd >= 0)
+			close(fd);
+		if (!s->file_gone)
+			s->ops->log(s->host, HB_LOG_WARNING,
+				    "%s no longer names the FIFO open (removed or replaced by "
+				    "something else): reading the old one until a FIFO takes its "
+				    "name",
+				    s->path);
+		s->file_gone = true;
+		return 0;
+	}
+	(void)pump(s, s->fd, s->parser, FD_READ_MAX);
+	s->ops->log(s->host, HB_LOG_NOTICE,
+		    "%s is another FIFO now (made anew): reading the new one (what writers "
+		    "still hold open on the old one is not read)",
+		    s->path);
+	s->ops->unwatch_fd(s->host, s->fd);
+	close(s->fd);
+	s->fd = fd;
+	s->file_gone = false;
+	(void)fcntl(s->fd, F_SETPIPE_SZ, FIFO_PIPE_SIZE);
+	r = s->ops->watch_fd(s->host, s->fd, HB_FD_READ, on_fifo, s);
+	if (r < 0)
+		return r;
+	r = new_parser(s);
+	s->polled_bytes = 0;
+	return r;
 }
 
 static int poll_file(struct replay *s)
 {
-	int r = check_truncated(s);
+	int r;
+
+	if (s->old_fd >= 0) { /* D8: the rotated file's tail first */
+		r = pump(s, s->old_fd, s->parser, FILE_POLL_MAX);
+		count_bad(s, s->parser, &s->bad_counted);
+		if (r != PUMP_EOF)
+			return r < 0 ? r : 0;
+		close(s->old_fd);
+		s->old_fd = -1;
+		if ((r = new_parser(s)) < 0)
+			return r;
+	}
+	r = check_truncated(s);
 
 	if (r >= 0)
 		r = pump(s, s->fd, s->parser, FILE_POLL_MAX);
@@ -921,7 +1129,9 @@ static int poll_file(struct replay *s)
 static int replay_poll(void *priv)
 {
 	struct replay *s = priv;
+	int r;
 
+	flush_muted(s); /* what came between the cycles */
 	if (s->is_socket)
 		return 0; /* socket input arrives through watch_fd */
 	if (!s->is_file) {
@@ -931,9 +1141,12 @@ static int replay_poll(void *priv)
 		 * died in it (a live one writes whole frames and lines), so it
 		 * is counted bad and what the others wrote after it is read.
 		 */
-		uint64_t bytes = hb_replay_parser_stats(s->parser)->bytes;
-		int r;
+		uint64_t bytes;
 
+		r = check_fifo_replaced(s);
+		if (r < 0)
+			return r;
+		bytes = hb_replay_parser_stats(s->parser)->bytes;
 		/* what waits in the pipe first (its fd may have been paused) */
 		r = pump(s, s->fd, s->parser, FD_READ_MAX);
 		/* pushed back, the rest of a line may still be in the pipe */
@@ -945,7 +1158,9 @@ static int replay_poll(void *priv)
 		count_bad(s, s->parser, &s->bad_counted);
 		return 0;
 	}
-	return poll_file(s);
+	r = poll_file(s);
+	flush_muted(s);
+	return r;
 }
 
 /*
@@ -959,6 +1174,8 @@ static void replay_close(void *priv)
 
 	if (s->is_file)
 		save_offset(s);
+	if (s->old_fd >= 0)
+		close(s->old_fd);
 	for (int i = 0; i < MAX_CLIENTS; i++) {
 		if (s->clients[i].fd < 0)
 			continue;

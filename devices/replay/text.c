@@ -27,6 +27,12 @@ static bool is_space(char c)
  * out holds max * 4 + 4 bytes.
  */
 #define SHOWN_SIZE(max) ((max)*4 + 4)
+/*
+ * How much of a refused name or key is shown: a short prefix, so a feed
+ * path that names some other file (a secret, D6) never has its content
+ * logged beyond these bytes of its first word.
+ */
+#define SHOWN_MAX 12
 static const char *shown(char *out, size_t size, const char *s, size_t len, size_t max)
 {
 	size_t o = 0;
@@ -59,7 +65,7 @@ int hb_replay_parse_line(const char *line, size_t len, struct hb_hot_record *ret
 			 size_t why_size)
 {
 	const char *p = line, *end = line + len;
-	char q[SHOWN_SIZE(40)];
+	char q[SHOWN_SIZE(SHOWN_MAX)];
 	bool have_addr = false, have_len = false, have_count = false, have_ts = false;
 
 	memset(ret, 0, sizeof(*ret));
@@ -76,19 +82,19 @@ int hb_replay_parse_line(const char *line, size_t len, struct hb_hot_record *ret
 			p++;
 		if (p < end && *p == '=') {
 			snprintf(why, why_size, "expected a memdev name or hpa= first, not '%s'",
-				 shown(q, sizeof(q), name, (size_t)(p - name), 40));
+				 shown(q, sizeof(q), name, (size_t)(p - name), SHOWN_MAX));
 			return -EINVAL;
 		}
 		if ((size_t)(p - name) >= HB_MEMDEV_NAME_MAX) {
 			snprintf(why, why_size, "memdev name '%s' longer than %d characters",
-				 shown(q, sizeof(q), name, (size_t)(p - name), 40),
+				 shown(q, sizeof(q), name, (size_t)(p - name), SHOWN_MAX),
 				 HB_MEMDEV_NAME_MAX - 1);
 			return -EINVAL;
 		}
 		for (const char *c = name; c < p; c++) {
 			if (!is_text(*c) || is_space(*c)) {
 				snprintf(why, why_size, "memdev name '%s' has a non-text byte",
-					 shown(q, sizeof(q), name, (size_t)(p - name), 40));
+					 shown(q, sizeof(q), name, (size_t)(p - name), SHOWN_MAX));
 				return -EINVAL;
 			}
 		}
@@ -111,7 +117,7 @@ int hb_replay_parse_line(const char *line, size_t len, struct hb_hot_record *ret
 		klen = (size_t)(p - key);
 		if (p == end || *p != '=') {
 			snprintf(why, why_size, "'%s' is not key=value",
-				 shown(q, sizeof(q), key, klen, 40));
+				 shown(q, sizeof(q), key, klen, SHOWN_MAX));
 			return -EINVAL;
 		}
 		p++;
@@ -120,7 +126,7 @@ int hb_replay_parse_line(const char *line, size_t len, struct hb_hot_record *ret
 		      (klen == 5 && !memcmp(key, "count", 5)) ||
 		      (klen == 2 && !memcmp(key, "ts", 2)))) {
 			snprintf(why, why_size, "unknown key '%s'",
-				 shown(q, sizeof(q), key, klen, 40));
+				 shown(q, sizeof(q), key, klen, SHOWN_MAX));
 			return -EINVAL;
 		}
 		/* the value runs to a blank, a comment or the end, under the one grammar */

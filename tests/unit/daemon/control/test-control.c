@@ -67,6 +67,11 @@ static void test_control_refuses_malformed_requests(void **state)
 	expect_bad("{\"cmd\":\"status\"}", -EINVAL, "want {\"command\"");
 	expect_bad("{\"command\":7}", -EINVAL, "want {\"command\"");
 	expect_bad("{\"command\":\"reboot\"}", -EINVAL, "unknown command \"reboot\"");
+	/* F2: json-c keeps the last of two equal keys; the request is refused, naming it */
+	expect_bad("{\"command\":\"status\",\"command\":\"pause\"}", -EINVAL,
+		   "key \"command\" given twice");
+	expect_bad("{\"command\":\"history\",\"last\":1, \"last\" :2}", -EINVAL,
+		   "key \"last\" given twice");
 	expect_bad("{\"command\":\"status\"} {\"command\":\"stats\"}", -EINVAL, "trailing bytes");
 	expect_bad("{\"command\":\"explain\"}", -EINVAL, "explain wants");
 	expect_bad("{\"command\":\"explain\",\"hpa\":4096}", -EINVAL,

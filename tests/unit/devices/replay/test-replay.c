@@ -160,6 +160,15 @@ static void test_replay_text_reasons(void **state)
 			fail_msg("'%s': rc %d, '%s' (want '%s')", cases[i].line, rc, why,
 				 cases[i].why);
 	}
+	/* D6: a feed path naming another file logs no more than a short prefix of it */
+	{
+		const char *secret = "root:$6$SECRETHASHxyz:19000:0:99999:7:::";
+
+		assert_int_equal(hb_replay_parse_line(secret, strlen(secret), &r, why, sizeof(why)),
+				 -EINVAL);
+		if (strstr(why, "HASHxyz") || strstr(why, "19000") || !strstr(why, "root:$6$"))
+			fail_msg("'%s' shows more than a short prefix", why);
+	}
 	assert_int_equal(hb_replay_parse_line("  # only a comment", 18, &r, why, sizeof(why)), 1);
 	assert_int_equal(hb_replay_parse_line("", 0, &r, why, sizeof(why)), 1);
 }
