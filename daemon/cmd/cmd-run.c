@@ -74,6 +74,14 @@ static int lock_state_file(const char *file, const char *what, struct state_lock
 	if (snprintf(path, sizeof(path), "%s.lock", file) >= (int)sizeof(path))
 		return hb_cmd_fail(-ENAMETOOLONG, "hotbridge run", "%s: path too long", file);
 	r = hb_pid_lock_take(path, &fd, &holder, &err);
+	/*
+	 * A state file whose lock cannot be made here (its directory missing
+	 * and not creatable, read-only, not ours) is not one this daemon can
+	 * write now either: no daemon shares it, and its own write reports
+	 * the error when it comes. A start is not refused for it.
+	 */
+	if (r == -ENOENT || r == -EACCES || r == -EPERM || r == -EROFS)
+		return 0;
 	if (r == -EWOULDBLOCK && holder > 0)
 		fprintf(stderr,
 			"hotbridge run: another hotbridge (pid %d) holds %s: it uses the same %s "

@@ -56,6 +56,7 @@ daemon_conf() { # NAME TYPE PARAMS...
 [daemon]
 interval_ms = 200
 control_socket = /tmp/w/$name.sock
+pause_state = /tmp/w/$name.paused
 plugin_dir =
 log_level = info
 [policy]

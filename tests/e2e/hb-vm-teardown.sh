@@ -87,6 +87,7 @@ cat >/hbconf/hb.conf <<CONF
 [daemon]
 interval_ms = 500
 control_socket = $sock
+pause_state = $sock.paused
 plugin_dir =
 log_level = info
 [policy]
