@@ -62,7 +62,12 @@ struct state_locks {
 	size_t n;
 };
 
-static int lock_state_file(const char *file, const char *what, struct state_locks *l)
+/*
+ * FILE.lock for one state file. -EWOULDBLOCK when another daemon holds it;
+ * with @set_aside (pause_state, whose default is one path per host) a held
+ * lock is said and 1 returned instead: the caller leaves that file alone.
+ */
+static int lock_state_file(const char *file, const char *what, bool set_aside, struct state_locks *l)
 {
 	struct hb_err err = { 0 };
 	char path[PATH_MAX];
@@ -82,6 +87,13 @@ static int lock_state_file(const char *file, const char *what, struct state_lock
 	 */
 	if (r == -ENOENT || r == -EACCES || r == -EPERM || r == -EROFS)
 		return 0;
+	if (r == -EWOULDBLOCK && set_aside) {
+		fprintf(stderr,
+			"hotbridge run: warning: another hotbridge (pid %d) holds %s: this daemon "
+			"keeps its pause only until it stops (%s set aside)\n",
+			(int)holder, path, what);
+		return 1;
+	}
 	if (r == -EWOULDBLOCK && holder > 0)
 		fprintf(stderr,
 			"hotbridge run: another hotbridge (pid %d) holds %s: it uses the same %s "
@@ -99,13 +111,23 @@ static int lock_state_file(const char *file, const char *what, struct state_lock
 	return r;
 }
 
-static int lock_state(const struct hb_config *cfg, struct state_locks *l)
+static int lock_state(struct hb_config *cfg, struct state_locks *l)
 {
 	int r;
 
-	if ((r = lock_state_file(cfg->pause_state, "daemon.pause_state", l)) < 0 ||
-	    (r = lock_state_file(cfg->metrics_textfile, "daemon.metrics_textfile", l)) < 0 ||
-	    (!cfg->emulated && (r = lock_state_file(cfg->damon_state, "migrate.damon_state", l)) < 0))
+	/*
+	 * Two daemons on one host (their own control sockets) both default to
+	 * /var/lib/hotbridge/paused: the second neither reads nor writes the
+	 * first one's pause, as if pause_state were empty, and starts.
+	 */
+	r = lock_state_file(cfg->pause_state, "daemon.pause_state", true, l);
+	if (r < 0)
+		return r;
+	if (r == 1)
+		cfg->pause_state[0] = '\0';
+	if ((r = lock_state_file(cfg->metrics_textfile, "daemon.metrics_textfile", false, l)) < 0 ||
+	    (!cfg->emulated &&
+	     (r = lock_state_file(cfg->damon_state, "migrate.damon_state", false, l)) < 0))
 		return r;
 	for (size_t i = 0; i < cfg->nsources; i++) {
 		const struct hb_source_config *s = &cfg->sources[i];
@@ -117,7 +139,7 @@ static int lock_state(const struct hb_config *cfg, struct state_locks *l)
 		    hb_source_replay_state(&info, state, sizeof(state)) <= 0)
 			continue;
 		snprintf(what, sizeof(what), "[source %s] state", s->name);
-		if ((r = lock_state_file(state, what, l)) < 0)
+		if ((r = lock_state_file(state, what, false, l)) < 0)
 			return r;
 	}
 	return 0;
