@@ -27,7 +27,7 @@ void hb_daemon_pause(struct hb_daemon *d, bool paused)
 
 	d->paused = paused;
 	d->paused_kept = false;
-	if (hb_pause_state_write(d->cfg.pause_state, paused, &err) < 0)
+	if (hb_pause_state_write(d->env.pause_state_aside ? "" : d->cfg.pause_state, paused, &err) < 0)
 		hb_dlog(d, LOG_WARNING, "%s: a restart will %s", err.msg,
 			paused ? "not be paused" : "be paused again");
 	/*

@@ -336,7 +336,7 @@ int hb_daemon_simulate(struct hb_daemon *d, uint64_t cycles)
 static void keep_pause(struct hb_daemon *d)
 {
 	struct hb_err err = { 0 };
-	int r = hb_pause_state_read(d->cfg.pause_state, &err);
+	int r = hb_pause_state_read(d->env.pause_state_aside ? "" : d->cfg.pause_state, &err);
 
 	if (r == 0)
 		return;

@@ -91,7 +91,8 @@ struct hb_daemon_env {
 	/* the command line's overrides, re-applied on each reload (borrowed) */
 	const char *const *sets;
 	size_t nsets;
-	bool dry_run_forced; /* --dry-run */
+	bool dry_run_forced;    /* --dry-run */
+	bool pause_state_aside; /* another daemon holds pause_state: neither read nor write it */
 	/*
 	 * Where to look for other movers of the same pages (kernel/kernel.h,
 	 * at start and on reload): NULL = this host's /proc and /sys, and not

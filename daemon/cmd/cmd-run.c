@@ -111,7 +111,9 @@ static int lock_state_file(const char *file, const char *what, bool set_aside, s
 	return r;
 }
 
-static int lock_state(struct hb_config *cfg, struct state_locks *l)
+static bool damon_will_move(const struct hb_config *cfg);
+
+static int lock_state(const struct hb_config *cfg, struct state_locks *l, bool *pause_aside)
 {
 	int r;
 
@@ -123,10 +125,10 @@ static int lock_state(struct hb_config *cfg, struct state_locks *l)
 	r = lock_state_file(cfg->pause_state, "daemon.pause_state", true, l);
 	if (r < 0)
 		return r;
-	if (r == 1)
-		cfg->pause_state[0] = '\0';
+	*pause_aside = r == 1;
 	if ((r = lock_state_file(cfg->metrics_textfile, "daemon.metrics_textfile", false, l)) < 0 ||
-	    (!cfg->emulated &&
+	    /* damon_state is written only by a daemon that runs DAMON */
+	    (!cfg->emulated && !cfg->dry_run && damon_will_move(cfg) &&
 	     (r = lock_state_file(cfg->damon_state, "migrate.damon_state", false, l)) < 0))
 		return r;
 	for (size_t i = 0; i < cfg->nsources; i++) {
@@ -294,7 +296,8 @@ int hb_cmd_run(int argc, char **argv)
 		hb_log_early(LOG_ERR, "hotbridge run", "%s", err.msg);
 		goto out;
 	}
-	if (!once && (take_lock(cfg.control_socket, &lock) < 0 || lock_state(&cfg, &locks) < 0))
+	if (!once && (take_lock(cfg.control_socket, &lock) < 0 ||
+		      lock_state(&cfg, &locks, &env.pause_state_aside) < 0))
 		goto out;
 	if (!once)
 		hb_config_remove_temporaries(&cfg, said_temporaries);
