@@ -140,8 +140,12 @@ grep -q '^hotbridge_source_host_up{source="failpoll0",type="failpoll"} 0$' "$tmp
 	ok "metrics: failpoll0 not up, garbage0's bad records counted, dropped records a series" ||
 	{ grep 'source_host.*\(failpoll0\|garbage0\)' "$tmp/metrics" | sed 's/^/# /'; bad "failpoll0/garbage0 metrics"; }
 # retry_in_s counts down while a host waits (loop0 hangs each time: 1, 2, 4, 8 s)
+# (not under valgrind: each status call there takes seconds, so the wait can
+# run out, and a longer one begin, between the two reads)
 retry_ge() { [ "$(host state loop0)" = "waiting to restart" ] && [ "$(host retry_in_s loop0)" -ge "$1" ]; }
-if wait_until 60 retry_ge 3; then
+if [ -n "${HB_WRAP:-}" ]; then
+	skip "retry_in_s countdown: a timing check, not run under a checker"
+elif wait_until 60 retry_ge 3; then
 	r1=$(host retry_in_s loop0)
 	sleep 2
 	r2=$(host retry_in_s loop0)
